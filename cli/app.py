@@ -1,0 +1,76 @@
+"""Running a CLI command the Slurm way: `<prog>: error: <text>` and exit 1 for
+every failure, never a Python traceback."""
+from __future__ import annotations
+
+import os
+import sys
+from typing import NoReturn, Sequence
+
+import click
+
+from pyslurm_common.config import ConfigError
+from pyslurm_common.errors import SlurmError
+
+from .client import ConnectError
+
+
+class CliError(Exception):
+    def __init__(self, *lines: str, exit_code: int = 1) -> None:
+        super().__init__(lines[0] if lines else "")
+        self.lines = lines
+        self.exit_code = exit_code
+
+
+def die(*lines: str, exit_code: int = 1) -> NoReturn:
+    raise CliError(*lines, exit_code=exit_code)
+
+
+def error_exit_code() -> int:
+    value = os.environ.get("SLURM_EXIT_ERROR", "")
+    return int(value) if value.isdigit() else 1
+
+
+def run(prog: str, command: click.Command, args: Sequence[str] | None = None) -> NoReturn:
+    code = 0
+    try:
+        command.main(args=list(args) if args is not None else sys.argv[1:], prog_name=prog,
+                     standalone_mode=False)
+    except click.exceptions.Exit as exc:
+        code = exc.exit_code
+    except click.UsageError as exc:
+        _print_error(prog, exc.format_message())
+        print(f'Try "{prog} --help" for more information', file=sys.stderr)
+        code = error_exit_code()
+    except CliError as exc:
+        for line in exc.lines:
+            _print_error(prog, line)
+        code = exc.exit_code
+    except ConnectError as exc:
+        _print_error(prog, "Unable to contact slurm controller (connect failure)")
+        if os.environ.get("PYSLURM_DEBUG"):
+            _print_error(prog, str(exc))
+        code = error_exit_code()
+    except SlurmError as exc:
+        if exc.detail:
+            _print_error(prog, exc.detail)
+        _print_error(prog, exc.strerror)
+        code = error_exit_code()
+    except ConfigError as exc:
+        _print_error(prog, str(exc))
+        code = error_exit_code()
+    except click.Abort:
+        code = 1
+    except BrokenPipeError:
+        sys.stderr.close()
+        code = 0
+    except KeyboardInterrupt:
+        code = 130
+    except Exception as exc:  # noqa: BLE001 - last line of defence: no traceback for users
+        _print_error(prog, f"internal error: {exc!r}")
+        code = 1
+    sys.stdout.flush()
+    raise SystemExit(code)
+
+
+def _print_error(prog: str, text: str) -> None:
+    print(f"{prog}: error: {text}", file=sys.stderr)

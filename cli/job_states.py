@@ -1,0 +1,156 @@
+"""Job state names as users see them: compact codes, display state, ``-t`` filters.
+
+Owns the vocabulary of spec §0.4 (cli-squeue-sinfo-scontrol-scancel.md): the long names
+(``PENDING``, ``RUNNING`` ...) carried in ``JobInfo.state``, their compact codes (``PD``,
+``R`` ...), the rule that the COMPLETING flag wins when printing, the set of states squeue
+shows by default and the parsing of ``-t/--states`` lists.
+
+Pure: no I/O. The only error is ``ValueError`` from :func:`parse_state_list`, whose single
+argument is the offending name so the CLI can print
+``squeue: error: Invalid job state specified: <name>``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from pyslurm_common.rpc import types_pb2
+
+# Long name -> compact code, in the order of the spec table (base states first, then flags).
+STATE_CODES: dict[str, str] = {
+    "PENDING": "PD",
+    "RUNNING": "R",
+    "SUSPENDED": "S",
+    "COMPLETING": "CG",
+    "COMPLETED": "CD",
+    "CANCELLED": "CA",
+    "FAILED": "F",
+    "TIMEOUT": "TO",
+    "NODE_FAIL": "NF",
+    "PREEMPTED": "PR",
+    "BOOT_FAIL": "BF",
+    "DEADLINE": "DL",
+    "OUT_OF_MEMORY": "OOM",
+    "CONFIGURING": "CF",
+    "REQUEUED": "RQ",
+    "REQUEUE_HOLD": "RH",
+    "REQUEUE_FED": "RF",
+    "RESIZING": "RS",
+    "RESV_DEL_HOLD": "RD",
+    "REVOKED": "RV",
+    "SPECIAL_EXIT": "SE",
+    "SIGNALING": "SI",
+    "STAGE_OUT": "SO",
+    "STOPPED": "ST",
+}
+
+# Base state numbers (§0.4); used for sorting (``-S t``: PD before R).
+BASE_STATE_NUMBERS: dict[str, int] = {
+    "PENDING": 0,
+    "RUNNING": 1,
+    "SUSPENDED": 2,
+    "COMPLETED": 3,
+    "CANCELLED": 4,
+    "FAILED": 5,
+    "TIMEOUT": 6,
+    "NODE_FAIL": 7,
+    "PREEMPTED": 8,
+    "BOOT_FAIL": 9,
+    "DEADLINE": 10,
+    "OUT_OF_MEMORY": 11,
+}
+
+_CODE_TO_LONG: dict[str, str] = {code: long for long, code in STATE_CODES.items()}
+
+# States squeue lists when no -t is given (§1.4).
+DEFAULT_SQUEUE_STATES: frozenset[str] = frozenset(
+    {"PENDING", "RUNNING", "SUSPENDED", "COMPLETING", "STAGE_OUT"}
+)
+
+# Finished states for which squeue's %R shows "(Reason)" instead of the node list (§1.2).
+REASON_STATES: frozenset[str] = frozenset(
+    {"PENDING", "FAILED", "TIMEOUT", "OUT_OF_MEMORY", "DEADLINE"}
+)
+
+ALL_STATES: frozenset[str] = frozenset(STATE_CODES)
+
+
+def compact_state(long_name: str) -> str:
+    """``RUNNING`` -> ``R``; an unknown name is returned unchanged."""
+    return STATE_CODES.get(long_name.upper(), long_name)
+
+
+def display_state(job: types_pb2.JobInfo) -> str:
+    """The long state printed for *job*: ``COMPLETING`` while the flag is set, else the base."""
+    if job.completing:
+        return "COMPLETING"
+    return job.state or "PENDING"
+
+
+def display_state_compact(job: types_pb2.JobInfo) -> str:
+    """The compact state printed for *job* (``CG`` while completing)."""
+    return compact_state(display_state(job))
+
+
+def state_number(long_name: str) -> int:
+    """Base state number (PENDING=0 ...); unknown names sort after all known ones."""
+    return BASE_STATE_NUMBERS.get(long_name.upper(), len(BASE_STATE_NUMBERS))
+
+
+def normalize_state(name: str) -> str:
+    """``pd``/``Pending``/``PD`` -> ``PENDING``; raise ``ValueError(name)`` if unknown."""
+    key = name.strip().upper()
+    if key in STATE_CODES:
+        return key
+    if key in _CODE_TO_LONG:
+        return _CODE_TO_LONG[key]
+    raise ValueError(name)
+
+
+def parse_state_list(text: str) -> frozenset[str]:
+    """Parse a ``-t/--states`` value (comma list, case-insensitive, long or compact, ``all``).
+
+    Returns long names. ``all`` anywhere in the list selects every state.
+    Raises ``ValueError(<bad name>)`` for an unknown name.
+    """
+    states: set[str] = set()
+    for item in text.split(","):
+        if not item.strip():
+            continue
+        if item.strip().lower() == "all":
+            return ALL_STATES
+        states.add(normalize_state(item))
+    return frozenset(states)
+
+
+def valid_states_text() -> str:
+    """The list printed after ``Valid job states include:``."""
+    return " ".join(STATE_CODES)
+
+
+def is_shown_by_default(job: types_pb2.JobInfo) -> bool:
+    """True if squeue without ``-t`` lists *job* (active, or finished but still completing)."""
+    return display_state(job) in DEFAULT_SQUEUE_STATES
+
+
+def matches_states(job: types_pb2.JobInfo, states: Iterable[str]) -> bool:
+    """True if *job* is in one of *states* (long names): its base state, or COMPLETING flag."""
+    wanted = set(states)
+    if job.completing and "COMPLETING" in wanted:
+        return True
+    return (job.state or "PENDING") in wanted
+
+
+def shows_reason(job: types_pb2.JobInfo) -> bool:
+    """True if squeue's ``%R`` prints ``(Reason)`` rather than the node list."""
+    return not job.completing and (job.state or "PENDING") in REASON_STATES
+
+
+def run_seconds(job: types_pb2.JobInfo, now: int) -> int:
+    """Seconds *job* has run: 0 before it starts, ``now - start`` while RUNNING/SUSPENDED
+    (or completing without an end time), ``end - start`` once it has ended."""
+    if not job.start_time or (job.state or "PENDING") == "PENDING":
+        return 0
+    active = job.state in ("RUNNING", "SUSPENDED")
+    end = job.end_time if job.end_time and not active else now
+    return max(0, end - job.start_time)

@@ -1,0 +1,261 @@
+"""sacct's rows and field table over accounting records (``dbd_pb2.JobRecord``).
+
+Owns spec §2.1, §2.3 and §2.4 of cli-sacct-sacctmgr-sprio-sshare.md: one row per job and,
+unless ``-X``, one per step (``123.batch`` named ``batch``, ``123.0`` named after the
+executable) with an empty Partition; each field's default width and value format.
+Job-only attributes (User, Group, Timelimit, Reason, QOS, Priority, ...) are blank on step
+rows; Account, Cluster, ReqMem and WorkDir are repeated.
+
+Pure: ``now`` is given to :func:`rows` (``None`` reads the clock once) for the elapsed time
+of running jobs. Errors: :class:`cli.print_fields.FormatError` for an unknown field.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+
+from cli import job_states
+from cli.print_fields import Column, FormatError, Parsable, Value, parse_field_list, render
+from pyslurm_common import hostlist, units
+from pyslurm_common.rpc import dbd_pb2, types_pb2
+
+__all__ = ["DEFAULT_FIELDS", "BRIEF_FIELDS", "FormatError", "SacctRow", "parse_fields",
+           "rows", "row_values", "render_sacct"]
+
+JobRecord = dbd_pb2.JobRecord
+StepInfo = types_pb2.StepInfo
+
+DEFAULT_FIELDS = "JobID,JobName,Partition,Account,AllocCPUS,State,ExitCode"
+BRIEF_FIELDS = "JobID,State,ExitCode"
+_NAMED_STEPS = frozenset({"batch", "extern", "interactive"})
+# Reasons sacct does not keep (it shows the last pending reason other than these).
+_PLAIN_REASONS = frozenset(
+    {"", "None", "Priority", "Resources", "NonZeroExitCode", "TimeLimit", "OutOfMemory"}
+)
+
+
+@dataclass(frozen=True, slots=True)
+class SacctRow:
+    """A job row (``step`` None) or one of its step rows."""
+
+    record: JobRecord
+    step: StepInfo | None
+    now: int
+
+    @property
+    def job(self) -> types_pb2.JobInfo:
+        return self.record.job
+
+
+def rows(
+    records: Iterable[JobRecord], allocations_only: bool = False, *, now: int | None = None
+) -> list[SacctRow]:
+    """Job rows, each followed by its step rows unless *allocations_only* (``-X``)."""
+    clock = int(time.time()) if now is None else now
+    out: list[SacctRow] = []
+    for rec in records:
+        out.append(SacctRow(rec, None, clock))
+        if not allocations_only:
+            out.extend(SacctRow(rec, step, clock) for step in rec.steps)
+    return out
+
+
+# ----------------------------------------------------------------------------- values
+
+
+def _job_only(get: Callable[[SacctRow], Value]) -> Callable[[SacctRow], Value]:
+    return lambda r: None if r.step is not None else get(r)
+
+
+def _job_id(r: SacctRow) -> str:
+    base = str(r.job.job_id)
+    return base if r.step is None else f"{base}.{r.step.step_id}"
+
+
+def _job_name(r: SacctRow) -> str:
+    if r.step is None:
+        return r.job.name
+    if r.step.name:
+        return r.step.name
+    return r.step.step_id if r.step.step_id in _NAMED_STEPS else ""
+
+
+def _state(r: SacctRow) -> str:
+    if r.step is not None:
+        return r.step.state
+    job = r.job
+    state = job.state or "PENDING"
+    if job.cancelled and state == "CANCELLED":
+        return f"CANCELLED by {job.cancelled_by}"
+    return state
+
+
+def _exit_code(r: SacctRow) -> str:
+    src = r.step if r.step is not None else r.job
+    return f"{src.exit_code}:{src.exit_signal}"
+
+
+def _elapsed(r: SacctRow) -> int:
+    if r.step is None:
+        return job_states.run_seconds(r.job, r.now)
+    if not r.step.start_time:
+        return 0
+    return max(0, (r.step.end_time or r.now) - r.step.start_time)
+
+
+def _alloc_cpus(r: SacctRow) -> int:
+    if r.step is not None:
+        return r.step.num_cpus
+    started = bool(r.job.start_time)
+    return int(r.record.alloc_cpus) or (r.job.num_cpus if started else 0)
+
+
+def _node_count(r: SacctRow) -> int:
+    if r.step is None:
+        return r.job.num_nodes
+    return len(hostlist.expand(r.step.nodes)) if r.step.nodes else 0
+
+
+def _alloc_nodes(r: SacctRow) -> int:
+    if r.step is None and not r.job.start_time:
+        return 0
+    return _node_count(r)
+
+
+def _req_mem_mb(job: types_pb2.JobInfo) -> int:
+    if job.mem_per_cpu_mb:
+        return job.mem_per_cpu_mb * job.num_cpus
+    return job.mem_per_node_mb * max(1, job.num_nodes)
+
+
+def _tres(cpus: int, mem_mb: int, nodes: int) -> str:
+    items = [f"billing={cpus}", f"cpu={cpus}"]
+    if mem_mb:
+        items.append(f"mem={units.format_memory_mb(mem_mb)}")
+    items.append(f"node={nodes}")
+    return ",".join(items)
+
+
+def _alloc_tres(r: SacctRow) -> str:
+    if not r.job.start_time:
+        return ""
+    return _tres(_alloc_cpus(r), _req_mem_mb(r.job), r.job.num_nodes)
+
+
+def _time(epoch: int) -> str:
+    return units.format_timestamp(epoch, unknown="Unknown")
+
+
+def _start(r: SacctRow) -> str:
+    return _time(r.step.start_time if r.step is not None else r.job.start_time)
+
+
+def _end(r: SacctRow) -> str:
+    return _time(r.step.end_time if r.step is not None else r.job.end_time)
+
+
+def _nodelist(r: SacctRow) -> str:
+    nodes = r.step.nodes if r.step is not None else r.job.nodes
+    return nodes or "None assigned"
+
+
+def _reason(r: SacctRow) -> str:
+    job = r.job
+    if job.state == "PENDING":
+        return job.reason or "None"
+    return "None" if job.reason in _PLAIN_REASONS else job.reason
+
+
+def _limit_raw(minutes: int) -> Value:
+    if minutes == units.UNLIMITED:
+        return "UNLIMITED"
+    return "Partition_Limit" if minutes == 0 else minutes
+
+
+def _derived_exit(r: SacctRow) -> Value:
+    steps = list(r.record.steps)
+    if not steps:
+        return "0:0"
+    worst = max(steps, key=lambda s: (s.exit_code, s.exit_signal))
+    return f"{worst.exit_code}:{worst.exit_signal}"
+
+
+@dataclass(frozen=True, slots=True)
+class SacctField:
+    """Default signed width and value getter of one field."""
+
+    width: int
+    get: Callable[[SacctRow], Value]
+
+
+FIELDS: dict[str, SacctField] = {
+    "Account": SacctField(10, lambda r: r.job.account),
+    "AllocCPUS": SacctField(10, _alloc_cpus),
+    "AllocNodes": SacctField(10, _alloc_nodes),
+    "AllocTRES": SacctField(10, _job_only(_alloc_tres)),
+    "Cluster": SacctField(10, lambda r: r.record.cluster),
+    "CPUTime": SacctField(10, lambda r: units.format_duration_hms(
+        _elapsed(r) * _alloc_cpus(r))),
+    "CPUTimeRAW": SacctField(10, lambda r: _elapsed(r) * _alloc_cpus(r)),
+    "DerivedExitCode": SacctField(15, _job_only(_derived_exit)),
+    "Elapsed": SacctField(10, lambda r: units.format_duration_hms(_elapsed(r))),
+    "ElapsedRaw": SacctField(10, _elapsed),
+    "Eligible": SacctField(19, lambda r: _time(r.job.eligible_time)),
+    "End": SacctField(19, _end),
+    "ExitCode": SacctField(8, _exit_code),
+    "GID": SacctField(6, _job_only(lambda r: r.job.group_id)),
+    "Group": SacctField(9, _job_only(lambda r: r.job.group_name or str(r.job.group_id))),
+    "JobID": SacctField(-12, _job_id),
+    "JobIDRaw": SacctField(-12, _job_id),
+    "JobName": SacctField(10, _job_name),
+    "NCPUS": SacctField(10, _alloc_cpus),
+    "NNodes": SacctField(8, _node_count),
+    "NodeList": SacctField(15, _nodelist),
+    "NTasks": SacctField(8, lambda r: r.step.num_tasks if r.step is not None else None),
+    "Partition": SacctField(10, lambda r: r.job.partition if r.step is None else ""),
+    "Priority": SacctField(10, _job_only(lambda r: r.job.priority)),
+    "QOS": SacctField(10, _job_only(lambda r: r.job.qos)),
+    "Reason": SacctField(22, _job_only(_reason)),
+    "ReqCPUS": SacctField(8, lambda r: r.step.num_cpus if r.step else r.job.num_cpus),
+    "ReqMem": SacctField(10, lambda r: units.format_memory_mb(_req_mem_mb(r.job))),
+    "ReqNodes": SacctField(8, _job_only(lambda r: r.job.num_nodes)),
+    "ReqTRES": SacctField(10, _job_only(lambda r: _tres(
+        r.job.num_cpus, _req_mem_mb(r.job), r.job.num_nodes))),
+    "Restarts": SacctField(8, _job_only(lambda r: r.job.restarts)),
+    "Start": SacctField(19, _start),
+    "State": SacctField(10, _state),
+    "Submit": SacctField(19, lambda r: _time(r.job.submit_time)),
+    "Timelimit": SacctField(10, _job_only(
+        lambda r: units.format_time_limit_hms(r.job.time_limit_min or None))),
+    "TimelimitRaw": SacctField(10, _job_only(lambda r: _limit_raw(r.job.time_limit_min))),
+    "UID": SacctField(6, _job_only(lambda r: r.job.user_id)),
+    "User": SacctField(9, _job_only(lambda r: r.job.user_name or str(r.job.user_id))),
+    "WorkDir": SacctField(20, lambda r: r.job.work_dir),
+}  # fmt: skip
+
+WIDTHS: dict[str, int] = {name: f.width for name, f in FIELDS.items()}
+
+
+def parse_fields(spec: str | Sequence[str] = DEFAULT_FIELDS) -> list[Column]:
+    """Resolve a ``-o/--format`` list against the sacct field table."""
+    return parse_field_list(spec, WIDTHS)
+
+
+def row_values(columns: Sequence[Column], row: SacctRow) -> list[Value]:
+    """The cell values of *row* for *columns*."""
+    return [FIELDS[c.name].get(row) for c in columns]
+
+
+def render_sacct(
+    columns: Sequence[Column],
+    sacct_rows: Iterable[SacctRow],
+    *,
+    parsable: Parsable = Parsable.NONE,
+    delimiter: str = "|",
+    header: bool = True,
+) -> list[str]:
+    """All sacct output lines (no newlines)."""
+    values = (row_values(columns, r) for r in sacct_rows)
+    return render(columns, values, parsable=parsable, delimiter=delimiter, header=header)

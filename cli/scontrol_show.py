@@ -1,0 +1,265 @@
+"""``scontrol show job|node|partition|config`` text, multi-line and ``-o`` one-liner.
+
+Owns spec §3.2–3.5 of cli-squeue-sinfo-scontrol-scancel.md (Slurm 22.05 layout). A record
+is a list of ``Key=Value`` lines; multi-line output joins them with ``"\\n   "``, the
+one-liner with single spaces. Job records end with an extra ``"   "`` line and a blank line
+(``...Power=\\n   \\n\\n``), node and partition records with a blank line.
+
+Values our records do not carry are printed as the constant Slurm prints for a job/node
+without that feature (``MCS_label=N/A``, ``Reboot=0``, ``ReqNodeList=(null)`` ...).
+``AllocNode:Sid`` prints session id ``0`` (not tracked).
+
+Pure except :func:`cli.sinfo_format.uid_to_name` used for a node's ``Reason=`` user.
+No errors are raised.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+
+from cli import job_states
+from cli.sinfo_format import uid_to_name
+from pyslurm_common import hostlist, units
+from pyslurm_common.rpc import ctld_pb2, types_pb2
+
+JobInfo = types_pb2.JobInfo
+NodeInfo = ctld_pb2.NodeInfo
+PartitionInfo = ctld_pb2.PartitionInfo
+
+LINE_SEP = "\n   "
+# Order in which scontrol joins node state flags after the base state.
+NODE_FLAG_ORDER = (
+    "CLOUD", "COMPLETING", "DRAIN", "DYNAMIC_FUTURE", "DYNAMIC_NORM", "INVALID_REG",
+    "FAIL", "MAINTENANCE", "POWER_DOWN", "POWER_UP", "PERFCTRS", "POWERED_DOWN",
+    "REBOOT_REQUESTED", "REBOOT_ISSUED", "RESERVED", "RESUME", "NOT_RESPONDING",
+    "PLANNED", "POWERING_UP", "POWERING_DOWN",
+)  # fmt: skip
+
+
+def _ts(epoch: int, unknown: str = "Unknown") -> str:
+    return units.format_timestamp(epoch, unknown=unknown)
+
+
+def _or(value: str, default: str = "(null)") -> str:
+    return value if value else default
+
+
+def _record(lines: Sequence[str], oneliner: bool, trailer: bool) -> str:
+    """Join *lines*; *trailer* adds the job record's closing separator."""
+    sep = " " if oneliner else LINE_SEP
+    text = sep.join(lines) + (sep if trailer else "")
+    return text + ("\n" if oneliner else "\n\n")
+
+
+# ----------------------------------------------------------------------------- jobs
+
+
+def job_tres(job: JobInfo) -> str:
+    """``cpu=N,mem=<size>,node=N,billing=N`` (scontrol's id order; mem omitted when 0)."""
+    if job.mem_per_cpu_mb:
+        mem = job.mem_per_cpu_mb * job.num_cpus
+    else:
+        mem = job.mem_per_node_mb * max(1, job.num_nodes)
+    items = [f"cpu={job.num_cpus}"]
+    if mem:
+        items.append(f"mem={units.format_memory_mb(mem)}")
+    items += [f"node={job.num_nodes}", f"billing={job.num_cpus}"]
+    return ",".join(items)
+
+
+def _job_end(job: JobInfo) -> int:
+    """End time, or the expected end of an active job with a limit (0 = Unknown)."""
+    active = job.state in ("RUNNING", "SUSPENDED") and not job.completing
+    if active and job.time_limit_min > 0 and job.start_time:
+        return job.start_time + job.time_limit_min * 60
+    if active:
+        return 0
+    return job.end_time
+
+
+def _min_memory(job: JobInfo) -> str:
+    if job.mem_per_cpu_mb:
+        return f"MinMemoryCPU={units.format_memory_mb(job.mem_per_cpu_mb)}"
+    return f"MinMemoryNode={units.format_memory_mb(job.mem_per_node_mb)}"
+
+
+def job_lines(job: JobInfo, now: int) -> list[str]:
+    """The ``Key=Value`` lines of one job record (§3.2)."""
+    started = bool(job.start_time) and job.state != "PENDING"
+    last_eval = job.start_time if started else job.submit_time
+    default_out = f"{job.work_dir}/slurm-{job.job_id}.out"
+    priority = 0 if job.held else job.priority
+    lines = [
+        f"JobId={job.job_id} JobName={job.name}",
+        f"UserId={job.user_name or job.user_id}({job.user_id}) "
+        f"GroupId={job.group_name or job.group_id}({job.group_id}) MCS_label=N/A",
+        f"Priority={priority} Nice={job.nice} Account={job.account} QOS={job.qos}",
+        f"JobState={job_states.display_state(job)} Reason={job.reason or 'None'} "
+        "Dependency=(null)",
+        f"Requeue={int(job.requeue)} Restarts={job.restarts} BatchFlag=1 Reboot=0 "
+        f"ExitCode={job.exit_code}:{job.exit_signal}",
+        f"RunTime={units.format_duration_hms(job_states.run_seconds(job, now))} "
+        f"TimeLimit={units.format_time_limit_hms(job.time_limit_min or None)} TimeMin=N/A",
+        f"SubmitTime={_ts(job.submit_time)} EligibleTime={_ts(job.eligible_time)}",
+        f"AccrueTime={_ts(job.eligible_time)}",
+        f"StartTime={_ts(job.start_time)} EndTime={_ts(_job_end(job))} Deadline=N/A",
+        f"SuspendTime=None SecsPreSuspend=0 LastSchedEval={_ts(last_eval)} Scheduler=Main",
+        f"Partition={job.partition} AllocNode:Sid={job.submit_host or 'localhost'}:0",
+        "ReqNodeList=(null) ExcNodeList=(null)",
+        f"NodeList={job.nodes}",
+    ]
+    if job.batch_host:
+        lines.append(f"BatchHost={job.batch_host}")
+    lines += [
+        f"NumNodes={job.num_nodes} NumCPUs={job.num_cpus} "
+        f"NumTasks={job.num_tasks or 'N/A'} CPUs/Task={job.cpus_per_task or 'N/A'} "
+        "ReqB:S:C:T=0:0:*:*",
+        f"TRES={job_tres(job)}",
+        "Socks/Node=* NtasksPerN:B:S:C=0:0:*:* CoreSpec=*",
+        f"MinCPUsNode={job.cpus_per_task or 1} {_min_memory(job)} MinTmpDiskNode=0",
+        "Features=(null) DelayBoot=00:00:00",
+        "OverSubscribe=OK Contiguous=0 Licenses=(null) Network=(null)",
+        f"Command={_or(job.command)}",
+        f"WorkDir={job.work_dir}",
+        f"StdErr={job.std_err or default_out}",
+        f"StdIn={job.std_in or '/dev/null'}",
+        f"StdOut={job.std_out or default_out}",
+        "Power=",
+    ]
+    return lines
+
+
+def show_job(job: JobInfo, now: int, *, oneliner: bool = False) -> str:
+    """One job record including its trailing separator and blank line."""
+    return _record(job_lines(job, now), oneliner, trailer=True)
+
+
+def show_jobs(jobs: Iterable[JobInfo], now: int, *, oneliner: bool = False) -> str:
+    """``scontrol show job``: all records concatenated."""
+    return "".join(show_job(j, now, oneliner=oneliner) for j in jobs)
+
+
+# ----------------------------------------------------------------------------- nodes
+
+
+def node_state(node: NodeInfo) -> str:
+    """``BASE[+FLAG...]``, e.g. ``IDLE+DRAIN``, ``DOWN+NOT_RESPONDING``."""
+    flags = [f.upper() for f in node.flags]
+    rank = {f: i for i, f in enumerate(NODE_FLAG_ORDER)}
+    ordered = sorted(dict.fromkeys(flags), key=lambda f: rank.get(f, len(rank)))
+    return "+".join([(node.state or "UNKNOWN").upper(), *ordered])
+
+
+def _gres_tres(gres: str) -> list[str]:
+    """``gpu:2`` / ``gpu:a100:2`` -> ``["gres/gpu=2"]`` (unparsable items dropped)."""
+    items: list[str] = []
+    for part in filter(None, gres.split(",")):
+        fields = part.split(":")
+        count = fields[-1].split("(")[0] if len(fields) > 1 else "1"
+        if count.isdigit():
+            items.append(f"gres/{fields[0]}={count}")
+    return items
+
+
+def node_lines(node: NodeInfo, user_name: Callable[[int], str] = uid_to_name) -> list[str]:
+    """The ``Key=Value`` lines of one node record (§3.3)."""
+    addr = f"NodeAddr={node.address or node.name} NodeHostName={node.hostname or node.name}"
+    if node.port:
+        addr += f" Port={node.port}"
+    mem = units.format_memory_mb(node.real_memory_mb)
+    cfg = [f"cpu={node.cpus}", f"mem={mem}", f"billing={node.cpus}"]
+    alloc = [f"cpu={node.alloc_cpus}"] if node.alloc_cpus else []
+    if node.alloc_memory_mb:
+        alloc.append(f"mem={units.format_memory_mb(node.alloc_memory_mb)}")
+    lines = [
+        f"NodeName={node.name} Arch={node.arch} CoresPerSocket={node.cores_per_socket} ",
+        f"CPUAlloc={node.alloc_cpus} CPUEfctv={node.cpus} CPUTot={node.cpus} "
+        f"CPULoad={node.cpu_load:.2f}",
+        f"AvailableFeatures={_or(node.features)}",
+        f"ActiveFeatures={_or(node.features)}",
+        f"Gres={_or(node.gres)}",
+        f"{addr} Version={node.version}",
+        f"OS={node.os} ",
+        f"RealMemory={node.real_memory_mb} AllocMem={node.alloc_memory_mb} "
+        f"FreeMem={node.free_memory_mb} Sockets={node.sockets} Boards=1",
+        f"State={node_state(node)} ThreadsPerCore={node.threads_per_core} "
+        f"TmpDisk={node.tmp_disk_mb} Weight={node.weight} Owner=N/A MCS_label=N/A",
+    ]
+    if node.partitions:
+        lines.append(f"Partitions={','.join(node.partitions)} ")
+    lines += [
+        f"BootTime={_ts(node.boot_time, 'None')} "
+        f"SlurmdStartTime={_ts(node.slurmd_start_time, 'None')}",
+        f"LastBusyTime={_ts(node.last_busy_time)}",
+        f"CfgTRES={','.join(cfg + _gres_tres(node.gres))}",
+        f"AllocTRES={','.join(alloc)}",
+        "CapWatts=n/a",
+        "CurrentWatts=0 AveWatts=0",
+        "ExtSensorsJoules=n/s ExtSensorsWatts=0 ExtSensorsTemp=n/s",
+    ]
+    if node.reason:
+        lines.append(
+            f"Reason={node.reason} [{user_name(node.reason_uid)}@{_ts(node.reason_time)}]"
+        )
+    return lines
+
+
+def show_nodes(
+    nodes: Iterable[NodeInfo], *, oneliner: bool = False,
+    user_name: Callable[[int], str] = uid_to_name,
+) -> str:
+    """``scontrol show node``: one record per node, each followed by a blank line."""
+    return "".join(_record(node_lines(n, user_name), oneliner, False) for n in nodes)
+
+
+# ----------------------------------------------------------------------------- partitions
+
+
+def _limit_hms(minutes: int, unset: str) -> str:
+    return unset if minutes == 0 else units.format_time_limit_hms(minutes)
+
+
+def partition_lines(part: PartitionInfo) -> list[str]:
+    """The ``Key=Value`` lines of one partition record (§3.4)."""
+    names = list(part.nodes) or (hostlist.expand(part.node_expr) if part.node_expr else [])
+    nodes = part.node_expr or hostlist.compress(names) or "(null)"
+    def_mem = (f"DefMemPerCPU={part.def_mem_per_cpu}" if part.def_mem_per_cpu
+               else "DefMemPerNode=UNLIMITED")
+    tres = [f"cpu={part.total_cpus}"]
+    if part.total_memory_mb:
+        tres.append(f"mem={units.format_memory_mb(part.total_memory_mb)}")
+    tres += [f"node={len(names)}", f"billing={part.total_cpus}"]
+    return [
+        f"PartitionName={part.name}",
+        "AllowGroups=ALL AllowAccounts=ALL AllowQos=ALL",
+        f"AllocNodes=ALL Default={'YES' if part.is_default else 'NO'} QoS=N/A",
+        f"DefaultTime={_limit_hms(part.default_time_min, 'NONE')} DisableRootJobs=NO "
+        "ExclusiveUser=NO GraceTime=0 Hidden=NO",
+        f"MaxNodes={part.max_nodes or 'UNLIMITED'} "
+        f"MaxTime={_limit_hms(part.max_time_min, 'UNLIMITED')} "
+        f"MinNodes={part.min_nodes} LLN=NO MaxCPUsPerNode=UNLIMITED",
+        f"Nodes={nodes}",
+        f"PriorityJobFactor={part.priority_job_factor} PriorityTier={part.priority_tier} "
+        f"RootOnly=NO ReqResv=NO OverSubscribe={part.over_subscribe or 'NO'}",
+        "OverTimeLimit=NONE PreemptMode=OFF",
+        f"State={part.state or 'UP'} TotalCPUs={part.total_cpus} TotalNodes={len(names)} "
+        "SelectTypeParameters=NONE",
+        "JobDefaults=(null)",
+        f"{def_mem} MaxMemPerNode=UNLIMITED",
+        f"TRES={','.join(tres)}",
+    ]
+
+
+def show_partitions(parts: Iterable[PartitionInfo], *, oneliner: bool = False) -> str:
+    """``scontrol show partition``: one record per partition, each followed by a blank line."""
+    return "".join(_record(partition_lines(p), oneliner, False) for p in parts)
+
+
+# ----------------------------------------------------------------------------- config
+
+
+def show_config(entries: Iterable[tuple[str, str]], read_time: int) -> str:
+    """``Configuration data as of <ts>`` then one ``%-23s = %s`` line per (key, value)."""
+    lines = [f"Configuration data as of {_ts(read_time)}"]
+    lines += ["%-23s = %s" % (key, value) for key, value in entries]
+    return "\n".join(lines) + "\n"

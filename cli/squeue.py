@@ -1,0 +1,104 @@
+"""squeue: list jobs the controller knows about."""
+from __future__ import annotations
+
+import getpass
+import os
+import sys
+
+import click
+
+from pyslurm_common.errors import SlurmError
+from pyslurm_common.rpc import ctld_pb2
+
+from . import client, squeue_format
+from .app import die, run
+from .job_states import parse_state_list, valid_states_text
+
+PROG = "squeue"
+
+
+@click.command(context_settings={"help_option_names": ["--help"]})
+@click.option("-o", "--format", "fmt")
+@click.option("-O", "--Format", "long_fmt")
+@click.option("-h", "--noheader", is_flag=True)
+@click.option("-l", "--long", "long_listing", is_flag=True)
+@click.option("-u", "--user")
+@click.option("--me", is_flag=True)
+@click.option("-j", "--jobs")
+@click.option("-t", "--states")
+@click.option("-p", "--partition")
+@click.option("-n", "--name")
+@click.option("-A", "--account")
+@click.option("-w", "--nodelist")
+@click.option("-S", "--sort")
+@click.option("--version", "-V", "version", is_flag=True)
+def squeue(fmt: str | None, long_fmt: str | None, noheader: bool, long_listing: bool,
+           user: str | None, me: bool, jobs: str | None, states: str | None, partition: str | None,
+           name: str | None, account: str | None, nodelist: str | None, sort: str | None,
+           version: bool) -> None:
+    """View information about jobs in the queue."""
+    if version:
+        click.echo("slurm 22.05.8")
+        return
+    try:
+        wanted = parse_state_list(states) if states else None
+    except ValueError as exc:
+        die(f"Invalid job state specified: {exc}", f"Valid job states include: {valid_states_text()}")
+    ids = []
+    for item in (jobs or "").split(","):
+        if item:
+            if not item.split("_")[0].isdigit():
+                die(f"Invalid job id: {item}")
+            ids.append(int(item.split("_")[0]))
+    line_format = _line_format(fmt, long_fmt, long_listing)
+    try:
+        reply = client.controller("GetJobs", ctld_pb2.JobQuery(job_ids=ids), ctld_pb2.JobList)
+    except SlurmError as exc:
+        print(f"slurm_load_jobs error: {exc.strerror}", file=sys.stderr)
+        raise SystemExit(1)
+    selected = squeue_format.visible_jobs(list(reply.jobs), wanted)
+    if me:
+        user = getpass.getuser()
+    selected = [j for j in selected if _matches(j, user, partition, name, account, nodelist)]
+    try:
+        ordered = squeue_format.sort_jobs(selected, sort or squeue_format.DEFAULT_SORT)
+    except squeue_format.FormatError as exc:
+        die(str(exc))
+    lines = squeue_format.render_jobs(line_format, ordered, reply.now, header=not noheader,
+                                      with_date=long_listing)
+    if lines:
+        sys.stdout.write("\n".join(lines) + "\n")
+
+
+def _line_format(fmt: str | None, long_fmt: str | None, long_listing: bool) -> squeue_format.LineFormat:
+    try:
+        if fmt:
+            return squeue_format.parse_format(fmt)
+        if long_fmt:
+            return squeue_format.parse_long_format(long_fmt)
+        if os.environ.get("SQUEUE_FORMAT"):
+            return squeue_format.parse_format(os.environ["SQUEUE_FORMAT"])
+        if os.environ.get("SQUEUE_FORMAT2"):
+            return squeue_format.parse_long_format(os.environ["SQUEUE_FORMAT2"])
+        return squeue_format.parse_format(squeue_format.LONG_FORMAT if long_listing else squeue_format.DEFAULT_FORMAT)
+    except squeue_format.FormatError as exc:
+        die(str(exc))
+
+
+def _matches(job: ctld_pb2.JobInfo, user: str | None, partition: str | None, name: str | None,
+             account: str | None, nodelist: str | None) -> bool:
+    def member(value: str, wanted: str | None) -> bool:
+        return wanted is None or value in wanted.split(",")
+
+    if user is not None and not (job.user_name in user.split(",") or str(job.user_id) in user.split(",")):
+        return False
+    if nodelist is not None:
+        from pyslurm_common.hostlist import expand
+
+        if not set(expand(job.nodes) if job.nodes else ()) & set(expand(nodelist)):
+            return False
+    return member(job.partition, partition) and member(job.name, name) and member(job.account, account)
+
+
+def main() -> None:
+    run(PROG, squeue)

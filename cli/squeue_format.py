@@ -1,0 +1,434 @@
+"""squeue output: ``-o``/``-O`` format parsing, header and job lines, default sort.
+
+Owns spec §0.1 (field rendering and truncation), §1.1–1.3 (default formats, ``%`` letters,
+``-O`` names) and the default ``-S P,t,-p`` sort of cli-squeue-sinfo-scontrol-scancel.md.
+The generic parts (:class:`Column`, :func:`parse_percent_format`,
+:func:`parse_name_format`, :func:`render_cell`, :func:`date_line`) are shared with
+``cli.sinfo_format``, which uses the same rendering rules.
+
+Pure: records and ``now`` (epoch seconds) come in, strings go out. Errors: a bad ``-o`` letter,
+``-O`` name or ``-S`` key raises :class:`FormatError` whose message is the text squeue prints
+after ``squeue: error: ``.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, replace
+
+from cli import job_states
+from pyslurm_common import units
+from pyslurm_common.rpc import types_pb2
+
+JobInfo = types_pb2.JobInfo
+
+DEFAULT_FORMAT = "%.18i %.9P %.8j %.8u %.2t %.10M %.6D %R"
+LONG_FORMAT = "%.18i %.9P %.8j %.8u %.8T %.10M %.9l %.6D %R"
+START_FORMAT = "%.18i %.9P %.8j %.8u %.2t  %.19S %.6D %20Y %R"
+DEFAULT_SORT = "P,t,-p"
+DEFAULT_LONG_WIDTH = 20  # -O field width when none is given
+REASONLIST_HEADER = "NODELIST(REASON)"
+
+
+class FormatError(ValueError):
+    """An invalid format or sort specification; ``str()`` is the message to print."""
+
+
+@dataclass(frozen=True, slots=True)
+class Column:
+    """One parsed field: *key* into a field table, width (None = natural), suffix text."""
+
+    key: str
+    width: int | None = None
+    right: bool = False
+    suffix: str = ""
+    computed: bool = False  # sinfo ``%#P``: width computed from the data
+
+
+@dataclass(frozen=True, slots=True)
+class LineFormat:
+    """A parsed format: literal prefix then the columns."""
+
+    prefix: str
+    columns: tuple[Column, ...]
+
+
+# --------------------------------------------------------------------------- generic parsing
+
+
+def parse_percent_format(
+    fmt: str, letters: Mapping[str, str], what: str, *, allow_computed: bool = False
+) -> LineFormat:
+    """Parse ``prefix%[.][#][size]<letter>suffix...``; *letters* maps letter -> field key.
+
+    ``%%`` is a literal ``%``. An unknown letter raises
+    ``FormatError("Invalid <what> format specification: <c>")``.
+    """
+    prefix = ""
+    columns: list[Column] = []
+    current: Column | None = None
+    text: list[str] = []
+
+    def close() -> None:
+        nonlocal prefix
+        if current is None:
+            prefix = "".join(text)
+        else:
+            columns.append(replace(current, suffix="".join(text)))
+
+    i, n = 0, len(fmt)
+    while i < n:
+        ch = fmt[i]
+        if ch != "%":
+            text.append(ch)
+            i += 1
+            continue
+        if i + 1 < n and fmt[i + 1] == "%":
+            text.append("%")
+            i += 2
+            continue
+        i += 1
+        right = computed = False
+        if i < n and fmt[i] == ".":
+            right, i = True, i + 1
+        if allow_computed and i < n and fmt[i] == "#":
+            computed, i = True, i + 1
+        start = i
+        while i < n and fmt[i].isdigit():
+            i += 1
+        width = int(fmt[start:i]) if i > start else None
+        if i >= n:
+            raise FormatError(f"Invalid {what} format specification: %")
+        letter = fmt[i]
+        i += 1
+        if letter not in letters:
+            raise FormatError(f"Invalid {what} format specification: {letter}")
+        close()
+        text = []
+        current = Column(letters[letter], width, right, "", computed)
+    close()
+    return LineFormat(prefix, tuple(columns))
+
+
+def parse_name_format(
+    fmt: str, names: Mapping[str, str], what: str, default_width: int = DEFAULT_LONG_WIDTH
+) -> LineFormat:
+    """Parse ``-O name[:[.]size][suffix],...``; *names* maps lower-case name -> field key.
+
+    Size ``0`` means natural width. Unknown name raises
+    ``FormatError("Invalid <what> format specification: <name>")``.
+    """
+    columns: list[Column] = []
+    for item in fmt.split(","):
+        if not item:
+            continue
+        name, colon, rest = item.partition(":")
+        key = names.get(name.strip().lower())
+        if key is None:
+            raise FormatError(f"Invalid {what} format specification: {name.strip()}")
+        width: int | None = default_width
+        right = False
+        suffix = ""
+        if colon:
+            j = 0
+            if rest.startswith("."):
+                right, j = True, 1
+            start = j
+            while j < len(rest) and rest[j].isdigit():
+                j += 1
+            if j > start:
+                width = int(rest[start:j]) or None
+            suffix = rest[j:]
+        columns.append(Column(key=key, width=width, right=right, suffix=suffix))
+    return LineFormat("", tuple(columns))
+
+
+def render_cell(value: str, width: int | None, right: bool, truncate: bool = True) -> str:
+    """Pad *value* to *width* (left- or right-justified), cutting it first if *truncate*."""
+    if width is None:
+        return value
+    if truncate and len(value) > width:
+        value = value[:width]
+    return value.rjust(width) if right else value.ljust(width)
+
+
+def date_line(now: float) -> str:
+    """The ``-l``/``-i`` date line: ``Wed Dec 02 11:40:33 2026`` (local time)."""
+    return time.strftime("%a %b %d %H:%M:%S %Y", time.localtime(now))
+
+
+# --------------------------------------------------------------------------- job fields
+
+Getter = Callable[[JobInfo, int], str]
+
+
+@dataclass(frozen=True, slots=True)
+class JobField:
+    """A squeue field: header, value getter and how it may be cut.
+
+    kind: ``text`` (truncated to width), ``time``/``nodes`` (never truncated),
+    ``reasonlist`` (truncated only while it shows a reason).
+    """
+
+    header: str
+    get: Getter
+    kind: str = "text"
+
+
+def time_used(job: JobInfo, now: int) -> int:
+    """Seconds used (``%M``): see :func:`cli.job_states.run_seconds`."""
+    return job_states.run_seconds(job, now)
+
+
+def _time_left(job: JobInfo, now: int) -> str:
+    limit = job.time_limit_min
+    if limit == units.UNLIMITED or limit == 0:
+        return units.format_time_limit_squeue(limit)
+    return units.format_duration_squeue(max(0, limit * 60 - time_used(job, now)))
+
+
+def _end_time(job: JobInfo, now: int) -> str:
+    if job.state in ("RUNNING", "SUSPENDED") and not job.completing:
+        if job.time_limit_min == units.UNLIMITED:
+            return "NONE"
+        if job.time_limit_min > 0 and job.start_time:
+            return _ts(job.start_time + job.time_limit_min * 60)
+    return _ts(job.end_time)
+
+
+def _ts(epoch: int) -> str:
+    return units.format_timestamp(epoch, unknown="N/A")
+
+
+def _memory(job: JobInfo) -> str:
+    return units.format_memory_mb(job.mem_per_cpu_mb or job.mem_per_node_mb)
+
+
+def _reason(job: JobInfo) -> str:
+    return job.reason or "None"
+
+
+def _reasonlist(job: JobInfo) -> str:
+    return f"({_reason(job)})" if job_states.shows_reason(job) else job.nodes
+
+
+def _const(text: str) -> Getter:
+    return lambda job, now: text
+
+
+JOB_FIELDS: dict[str, JobField] = {
+    "account": JobField("ACCOUNT", lambda j, n: j.account),
+    "jobid_plain": JobField("JOBID", lambda j, n: str(j.job_id)),
+    "tres_per_node": JobField("TRES_PER_NODE", _const("N/A")),
+    "batch_host": JobField("EXEC_HOST", lambda j, n: j.batch_host or "n/a"),
+    "min_cpus": JobField("MIN_CPUS", lambda j, n: str(j.cpus_per_task or 1)),
+    "cpus": JobField("CPUS", lambda j, n: str(j.num_cpus)),
+    "min_tmp_disk": JobField("MIN_TMP_DISK", _const("0")),
+    "num_nodes": JobField("NODES", lambda j, n: str(j.num_nodes)),
+    "end_time": JobField("END_TIME", _end_time),
+    "dependency": JobField("DEPENDENCY", _const("(null)")),
+    "features": JobField("FEATURES", _const("(null)")),
+    "array_job_id": JobField("ARRAY_JOB_ID", lambda j, n: str(j.job_id)),
+    "group": JobField("GROUP", lambda j, n: j.group_name or str(j.group_id)),
+    "gid": JobField("GROUP", lambda j, n: str(j.group_id)),
+    "oversubscribe": JobField("OVER_SUBSCRIBE", _const("OK")),
+    "sockets": JobField("SOCKETS_PER_NODE", _const("*")),
+    "cores": JobField("CORES_PER_SOCKET", _const("*")),
+    "threads": JobField("THREADS_PER_CORE", _const("*")),
+    "jobid": JobField("JOBID", lambda j, n: str(j.job_id)),
+    "name": JobField("NAME", lambda j, n: j.name),
+    "comment": JobField("COMMENT", _const("(null)")),
+    "array_task_id": JobField("ARRAY_TASK_ID", _const("N/A")),
+    "time_limit": JobField(
+        "TIME_LIMIT", lambda j, n: units.format_time_limit_squeue(j.time_limit_min), "time"
+    ),
+    "time_left": JobField("TIME_LEFT", _time_left, "time"),
+    "min_memory": JobField("MIN_MEMORY", lambda j, n: _memory(j)),
+    "time_used": JobField(
+        "TIME", lambda j, n: units.format_duration_squeue(time_used(j, n)), "time"
+    ),
+    "req_nodes": JobField("REQ_NODES", _const("")),
+    "nodelist": JobField("NODELIST", lambda j, n: j.nodes, "nodes"),
+    "command": JobField("COMMAND", lambda j, n: j.command or "(null)"),
+    "contiguous": JobField("CONTIGUOUS", _const("0")),
+    "priority_float": JobField("PRIORITY", lambda j, n: "%16.14f" % (j.priority / 2**32)),
+    "partition": JobField("PARTITION", lambda j, n: j.partition),
+    "qos": JobField("QOS", lambda j, n: j.qos),
+    "priority": JobField("PRIORITY", lambda j, n: str(j.priority)),
+    "reason": JobField("REASON", lambda j, n: _reason(j)),
+    "reasonlist": JobField(REASONLIST_HEADER, lambda j, n: _reasonlist(j), "reasonlist"),
+    "start_time": JobField("START_TIME", lambda j, n: _ts(j.start_time)),
+    "state_compact": JobField("ST", lambda j, n: job_states.display_state_compact(j)),
+    "state": JobField("STATE", lambda j, n: job_states.display_state(j)),
+    "user": JobField("USER", lambda j, n: j.user_name or str(j.user_id)),
+    "uid": JobField("UID", lambda j, n: str(j.user_id)),
+    "reservation": JobField("RESERVATION", _const("(null)")),
+    "submit_time": JobField("SUBMIT_TIME", lambda j, n: _ts(j.submit_time)),
+    "wckey": JobField("WCKEY", _const("(null)")),
+    "licenses": JobField("LICENSES", _const("(null)")),
+    "exc_nodes": JobField("EXC_NODES", _const("")),
+    "core_spec": JobField("CORE_SPEC", _const("N/A")),
+    "nice": JobField("NICE", lambda j, n: str(j.nice)),
+    "sched_nodes": JobField("SCHEDNODES", _const("(null)"), "nodes"),
+    "sct": JobField("S:C:T", _const("*:*:*")),
+    "work_dir": JobField("WORK_DIR", lambda j, n: j.work_dir),
+    # -O only
+    "eligible_time": JobField("ELIGIBLE_TIME", lambda j, n: _ts(j.eligible_time)),
+    "num_tasks": JobField("TASKS", lambda j, n: str(j.num_tasks)),
+    "stdout": JobField("STDOUT", lambda j, n: j.std_out),
+    "stderr": JobField("STDERR", lambda j, n: j.std_err),
+    "stdin": JobField("STDIN", lambda j, n: j.std_in),
+    "exit_code": JobField("EXIT_CODE", lambda j, n: f"{j.exit_code}:{j.exit_signal}"),
+    "restart_cnt": JobField("RESTARTCNT", lambda j, n: str(j.restarts)),
+    "requeue": JobField("REQUEUE", lambda j, n: str(int(j.requeue))),
+    "cpus_per_task": JobField("CPUS_PER_TASK", lambda j, n: str(j.cpus_per_task)),
+}
+
+LETTERS: dict[str, str] = {
+    "a": "account", "A": "jobid_plain", "b": "tres_per_node", "B": "batch_host",
+    "c": "min_cpus", "C": "cpus", "d": "min_tmp_disk", "D": "num_nodes",
+    "e": "end_time", "E": "dependency", "f": "features", "F": "array_job_id",
+    "g": "group", "G": "gid", "h": "oversubscribe", "H": "sockets", "I": "cores",
+    "J": "threads", "i": "jobid", "j": "name", "k": "comment", "K": "array_task_id",
+    "l": "time_limit", "L": "time_left", "m": "min_memory", "M": "time_used",
+    "n": "req_nodes", "N": "nodelist", "o": "command", "O": "contiguous",
+    "p": "priority_float", "P": "partition", "q": "qos", "Q": "priority",
+    "r": "reason", "R": "reasonlist", "S": "start_time", "t": "state_compact",
+    "T": "state", "u": "user", "U": "uid", "v": "reservation", "V": "submit_time",
+    "w": "wckey", "W": "licenses", "x": "exc_nodes", "X": "core_spec", "y": "nice",
+    "Y": "sched_nodes", "z": "sct", "Z": "work_dir",
+}  # fmt: skip
+
+LONG_NAMES: dict[str, str] = {
+    "jobid": "jobid_plain", "jobarrayid": "jobid", "arrayjobid": "array_job_id",
+    "arraytaskid": "array_task_id", "name": "name", "username": "user", "userid": "uid",
+    "account": "account", "partition": "partition", "qos": "qos", "state": "state",
+    "statecompact": "state_compact", "reason": "reason", "reasonlist": "reasonlist",
+    "timeused": "time_used", "timelimit": "time_limit", "timeleft": "time_left",
+    "numnodes": "num_nodes", "numcpus": "cpus", "numtasks": "num_tasks",
+    "nodelist": "nodelist", "submittime": "submit_time", "starttime": "start_time",
+    "endtime": "end_time", "eligibletime": "eligible_time", "priority": "priority_float",
+    "prioritylong": "priority", "dependency": "dependency", "workdir": "work_dir",
+    "stdout": "stdout", "stderr": "stderr", "stdin": "stdin", "command": "command",
+    "minmemory": "min_memory", "feature": "features", "gres": "tres_per_node",
+    "tres-per-node": "tres_per_node", "exit_code": "exit_code", "comment": "comment",
+    "nice": "nice", "restartcnt": "restart_cnt", "requeue": "requeue",
+    "batchhost": "batch_host", "cpus-per-task": "cpus_per_task",
+    "schednodes": "sched_nodes", "groupname": "group", "groupid": "gid",
+}  # fmt: skip
+
+ALL_LETTERS = "abcdefghijklmnopqrtuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+
+
+# --------------------------------------------------------------------------- public API
+
+
+def parse_format(fmt: str) -> LineFormat:
+    """Parse an ``-o/--format`` string (``%all`` = every letter joined by ``|``)."""
+    if fmt.strip().lower() == "%all":
+        fmt = "|".join("%" + c for c in ALL_LETTERS)
+    return parse_percent_format(fmt, LETTERS, "job")
+
+
+def parse_long_format(fmt: str) -> LineFormat:
+    """Parse an ``-O/--Format`` list (default width 20, ``:.N`` right, ``:0`` natural)."""
+    return parse_name_format(fmt, LONG_NAMES, "job")
+
+
+def header_line(fmt: LineFormat) -> str:
+    """The header; headers are cut to width except ``NODELIST(REASON)``."""
+    parts = [fmt.prefix]
+    for col in fmt.columns:
+        header = JOB_FIELDS[col.key].header
+        parts.append(render_cell(header, col.width, col.right, header != REASONLIST_HEADER))
+        parts.append(col.suffix)
+    return "".join(parts)
+
+
+def job_line(fmt: LineFormat, job: JobInfo, now: int) -> str:
+    """One line for *job*; time values and node lists are padded but never cut."""
+    parts = [fmt.prefix]
+    for col in fmt.columns:
+        field = JOB_FIELDS[col.key]
+        value = field.get(job, now)
+        if field.kind == "reasonlist":
+            truncate = job_states.shows_reason(job)
+        else:
+            truncate = field.kind == "text"
+        parts.append(render_cell(value, col.width, col.right, truncate))
+        parts.append(col.suffix)
+    return "".join(parts)
+
+
+def render_jobs(
+    fmt: LineFormat,
+    jobs: Iterable[JobInfo],
+    now: int,
+    *,
+    header: bool = True,
+    with_date: bool = False,
+) -> list[str]:
+    """All output lines (no newlines): optional date line (``-l``), header, one per job."""
+    lines: list[str] = []
+    if header:
+        if with_date:
+            lines.append(date_line(now))
+        lines.append(header_line(fmt))
+    lines.extend(job_line(fmt, job, now) for job in jobs)
+    return lines
+
+
+# --------------------------------------------------------------------------- sorting
+
+_SORT_KEYS: dict[str, Callable[[JobInfo], int | str]] = {
+    "i": lambda j: j.job_id,
+    "A": lambda j: j.job_id,
+    "P": lambda j: j.partition,
+    "t": lambda j: job_states.state_number(j.state),
+    "T": lambda j: job_states.state_number(j.state),
+    "p": lambda j: j.priority,
+    "Q": lambda j: j.priority,
+    "u": lambda j: j.user_name,
+    "U": lambda j: j.user_id,
+    "j": lambda j: j.name,
+    "a": lambda j: j.account,
+    "q": lambda j: j.qos,
+    "S": lambda j: j.start_time,
+    "V": lambda j: j.submit_time,
+    "e": lambda j: j.end_time,
+    "D": lambda j: j.num_nodes,
+    "C": lambda j: j.num_cpus,
+    "y": lambda j: j.nice,
+}
+
+
+def parse_sort(spec: str) -> list[tuple[str, bool]]:
+    """``"P,t,-p"`` -> ``[("P", False), ("t", False), ("p", True)]`` (True = descending)."""
+    keys: list[tuple[str, bool]] = []
+    for item in spec.split(","):
+        item = item.strip()
+        if not item:
+            continue
+        descending = item.startswith("-")
+        letter = item.lstrip("+-")
+        if letter not in _SORT_KEYS:
+            raise FormatError(f"Invalid sort specification: {letter}")
+        keys.append((letter, descending))
+    return keys
+
+
+def sort_jobs(jobs: Iterable[JobInfo], spec: str = DEFAULT_SORT) -> list[JobInfo]:
+    """Sort like ``squeue -S <spec>``; the default ``P,t,-p`` gives partition ascending,
+    state ascending (PD before R), priority descending. Ties keep job id order."""
+    ordered: list[JobInfo] = sorted(jobs, key=lambda j: j.job_id)
+    for letter, descending in reversed(parse_sort(spec)):
+        ordered.sort(key=_SORT_KEYS[letter], reverse=descending)
+    return ordered
+
+
+def visible_jobs(jobs: Sequence[JobInfo], states: frozenset[str] | None) -> list[JobInfo]:
+    """Filter by ``-t`` states (long names); ``None`` = squeue's default active set."""
+    if states is None:
+        return [j for j in jobs if job_states.is_shown_by_default(j)]
+    return [j for j in jobs if job_states.matches_states(j, states)]

@@ -1,0 +1,104 @@
+"""pyslurmsackd: the per-host auth agent.
+
+Listens on a unix socket open to every local user. For each request it reads
+the caller's uid/gid from the kernel (SO_PEERCRED), signs a credential for
+exactly that identity and forwards the opaque protobuf body to the controller
+or the accounting daemon over a long-lived gRPC channel.
+"""
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import socket
+import struct
+from pathlib import Path
+
+import grpc
+
+from .. import config as config_mod
+from ..auth import AuthError, Identity, load_key
+from ..daemon_runtime import argument_parser, fatal, run_until_signalled, setup_logging, write_pid_file
+from ..rpc_auth import Signer, insecure_channel
+from . import protocol
+
+log = logging.getLogger(__name__)
+PROG = "pyslurmsackd"
+_UCRED = struct.Struct("3i")
+
+
+def peer_identity(sock: socket.socket, host: str) -> Identity:
+    raw = sock.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, _UCRED.size)
+    _pid, uid, gid = _UCRED.unpack(raw)
+    return Identity(uid=uid, gid=gid, host=host)
+
+
+class Agent:
+    def __init__(self, signer: Signer, ctld_address: str, dbd_address: str | None, host: str) -> None:
+        self._signer = signer
+        self._host = host
+        self._channels = {protocol.CONTROLLER_PREFIX: insecure_channel(ctld_address)}
+        if dbd_address:
+            self._channels[protocol.ACCOUNTING_PREFIX] = insecure_channel(dbd_address)
+
+    async def handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        sock = writer.get_extra_info("socket")
+        try:
+            identity = peer_identity(sock, self._host)
+            head = await reader.readexactly(protocol.LENGTH_SIZE)
+            payload = await reader.readexactly(protocol.frame_length(head))
+            method, timeout_ms, body = protocol.decode_request(payload)
+            writer.write(await self._forward(identity, method, timeout_ms, body))
+            await writer.drain()
+        except (asyncio.IncompleteReadError, ConnectionError, protocol.ProtocolError) as exc:
+            log.debug("client went away: %s", exc)
+        finally:
+            writer.close()
+
+    async def _forward(self, identity: Identity, method: str, timeout_ms: int, body: bytes) -> bytes:
+        channel = next((c for prefix, c in self._channels.items() if method.startswith(prefix)), None)
+        if channel is None:
+            return protocol.encode_reply(grpc.StatusCode.UNIMPLEMENTED.value[0], f"no route for {method}", b"")
+        call = channel.unary_unary(method)  # bytes in, bytes out: the agent never parses bodies
+        try:
+            reply = await call(body, timeout=max(timeout_ms, 1) / 1000, metadata=self._signer.metadata(identity))
+        except grpc.aio.AioRpcError as exc:
+            return protocol.encode_reply(exc.code().value[0], exc.details() or "", b"")
+        return protocol.encode_reply(0, "", reply)
+
+
+def listen_socket(path: Path) -> socket.socket:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    os.chmod(path.parent, 0o755)
+    if path.exists() or path.is_symlink():
+        path.unlink()
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    sock.bind(str(path))
+    os.chmod(path, 0o666)  # every local user may ask; the kernel tells us who they are
+    sock.listen(512)
+    return sock
+
+
+def main() -> None:
+    opts = argument_parser(PROG, "pyslurm per-host authentication agent").parse_args()
+    try:
+        cfg = config_mod.load_config(opts.conf)
+        key = load_key(cfg.key_file)
+    except (config_mod.ConfigError, AuthError) as exc:
+        fatal(PROG, str(exc))
+    setup_logging(PROG, cfg.slurmctld_debug, opts.verbose, opts.log_file)
+    host = socket.gethostname()
+    dbd = f"{cfg.accounting_storage_host}:{cfg.accounting_storage_port}" if cfg.accounting_enabled and cfg.accounting_storage_host else None
+
+    write_pid_file(opts.pid_file)
+
+    async def serve(stop: asyncio.Event) -> None:
+        # grpc.aio channels belong to the loop they are made on: build the agent inside it.
+        agent = Agent(Signer(key, host=host), f"{cfg.controller_addr}:{cfg.ctld_port}", dbd, host)
+        server = await asyncio.start_unix_server(agent.handle, sock=listen_socket(cfg.auth_socket))
+        log.info("listening on %s", cfg.auth_socket)
+        await stop.wait()
+        server.close()
+        cfg.auth_socket.unlink(missing_ok=True)
+
+    run_until_signalled(serve)

@@ -1,0 +1,79 @@
+"""Framing between a CLI and the local auth agent (stdlib only).
+
+Request frame:  u32 length | u16 method length | method (e.g. /pyslurm.Controller/GetJobs) | u32 timeout ms | body
+Reply frame:    u32 length | u8 status (gRPC status code number, 0 = OK) | u32 details length | details | body
+Bodies are serialized protobuf messages; the agent does not parse them.
+"""
+from __future__ import annotations
+
+import socket
+import struct
+
+_LEN = struct.Struct("!I")
+_REQ_HEAD = struct.Struct("!H")
+_TIMEOUT = struct.Struct("!I")
+_REPLY_HEAD = struct.Struct("!BI")
+MAX_FRAME = 256 * 1024 * 1024
+
+# Routable services: the agent forwards nothing else.
+CONTROLLER_PREFIX = "/pyslurm.Controller/"
+ACCOUNTING_PREFIX = "/pyslurm.Accounting/"
+
+
+class ProtocolError(Exception):
+    pass
+
+
+def encode_request(method: str, body: bytes, timeout_ms: int) -> bytes:
+    m = method.encode()
+    payload = _REQ_HEAD.pack(len(m)) + m + _TIMEOUT.pack(timeout_ms) + body
+    return _LEN.pack(len(payload)) + payload
+
+
+def decode_request(payload: bytes) -> tuple[str, int, bytes]:
+    (mlen,) = _REQ_HEAD.unpack_from(payload)
+    start = _REQ_HEAD.size
+    method = payload[start:start + mlen].decode()
+    (timeout_ms,) = _TIMEOUT.unpack_from(payload, start + mlen)
+    return method, timeout_ms, payload[start + mlen + _TIMEOUT.size:]
+
+
+def encode_reply(status: int, details: str, body: bytes) -> bytes:
+    d = details.encode()
+    payload = _REPLY_HEAD.pack(status, len(d)) + d + body
+    return _LEN.pack(len(payload)) + payload
+
+
+def decode_reply(payload: bytes) -> tuple[int, str, bytes]:
+    status, dlen = _REPLY_HEAD.unpack_from(payload)
+    start = _REPLY_HEAD.size
+    return status, payload[start:start + dlen].decode(errors="replace"), payload[start + dlen:]
+
+
+def recv_frame(sock: socket.socket) -> bytes:
+    head = _recv_exact(sock, _LEN.size)
+    (length,) = _LEN.unpack(head)
+    if length > MAX_FRAME:
+        raise ProtocolError("frame too large")
+    return _recv_exact(sock, length)
+
+
+def _recv_exact(sock: socket.socket, n: int) -> bytes:
+    chunks = []
+    while n:
+        chunk = sock.recv(min(n, 1 << 20))
+        if not chunk:
+            raise ProtocolError("connection closed")
+        chunks.append(chunk)
+        n -= len(chunk)
+    return b"".join(chunks)
+
+
+def frame_length(head: bytes) -> int:
+    (length,) = _LEN.unpack(head)
+    if length > MAX_FRAME:
+        raise ProtocolError("frame too large")
+    return length
+
+
+LENGTH_SIZE = _LEN.size

@@ -1,0 +1,236 @@
+"""The line syntax shared by slurm.conf, slurmdbd.conf, gres.conf and cgroup.conf.
+
+This module owns turning a file into tokens (spec config-slurm-conf.md §1) and typing one
+token's value; it knows nothing about which keys exist (that is :mod:`pyslurm_common.config`).
+
+Per physical line, in order: everything after an un-escaped ``#`` is a comment; an odd number
+of trailing backslashes joins the next line (the backslash is dropped); then ``\\x`` → ``x``.
+A logical line is whitespace-separated ``Key=Value`` tokens (spaces around ``=`` allowed,
+``"quoted values"`` may hold spaces).  ``Include <path>`` reads another file in place: relative
+paths are relative to the directory of the top file (slurm.conf's), ``%c`` is the ClusterName
+seen so far, glob patterns are expanded in sorted order.
+
+Errors: :class:`ConfigError` with ``<file>:<line>: <message>`` for unreadable files, bad tokens,
+unsupported ``+=``/``-=``, missing Include files and Include loops.
+"""
+
+from __future__ import annotations
+
+import glob
+import logging
+import os
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from pyslurm_common import hostlist
+from pyslurm_common.units import parse_memory_mb, parse_time_limit
+
+__all__ = ["ConfigError", "Token", "read_conf"]
+
+_log = logging.getLogger(__name__)
+
+_MAX_INCLUDE_DEPTH = 16  # an Include loop fails with a clear message, not a RecursionError
+
+
+class ConfigError(Exception):
+    """A configuration file is invalid; ``str()`` is ``<file>:<line>: <message>``.
+
+    ``line`` is None for whole-file problems (unreadable file, missing required key); the text
+    is then ``<file>: <message>``.
+    """
+
+    def __init__(self, path: Path, line: int | None, message: str) -> None:
+        super().__init__(path, line, message)
+        self.path, self.line, self.message = path, line, message
+
+    def __str__(self) -> str:
+        where = f"{self.path}" if self.line is None else f"{self.path}:{self.line}"
+        return f"{where}: {self.message}"
+
+
+@dataclass(frozen=True, slots=True)
+class Token:
+    """One ``Key=Value`` as written, with where it was written.
+
+    The ``as_*`` converters raise :class:`ConfigError` at this token's file:line with a message
+    that names the key, so callers never word errors themselves.
+    """
+
+    key: str  # spelling as written; compare with ``lower``
+    value: str  # quotes removed
+    path: Path
+    line: int
+
+    @property
+    def lower(self) -> str:
+        return self.key.lower()
+
+    @property
+    def where(self) -> str:
+        return f"{self.path}:{self.line}"
+
+    def error(self, message: str) -> ConfigError:
+        return ConfigError(self.path, self.line, message)
+
+    def _invalid(self, expected: str) -> ConfigError:
+        return self.error(f"invalid {self.key} value {self.value!r}: {expected}")
+
+    def as_int(self, minimum: int = 0, maximum: int | None = None) -> int:
+        try:
+            value = int(self.value)
+        except ValueError:
+            raise self._invalid("expected an integer") from None
+        if value < minimum or (maximum is not None and value > maximum):
+            raise self._invalid(f">= {minimum} required" if maximum is None
+                                else f"must be in {minimum}..{maximum}")
+        return value
+
+    def as_port(self) -> int:
+        # SlurmctldPort may be a range (``6817-6818``); pyslurm listens on the first port only.
+        first = self.value.split("-", 1)[0]
+        return Token(self.key, first, self.path, self.line).as_int(1, 65535)
+
+    def as_memory_mb(self) -> int:
+        try:
+            return parse_memory_mb(self.value)
+        except ValueError:
+            raise self._invalid("expected a size in MB (or with a K/M/G/T suffix)") from None
+
+    def as_time_limit(self) -> int:
+        try:
+            return parse_time_limit(self.value)
+        except ValueError:
+            raise self._invalid("expected a time limit such as 60, 1:00:00, 2-0 or UNLIMITED") from None
+
+    def as_bool(self) -> bool:
+        word = self.value.upper()
+        if word in ("YES", "TRUE", "1"):
+            return True
+        if word in ("NO", "FALSE", "0"):
+            return False
+        raise self._invalid("expected YES or NO")
+
+    def as_choice(self, allowed: frozenset[str]) -> str:
+        """The value upper-cased, which must be one of ``allowed`` (Slurm enums ignore case)."""
+        word = self.value.upper()
+        if word not in allowed:
+            raise self._invalid(f"expected one of {', '.join(sorted(allowed))}")
+        return word
+
+    def as_hostlist(self) -> list[str]:
+        try:
+            return hostlist.expand(self.value)
+        except hostlist.HostlistError as e:
+            raise self.error(f"invalid {self.key} value: {e}") from None
+
+
+# --------------------------------------------------------------------------------------------
+# physical lines → logical lines → tokens
+
+_TOKEN = re.compile(r'([A-Za-z0-9_.]+)[ \t]*([+-]?=)[ \t]*(?:"([^"]*)"|([^\s"]*))(?=\s|$)')
+_INCLUDE = re.compile(r"include\s+(.+)", re.IGNORECASE)
+_GLOB_CHARS = re.compile(r"[*?\[]")
+_ESCAPE = re.compile(r"\\(.)")
+
+
+def _strip_comment(raw: str) -> str:
+    i = 0
+    while i < len(raw):
+        if raw[i] == "\\":
+            i += 2  # the next character is escaped, ``\#`` included
+            continue
+        if raw[i] == "#":
+            return raw[:i]
+        i += 1
+    return raw
+
+
+def _logical_lines(path: Path) -> Iterator[tuple[int, str]]:
+    """(first physical line number, text) per logical line."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as e:
+        raise ConfigError(path, None, f"cannot read configuration file: {e}") from None
+    pending, start = "", 0
+    for number, raw in enumerate(text.splitlines(), 1):
+        line = _strip_comment(raw)
+        if not pending:
+            start = number
+        stripped = line.rstrip()
+        backslashes = len(stripped) - len(stripped.rstrip("\\"))
+        if backslashes % 2 == 1:
+            # The joined text keeps whatever spacing the next line starts with.
+            pending += stripped[:-1]
+            continue
+        yield start, _ESCAPE.sub(r"\1", pending + line)
+        pending = ""
+    if pending:
+        yield start, _ESCAPE.sub(r"\1", pending)
+
+
+def _tokenize(text: str, path: Path, line: int) -> list[Token]:
+    tokens: list[Token] = []
+    pos, end = 0, len(text)
+    while True:
+        while pos < end and text[pos].isspace():
+            pos += 1
+        if pos >= end:
+            return tokens
+        m = _TOKEN.match(text, pos)
+        if m is None:
+            raise ConfigError(path, line, f"parsing error at: {text[pos:].strip()}")
+        if m.group(2) != "=":
+            raise ConfigError(path, line, f"{m.group(1)}{m.group(2)} is not supported; use {m.group(1)}=")
+        value = m.group(3) if m.group(3) is not None else m.group(4)
+        tokens.append(Token(m.group(1), value, path, line))
+        pos = m.end()
+
+
+class _Reader:
+    """Reads a file and its Includes in order, one token list per non-empty logical line."""
+
+    def __init__(self, conf_dir: Path) -> None:
+        self.conf_dir = conf_dir
+        self.cluster_name: str | None = None  # for ``%c`` in Include paths
+
+    def lines(self, path: Path, depth: int) -> Iterator[list[Token]]:
+        for number, text in _logical_lines(path):
+            stripped = text.strip()
+            if not stripped:
+                continue
+            include = _INCLUDE.fullmatch(stripped)
+            if include is not None:
+                yield from self._include(include.group(1), path, number, depth)
+                continue
+            tokens = _tokenize(stripped, path, number)
+            for tok in tokens:
+                if tok.lower == "clustername":
+                    self.cluster_name = tok.value.lower()
+            yield tokens
+
+    def _include(self, arg: str, path: Path, number: int, depth: int) -> Iterator[list[Token]]:
+        if depth >= _MAX_INCLUDE_DEPTH:
+            raise ConfigError(path, number, "Include nested too deeply (an Include loop?)")
+        target = arg.strip().strip('"')
+        if "%c" in target:
+            if self.cluster_name is None:
+                raise ConfigError(path, number, "Include uses %c before ClusterName is set")
+            target = target.replace("%c", self.cluster_name)
+        full = Path(target) if os.path.isabs(target) else self.conf_dir / target
+        if _GLOB_CHARS.search(target):
+            matches = sorted(glob.glob(str(full)))
+            if not matches:
+                _log.warning("%s:%d: Include %s matches no file", path, number, target)
+            for match in matches:
+                yield from self.lines(Path(match), depth + 1)
+            return
+        if not full.is_file():
+            raise ConfigError(path, number, f"Include file not found: {full}")
+        yield from self.lines(full, depth + 1)
+
+
+def read_conf(path: Path) -> Iterator[list[Token]]:
+    """Tokens of ``path`` and everything it includes, one list per logical line, in order."""
+    return _Reader(path.parent).lines(path, 0)

@@ -1,0 +1,68 @@
+"""What every pyslurm daemon does the same way at start: arguments, logging,
+pid file, signal handling. Each daemon's `main()` is a thin shell over this."""
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import os
+import signal
+import sys
+from pathlib import Path
+from typing import Awaitable, Callable
+
+LEVELS = {
+    "quiet": logging.CRITICAL, "fatal": logging.CRITICAL, "error": logging.ERROR,
+    "info": logging.INFO, "verbose": logging.INFO, "debug": logging.DEBUG,
+    "debug2": logging.DEBUG, "debug3": logging.DEBUG, "debug4": logging.DEBUG, "debug5": logging.DEBUG,
+}
+
+
+def argument_parser(prog: str, description: str) -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog=prog, description=description)
+    parser.add_argument("-f", dest="conf", type=Path, help="slurm.conf to read (default: $PYSLURM_CONF, $SLURM_CONF, /etc/pyslurm/slurm.conf)")
+    parser.add_argument("-D", dest="foreground", action="store_true", help="run in the foreground (always true; kept for Slurm compatibility)")
+    parser.add_argument("-v", dest="verbose", action="count", default=0, help="more logging")
+    parser.add_argument("-L", dest="log_file", help="log to this file instead of stderr")
+    parser.add_argument("-P", dest="pid_file", help="write the pid here (overrides the configured pid file)")
+    return parser
+
+
+def setup_logging(prog: str, level_name: str, verbose: int, log_file: str | None) -> None:
+    level = LEVELS.get(level_name.lower(), logging.INFO)
+    if verbose:
+        level = logging.DEBUG
+    handler: logging.Handler
+    if log_file:
+        Path(log_file).parent.mkdir(parents=True, exist_ok=True)
+        handler = logging.FileHandler(log_file)
+    else:
+        handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter(f"[%(asctime)s] {prog}: %(levelname)s: %(name)s: %(message)s"))
+    root = logging.getLogger()
+    root.handlers[:] = [handler]
+    root.setLevel(level)
+
+
+def write_pid_file(path: str | None) -> None:
+    if path:
+        Path(path).parent.mkdir(parents=True, exist_ok=True)
+        Path(path).write_text(f"{os.getpid()}\n")
+
+
+def run_until_signalled(serve: Callable[[asyncio.Event], Awaitable[None]]) -> None:
+    """Run `serve(stop)` on a fresh event loop; SIGTERM/SIGINT set `stop`."""
+
+    async def runner() -> None:
+        stop = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            loop.add_signal_handler(sig, stop.set)
+        await serve(stop)
+
+    asyncio.run(runner())
+
+
+def fatal(prog: str, message: str) -> "NoReturn":  # type: ignore[name-defined]
+    print(f"{prog}: fatal: {message}", file=sys.stderr)
+    raise SystemExit(1)

@@ -1,0 +1,65 @@
+"""Domain errors that cross process boundaries, spelled as Slurm users see them.
+
+A `SlurmError` carries Slurm's strerror text (what follows e.g. `Batch job
+submission failed: `) and an optional detail line (the controller's err_msg,
+printed on its own `error:` line first). Servers turn it into a gRPC status
+through `GRPC_CODE`; clients turn the status back with `from_status_details`.
+Stdlib only: CLIs import this.
+"""
+from __future__ import annotations
+
+from enum import StrEnum
+
+
+class Strerror(StrEnum):
+    INVALID_JOB_ID = "Invalid job id specified"
+    ACCESS_DENIED = "Access/permission denied"
+    INVALID_PARTITION = "Invalid partition name specified"
+    NO_DEFAULT_PARTITION = "No partition specified or system default partition"
+    BAD_NODE_CONFIG = "Requested node configuration is not available"
+    INVALID_TIME_LIMIT = "Requested time limit is invalid (missing or exceeds some limit)"
+    NODE_COUNT_INVALID = "Node count specification invalid"
+    ALREADY_DONE = "Job/step already completing or completed"
+    PARTITION_NOT_AVAIL = "Required partition not available (inactive or drain)"
+    INVALID_NODE_NAME = "Invalid node name specified"
+    TOO_MANY_JOBS = "Slurm temporarily unable to accept job, sleeping and retrying"
+    DISABLED = "Requested operation is presently disabled"
+    INVALID_ARGUMENT = "Invalid argument"
+    NOT_PENDING = "Job is no longer pending execution"
+    JOB_PENDING = "Job is pending execution"
+    AUTH_FAILURE = "Protocol authentication error"
+    INTERNAL = "Unexpected error"
+
+
+# gRPC status code names (strings, so this module needs no grpc import).
+GRPC_CODE: dict[Strerror, str] = {
+    Strerror.INVALID_JOB_ID: "NOT_FOUND",
+    Strerror.ACCESS_DENIED: "PERMISSION_DENIED",
+    Strerror.AUTH_FAILURE: "UNAUTHENTICATED",
+    Strerror.TOO_MANY_JOBS: "RESOURCE_EXHAUSTED",
+    Strerror.INTERNAL: "INTERNAL",
+}
+DEFAULT_GRPC_CODE = "INVALID_ARGUMENT"
+
+
+class SlurmError(Exception):
+    def __init__(self, strerror: Strerror | str, detail: str = "") -> None:
+        super().__init__(str(strerror))
+        self.strerror = str(strerror)
+        self.detail = detail
+
+    def status_details(self) -> str:
+        """The gRPC details string: optional detail line, then the strerror."""
+        return f"{self.detail}\n{self.strerror}" if self.detail else self.strerror
+
+    @property
+    def grpc_code(self) -> str:
+        try:
+            return GRPC_CODE.get(Strerror(self.strerror), DEFAULT_GRPC_CODE)
+        except ValueError:
+            return DEFAULT_GRPC_CODE
+
+    @classmethod
+    def from_status_details(cls, details: str) -> "SlurmError":
+        detail, _, strerror = details.rpartition("\n")
+        return cls(strerror, detail)

@@ -1,0 +1,119 @@
+"""pyslurm-quickstart: a working single-box cluster in one command.
+
+Writes slurm.conf / slurmdbd.conf / slurm.key for this machine's hardware
+(unless a configuration already exists), starts the accounting daemon, the
+controller, the node agent and the auth agent as detached processes, and
+waits until the node is idle. `--stop` stops them again.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from . import config as config_mod
+from .agent.client import ConnectError, call
+from .cluster_files import ClusterSpec, NodeSpec, write_cluster
+from .rpc import ctld_pb2, types_pb2
+
+DAEMONS = ("pyslurmdbd", "pyslurmctld", "pyslurmd", "pyslurmsackd")
+READY_TIMEOUT = 30.0
+
+
+def _pid_file(run_dir: Path, daemon: str, node: str) -> Path:
+    return run_dir / (f"pyslurmd-{node}.pid" if daemon == "pyslurmd" else f"{daemon}.pid")
+
+
+def _alive(pid_file: Path) -> int | None:
+    try:
+        pid = int(pid_file.read_text())
+        os.kill(pid, 0)
+        return pid
+    except (OSError, ValueError):
+        return None
+
+
+def _node_name() -> str:
+    return socket.gethostname().split(".")[0]
+
+
+def start(conf: Path, run_dir: Path, log_dir: Path) -> None:
+    bin_dir = Path(sys.executable).parent
+    env = dict(os.environ, PYSLURM_CONF=str(conf))
+    node = _node_name()
+    for daemon in DAEMONS:
+        pid_file = _pid_file(run_dir, daemon, node)
+        if _alive(pid_file):
+            continue
+        args = [str(bin_dir / daemon), "-f", str(conf), "-P", str(pid_file)]
+        if daemon == "pyslurmd":
+            args += ["-N", node]
+        log = (log_dir / f"{daemon}.out").open("ab")
+        subprocess.Popen(args, env=env, stdin=subprocess.DEVNULL, stdout=log, stderr=log,
+                         start_new_session=True)
+
+
+def wait_idle(cfg: config_mod.SlurmConfig, timeout: float = READY_TIMEOUT) -> bool:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            nodes = call(cfg.auth_socket, "/pyslurm.Controller/GetNodes", types_pb2.Empty(), ctld_pb2.NodeList, 2).nodes
+            if nodes and all(n.state == "IDLE" and not n.flags for n in nodes):
+                return True
+        except (ConnectError, Exception):  # noqa: BLE001 - daemons are still starting
+            pass
+        time.sleep(0.1)
+    return False
+
+
+def stop(run_dir: Path) -> None:
+    node = _node_name()
+    for daemon in reversed(DAEMONS):
+        pid = _alive(_pid_file(run_dir, daemon, node))
+        if pid:
+            os.kill(pid, signal.SIGTERM)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(prog="pyslurm-quickstart", description=__doc__)
+    parser.add_argument("--conf-dir", type=Path, default=Path("/etc/pyslurm"))
+    parser.add_argument("--state-dir", type=Path, default=Path("/var/lib/pyslurm"))
+    parser.add_argument("--run-dir", type=Path, default=Path("/run/pyslurm"))
+    parser.add_argument("--cluster", default=_node_name().lower())
+    parser.add_argument("--no-start", action="store_true", help="only write the configuration")
+    parser.add_argument("--stop", action="store_true", help="stop the daemons started by quickstart")
+    opts = parser.parse_args()
+    if os.geteuid() != 0:
+        sys.exit("pyslurm-quickstart: error: must run as root (it starts privileged daemons)")
+    if opts.stop:
+        stop(opts.run_dir)
+        return
+    conf = opts.conf_dir / "slurm.conf"
+    if not conf.exists():
+        from pyslurm_d import hardware  # psutil: only needed when writing a new config
+
+        hw = hardware.detect()
+        node = NodeSpec(name=_node_name(), cpus=hw.cpus, real_memory_mb=hw.real_memory_mb,
+                        gres=hw.gres)
+        write_cluster(ClusterSpec(cluster_name=opts.cluster, conf_dir=opts.conf_dir,
+                                  state_dir=opts.state_dir, run_dir=opts.run_dir, nodes=(node,)))
+        print(f"wrote {conf} for {node.name}: {node.cpus} CPUs, {node.real_memory_mb} MB"
+              + (f", {node.gres}" if node.gres else ""))
+    else:
+        print(f"using existing {conf}")
+    cfg = config_mod.load_config(conf)
+    if opts.no_start:
+        return
+    opts.run_dir.mkdir(parents=True, exist_ok=True)
+    log_dir = opts.state_dir / "log"
+    log_dir.mkdir(parents=True, exist_ok=True)
+    start(conf, opts.run_dir, log_dir)
+    if not wait_idle(cfg):
+        sys.exit(f"pyslurm-quickstart: error: the node did not become idle; see {log_dir}")
+    print(f"cluster {cfg.cluster_name} is up: try `sinfo` and `sbatch --wrap hostname`"
+          + ("" if str(conf) == "/etc/pyslurm/slurm.conf" else f" with PYSLURM_CONF={conf}"))

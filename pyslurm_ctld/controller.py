@@ -1,0 +1,163 @@
+"""The controller's async shell around the job manager.
+
+`commit(event)` is the only way durable state changes: journal (fsync) ->
+`JobManager.apply` -> perform the effects -> wake the scheduler. Background
+tasks: the debounced scheduling loop, the periodic checks (time limits, node
+liveness, MinJobAge purge) and the accounting sender.
+"""
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+
+from pyslurm_common.config import SlurmConfig
+from pyslurm_common.rpc import slurmd_pb2
+from pyslurm_common.rpc_auth import Signer
+
+from . import convert
+from .accounting_outbox import AccountingOutbox
+from .events import (Account, BatchFinished, Effect, Event, Launch, SignalTasks, Terminate,
+                     event_from_dict, event_to_dict)
+from .job import Job
+from .job_env import batch_environment, merged_environment
+from .job_manager import JobManager
+from .journal import Journal
+from .node_link import NodeLinkError, NodeLinks
+
+log = logging.getLogger(__name__)
+
+SCHED_DEBOUNCE = 0.002     # seconds to gather a burst of submissions into one pass
+PERIODIC = 1.0             # seconds between time-limit / liveness / purge checks
+TERMINATE_RETRY = 2.0
+
+
+class Controller:
+    def __init__(self, cfg: SlurmConfig, slurm_uid: int, signer: Signer) -> None:
+        self.cfg = cfg
+        self.manager = JobManager(cfg, slurm_uid)
+        self.journal = Journal(cfg.state_save_location)
+        self.links = NodeLinks(signer)
+        dbd = (f"{cfg.accounting_storage_host}:{cfg.accounting_storage_port}"
+               if cfg.accounting_enabled and cfg.accounting_storage_host else None)
+        self.outbox = AccountingOutbox(cfg.state_save_location / "outbox", dbd, signer)
+        self._sched_wake = asyncio.Event()
+        self._tasks: set[asyncio.Task[None]] = set()
+        self.started_at = int(time.time())
+
+    # ---- recovery ------------------------------------------------------------
+
+    def recover(self) -> None:
+        """Replay the journal through `apply` (effects dropped), then compact it."""
+        count = 0
+        for data in self.journal.replay():
+            self.manager.apply(event_from_dict(data))
+            count += 1
+        self.journal.rewrite(event_to_dict(e) for e in self.manager.snapshot_events())
+        log.info("recovered %d jobs from %d journal events", len(self.manager.jobs), count)
+
+    def resend_accounting(self) -> None:
+        # Re-queue every known job: records are idempotent, and this covers a crash
+        # between journaling an event and queueing its record.
+        for job in self.manager.jobs.values():
+            self.outbox.put(convert.job_record(job, self.cfg.cluster_name))
+
+    # ---- the one way state changes --------------------------------------------
+
+    async def commit(self, event: Event) -> None:
+        await self.journal.append(event_to_dict(event))
+        self.perform(self.manager.apply(event))
+        self.wake_scheduler()
+
+    def perform(self, effects: list[Effect]) -> None:
+        for effect in effects:
+            if isinstance(effect, Account):
+                self.outbox.put(convert.job_record(effect.job, self.cfg.cluster_name))
+            elif isinstance(effect, Launch):
+                self._spawn(self._launch(effect.job))
+            elif isinstance(effect, Terminate):
+                for node in effect.nodes:
+                    self._spawn(self._terminate(effect.job_id, node, effect.cause))
+            elif isinstance(effect, SignalTasks):
+                for node in effect.nodes:
+                    self._spawn(self._signal(effect, node))
+
+    def _spawn(self, coro: object) -> None:
+        task = asyncio.get_running_loop().create_task(coro)  # type: ignore[arg-type]
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    def _address(self, node: str) -> str:
+        rec = self.manager.nodes[node]
+        return f"{rec.address or rec.config.address}:{rec.port or rec.config.port or self.cfg.slurmd_port}"
+
+    async def _launch(self, job: Job) -> None:
+        assert job.allocation is not None
+        node = job.allocation.batch_host
+        try:
+            await self.links.launch(node, self._address(node), self.launch_message(job))
+        except NodeLinkError as exc:
+            log.error("job=%d launch failed: %s", job.job_id, exc)
+            now = int(time.time())
+            await self.commit(BatchFinished(job.job_id, 1, 0, False, True, now))
+
+    def launch_message(self, job: Job) -> slurmd_pb2.BatchLaunch:
+        assert job.allocation is not None
+        env = batch_environment(job, self.cfg.cluster_name, str(self.cfg.path),
+                                self.cfg.controller_host, self.cfg.ctld_port)
+        std_out, std_err, std_in = convert.io_paths(job)
+        req = job.request
+        return slurmd_pb2.BatchLaunch(
+            job_id=job.job_id, uid=job.uid, gid=job.gid, user_name=job.user_name,
+            script=req.script, environment=merged_environment(job, env), argv=list(req.argv),
+            work_dir=req.work_dir, std_out=std_out, std_err=std_err, std_in=std_in,
+            cpus=job.allocation.cpus_per_node[0], memory_mb=job.allocation.memory_mb_per_node[0],
+            umask=req.umask, append=req.append_output, kill_wait=self.cfg.kill_wait, job_name=req.name,
+        )
+
+    async def _terminate(self, job_id: int, node: str, cause: str) -> None:
+        while True:
+            job = self.manager.jobs.get(job_id)  # type: ignore[call-overload]
+            if job is None or not job.completing:
+                return
+            try:
+                await self.links.terminate(node, self._address(node), job_id, cause)
+                return
+            except NodeLinkError as exc:
+                log.warning("job=%d terminate on %s failed, retrying: %s", job_id, node, exc)
+                await asyncio.sleep(TERMINATE_RETRY)
+
+    async def _signal(self, effect: SignalTasks, node: str) -> None:
+        try:
+            await self.links.signal(node, self._address(node), effect.job_id, effect.signal,
+                                    effect.batch_only, effect.full)
+        except NodeLinkError as exc:
+            log.warning("job=%d signal on %s failed: %s", effect.job_id, node, exc)
+
+    # ---- background loops --------------------------------------------------------
+
+    def wake_scheduler(self) -> None:
+        self._sched_wake.set()
+
+    async def run_scheduler(self, stop: asyncio.Event) -> None:
+        while not stop.is_set():
+            try:
+                await asyncio.wait_for(self._sched_wake.wait(), timeout=PERIODIC)
+            except TimeoutError:
+                pass
+            await asyncio.sleep(SCHED_DEBOUNCE)
+            self._sched_wake.clear()
+            starts = self.manager.schedule_pass(int(time.time()))
+            if starts:
+                await asyncio.gather(*(self.commit(e) for e in starts))
+
+    async def run_periodic(self, stop: asyncio.Event) -> None:
+        while not stop.is_set():
+            await asyncio.sleep(PERIODIC)
+            now = time.time()
+            events: list[Event] = [*self.manager.timeouts(int(now)), *self.manager.unresponsive_nodes(now)]
+            purge = self.manager.purgeable(int(now))
+            if purge is not None:
+                events.append(purge)
+            for event in events:
+                await self.commit(event)

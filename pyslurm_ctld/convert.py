@@ -1,0 +1,139 @@
+"""Translation between controller domain records and wire messages.
+
+The only controller module besides the servicer and the links that knows the
+protobuf types; domain code never imports them.
+"""
+from __future__ import annotations
+
+from pyslurm_common.filename_pattern import PatternContext, resolve
+from pyslurm_common.hostlist import compress
+from pyslurm_common.rpc import ctld_pb2, dbd_pb2, types_pb2
+from pyslurm_common.config import PartitionConfig
+
+from .job import Hold, Job, JobRequest, JobState
+from .job_manager import NodeUsage
+from .nodes import NodeRecord
+
+
+def request_from_desc(desc: types_pb2.JobDesc) -> JobRequest:
+    """The raw request; the job manager resolves defaults and validates it."""
+    name = desc.name or "sbatch"
+    std_out = desc.std_out or "slurm-%j.out"
+    return JobRequest(
+        name=name, partition=desc.partitions[0] if desc.partitions else "",
+        account=desc.account, qos=desc.qos, min_nodes=max(1, desc.min_nodes),
+        num_tasks=max(1, desc.num_tasks), cpus_per_task=max(1, desc.cpus_per_task),
+        ntasks_given=desc.ntasks_given, cpus_per_task_given=desc.cpus_per_task_given,
+        mem_per_node_mb=desc.mem_per_node_mb, mem_per_cpu_mb=desc.mem_per_cpu_mb,
+        time_limit_min=desc.time_limit_min, work_dir=desc.work_dir or "/tmp",
+        std_out=std_out, std_err=desc.std_err or std_out, std_in=desc.std_in or "/dev/null",
+        script=desc.script, environment=tuple(desc.environment), argv=tuple(desc.argv),
+        command=desc.command, submit_host=desc.submit_host, umask=desc.umask,
+        export_env=desc.export_env, append_output=desc.open_mode == "append", nice=desc.nice,
+        requeue=desc.requeue if desc.requeue_set else True,
+    )
+
+
+def pattern_context(job: Job, node: str = "") -> PatternContext:
+    return PatternContext(job_id=job.job_id, job_name=job.request.name, user_name=job.user_name,
+                          node_name=node)
+
+
+def io_paths(job: Job) -> tuple[str, str, str]:
+    node = job.allocation.batch_host if job.allocation else ""
+    ctx = pattern_context(job, node)
+    req = job.request
+    return (resolve(req.std_out, ctx, req.work_dir), resolve(req.std_err, ctx, req.work_dir),
+            resolve(req.std_in, ctx, req.work_dir))
+
+
+def job_info(job: Job) -> types_pb2.JobInfo:
+    req = job.request
+    alloc = job.allocation
+    std_out, std_err, std_in = io_paths(job)
+    return types_pb2.JobInfo(
+        job_id=job.job_id, name=req.name, user_id=job.uid, group_id=job.gid,
+        user_name=job.user_name, group_name=job.group_name, partition=req.partition,
+        account=req.account, qos=req.qos, state=str(job.state), completing=job.completing,
+        reason=str(job.reason), priority=job.priority, nice=req.nice,
+        num_nodes=len(alloc.nodes) if alloc else req.min_nodes,
+        num_cpus=alloc.total_cpus if alloc else req.total_cpus,
+        num_tasks=req.num_tasks, cpus_per_task=req.cpus_per_task,
+        mem_per_node_mb=req.mem_per_node_mb, mem_per_cpu_mb=req.mem_per_cpu_mb,
+        time_limit_min=req.time_limit_min, submit_time=job.submit_time,
+        eligible_time=job.eligible_time, start_time=job.start_time, end_time=job.end_time,
+        nodes=compress(alloc.nodes) if alloc else "", batch_host=alloc.batch_host if alloc else "",
+        exit_code=job.exit_code, exit_signal=job.exit_signal, work_dir=req.work_dir,
+        std_out=std_out, std_err=std_err, std_in=std_in, command=req.command,
+        requeue=req.requeue, restarts=job.restarts, submit_host=req.submit_host,
+        held=job.hold is not Hold.NONE, ntasks_given=req.ntasks_given,
+        cpus_per_task_given=req.cpus_per_task_given,
+        cancelled=job.state is JobState.CANCELLED, cancelled_by=job.cancelled_by or 0,
+    )
+
+
+def job_record(job: Job, cluster: str) -> dbd_pb2.JobRecord:
+    info = job_info(job)
+    steps = []
+    if job.start_time and job.state is not JobState.PENDING and job.allocation is not None:
+        done = job.state.is_finished and not job.completing
+        steps.append(types_pb2.StepInfo(
+            job_id=job.job_id, step_id="batch", name="batch",
+            state=_batch_step_state(job) if done else "RUNNING",
+            exit_code=job.exit_code if done else 0, exit_signal=job.exit_signal if done else 0,
+            start_time=job.start_time, end_time=job.end_time if done else 0,
+            nodes=job.allocation.batch_host, num_cpus=job.allocation.cpus_per_node[0], num_tasks=1,
+        ))
+    return dbd_pb2.JobRecord(cluster=cluster, job=info, steps=steps,
+                             alloc_cpus=job.allocation.total_cpus if job.allocation else 0)
+
+
+def _batch_step_state(job: Job) -> str:
+    # A job that timed out has a batch step that was cancelled (sacct shows CANCELLED, 0:15).
+    if job.state is JobState.TIMEOUT:
+        return "CANCELLED"
+    return str(job.state)
+
+
+def node_info(rec: NodeRecord, usage: NodeUsage) -> ctld_pb2.NodeInfo:
+    cfg = rec.config
+    flags = []
+    if rec.drain:
+        flags.append("DRAIN")
+    if rec.registered and not rec.responding:
+        flags.append("NOT_RESPONDING")
+    if not rec.registered:
+        base = "UNKNOWN"
+        flags.append("NOT_RESPONDING")
+    elif rec.down:
+        base = "DOWN"
+    elif usage.cpus == 0:
+        base = "IDLE"
+    elif usage.cpus >= cfg.cpus:
+        base = "ALLOCATED"
+    else:
+        base = "MIXED"
+    return ctld_pb2.NodeInfo(
+        name=cfg.name, state=base, flags=flags, cpus=cfg.cpus, alloc_cpus=usage.cpus,
+        real_memory_mb=cfg.real_memory_mb, alloc_memory_mb=usage.memory_mb,
+        free_memory_mb=rec.free_memory_mb, gres=cfg.gres, address=rec.address or cfg.address,
+        port=rec.port, reason=rec.reason, reason_uid=rec.reason_uid, reason_time=rec.reason_time,
+        partitions=rec.partitions, boot_time=rec.boot_time, slurmd_start_time=rec.slurmd_start_time,
+        arch=rec.arch, os=rec.os, cpu_load=rec.cpu_load, hostname=cfg.hostname,
+        sockets=cfg.sockets, cores_per_socket=cfg.cores_per_socket,
+        threads_per_core=cfg.threads_per_core, weight=cfg.weight, features=",".join(cfg.features),
+        tmp_disk_mb=cfg.tmp_disk_mb,
+    )
+
+
+def partition_info(part: PartitionConfig, nodes: dict[str, NodeRecord]) -> ctld_pb2.PartitionInfo:
+    members = [nodes[n].config for n in part.nodes if n in nodes]
+    return ctld_pb2.PartitionInfo(
+        name=part.name, is_default=part.is_default, state=part.state,
+        max_time_min=part.max_time_min, default_time_min=part.default_time_min or 0,
+        nodes=list(part.nodes), node_expr=part.node_expr, total_cpus=sum(n.cpus for n in members),
+        max_nodes=part.max_nodes or 0, min_nodes=part.min_nodes, priority_tier=part.priority_tier,
+        priority_job_factor=part.priority_job_factor, over_subscribe=part.over_subscribe,
+        def_mem_per_cpu=part.def_mem_per_cpu_mb or 0,
+        total_memory_mb=sum(n.real_memory_mb for n in members),
+    )

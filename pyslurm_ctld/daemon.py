@@ -1,0 +1,54 @@
+"""pyslurmctld: load config and key, recover state, serve, run the loops."""
+from __future__ import annotations
+
+import asyncio
+import logging
+import pwd
+
+from pyslurm_common import config as config_mod
+from pyslurm_common.auth import AuthError, Verifier, load_key
+from pyslurm_common.daemon_runtime import (argument_parser, fatal, run_until_signalled, setup_logging,
+                                           write_pid_file)
+from pyslurm_common.rpc import ctld_pb2_grpc
+from pyslurm_common.rpc_auth import Signer, make_server
+
+from .controller import Controller
+from .servicer import ControllerServicer
+
+log = logging.getLogger(__name__)
+PROG = "pyslurmctld"
+
+
+def main() -> None:
+    opts = argument_parser(PROG, "pyslurm controller").parse_args()
+    try:
+        cfg = config_mod.load_config(opts.conf)
+        key = load_key(cfg.key_file)
+        slurm_uid = pwd.getpwnam(cfg.slurm_user).pw_uid
+    except (config_mod.ConfigError, AuthError) as exc:
+        fatal(PROG, str(exc))
+    except KeyError:
+        fatal(PROG, f"SlurmUser {cfg.slurm_user} does not exist")
+    setup_logging(PROG, cfg.slurmctld_debug, opts.verbose, opts.log_file or cfg.slurmctld_log_file)
+    write_pid_file(opts.pid_file or cfg.slurmctld_pid_file)
+
+    async def serve(stop: asyncio.Event) -> None:
+        ctl = Controller(cfg, slurm_uid, Signer(key, uid=slurm_uid))
+        ctl.recover()
+        server = make_server(Verifier(key))
+        ctld_pb2_grpc.add_ControllerServicer_to_server(ControllerServicer(ctl), server)
+        address = f"0.0.0.0:{cfg.ctld_port}"
+        if server.add_insecure_port(address) == 0:
+            fatal(PROG, f"cannot listen on {address}")
+        await server.start()
+        ctl.resend_accounting()
+        log.info("listening on %s, cluster %s", address, cfg.cluster_name)
+        loops = [asyncio.create_task(c) for c in (
+            ctl.run_scheduler(stop), ctl.run_periodic(stop), ctl.outbox.run_sender(stop))]
+        await stop.wait()
+        for task in loops:
+            task.cancel()
+        await server.stop(grace=1)
+        ctl.journal.close()
+
+    run_until_signalled(serve)

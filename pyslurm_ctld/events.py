@@ -1,0 +1,152 @@
+"""Events (what happened, journaled) and effects (what the shell must do).
+
+Events are the only input of `JobManager.apply`; they are written to the
+journal before they are applied, and replayed through `apply` on restart.
+Effects are the only output; the daemon shell performs them.
+"""
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Any, ClassVar
+
+from .job import Allocation, Hold, Job, JobId
+
+
+@dataclass(frozen=True, slots=True)
+class JobSubmitted:
+    kind: ClassVar[str] = "submitted"
+    job: Job
+
+
+@dataclass(frozen=True, slots=True)
+class JobStarted:
+    kind: ClassVar[str] = "started"
+    job_id: JobId
+    allocation: Allocation
+    time: int
+
+
+@dataclass(frozen=True, slots=True)
+class JobHoldChanged:
+    kind: ClassVar[str] = "hold"
+    job_id: JobId
+    hold: Hold
+    time: int
+
+
+@dataclass(frozen=True, slots=True)
+class JobCancelled:
+    kind: ClassVar[str] = "cancelled"
+    job_id: JobId
+    by_uid: int
+    time: int
+
+
+@dataclass(frozen=True, slots=True)
+class JobTimedOut:
+    kind: ClassVar[str] = "timeout"
+    job_id: JobId
+    time: int
+
+
+@dataclass(frozen=True, slots=True)
+class BatchFinished:
+    """The batch step ended on its node and every process of it is gone."""
+
+    kind: ClassVar[str] = "finished"
+    job_id: JobId
+    exit_code: int
+    exit_signal: int
+    out_of_memory: bool
+    launch_failed: bool
+    time: int
+
+
+@dataclass(frozen=True, slots=True)
+class NodeFailed:
+    kind: ClassVar[str] = "node_failed"
+    node: str
+    reason: str
+    time: int
+
+
+@dataclass(frozen=True, slots=True)
+class NodeAdminChanged:
+    """scontrol update nodename=... state=drain|resume|down."""
+
+    kind: ClassVar[str] = "node_admin"
+    nodes: tuple[str, ...]
+    state: str              # DRAIN, DOWN, RESUME, UNDRAIN
+    reason: str
+    uid: int
+    time: int
+
+
+@dataclass(frozen=True, slots=True)
+class JobsPurged:
+    kind: ClassVar[str] = "purged"
+    job_ids: tuple[JobId, ...]
+
+
+Event = (JobSubmitted | JobStarted | JobHoldChanged | JobCancelled | JobTimedOut | BatchFinished
+         | NodeFailed | NodeAdminChanged | JobsPurged)
+_KINDS: dict[str, type] = {cls.kind: cls for cls in (
+    JobSubmitted, JobStarted, JobHoldChanged, JobCancelled, JobTimedOut, BatchFinished,
+    NodeFailed, NodeAdminChanged, JobsPurged)}
+
+
+def event_to_dict(event: Event) -> dict[str, Any]:
+    return {"kind": event.kind, **asdict(event)}
+
+
+def event_from_dict(data: dict[str, Any]) -> Event:
+    cls = _KINDS[data["kind"]]
+    values = {k: v for k, v in data.items() if k not in ("kind", "v")}
+    if cls is JobSubmitted:
+        return JobSubmitted(job=Job.from_dict(values["job"]))
+    if cls is JobStarted:
+        a = values["allocation"]
+        values["allocation"] = Allocation(tuple(a["nodes"]), tuple(a["cpus_per_node"]),
+                                          tuple(a["memory_mb_per_node"]))
+    if cls is JobHoldChanged:
+        values["hold"] = Hold(values["hold"])
+    if cls is NodeAdminChanged:
+        values["nodes"] = tuple(values["nodes"])
+    if cls is JobsPurged:
+        values["job_ids"] = tuple(JobId(j) for j in values["job_ids"])
+    if "job_id" in values:
+        values["job_id"] = JobId(values["job_id"])
+    return cls(**values)  # type: ignore[no-any-return]
+
+
+# ---- effects ---------------------------------------------------------------
+
+@dataclass(frozen=True, slots=True)
+class Launch:
+    job: Job
+
+
+@dataclass(frozen=True, slots=True)
+class Terminate:
+    job_id: JobId
+    nodes: tuple[str, ...]
+    cause: str              # text of the `*** JOB N ON node CANCELLED AT t [DUE TO ...] ***` line
+
+
+@dataclass(frozen=True, slots=True)
+class SignalTasks:
+    job_id: JobId
+    nodes: tuple[str, ...]
+    signal: int
+    batch_only: bool
+    full: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Account:
+    """Send the job's current record to accounting."""
+
+    job: Job
+
+
+Effect = Launch | Terminate | SignalTasks | Account

@@ -1,0 +1,86 @@
+"""The SLURM_* environment of a batch script, built when the job starts.
+
+Pure: everything comes from the job, its allocation and the cluster name.
+The node agent adds what only it knows (SLURMD_NODENAME, SLURM_TASK_PID).
+"""
+from __future__ import annotations
+
+from itertools import groupby
+
+from pyslurm_common.hostlist import compress
+
+from .job import Job
+
+
+def compress_counts(counts: tuple[int, ...]) -> str:
+    """`2,2,2,1` -> `2(x3),1` as in SLURM_JOB_CPUS_PER_NODE."""
+    parts = []
+    for value, run in groupby(counts):
+        n = len(list(run))
+        parts.append(f"{value}(x{n})" if n > 1 else str(value))
+    return ",".join(parts)
+
+
+def _tasks_per_node(job: Job) -> tuple[int, ...]:
+    assert job.allocation is not None
+    nodes = len(job.allocation.nodes)
+    tasks = max(job.request.num_tasks, nodes) if job.request.ntasks_given else nodes
+    base, extra = divmod(tasks, nodes)
+    return tuple(base + (1 if i < extra else 0) for i in range(nodes))
+
+
+def batch_environment(job: Job, cluster_name: str, conf_path: str, ctld_host: str, ctld_port: int) -> dict[str, str]:
+    alloc = job.allocation
+    assert alloc is not None
+    req = job.request
+    nodelist = compress(alloc.nodes)
+    env: dict[str, str] = {
+        "SLURM_JOB_ID": str(job.job_id), "SLURM_JOBID": str(job.job_id),
+        "SLURM_JOB_NAME": req.name,
+        "SLURM_JOB_NODELIST": nodelist, "SLURM_NODELIST": nodelist,
+        "SLURM_JOB_NUM_NODES": str(len(alloc.nodes)), "SLURM_NNODES": str(len(alloc.nodes)),
+        "SLURM_JOB_CPUS_PER_NODE": compress_counts(alloc.cpus_per_node),
+        "SLURM_TASKS_PER_NODE": compress_counts(_tasks_per_node(job)),
+        "SLURM_CPUS_ON_NODE": str(alloc.cpus_per_node[0]),
+        "SLURM_JOB_PARTITION": req.partition,
+        "SLURM_JOB_UID": str(job.uid), "SLURM_JOB_USER": job.user_name,
+        "SLURM_JOB_GID": str(job.gid),
+        "SLURM_SUBMIT_DIR": req.work_dir, "SLURM_SUBMIT_HOST": req.submit_host,
+        "SLURM_CLUSTER_NAME": cluster_name, "SLURM_CONF": conf_path,
+        "SLURM_NODEID": "0", "SLURM_PROCID": "0", "SLURM_LOCALID": "0", "SLURM_GTIDS": "0",
+        "SLURM_PRIO_PROCESS": str(req.nice),
+        "SLURM_TOPOLOGY_ADDR": alloc.batch_host, "SLURM_TOPOLOGY_ADDR_PATTERN": "node",
+        "SLURM_WORKING_CLUSTER": f"{cluster_name}:{ctld_host}:{ctld_port}:9728:109",
+        "ENVIRONMENT": "BATCH", "HOSTNAME": alloc.batch_host,
+    }
+    if req.account:
+        env["SLURM_JOB_ACCOUNT"] = req.account
+    if req.qos:
+        env["SLURM_JOB_QOS"] = req.qos
+    if req.ntasks_given:
+        env["SLURM_NTASKS"] = env["SLURM_NPROCS"] = str(req.num_tasks)
+    if req.cpus_per_task_given:
+        env["SLURM_CPUS_PER_TASK"] = str(req.cpus_per_task)
+    if req.mem_per_cpu_mb:
+        env["SLURM_MEM_PER_CPU"] = str(req.mem_per_cpu_mb)
+    elif req.mem_per_node_mb:
+        env["SLURM_MEM_PER_NODE"] = str(req.mem_per_node_mb)
+    elif alloc.memory_mb_per_node[0]:
+        env["SLURM_MEM_PER_CPU"] = str(alloc.memory_mb_per_node[0] // max(1, alloc.cpus_per_node[0]))
+    if req.export_env:
+        env["SLURM_EXPORT_ENV"] = req.export_env
+    if job.restarts:
+        env["SLURM_RESTART_COUNT"] = str(job.restarts)
+    env["SLURM_UMASK"] = f"{req.umask:04o}"
+    return env
+
+
+def merged_environment(job: Job, slurm_env: dict[str, str]) -> list[str]:
+    """Submit-time environment with the job's SLURM_* values on top."""
+    merged: dict[str, str] = {}
+    for item in job.request.environment:
+        name, sep, value = item.partition("=")
+        if sep:
+            merged[name] = value
+    merged.update(slurm_env)
+    return [f"{k}={v}" for k, v in merged.items()]

@@ -1,0 +1,394 @@
+"""The one mutator of controller state.
+
+Two kinds of methods:
+* decisions (`submission`, `cancellation`, `hold_change`, `schedule_pass`, ...)
+  read the state, check permissions and limits (raising `SlurmError` with
+  Slurm's words), and return events without changing anything durable;
+* `apply(event)` is the update: it changes state and returns the effects for
+  the shell to perform. Replaying the journal calls the same `apply`.
+Node liveness (registration, heartbeats) and pending reasons are soft state:
+they are rebuilt after a restart, so they change here without events.
+"""
+from __future__ import annotations
+
+import dataclasses
+import logging
+from dataclasses import dataclass
+from typing import Iterable
+
+from pyslurm_common.config import PartitionConfig, SlurmConfig
+from pyslurm_common.errors import SlurmError, Strerror
+
+from . import scheduler
+from .events import (Account, BatchFinished, Effect, Event, JobCancelled, JobHoldChanged, JobsPurged,
+                     JobStarted, JobSubmitted, JobTimedOut, Launch, NodeAdminChanged, NodeFailed,
+                     SignalTasks, Terminate)
+from .job import Hold, Job, JobId, JobRequest, JobState, Reason
+from .nodes import NodeRecord
+from .states import transition
+
+log = logging.getLogger(__name__)
+
+UNLIMITED = -1
+# priority/basic: earlier jobs first, every job below this ceiling.
+BASIC_PRIORITY_CEILING = 4294901760
+
+
+@dataclass(frozen=True, slots=True)
+class NodeUsage:
+    cpus: int
+    memory_mb: int
+
+
+class JobManager:
+    def __init__(self, cfg: SlurmConfig, slurm_uid: int) -> None:
+        self.cfg = cfg
+        self.slurm_uid = slurm_uid
+        self.jobs: dict[JobId, Job] = {}
+        self.nodes: dict[str, NodeRecord] = {
+            n.name: NodeRecord(n, partitions=[p.name for p in cfg.partitions if n.name in p.nodes])
+            for n in cfg.nodes
+        }
+        self.partitions: dict[str, PartitionConfig] = {p.name: p for p in cfg.partitions}
+        self.next_job_id = cfg.first_job_id
+
+    # ---- permissions --------------------------------------------------------
+
+    def is_privileged(self, uid: int) -> bool:
+        return uid == 0 or uid == self.slurm_uid
+
+    def _owned_job(self, job_id: int, uid: int) -> Job:
+        job = self.jobs.get(JobId(job_id))
+        if job is None:
+            raise SlurmError(Strerror.INVALID_JOB_ID)
+        if job.uid != uid and not self.is_privileged(uid):
+            raise SlurmError(Strerror.ACCESS_DENIED)
+        return job
+
+    # ---- decisions ----------------------------------------------------------
+
+    def submission(self, raw: JobRequest, uid: int, gid: int, user_name: str, group_name: str,
+                   hold: bool, now: int) -> JobSubmitted:
+        part = self._resolve_partition(raw.partition)
+        time_limit = raw.time_limit_min
+        if time_limit == 0:
+            time_limit = part.default_time_min if part.default_time_min else part.max_time_min
+        nodes_in_cluster = len(self.nodes)
+        if raw.min_nodes > nodes_in_cluster:
+            raise SlurmError(Strerror.NODE_COUNT_INVALID)
+        request = dataclasses.replace(raw, partition=part.name, time_limit_min=time_limit)
+        need = scheduler.job_need(request, self._def_mem_per_cpu(part))
+        if not any(n.config.cpus >= need.cpus_per_node and n.config.real_memory_mb >= need.memory_mb_per_node
+                   for n in self.nodes.values()):
+            raise SlurmError(Strerror.BAD_NODE_CONFIG)
+        if sum(1 for j in self.jobs.values() if j.is_active) >= self.cfg.max_job_count:
+            raise SlurmError(Strerror.TOO_MANY_JOBS)
+        job_id = JobId(self.next_job_id)
+        self.next_job_id += 1
+        job = Job(
+            job_id=job_id, request=request, uid=uid, gid=gid, user_name=user_name,
+            group_name=group_name, submit_time=now, hold=Hold.USER if hold else Hold.NONE,
+            reason=Reason.HELD_USER if hold else Reason.NONE,
+            eligible_time=0 if hold else now,
+            priority=0 if hold else self._basic_priority(job_id),
+        )
+        return JobSubmitted(job)
+
+    def _resolve_partition(self, name: str) -> PartitionConfig:
+        if not name:
+            default = self.cfg.default_partition
+            if default is None:
+                raise SlurmError(Strerror.NO_DEFAULT_PARTITION)
+            part = default
+        else:
+            if name not in self.partitions:
+                raise SlurmError(Strerror.INVALID_PARTITION, f"invalid partition specified: {name}")
+            part = self.partitions[name]
+        if part.state in ("DRAIN", "INACTIVE"):
+            raise SlurmError(Strerror.PARTITION_NOT_AVAIL)
+        return part
+
+    def _def_mem_per_cpu(self, part: PartitionConfig | None) -> int:
+        if part is not None and part.def_mem_per_cpu_mb is not None:
+            return part.def_mem_per_cpu_mb
+        return self.cfg.def_mem_per_cpu_mb or 0
+
+    @staticmethod
+    def _basic_priority(job_id: int) -> int:
+        return max(1, BASIC_PRIORITY_CEILING - job_id)
+
+    def cancellation(self, job_id: int, uid: int, now: int) -> JobCancelled:
+        job = self._owned_job(job_id, uid)
+        if job.state.is_finished:
+            raise SlurmError(Strerror.ALREADY_DONE)
+        return JobCancelled(job.job_id, by_uid=uid, time=now)
+
+    def signalling(self, job_id: int, uid: int, signal: int, batch_only: bool, full: bool) -> list[Effect]:
+        job = self._owned_job(job_id, uid)
+        if job.state is not JobState.RUNNING or job.allocation is None:
+            raise SlurmError(Strerror.ALREADY_DONE if job.state.is_finished else Strerror.JOB_PENDING)
+        return [SignalTasks(job.job_id, job.allocation.nodes, signal, batch_only, full)]
+
+    def hold_change(self, job_id: int, action: str, uid: int, now: int) -> JobHoldChanged:
+        job = self._owned_job(job_id, uid)
+        if job.state is not JobState.PENDING:
+            raise SlurmError(Strerror.NOT_PENDING)
+        privileged = self.is_privileged(uid)
+        if action == "release":
+            if job.hold is Hold.ADMIN and not privileged:
+                raise SlurmError(Strerror.ACCESS_DENIED)
+            return JobHoldChanged(job.job_id, Hold.NONE, now)
+        if action == "uhold" or (action == "hold" and not privileged):
+            return JobHoldChanged(job.job_id, Hold.USER, now)
+        if action == "hold":
+            return JobHoldChanged(job.job_id, Hold.ADMIN, now)
+        raise SlurmError(Strerror.INVALID_ARGUMENT, f"unknown job action {action}")
+
+    def node_usage(self) -> dict[str, NodeUsage]:
+        cpus = {name: 0 for name in self.nodes}
+        mem = {name: 0 for name in self.nodes}
+        for job in self.jobs.values():
+            alloc = job.allocation
+            if alloc is None or not (job.state is JobState.RUNNING or job.completing):
+                continue
+            for node, c, m in zip(alloc.nodes, alloc.cpus_per_node, alloc.memory_mb_per_node):
+                cpus[node] += c
+                mem[node] += m
+        return {name: NodeUsage(cpus[name], mem[name]) for name in self.nodes}
+
+    def schedule_pass(self, now: int) -> list[JobStarted]:
+        """Run the scheduler; record pending reasons (soft state), return start events."""
+        pending = [j for j in self.jobs.values() if j.state is JobState.PENDING]
+        if not pending:
+            return []
+        usage = self.node_usage()
+        capacities = {
+            name: scheduler.NodeCapacity(
+                name=name, usable=rec.usable, cpus=rec.config.cpus, memory_mb=rec.config.real_memory_mb,
+                free_cpus=rec.config.cpus - usage[name].cpus,
+                free_memory_mb=rec.config.real_memory_mb - usage[name].memory_mb)
+            for name, rec in self.nodes.items()
+        }
+        views = {
+            p.name: scheduler.PartitionView(p.name, p.nodes, p.state, p.max_time_min, p.max_nodes,
+                                            p.min_nodes, p.priority_tier)
+            for p in self.partitions.values()
+        }
+        starts: list[JobStarted] = []
+        for decision in scheduler.schedule(pending, capacities, views, self.cfg.def_mem_per_cpu_mb or 0):
+            if isinstance(decision, scheduler.Start):
+                starts.append(JobStarted(decision.job_id, decision.allocation, now))
+            else:
+                job = self.jobs[decision.job_id]
+                if job.reason is not decision.reason:
+                    self.jobs[job.job_id] = dataclasses.replace(job, reason=decision.reason)
+        return starts
+
+    def timeouts(self, now: int) -> list[JobTimedOut]:
+        over = []
+        for job in self.jobs.values():
+            limit = job.request.time_limit_min
+            if job.state is JobState.RUNNING and limit != UNLIMITED and now >= job.start_time + limit * 60:
+                over.append(JobTimedOut(job.job_id, now))
+        return over
+
+    def unresponsive_nodes(self, now: float) -> list[NodeFailed]:
+        timeout = self.cfg.slurmd_timeout
+        if timeout <= 0:
+            return []
+        return [NodeFailed(rec.name, "Not responding", int(now)) for rec in self.nodes.values()
+                if rec.registered and rec.responding and now - rec.last_seen > timeout]
+
+    def purgeable(self, now: int) -> JobsPurged | None:
+        age = self.cfg.min_job_age
+        if age <= 0:
+            return None
+        old = tuple(j.job_id for j in self.jobs.values()
+                    if j.state.is_finished and not j.completing and j.end_time and now - j.end_time >= age)
+        return JobsPurged(old) if old else None
+
+    # ---- soft state -----------------------------------------------------------
+
+    def node_registered(self, name: str, now: float, **reported: object) -> NodeRecord:
+        rec = self.nodes.get(name)
+        if rec is None:
+            raise SlurmError(Strerror.INVALID_NODE_NAME, f"node {name} is not in slurm.conf")
+        for key, value in reported.items():
+            setattr(rec, key, value)
+        rec.registered = rec.responding = True
+        rec.last_seen = now
+        if rec.down and rec.reason == "Not responding" and self._return_to_service() >= 1:
+            rec.down = False
+            rec.clear_reason()
+        elif rec.down and self._return_to_service() >= 2:
+            rec.down = False
+            rec.clear_reason()
+        return rec
+
+    def _return_to_service(self) -> int:
+        value = self.cfg.value("ReturnToService") or "0"
+        return int(value) if value.isdigit() else 0
+
+    def node_heartbeat(self, name: str, now: float, cpu_load: float, free_memory_mb: int) -> None:
+        rec = self.nodes.get(name)
+        if rec is None or not rec.registered:
+            raise SlurmError(Strerror.INVALID_NODE_NAME, f"node {name} must register first")
+        rec.last_seen, rec.cpu_load, rec.free_memory_mb = now, cpu_load, free_memory_mb
+        rec.responding = True
+
+    # ---- the update -------------------------------------------------------------
+
+    def apply(self, event: Event) -> list[Effect]:
+        handler = _APPLY[type(event)]
+        return handler(self, event)  # type: ignore[operator]
+
+    def _apply_submitted(self, event: JobSubmitted) -> list[Effect]:
+        job = event.job
+        self.jobs[job.job_id] = job
+        self.next_job_id = max(self.next_job_id, job.job_id + 1)
+        return [Account(job)]
+
+    def _apply_started(self, event: JobStarted) -> list[Effect]:
+        job = self.jobs.get(event.job_id)
+        if job is None or job.state is not JobState.PENDING:
+            return []
+        job = self._set(transition(job, JobState.RUNNING, allocation=event.allocation,
+                                   start_time=event.time, reason=Reason.NONE))
+        return [Launch(job), Account(job)]
+
+    def _apply_hold(self, event: JobHoldChanged) -> list[Effect]:
+        job = self.jobs.get(event.job_id)
+        if job is None or job.state is not JobState.PENDING:
+            return []
+        if event.hold is Hold.NONE:
+            job = dataclasses.replace(job, hold=Hold.NONE, reason=Reason.NONE,
+                                      priority=self._basic_priority(job.job_id),
+                                      eligible_time=job.eligible_time or event.time)
+        else:
+            reason = Reason.HELD_USER if event.hold is Hold.USER else Reason.HELD_ADMIN
+            job = dataclasses.replace(job, hold=event.hold, reason=reason, priority=0)
+        self._set(job)
+        return [Account(job)]
+
+    def _apply_cancelled(self, event: JobCancelled) -> list[Effect]:
+        job = self.jobs.get(event.job_id)
+        if job is None or job.state.is_finished:
+            return []
+        if job.state is JobState.PENDING:
+            job = self._set(transition(job, JobState.CANCELLED, start_time=event.time,
+                                       end_time=event.time, cancelled_by=event.by_uid))
+            return [Account(job)]
+        assert job.allocation is not None
+        job = self._set(transition(job, JobState.CANCELLED, completing=True, end_time=event.time,
+                                   cancelled_by=event.by_uid))
+        return [Terminate(job.job_id, job.allocation.nodes, "CANCELLED"), Account(job)]
+
+    def _apply_timeout(self, event: JobTimedOut) -> list[Effect]:
+        job = self.jobs.get(event.job_id)
+        if job is None or job.state is not JobState.RUNNING:
+            return []
+        assert job.allocation is not None
+        job = self._set(transition(job, JobState.TIMEOUT, completing=True, end_time=event.time,
+                                   reason=Reason.TIME_LIMIT))
+        return [Terminate(job.job_id, job.allocation.nodes, "TIME LIMIT"), Account(job)]
+
+    def _apply_finished(self, event: BatchFinished) -> list[Effect]:
+        job = self.jobs.get(event.job_id)
+        if job is None:
+            return []
+        exit_info = {"exit_code": event.exit_code, "exit_signal": event.exit_signal}
+        if job.state is JobState.RUNNING:
+            if event.launch_failed:
+                to, reason = JobState.FAILED, Reason.LAUNCH_FAILURE
+            elif event.out_of_memory:
+                to, reason = JobState.OUT_OF_MEMORY, Reason.OUT_OF_MEMORY
+            elif event.exit_code or event.exit_signal:
+                to, reason = JobState.FAILED, Reason.NON_ZERO_EXIT
+            else:
+                to, reason = JobState.COMPLETED, Reason.NONE
+            job = self._set(transition(job, to, reason=reason, end_time=event.time, **exit_info))
+        elif job.completing:
+            job = self._set(dataclasses.replace(job, completing=False, **exit_info))
+        else:
+            return []
+        return [Account(job)]
+
+    def _apply_node_failed(self, event: NodeFailed) -> list[Effect]:
+        rec = self.nodes.get(event.node)
+        if rec is None:
+            return []
+        rec.responding = False
+        rec.down = True
+        rec.set_reason(event.reason, 0, event.time)
+        return self._fail_jobs_on(event.node, event.time)
+
+    def _fail_jobs_on(self, node: str, time: int) -> list[Effect]:
+        effects: list[Effect] = []
+        for job in list(self.jobs.values()):
+            if job.allocation is None or node not in job.allocation.nodes:
+                continue
+            if job.state is JobState.RUNNING:
+                job = self._set(transition(job, JobState.NODE_FAIL, reason=Reason.NODE_DOWN, end_time=time))
+            elif job.completing:
+                job = self._set(dataclasses.replace(job, completing=False))
+            else:
+                continue
+            effects.append(Account(job))
+        return effects
+
+    def _apply_node_admin(self, event: NodeAdminChanged) -> list[Effect]:
+        effects: list[Effect] = []
+        for name in event.nodes:
+            rec = self.nodes.get(name)
+            if rec is None:
+                continue
+            if event.state == "DRAIN":
+                rec.drain = True
+                rec.set_reason(event.reason, event.uid, event.time)
+            elif event.state == "DOWN":
+                rec.down = True
+                rec.set_reason(event.reason, event.uid, event.time)
+                effects += self._terminate_jobs_on(name)
+                effects += self._fail_jobs_on(name, event.time)
+            elif event.state in ("RESUME", "UNDRAIN"):
+                rec.drain = False
+                if event.state == "RESUME":
+                    rec.down = False
+                rec.clear_reason()
+        return effects
+
+    def _terminate_jobs_on(self, node: str) -> list[Effect]:
+        return [Terminate(j.job_id, j.allocation.nodes, "NODE FAILURE") for j in self.jobs.values()
+                if j.allocation is not None and node in j.allocation.nodes and j.state is JobState.RUNNING]
+
+    def _apply_purged(self, event: JobsPurged) -> list[Effect]:
+        for job_id in event.job_ids:
+            self.jobs.pop(job_id, None)
+        return []
+
+    def _set(self, job: Job) -> Job:
+        self.jobs[job.job_id] = job
+        return job
+
+    def snapshot_events(self) -> Iterable[Event]:
+        """Events that rebuild the durable state from nothing (journal compaction)."""
+        for job in self.jobs.values():
+            yield JobSubmitted(job)
+        for rec in self.nodes.values():
+            if rec.drain:
+                yield NodeAdminChanged((rec.name,), "DRAIN", rec.reason, rec.reason_uid, rec.reason_time)
+            if rec.down and rec.reason != "Not responding":
+                yield NodeAdminChanged((rec.name,), "DOWN", rec.reason, rec.reason_uid, rec.reason_time)
+
+
+_APPLY = {
+    JobSubmitted: JobManager._apply_submitted,
+    JobStarted: JobManager._apply_started,
+    JobHoldChanged: JobManager._apply_hold,
+    JobCancelled: JobManager._apply_cancelled,
+    JobTimedOut: JobManager._apply_timeout,
+    BatchFinished: JobManager._apply_finished,
+    NodeFailed: JobManager._apply_node_failed,
+    NodeAdminChanged: JobManager._apply_node_admin,
+    JobsPurged: JobManager._apply_purged,
+}

@@ -1,0 +1,192 @@
+"""gRPC Controller service: translate messages, check who is asking, delegate.
+
+Permissions: any authenticated user may submit and read; only the owner or a
+privileged user (root, SlurmUser) may cancel, signal or hold a job; node and
+node-agent RPCs are for privileged callers only.
+"""
+from __future__ import annotations
+
+import grp
+import pwd
+import socket
+import time
+
+import grpc
+
+from pyslurm_common.errors import SlurmError, Strerror
+from pyslurm_common.hostlist import HostlistError, expand
+from pyslurm_common.rpc import ctld_pb2, ctld_pb2_grpc, types_pb2
+from pyslurm_common.rpc_auth import caller, translate_errors
+
+from . import convert
+from .controller import Controller
+from .events import BatchFinished, NodeAdminChanged
+from .job import JobId
+
+SLURM_COMPAT_VERSION = "22.05.8"
+
+
+def _user_name(uid: int) -> str:
+    try:
+        return pwd.getpwuid(uid).pw_name
+    except KeyError:
+        return str(uid)
+
+
+def _group_name(gid: int) -> str:
+    try:
+        return grp.getgrgid(gid).gr_name
+    except KeyError:
+        return str(gid)
+
+
+class ControllerServicer(ctld_pb2_grpc.ControllerServicer):
+    def __init__(self, ctl: Controller) -> None:
+        self.ctl = ctl
+
+    @property
+    def manager(self):  # type: ignore[no-untyped-def]
+        return self.ctl.manager
+
+    def _require_privileged(self) -> None:
+        if not self.manager.is_privileged(caller().uid):
+            raise SlurmError(Strerror.ACCESS_DENIED)
+
+    # ---- users ------------------------------------------------------------------
+
+    @translate_errors
+    async def SubmitBatchJob(self, request: ctld_pb2.SubmitRequest, context: grpc.aio.ServicerContext) -> ctld_pb2.SubmitReply:
+        who = caller()
+        event = self.manager.submission(
+            convert.request_from_desc(request.job), uid=who.uid, gid=who.gid,
+            user_name=_user_name(who.uid), group_name=_group_name(who.gid),
+            hold=request.job.hold, now=int(time.time()))
+        await self.ctl.commit(event)
+        return ctld_pb2.SubmitReply(job_id=event.job.job_id, cluster=self.ctl.cfg.cluster_name)
+
+    @translate_errors
+    async def GetJobs(self, request: ctld_pb2.JobQuery, context: grpc.aio.ServicerContext) -> ctld_pb2.JobList:
+        jobs = self.manager.jobs
+        if request.job_ids:
+            selected = [jobs[JobId(i)] for i in request.job_ids if JobId(i) in jobs]
+            if not selected:
+                raise SlurmError(Strerror.INVALID_JOB_ID)
+        else:
+            selected = list(jobs.values())
+        return ctld_pb2.JobList(jobs=[convert.job_info(j) for j in selected], now=int(time.time()))
+
+    @translate_errors
+    async def SignalJobs(self, request: ctld_pb2.SignalRequest, context: grpc.aio.ServicerContext) -> ctld_pb2.SignalReply:
+        uid = caller().uid
+        now = int(time.time())
+        results = []
+        for job_id in request.job_ids:
+            try:
+                if request.signal == 0:
+                    await self.ctl.commit(self.manager.cancellation(job_id, uid, now))
+                else:
+                    self.ctl.perform(self.manager.signalling(job_id, uid, request.signal,
+                                                             request.batch_only, request.full))
+                results.append(ctld_pb2.SignalResult(job_id=job_id))
+            except SlurmError as exc:
+                results.append(ctld_pb2.SignalResult(job_id=job_id, error=exc.strerror))
+        return ctld_pb2.SignalReply(results=results)
+
+    @translate_errors
+    async def UpdateJobs(self, request: ctld_pb2.JobUpdateRequest, context: grpc.aio.ServicerContext) -> ctld_pb2.JobUpdateReply:
+        uid = caller().uid
+        now = int(time.time())
+        results = []
+        for job_id in request.job_ids:
+            try:
+                await self.ctl.commit(self.manager.hold_change(job_id, request.action, uid, now))
+                results.append(ctld_pb2.SignalResult(job_id=job_id))
+            except SlurmError as exc:
+                results.append(ctld_pb2.SignalResult(job_id=job_id, error=exc.strerror))
+        return ctld_pb2.JobUpdateReply(results=results)
+
+    @translate_errors
+    async def GetNodes(self, request: types_pb2.Empty, context: grpc.aio.ServicerContext) -> ctld_pb2.NodeList:
+        usage = self.manager.node_usage()
+        return ctld_pb2.NodeList(nodes=[convert.node_info(rec, usage[name])
+                                        for name, rec in self.manager.nodes.items()])
+
+    @translate_errors
+    async def UpdateNodes(self, request: ctld_pb2.NodeUpdateRequest, context: grpc.aio.ServicerContext) -> types_pb2.Empty:
+        self._require_privileged()
+        state = request.state.upper()
+        if state not in ("DRAIN", "DOWN", "RESUME", "UNDRAIN"):
+            raise SlurmError(Strerror.INVALID_ARGUMENT, f"Invalid node state specified: {request.state}")
+        if state in ("DRAIN", "DOWN") and not request.reason:
+            raise SlurmError(Strerror.INVALID_ARGUMENT,
+                             "You must specify a reason when DOWNING or DRAINING a node. Request denied")
+        names: list[str] = []
+        for expr in request.names:
+            try:
+                names += expand(expr)
+            except HostlistError as exc:
+                raise SlurmError(Strerror.INVALID_NODE_NAME, str(exc)) from exc
+        unknown = [n for n in names if n not in self.manager.nodes]
+        if unknown:
+            raise SlurmError(Strerror.INVALID_NODE_NAME, f"Invalid node name specified: {unknown[0]}")
+        await self.ctl.commit(NodeAdminChanged(tuple(names), state, request.reason, caller().uid, int(time.time())))
+        return types_pb2.Empty()
+
+    @translate_errors
+    async def GetPartitions(self, request: types_pb2.Empty, context: grpc.aio.ServicerContext) -> ctld_pb2.PartitionList:
+        return ctld_pb2.PartitionList(partitions=[
+            convert.partition_info(p, self.manager.nodes) for p in self.manager.partitions.values()])
+
+    @translate_errors
+    async def GetConfig(self, request: types_pb2.Empty, context: grpc.aio.ServicerContext) -> ctld_pb2.ConfigDump:
+        cfg = self.ctl.cfg
+        effective = {
+            "ClusterName": cfg.cluster_name,
+            "SlurmctldHost[0]": f"{cfg.controller_host}({cfg.controller_addr})",
+            "SlurmctldPort": str(cfg.ctld_port), "SlurmdPort": str(cfg.slurmd_port),
+            "StateSaveLocation": str(cfg.state_save_location), "SlurmdSpoolDir": cfg.slurmd_spool_dir,
+            "KillWait": f"{cfg.kill_wait} sec", "MinJobAge": f"{cfg.min_job_age} sec",
+            "SlurmdTimeout": f"{cfg.slurmd_timeout} sec",
+            "AccountingStorageType": cfg.accounting_storage_type,
+            "AccountingStorageHost": cfg.accounting_storage_host or "",
+            "AccountingStoragePort": str(cfg.accounting_storage_port),
+            "MaxJobCount": str(cfg.max_job_count), "FirstJobId": str(cfg.first_job_id),
+            "SLURM_CONF": str(cfg.path), "SLURM_VERSION": SLURM_COMPAT_VERSION,
+        }
+        for key, value in cfg.entries:
+            effective.setdefault(key, value)
+        backends = sorted({r.cgroup_backend for r in self.manager.nodes.values() if r.cgroup_backend})
+        effective["CgroupPlugin"] = ",".join(backends) or "(null)"
+        return ctld_pb2.ConfigDump(
+            entries=[ctld_pb2.ConfigEntry(key=k, value=v) for k, v in sorted(effective.items(), key=lambda kv: kv[0].lower())],
+            read_time=self.ctl.started_at)
+
+    @translate_errors
+    async def Ping(self, request: types_pb2.Empty, context: grpc.aio.ServicerContext) -> ctld_pb2.PingReply:
+        return ctld_pb2.PingReply(host=self.ctl.cfg.controller_host or socket.gethostname())
+
+    # ---- node agents ------------------------------------------------------------
+
+    @translate_errors
+    async def RegisterNode(self, request: ctld_pb2.NodeRegistration, context: grpc.aio.ServicerContext) -> ctld_pb2.RegistrationReply:
+        self._require_privileged()
+        rec = self.manager.node_registered(
+            request.name, time.time(), address=request.address, port=request.port,
+            boot_time=request.boot_time, slurmd_start_time=int(time.time()), arch=request.arch,
+            os=request.os, cgroup_backend=request.cgroup_backend)
+        self.ctl.wake_scheduler()
+        return ctld_pb2.RegistrationReply(accepted=True, reason=rec.reason)
+
+    @translate_errors
+    async def NodeHeartbeat(self, request: ctld_pb2.Heartbeat, context: grpc.aio.ServicerContext) -> types_pb2.Empty:
+        self._require_privileged()
+        self.manager.node_heartbeat(request.name, time.time(), request.cpu_load, request.free_memory_mb)
+        return types_pb2.Empty()
+
+    @translate_errors
+    async def CompleteBatch(self, request: ctld_pb2.BatchCompletion, context: grpc.aio.ServicerContext) -> types_pb2.Empty:
+        self._require_privileged()
+        await self.ctl.commit(BatchFinished(
+            JobId(request.job_id), request.exit_code, request.exit_signal, request.out_of_memory,
+            request.launch_failed, request.end_time or int(time.time())))
+        return types_pb2.Empty()

@@ -1,0 +1,187 @@
+"""pyslurmd: the node agent. Registers with the controller, heartbeats, and
+runs job steps through stepd processes (see steps.py).
+
+Only the controller (root / SlurmUser credentials) may call it.
+"""
+from __future__ import annotations
+
+import asyncio
+import logging
+import pwd
+import socket
+import time
+
+import grpc
+import psutil
+
+from pyslurm_common import config as config_mod
+from pyslurm_common.auth import AuthError, Verifier, load_key
+from pyslurm_common.daemon_runtime import (argument_parser, fatal, run_until_signalled, setup_logging,
+                                           write_pid_file)
+from pyslurm_common.errors import SlurmError, Strerror
+from pyslurm_common.rpc import ctld_pb2, ctld_pb2_grpc, slurmd_pb2, slurmd_pb2_grpc, types_pb2
+from pyslurm_common.rpc_auth import Signer, caller, insecure_channel, make_server, translate_errors
+
+from . import cgroup, hardware
+from .steps import Result, StepError, StepManager
+
+log = logging.getLogger(__name__)
+PROG = "pyslurmd"
+RETRY = 0.5
+
+
+class NodeAgentServicer(slurmd_pb2_grpc.NodeAgentServicer):
+    def __init__(self, steps: StepManager, privileged_uids: set[int]) -> None:
+        self.steps = steps
+        self.privileged = privileged_uids
+
+    def _require_controller(self) -> None:
+        if caller().uid not in self.privileged:
+            raise SlurmError(Strerror.ACCESS_DENIED)
+
+    @translate_errors
+    async def LaunchBatch(self, request: slurmd_pb2.BatchLaunch, context: grpc.aio.ServicerContext) -> types_pb2.Empty:
+        self._require_controller()
+        try:
+            await self.steps.launch_batch(request)
+        except (StepError, OSError) as exc:
+            raise SlurmError(Strerror.INTERNAL, f"launch of job {request.job_id} failed: {exc}") from exc
+        return types_pb2.Empty()
+
+    @translate_errors
+    async def TerminateJob(self, request: slurmd_pb2.TerminateRequest, context: grpc.aio.ServicerContext) -> types_pb2.Empty:
+        self._require_controller()
+        await self._command(request.job_id, f"terminate {request.cause or 'CANCELLED'}")
+        return types_pb2.Empty()
+
+    @translate_errors
+    async def SignalJob(self, request: slurmd_pb2.NodeSignalRequest, context: grpc.aio.ServicerContext) -> types_pb2.Empty:
+        self._require_controller()
+        mode = "batch" if request.batch_only else "full" if request.full else "steps"
+        await self._command(request.job_id, f"signal {request.signal} {mode}")
+        return types_pb2.Empty()
+
+    async def _command(self, job_id: int, words: str) -> None:
+        try:
+            await self.steps.command(job_id, words)
+        except (StepError, OSError) as exc:
+            # Nothing of the job runs here (any more): for termination that is success.
+            log.info("job=%d %s: %s", job_id, words, exc)
+
+    @translate_errors
+    async def Ping(self, request: types_pb2.Empty, context: grpc.aio.ServicerContext) -> types_pb2.Empty:
+        return types_pb2.Empty()
+
+
+class ControllerSession:
+    """Registration, heartbeats and result reports towards the controller."""
+
+    def __init__(self, cfg: config_mod.SlurmConfig, node: config_mod.NodeConfig, port: int,
+                 hw: hardware.Hardware, backend: str, signer: Signer) -> None:
+        self.cfg, self.node, self.port, self.hw, self.backend = cfg, node, port, hw, backend
+        self.signer = signer
+        self.stub = ctld_pb2_grpc.ControllerStub(insecure_channel(f"{cfg.controller_addr}:{cfg.ctld_port}"))
+        self.steps: StepManager | None = None
+
+    async def register(self) -> None:
+        while True:
+            try:
+                await self.stub.RegisterNode(ctld_pb2.NodeRegistration(
+                    name=self.node.name, cpus=self.hw.cpus, real_memory_mb=self.hw.real_memory_mb,
+                    gres=self.hw.gres, address=self.node.address, port=self.port,
+                    boot_time=self.hw.boot_time, arch=self.hw.arch, os=self.hw.os,
+                    hostname=socket.gethostname(), cgroup_backend=self.backend,
+                    running_jobs=self.steps.running_jobs() if self.steps else [],
+                    sockets=self.hw.sockets, cores_per_socket=self.hw.cores_per_socket,
+                    threads_per_core=self.hw.threads_per_core,
+                ), timeout=5, metadata=self.signer.metadata())
+                log.info("registered as %s with the controller", self.node.name)
+                return
+            except grpc.aio.AioRpcError as exc:
+                log.debug("registration failed (%s), retrying", exc.code().name)
+                await asyncio.sleep(RETRY)
+
+    async def heartbeat(self, stop: asyncio.Event) -> None:
+        interval = min(10.0, max(0.5, self.cfg.slurmd_timeout / 3)) if self.cfg.slurmd_timeout else 10.0
+        while not stop.is_set():
+            try:
+                await asyncio.wait_for(stop.wait(), interval)
+                return
+            except TimeoutError:
+                pass
+            try:
+                await self.stub.NodeHeartbeat(ctld_pb2.Heartbeat(
+                    name=self.node.name, cpu_load=psutil.getloadavg()[0],
+                    free_memory_mb=psutil.virtual_memory().available // (1024 * 1024),
+                    running_jobs=self.steps.running_jobs() if self.steps else []),
+                    timeout=5, metadata=self.signer.metadata())
+            except grpc.aio.AioRpcError as exc:
+                log.warning("heartbeat failed: %s: %s", exc.code().name, exc.details())
+                if exc.code() != grpc.StatusCode.UNAVAILABLE:
+                    await self.register()
+
+    async def report(self, result: Result) -> None:
+        request = ctld_pb2.BatchCompletion(
+            node=self.node.name, job_id=int(result["job_id"]), exit_code=int(result["exit_code"]),  # type: ignore[arg-type]
+            exit_signal=int(result["exit_signal"]), launch_failed=bool(result["launch_failed"]),  # type: ignore[arg-type]
+            error=str(result.get("error", "")), start_time=int(result.get("start_time") or 0),  # type: ignore[arg-type]
+            end_time=int(result.get("end_time") or time.time()))  # type: ignore[arg-type]
+        if request.error:
+            log.error("job=%d %s", request.job_id, request.error)
+        while True:
+            try:
+                await self.stub.CompleteBatch(request, timeout=10, metadata=self.signer.metadata())
+                return
+            except grpc.aio.AioRpcError as exc:
+                log.warning("job=%d completion not delivered (%s), retrying", request.job_id, exc.code().name)
+                await asyncio.sleep(RETRY)
+
+
+def main() -> None:
+    parser = argument_parser(PROG, "pyslurm node agent")
+    parser.add_argument("-N", dest="node_name", help="node name (default: short host name)")
+    parser.add_argument("-C", dest="print_hw", action="store_true", help="print this node's hardware and exit")
+    opts = parser.parse_args()
+    node_name = opts.node_name or socket.gethostname().split(".")[0]
+    hw = hardware.detect()
+    if opts.print_hw:
+        print(hardware.node_line(node_name, hw))
+        return
+    try:
+        cfg = config_mod.load_config(opts.conf)
+        node = cfg.node(node_name)
+        key = load_key(cfg.key_file)
+        root, backend = cgroup.detect(node_name)
+    except (config_mod.ConfigError, AuthError, cgroup.CgroupError) as exc:
+        fatal(PROG, str(exc))
+    except KeyError:
+        fatal(PROG, f"node {node_name} is not in {config_mod.config_path()}")
+    setup_logging(PROG, cfg.slurmd_debug, opts.verbose, opts.log_file or cfg.slurmd_log_file)
+    write_pid_file(opts.pid_file or (cfg.slurmd_pid_file.replace("%n", node_name) if cfg.slurmd_pid_file else None))
+    port = node.port or cfg.slurmd_port
+    log.info("node %s: %d CPUs, %d MB, gres '%s', cgroup %s at %s", node_name, hw.cpus,
+             hw.real_memory_mb, hw.gres, backend, root)
+
+    async def serve(stop: asyncio.Event) -> None:
+        privileged = {0, pwd.getpwnam(cfg.slurm_user).pw_uid}
+        session = ControllerSession(cfg, node, port, hw, backend, Signer(key))
+        steps = StepManager(cfg.spool_dir_for(node_name), root, node_name, session.report)
+        session.steps = steps
+        steps.recover()
+        server = make_server(Verifier(key))
+        slurmd_pb2_grpc.add_NodeAgentServicer_to_server(NodeAgentServicer(steps, privileged), server)
+        if server.add_insecure_port(f"0.0.0.0:{port}") == 0:
+            fatal(PROG, f"cannot listen on port {port}")
+        await server.start()
+        await session.register()
+        beat = asyncio.create_task(session.heartbeat(stop))
+        await stop.wait()
+        beat.cancel()
+        await server.stop(grace=1)
+        if not steps.running_jobs():
+            try:
+                root.rmdir()
+            except OSError:
+                pass
+
+    run_until_signalled(serve)

@@ -1,0 +1,51 @@
+"""pyslurmdbd: the accounting daemon (slurmdbd.conf beside slurm.conf)."""
+from __future__ import annotations
+
+import asyncio
+import logging
+import pwd
+
+from pyslurm_common import config as config_mod
+from pyslurm_common.auth import AuthError, Verifier, load_key
+from pyslurm_common.daemon_runtime import (argument_parser, fatal, run_until_signalled, setup_logging,
+                                           write_pid_file)
+from pyslurm_common.rpc import dbd_pb2_grpc
+from pyslurm_common.rpc_auth import make_server
+
+from .servicer import AccountingServicer
+from .store import AccountingStore
+
+log = logging.getLogger(__name__)
+PROG = "pyslurmdbd"
+
+
+def main() -> None:
+    opts = argument_parser(PROG, "pyslurm accounting daemon").parse_args()
+    try:
+        cfg = config_mod.load_config(opts.conf)
+        dbd = config_mod.load_dbd_config(cfg.path.parent / "slurmdbd.conf")
+        key = load_key(cfg.key_file)
+        slurm_uid = pwd.getpwnam(cfg.slurm_user).pw_uid
+    except (config_mod.ConfigError, AuthError) as exc:
+        fatal(PROG, str(exc))
+    except KeyError:
+        fatal(PROG, f"SlurmUser {cfg.slurm_user} does not exist")
+    setup_logging(PROG, dbd.debug, opts.verbose, opts.log_file or dbd.log_file)
+    write_pid_file(opts.pid_file or dbd.pid_file)
+    private = "jobs" in (cfg.value("PrivateData") or "").lower()
+
+    async def serve(stop: asyncio.Event) -> None:
+        store = AccountingStore(dbd.storage_url)
+        await asyncio.to_thread(store.create_schema)
+        server = make_server(Verifier(key))
+        dbd_pb2_grpc.add_AccountingServicer_to_server(AccountingServicer(store, {0, slurm_uid}, private), server)
+        address = f"0.0.0.0:{dbd.dbd_port}"
+        if server.add_insecure_port(address) == 0:
+            fatal(PROG, f"cannot listen on {address}")
+        await server.start()
+        log.info("listening on %s, storage %s", address, dbd.storage_url.split("@")[-1])
+        await stop.wait()
+        await server.stop(grace=1)
+        store.close()
+
+    run_until_signalled(serve)

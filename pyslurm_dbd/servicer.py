@@ -1,0 +1,58 @@
+"""gRPC Accounting service: record jobs from the controller, answer sacct.
+
+Only privileged callers (root, SlurmUser) may record. Readers see their own
+jobs unless they ask for all users (`sacct -a`) and PrivateData does not hide
+jobs, or name users explicitly under the same rule; privileged callers see all.
+"""
+from __future__ import annotations
+
+import asyncio
+import pwd
+import time
+
+import grpc
+
+from pyslurm_common.errors import SlurmError, Strerror
+from pyslurm_common.rpc import dbd_pb2, dbd_pb2_grpc, types_pb2
+from pyslurm_common.rpc_auth import caller, translate_errors
+
+from .store import AccountingStore
+
+
+def _user_name(uid: int) -> str:
+    try:
+        return pwd.getpwuid(uid).pw_name
+    except KeyError:
+        return str(uid)
+
+
+class AccountingServicer(dbd_pb2_grpc.AccountingServicer):
+    def __init__(self, store: AccountingStore, privileged_uids: set[int], private_jobs: bool) -> None:
+        self.store = store
+        self.privileged = privileged_uids
+        self.private_jobs = private_jobs
+
+    @translate_errors
+    async def RecordJobs(self, request: dbd_pb2.JobRecordBatch, context: grpc.aio.ServicerContext) -> types_pb2.Empty:
+        if caller().uid not in self.privileged:
+            raise SlurmError(Strerror.ACCESS_DENIED)
+        await asyncio.to_thread(self.store.record, list(request.records))
+        return types_pb2.Empty()
+
+    @translate_errors
+    async def QueryJobs(self, request: dbd_pb2.AccountingQuery, context: grpc.aio.ServicerContext) -> dbd_pb2.JobRecordBatch:
+        uid = caller().uid
+        query = dbd_pb2.AccountingQuery()
+        query.CopyFrom(request)
+        if uid not in self.privileged:
+            own = _user_name(uid)
+            may_see_others = not self.private_jobs
+            if not (may_see_others and (request.all_users or request.users)):
+                del query.users[:]
+                query.users.append(own)
+        records = await asyncio.to_thread(self.store.query, query, int(time.time()))
+        return dbd_pb2.JobRecordBatch(records=records)
+
+    @translate_errors
+    async def Ping(self, request: types_pb2.Empty, context: grpc.aio.ServicerContext) -> types_pb2.Empty:
+        return types_pb2.Empty()

@@ -1,0 +1,282 @@
+"""The accounting store: job records in, sacct answers out, over one SQLAlchemy engine URL.
+
+``AccountingStore`` owns the engine and every transaction against the accounting database. The
+controller sends ``JobRecord`` snapshots (full state of one job, sent again whenever the job
+changes); ``record`` upserts them keyed by (cluster, job_id, submit_time) — one transaction per
+batch, last snapshot wins, the steps of a job replaced by those of its snapshot. ``query`` answers
+an ``AccountingQuery`` with every filter applied in SQL.
+
+The code is portable across SQLite, MariaDB and PostgreSQL: upserts are select-then-update/insert
+in the ORM, never dialect-specific ``ON CONFLICT`` / ``ON DUPLICATE KEY``. For SQLite the parent
+directory of the file is created and connections use WAL with ``synchronous=NORMAL``.
+
+The store is synchronous (the daemon calls it through ``asyncio.to_thread``) and thread-safe: each
+call uses its own session. It does not authorise: who may see which users' jobs
+(``AccountingQuery.all_users``) and the sacct default window are decided by the caller. Errors from
+the database (unreachable, constraint, disk full) propagate as ``sqlalchemy.exc.SQLAlchemyError``
+with the batch rolled back, so the sender can retry it; ``SchemaVersionError`` is fatal.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable, Iterator, Sequence
+from pathlib import Path
+from types import TracebackType
+from typing import Any
+
+from sqlalchemy import ColumnElement, Engine, and_, create_engine, event, func, or_, select
+from sqlalchemy.engine import make_url
+from sqlalchemy.orm import Session, selectinload, sessionmaker
+
+from pyslurm_common.rpc.dbd_pb2 import AccountingQuery, JobRecord
+from pyslurm_common.rpc.types_pb2 import JobInfo, StepInfo
+from pyslurm_dbd.models import SCHEMA_VERSION, Base, JobRow, SchemaVersion, StepRow
+
+log = logging.getLogger(__name__)
+
+JobKey = tuple[str, int, int]
+"""(cluster, job_id, submit_time): the identity of one job record."""
+
+# JobInfo fields stored in a column of the same name (the key fields are handled apart).
+_JOB_FIELDS: tuple[str, ...] = (
+    "name", "user_id", "user_name", "group_id", "group_name", "account", "partition", "qos",
+    "state", "reason", "exit_code", "exit_signal", "cancelled", "cancelled_by", "eligible_time",
+    "start_time", "end_time", "time_limit_min", "nodes", "num_nodes", "num_cpus", "num_tasks",
+    "mem_per_node_mb", "mem_per_cpu_mb", "work_dir", "restarts", "priority",
+)  # fmt: skip
+
+# StepInfo fields stored in a column of the same name (step_id is the key).
+_STEP_FIELDS: tuple[str, ...] = (
+    "name", "state", "exit_code", "exit_signal", "start_time", "end_time", "nodes", "num_cpus",
+    "num_tasks",
+)  # fmt: skip
+
+# Named steps listed before the numbered ones, in this order (as sacct shows them).
+_NAMED_STEP_RANK = {"batch": 0, "extern": 1, "interactive": 2}
+
+# Largest number of job ids in one "IN (...)" while looking up a batch's existing rows.
+_LOOKUP_CHUNK = 500
+
+
+class SchemaVersionError(RuntimeError):
+    """The database holds a schema this code does not know (fatal: refuse to touch it)."""
+
+
+class AccountingStore:
+    """Job records in one SQL database, reached by a SQLAlchemy URL."""
+
+    def __init__(self, url: str) -> None:
+        self._engine = _create_engine(url)
+        self._sessions = sessionmaker(self._engine, expire_on_commit=False)
+
+    @property
+    def engine(self) -> Engine:
+        """The engine, for migrations and diagnostics."""
+        return self._engine
+
+    def create_schema(self) -> None:
+        """Create missing tables and write the schema version; safe to call on every start."""
+        Base.metadata.create_all(self._engine)
+        with self._sessions.begin() as session:
+            versions = session.scalars(select(SchemaVersion.version)).all()
+            if not versions:
+                session.add(SchemaVersion(version=SCHEMA_VERSION))
+                log.info("accounting schema created, version %d", SCHEMA_VERSION)
+            elif max(versions) != SCHEMA_VERSION:
+                raise SchemaVersionError(
+                    f"accounting database has schema version {max(versions)},"
+                    f" this pyslurmdbd knows version {SCHEMA_VERSION}"
+                )
+
+    def schema_version(self) -> int | None:
+        """The version written in the database, or None when there is none."""
+        with self._sessions() as session:
+            return session.scalar(select(func.max(SchemaVersion.version)))
+
+    def record(self, records: Iterable[JobRecord]) -> None:
+        """Upsert a batch of job snapshots in one transaction; the later of two snapshots wins."""
+        batch = list(records)
+        if not batch:
+            return
+        with self._sessions.begin() as session:
+            rows = _load_rows(session, {_record_key(r) for r in batch})
+            for rec in batch:
+                key = _record_key(rec)
+                row = rows.get(key)
+                if row is None:
+                    row = JobRow(cluster=key[0], job_id=key[1], submit_time=key[2])
+                    session.add(row)
+                    rows[key] = row
+                _apply_record(row, rec)
+        log.debug("recorded %d job records", len(batch))
+
+    def query(self, q: AccountingQuery, now: int) -> list[JobRecord]:
+        """Job records matching ``q``, ordered by job id then submit time; ``now`` ends the window
+        when ``q.end_time`` is 0."""
+        stmt = (
+            select(JobRow)
+            .where(*_query_conditions(q, now))
+            .options(selectinload(JobRow.steps))
+            .order_by(JobRow.job_id, JobRow.submit_time, JobRow.id)
+        )
+        with self._sessions() as session:
+            return [_to_record(row) for row in session.scalars(stmt)]
+
+    def close(self) -> None:
+        """Release every pooled connection."""
+        self._engine.dispose()
+
+    def __enter__(self) -> AccountingStore:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+
+# --- engine ---------------------------------------------------------------------------------
+
+
+def _create_engine(url: str) -> Engine:
+    """An engine for ``url``; SQLite gets its directory, WAL and cross-thread connections."""
+    parsed = make_url(url)
+    if parsed.get_backend_name() != "sqlite":
+        return create_engine(url, pool_pre_ping=True)
+    database = parsed.database or ""
+    if database and database != ":memory:" and not database.startswith("file:"):
+        Path(database).expanduser().parent.mkdir(parents=True, exist_ok=True)
+    engine = create_engine(url, connect_args={"check_same_thread": False})
+    event.listen(engine, "connect", _configure_sqlite)
+    return engine
+
+
+def _configure_sqlite(dbapi_connection: Any, _record: Any) -> None:
+    """Per-connection SQLite settings: WAL journal, NORMAL sync, enforced foreign keys."""
+    cursor = dbapi_connection.cursor()
+    try:
+        cursor.execute("PRAGMA journal_mode=WAL")
+        cursor.execute("PRAGMA synchronous=NORMAL")
+        cursor.execute("PRAGMA foreign_keys=ON")
+    finally:
+        cursor.close()
+
+
+# --- writing --------------------------------------------------------------------------------
+
+
+def _record_key(rec: JobRecord) -> JobKey:
+    return (rec.cluster, rec.job.job_id, rec.job.submit_time)
+
+
+def _chunks(items: Sequence[int], size: int) -> Iterator[Sequence[int]]:
+    for start in range(0, len(items), size):
+        yield items[start : start + size]
+
+
+def _load_rows(session: Session, keys: set[JobKey]) -> dict[JobKey, JobRow]:
+    """The existing rows (with their steps) among ``keys``."""
+    job_ids = sorted({job_id for _, job_id, _ in keys})
+    found: dict[JobKey, JobRow] = {}
+    for chunk in _chunks(job_ids, _LOOKUP_CHUNK):
+        stmt = (
+            select(JobRow).where(JobRow.job_id.in_(chunk)).options(selectinload(JobRow.steps))
+        )
+        for row in session.scalars(stmt):
+            key = (row.cluster, row.job_id, row.submit_time)
+            if key in keys:
+                found[key] = row
+    return found
+
+
+def _apply_record(row: JobRow, rec: JobRecord) -> None:
+    """Overwrite ``row`` with the snapshot ``rec``: job columns, then the set of steps."""
+    for field in _JOB_FIELDS:
+        setattr(row, field, getattr(rec.job, field))
+    row.alloc_cpus = rec.alloc_cpus
+    _replace_steps(row, rec.steps)
+
+
+def _replace_steps(row: JobRow, steps: Iterable[StepInfo]) -> None:
+    """Make ``row.steps`` the snapshot's steps: update by step id, add new, drop missing.
+
+    A step id given twice in one snapshot keeps its last values.
+    """
+    existing = {step.step_id: step for step in row.steps}
+    kept: dict[str, StepRow] = {}
+    for info in steps:
+        step = kept.get(info.step_id) or existing.get(info.step_id)
+        if step is None:
+            step = StepRow(step_id=info.step_id)
+        for field in _STEP_FIELDS:
+            setattr(step, field, getattr(info, field))
+        kept[info.step_id] = step
+    row.steps = list(kept.values())
+
+
+# --- reading --------------------------------------------------------------------------------
+
+
+def _query_conditions(q: AccountingQuery, now: int) -> list[ColumnElement[bool]]:
+    """The WHERE clauses of ``q``: each given filter, and the eligibility window."""
+    conditions: list[ColumnElement[bool]] = [_window_condition(q, now)]
+    if q.job_ids:
+        conditions.append(JobRow.job_id.in_(list(q.job_ids)))
+    if q.users:
+        conditions.append(JobRow.user_name.in_(list(q.users)))
+    if q.names:
+        conditions.append(JobRow.name.in_(list(q.names)))
+    if q.partitions:
+        conditions.append(JobRow.partition.in_(list(q.partitions)))
+    if q.states:
+        conditions.append(JobRow.state.in_([state.upper() for state in q.states]))
+    return conditions
+
+
+def _window_condition(q: AccountingQuery, now: int) -> ColumnElement[bool]:
+    """Eligible at or before the window end and not ended before its start.
+
+    A job that was never eligible (eligible_time 0, e.g. held) is only listed when the query
+    names job ids; then it passes the eligibility half of the test.
+    """
+    window_end = q.end_time or now
+    not_ended_before = or_(JobRow.end_time == 0, JobRow.end_time >= q.start_time)
+    eligible_by_end = JobRow.eligible_time <= window_end
+    if not q.job_ids:
+        eligible_by_end = and_(JobRow.eligible_time > 0, eligible_by_end)
+    return and_(eligible_by_end, not_ended_before)
+
+
+def step_sort_key(step_id: str) -> tuple[int, int, str]:
+    """Order of steps in a record: batch, extern, interactive, then numbered steps by number,
+    then anything else by name."""
+    if step_id in _NAMED_STEP_RANK:
+        return (0, _NAMED_STEP_RANK[step_id], "")
+    if step_id.isdigit():
+        return (1, int(step_id), "")
+    return (2, 0, step_id)
+
+
+def _to_record(row: JobRow) -> JobRecord:
+    """The wire record of ``row``."""
+    info = JobInfo(job_id=row.job_id, submit_time=row.submit_time)
+    for field in _JOB_FIELDS:
+        setattr(info, field, getattr(row, field))
+    steps = sorted(row.steps, key=lambda step: step_sort_key(step.step_id))
+    return JobRecord(
+        cluster=row.cluster,
+        job=info,
+        steps=[_to_step(row.job_id, step) for step in steps],
+        alloc_cpus=row.alloc_cpus,
+    )
+
+
+def _to_step(job_id: int, step: StepRow) -> StepInfo:
+    info = StepInfo(job_id=job_id, step_id=step.step_id)
+    for field in _STEP_FIELDS:
+        setattr(info, field, getattr(step, field))
+    return info

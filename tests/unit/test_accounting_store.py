@@ -1,0 +1,331 @@
+"""AccountingStore against a real SQLite file: upserts, sacct filters, the window, durability."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+
+import pytest
+
+from pyslurm_common.rpc.dbd_pb2 import AccountingQuery, JobRecord
+from pyslurm_common.rpc.types_pb2 import JobInfo, StepInfo
+from pyslurm_dbd.models import SCHEMA_VERSION
+from pyslurm_dbd.store import AccountingStore, SchemaVersionError, step_sort_key
+
+NOW = 10_000
+
+
+def _url(path: Path) -> str:
+    return f"sqlite:///{path}"
+
+
+@pytest.fixture
+def db_path(tmp_path: Path) -> Path:
+    return tmp_path / "acct" / "pyslurmdbd.sqlite"
+
+
+@pytest.fixture
+def store(db_path: Path) -> Iterator[AccountingStore]:
+    s = AccountingStore(_url(db_path))
+    s.create_schema()
+    yield s
+    s.close()
+
+
+def _step(step_id: str, state: str = "RUNNING", end: int = 0) -> StepInfo:
+    return StepInfo(step_id=step_id, name=step_id, state=state, start_time=1100, end_time=end)
+
+
+def _record(
+    job_id: int,
+    *,
+    submit: int = 1000,
+    eligible: int = 1000,
+    end: int = 0,
+    state: str = "RUNNING",
+    user: str = "alice",
+    name: str = "wrap",
+    partition: str = "debug",
+    steps: Sequence[StepInfo] = (),
+    cluster: str = "lab",
+) -> JobRecord:
+    job = JobInfo(
+        job_id=job_id,
+        name=name,
+        user_name=user,
+        partition=partition,
+        state=state,
+        submit_time=submit,
+        eligible_time=eligible,
+        start_time=eligible if state != "PENDING" else 0,
+        end_time=end,
+    )
+    rec = JobRecord(cluster=cluster, job=job, steps=list(steps), alloc_cpus=1)
+    for step in rec.steps:
+        step.job_id = job_id
+    return rec
+
+
+def _query(**fields: object) -> AccountingQuery:
+    return AccountingQuery(**fields)  # type: ignore[arg-type]
+
+
+def _ids(records: Sequence[JobRecord]) -> list[int]:
+    return [r.job.job_id for r in records]
+
+
+def _count(db_path: Path, table: str) -> int:
+    with sqlite3.connect(db_path) as conn:
+        (n,) = conn.execute(f"SELECT count(*) FROM {table}").fetchone()
+    return int(n)
+
+
+# --- schema and engine ----------------------------------------------------------------------
+
+
+def test_create_schema_makes_directory_writes_version_and_uses_wal(
+    store: AccountingStore, db_path: Path
+) -> None:
+    assert db_path.exists()
+    assert store.schema_version() == SCHEMA_VERSION == 1
+    with sqlite3.connect(db_path) as conn:
+        assert conn.execute("PRAGMA journal_mode").fetchone() == ("wal",)
+        assert conn.execute("SELECT version FROM schema_version").fetchall() == [(1,)]
+
+
+def test_create_schema_twice_keeps_one_version_row(store: AccountingStore, db_path: Path) -> None:
+    store.create_schema()
+    assert _count(db_path, "schema_version") == 1
+
+
+def test_unknown_schema_version_is_refused(store: AccountingStore, db_path: Path) -> None:
+    with sqlite3.connect(db_path) as conn:
+        conn.execute("UPDATE schema_version SET version = 99")
+    with pytest.raises(SchemaVersionError):
+        store.create_schema()
+
+
+# --- upserts --------------------------------------------------------------------------------
+
+
+def test_same_record_twice_is_one_row(store: AccountingStore, db_path: Path) -> None:
+    rec = _record(1, steps=[_step("batch")])
+    store.record([rec])
+    store.record([rec])
+    assert _count(db_path, "job") == 1
+    assert _count(db_path, "step") == 1
+    assert store.query(_query(job_ids=[1]), NOW) == [rec]
+
+
+def test_later_snapshot_updates_state_end_time_and_steps(
+    store: AccountingStore, db_path: Path
+) -> None:
+    store.record([_record(1, steps=[_step("batch"), _step("0"), _step("1")])])
+    done = _record(
+        1,
+        state="COMPLETED",
+        end=2000,
+        steps=[_step("batch", "COMPLETED", 2000), _step("0", "COMPLETED", 1500)],
+    )
+    store.record([done])
+
+    (got,) = store.query(_query(job_ids=[1]), NOW)
+    assert got.job.state == "COMPLETED"
+    assert got.job.end_time == 2000
+    assert [(s.step_id, s.state, s.end_time) for s in got.steps] == [
+        ("batch", "COMPLETED", 2000),
+        ("0", "COMPLETED", 1500),
+    ]
+    assert _count(db_path, "job") == 1
+    assert _count(db_path, "step") == 2  # step 1, absent from the snapshot, is gone
+
+
+def test_two_snapshots_in_one_batch_last_wins(store: AccountingStore, db_path: Path) -> None:
+    store.record([_record(1, state="RUNNING"), _record(1, state="FAILED", end=1500)])
+    (got,) = store.query(_query(job_ids=[1]), NOW)
+    assert (got.job.state, got.job.end_time) == ("FAILED", 1500)
+    assert _count(db_path, "job") == 1
+
+
+def test_key_includes_cluster_and_submit_time(store: AccountingStore) -> None:
+    store.record(
+        [
+            _record(7, submit=1000, end=1200, state="REQUEUED"),
+            _record(7, submit=1300, eligible=1300),
+            _record(7, submit=1000, cluster="other"),
+        ]
+    )
+    got = store.query(_query(job_ids=[7]), NOW)
+    assert [(r.cluster, r.job.submit_time) for r in got] == [
+        ("lab", 1000),
+        ("other", 1000),
+        ("lab", 1300),
+    ]
+
+
+def test_all_stored_fields_round_trip(store: AccountingStore) -> None:
+    job = JobInfo(
+        job_id=42, name="train", user_id=1001, group_id=1002, user_name="bob",
+        group_name="lab", partition="gpu", account="ml", qos="normal", state="CANCELLED",
+        reason="None", priority=4294967295, num_nodes=2, num_cpus=8, num_tasks=4,
+        mem_per_node_mb=64000, mem_per_cpu_mb=0, time_limit_min=-1, submit_time=100,
+        eligible_time=101, start_time=102, end_time=103, nodes="n[1-2]", exit_code=0,
+        exit_signal=15, work_dir="/home/bob", restarts=3, cancelled_by=1001, cancelled=True,
+    )  # fmt: skip
+    step = StepInfo(
+        job_id=42, step_id="0", name="python", state="CANCELLED", exit_code=0, exit_signal=15,
+        start_time=102, end_time=103, nodes="n[1-2]", num_cpus=8, num_tasks=4,
+    )  # fmt: skip
+    rec = JobRecord(cluster="lab", job=job, steps=[step], alloc_cpus=8)
+    store.record([rec])
+    assert store.query(_query(job_ids=[42]), NOW) == [rec]
+
+
+def test_empty_batch_is_a_no_op(store: AccountingStore, db_path: Path) -> None:
+    store.record([])
+    assert _count(db_path, "job") == 0
+
+
+# --- filters --------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def mixed(store: AccountingStore) -> AccountingStore:
+    store.record(
+        [
+            _record(1, user="alice", name="wrap", partition="debug", state="COMPLETED", end=2000),
+            _record(2, user="bob", name="train", partition="gpu", state="RUNNING"),
+            _record(3, user="alice", name="train", partition="gpu", state="FAILED", end=2500),
+            _record(4, user="carol", name="eval", partition="debug", state="PENDING"),
+        ]
+    )
+    return store
+
+
+def test_filter_job_ids(mixed: AccountingStore) -> None:
+    assert _ids(mixed.query(_query(job_ids=[3, 1, 99]), NOW)) == [1, 3]
+
+
+def test_filter_users(mixed: AccountingStore) -> None:
+    assert _ids(mixed.query(_query(users=["alice"]), NOW)) == [1, 3]
+
+
+def test_filter_names(mixed: AccountingStore) -> None:
+    assert _ids(mixed.query(_query(names=["train", "eval"]), NOW)) == [2, 3, 4]
+
+
+def test_filter_partitions(mixed: AccountingStore) -> None:
+    assert _ids(mixed.query(_query(partitions=["debug"]), NOW)) == [1, 4]
+
+
+def test_filter_states(mixed: AccountingStore) -> None:
+    assert _ids(mixed.query(_query(states=["COMPLETED", "failed"]), NOW)) == [1, 3]
+
+
+def test_filters_combine(mixed: AccountingStore) -> None:
+    q = _query(users=["alice"], names=["train"], partitions=["gpu"], states=["FAILED"])
+    assert _ids(mixed.query(q, NOW)) == [3]
+    assert mixed.query(_query(users=["alice"], states=["RUNNING"]), NOW) == []
+
+
+def test_unknown_job_id_gives_nothing(mixed: AccountingStore) -> None:
+    assert mixed.query(_query(job_ids=[99]), NOW) == []
+
+
+# --- the time window ------------------------------------------------------------------------
+
+
+@pytest.fixture
+def timeline(store: AccountingStore) -> AccountingStore:
+    store.record(
+        [
+            _record(1, eligible=100, end=400, state="COMPLETED"),  # ended before the window
+            _record(2, eligible=100, end=500, state="COMPLETED"),  # ended at the window start
+            _record(3, eligible=100, state="RUNNING"),  # still running
+            _record(4, eligible=800, end=900, state="COMPLETED"),  # inside the window
+            _record(5, eligible=1000, state="PENDING"),  # eligible at the window end
+            _record(6, eligible=1001, state="PENDING"),  # eligible after the window
+        ]
+    )
+    return store
+
+
+def test_window_lists_jobs_eligible_by_end_and_not_ended_before_start(
+    timeline: AccountingStore,
+) -> None:
+    got = timeline.query(_query(start_time=500, end_time=1000), NOW)
+    assert _ids(got) == [2, 3, 4, 5]
+
+
+def test_window_end_zero_means_now(timeline: AccountingStore) -> None:
+    assert _ids(timeline.query(_query(start_time=500), now=1000)) == [2, 3, 4, 5]
+    assert _ids(timeline.query(_query(start_time=500), now=NOW)) == [2, 3, 4, 5, 6]
+
+
+def test_window_start_zero_means_epoch(timeline: AccountingStore) -> None:
+    assert _ids(timeline.query(_query(), NOW)) == [1, 2, 3, 4, 5, 6]
+
+
+def test_window_applies_to_job_id_queries_too(timeline: AccountingStore) -> None:
+    q = _query(job_ids=[1, 4, 6], start_time=500, end_time=1000)
+    assert _ids(timeline.query(q, NOW)) == [4]
+
+
+def test_held_job_is_listed_only_by_id(store: AccountingStore) -> None:
+    store.record([_record(9, eligible=0, state="PENDING"), _record(10, eligible=100)])
+    assert _ids(store.query(_query(), NOW)) == [10]
+    assert _ids(store.query(_query(users=["alice"]), NOW)) == [10]
+    assert _ids(store.query(_query(job_ids=[9]), NOW)) == [9]
+    assert _ids(store.query(_query(job_ids=[9, 10], start_time=50), NOW)) == [9, 10]
+
+
+# --- ordering -------------------------------------------------------------------------------
+
+
+def test_results_ordered_by_job_id_then_submit_time(store: AccountingStore) -> None:
+    store.record([_record(12), _record(3, submit=1500), _record(3, submit=900), _record(7)])
+    got = store.query(_query(), NOW)
+    assert [(r.job.job_id, r.job.submit_time) for r in got] == [
+        (3, 900),
+        (3, 1500),
+        (7, 1000),
+        (12, 1000),
+    ]
+
+
+def test_steps_ordered_batch_first_then_by_number(store: AccountingStore) -> None:
+    ids = ["10", "2", "extern", "0", "batch", "1"]
+    store.record([_record(1, steps=[_step(i) for i in ids])])
+    (got,) = store.query(_query(job_ids=[1]), NOW)
+    assert [s.step_id for s in got.steps] == ["batch", "extern", "0", "1", "2", "10"]
+    assert all(s.job_id == 1 for s in got.steps)
+
+
+def test_step_sort_key_puts_unknown_names_last() -> None:
+    assert sorted(["x", "3", "interactive", "batch"], key=step_sort_key) == [
+        "batch",
+        "interactive",
+        "3",
+        "x",
+    ]
+
+
+# --- durability -----------------------------------------------------------------------------
+
+
+def test_second_store_on_same_file_sees_the_data(db_path: Path) -> None:
+    first = AccountingStore(_url(db_path))
+    first.create_schema()
+    rec = _record(5, steps=[_step("batch")])
+    first.record([rec])
+
+    concurrent = AccountingStore(_url(db_path))
+    assert concurrent.query(_query(job_ids=[5]), NOW) == [rec]
+    concurrent.close()
+    first.close()
+
+    reopened = AccountingStore(_url(db_path))
+    reopened.create_schema()
+    assert reopened.query(_query(job_ids=[5]), NOW) == [rec]
+    reopened.close()

@@ -1,0 +1,232 @@
+"""squeue formatting and job state names (cli-squeue-sinfo-scontrol-scancel.md §0–1)."""
+
+from __future__ import annotations
+
+import calendar
+import time
+from collections.abc import Iterator
+
+import pytest
+
+from cli import job_states
+from cli import squeue_format as sq
+from pyslurm_common.rpc.types_pb2 import JobInfo
+
+NOW = calendar.timegm((2026, 12, 2, 11, 40, 33))  # Wed Dec 02 11:40:33 2026 UTC
+
+
+@pytest.fixture(autouse=True)
+def utc(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    monkeypatch.setenv("TZ", "UTC")
+    monkeypatch.delenv("SLURM_TIME_FORMAT", raising=False)
+    time.tzset()
+    yield
+    monkeypatch.undo()
+    time.tzset()
+
+
+def _running() -> JobInfo:
+    return JobInfo(
+        job_id=658, name="wrap", user_name="root", partition="debug", state="RUNNING",
+        start_time=NOW - 1, num_nodes=1, num_cpus=1, nodes="localhost", time_limit_min=-1,
+        priority=4294901758,
+    )
+
+
+def _verified_queue() -> list[JobInfo]:
+    waiting = JobInfo(
+        job_id=660, name="waiting", user_name="benchuser", partition="debug",
+        state="PENDING", reason="Resources", num_nodes=1, priority=4294901757,
+    )
+    held = JobInfo(
+        job_id=661, name="held", user_name="root", partition="debug", state="PENDING",
+        reason="JobHeldUser", num_nodes=1, priority=0, held=True,
+    )
+    return [_running(), held, waiting]
+
+
+# ----------------------------------------------------------------------------- verified
+
+
+VERIFIED_DEFAULT = [
+    "             JOBID PARTITION     NAME     USER ST       TIME  NODES NODELIST(REASON)",
+    "               660     debug  waiting benchuse PD       0:00      1 (Resources)",
+    "               661     debug     held     root PD       0:00      1 (JobHeldUser)",
+    "               658     debug     wrap     root  R       0:01      1 localhost",
+]
+
+
+def test_default_format_verified() -> None:
+    fmt = sq.parse_format(sq.DEFAULT_FORMAT)
+    jobs = sq.sort_jobs(_verified_queue())
+    assert sq.render_jobs(fmt, jobs, NOW) == VERIFIED_DEFAULT
+
+
+def test_internal_long_form_of_default_is_identical() -> None:
+    fmt = sq.parse_long_format(
+        "jobarrayid:.18 ,partition:.9 ,name:.8 ,username:.8 ,statecompact:.2 ,"
+        "timeused:.10 ,numnodes:.6 ,reasonlist:0"
+    )
+    assert sq.render_jobs(fmt, sq.sort_jobs(_verified_queue()), NOW) == VERIFIED_DEFAULT
+
+
+def test_long_format_with_date_line_verified() -> None:
+    fmt = sq.parse_format(sq.LONG_FORMAT)
+    assert sq.render_jobs(fmt, [_running()], NOW, with_date=True) == [
+        "Wed Dec 02 11:40:33 2026",
+        "             JOBID PARTITION     NAME     USER    STATE       TIME TIME_LIMI  NODES "
+        "NODELIST(REASON)",
+        "               658     debug     wrap     root  RUNNING       0:01 UNLIMITED      1 "
+        "localhost",
+    ]
+
+
+def test_noheader_and_empty_queue() -> None:
+    fmt = sq.parse_format(sq.DEFAULT_FORMAT)
+    assert sq.render_jobs(fmt, [], NOW) == [VERIFIED_DEFAULT[0]]
+    assert sq.render_jobs(fmt, [_running()], NOW, header=False) == [VERIFIED_DEFAULT[3]]
+
+
+def test_start_header() -> None:
+    assert sq.header_line(sq.parse_format(sq.START_FORMAT)) == (
+        "             JOBID PARTITION     NAME     USER ST           START_TIME  NODES "
+        "SCHEDNODES           NODELIST(REASON)"
+    )
+
+
+# ----------------------------------------------------------------------------- §0.1 rules
+
+
+def test_snakemake_format() -> None:
+    fmt = sq.parse_format("%i|%T")
+    assert sq.render_jobs(fmt, [_running()], NOW) == ["JOBID|STATE", "658|RUNNING"]
+
+
+def test_truncation_left_right_and_exceptions() -> None:
+    job = _running()
+    job.name = "averyveryverylongname"
+    job.nodes = "node[001-100]"
+    fmt = sq.parse_format("%5j|%.5j|%3N|%.2M|%2T")
+    assert sq.header_line(fmt) == "NAME | NAME|NOD|TI|ST"
+    assert sq.job_line(fmt, job, NOW) == "avery|avery|node[001-100]|0:01|RU"
+
+
+def test_no_size_means_natural_width_and_prefix_kept() -> None:
+    fmt = sq.parse_format(">>%i:%j<<")
+    assert sq.job_line(fmt, _running(), NOW) == ">>658:wrap<<"
+    assert sq.header_line(fmt) == ">>JOBID:NAME<<"
+
+
+def test_reasonlist_truncated_only_when_showing_reason() -> None:
+    fmt = sq.parse_format("%.4R")
+    pending = _verified_queue()[2]
+    running = _running()
+    running.nodes = "localhost"
+    assert sq.header_line(fmt) == "NODELIST(REASON)"
+    assert sq.job_line(fmt, pending, NOW) == "(Res"
+    assert sq.job_line(fmt, running, NOW) == "localhost"
+
+
+def test_long_format_default_width_20_and_suffix() -> None:
+    fmt = sq.parse_long_format("JobID,state:.10|,Name:0")
+    assert sq.header_line(fmt) == "JOBID                    STATE|NAME"
+    assert sq.job_line(fmt, _running(), NOW) == "658                    RUNNING|wrap"
+
+
+def test_unknown_letter_and_name() -> None:
+    with pytest.raises(sq.FormatError, match="^Invalid job format specification: s$"):
+        sq.parse_format("%i %s")
+    with pytest.raises(sq.FormatError, match="^Invalid job format specification: bogus$"):
+        sq.parse_long_format("jobid,bogus")
+
+
+def test_all_letters_parse() -> None:
+    fmt = sq.parse_format("%all")
+    assert len(fmt.columns) == len(sq.ALL_LETTERS)
+    assert sq.job_line(fmt, _running(), NOW).count("|") == len(sq.ALL_LETTERS) - 1
+
+
+# ----------------------------------------------------------------------------- values
+
+
+def test_reasonlist_states() -> None:
+    job = _running()
+    job.state, job.reason, job.end_time = "FAILED", "NonZeroExitCode", NOW
+    assert sq.JOB_FIELDS["reasonlist"].get(job, NOW) == "(NonZeroExitCode)"
+    job.completing = True
+    assert sq.JOB_FIELDS["reasonlist"].get(job, NOW) == "localhost"
+    job.completing, job.state = False, "COMPLETED"
+    assert sq.JOB_FIELDS["reasonlist"].get(job, NOW) == "localhost"
+
+
+def test_time_values() -> None:
+    job = _running()
+    job.start_time = NOW - 3723
+    job.time_limit_min = 120
+    fmt = sq.parse_format("%M %l %L %S %e")
+    assert sq.job_line(fmt, job, NOW) == (
+        "1:02:03 2:00:00 57:57 2026-12-02T10:38:30 2026-12-02T12:38:30"
+    )
+    job.state, job.end_time = "COMPLETED", NOW - 3600
+    assert sq.job_line(sq.parse_format("%M"), job, NOW + 999) == "2:03"
+    unlimited = _running()
+    assert sq.job_line(sq.parse_format("%e|%L"), unlimited, NOW) == "NONE|UNLIMITED"
+    pending = _verified_queue()[2]
+    assert sq.job_line(sq.parse_format("%M|%S|%l"), pending, NOW) == "0:00|N/A|NOT_SET"
+
+
+def test_misc_letters() -> None:
+    job = _running()
+    job.mem_per_cpu_mb, job.priority = 1024, 1 << 31
+    fmt = sq.parse_format("%m %p %Q %t %T %y %o")
+    assert sq.job_line(fmt, job, NOW) == (
+        "1G 0.50000000000000 2147483648 R RUNNING 0 (null)"
+    )
+    job.completing = True
+    assert sq.job_line(sq.parse_format("%t %T"), job, NOW) == "CG COMPLETING"
+
+
+def test_default_sort_partition_state_priority() -> None:
+    jobs = [
+        JobInfo(job_id=1, partition="b", state="PENDING", priority=5),
+        JobInfo(job_id=2, partition="a", state="RUNNING", priority=9),
+        JobInfo(job_id=3, partition="a", state="PENDING", priority=1),
+        JobInfo(job_id=4, partition="a", state="PENDING", priority=7),
+        JobInfo(job_id=5, partition="a", state="PENDING", priority=7),
+    ]
+    assert [j.job_id for j in sq.sort_jobs(jobs)] == [4, 5, 3, 2, 1]
+    assert [j.job_id for j in sq.sort_jobs(jobs, "-i")] == [5, 4, 3, 2, 1]
+    with pytest.raises(sq.FormatError):
+        sq.sort_jobs(jobs, "P,%")
+
+
+# ----------------------------------------------------------------------------- states
+
+
+def test_state_codes_and_display() -> None:
+    assert job_states.compact_state("OUT_OF_MEMORY") == "OOM"
+    assert job_states.compact_state("PENDING") == "PD"
+    job = JobInfo(state="COMPLETED", completing=True)
+    assert job_states.display_state(job) == "COMPLETING"
+    assert job_states.display_state_compact(job) == "CG"
+    assert job_states.is_shown_by_default(job)
+    job.completing = False
+    assert not job_states.is_shown_by_default(job)
+    assert job_states.is_shown_by_default(JobInfo(state="SUSPENDED"))
+
+
+def test_parse_state_list() -> None:
+    assert job_states.parse_state_list("pd,Running,cg") == {"PENDING", "RUNNING", "COMPLETING"}
+    assert job_states.parse_state_list("R,all") == job_states.ALL_STATES
+    with pytest.raises(ValueError) as err:
+        job_states.parse_state_list("R,bogus")
+    assert err.value.args == ("bogus",)
+
+
+def test_visible_jobs_filters() -> None:
+    done = JobInfo(job_id=1, state="COMPLETED")
+    run = JobInfo(job_id=2, state="RUNNING")
+    assert sq.visible_jobs([done, run], None) == [run]
+    states = job_states.parse_state_list("all")
+    assert sq.visible_jobs([done, run], states) == [done, run]
+    assert sq.visible_jobs([done, run], frozenset({"COMPLETED"})) == [done]
