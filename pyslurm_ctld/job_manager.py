@@ -229,6 +229,17 @@ class JobManager:
         value = self.cfg.value("ReturnToService") or "0"
         return int(value) if value.isdigit() else 0
 
+    def stray_jobs(self, node: str, reported: Iterable[int]) -> list[int]:
+        """Jobs a node says it runs that hold no allocation there any more (e.g. after NODE_FAIL)."""
+        stray = []
+        for job_id in reported:
+            job = self.jobs.get(JobId(job_id))
+            holds_node = (job is not None and job.allocation is not None and node in job.allocation.nodes
+                          and (job.state is JobState.RUNNING or job.completing))
+            if not holds_node:
+                stray.append(job_id)
+        return stray
+
     def node_heartbeat(self, name: str, now: float, cpu_load: float, free_memory_mb: int) -> None:
         rec = self.nodes.get(name)
         if rec is None or not rec.registered:

@@ -175,7 +175,8 @@ class ControllerServicer(ctld_pb2_grpc.ControllerServicer):
             boot_time=request.boot_time, slurmd_start_time=int(time.time()), arch=request.arch,
             os=request.os, cgroup_backend=request.cgroup_backend)
         self.ctl.wake_scheduler()
-        return ctld_pb2.RegistrationReply(accepted=True, reason=rec.reason)
+        return ctld_pb2.RegistrationReply(accepted=True, reason=rec.reason,
+                                          terminate_jobs=self.manager.stray_jobs(rec.name, request.running_jobs))
 
     @translate_errors
     async def NodeHeartbeat(self, request: ctld_pb2.Heartbeat, context: grpc.aio.ServicerContext) -> types_pb2.Empty:

@@ -51,22 +51,15 @@ class NodeAgentServicer(slurmd_pb2_grpc.NodeAgentServicer):
     @translate_errors
     async def TerminateJob(self, request: slurmd_pb2.TerminateRequest, context: grpc.aio.ServicerContext) -> types_pb2.Empty:
         self._require_controller()
-        await self._command(request.job_id, f"terminate {request.cause or 'CANCELLED'}")
+        await self.steps.command_quietly(request.job_id, f"terminate {request.cause or 'CANCELLED'}")
         return types_pb2.Empty()
 
     @translate_errors
     async def SignalJob(self, request: slurmd_pb2.NodeSignalRequest, context: grpc.aio.ServicerContext) -> types_pb2.Empty:
         self._require_controller()
         mode = "batch" if request.batch_only else "full" if request.full else "steps"
-        await self._command(request.job_id, f"signal {request.signal} {mode}")
+        await self.steps.command_quietly(request.job_id, f"signal {request.signal} {mode}")
         return types_pb2.Empty()
-
-    async def _command(self, job_id: int, words: str) -> None:
-        try:
-            await self.steps.command(job_id, words)
-        except (StepError, OSError) as exc:
-            # Nothing of the job runs here (any more): for termination that is success.
-            log.info("job=%d %s: %s", job_id, words, exc)
 
     @translate_errors
     async def Ping(self, request: types_pb2.Empty, context: grpc.aio.ServicerContext) -> types_pb2.Empty:
@@ -86,7 +79,7 @@ class ControllerSession:
     async def register(self) -> None:
         while True:
             try:
-                await self.stub.RegisterNode(ctld_pb2.NodeRegistration(
+                reply = await self.stub.RegisterNode(ctld_pb2.NodeRegistration(
                     name=self.node.name, cpus=self.hw.cpus, real_memory_mb=self.hw.real_memory_mb,
                     gres=self.hw.gres, address=self.node.address, port=self.port,
                     boot_time=self.hw.boot_time, arch=self.hw.arch, os=self.hw.os,
@@ -96,6 +89,10 @@ class ControllerSession:
                     threads_per_core=self.hw.threads_per_core,
                 ), timeout=5, metadata=self.signer.metadata())
                 log.info("registered as %s with the controller", self.node.name)
+                for job_id in reply.terminate_jobs:
+                    log.info("job=%d is over as far as the controller knows: terminating it", job_id)
+                    if self.steps is not None:
+                        await self.steps.command_quietly(job_id, "terminate NODE FAILURE")
                 return
             except grpc.aio.AioRpcError as exc:
                 log.debug("registration failed (%s), retrying", exc.code().name)

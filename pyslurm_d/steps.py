@@ -124,6 +124,13 @@ class StepManager:
         if reply != "ok":
             raise StepError(reply)
 
+    async def command_quietly(self, job_id: int, words: str) -> None:
+        """`command`, where a step that is not (or no longer) here counts as done."""
+        try:
+            await self.command(job_id, words)
+        except (StepError, OSError) as exc:
+            log.info("job=%d %s: %s", job_id, words, exc)
+
     # ---- restart ----------------------------------------------------------------
 
     def recover(self) -> None:

@@ -1,0 +1,92 @@
+"""sacct: job accounting records from the accounting daemon."""
+from __future__ import annotations
+
+import getpass
+import os
+import sys
+import time
+
+import click
+
+from pyslurm_common import units
+from pyslurm_common.rpc import dbd_pb2
+
+from . import client, sacct_fields
+from .app import die, run
+from .job_states import parse_state_list
+from .print_fields import FormatError, Parsable
+
+PROG = "sacct"
+
+
+def _midnight(now: float) -> int:
+    t = time.localtime(now)
+    return int(time.mktime((t.tm_year, t.tm_mon, t.tm_mday, 0, 0, 0, 0, 0, -1)))
+
+
+@click.command(context_settings={"help_option_names": ["-h", "--help"]})
+@click.option("-j", "--jobs", multiple=True)
+@click.option("-u", "--user", "--uid", "users")
+@click.option("-a", "--allusers", is_flag=True)
+@click.option("-X", "--allocations", is_flag=True)
+@click.option("-o", "--format", "--fields", "formats", multiple=True)
+@click.option("-b", "--brief", is_flag=True)
+@click.option("-p", "--parsable", is_flag=True)
+@click.option("-P", "--parsable2", is_flag=True)
+@click.option("--delimiter", default="|")
+@click.option("-n", "--noheader", is_flag=True)
+@click.option("-S", "--starttime")
+@click.option("-E", "--endtime")
+@click.option("-s", "--state", "states")
+@click.option("--name")
+@click.option("-r", "--partition")
+@click.option("-M", "--clusters")
+def sacct(jobs: tuple[str, ...], users: str | None, allusers: bool, allocations: bool,
+          formats: tuple[str, ...], brief: bool, parsable: bool, parsable2: bool, delimiter: str,
+          noheader: bool, starttime: str | None, endtime: str | None, states: str | None,
+          name: str | None, partition: str | None, clusters: str | None) -> None:
+    """Display accounting data for jobs."""
+    now = time.time()
+    spec = ",".join(formats) or os.environ.get("SACCT_FORMAT") or (
+        sacct_fields.BRIEF_FIELDS if brief else sacct_fields.DEFAULT_FIELDS)
+    try:
+        columns = sacct_fields.parse_fields(spec)
+    except FormatError as exc:
+        die(str(exc))
+    job_ids = []
+    for item in ",".join(jobs).split(","):
+        if item:
+            head = item.split(".")[0].split("_")[0]
+            if not head.isdigit():
+                die(f"Invalid job id: {item}")
+            job_ids.append(int(head))
+    try:
+        wanted_states = sorted(parse_state_list(states)) if states else []
+    except ValueError as exc:
+        die(f"Invalid state specified: {exc}")
+    start = _time_arg(starttime, now, "--starttime") if starttime else (0 if job_ids else _midnight(now))
+    end = _time_arg(endtime, now, "--endtime") if endtime else 0
+    query = dbd_pb2.AccountingQuery(
+        job_ids=job_ids, users=users.split(",") if users else [], start_time=start, end_time=end,
+        states=wanted_states, names=name.split(",") if name else [],
+        partitions=partition.split(",") if partition else [],
+        all_users=allusers or (os.geteuid() == 0 and not users))
+    if not users and not query.all_users:
+        query.users.append(getpass.getuser())
+    records = client.accounting("QueryJobs", query, dbd_pb2.JobRecordBatch).records
+    mode = Parsable.NO_TRAILING if parsable2 else Parsable.TRAILING if parsable else Parsable.NONE
+    lines = sacct_fields.render_sacct(columns, sacct_fields.rows(records, allocations, now=int(now)),
+                                      parsable=mode, delimiter=delimiter, header=not noheader)
+    if lines:
+        sys.stdout.write("\n".join(lines) + "\n")
+
+
+def _time_arg(text: str, now: float, flag: str) -> int:
+    try:
+        return units.parse_datetime(text, now, past=True)
+    except ValueError:
+        die(f"Invalid time specification for {flag}: {text}")
+
+
+def main() -> None:
+    run(PROG, sacct)

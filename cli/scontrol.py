@@ -1,0 +1,149 @@
+"""scontrol: show and change controller state (jobs, nodes, partitions, config)."""
+from __future__ import annotations
+
+import sys
+from typing import Callable
+
+import click
+
+from pyslurm_common import hostlist
+from pyslurm_common.errors import SlurmError
+from pyslurm_common.rpc import ctld_pb2, types_pb2
+
+from . import client, scontrol_show
+from .app import die, run
+
+PROG = "scontrol"
+
+
+def _words_to_pairs(words: list[str]) -> list[tuple[str, str]]:
+    pairs = []
+    for word in words:
+        key, sep, value = word.partition("=")
+        pairs.append((key.lower(), value if sep else ""))
+    return pairs
+
+
+def show(words: list[str], oneliner: bool) -> None:
+    if not words:
+        die("too few arguments for keyword:show")
+    entity, _, inline = words[0].partition("=")
+    entity = entity.lower()
+    arg = inline or (words[1] if len(words) > 1 else "")
+    if entity in ("job", "jobs"):
+        ids = [int(arg)] if arg else []
+        if arg and not arg.isdigit():
+            die(f"Invalid job id specified")
+        try:
+            reply = client.controller("GetJobs", ctld_pb2.JobQuery(job_ids=ids), ctld_pb2.JobList)
+        except SlurmError as exc:
+            print(f"slurm_load_jobs error: {exc.strerror}", file=sys.stderr)
+            raise SystemExit(1)
+        jobs = sorted(reply.jobs, key=lambda j: j.job_id)
+        if not jobs:
+            print("No jobs in the system")
+            return
+        sys.stdout.write(scontrol_show.show_jobs(jobs, reply.now, oneliner=oneliner))
+    elif entity in ("node", "nodes"):
+        nodes = client.controller("GetNodes", types_pb2.Empty(), ctld_pb2.NodeList).nodes
+        if arg:
+            wanted = set(_expand(arg))
+            nodes = [n for n in nodes if n.name in wanted]
+            if not nodes:
+                die(f"Node {arg} not found")
+        sys.stdout.write(scontrol_show.show_nodes(nodes, oneliner=oneliner))
+    elif entity in ("partition", "partitions", "part"):
+        parts = client.controller("GetPartitions", types_pb2.Empty(), ctld_pb2.PartitionList).partitions
+        if arg:
+            parts = [p for p in parts if p.name == arg]
+            if not parts:
+                die(f"Partition {arg} not found")
+        sys.stdout.write(scontrol_show.show_partitions(parts, oneliner=oneliner))
+    elif entity == "config":
+        dump = client.controller("GetConfig", types_pb2.Empty(), ctld_pb2.ConfigDump)
+        sys.stdout.write(scontrol_show.show_config([(e.key, e.value) for e in dump.entries], dump.read_time))
+    elif entity == "hostnames":
+        import os
+
+        for name in _expand(arg or os.environ.get("SLURM_JOB_NODELIST", "")):
+            print(name)
+    elif entity == "hostlist":
+        print(hostlist.compress(_expand(arg), sort=False))
+    elif entity == "hostlistsorted":
+        print(hostlist.compress(_expand(arg), unique=False))
+    else:
+        die(f"invalid entity:{words[0]} for keyword:show")
+
+
+def _expand(expr: str) -> list[str]:
+    try:
+        return hostlist.expand(expr)
+    except hostlist.HostlistError as exc:
+        die(str(exc))
+
+
+def update(words: list[str]) -> None:
+    pairs = dict(_words_to_pairs(words))
+    if "nodename" not in pairs:
+        die("Update of this entity is not supported yet (only NodeName=... State=...)")
+    state = pairs.get("state", "")
+    if not state:
+        die("No changes specified")
+    if state.upper() in ("DOWN", "DRAIN") and not pairs.get("reason"):
+        die("You must specify a reason when DOWNING or DRAINING a node. Request denied")
+    client.controller("UpdateNodes", ctld_pb2.NodeUpdateRequest(
+        names=[pairs["nodename"]], state=state.upper(), reason=pairs.get("reason", "")), types_pb2.Empty)
+
+
+def job_action(action: str) -> Callable[[list[str]], None]:
+    def handle(words: list[str]) -> None:
+        ids = []
+        for item in ",".join(words).split(","):
+            if not item:
+                continue
+            if not item.isdigit():
+                die(f"Invalid job id: {item}")
+            ids.append(int(item))
+        if not ids:
+            die(f"too few arguments for keyword:{action}")
+        reply = client.controller("UpdateJobs", ctld_pb2.JobUpdateRequest(job_ids=ids, action=action),
+                                  ctld_pb2.JobUpdateReply)
+        errors = [f"{r.error} for job {r.job_id}" for r in reply.results if r.error]
+        if errors:
+            die(*errors)
+    return handle
+
+
+def ping(words: list[str]) -> None:
+    try:
+        reply = client.controller("Ping", types_pb2.Empty(), ctld_pb2.PingReply, timeout=5)
+        print(f"Slurmctld(primary) at {reply.host} is UP")
+    except client.ConnectError:
+        cfg = client.cluster_config()
+        print(f"Slurmctld(primary) at {cfg.controller_host} is DOWN")
+        raise SystemExit(1)
+
+
+@click.command(context_settings={"help_option_names": ["--help"], "ignore_unknown_options": True})
+@click.option("-o", "--oneliner", is_flag=True)
+@click.option("-d", "--details", is_flag=True)
+@click.option("-Q", "--quiet", is_flag=True)
+@click.argument("words", nargs=-1, type=click.UNPROCESSED)
+def scontrol(oneliner: bool, details: bool, quiet: bool, words: tuple[str, ...]) -> None:
+    """View or modify pyslurm configuration and state."""
+    if not words:
+        die("interactive mode is not supported; give a command (show, update, hold, release, ping)")
+    command, rest = words[0].lower(), list(words[1:])
+    handlers: dict[str, Callable[[list[str]], None]] = {
+        "show": lambda w: show(w, oneliner), "update": update, "hold": job_action("hold"),
+        "uhold": job_action("uhold"), "release": job_action("release"), "ping": ping,
+        "version": lambda w: print("slurm 22.05.8"),
+    }
+    handler = handlers.get(command)
+    if handler is None:
+        die(f"Invalid keyword: {words[0]}")
+    handler(rest)
+
+
+def main() -> None:
+    run(PROG, scontrol)

@@ -1,0 +1,188 @@
+"""A real pyslurm cluster for integration tests.
+
+Starts pyslurmdbd, pyslurmctld, two pyslurmd (node1, node2 on their own
+ports) and the auth agent as separate processes, the way systemd would run
+them, on a temporary configuration; creates the test users alice and bob
+with useradd; tears everything down and checks that no cgroup and no job
+process is left. Needs root (cgroups, setuid): skipped elsewhere, never in CI.
+"""
+from __future__ import annotations
+
+import os
+import pwd
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Iterator
+
+import pytest
+
+from pyslurm_common.cluster_files import ClusterSpec, NodeSpec, write_cluster
+
+BIN = Path(sys.executable).parent
+USERS = ("alice", "bob")
+KILL_WAIT = 3
+SLURMD_TIMEOUT = 4
+MIN_JOB_AGE = 30
+
+if os.geteuid() != 0:
+    if os.environ.get("CI"):
+        raise RuntimeError("integration tests must run as root in CI")
+    pytest.skip("integration tests need root (cgroups, setuid, useradd)", allow_module_level=True)
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def wait_for(predicate: Callable[[], object], timeout: float = 20.0, interval: float = 0.1) -> object:
+    deadline = time.monotonic() + timeout
+    while True:
+        value = predicate()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out after {timeout}s waiting for {predicate}")
+        time.sleep(interval)
+
+
+@dataclass
+class Cluster:
+    spec: ClusterSpec
+    work: Path
+    procs: dict[str, subprocess.Popen[bytes]] = field(default_factory=dict)
+
+    @property
+    def env(self) -> dict[str, str]:
+        return {"PATH": f"{BIN}:/usr/bin:/bin:/usr/sbin:/sbin", "PYSLURM_CONF": str(self.spec.slurm_conf),
+                "LANG": "C.UTF-8"}
+
+    def start(self, name: str) -> None:
+        args = {
+            "dbd": ["pyslurmdbd"], "ctld": ["pyslurmctld"], "agent": ["pyslurmsackd"],
+            "node1": ["pyslurmd", "-N", "node1"], "node2": ["pyslurmd", "-N", "node2"],
+        }[name]
+        log = (self.spec.log_dir / f"{name}.stderr").open("ab")
+        self.procs[name] = subprocess.Popen([str(BIN / args[0]), *args[1:]], env=self.env,
+                                            stdout=log, stderr=log, stdin=subprocess.DEVNULL)
+
+    def stop(self, name: str, sig: int = signal.SIGTERM) -> None:
+        proc = self.procs.pop(name)
+        proc.send_signal(sig)
+        proc.wait(timeout=15)
+
+    def run(self, *args: str, user: str | None = None, input: str | None = None,
+            cwd: Path | None = None, check: bool = False) -> subprocess.CompletedProcess[str]:
+        kw: dict[str, object] = {}
+        if user is not None:
+            pw = pwd.getpwnam(user)
+            kw = {"user": pw.pw_uid, "group": pw.pw_gid, "extra_groups": os.getgrouplist(user, pw.pw_gid)}
+        env = dict(self.env, USER=user or "root", HOME=pwd.getpwnam(user or "root").pw_dir)
+        result = subprocess.run(list(args), env=env, input=input, capture_output=True, text=True,
+                                cwd=str(cwd or self.work_dir(user)), timeout=60, **kw)  # type: ignore[call-overload]
+        if check and result.returncode != 0:
+            raise AssertionError(f"{args} failed ({result.returncode}): {result.stderr}")
+        return result  # type: ignore[no-any-return]
+
+    def work_dir(self, user: str | None) -> Path:
+        path = self.work / (user or "root")
+        if not path.exists():
+            path.mkdir()
+            if user:
+                pw = pwd.getpwnam(user)
+                os.chown(path, pw.pw_uid, pw.pw_gid)
+        return path
+
+    def sbatch(self, *args: str, user: str | None = None) -> int:
+        out = self.run("sbatch", "--parsable", *args, user=user, check=True).stdout
+        return int(out.strip())
+
+    def job_field(self, job_id: int, letter: str) -> str:
+        out = self.run("squeue", "-h", "-t", "all", "-j", str(job_id), "-o", f"%{letter}").stdout
+        return out.strip()
+
+    def wait_state(self, job_id: int, state: str, timeout: float = 20.0) -> None:
+        wait_for(lambda: self.job_field(job_id, "T") == state, timeout)
+
+    def nodes_idle(self) -> bool:
+        out = self.run("sinfo", "-h", "-N", "-o", "%N %t").stdout.split("\n")
+        states = [line.split()[1] for line in out if line.strip()]
+        return len(states) == 2 and all(s == "idle" for s in states)
+
+    def wait_idle(self) -> None:
+        wait_for(self.nodes_idle, 30)
+
+
+def _ensure_users() -> None:
+    for user in USERS:
+        try:
+            pwd.getpwnam(user)
+        except KeyError:
+            subprocess.run(["useradd", "--create-home", "--shell", "/bin/bash", user], check=True)
+
+
+def _leftover_cgroups() -> list[str]:
+    found = []
+    for mount in (Path("/sys/fs/cgroup/unified"), Path("/sys/fs/cgroup")):
+        if (mount / "cgroup.procs").exists():
+            found += [str(p) for p in mount.glob("pyslurm_node*") if p.is_dir()]
+    return found
+
+
+def _user_processes() -> list[str]:
+    uids = {pwd.getpwnam(u).pw_uid for u in USERS}
+    found = []
+    for status in Path("/proc").glob("[0-9]*/status"):
+        try:
+            text = status.read_text()
+        except OSError:
+            continue
+        uid_line = next((line for line in text.splitlines() if line.startswith("Uid:")), "")
+        if uid_line and int(uid_line.split()[1]) in uids:
+            found.append(status.parent.name)
+    return found
+
+
+@pytest.fixture(scope="session")
+def cluster() -> Iterator[Cluster]:
+    _ensure_users()
+    root = Path(tempfile.mkdtemp(prefix="pyslurm-it-", dir="/tmp"))
+    os.chmod(root, 0o755)
+    spec = ClusterSpec(
+        cluster_name="itest", conf_dir=root / "etc", state_dir=root / "state", run_dir=root / "run",
+        nodes=(NodeSpec("node1", 2, 1000, port=free_port()), NodeSpec("node2", 2, 1000, port=free_port())),
+        ctld_port=free_port(), dbd_port=free_port(), kill_wait=KILL_WAIT,
+        slurmd_timeout=SLURMD_TIMEOUT, min_job_age=MIN_JOB_AGE,
+    )
+    write_cluster(spec)
+    work = root / "work"
+    work.mkdir(mode=0o755)
+    c = Cluster(spec=spec, work=work)
+    for name in ("dbd", "ctld", "node1", "node2", "agent"):
+        c.start(name)
+    try:
+        c.wait_idle()
+        yield c
+    finally:
+        c.run("scancel", "-u", "alice")
+        c.run("scancel", "-u", "bob")
+        for name in list(c.procs):
+            try:
+                c.stop(name)
+            except subprocess.TimeoutExpired:
+                c.stop(name, signal.SIGKILL)
+        leftovers = _leftover_cgroups()
+        processes = _user_processes()
+        logs = {p.name: p.read_text()[-3000:] for p in spec.log_dir.glob("*") if p.is_file()}
+        shutil.rmtree(root, ignore_errors=True)
+        assert not leftovers, f"cgroups left behind: {leftovers}"
+        assert not processes, f"job processes left behind: {processes}"
+        del logs
