@@ -85,6 +85,8 @@ def main() -> None:
     parser.add_argument("--state-dir", type=Path, default=Path("/var/lib/pyslurm"))
     parser.add_argument("--run-dir", type=Path, default=Path("/run/pyslurm"))
     parser.add_argument("--cluster", default=_node_name().lower())
+    parser.add_argument("--base-port", type=int, default=6817,
+                        help="controller port; node agent and accounting use the next two")
     parser.add_argument("--no-start", action="store_true", help="only write the configuration")
     parser.add_argument("--stop", action="store_true", help="stop the daemons started by quickstart")
     opts = parser.parse_args()
@@ -101,7 +103,9 @@ def main() -> None:
         node = NodeSpec(name=_node_name(), cpus=hw.cpus, real_memory_mb=hw.real_memory_mb,
                         gres=hw.gres)
         write_cluster(ClusterSpec(cluster_name=opts.cluster, conf_dir=opts.conf_dir,
-                                  state_dir=opts.state_dir, run_dir=opts.run_dir, nodes=(node,)))
+                                  state_dir=opts.state_dir, run_dir=opts.run_dir, nodes=(node,),
+                                  ctld_port=opts.base_port, slurmd_port=opts.base_port + 1,
+                                  dbd_port=opts.base_port + 2))
         print(f"wrote {conf} for {node.name}: {node.cpus} CPUs, {node.real_memory_mb} MB"
               + (f", {node.gres}" if node.gres else ""))
     else:

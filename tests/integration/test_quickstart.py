@@ -1,0 +1,48 @@
+"""pyslurm-quickstart: config from detected hardware, daemons started, node idle."""
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+from pathlib import Path
+
+from pyslurm_common.config import load_config
+
+from .conftest import BIN, free_port, wait_for
+
+
+def test_quickstart_writes_config_starts_daemons_and_stops_them(tmp_path: Path) -> None:
+    base = free_port()
+    dirs = ["--conf-dir", str(tmp_path / "etc"), "--state-dir", str(tmp_path / "state"),
+            "--run-dir", str(tmp_path / "run"), "--base-port", str(base)]
+    env = dict(os.environ, PATH=f"{BIN}:{os.environ.get('PATH', '')}")
+    started = subprocess.run([str(BIN / "pyslurm-quickstart"), *dirs], env=env, capture_output=True,
+                             text=True, timeout=90)
+    try:
+        assert started.returncode == 0, started.stderr
+        cfg = load_config(tmp_path / "etc" / "slurm.conf")
+        assert [n.cpus for n in cfg.nodes] == [len(os.sched_getaffinity(0))]
+        assert (tmp_path / "etc" / "slurm.key").stat().st_mode & 0o777 == 0o600
+        cli_env = dict(env, PYSLURM_CONF=str(cfg.path))
+        sinfo = subprocess.run([str(BIN / "sinfo"), "-h", "-o", "%P %a %D %t"], env=cli_env,
+                               capture_output=True, text=True)
+        assert sinfo.stdout == "debug* up 1 idle\n"
+        out = subprocess.run([str(BIN / "sbatch"), "-o", str(tmp_path / "out.txt"), "--wrap", "echo ok"],
+                             env=cli_env, capture_output=True, text=True, cwd=tmp_path)
+        assert re.fullmatch(r"Submitted batch job \d+\n", out.stdout), out.stderr
+        wait_for(lambda: (tmp_path / "out.txt").exists() and (tmp_path / "out.txt").read_text() == "ok\n")
+        again = subprocess.run([str(BIN / "pyslurm-quickstart"), *dirs], env=env, capture_output=True,
+                               text=True, timeout=60)
+        assert again.returncode == 0 and "using existing" in again.stdout
+    finally:
+        subprocess.run([str(BIN / "pyslurm-quickstart"), "--stop", *dirs], env=env, timeout=30)
+    run_dir = tmp_path / "run"
+    wait_for(lambda: not any(_alive(p) for p in run_dir.glob("*.pid")), timeout=20)
+
+
+def _alive(pid_file: Path) -> bool:
+    try:
+        os.kill(int(pid_file.read_text()), 0)
+        return True
+    except (OSError, ValueError):
+        return False
