@@ -1,7 +1,8 @@
 """cgroup v2 tree of a node's jobs: create, join, signal, kill, remove.
 
 Layout (DESIGN.md): `<root>/job_<id>/step_<step>/{slurm, user/task_<n>}`, with
-`<root>` = `<v2 mount><slurmd's own cgroup>/pyslurm_<nodename>`. On hybrid
+`<root>` = `<v2 mount><slurmd's own cgroup>/pyslurm_<cluster>_<nodename>` (cluster and
+node in the name, so several node agents and clusters can share one host). On hybrid
 hosts (v1 controllers mounted, v2 `unified` without controllers) v2 still
 does the tracking and the kill (`cgroup.kill`); limits come in a later layer.
 Everything takes the filesystem root as data, so tests can point it at a
@@ -46,14 +47,14 @@ def own_v2_path(proc_cgroup: str) -> str:
     raise CgroupError("process has no cgroup v2 membership")
 
 
-def detect(node_name: str) -> tuple[Path, str]:
+def detect(cluster_name: str, node_name: str) -> tuple[Path, str]:
     """The node's job cgroup root and the backend name, for this process."""
     found = find_v2_mount(Path("/proc/self/mountinfo").read_text())
     if found is None:
         raise CgroupError("no cgroup v2 hierarchy is mounted")
     mount, backend = found
     own = own_v2_path(Path("/proc/self/cgroup").read_text()).lstrip("/")
-    return mount / own / f"pyslurm_{node_name}", backend
+    return mount / own / f"pyslurm_{cluster_name}_{node_name}", backend
 
 
 @dataclass(frozen=True, slots=True)

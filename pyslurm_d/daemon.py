@@ -148,7 +148,7 @@ def main() -> None:
         cfg = config_mod.load_config(opts.conf)
         node = cfg.node(node_name)
         key = load_key(cfg.key_file)
-        root, backend = cgroup.detect(node_name)
+        root, backend = cgroup.detect(cfg.cluster_name, node_name)
     except (config_mod.ConfigError, AuthError, cgroup.CgroupError) as exc:
         fatal(PROG, str(exc))
     except KeyError:

@@ -129,11 +129,11 @@ def _ensure_users() -> None:
             subprocess.run(["useradd", "--create-home", "--shell", "/bin/bash", user], check=True)
 
 
-def _leftover_cgroups() -> list[str]:
+def _leftover_cgroups(cluster_name: str) -> list[str]:
     found = []
     for mount in (Path("/sys/fs/cgroup/unified"), Path("/sys/fs/cgroup")):
         if (mount / "cgroup.procs").exists():
-            found += [str(p) for p in mount.glob("pyslurm_node*") if p.is_dir()]
+            found += [str(p) for p in mount.glob(f"pyslurm_{cluster_name}_*") if p.is_dir()]
     return found
 
 
@@ -157,7 +157,7 @@ def cluster() -> Iterator[Cluster]:
     root = Path(tempfile.mkdtemp(prefix="pyslurm-it-", dir="/tmp"))
     os.chmod(root, 0o755)
     spec = ClusterSpec(
-        cluster_name="itest", conf_dir=root / "etc", state_dir=root / "state", run_dir=root / "run",
+        cluster_name=f"it{os.getpid()}", conf_dir=root / "etc", state_dir=root / "state", run_dir=root / "run",
         nodes=(NodeSpec("node1", 2, 1000, port=free_port()), NodeSpec("node2", 2, 1000, port=free_port())),
         ctld_port=free_port(), dbd_port=free_port(), kill_wait=KILL_WAIT,
         slurmd_timeout=SLURMD_TIMEOUT, min_job_age=MIN_JOB_AGE,
@@ -179,10 +179,8 @@ def cluster() -> Iterator[Cluster]:
                 c.stop(name)
             except subprocess.TimeoutExpired:
                 c.stop(name, signal.SIGKILL)
-        leftovers = _leftover_cgroups()
+        leftovers = _leftover_cgroups(spec.cluster_name)
         processes = _user_processes()
-        logs = {p.name: p.read_text()[-3000:] for p in spec.log_dir.glob("*") if p.is_file()}
         shutil.rmtree(root, ignore_errors=True)
         assert not leftovers, f"cgroups left behind: {leftovers}"
         assert not processes, f"job processes left behind: {processes}"
-        del logs

@@ -85,8 +85,9 @@ def test_scancel_of_a_job_ignoring_sigterm_kills_everything_after_killwait(clust
     out_file = cluster.work_dir("alice") / f"slurm-{job_id}.out"
     wait_for(lambda: out_file.exists() and "started" in out_file.read_text())
     node = cluster.job_field(job_id, "N")
+    node_root = f"pyslurm_{cluster.spec.cluster_name}_{node}"
     cgroup = next(p for p in ("/sys/fs/cgroup/unified", "/sys/fs/cgroup")
-                  if os.path.isdir(f"{p}/pyslurm_{node}")) + f"/pyslurm_{node}/job_{job_id}"
+                  if os.path.isdir(f"{p}/{node_root}")) + f"/{node_root}/job_{job_id}"
     pids = open(f"{cgroup}/step_batch/user/task_0/cgroup.procs").read().split()
     assert len(pids) == 2  # the shell and its sleep
     started = time.monotonic()
