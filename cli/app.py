@@ -8,7 +8,7 @@ from typing import NoReturn, Sequence
 
 import click
 
-from pyslurm_common.config import ConfigError
+from pyslurm_common.conf_syntax import ConfigError
 from pyslurm_common.errors import SlurmError
 
 from .client import ConnectError

@@ -8,12 +8,15 @@ from __future__ import annotations
 import os
 from functools import lru_cache
 from pathlib import Path
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from google.protobuf.message import Message
 
-from pyslurm_common import config as config_mod
 from pyslurm_common.agent import client as agent_client
+from pyslurm_common.client_settings import auth_socket
+
+if TYPE_CHECKING:
+    from pyslurm_common.config import SlurmConfig
 
 Reply = TypeVar("Reply", bound=Message)
 CONTROLLER = "/pyslurm.Controller/"
@@ -21,14 +24,17 @@ ACCOUNTING = "/pyslurm.Accounting/"
 ConnectError = agent_client.ConnectError
 
 
+def cluster_config() -> "SlurmConfig":
+    """The whole configuration, for the rare command that needs more than the socket."""
+    from pyslurm_common.config import load_config
+
+    return load_config()
+
+
 @lru_cache(maxsize=1)
-def cluster_config() -> config_mod.SlurmConfig:
-    return config_mod.load_config()
-
-
 def _socket() -> Path:
     override = os.environ.get("PYSLURM_AUTH_SOCKET")
-    return Path(override) if override else cluster_config().auth_socket
+    return Path(override) if override else auth_socket()
 
 
 def controller(method: str, request: Message, reply_type: type[Reply], timeout: float = 30.0) -> Reply:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from pyslurm_common.rpc import types_pb2
+from pyslurm_common.rpc import messages as pb
 
 # Long name -> compact code, in the order of the spec table (base states first, then flags).
 STATE_CODES: dict[str, str] = {
@@ -80,14 +80,14 @@ def compact_state(long_name: str) -> str:
     return STATE_CODES.get(long_name.upper(), long_name)
 
 
-def display_state(job: types_pb2.JobInfo) -> str:
+def display_state(job: pb.JobInfo) -> str:
     """The long state printed for *job*: ``COMPLETING`` while the flag is set, else the base."""
     if job.completing:
         return "COMPLETING"
     return job.state or "PENDING"
 
 
-def display_state_compact(job: types_pb2.JobInfo) -> str:
+def display_state_compact(job: pb.JobInfo) -> str:
     """The compact state printed for *job* (``CG`` while completing)."""
     return compact_state(display_state(job))
 
@@ -128,12 +128,12 @@ def valid_states_text() -> str:
     return " ".join(STATE_CODES)
 
 
-def is_shown_by_default(job: types_pb2.JobInfo) -> bool:
+def is_shown_by_default(job: pb.JobInfo) -> bool:
     """True if squeue without ``-t`` lists *job* (active, or finished but still completing)."""
     return display_state(job) in DEFAULT_SQUEUE_STATES
 
 
-def matches_states(job: types_pb2.JobInfo, states: Iterable[str]) -> bool:
+def matches_states(job: pb.JobInfo, states: Iterable[str]) -> bool:
     """True if *job* is in one of *states* (long names): its base state, or COMPLETING flag."""
     wanted = set(states)
     if job.completing and "COMPLETING" in wanted:
@@ -141,12 +141,12 @@ def matches_states(job: types_pb2.JobInfo, states: Iterable[str]) -> bool:
     return (job.state or "PENDING") in wanted
 
 
-def shows_reason(job: types_pb2.JobInfo) -> bool:
+def shows_reason(job: pb.JobInfo) -> bool:
     """True if squeue's ``%R`` prints ``(Reason)`` rather than the node list."""
     return not job.completing and (job.state or "PENDING") in REASON_STATES
 
 
-def run_seconds(job: types_pb2.JobInfo, now: int) -> int:
+def run_seconds(job: pb.JobInfo, now: int) -> int:
     """Seconds *job* has run: 0 before it starts, ``now - start`` while RUNNING/SUSPENDED
     (or completing without an end time), ``end - start`` once it has ended."""
     if not job.start_time or (job.state or "PENDING") == "PENDING":

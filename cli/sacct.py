@@ -9,7 +9,7 @@ import time
 import click
 
 from pyslurm_common import units
-from pyslurm_common.rpc import dbd_pb2
+from pyslurm_common.rpc import messages as pb
 
 from . import client, sacct_fields
 from .app import die, run
@@ -66,14 +66,14 @@ def sacct(jobs: tuple[str, ...], users: str | None, allusers: bool, allocations:
         die(f"Invalid state specified: {exc}")
     start = _time_arg(starttime, now, "--starttime") if starttime else (0 if job_ids else _midnight(now))
     end = _time_arg(endtime, now, "--endtime") if endtime else 0
-    query = dbd_pb2.AccountingQuery(
+    query = pb.AccountingQuery(
         job_ids=job_ids, users=users.split(",") if users else [], start_time=start, end_time=end,
         states=wanted_states, names=name.split(",") if name else [],
         partitions=partition.split(",") if partition else [],
         all_users=allusers or (os.geteuid() == 0 and not users))
     if not users and not query.all_users:
         query.users.append(getpass.getuser())
-    records = client.accounting("QueryJobs", query, dbd_pb2.JobRecordBatch).records
+    records = client.accounting("QueryJobs", query, pb.JobRecordBatch).records
     mode = Parsable.NO_TRAILING if parsable2 else Parsable.TRAILING if parsable else Parsable.NONE
     lines = sacct_fields.render_sacct(columns, sacct_fields.rows(records, allocations, now=int(now)),
                                       parsable=mode, delimiter=delimiter, header=not noheader)

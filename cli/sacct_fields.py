@@ -1,4 +1,4 @@
-"""sacct's rows and field table over accounting records (``dbd_pb2.JobRecord``).
+"""sacct's rows and field table over accounting records (``pb.JobRecord``).
 
 Owns spec §2.1, §2.3 and §2.4 of cli-sacct-sacctmgr-sprio-sshare.md: one row per job and,
 unless ``-X``, one per step (``123.batch`` named ``batch``, ``123.0`` named after the
@@ -19,13 +19,13 @@ from dataclasses import dataclass
 from cli import job_states
 from cli.print_fields import Column, FormatError, Parsable, Value, parse_field_list, render
 from pyslurm_common import hostlist, units
-from pyslurm_common.rpc import dbd_pb2, types_pb2
+from pyslurm_common.rpc import messages as pb
 
 __all__ = ["DEFAULT_FIELDS", "BRIEF_FIELDS", "FormatError", "SacctRow", "parse_fields",
            "rows", "row_values", "render_sacct"]
 
-JobRecord = dbd_pb2.JobRecord
-StepInfo = types_pb2.StepInfo
+JobRecord = pb.JobRecord
+StepInfo = pb.StepInfo
 
 DEFAULT_FIELDS = "JobID,JobName,Partition,Account,AllocCPUS,State,ExitCode"
 BRIEF_FIELDS = "JobID,State,ExitCode"
@@ -45,7 +45,7 @@ class SacctRow:
     now: int
 
     @property
-    def job(self) -> types_pb2.JobInfo:
+    def job(self) -> pb.JobInfo:
         return self.record.job
 
 
@@ -124,7 +124,7 @@ def _alloc_nodes(r: SacctRow) -> int:
     return _node_count(r)
 
 
-def _req_mem_mb(job: types_pb2.JobInfo) -> int:
+def _req_mem_mb(job: pb.JobInfo) -> int:
     if job.mem_per_cpu_mb:
         return job.mem_per_cpu_mb * job.num_cpus
     return job.mem_per_node_mb * max(1, job.num_nodes)

@@ -19,7 +19,7 @@ from click.core import ParameterSource
 
 from pyslurm_common import units
 from pyslurm_common.errors import SlurmError
-from pyslurm_common.rpc import ctld_pb2, types_pb2
+from pyslurm_common.rpc import messages as pb
 
 from . import client
 from .app import die, run
@@ -87,7 +87,7 @@ def sbatch(**cli_values: Any) -> None:
         die(*exc.lines, exit_code=exc.exit_code)
     desc = _job_desc(values, text, command, default_name, script_args)
     try:
-        reply = client.controller("SubmitBatchJob", ctld_pb2.SubmitRequest(job=desc), ctld_pb2.SubmitReply)
+        reply = client.controller("SubmitBatchJob", pb.SubmitRequest(job=desc), pb.SubmitReply)
     except SlurmError as exc:
         lines = ([exc.detail] if exc.detail else []) + [f"Batch job submission failed: {exc.strerror}"]
         die(*lines)
@@ -188,7 +188,7 @@ def _export_environment(export: str | None) -> list[str]:
 
 
 def _job_desc(values: dict[str, Any], text: str, command: str, default_name: str,
-              script_args: list[str]) -> types_pb2.JobDesc:
+              script_args: list[str]) -> pb.JobDesc:
     if values.get("mem") is not None and values.get("mem_per_cpu") is not None:
         die("--mem and --mem-per-cpu are mutually exclusive.")
     time_limit = 0
@@ -212,7 +212,7 @@ def _job_desc(values: dict[str, Any], text: str, command: str, default_name: str
     umask = os.umask(0)
     os.umask(umask)
     requeue_set = bool(values.get("requeue") or values.get("no_requeue"))
-    return types_pb2.JobDesc(
+    return pb.JobDesc(
         name=values.get("job_name") or default_name,
         partitions=[p for p in (values.get("partition") or "").split(",") if p],
         account=values.get("account") or "", qos=values.get("qos") or "",

@@ -7,7 +7,7 @@ import sys
 
 import click
 
-from pyslurm_common.rpc import ctld_pb2
+from pyslurm_common.rpc import messages as pb
 
 from . import client
 from .app import die, run
@@ -58,8 +58,8 @@ def scancel(signal_name: str | None, batch: bool, full: bool, user: str | None, 
         ids = _filtered_ids(ids, user, states, name, partition, account)
     if not ids:
         return
-    reply = client.controller("SignalJobs", ctld_pb2.SignalRequest(
-        job_ids=ids, signal=signal, batch_only=batch, full=full), ctld_pb2.SignalReply)
+    reply = client.controller("SignalJobs", pb.SignalRequest(
+        job_ids=ids, signal=signal, batch_only=batch, full=full), pb.SignalReply)
     failed = False
     for result in reply.results:
         if verbose and not result.error:
@@ -79,7 +79,7 @@ def _filtered_ids(ids: list[int], user: str | None, states: str | None, name: st
         wanted_states = parse_state_list(states) if states else {"PENDING", "RUNNING", "SUSPENDED"}
     except ValueError as exc:
         die(f"Invalid job state specified: {exc}")
-    jobs = client.controller("GetJobs", ctld_pb2.JobQuery(job_ids=ids), ctld_pb2.JobList).jobs
+    jobs = client.controller("GetJobs", pb.JobQuery(job_ids=ids), pb.JobList).jobs
     users = set(user.split(",")) if user else None
     return [j.job_id for j in jobs
             if j.state in wanted_states and not j.completing

@@ -8,7 +8,7 @@ import click
 
 from pyslurm_common import hostlist
 from pyslurm_common.errors import SlurmError
-from pyslurm_common.rpc import ctld_pb2, types_pb2
+from pyslurm_common.rpc import messages as pb
 
 from . import client, scontrol_show
 from .app import die, run
@@ -35,7 +35,7 @@ def show(words: list[str], oneliner: bool) -> None:
         if arg and not arg.isdigit():
             die(f"Invalid job id specified")
         try:
-            reply = client.controller("GetJobs", ctld_pb2.JobQuery(job_ids=ids), ctld_pb2.JobList)
+            reply = client.controller("GetJobs", pb.JobQuery(job_ids=ids), pb.JobList)
         except SlurmError as exc:
             print(f"slurm_load_jobs error: {exc.strerror}", file=sys.stderr)
             raise SystemExit(1)
@@ -45,7 +45,7 @@ def show(words: list[str], oneliner: bool) -> None:
             return
         sys.stdout.write(scontrol_show.show_jobs(jobs, reply.now, oneliner=oneliner))
     elif entity in ("node", "nodes"):
-        nodes = client.controller("GetNodes", types_pb2.Empty(), ctld_pb2.NodeList).nodes
+        nodes = client.controller("GetNodes", pb.Empty(), pb.NodeList).nodes
         if arg:
             wanted = set(_expand(arg))
             nodes = [n for n in nodes if n.name in wanted]
@@ -53,14 +53,14 @@ def show(words: list[str], oneliner: bool) -> None:
                 die(f"Node {arg} not found")
         sys.stdout.write(scontrol_show.show_nodes(nodes, oneliner=oneliner))
     elif entity in ("partition", "partitions", "part"):
-        parts = client.controller("GetPartitions", types_pb2.Empty(), ctld_pb2.PartitionList).partitions
+        parts = client.controller("GetPartitions", pb.Empty(), pb.PartitionList).partitions
         if arg:
             parts = [p for p in parts if p.name == arg]
             if not parts:
                 die(f"Partition {arg} not found")
         sys.stdout.write(scontrol_show.show_partitions(parts, oneliner=oneliner))
     elif entity == "config":
-        dump = client.controller("GetConfig", types_pb2.Empty(), ctld_pb2.ConfigDump)
+        dump = client.controller("GetConfig", pb.Empty(), pb.ConfigDump)
         sys.stdout.write(scontrol_show.show_config([(e.key, e.value) for e in dump.entries], dump.read_time))
     elif entity == "hostnames":
         import os
@@ -91,8 +91,8 @@ def update(words: list[str]) -> None:
         die("No changes specified")
     if state.upper() in ("DOWN", "DRAIN") and not pairs.get("reason"):
         die("You must specify a reason when DOWNING or DRAINING a node. Request denied")
-    client.controller("UpdateNodes", ctld_pb2.NodeUpdateRequest(
-        names=[pairs["nodename"]], state=state.upper(), reason=pairs.get("reason", "")), types_pb2.Empty)
+    client.controller("UpdateNodes", pb.NodeUpdateRequest(
+        names=[pairs["nodename"]], state=state.upper(), reason=pairs.get("reason", "")), pb.Empty)
 
 
 def job_action(action: str) -> Callable[[list[str]], None]:
@@ -106,8 +106,8 @@ def job_action(action: str) -> Callable[[list[str]], None]:
             ids.append(int(item))
         if not ids:
             die(f"too few arguments for keyword:{action}")
-        reply = client.controller("UpdateJobs", ctld_pb2.JobUpdateRequest(job_ids=ids, action=action),
-                                  ctld_pb2.JobUpdateReply)
+        reply = client.controller("UpdateJobs", pb.JobUpdateRequest(job_ids=ids, action=action),
+                                  pb.JobUpdateReply)
         errors = [f"{r.error} for job {r.job_id}" for r in reply.results if r.error]
         if errors:
             die(*errors)
@@ -116,7 +116,7 @@ def job_action(action: str) -> Callable[[list[str]], None]:
 
 def ping(words: list[str]) -> None:
     try:
-        reply = client.controller("Ping", types_pb2.Empty(), ctld_pb2.PingReply, timeout=5)
+        reply = client.controller("Ping", pb.Empty(), pb.PingReply, timeout=5)
         print(f"Slurmctld(primary) at {reply.host} is UP")
     except client.ConnectError:
         cfg = client.cluster_config()

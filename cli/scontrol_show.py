@@ -20,11 +20,11 @@ from collections.abc import Callable, Iterable, Sequence
 from cli import job_states
 from cli.sinfo_format import uid_to_name
 from pyslurm_common import hostlist, units
-from pyslurm_common.rpc import ctld_pb2, types_pb2
+from pyslurm_common.rpc import messages as pb
 
-JobInfo = types_pb2.JobInfo
-NodeInfo = ctld_pb2.NodeInfo
-PartitionInfo = ctld_pb2.PartitionInfo
+JobInfo = pb.JobInfo
+NodeInfo = pb.NodeInfo
+PartitionInfo = pb.PartitionInfo
 
 LINE_SEP = "\n   "
 # Order in which scontrol joins node state flags after the base state.

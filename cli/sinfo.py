@@ -7,7 +7,7 @@ import time
 
 import click
 
-from pyslurm_common.rpc import ctld_pb2, types_pb2
+from pyslurm_common.rpc import messages as pb
 
 from . import client, sinfo_format
 from .app import die, run
@@ -40,8 +40,8 @@ def sinfo(fmt: str | None, long_fmt: str | None, node_oriented: bool, long_listi
                        else sinfo_format.parse_long_format(long_fmt) if long_fmt else None)
     except FormatError as exc:
         die(str(exc))
-    nodes = client.controller("GetNodes", types_pb2.Empty(), ctld_pb2.NodeList).nodes
-    parts = client.controller("GetPartitions", types_pb2.Empty(), ctld_pb2.PartitionList).partitions
+    nodes = client.controller("GetNodes", pb.Empty(), pb.NodeList).nodes
+    parts = client.controller("GetPartitions", pb.Empty(), pb.PartitionList).partitions
     if partition:
         wanted = set(partition.split(","))
         parts = [p for p in parts if p.name in wanted]

@@ -32,10 +32,10 @@ from cli.squeue_format import (
     render_cell,
 )
 from pyslurm_common import hostlist, units
-from pyslurm_common.rpc import ctld_pb2
+from pyslurm_common.rpc import messages as pb
 
-NodeInfo = ctld_pb2.NodeInfo
-PartitionInfo = ctld_pb2.PartitionInfo
+NodeInfo = pb.NodeInfo
+PartitionInfo = pb.PartitionInfo
 
 __all__ = ["FormatError", "NodeGroup", "render_sinfo", "view_format"]
 

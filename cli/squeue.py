@@ -8,7 +8,7 @@ import sys
 import click
 
 from pyslurm_common.errors import SlurmError
-from pyslurm_common.rpc import ctld_pb2
+from pyslurm_common.rpc import messages as pb
 
 from . import client, squeue_format
 from .app import die, run
@@ -52,7 +52,7 @@ def squeue(fmt: str | None, long_fmt: str | None, noheader: bool, long_listing: 
             ids.append(int(item.split("_")[0]))
     line_format = _line_format(fmt, long_fmt, long_listing)
     try:
-        reply = client.controller("GetJobs", ctld_pb2.JobQuery(job_ids=ids), ctld_pb2.JobList)
+        reply = client.controller("GetJobs", pb.JobQuery(job_ids=ids), pb.JobList)
     except SlurmError as exc:
         print(f"slurm_load_jobs error: {exc.strerror}", file=sys.stderr)
         raise SystemExit(1)
@@ -85,7 +85,7 @@ def _line_format(fmt: str | None, long_fmt: str | None, long_listing: bool) -> s
         die(str(exc))
 
 
-def _matches(job: ctld_pb2.JobInfo, user: str | None, partition: str | None, name: str | None,
+def _matches(job: pb.JobInfo, user: str | None, partition: str | None, name: str | None,
              account: str | None, nodelist: str | None) -> bool:
     def member(value: str, wanted: str | None) -> bool:
         return wanted is None or value in wanted.split(",")

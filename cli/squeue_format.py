@@ -19,9 +19,9 @@ from dataclasses import dataclass, replace
 
 from cli import job_states
 from pyslurm_common import units
-from pyslurm_common.rpc import types_pb2
+from pyslurm_common.rpc import messages as pb
 
-JobInfo = types_pb2.JobInfo
+JobInfo = pb.JobInfo
 
 DEFAULT_FORMAT = "%.18i %.9P %.8j %.8u %.2t %.10M %.6D %R"
 LONG_FORMAT = "%.18i %.9P %.8j %.8u %.8T %.10M %.9l %.6D %R"

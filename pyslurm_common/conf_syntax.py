@@ -16,8 +16,6 @@ unsupported ``+=``/``-=``, missing Include files and Include loops.
 
 from __future__ import annotations
 
-import glob
-import logging
 import os
 import re
 from collections.abc import Iterator
@@ -28,8 +26,7 @@ from pyslurm_common import hostlist
 from pyslurm_common.units import parse_memory_mb, parse_time_limit
 
 __all__ = ["ConfigError", "Token", "read_conf"]
-
-_log = logging.getLogger(__name__)
+# logging and glob are imported where used: CLIs read slurm.conf on every call (start-up is hot).
 
 _MAX_INCLUDE_DEPTH = 16  # an Include loop fails with a clear message, not a RecursionError
 
@@ -220,9 +217,13 @@ class _Reader:
             target = target.replace("%c", self.cluster_name)
         full = Path(target) if os.path.isabs(target) else self.conf_dir / target
         if _GLOB_CHARS.search(target):
+            import glob
+
             matches = sorted(glob.glob(str(full)))
             if not matches:
-                _log.warning("%s:%d: Include %s matches no file", path, number, target)
+                import logging
+
+                logging.getLogger(__name__).warning("%s:%d: Include %s matches no file", path, number, target)
             for match in matches:
                 yield from self.lines(Path(match), depth + 1)
             return

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import quote
 
+from pyslurm_common.client_settings import DEFAULT_AUTH_SOCKET, DEFAULT_KEY_NAME, auth_info, config_path
 from pyslurm_common.conf_syntax import ConfigError, Token, read_conf
 from pyslurm_common.units import UNLIMITED
 
@@ -40,7 +41,6 @@ __all__ = [
 
 _log = logging.getLogger(__name__)
 
-DEFAULT_CONF = Path("/etc/pyslurm/slurm.conf")
 
 
 # --------------------------------------------------------------------------------------------
@@ -110,7 +110,7 @@ class SlurmConfig:
     accounting_storage_type: str = "accounting_storage/none"
     accounting_storage_host: str | None = None
     accounting_storage_port: int = 6819
-    auth_socket: Path = Path("/run/pyslurm/auth.socket")
+    auth_socket: Path = DEFAULT_AUTH_SOCKET
     key_file: Path
     slurmctld_log_file: str | None = None
     slurmd_log_file: str | None = None
@@ -311,15 +311,6 @@ def _optional_memory(tok: Token | None) -> int | None:
 # slurm.conf
 
 
-def config_path() -> Path:
-    """``$PYSLURM_CONF``, else ``$SLURM_CONF``, else /etc/pyslurm/slurm.conf."""
-    for var in ("PYSLURM_CONF", "SLURM_CONF"):
-        value = os.environ.get(var)
-        if value:
-            return Path(value)
-    return DEFAULT_CONF
-
-
 def load_config(path: Path | None = None) -> SlurmConfig:
     """Read slurm.conf and its Includes; raises :class:`ConfigError` on any invalid value."""
     path = config_path() if path is None else path
@@ -354,7 +345,7 @@ def load_config(path: Path | None = None) -> SlurmConfig:
     nodes = _apply_down_nodes(_build_nodes(node_records), down_records)
     partitions = _build_partitions(part_records, nodes, def_mem,
                                    _optional_memory(store.get("maxmempernode")))
-    auth = _auth_info(store.get("authinfo"), path.parent)
+    auth = auth_info(store.get("authinfo"), path.parent)
     acct_type = _text(store, "accountingstoragetype")
 
     def integer(key: str, default: int, minimum: int = 0) -> int:
@@ -384,8 +375,8 @@ def load_config(path: Path | None = None) -> SlurmConfig:
         accounting_storage_type=(acct_type or "accounting_storage/none").lower(),
         accounting_storage_host=_text(store, "accountingstoragehost"),
         accounting_storage_port=port("accountingstorageport", 6819),
-        auth_socket=auth.get("socket", Path("/run/pyslurm/auth.socket")),
-        key_file=auth.get("key", path.parent / "slurm.key"),
+        auth_socket=auth.get("socket", DEFAULT_AUTH_SOCKET),
+        key_file=auth.get("key", path.parent / DEFAULT_KEY_NAME),
         slurmctld_log_file=_text(store, "slurmctldlogfile"),
         slurmd_log_file=_text(store, "slurmdlogfile"),
         slurmctld_pid_file=_text(store, "slurmctldpidfile"),
@@ -438,21 +429,6 @@ def _controller(path: Path, store: Record) -> tuple[str, str]:
     if machine is None:
         raise ConfigError(path, None, "SlurmctldHost is required")
     return machine, _text(store, "controladdr") or machine
-
-
-def _auth_info(tok: Token | None, conf_dir: Path) -> dict[str, Path]:
-    """``AuthInfo=socket=<path>,key=<path>,ttl=N``: the two paths we use (relative → conf dir)."""
-    result: dict[str, Path] = {}
-    if tok is None:
-        return result
-    for item in tok.value.split(","):
-        name, sep, value = item.partition("=")
-        name = name.strip().lower()
-        if name and not sep:
-            raise tok.error(f"invalid AuthInfo item {item!r}: expected name=value")
-        if name in ("socket", "key"):
-            result[name] = conf_dir / value.strip()
-    return result
 
 
 # --------------------------------------------------------------------------------------------
