@@ -15,14 +15,15 @@ from .client import ConnectError
 
 
 class CliError(Exception):
-    def __init__(self, *lines: str, exit_code: int = 1) -> None:
+    def __init__(self, *lines: str, exit_code: int = 1, severity: str = "error") -> None:
         super().__init__(lines[0] if lines else "")
         self.lines = lines
         self.exit_code = exit_code
+        self.severity = severity
 
 
-def die(*lines: str, exit_code: int = 1) -> NoReturn:
-    raise CliError(*lines, exit_code=exit_code)
+def die(*lines: str, exit_code: int = 1, severity: str = "error") -> NoReturn:
+    raise CliError(*lines, exit_code=exit_code, severity=severity)
 
 
 def error_exit_code() -> int:
@@ -43,7 +44,7 @@ def run(prog: str, command: click.Command, args: Sequence[str] | None = None) ->
         code = error_exit_code()
     except CliError as exc:
         for line in exc.lines:
-            _print_error(prog, line)
+            print(f"{prog}: {exc.severity}: {line}", file=sys.stderr)
         code = exc.exit_code
     except ConnectError as exc:
         _print_error(prog, "Unable to contact slurm controller (connect failure)")

@@ -84,7 +84,7 @@ def sbatch(**cli_values: Any) -> None:
         validate(text)
         values = _merge(ctx, cli_values, directive_lines(text, script or "stdin"))
     except ScriptError as exc:
-        die(*exc.lines, exit_code=exc.exit_code)
+        die(*exc.lines, exit_code=exc.exit_code, severity=exc.severity)
     desc = _job_desc(values, text, command, default_name, script_args)
     try:
         reply = client.controller("SubmitBatchJob", pb.SubmitRequest(job=desc), pb.SubmitReply)

@@ -9,10 +9,11 @@ import shlex
 
 
 class ScriptError(Exception):
-    def __init__(self, *lines: str, exit_code: int = 1) -> None:
+    def __init__(self, *lines: str, exit_code: int = 1, severity: str = "error") -> None:
         super().__init__(lines[0])
         self.lines = lines
         self.exit_code = exit_code
+        self.severity = severity
 
 
 def wrap(command: str) -> str:
@@ -55,7 +56,7 @@ def directive_lines(text: str, source: str) -> list[list[str]]:
             args = list(lexer)
         except ValueError:
             quote = '"' if rest.count('"') % 2 else "'"
-            raise ScriptError(f"{source}: line {number}: Unmatched `{quote}' in [{line}]", exit_code=1)
+            raise ScriptError(f"{source}: line {number}: Unmatched `{quote}' in [{line}]", severity="fatal")
         if args:
             found.append(args)
     return found

@@ -92,7 +92,7 @@ class Verifier:
         if len(fields) != 8 or fields[0] != VERSION:
             raise AuthError("malformed credential")
         payload, mac = " ".join(fields[:7]), fields[7]
-        if not hmac.compare_digest(_mac(self._key, payload), mac):
+        if not hmac.compare_digest(_mac(self._key, payload).encode(), mac.encode(errors="replace")):
             raise AuthError("invalid credential signature")
         try:
             uid, gid, issued, expires = int(fields[1]), int(fields[2]), int(fields[4]), int(fields[5])

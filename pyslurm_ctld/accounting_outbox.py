@@ -77,7 +77,7 @@ class AccountingOutbox:
             files = sorted(p for p in self.directory.iterdir() if p.suffix == ".rec")[:BATCH]
             if not files:
                 self._wake.clear()
-                await _wait_any(self._wake, stop, timeout=5)
+                await _wait_any((self._wake, stop), timeout=5)
                 continue
             sent = await asyncio.to_thread(self._read_files, files)
             batch = dbd_pb2.JobRecordBatch()
@@ -90,7 +90,7 @@ class AccountingOutbox:
                 failures += 1
                 log.warning("accounting unreachable (%s), %d records queued; retrying in %ss",
                             exc.code().name, self.backlog(), delay)
-                await _wait_any(stop, stop, timeout=delay)
+                await _wait_any((stop,), timeout=delay)
                 continue
             failures = 0
             await asyncio.to_thread(self._remove_unchanged, sent)
@@ -116,8 +116,8 @@ class AccountingOutbox:
                 pass
 
 
-async def _wait_any(a: asyncio.Event, b: asyncio.Event, timeout: float) -> None:
-    waiters = [asyncio.ensure_future(a.wait()), asyncio.ensure_future(b.wait())]
+async def _wait_any(events: tuple[asyncio.Event, ...], timeout: float) -> None:
+    waiters = [asyncio.ensure_future(e.wait()) for e in events]
     try:
         await asyncio.wait(waiters, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
     finally:

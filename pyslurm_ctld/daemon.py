@@ -13,6 +13,7 @@ from pyslurm_common.rpc import ctld_pb2_grpc
 from pyslurm_common.rpc_auth import Signer, make_server
 
 from .controller import Controller
+from .journal import JournalError
 from .servicer import ControllerServicer
 
 log = logging.getLogger(__name__)
@@ -34,7 +35,10 @@ def main() -> None:
 
     async def serve(stop: asyncio.Event) -> None:
         ctl = Controller(cfg, slurm_uid, Signer(key, uid=slurm_uid))
-        ctl.recover()
+        try:
+            ctl.recover()
+        except JournalError as exc:
+            fatal(PROG, str(exc))
         server = make_server(Verifier(key))
         ctld_pb2_grpc.add_ControllerServicer_to_server(ControllerServicer(ctl), server)
         address = f"0.0.0.0:{cfg.ctld_port}"

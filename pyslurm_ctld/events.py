@@ -83,16 +83,24 @@ class NodeAdminChanged:
 
 
 @dataclass(frozen=True, slots=True)
+class JobIdsUsed:
+    """Ids below `next_job_id` were handed out (kept by compaction even when their jobs are purged)."""
+
+    kind: ClassVar[str] = "ids_used"
+    next_job_id: int
+
+
+@dataclass(frozen=True, slots=True)
 class JobsPurged:
     kind: ClassVar[str] = "purged"
     job_ids: tuple[JobId, ...]
 
 
 Event = (JobSubmitted | JobStarted | JobHoldChanged | JobCancelled | JobTimedOut | BatchFinished
-         | NodeFailed | NodeAdminChanged | JobsPurged)
+         | NodeFailed | NodeAdminChanged | JobIdsUsed | JobsPurged)
 _KINDS: dict[str, type] = {cls.kind: cls for cls in (
     JobSubmitted, JobStarted, JobHoldChanged, JobCancelled, JobTimedOut, BatchFinished,
-    NodeFailed, NodeAdminChanged, JobsPurged)}
+    NodeFailed, NodeAdminChanged, JobIdsUsed, JobsPurged)}
 
 
 def event_to_dict(event: Event) -> dict[str, Any]:

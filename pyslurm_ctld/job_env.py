@@ -51,7 +51,7 @@ def batch_environment(job: Job, cluster_name: str, conf_path: str, ctld_host: st
         "SLURM_PRIO_PROCESS": str(req.nice),
         "SLURM_TOPOLOGY_ADDR": alloc.batch_host, "SLURM_TOPOLOGY_ADDR_PATTERN": "node",
         "SLURM_WORKING_CLUSTER": f"{cluster_name}:{ctld_host}:{ctld_port}:9728:109",
-        "ENVIRONMENT": "BATCH", "HOSTNAME": alloc.batch_host,
+        "ENVIRONMENT": "BATCH", "HOSTNAME": alloc.batch_host, "SLURM_NODE_ALIASES": "(null)",
     }
     if req.account:
         env["SLURM_JOB_ACCOUNT"] = req.account

@@ -20,7 +20,7 @@ from pyslurm_common.config import PartitionConfig, SlurmConfig
 from pyslurm_common.errors import SlurmError, Strerror
 
 from . import scheduler
-from .events import (Account, BatchFinished, Effect, Event, JobCancelled, JobHoldChanged, JobsPurged,
+from .events import (Account, BatchFinished, Effect, Event, JobCancelled, JobHoldChanged, JobIdsUsed, JobsPurged,
                      JobStarted, JobSubmitted, JobTimedOut, Launch, NodeAdminChanged, NodeFailed,
                      SignalTasks, Terminate)
 from .job import Hold, Job, JobId, JobRequest, JobState, Reason
@@ -49,6 +49,8 @@ class JobManager:
             n.name: NodeRecord(n, partitions=[p.name for p in cfg.partitions if n.name in p.nodes])
             for n in cfg.nodes
         }
+        for rec in self.nodes.values():
+            _apply_configured_state(rec)
         self.partitions: dict[str, PartitionConfig] = {p.name: p for p in cfg.partitions}
         self.next_job_id = cfg.first_job_id
 
@@ -134,15 +136,15 @@ class JobManager:
         if job.state is not JobState.PENDING:
             raise SlurmError(Strerror.NOT_PENDING)
         privileged = self.is_privileged(uid)
+        if action not in ("hold", "uhold", "release"):
+            raise SlurmError(Strerror.INVALID_ARGUMENT, f"unknown job action {action}")
+        if not privileged and (job.hold is Hold.ADMIN or action == "uhold"):
+            raise SlurmError(Strerror.ACCESS_DENIED)  # admin holds and uhold are the admins'
         if action == "release":
-            if job.hold is Hold.ADMIN and not privileged:
-                raise SlurmError(Strerror.ACCESS_DENIED)
             return JobHoldChanged(job.job_id, Hold.NONE, now)
-        if action == "uhold" or (action == "hold" and not privileged):
+        if action == "uhold" or not privileged:
             return JobHoldChanged(job.job_id, Hold.USER, now)
-        if action == "hold":
-            return JobHoldChanged(job.job_id, Hold.ADMIN, now)
-        raise SlurmError(Strerror.INVALID_ARGUMENT, f"unknown job action {action}")
+        return JobHoldChanged(job.job_id, Hold.ADMIN, now)
 
     def node_usage(self) -> dict[str, NodeUsage]:
         cpus = {name: 0 for name in self.nodes}
@@ -171,11 +173,11 @@ class JobManager:
         }
         views = {
             p.name: scheduler.PartitionView(p.name, p.nodes, p.state, p.max_time_min, p.max_nodes,
-                                            p.min_nodes, p.priority_tier)
+                                            p.min_nodes, p.priority_tier, self._def_mem_per_cpu(p))
             for p in self.partitions.values()
         }
         starts: list[JobStarted] = []
-        for decision in scheduler.schedule(pending, capacities, views, self.cfg.def_mem_per_cpu_mb or 0):
+        for decision in scheduler.schedule(pending, capacities, views):
             if isinstance(decision, scheduler.Start):
                 starts.append(JobStarted(decision.job_id, decision.allocation, now))
             else:
@@ -209,7 +211,8 @@ class JobManager:
 
     # ---- soft state -----------------------------------------------------------
 
-    def node_registered(self, name: str, now: float, **reported: object) -> NodeRecord:
+    def node_registered(self, name: str, now: float, cpus: int, real_memory_mb: int,
+                        **reported: object) -> NodeRecord:
         rec = self.nodes.get(name)
         if rec is None:
             raise SlurmError(Strerror.INVALID_NODE_NAME, f"node {name} is not in slurm.conf")
@@ -217,7 +220,15 @@ class JobManager:
             setattr(rec, key, value)
         rec.registered = rec.responding = True
         rec.last_seen = now
-        if rec.down and rec.reason == "Not responding" and self._return_to_service() >= 1:
+        problem = _registration_problem(rec, cpus, real_memory_mb)
+        if problem:
+            log.error("node=%s invalid registration: %s", name, problem)
+            rec.down = True
+            rec.set_reason(problem, 0, int(now))
+        elif rec.down and rec.reason.startswith(_LOW_PREFIX):
+            rec.down = False
+            rec.clear_reason()
+        elif rec.down and rec.reason == "Not responding" and self._return_to_service() >= 1:
             rec.down = False
             rec.clear_reason()
         elif rec.down and self._return_to_service() >= 2:
@@ -331,16 +342,28 @@ class JobManager:
         rec.responding = False
         rec.down = True
         rec.set_reason(event.reason, 0, event.time)
-        return self._fail_jobs_on(event.node, event.time)
+        return self._fail_jobs_on(event.node, event.time, reachable=False)
 
-    def _fail_jobs_on(self, node: str, time: int) -> list[Effect]:
+    def _fail_jobs_on(self, node: str, time: int, reachable: bool) -> list[Effect]:
+        """NODE_FAIL for the jobs running on `node`; what still runs elsewhere is terminated.
+
+        A job stays COMPLETING while its batch host can still report the end of the
+        batch step: always when the node is only marked DOWN by an admin (it is still
+        there to be killed), otherwise when the failed node was not the batch host.
+        """
         effects: list[Effect] = []
         for job in list(self.jobs.values()):
-            if job.allocation is None or node not in job.allocation.nodes:
+            alloc = job.allocation
+            if alloc is None or node not in alloc.nodes:
                 continue
+            survivors = alloc.nodes if reachable else tuple(n for n in alloc.nodes if n != node)
+            batch_host_alive = alloc.batch_host in survivors
             if job.state is JobState.RUNNING:
-                job = self._set(transition(job, JobState.NODE_FAIL, reason=Reason.NODE_DOWN, end_time=time))
-            elif job.completing:
+                job = self._set(transition(job, JobState.NODE_FAIL, reason=Reason.NODE_DOWN, end_time=time,
+                                           completing=batch_host_alive))
+                if survivors:
+                    effects.append(Terminate(job.job_id, survivors, "NODE FAILURE"))
+            elif job.completing and not batch_host_alive:
                 job = self._set(dataclasses.replace(job, completing=False))
             else:
                 continue
@@ -359,8 +382,7 @@ class JobManager:
             elif event.state == "DOWN":
                 rec.down = True
                 rec.set_reason(event.reason, event.uid, event.time)
-                effects += self._terminate_jobs_on(name)
-                effects += self._fail_jobs_on(name, event.time)
+                effects += self._fail_jobs_on(name, event.time, reachable=True)
             elif event.state in ("RESUME", "UNDRAIN"):
                 rec.drain = False
                 if event.state == "RESUME":
@@ -368,9 +390,9 @@ class JobManager:
                 rec.clear_reason()
         return effects
 
-    def _terminate_jobs_on(self, node: str) -> list[Effect]:
-        return [Terminate(j.job_id, j.allocation.nodes, "NODE FAILURE") for j in self.jobs.values()
-                if j.allocation is not None and node in j.allocation.nodes and j.state is JobState.RUNNING]
+    def _apply_ids_used(self, event: JobIdsUsed) -> list[Effect]:
+        self.next_job_id = max(self.next_job_id, event.next_job_id)
+        return []
 
     def _apply_purged(self, event: JobsPurged) -> list[Effect]:
         for job_id in event.job_ids:
@@ -383,6 +405,7 @@ class JobManager:
 
     def snapshot_events(self) -> Iterable[Event]:
         """Events that rebuild the durable state from nothing (journal compaction)."""
+        yield JobIdsUsed(self.next_job_id)
         for job in self.jobs.values():
             yield JobSubmitted(job)
         for rec in self.nodes.values():
@@ -390,6 +413,32 @@ class JobManager:
                 yield NodeAdminChanged((rec.name,), "DRAIN", rec.reason, rec.reason_uid, rec.reason_time)
             if rec.down and rec.reason != "Not responding":
                 yield NodeAdminChanged((rec.name,), "DOWN", rec.reason, rec.reason_uid, rec.reason_time)
+
+
+def _apply_configured_state(rec: NodeRecord) -> None:
+    """slurm.conf `State=` / `DownNodes=`: DOWN and FAIL take the node out, DRAIN drains it."""
+    state = (rec.config.state or "").upper()
+    if state in ("DOWN", "FAIL", "FAILING"):
+        rec.down = True
+    elif state == "DRAIN":
+        rec.drain = True
+    else:
+        return
+    rec.set_reason(rec.config.reason or "set in slurm.conf", 0, 0)
+
+
+_LOW_PREFIX = "Low "
+
+
+def _registration_problem(rec: NodeRecord, cpus: int, real_memory_mb: int) -> str:
+    """Slurm's check: a node must have at least what slurm.conf promises."""
+    cfg = rec.config
+    if cpus < cfg.cpus:
+        return f"{_LOW_PREFIX}CPUs (reported:{cpus} < configured:{cfg.cpus})"
+    if real_memory_mb < cfg.real_memory_mb:
+        return (f"{_LOW_PREFIX}RealMemory (reported:{real_memory_mb} < 100.00% of "
+                f"configured:{cfg.real_memory_mb})")
+    return ""
 
 
 _APPLY = {
@@ -401,5 +450,6 @@ _APPLY = {
     BatchFinished: JobManager._apply_finished,
     NodeFailed: JobManager._apply_node_failed,
     NodeAdminChanged: JobManager._apply_node_admin,
+    JobIdsUsed: JobManager._apply_ids_used,
     JobsPurged: JobManager._apply_purged,
 }

@@ -22,6 +22,10 @@ FORMAT_VERSION = 1
 Event = dict[str, Any]
 
 
+class JournalError(Exception):
+    """The journal cannot be read back as written: the controller must not start on a guess."""
+
+
 class Journal:
     def __init__(self, directory: Path) -> None:
         directory.mkdir(parents=True, exist_ok=True)
@@ -35,20 +39,23 @@ class Journal:
         if not self.path.exists():
             return
         with self.path.open("rb") as f:
-            for number, line in enumerate(f, 1):
-                try:
-                    event = json.loads(line)
-                except json.JSONDecodeError:
-                    log.warning("%s:%d: ignoring torn journal line", self.path, number)
-                    continue
-                if event.get("v") != FORMAT_VERSION:
-                    raise RuntimeError(f"{self.path}:{number}: unknown journal format {event.get('v')}")
-                yield event
+            lines = f.readlines()
+        for number, line in enumerate(lines, 1):
+            try:
+                event = json.loads(line)
+            except json.JSONDecodeError:
+                if number == len(lines):
+                    log.warning("%s:%d: ignoring torn last journal line", self.path, number)
+                    return
+                raise JournalError(f"{self.path}:{number}: corrupt journal line; refusing to guess") from None
+            if event.get("v") != FORMAT_VERSION:
+                raise JournalError(f"{self.path}:{number}: unknown journal format {event.get('v')}")
+            yield event
 
     def rewrite(self, events: Iterable[Event]) -> None:
         """Atomically replace the log with `events` (compaction), then open it for appends."""
         tmp = self.path.with_suffix(".tmp")
-        with tmp.open("wb") as f:
+        with os.fdopen(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "wb") as f:
             for event in events:
                 f.write(_encode(event))
             f.flush()

@@ -39,6 +39,7 @@ class PartitionView:
     max_nodes: int | None
     min_nodes: int
     priority_tier: int
+    def_mem_per_cpu_mb: int = 0   # memory of jobs that ask for none (0: not tracked)
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,13 +80,17 @@ def _order_key(job: Job, partitions: Mapping[str, PartitionView]) -> tuple[int, 
     return (-tier, -job.priority, job.submit_time, job.job_id)
 
 
-def _static_reason(job: Job, part: PartitionView | None, need: _Need,
-                   nodes: Mapping[str, NodeCapacity]) -> Reason | None:
-    """A reason resources freeing up would not fix, or None."""
+def _hold_reason(job: Job) -> Reason | None:
     if job.hold is Hold.USER:
         return Reason.HELD_USER
     if job.hold is Hold.ADMIN:
         return Reason.HELD_ADMIN
+    return None
+
+
+def _partition_reason(job: Job, part: PartitionView | None, need: _Need,
+                      nodes: Mapping[str, NodeCapacity]) -> Reason | None:
+    """A reason resources freeing up would not fix (partition state, limits, shape), or None."""
     if part is None:
         return Reason.PARTITION_CONFIG
     if part.state == "DOWN":
@@ -106,15 +111,22 @@ def _static_reason(job: Job, part: PartitionView | None, need: _Need,
 
 
 def schedule(pending: Iterable[Job], nodes: Mapping[str, NodeCapacity],
-             partitions: Mapping[str, PartitionView], def_mem_per_cpu_mb: int = 0) -> list[Decision]:
+             partitions: Mapping[str, PartitionView]) -> list[Decision]:
     free_cpus = {n.name: n.free_cpus if n.usable else 0 for n in nodes.values()}
     free_mem = {n.name: n.free_memory_mb if n.usable else 0 for n in nodes.values()}
     blocked: set[str] = set()
     decisions: list[Decision] = []
+    # Whether a request could ever fit depends only on its shape: decide once per shape and pass.
+    static_fit: dict[tuple[str, int, _Need], Reason | None] = {}
     for job in sorted(pending, key=lambda j: _order_key(j, partitions)):
         part = partitions.get(job.request.partition)
-        need = job_need(job.request, def_mem_per_cpu_mb)
-        reason = _static_reason(job, part, need, nodes)
+        need = job_need(job.request, part.def_mem_per_cpu_mb if part else 0)
+        reason = _hold_reason(job)
+        if reason is None:
+            key = (job.request.partition, job.request.time_limit_min, need)
+            if key not in static_fit:
+                static_fit[key] = _partition_reason(job, part, need, nodes)
+            reason = static_fit[key]
         if reason is not None:
             decisions.append(Pend(job.job_id, reason))
             continue

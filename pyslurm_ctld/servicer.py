@@ -171,7 +171,8 @@ class ControllerServicer(ctld_pb2_grpc.ControllerServicer):
     async def RegisterNode(self, request: ctld_pb2.NodeRegistration, context: grpc.aio.ServicerContext) -> ctld_pb2.RegistrationReply:
         self._require_privileged()
         rec = self.manager.node_registered(
-            request.name, time.time(), address=request.address, port=request.port,
+            request.name, time.time(), cpus=request.cpus, real_memory_mb=request.real_memory_mb,
+            address=request.address, port=request.port,
             boot_time=request.boot_time, slurmd_start_time=int(time.time()), arch=request.arch,
             os=request.os, cgroup_backend=request.cgroup_backend)
         self.ctl.wake_scheduler()

@@ -98,6 +98,10 @@ class ControllerSession:
                 log.debug("registration failed (%s), retrying", exc.code().name)
                 await asyncio.sleep(RETRY)
 
+    async def run(self, stop: asyncio.Event) -> None:
+        await self.register()
+        await self.heartbeat(stop)
+
     async def heartbeat(self, stop: asyncio.Event) -> None:
         interval = min(10.0, max(0.5, self.cfg.slurmd_timeout / 3)) if self.cfg.slurmd_timeout else 10.0
         while not stop.is_set():
@@ -170,8 +174,7 @@ def main() -> None:
         if server.add_insecure_port(f"0.0.0.0:{port}") == 0:
             fatal(PROG, f"cannot listen on port {port}")
         await server.start()
-        await session.register()
-        beat = asyncio.create_task(session.heartbeat(stop))
+        beat = asyncio.create_task(session.run(stop))
         await stop.wait()
         beat.cancel()
         await server.stop(grace=1)

@@ -38,9 +38,11 @@ def node(name: str, cpus: int = 4, memory_mb: int = 4000, *, free_cpus: int | No
 
 
 def partition(name: str, nodes: Sequence[str], *, state: str = "UP", max_time_min: int = UNLIMITED,
-              max_nodes: int | None = None, min_nodes: int = 0, priority_tier: int = 1) -> PartitionView:
+              max_nodes: int | None = None, min_nodes: int = 0, priority_tier: int = 1,
+              def_mem_per_cpu_mb: int = 0) -> PartitionView:
     return PartitionView(name=name, nodes=tuple(nodes), state=state, max_time_min=max_time_min,
-                         max_nodes=max_nodes, min_nodes=min_nodes, priority_tier=priority_tier)
+                         max_nodes=max_nodes, min_nodes=min_nodes, priority_tier=priority_tier,
+                         def_mem_per_cpu_mb=def_mem_per_cpu_mb)
 
 
 def by_name(*items: NodeCapacity) -> dict[str, NodeCapacity]:
@@ -225,13 +227,15 @@ def test_memory_is_ignored_when_not_requested() -> None:
 
 def test_default_memory_per_cpu_applies_to_jobs_without_a_request() -> None:
     nodes = by_name(node("n1", cpus=4, memory_mb=4000))
-    decisions = schedule([job(i) for i in range(1, 5)], nodes, BATCH, def_mem_per_cpu_mb=1500)
+    decisions = schedule([job(i) for i in range(1, 5)], nodes,
+                         parts(partition("batch", ["n1"], def_mem_per_cpu_mb=1500)))
     assert outcome(decisions) == {1: ("n1",), 2: ("n1",), 3: "Resources", 4: "Priority"}
     assert started(decisions)[1].memory_mb_per_node == (1500,)
 
 
 def test_explicit_memory_overrides_the_default() -> None:
-    alloc = started(schedule([job(1, mem_per_node_mb=100)], ONE_NODE, BATCH, def_mem_per_cpu_mb=1500))[1]
+    alloc = started(schedule([job(1, mem_per_node_mb=100)], ONE_NODE,
+                             parts(partition("batch", ["n1"], def_mem_per_cpu_mb=1500))))[1]
     assert alloc.memory_mb_per_node == (100,)
 
 

@@ -1,0 +1,39 @@
+"""Bad configuration: daemons and CLIs say what and where, in Slurm's style, and stop."""
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+from .conftest import BIN
+
+
+def _write(tmp_path: Path, text: str) -> Path:
+    conf = tmp_path / "slurm.conf"
+    conf.write_text(text)
+    (tmp_path / "slurm.key").write_text("k" * 64 + "\n")
+    (tmp_path / "slurm.key").chmod(0o600)
+    return conf
+
+
+def test_daemons_refuse_a_bad_value_naming_file_and_line(tmp_path: Path) -> None:
+    conf = _write(tmp_path, "ClusterName=x\nSlurmctldHost=localhost\nNodeName=n1 CPUs=lots\n"
+                            "PartitionName=p Nodes=n1 Default=YES\n")
+    for daemon in ("pyslurmctld", "pyslurmsackd"):
+        result = subprocess.run([str(BIN / daemon), "-f", str(conf)], capture_output=True, text=True, timeout=30)
+        assert result.returncode == 1
+        assert result.stderr.startswith(f"{daemon}: fatal: {conf}:3: ")
+        assert "CPUs" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_cli_reports_an_unreadable_config(tmp_path: Path) -> None:
+    missing = tmp_path / "nope.conf"
+    result = subprocess.run([str(BIN / "squeue")], capture_output=True, text=True, timeout=30,
+                            env={"PYSLURM_CONF": str(missing), "PATH": "/usr/bin:/bin"})
+    assert result.returncode == 1
+    assert result.stderr.startswith(f"squeue: error: {missing}: cannot read configuration file")
+
+
+def test_missing_required_key(tmp_path: Path) -> None:
+    conf = _write(tmp_path, "SlurmctldHost=localhost\nNodeName=n1 CPUs=1\n")
+    result = subprocess.run([str(BIN / "pyslurmctld"), "-f", str(conf)], capture_output=True, text=True, timeout=30)
+    assert result.returncode == 1 and "ClusterName" in result.stderr and "Traceback" not in result.stderr

@@ -1,0 +1,116 @@
+"""The batch script's SLURM_* environment (pyslurm_ctld/job_env.py), spec cli-sbatch-srun-salloc.md §2.7."""
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+import pytest
+
+from pyslurm_ctld.job import Allocation, Job, JobId, JobRequest, JobState
+from pyslurm_ctld.job_env import batch_environment, compress_counts, merged_environment
+
+REQUEST = JobRequest(
+    name="wrap", partition="debug", account="root", qos="normal", min_nodes=1, num_tasks=1, cpus_per_task=1,
+    ntasks_given=False, cpus_per_task_given=False, mem_per_node_mb=0, mem_per_cpu_mb=0, time_limit_min=60,
+    work_dir="/root/work", std_out="slurm-%j.out", std_err="slurm-%j.out", std_in="/dev/null",
+    script="#!/bin/sh\nenv\n", environment=("PATH=/usr/bin", "HOME=/root"), argv=(), command="",
+    submit_host="vm", umask=0o022, export_env="", append_output=False, nice=0, requeue=True,
+)
+
+
+def running_job(allocation: Allocation = Allocation(("localhost",), (1,), (1024,)), job_id: int = 666,
+                uid: int = 0, user: str = "root", restarts: int = 0, **request: Any) -> Job:
+    return Job(job_id=JobId(job_id), request=dataclasses.replace(REQUEST, **request), uid=uid, gid=uid,
+               user_name=user, group_name=user, submit_time=1, state=JobState.RUNNING, start_time=2,
+               allocation=allocation, restarts=restarts)
+
+
+def env_of(job: Job) -> dict[str, str]:
+    return batch_environment(job, "anchor", "/etc/pyslurm/slurm.conf", "localhost", 16817)
+
+
+@pytest.mark.parametrize(("counts", "text"), [
+    ((2, 2, 2, 1), "2(x3),1"), ((1,), "1"), ((72, 72, 36), "72(x2),36"), ((1, 2, 1), "1,2,1"),
+    ((4, 4), "4(x2)"), ((3, 1, 1, 3), "3,1(x2),3")])
+def test_compress_counts(counts: tuple[int, ...], text: str) -> None:
+    assert compress_counts(counts) == text
+
+
+def test_the_verified_22_05_wrap_job_environment() -> None:
+    # sbatch --wrap on the anchor: 1 CPU, DefMemPerCPU=1024, no -n (spec §2.7, [V22]).
+    # SLURMD_NODENAME and SLURM_TASK_PID come from the node agent, not from here; SLURM_UMASK (the
+    # submit umask, which stepd applies) is not in the verified listing and is checked separately.
+    env = env_of(running_job())
+    assert env.pop("SLURM_UMASK") == "0022"
+    assert env == {
+        "SLURM_CLUSTER_NAME": "anchor", "SLURM_CONF": "/etc/pyslurm/slurm.conf", "SLURM_CPUS_ON_NODE": "1",
+        "SLURM_GTIDS": "0", "SLURM_JOBID": "666", "SLURM_JOB_ACCOUNT": "root", "SLURM_JOB_CPUS_PER_NODE": "1",
+        "SLURM_JOB_GID": "0", "SLURM_JOB_ID": "666", "SLURM_JOB_NAME": "wrap", "SLURM_JOB_NODELIST": "localhost",
+        "SLURM_JOB_NUM_NODES": "1", "SLURM_JOB_PARTITION": "debug", "SLURM_JOB_QOS": "normal",
+        "SLURM_JOB_UID": "0", "SLURM_JOB_USER": "root", "SLURM_LOCALID": "0", "SLURM_MEM_PER_CPU": "1024",
+        "SLURM_NNODES": "1", "SLURM_NODEID": "0", "SLURM_NODELIST": "localhost", "SLURM_PRIO_PROCESS": "0",
+        "SLURM_NODE_ALIASES": "(null)",
+        "SLURM_PROCID": "0", "SLURM_SUBMIT_DIR": "/root/work", "SLURM_SUBMIT_HOST": "vm",
+        "SLURM_TASKS_PER_NODE": "1", "SLURM_TOPOLOGY_ADDR": "localhost", "SLURM_TOPOLOGY_ADDR_PATTERN": "node",
+        "SLURM_WORKING_CLUSTER": "anchor:localhost:16817:9728:109",
+        "ENVIRONMENT": "BATCH", "HOSTNAME": "localhost",
+    }
+
+
+def test_node_aliases_as_in_22_05() -> None:
+    assert env_of(running_job())["SLURM_NODE_ALIASES"] == "(null)"
+
+
+def test_ntasks_and_cpus_per_task_only_when_given() -> None:
+    plain = env_of(running_job())
+    assert not {"SLURM_NTASKS", "SLURM_NPROCS", "SLURM_CPUS_PER_TASK"} & set(plain)
+    given = env_of(running_job(Allocation(("n1",), (8,), (0,)), num_tasks=4, ntasks_given=True, cpus_per_task=2,
+                               cpus_per_task_given=True))
+    assert (given["SLURM_NTASKS"], given["SLURM_NPROCS"], given["SLURM_CPUS_PER_TASK"]) == ("4", "4", "2")
+    assert given["SLURM_TASKS_PER_NODE"] == "4"
+    assert given["SLURM_CPUS_ON_NODE"] == "8"
+
+
+def test_multi_node_job() -> None:
+    alloc = Allocation(("n1", "n2", "n3", "n5"), (2, 2, 2, 1), (0, 0, 0, 0))
+    env = env_of(running_job(alloc, num_tasks=7, ntasks_given=True, min_nodes=4))
+    assert (env["SLURM_JOB_NODELIST"], env["SLURM_NODELIST"]) == ("n[1-3,5]", "n[1-3,5]")
+    assert (env["SLURM_JOB_NUM_NODES"], env["SLURM_NNODES"]) == ("4", "4")
+    assert env["SLURM_JOB_CPUS_PER_NODE"] == "2(x3),1"
+    assert env["SLURM_TASKS_PER_NODE"] == "2(x3),1"       # 7 tasks over 4 nodes, the first ones get more
+    assert (env["SLURM_CPUS_ON_NODE"], env["SLURM_TOPOLOGY_ADDR"], env["HOSTNAME"]) == ("2", "n1", "n1")
+    assert "SLURM_MEM_PER_CPU" not in env and "SLURM_MEM_PER_NODE" not in env   # memory not tracked
+
+
+def test_one_task_per_node_without_ntasks() -> None:
+    env = env_of(running_job(Allocation(("a", "b"), (1, 1), (0, 0)), min_nodes=2))
+    assert env["SLURM_TASKS_PER_NODE"] == "1(x2)"
+
+
+def test_memory_variables() -> None:
+    per_cpu = env_of(running_job(Allocation(("n1",), (4,), (2000,)), mem_per_cpu_mb=500))
+    assert per_cpu["SLURM_MEM_PER_CPU"] == "500" and "SLURM_MEM_PER_NODE" not in per_cpu
+    per_node = env_of(running_job(Allocation(("n1",), (4,), (3000,)), mem_per_node_mb=3000))
+    assert per_node["SLURM_MEM_PER_NODE"] == "3000" and "SLURM_MEM_PER_CPU" not in per_node
+    default = env_of(running_job(Allocation(("n1",), (4,), (4096,))))    # DefMemPerCPU=1024 applied
+    assert default["SLURM_MEM_PER_CPU"] == "1024"
+
+
+def test_optional_variables() -> None:
+    env = env_of(running_job(account="", qos="", export_env="NONE,FOO=1", restarts=2, nice=5, umask=0o077,
+                             uid=1000, user="alice"))
+    assert "SLURM_JOB_ACCOUNT" not in env and "SLURM_JOB_QOS" not in env
+    assert (env["SLURM_EXPORT_ENV"], env["SLURM_RESTART_COUNT"]) == ("NONE,FOO=1", "2")
+    assert (env["SLURM_PRIO_PROCESS"], env["SLURM_UMASK"]) == ("5", "0077")
+    assert (env["SLURM_JOB_UID"], env["SLURM_JOB_USER"], env["SLURM_JOB_GID"]) == ("1000", "alice", "1000")
+    plain = env_of(running_job())
+    assert "SLURM_EXPORT_ENV" not in plain and "SLURM_RESTART_COUNT" not in plain
+
+
+def test_merged_environment_puts_slurm_values_over_the_submit_environment() -> None:
+    job = running_job(environment=("PATH=/usr/bin", "SLURM_JOB_ID=1", "BROKEN", "EMPTY=", "X=a=b"))
+    merged = merged_environment(job, env_of(job))
+    assert merged.count("SLURM_JOB_ID=666") == 1 and "SLURM_JOB_ID=1" not in merged
+    assert {"PATH=/usr/bin", "EMPTY=", "X=a=b", "ENVIRONMENT=BATCH"} <= set(merged)
+    assert not [item for item in merged if item.startswith("BROKEN")]
+    assert len(merged) == len({item.partition("=")[0] for item in merged})

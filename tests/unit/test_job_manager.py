@@ -1,0 +1,942 @@
+"""The one mutator (pyslurm_ctld/job_manager.py): decisions, `apply`, and recovery by replay.
+
+Spec: scheduling-policy.md §1 (lifecycle, COMPLETING, node failure, ReturnToService), §2
+(scheduling), cli-sbatch-srun-salloc.md §2.6 (submission errors), cli-squeue-sinfo-scontrol-
+scancel.md §3.6 (hold/uhold/release). Recovery: the journal (pyslurm_ctld/journal.py) replayed
+through the same `apply` must rebuild exactly the state the live manager had.
+"""
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import json
+import os
+import random
+import stat
+from pathlib import Path
+from typing import Any, Iterable
+
+import pytest
+
+from pyslurm_common.config import load_config
+from pyslurm_common.errors import SlurmError, Strerror
+from pyslurm_ctld.events import (Account, BatchFinished, Effect, Event, JobCancelled, JobsPurged, JobStarted,
+                                 JobSubmitted, JobTimedOut, Launch, NodeAdminChanged, NodeFailed, SignalTasks,
+                                 Terminate, event_from_dict, event_to_dict)
+from pyslurm_ctld.job import Allocation, Hold, Job, JobId, JobRequest, JobState, Reason
+from pyslurm_ctld.job_manager import BASIC_PRIORITY_CEILING, JobManager, NodeUsage
+from pyslurm_ctld.journal import Journal, JournalError
+from pyslurm_ctld.nodes import NodeRecord
+
+ROOT, SLURM_UID, ALICE, BOB = 0, 450, 1000, 1001
+USERS = {ROOT: "root", SLURM_UID: "slurm", ALICE: "alice", BOB: "bob"}
+
+# n1: 4 CPUs / 4000 MB, n2: 8 CPUs / 8000 MB. `debug` (default, MaxTime 60) has both; `long`
+# (no MaxTime, DefaultTime 120) only the small node, so a request can exceed the partition but
+# not the cluster.
+CONF = """\
+ClusterName=lab
+SlurmctldHost=head
+MinJobAge=300
+SlurmdTimeout=300
+NodeName=n1 CPUs=4 RealMemory=4000
+NodeName=n2 CPUs=8 RealMemory=8000
+PartitionName=debug Nodes=n1,n2 Default=YES MaxTime=60
+PartitionName=long Nodes=n1 DefaultTime=120
+"""
+
+RAW = JobRequest(
+    name="job", partition="", account="", qos="", min_nodes=1, num_tasks=1, cpus_per_task=1,
+    ntasks_given=False, cpus_per_task_given=False, mem_per_node_mb=0, mem_per_cpu_mb=0,
+    time_limit_min=0, work_dir="/home/alice", std_out="slurm-%j.out", std_err="slurm-%j.out",
+    std_in="/dev/null", script="#!/bin/sh\ntrue\n", environment=("HOME=/home/alice",), argv=("a",),
+    command="/home/alice/job.sh", submit_host="login", umask=0o022, export_env="", append_output=False,
+    nice=0, requeue=True,
+)
+
+# ---- helpers -----------------------------------------------------------------------------
+
+
+def register_node(mgr: JobManager, name: str, now: float, **reported: Any) -> NodeRecord:
+    """A node agent's registration, reporting exactly the configured hardware unless told otherwise."""
+    configured = mgr.nodes[name].config if name in mgr.nodes else None
+    reported.setdefault("cpus", configured.cpus if configured else 1)
+    reported.setdefault("real_memory_mb", configured.real_memory_mb if configured else 1)
+    return mgr.node_registered(name, now, **reported)
+
+
+def make_manager(tmp_path: Path, extra: str = "", conf: str = CONF, register: bool = True) -> JobManager:
+    path = tmp_path / "slurm.conf"
+    path.write_text(conf + extra)
+    mgr = JobManager(load_config(path), slurm_uid=SLURM_UID)
+    if register:
+        for name in mgr.nodes:
+            register_node(mgr, name, now=0.0)
+    return mgr
+
+
+def submit(mgr: JobManager, now: int = 100, uid: int = ALICE, hold: bool = False, **request: Any) -> Job:
+    event = mgr.submission(dataclasses.replace(RAW, **request), uid, uid, USERS[uid], USERS[uid], hold, now)
+    assert mgr.apply(event) == [Account(event.job)]
+    return mgr.jobs[event.job.job_id]
+
+
+def error_of(call: Any, *args: Any, **kwargs: Any) -> SlurmError:
+    with pytest.raises(SlurmError) as info:
+        call(*args, **kwargs)
+    return info.value
+
+
+def schedule(mgr: JobManager, now: int = 200) -> list[Effect]:
+    effects: list[Effect] = []
+    for event in mgr.schedule_pass(now):
+        effects += mgr.apply(event)
+    return effects
+
+
+def run_job(mgr: JobManager, now: int = 200, **request: Any) -> Job:
+    job = submit(mgr, now=now - 1, **request)
+    schedule(mgr, now)
+    running = mgr.jobs[job.job_id]
+    assert running.state is JobState.RUNNING, running
+    return running
+
+
+def finish(mgr: JobManager, job_id: int, now: int = 300, exit_code: int = 0, exit_signal: int = 0,
+           oom: bool = False, launch_failed: bool = False) -> list[Effect]:
+    return mgr.apply(BatchFinished(JobId(job_id), exit_code, exit_signal, oom, launch_failed, now))
+
+
+# ---- submission ------------------------------------------------------------------------------
+
+
+def test_submission_resolves_default_partition_and_its_max_time(tmp_path: Path) -> None:
+    mgr = make_manager(tmp_path)
+    job = submit(mgr, now=100)
+    assert job.request.partition == "debug"
+    assert job.request.time_limit_min == 60           # no DefaultTime: MaxTime
+    assert (job.job_id, job.state, job.reason, job.hold) == (1, JobState.PENDING, Reason.NONE, Hold.NONE)
+    assert (job.submit_time, job.eligible_time) == (100, 100)
+    assert (job.uid, job.user_name) == (ALICE, "alice")
+    assert job.request.argv == ("a",) and job.request.environment == ("HOME=/home/alice",)
+
+
+def test_submission_uses_the_partition_default_time_and_keeps_an_explicit_one(tmp_path: Path) -> None:
+    mgr = make_manager(tmp_path)
+    assert submit(mgr, partition="long").request.time_limit_min == 120
+    assert submit(mgr, partition="long", time_limit_min=7).request.time_limit_min == 7
+    # Over the partition's MaxTime is accepted at submit and pends (EnforcePartLimits=NO).
+    over = submit(mgr, time_limit_min=61)
+    schedule(mgr)
+    assert mgr.jobs[over.job_id].reason is Reason.PARTITION_TIME_LIMIT
+
+
+def test_job_ids_count_up_from_first_job_id(tmp_path: Path) -> None:
+    mgr = make_manager(tmp_path, "FirstJobId=500\n")
+    ids = [submit(mgr).job_id for _ in range(3)]
+    assert ids == [500, 501, 502]
+    assert mgr.next_job_id == 503
+
+
+def test_basic_priority_favours_earlier_jobs(tmp_path: Path) -> None:
+    mgr = make_manager(tmp_path)
+    first, second = submit(mgr), submit(mgr)
+    assert first.priority == BASIC_PRIORITY_CEILING - 1
+    assert first.priority > second.priority > 0
+
+
+def test_unknown_partition_is_rejected_with_slurms_words(tmp_path: Path) -> None:
+    mgr = make_manager(tmp_path)
+    err = error_of(submit, mgr, partition="nosuch")
+    assert err.strerror == "Invalid partition name specified"
+    assert err.detail == "invalid partition specified: nosuch"
+    assert err.status_details() == "invalid partition specified: nosuch\nInvalid partition name specified"
+    assert mgr.jobs == {} and mgr.next_job_id == 1   # a rejected job takes no id
+
+
+def test_no_default_partition(tmp_path: Path) -> None:
+    mgr = make_manager(tmp_path, conf=CONF.replace(" Default=YES", ""))
+    assert error_of(submit, mgr).strerror == Strerror.NO_DEFAULT_PARTITION
+    assert submit(mgr, partition="debug").request.partition == "debug"
+
+
+@pytest.mark.parametrize("state", ["DRAIN", "INACTIVE"])
+def test_drained_or_inactive_partition_refuses_submissions(tmp_path: Path, state: str) -> None:
+    mgr = make_manager(tmp_path, f"PartitionName=closed Nodes=n1 State={state}\n")
+    assert error_of(submit, mgr, partition="closed").strerror == Strerror.PARTITION_NOT_AVAIL
+
+
+def test_down_partition_accepts_jobs_that_then_pend(tmp_path: Path) -> None:
+    mgr = make_manager(tmp_path, "PartitionName=closed Nodes=n1 State=DOWN\n")
+    job = submit(mgr, partition="closed")
+    assert schedule(mgr) == []
+    assert mgr.jobs[job.job_id].reason is Reason.PARTITION_DOWN
+
+
+@pytest.mark.parametrize("request_", [{"cpus_per_task": 9}, {"num_tasks": 16}, {"mem_per_node_mb": 8001},
+                                      {"mem_per_cpu_mb": 3000, "cpus_per_task": 4}],
+                         ids=["cpus", "tasks", "mem", "mem-per-cpu"])
+def test_request_no_node_could_ever_satisfy_is_rejected(tmp_path: Path, request_: dict[str, int]) -> None:
+    mgr = make_manager(tmp_path)
+    assert error_of(submit, mgr, **request_).strerror == "Requested node configuration is not available"
+    assert mgr.jobs == {}
+
+
+def test_request_over_the_partition_but_not_the_cluster_pends_with_partition_config(tmp_path: Path) -> None:
+    mgr = make_manager(tmp_path)
+    job = submit(mgr, partition="long", cpus_per_task=8)   # only n2 (not in `long`) has 8 CPUs
+    schedule(mgr)
+    assert mgr.jobs[job.job_id].state is JobState.PENDING
+    assert mgr.jobs[job.job_id].reason is Reason.PARTITION_CONFIG
+
+
+def test_node_counts(tmp_path: Path) -> None:
+    mgr = make_manager(tmp_path)
+    assert error_of(submit, mgr, min_nodes=3).strerror == Strerror.NODE_COUNT_INVALID
+    two = submit(mgr, min_nodes=2, num_tasks=4)
+    too_many_for_long = submit(mgr, partition="long", min_nodes=2)
+    schedule(mgr)
+    alloc = mgr.jobs[two.job_id].allocation
+    assert alloc is not None and sorted(alloc.nodes) == ["n1", "n2"] and alloc.cpus_per_node == (2, 2)
+    assert mgr.jobs[too_many_for_long.job_id].reason is Reason.PARTITION_NODE_LIMIT
+
+
+def test_max_job_count_counts_only_active_jobs(tmp_path: Path) -> None:
+    mgr = make_manager(tmp_path, "MaxJobCount=2\n")
+    first = submit(mgr)
+    submit(mgr)
+    assert error_of(submit, mgr).strerror == Strerror.TOO_MANY_JOBS
+    mgr.apply(mgr.cancellation(first.job_id, ALICE, now=150))
+    assert submit(mgr).job_id == 3
+
+
+# ---- scheduling through the manager -------------------------------------------------------------
+
+
+def test_schedule_pass_starts_jobs_and_records_pending_reasons(tmp_path: Path) -> None:
+    mgr = make_manager(tmp_path)
+    big = submit(mgr, cpus_per_task=8)
+    blocked = submit(mgr, cpus_per_task=8)
+    behind = submit(mgr)
+    effects = schedule(mgr, now=200)
+    started = mgr.jobs[big.job_id]
+    assert started.state is JobState.RUNNING and started.start_time == 200
+    assert started.allocation == Allocation(("n2",), (8,), (0,))
+    assert effects == [Launch(started), Account(started)]
+    assert (mgr.jobs[blocked.job_id].reason, mgr.jobs[behind.job_id].reason) == (Reason.RESOURCES, Reason.PRIORITY)
+    assert mgr.node_usage() == {"n1": NodeUsage(0, 0), "n2": NodeUsage(8, 0)}
+
+
+def test_unregistered_nodes_get_no_jobs(tmp_path: Path) -> None:
+    mgr = make_manager(tmp_path, register=False)
+    job = submit(mgr)
+    assert mgr.schedule_pass(200) == []
+    register_node(mgr, "n1", now=150.0)
+    starts = mgr.schedule_pass(200)
+    assert [(e.job_id, e.allocation.nodes) for e in starts] == [(job.job_id, ("n1",))]
+
+
+def test_default_memory_per_cpu_is_allocated(tmp_path: Path) -> None:
+    mgr = make_manager(tmp_path, "DefMemPerCPU=1000\n")
+    jobs = [submit(mgr, partition="long") for _ in range(5)]
+    schedule(mgr)
+    assert [mgr.jobs[j.job_id].state for j in jobs].count(JobState.RUNNING) == 4
+    assert mgr.node_usage()["n1"] == NodeUsage(4, 4000)
+
+
+def test_partition_default_memory_per_cpu_is_allocated(tmp_path: Path) -> None:
+    mgr = make_manager(tmp_path, conf=CONF.replace("DefaultTime=120", "DefaultTime=120 DefMemPerCPU=2000"))
+    jobs = [submit(mgr, partition="long") for _ in range(3)]
+    schedule(mgr)
+    # n1 has 4000 MB: two 1-CPU jobs at 2000 MB each fill it; the third must wait.
+    assert [mgr.jobs[j.job_id].state for j in jobs] == [JobState.RUNNING, JobState.RUNNING, JobState.PENDING]
+    assert mgr.node_usage()["n1"] == NodeUsage(2, 4000)
+
+
+def test_started_event_for_a_job_that_is_not_pending_is_ignored(tmp_path: Path) -> None:
+    mgr = make_manager(tmp_path)
+    job = run_job(mgr)
+    again = JobStarted(job.job_id, Allocation(("n1",), (1,), (0,)), 999)
+    assert mgr.apply(again) == []
+    assert mgr.apply(JobStarted(JobId(77), Allocation(("n1",), (1,), (0,)), 999)) == []
+    assert mgr.jobs[job.job_id] == job
+
+
+# ---- cancellation ------------------------------------------------------------------------------
+
+
+def test_cancel_permissions(tmp_path: Path) -> None:
+    mgr = make_manager(tmp_path)
+    job = submit(mgr, uid=ALICE)
+    assert error_of(mgr.cancellation, job.job_id, BOB, now=150).strerror == "Access/permission denied"
+    assert mgr.cancellation(job.job_id, ALICE, now=150) == JobCancelled(job.job_id, ALICE, 150)
+    assert mgr.cancellation(job.job_id, ROOT, now=150) == JobCancelled(job.job_id, ROOT, 150)
+    assert mgr.cancellation(job.job_id, SLURM_UID, now=150) == JobCancelled(job.job_id, SLURM_UID, 150)
+    assert error_of(mgr.cancellation, 999, ROOT, now=150).strerror == Strerror.INVALID_JOB_ID
+    assert mgr.jobs[job.job_id] == job   # a decision changes nothing
+
+
+def test_cancelling_a_finished_job_is_refused(tmp_path: Path) -> None:
+    mgr = make_manager(tmp_path)
+    job = run_job(mgr)
+    finish(mgr, job.job_id)
+    assert error_of(mgr.cancellation, job.job_id, ALICE, now=400).strerror == "Job/step already completing or completed"
+
+
+def test_cancelling_a_pending_job_ends_it_at_once(tmp_path: Path) -> None:
+    mgr = make_manager(tmp_path)
+    job = submit(mgr)
+    effects = mgr.apply(mgr.cancellation(job.job_id, ALICE, now=150))
+    done = mgr.jobs[job.job_id]
+    assert (done.state, done.completing, done.start_time, done.end_time) == (JobState.CANCELLED, False, 150, 150)
+    assert done.cancelled_by == ALICE and done.allocation is None
+    assert effects == [Account(done)]
+    assert not done.is_active
+
+
+def test_cancelling_a_running_job_terminates_it_and_batch_finished_clears_completing(tmp_path: Path) -> None:
+    mgr = make_manager(tmp_path)
+    job = run_job(mgr, now=200, cpus_per_task=2)
+    effects = mgr.apply(mgr.cancellation(job.job_id, ROOT, now=250))
+    cancelled = mgr.jobs[job.job_id]
+    assert (cancelled.state, cancelled.completing, cancelled.end_time) == (JobState.CANCELLED, True, 250)
+    assert cancelled.start_time == 200 and cancelled.cancelled_by == ROOT
+    assert effects == [Terminate(job.job_id, ("n1",), "CANCELLED"), Account(cancelled)]
+    assert cancelled.is_active
+    assert mgr.node_usage()["n1"].cpus == 2        # still held until the processes are gone
+    assert error_of(mgr.cancellation, job.job_id, ALICE, now=251).strerror == Strerror.ALREADY_DONE
+
+    effects = finish(mgr, job.job_id, now=260, exit_signal=15)
+    gone = mgr.jobs[job.job_id]
+    assert (gone.state, gone.completing, gone.exit_signal, gone.end_time) == (JobState.CANCELLED, False, 15, 250)
+    assert effects == [Account(gone)]
+    assert mgr.node_usage()["n1"].cpus == 0
+
+
+def test_cancel_event_replayed_twice_is_ignored(tmp_path: Path) -> None:
+    mgr = make_manager(tmp_path)
+    job = submit(mgr)
+    event = mgr.cancellation(job.job_id, ALICE, now=150)
+    mgr.apply(event)
+    snapshot = mgr.jobs[job.job_id]
+    assert mgr.apply(event) == []
+    assert mgr.jobs[job.job_id] == snapshot
+
+
+@pytest.mark.xfail(strict=True, reason="BUG: the pending reason of a job cancelled while pending is soft state "
+                                       "and is lost when the journal is replayed (job_manager.py:120-124, 284-291)")
+def test_pending_reason_of_a_cancelled_job_survives_replay(tmp_path: Path) -> None:
+    mgr = make_manager(tmp_path)
+    submitted = mgr.submission(dataclasses.replace(RAW, partition="long", cpus_per_task=8), ALICE, ALICE,
+                               "alice", "alice", False, 100)
+    mgr.apply(submitted)
+    schedule(mgr)
+    cancel = mgr.cancellation(submitted.job.job_id, ALICE, now=150)
+    mgr.apply(cancel)
+    assert mgr.jobs[submitted.job.job_id].reason is Reason.PARTITION_CONFIG   # kept, as in Slurm (spec §1.1)
+    replayed = make_manager(tmp_path)
+    for event in (submitted, cancel):
+        replayed.apply(event)
+    assert replayed.jobs == mgr.jobs
+
+
+# ---- the end of a batch script -------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("exit_code", "signal", "oom", "launch_failed", "state", "reason"), [
+    (0, 0, False, False, JobState.COMPLETED, Reason.NONE),
+    (3, 0, False, False, JobState.FAILED, Reason.NON_ZERO_EXIT),
+    (0, 9, False, False, JobState.FAILED, Reason.NON_ZERO_EXIT),
+    (0, 9, True, False, JobState.OUT_OF_MEMORY, Reason.OUT_OF_MEMORY),
+    (1, 0, False, True, JobState.FAILED, Reason.LAUNCH_FAILURE),
+], ids=["exit0", "exit3", "signal", "oom", "launch-failed"])
+def test_batch_finished(tmp_path: Path, exit_code: int, signal: int, oom: bool, launch_failed: bool,
+                        state: JobState, reason: Reason) -> None:
+    mgr = make_manager(tmp_path)
+    job = run_job(mgr, now=200)
+    effects = finish(mgr, job.job_id, now=320, exit_code=exit_code, exit_signal=signal, oom=oom,
+                     launch_failed=launch_failed)
+    done = mgr.jobs[job.job_id]
+    assert (done.state, done.reason, done.completing) == (state, reason, False)
+    assert (done.exit_code, done.exit_signal, done.start_time, done.end_time) == (exit_code, signal, 200, 320)
+    assert done.allocation == job.allocation
+    assert effects == [Account(done)]
+    assert mgr.node_usage()["n1"] == NodeUsage(0, 0)
+
+
+def test_batch_finished_for_unknown_or_already_finished_job_is_ignored(tmp_path: Path) -> None:
+    mgr = make_manager(tmp_path)
+    assert finish(mgr, 42) == []
+    job = run_job(mgr)
+    finish(mgr, job.job_id, now=300)
+    before = mgr.jobs[job.job_id]
+    assert finish(mgr, job.job_id, now=301, exit_code=5) == []
+    assert mgr.jobs[job.job_id] == before
+    pending = submit(mgr)
+    assert finish(mgr, pending.job_id) == [] and mgr.jobs[pending.job_id] == pending
+
+
+# ---- time limits ---------------------------------------------------------------------------------
+
+
+def test_timeouts(tmp_path: Path) -> None:
+    mgr = make_manager(tmp_path)
+    job = run_job(mgr, now=200, time_limit_min=2)
+    unlimited = run_job(mgr, now=200, partition="long", time_limit_min=-1)
+    submit(mgr, time_limit_min=1, cpus_per_task=8, partition="long")   # pending jobs never time out
+    assert mgr.timeouts(200 + 119) == []
+    assert mgr.timeouts(200 + 120) == [JobTimedOut(job.job_id, 320)]
+    effects = mgr.apply(JobTimedOut(job.job_id, 320))
+    timed_out = mgr.jobs[job.job_id]
+    assert (timed_out.state, timed_out.reason, timed_out.completing, timed_out.end_time) == (
+        JobState.TIMEOUT, Reason.TIME_LIMIT, True, 320)
+    assert effects == [Terminate(job.job_id, ("n1",), "TIME LIMIT"), Account(timed_out)]
+    assert mgr.timeouts(10**9) == []             # no second timeout; the unlimited job runs on
+    assert mgr.jobs[unlimited.job_id].state is JobState.RUNNING
+    finish(mgr, job.job_id, now=330, exit_signal=15)
+    assert (mgr.jobs[job.job_id].state, mgr.jobs[job.job_id].completing) == (JobState.TIMEOUT, False)
+
+
+# ---- nodes ---------------------------------------------------------------------------------------
+
+
+def test_node_failure_fails_the_jobs_there(tmp_path: Path) -> None:
+    mgr = make_manager(tmp_path)
+    on_n1 = run_job(mgr, partition="long")
+    on_n2 = run_job(mgr, cpus_per_task=8)
+    completing = run_job(mgr, partition="long")
+    mgr.apply(mgr.cancellation(completing.job_id, ALICE, now=250))
+    effects = mgr.apply(NodeFailed("n1", "Not responding", 400))
+    failed = mgr.jobs[on_n1.job_id]
+    assert (failed.state, failed.reason, failed.end_time) == (JobState.NODE_FAIL, Reason.NODE_DOWN, 400)
+    assert mgr.jobs[completing.job_id].completing is False      # nobody is left to report its end
+    assert mgr.jobs[on_n2.job_id].state is JobState.RUNNING
+    assert Account(failed) in effects and Account(mgr.jobs[completing.job_id]) in effects
+    rec = mgr.nodes["n1"]
+    assert (rec.down, rec.responding, rec.usable, rec.reason, rec.reason_time) == (
+        True, False, False, "Not responding", 400)
+    assert mgr.apply(NodeFailed("nosuch", "x", 400)) == []
+
+
+def test_node_failure_terminates_the_rest_of_a_multi_node_job(tmp_path: Path) -> None:
+    mgr = make_manager(tmp_path)
+    job = run_job(mgr, min_nodes=2, num_tasks=2)
+    assert job.allocation is not None
+    survivors = tuple(n for n in job.allocation.nodes if n != job.allocation.nodes[1])
+    effects = mgr.apply(NodeFailed(job.allocation.nodes[1], "Not responding", 400))
+    assert mgr.jobs[job.job_id].state is JobState.NODE_FAIL
+    terminated = {n for e in effects if isinstance(e, Terminate) and e.job_id == job.job_id for n in e.nodes}
+    assert set(survivors) <= terminated
+
+
+def test_unresponsive_nodes_and_heartbeats(tmp_path: Path) -> None:
+    mgr = make_manager(tmp_path)                  # both registered at t=0
+    assert mgr.unresponsive_nodes(300.0) == []
+    mgr.node_heartbeat("n2", 250.0, cpu_load=0.5, free_memory_mb=7000)
+    assert mgr.unresponsive_nodes(301.0) == [NodeFailed("n1", "Not responding", 301)]
+    rec = mgr.nodes["n2"]
+    assert (rec.last_seen, rec.cpu_load, rec.free_memory_mb) == (250.0, 0.5, 7000)
+    mgr.apply(NodeFailed("n1", "Not responding", 301))
+    assert mgr.unresponsive_nodes(10_000.0) == [NodeFailed("n2", "Not responding", 10_000)]  # once only
+
+
+def test_no_liveness_checks_when_slurmd_timeout_is_zero(tmp_path: Path) -> None:
+    mgr = make_manager(tmp_path, conf=CONF.replace("SlurmdTimeout=300", "SlurmdTimeout=0"))
+    assert mgr.unresponsive_nodes(10**9) == []
+
+
+def test_registration_and_heartbeat_errors(tmp_path: Path) -> None:
+    mgr = make_manager(tmp_path, register=False)
+    err = error_of(register_node, mgr, "n9", 1.0)
+    assert (err.strerror, err.detail) == (Strerror.INVALID_NODE_NAME, "node n9 is not in slurm.conf")
+    err = error_of(mgr.node_heartbeat, "n1", 1.0, 0.0, 100)
+    assert (err.strerror, err.detail) == (Strerror.INVALID_NODE_NAME, "node n1 must register first")
+    assert not mgr.nodes["n1"].usable
+    rec = register_node(mgr, "n1", 5.0, address="10.0.0.1", port=7000, boot_time=3, arch="x86_64")
+    assert (rec.registered, rec.responding, rec.usable, rec.last_seen) == (True, True, True, 5.0)
+    assert (rec.address, rec.port, rec.boot_time, rec.arch) == ("10.0.0.1", 7000, 3, "x86_64")
+    assert mgr.nodes["n1"].partitions == ["debug", "long"] and mgr.nodes["n2"].partitions == ["debug"]
+
+
+@pytest.mark.parametrize(("rts", "not_responding_back", "admin_down_back"), [
+    ("", False, False), ("ReturnToService=1\n", True, False), ("ReturnToService=2\n", True, True)])
+def test_return_to_service_on_registration(tmp_path: Path, rts: str, not_responding_back: bool,
+                                           admin_down_back: bool) -> None:
+    mgr = make_manager(tmp_path, rts)
+    mgr.apply(NodeFailed("n1", "Not responding", 400))
+    mgr.apply(NodeAdminChanged(("n2",), "DOWN", "bad disk", ROOT, 400))
+    register_node(mgr, "n1", 500.0)
+    register_node(mgr, "n2", 500.0)
+    assert mgr.nodes["n1"].usable is not_responding_back
+    assert mgr.nodes["n2"].usable is admin_down_back
+    if not_responding_back:
+        assert mgr.nodes["n1"].reason == ""
+
+
+def test_node_admin_drain_and_resume(tmp_path: Path) -> None:
+    mgr = make_manager(tmp_path)
+    running = run_job(mgr, partition="long")
+    assert mgr.apply(NodeAdminChanged(("n1", "nosuch"), "DRAIN", "maintenance", ROOT, 300)) == []
+    rec = mgr.nodes["n1"]
+    assert (rec.drain, rec.usable, rec.reason, rec.reason_uid, rec.reason_time) == (
+        True, False, "maintenance", ROOT, 300)
+    assert mgr.jobs[running.job_id].state is JobState.RUNNING   # drain lets running jobs finish
+    waiting = submit(mgr, partition="long")
+    schedule(mgr, now=310)
+    assert mgr.jobs[waiting.job_id].state is JobState.PENDING
+    mgr.apply(NodeAdminChanged(("n1",), "RESUME", "", ROOT, 320))
+    assert (rec.drain, rec.usable, rec.reason, rec.reason_uid) == (False, True, "", 0)
+    schedule(mgr, now=330)
+    assert mgr.jobs[waiting.job_id].state is JobState.RUNNING
+
+
+def test_undrain_keeps_a_down_node_down(tmp_path: Path) -> None:
+    mgr = make_manager(tmp_path)
+    mgr.apply(NodeAdminChanged(("n1",), "DRAIN", "x", ROOT, 300))
+    mgr.apply(NodeAdminChanged(("n1",), "DOWN", "y", ROOT, 301))
+    mgr.apply(NodeAdminChanged(("n1",), "UNDRAIN", "", ROOT, 302))
+    assert (mgr.nodes["n1"].drain, mgr.nodes["n1"].down) == (False, True)
+    mgr.apply(NodeAdminChanged(("n1",), "RESUME", "", ROOT, 303))
+    assert mgr.nodes["n1"].usable
+
+
+def test_node_admin_down_fails_running_jobs(tmp_path: Path) -> None:
+    mgr = make_manager(tmp_path)
+    job = run_job(mgr, partition="long")
+    effects = mgr.apply(NodeAdminChanged(("n1",), "DOWN", "bad disk", ROOT, 300))
+    failed = mgr.jobs[job.job_id]
+    assert (failed.state, failed.reason, failed.end_time) == (JobState.NODE_FAIL, Reason.NODE_DOWN, 300)
+    assert Terminate(job.job_id, ("n1",), "NODE FAILURE") in effects
+    assert (mgr.nodes["n1"].down, mgr.nodes["n1"].reason) == (True, "bad disk")
+
+
+def test_every_terminate_effect_is_for_a_completing_job(tmp_path: Path) -> None:
+    mgr = make_manager(tmp_path)
+    run_job(mgr, partition="long")
+    effects = mgr.apply(NodeAdminChanged(("n1",), "DOWN", "bad disk", ROOT, 300))
+    terminates = [e for e in effects if isinstance(e, Terminate)]
+    assert terminates
+    assert all(mgr.jobs[e.job_id].completing for e in terminates)
+
+
+def test_nodes_marked_down_or_drained_in_slurm_conf_start_that_way(tmp_path: Path) -> None:
+    conf = CONF.replace("NodeName=n1 CPUs=4 RealMemory=4000", 'NodeName=n1 CPUs=4 RealMemory=4000 State=DRAIN '
+                        'Reason="new disk"')
+    mgr = make_manager(tmp_path, 'DownNodes=n2 Reason="psu"\n', conf=conf)   # registers both
+    assert (mgr.nodes["n1"].drain, mgr.nodes["n1"].reason) == (True, "new disk")
+    assert (mgr.nodes["n2"].down, mgr.nodes["n2"].reason) == (True, "psu")
+
+
+def test_stray_jobs(tmp_path: Path) -> None:
+    mgr = make_manager(tmp_path)
+    here = run_job(mgr, partition="long")                  # n1
+    elsewhere = run_job(mgr, cpus_per_task=8)              # n2
+    completing = run_job(mgr, partition="long")
+    mgr.apply(mgr.cancellation(completing.job_id, ALICE, now=250))
+    finished = run_job(mgr, partition="long")
+    finish(mgr, finished.job_id)
+    reported = [here.job_id, elsewhere.job_id, completing.job_id, finished.job_id, 999]
+    assert mgr.stray_jobs("n1", reported) == [elsewhere.job_id, finished.job_id, 999]
+    assert mgr.stray_jobs("n2", [elsewhere.job_id]) == []
+    mgr.apply(NodeFailed("n1", "Not responding", 400))     # NODE_FAIL: whatever runs there now is stray
+    assert mgr.stray_jobs("n1", [here.job_id, completing.job_id]) == [here.job_id, completing.job_id]
+
+
+# ---- signals -------------------------------------------------------------------------------------
+
+
+def test_signalling(tmp_path: Path) -> None:
+    mgr = make_manager(tmp_path)
+    job = run_job(mgr)
+    assert mgr.signalling(job.job_id, ALICE, 10, batch_only=True, full=False) == [
+        SignalTasks(job.job_id, ("n1",), 10, True, False)]
+    assert error_of(mgr.signalling, job.job_id, BOB, 10, False, False).strerror == Strerror.ACCESS_DENIED
+    pending = submit(mgr, cpus_per_task=8, partition="long")
+    assert error_of(mgr.signalling, pending.job_id, ALICE, 10, False, False).strerror == Strerror.JOB_PENDING
+    finish(mgr, job.job_id)
+    assert error_of(mgr.signalling, job.job_id, ALICE, 10, False, False).strerror == Strerror.ALREADY_DONE
+
+
+# ---- purge -----------------------------------------------------------------------------------------
+
+
+def test_finished_jobs_are_purged_after_min_job_age(tmp_path: Path) -> None:
+    mgr = make_manager(tmp_path)
+    done = run_job(mgr)
+    finish(mgr, done.job_id, now=1000)
+    completing = run_job(mgr)
+    mgr.apply(mgr.cancellation(completing.job_id, ROOT, now=900))
+    pending = submit(mgr)
+    assert mgr.purgeable(1299) is None
+    assert mgr.purgeable(1300) == JobsPurged((done.job_id,))
+    assert mgr.apply(JobsPurged((done.job_id, JobId(999)))) == []
+    assert set(mgr.jobs) == {completing.job_id, pending.job_id}
+    assert mgr.purgeable(10**6) is None            # completing: processes may still be around
+
+
+def test_no_purge_when_min_job_age_is_zero(tmp_path: Path) -> None:
+    mgr = make_manager(tmp_path, conf=CONF.replace("MinJobAge=300", "MinJobAge=0"))
+    job = run_job(mgr)
+    finish(mgr, job.job_id, now=300)
+    assert mgr.purgeable(10**9) is None
+
+
+# ---- hold / release --------------------------------------------------------------------------------
+
+
+def hold(mgr: JobManager, job_id: int, action: str, uid: int, now: int = 150) -> Job:
+    mgr.apply(mgr.hold_change(job_id, action, uid, now))
+    return mgr.jobs[JobId(job_id)]
+
+
+def test_submitted_held_and_released_by_owner(tmp_path: Path) -> None:
+    mgr = make_manager(tmp_path)
+    job = submit(mgr, hold=True, now=100)
+    assert (job.hold, job.reason, job.priority, job.eligible_time) == (Hold.USER, Reason.HELD_USER, 0, 0)
+    assert schedule(mgr) == [] and mgr.jobs[job.job_id].reason is Reason.HELD_USER
+    released = hold(mgr, job.job_id, "release", ALICE, now=150)
+    assert (released.hold, released.reason, released.eligible_time) == (Hold.NONE, Reason.NONE, 150)
+    assert released.priority == BASIC_PRIORITY_CEILING - job.job_id
+    schedule(mgr)
+    assert mgr.jobs[job.job_id].state is JobState.RUNNING
+
+
+def test_hold_by_owner_is_a_user_hold_by_admin_an_admin_hold(tmp_path: Path) -> None:
+    mgr = make_manager(tmp_path)
+    job = submit(mgr)
+    held = hold(mgr, job.job_id, "hold", ALICE)
+    assert (held.hold, held.reason, held.priority) == (Hold.USER, Reason.HELD_USER, 0)
+    for admin in (ROOT, SLURM_UID):
+        held = hold(mgr, job.job_id, "hold", admin)
+        assert (held.hold, held.reason, held.priority) == (Hold.ADMIN, Reason.HELD_ADMIN, 0)
+
+
+def test_owner_may_not_release_an_admin_hold(tmp_path: Path) -> None:
+    mgr = make_manager(tmp_path)
+    job = submit(mgr)
+    hold(mgr, job.job_id, "hold", ROOT)
+    assert error_of(mgr.hold_change, job.job_id, "release", ALICE, 160).strerror == Strerror.ACCESS_DENIED
+    assert hold(mgr, job.job_id, "release", ROOT).hold is Hold.NONE
+
+
+def test_uhold_by_admin_lets_the_owner_release(tmp_path: Path) -> None:
+    mgr = make_manager(tmp_path)
+    job = submit(mgr)
+    held = hold(mgr, job.job_id, "uhold", ROOT)
+    assert (held.hold, held.reason) == (Hold.USER, Reason.HELD_USER)
+    assert hold(mgr, job.job_id, "release", ALICE).hold is Hold.NONE
+
+
+@pytest.mark.parametrize("action", ["hold", "uhold"])
+def test_owner_cannot_downgrade_an_admin_hold(tmp_path: Path, action: str) -> None:
+    mgr = make_manager(tmp_path)
+    job = submit(mgr)
+    hold(mgr, job.job_id, "hold", ROOT)
+    try:
+        hold(mgr, job.job_id, action, ALICE)
+    except SlurmError:
+        pass
+    assert mgr.jobs[job.job_id].hold is Hold.ADMIN
+
+
+def test_hold_rules(tmp_path: Path) -> None:
+    mgr = make_manager(tmp_path)
+    job = submit(mgr)
+    assert error_of(mgr.hold_change, job.job_id, "hold", BOB, 150).strerror == Strerror.ACCESS_DENIED
+    err = error_of(mgr.hold_change, job.job_id, "freeze", ALICE, 150)
+    assert (err.strerror, err.detail) == (Strerror.INVALID_ARGUMENT, "unknown job action freeze")
+    running = run_job(mgr)
+    assert error_of(mgr.hold_change, running.job_id, "hold", ALICE, 250).strerror == Strerror.NOT_PENDING
+    assert error_of(mgr.hold_change, 999, "hold", ROOT, 250).strerror == Strerror.INVALID_JOB_ID
+
+
+def test_a_held_job_does_not_block_the_jobs_behind_it(tmp_path: Path) -> None:
+    mgr = make_manager(tmp_path)
+    first = submit(mgr, partition="long", cpus_per_task=4, hold=True)
+    second = submit(mgr, partition="long", cpus_per_task=4)
+    schedule(mgr)
+    assert mgr.jobs[first.job_id].state is JobState.PENDING
+    assert mgr.jobs[second.job_id].state is JobState.RUNNING
+
+
+# ---- journal -------------------------------------------------------------------------------------
+
+
+def append(journal: Journal, event: Event) -> None:
+    asyncio.run(journal.append(event_to_dict(event)))
+
+
+def open_journal(directory: Path) -> Journal:
+    journal = Journal(directory)
+    journal.rewrite([])          # as the controller's recovery does: opens the log for appends
+    return journal
+
+
+def replay_into(mgr: JobManager, journal: Journal) -> int:
+    count = 0
+    for data in journal.replay():
+        mgr.apply(event_from_dict(data))
+        count += 1
+    return count
+
+
+def test_journal_round_trips_every_event_kind(tmp_path: Path) -> None:
+    mgr = make_manager(tmp_path)
+    job = run_job(mgr)
+    events: list[Event] = [
+        JobSubmitted(job), JobStarted(job.job_id, Allocation(("n1", "n2"), (2, 2), (10, 10)), 5),
+        mgr.hold_change(submit(mgr).job_id, "hold", ROOT, 6), JobCancelled(job.job_id, ALICE, 7),
+        JobTimedOut(job.job_id, 8), BatchFinished(job.job_id, 1, 9, True, False, 9),
+        NodeFailed("n1", "Not responding", 10), NodeAdminChanged(("n1", "n2"), "DRAIN", "x y", ROOT, 11),
+        JobsPurged((job.job_id, JobId(5))),
+    ]
+    journal = open_journal(tmp_path / "state")
+    for event in events:
+        append(journal, event)
+    journal.close()
+    assert [event_from_dict(d) for d in Journal(tmp_path / "state").replay()] == events
+
+
+def test_journal_group_commit_keeps_order(tmp_path: Path) -> None:
+    journal = open_journal(tmp_path / "state")
+    events = [JobCancelled(JobId(i), ALICE, i) for i in range(50)]
+
+    async def burst() -> None:
+        await asyncio.gather(*(journal.append(event_to_dict(e)) for e in events))
+
+    asyncio.run(burst())
+    journal.close()
+    assert [event_from_dict(d) for d in journal.replay()] == events
+
+
+def test_journal_directory_is_private_and_lines_are_versioned(tmp_path: Path) -> None:
+    journal = open_journal(tmp_path / "state")
+    append(journal, JobCancelled(JobId(1), ALICE, 1))
+    journal.close()
+    assert stat.S_IMODE(os.stat(tmp_path / "state").st_mode) == 0o700
+    assert json.loads(journal.path.read_text()) == {"v": 1, "kind": "cancelled", "job_id": 1, "by_uid": ALICE,
+                                                    "time": 1}
+
+
+def test_journal_file_is_readable_by_its_owner_only(tmp_path: Path) -> None:
+    old_umask = os.umask(0o022)
+    try:
+        journal = open_journal(tmp_path / "state")
+        journal.rewrite([event_to_dict(JobCancelled(JobId(1), ALICE, 1))])   # compaction, as at every start
+        journal.close()
+    finally:
+        os.umask(old_umask)
+    assert stat.S_IMODE(os.stat(journal.path).st_mode) == 0o600
+
+
+def test_journal_ignores_a_torn_last_line(tmp_path: Path) -> None:
+    live = make_manager(tmp_path)
+    journal = open_journal(tmp_path / "state")
+    for _ in range(2):
+        event = live.submission(RAW, ALICE, ALICE, "alice", "alice", False, 100)
+        append(journal, event)
+        live.apply(event)
+    journal.close()
+    whole = journal.path.read_bytes()
+    cut = whole + b'{"v":1,"kind":"cancelled","job_id":1,"by_u'   # crash in the middle of a write
+    journal.path.write_bytes(cut)
+    recovered = make_manager(tmp_path)
+    assert replay_into(recovered, Journal(tmp_path / "state")) == 2
+    assert recovered.jobs == live.jobs
+    assert recovered.jobs[JobId(1)].state is JobState.PENDING   # the torn cancel was never acknowledged
+
+
+def test_journal_refuses_an_unknown_format_version(tmp_path: Path) -> None:
+    journal = open_journal(tmp_path / "state")
+    journal.close()
+    journal.path.write_text('{"v":2,"kind":"cancelled"}\n')
+    with pytest.raises(JournalError, match=r"journal.jsonl:1: unknown journal format 2"):
+        list(journal.replay())
+
+
+def test_journal_refuses_a_corrupt_line_before_the_end(tmp_path: Path) -> None:
+    journal = open_journal(tmp_path / "state")
+    journal.close()
+    good = '{"v":1,"kind":"ids_used","next_job_id":5}\n'
+    journal.path.write_text(good + "{not json\n" + good)
+    with pytest.raises(JournalError, match=r"journal.jsonl:2: corrupt journal line"):
+        list(journal.replay())
+
+
+def test_replay_of_a_missing_journal_is_empty(tmp_path: Path) -> None:
+    assert list(Journal(tmp_path / "fresh").replay()) == []
+
+
+# ---- recovery: replaying the journal rebuilds the live state ---------------------------------------
+
+
+def durable(jobs: dict[JobId, Job]) -> dict[JobId, Job]:
+    """Jobs without the scheduler's pending reasons, which are soft state (rebuilt by the next pass)."""
+    soft = {Reason.RESOURCES, Reason.PRIORITY, Reason.PARTITION_CONFIG, Reason.PARTITION_DOWN,
+            Reason.PARTITION_INACTIVE, Reason.PARTITION_TIME_LIMIT, Reason.PARTITION_NODE_LIMIT}
+    return {jid: dataclasses.replace(j, reason=Reason.NONE) if j.allocation is None and j.reason in soft else j
+            for jid, j in jobs.items()}
+
+
+def validate_state(mgr: JobManager) -> None:
+    """Invariants that hold after every event (dask's validate_state)."""
+    for job in mgr.jobs.values():
+        if job.state is JobState.RUNNING:
+            assert job.allocation is not None and job.start_time > 0 and job.end_time == 0, job
+        if job.state is JobState.PENDING:
+            assert job.allocation is None and job.start_time == 0, job
+            assert (job.hold is Hold.NONE) == (job.priority > 0), job
+        if job.completing:
+            assert job.state.is_finished and job.allocation is not None, job
+        if job.state.is_finished:
+            assert job.end_time >= job.start_time > 0, job
+    for name, used in mgr.node_usage().items():
+        config = mgr.nodes[name].config
+        assert used.cpus <= config.cpus and used.memory_mb <= config.real_memory_mb, (name, used)
+
+
+class Recorder:
+    """Commits like the controller: journal first, then `apply`."""
+
+    def __init__(self, mgr: JobManager, journal: Journal) -> None:
+        self.mgr, self.journal, self.count = mgr, journal, 0
+        self.kinds: set[str] = set()
+        self.states: set[JobState] = set()
+        self.after_each: list[tuple[dict[JobId, Job], int]] = []   # durable state after each event
+
+    def commit(self, event: Event | None) -> None:
+        if event is None:
+            return
+        append(self.journal, event)
+        self.mgr.apply(event)
+        self.count += 1
+        self.kinds.add(event.kind)
+        self.states |= {j.state for j in self.mgr.jobs.values()}
+        self.after_each.append((durable(self.mgr.jobs), self.mgr.next_job_id))
+        validate_state(self.mgr)
+
+    def commit_all(self, events: Iterable[Event]) -> None:
+        for event in events:
+            self.commit(event)
+
+    def decide(self, decision: Any, *args: Any) -> None:
+        try:
+            self.commit(decision(*args))
+        except SlurmError:
+            pass
+
+
+def random_history(rng: random.Random, rec: Recorder, steps: int) -> None:
+    mgr = rec.mgr
+    now = 1000
+    for _ in range(steps):
+        now += rng.randint(1, 90)
+        roll = rng.random()
+        jobs = list(mgr.jobs.values())
+        some_job = rng.choice(jobs).job_id if jobs else 1
+        uid = rng.choice([ALICE, ALICE, BOB, ROOT])
+        if roll < 0.35:
+            raw = dataclasses.replace(
+                RAW, partition=rng.choice(["", "", "debug", "long", "nosuch"]),
+                cpus_per_task=rng.choice([1, 1, 2, 4, 8, 9]), min_nodes=rng.choice([1, 1, 1, 2]),
+                mem_per_cpu_mb=rng.choice([0, 0, 500]), time_limit_min=rng.choice([0, 2, 5, 90]))
+            rec.decide(mgr.submission, raw, uid, uid, USERS[uid], USERS[uid], rng.random() < 0.15, now)
+        elif roll < 0.55:
+            running = [j for j in jobs if j.state is JobState.RUNNING or j.completing]
+            if running:
+                job = rng.choice(running)
+                rec.commit(BatchFinished(job.job_id, rng.choice([0, 0, 0, 1, 3]), rng.choice([0, 0, 0, 9]),
+                                         rng.random() < 0.05, rng.random() < 0.05, now))
+        elif roll < 0.6:
+            rec.decide(mgr.cancellation, some_job, uid, now)
+        elif roll < 0.7:
+            rec.decide(mgr.hold_change, some_job, rng.choice(["hold", "uhold", "release"]), uid, now)
+        elif roll < 0.75:
+            name = rng.choice(["n1", "n2"])
+            rec.commit(NodeAdminChanged((name,), rng.choice(["DRAIN", "DOWN", "RESUME", "UNDRAIN"]),
+                                        "admin", ROOT, now))
+        elif roll < 0.80:
+            busy = sorted({n for j in jobs if j.state is JobState.RUNNING and j.allocation
+                           for n in j.allocation.nodes})
+            rec.commit(NodeFailed(rng.choice(busy or ["n1", "n2"]), "Not responding", now))
+        elif roll < 0.85:
+            for name in mgr.nodes:                       # soft state: no events
+                register_node(mgr, name, float(now))
+        rec.commit_all(mgr.timeouts(now))
+        rec.commit(mgr.purgeable(now))
+        rec.commit_all(mgr.schedule_pass(now))
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_replaying_the_journal_rebuilds_the_live_state(tmp_path: Path, seed: int) -> None:
+    live = make_manager(tmp_path, "ReturnToService=2\n")
+    rec = Recorder(live, open_journal(tmp_path / "state"))
+    random_history(random.Random(seed), rec, steps=300)
+    rec.journal.close()
+    # The history must have exercised the machine, or the equalities below prove little.
+    assert rec.kinds == {"submitted", "started", "hold", "cancelled", "timeout", "finished", "node_failed",
+                         "node_admin", "purged"}, rec.kinds
+    assert {JobState.PENDING, JobState.RUNNING, JobState.COMPLETED, JobState.FAILED, JobState.CANCELLED,
+            JobState.TIMEOUT, JobState.NODE_FAIL} <= rec.states, rec.states
+
+    # Replay event by event: after each one the state is the live state after that event, not
+    # only at the end (where purges would hide earlier differences). Pending reasons are soft;
+    # `durable` drops them (see the xfail on a cancelled job's reason).
+    replayed = make_manager(tmp_path, "ReturnToService=2\n", register=False)
+    events = list(Journal(tmp_path / "state").replay())
+    assert len(events) == rec.count
+    for number, (data, (jobs, next_job_id)) in enumerate(zip(events, rec.after_each), 1):
+        replayed.apply(event_from_dict(data))
+        assert (durable(replayed.jobs), replayed.next_job_id) == (jobs, next_job_id), f"after event {number}"
+    assert durable(replayed.jobs) == durable(live.jobs)
+    assert replayed.next_job_id == live.next_job_id
+    assert {n: r.drain for n, r in replayed.nodes.items()} == {n: r.drain for n, r in live.nodes.items()}
+
+    # Compaction: the snapshot alone rebuilds the same jobs (next_job_id: see the xfail below).
+    journal = Journal(tmp_path / "state")
+    journal.rewrite(event_to_dict(e) for e in live.snapshot_events())
+    journal.close()
+    compacted = make_manager(tmp_path, "ReturnToService=2\n", register=False)
+    replay_into(compacted, Journal(tmp_path / "state"))
+    assert compacted.jobs == live.jobs
+    admin = {n: (r.drain, r.down and r.reason != "Not responding") for n, r in live.nodes.items()}
+    assert {n: (r.drain, r.down) for n, r in compacted.nodes.items()} == admin
+    assert {n: r.reason for n, r in compacted.nodes.items() if r.drain or r.down} == {
+        n: live.nodes[n].reason for n, (drain, down) in admin.items() if drain or down}
+
+
+def test_snapshot_keeps_admin_node_states_but_not_liveness(tmp_path: Path) -> None:
+    live = make_manager(tmp_path)
+    live.apply(NodeAdminChanged(("n1",), "DRAIN", "maintenance", ROOT, 10))
+    live.apply(NodeAdminChanged(("n2",), "DOWN", "psu", SLURM_UID, 11))
+    snapshot = list(live.snapshot_events())
+    assert NodeAdminChanged(("n1",), "DRAIN", "maintenance", ROOT, 10) in snapshot
+    assert NodeAdminChanged(("n2",), "DOWN", "psu", SLURM_UID, 11) in snapshot
+    live.apply(NodeAdminChanged(("n2",), "RESUME", "", ROOT, 12))
+    live.apply(NodeFailed("n2", "Not responding", 13))
+    assert not [e for e in live.snapshot_events() if isinstance(e, NodeAdminChanged) and e.nodes == ("n2",)]
+
+
+def test_compaction_keeps_next_job_id_after_the_newest_jobs_are_purged(tmp_path: Path) -> None:
+    live = make_manager(tmp_path)
+    for _ in range(3):
+        job = run_job(live)
+        finish(live, job.job_id, now=300)
+    purge = live.purgeable(600)
+    assert purge is not None and len(purge.job_ids) == 3
+    live.apply(purge)
+    journal = open_journal(tmp_path / "state")
+    journal.rewrite(event_to_dict(e) for e in live.snapshot_events())
+    journal.close()
+    restarted = make_manager(tmp_path)
+    replay_into(restarted, Journal(tmp_path / "state"))
+    assert restarted.next_job_id == live.next_job_id == 4
+
+
+def test_job_record_round_trips_through_its_dict(tmp_path: Path) -> None:
+    mgr = make_manager(tmp_path)
+    job = run_job(mgr, min_nodes=2, num_tasks=2, mem_per_cpu_mb=100)
+    mgr.apply(mgr.cancellation(job.job_id, ROOT, now=250))
+    record = mgr.jobs[job.job_id]
+    assert Job.from_dict(json.loads(json.dumps(record.to_dict()))) == record
+    assert Job.from_dict({**record.to_dict(), "from_a_newer_version": 1}) == record
