@@ -33,7 +33,7 @@ def show(words: list[str], oneliner: bool) -> None:
     if entity in ("job", "jobs"):
         ids = [int(arg)] if arg else []
         if arg and not arg.isdigit():
-            die(f"Invalid job id specified")
+            die("Invalid job id specified")
         try:
             reply = client.controller("GetJobs", pb.JobQuery(job_ids=ids), pb.JobList)
         except SlurmError as exc:

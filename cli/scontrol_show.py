@@ -9,7 +9,7 @@ Values our records do not carry are printed as the constant Slurm prints for a j
 without that feature (``MCS_label=N/A``, ``Reboot=0``, ``ReqNodeList=(null)`` ...).
 ``AllocNode:Sid`` prints session id ``0`` (not tracked).
 
-Pure except :func:`cli.sinfo_format.uid_to_name` used for a node's ``Reason=`` user.
+Pure except :func:`pyslurm_common.users.user_name` used for a node's ``Reason=`` user.
 No errors are raised.
 """
 
@@ -18,9 +18,9 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 
 from cli import job_states
-from cli.sinfo_format import uid_to_name
 from pyslurm_common import hostlist, units
 from pyslurm_common.rpc import messages as pb
+from pyslurm_common.users import user_name as user_name_of_uid
 
 JobInfo = pb.JobInfo
 NodeInfo = pb.NodeInfo
@@ -161,7 +161,7 @@ def _gres_tres(gres: str) -> list[str]:
     return items
 
 
-def node_lines(node: NodeInfo, user_name: Callable[[int], str] = uid_to_name) -> list[str]:
+def node_lines(node: NodeInfo, user_name: Callable[[int], str] = user_name_of_uid) -> list[str]:
     """The ``Key=Value`` lines of one node record (§3.3)."""
     addr = f"NodeAddr={node.address or node.name} NodeHostName={node.hostname or node.name}"
     if node.port:
@@ -206,7 +206,7 @@ def node_lines(node: NodeInfo, user_name: Callable[[int], str] = uid_to_name) ->
 
 def show_nodes(
     nodes: Iterable[NodeInfo], *, oneliner: bool = False,
-    user_name: Callable[[int], str] = uid_to_name,
+    user_name: Callable[[int], str] = user_name_of_uid,
 ) -> str:
     """``scontrol show node``: one record per node, each followed by a blank line."""
     return "".join(_record(node_lines(n, user_name), oneliner, False) for n in nodes)

@@ -11,19 +11,17 @@ the per-node fields shown (state, reason ...), sorted by state descending; in no
 (``-N``) one row per node x partition, sorted by node name. Numeric columns of a group whose
 nodes differ show ``min+`` (CPUS, MEMORY ...) or ``min-max`` (FREE_MEM, CPU_LOAD).
 
-Pure except :func:`uid_to_name` (a ``pwd`` lookup) used for the USER column.
+Pure except :func:`pyslurm_common.users.user_name` (a ``pwd`` lookup) used for the USER column.
 Errors: :class:`cli.squeue_format.FormatError` for bad letters/names.
 """
 
 from __future__ import annotations
 
-import pwd
 import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 
 from cli.squeue_format import (
-    Column,
     FormatError,
     LineFormat,
     date_line,
@@ -32,6 +30,7 @@ from cli.squeue_format import (
     render_cell,
 )
 from pyslurm_common import hostlist, units
+from pyslurm_common.users import user_name
 from pyslurm_common.rpc import messages as pb
 
 NodeInfo = pb.NodeInfo
@@ -145,14 +144,6 @@ def _is_other(node: NodeInfo) -> bool:
     return bool(flags & {"DRAIN", "FAIL"}) or base not in _BUSY | {"IDLE"}
 
 
-def uid_to_name(uid: int) -> str:
-    """User name for *uid*, or the number when unknown."""
-    try:
-        return pwd.getpwuid(uid).pw_name
-    except (KeyError, OverflowError):
-        return str(uid)
-
-
 # ----------------------------------------------------------------------------- groups
 
 
@@ -227,7 +218,7 @@ def _nodelist(group: NodeGroup, get: Callable[[NodeInfo], str]) -> str:
 def _reason_user(node: NodeInfo, long: bool) -> str:
     if not node.reason:
         return "Unknown"
-    name = uid_to_name(node.reason_uid)
+    name = user_name(node.reason_uid)
     return f"{name}({node.reason_uid})" if long else name
 
 

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import dataclasses
 import logging
-import os
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field

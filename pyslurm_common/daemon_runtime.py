@@ -9,7 +9,7 @@ import os
 import signal
 import sys
 from pathlib import Path
-from typing import Awaitable, Callable
+from typing import Awaitable, Callable, NoReturn
 
 LEVELS = {
     "quiet": logging.CRITICAL, "fatal": logging.CRITICAL, "error": logging.ERROR,
@@ -63,6 +63,6 @@ def run_until_signalled(serve: Callable[[asyncio.Event], Awaitable[None]]) -> No
     asyncio.run(runner())
 
 
-def fatal(prog: str, message: str) -> "NoReturn":  # type: ignore[name-defined]
+def fatal(prog: str, message: str) -> NoReturn:
     print(f"{prog}: fatal: {message}", file=sys.stderr)
     raise SystemExit(1)

@@ -130,13 +130,18 @@ def format_memory_mb(mb: int) -> str:
 # durations and time limits as printed
 
 
+def _split(seconds: int) -> tuple[int, int, int, int]:
+    days, rest = divmod(seconds, _DAY)
+    hours, rest = divmod(rest, _HOUR)
+    minutes, secs = divmod(rest, _MINUTE)
+    return days, hours, minutes, secs
+
+
 def format_duration_squeue(seconds: int) -> str:
     """squeue/sinfo duration: ``M:SS``, ``H:MM:SS``, ``D-HH:MM:SS``; ``INVALID`` if < 0 or > 1 year."""
     if seconds < 0 or seconds > _YEAR:
         return "INVALID"
-    days, rest = divmod(seconds, _DAY)
-    hours, rest = divmod(rest, _HOUR)
-    minutes, secs = divmod(rest, _MINUTE)
+    days, hours, minutes, secs = _split(seconds)
     if days:
         return f"{days}-{hours:02d}:{minutes:02d}:{secs:02d}"
     if hours:
@@ -173,9 +178,7 @@ def format_duration_hms(seconds: int) -> str:
     """
     if seconds < 0:
         return "INVALID"
-    days, rest = divmod(seconds, _DAY)
-    hours, rest = divmod(rest, _HOUR)
-    minutes, secs = divmod(rest, _MINUTE)
+    days, hours, minutes, secs = _split(seconds)
     if days:
         return f"{days}-{hours:02d}:{minutes:02d}:{secs:02d}"
     return f"{hours:02d}:{minutes:02d}:{secs:02d}"

@@ -14,7 +14,7 @@ from __future__ import annotations
 import dataclasses
 import logging
 from dataclasses import dataclass
-from typing import Iterable
+from typing import Any, Iterable
 
 from pyslurm_common.config import PartitionConfig, SlurmConfig
 from pyslurm_common.errors import SlurmError, Strerror
@@ -300,19 +300,21 @@ class JobManager:
             job = self._set(transition(job, JobState.CANCELLED, start_time=event.time,
                                        end_time=event.time, cancelled_by=event.by_uid))
             return [Account(job)]
-        assert job.allocation is not None
-        job = self._set(transition(job, JobState.CANCELLED, completing=True, end_time=event.time,
-                                   cancelled_by=event.by_uid))
-        return [Terminate(job.job_id, job.allocation.nodes, "CANCELLED"), Account(job)]
+        return self._end_running(job, JobState.CANCELLED, "CANCELLED", end_time=event.time,
+                                 cancelled_by=event.by_uid)
 
     def _apply_timeout(self, event: JobTimedOut) -> list[Effect]:
         job = self.jobs.get(event.job_id)
         if job is None or job.state is not JobState.RUNNING:
             return []
+        return self._end_running(job, JobState.TIMEOUT, "TIME LIMIT", end_time=event.time,
+                                 reason=Reason.TIME_LIMIT)
+
+    def _end_running(self, job: Job, to: JobState, cause: str, **changes: Any) -> list[Effect]:
+        """A running job ends by decision: final state now, COMPLETING until its processes are gone."""
         assert job.allocation is not None
-        job = self._set(transition(job, JobState.TIMEOUT, completing=True, end_time=event.time,
-                                   reason=Reason.TIME_LIMIT))
-        return [Terminate(job.job_id, job.allocation.nodes, "TIME LIMIT"), Account(job)]
+        job = self._set(transition(job, to, completing=True, **changes))
+        return [Terminate(job.job_id, job.allocation.nodes, cause), Account(job)]
 
     def _apply_finished(self, event: BatchFinished) -> list[Effect]:
         job = self.jobs.get(event.job_id)

@@ -6,8 +6,6 @@ node-agent RPCs are for privileged callers only.
 """
 from __future__ import annotations
 
-import grp
-import pwd
 import socket
 import time
 
@@ -17,6 +15,7 @@ from pyslurm_common.errors import SlurmError, Strerror
 from pyslurm_common.hostlist import HostlistError, expand
 from pyslurm_common.rpc import ctld_pb2, ctld_pb2_grpc, types_pb2
 from pyslurm_common.rpc_auth import caller, translate_errors
+from pyslurm_common.users import group_name, user_name
 
 from . import convert
 from .controller import Controller
@@ -24,20 +23,6 @@ from .events import BatchFinished, NodeAdminChanged
 from .job import JobId
 
 SLURM_COMPAT_VERSION = "22.05.8"
-
-
-def _user_name(uid: int) -> str:
-    try:
-        return pwd.getpwuid(uid).pw_name
-    except KeyError:
-        return str(uid)
-
-
-def _group_name(gid: int) -> str:
-    try:
-        return grp.getgrgid(gid).gr_name
-    except KeyError:
-        return str(gid)
 
 
 class ControllerServicer(ctld_pb2_grpc.ControllerServicer):
@@ -59,7 +44,7 @@ class ControllerServicer(ctld_pb2_grpc.ControllerServicer):
         who = caller()
         event = self.manager.submission(
             convert.request_from_desc(request.job), uid=who.uid, gid=who.gid,
-            user_name=_user_name(who.uid), group_name=_group_name(who.gid),
+            user_name=user_name(who.uid), group_name=group_name(who.gid),
             hold=request.job.hold, now=int(time.time()))
         await self.ctl.commit(event)
         return ctld_pb2.SubmitReply(job_id=event.job.job_id, cluster=self.ctl.cfg.cluster_name)

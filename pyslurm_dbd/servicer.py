@@ -7,7 +7,6 @@ jobs, or name users explicitly under the same rule; privileged callers see all.
 from __future__ import annotations
 
 import asyncio
-import pwd
 import time
 
 import grpc
@@ -15,15 +14,9 @@ import grpc
 from pyslurm_common.errors import SlurmError, Strerror
 from pyslurm_common.rpc import dbd_pb2, dbd_pb2_grpc, types_pb2
 from pyslurm_common.rpc_auth import caller, translate_errors
+from pyslurm_common.users import user_name
 
 from .store import AccountingStore
-
-
-def _user_name(uid: int) -> str:
-    try:
-        return pwd.getpwuid(uid).pw_name
-    except KeyError:
-        return str(uid)
 
 
 class AccountingServicer(dbd_pb2_grpc.AccountingServicer):
@@ -45,7 +38,7 @@ class AccountingServicer(dbd_pb2_grpc.AccountingServicer):
         query = dbd_pb2.AccountingQuery()
         query.CopyFrom(request)
         if uid not in self.privileged:
-            own = _user_name(uid)
+            own = user_name(uid)
             may_see_others = not self.private_jobs
             if not (may_see_others and (request.all_users or request.users)):
                 del query.users[:]

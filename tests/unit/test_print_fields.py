@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import calendar
-import time
-from collections.abc import Iterator
 
 import pytest
 
@@ -17,13 +15,8 @@ T0 = calendar.timegm((2026, 12, 2, 11, 40, 35))
 
 
 @pytest.fixture(autouse=True)
-def utc(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    monkeypatch.setenv("TZ", "UTC")
-    monkeypatch.delenv("SLURM_TIME_FORMAT", raising=False)
-    time.tzset()
-    yield
-    monkeypatch.undo()
-    time.tzset()
+def _utc(utc: None) -> None:
+    """Every test here runs in UTC."""
 
 
 def _record(job_id: int, state: str, exit_code: int, *steps: StepInfo) -> JobRecord:

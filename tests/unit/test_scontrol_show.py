@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import calendar
-import time
-from collections.abc import Iterator
 
 import pytest
 
@@ -18,13 +16,8 @@ def _t(h: int, m: int, s: int) -> int:
 
 
 @pytest.fixture(autouse=True)
-def utc(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    monkeypatch.setenv("TZ", "UTC")
-    monkeypatch.delenv("SLURM_TIME_FORMAT", raising=False)
-    time.tzset()
-    yield
-    monkeypatch.undo()
-    time.tzset()
+def _utc(utc: None) -> None:
+    """Every test here runs in UTC."""
 
 
 # Real 22.05.8 output (spec §3.2). We do not track the submitting session id, so

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import calendar
-import time
-from collections.abc import Iterator
 
 import pytest
 
@@ -15,13 +13,8 @@ NOW = calendar.timegm((2026, 12, 2, 11, 40, 33))
 
 
 @pytest.fixture(autouse=True)
-def utc(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    monkeypatch.setenv("TZ", "UTC")
-    monkeypatch.delenv("SLURM_TIME_FORMAT", raising=False)
-    time.tzset()
-    yield
-    monkeypatch.undo()
-    time.tzset()
+def _utc(utc: None) -> None:
+    """Every test here runs in UTC."""
 
 
 def _node(name: str = "localhost", state: str = "IDLE", *flags: str, **kw: object) -> NodeInfo:

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import calendar
-import time
-from collections.abc import Iterator
 
 import pytest
 
@@ -16,13 +14,8 @@ NOW = calendar.timegm((2026, 12, 2, 11, 40, 33))  # Wed Dec 02 11:40:33 2026 UTC
 
 
 @pytest.fixture(autouse=True)
-def utc(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    monkeypatch.setenv("TZ", "UTC")
-    monkeypatch.delenv("SLURM_TIME_FORMAT", raising=False)
-    time.tzset()
-    yield
-    monkeypatch.undo()
-    time.tzset()
+def _utc(utc: None) -> None:
+    """Every test here runs in UTC."""
 
 
 def _running() -> JobInfo:

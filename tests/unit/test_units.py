@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import datetime as dt
 import time
-from collections.abc import Iterator
 
 import pytest
 
@@ -23,17 +22,6 @@ from pyslurm_common.units import (
     parse_memory_mb,
     parse_time_limit,
 )
-
-
-@pytest.fixture()
-def utc(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    """Pin local time to UTC so timestamps are predictable."""
-    monkeypatch.setenv("TZ", "UTC")
-    monkeypatch.delenv("SLURM_TIME_FORMAT", raising=False)
-    time.tzset()
-    yield
-    monkeypatch.undo()
-    time.tzset()
 
 
 def _epoch(*args: int) -> int:
