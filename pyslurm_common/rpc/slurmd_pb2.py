@@ -25,7 +25,7 @@ _sym_db = _symbol_database.Default()
 from . import types_pb2 as types__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x0cslurmd.proto\x12\x07pyslurm\x1a\x0btypes.proto\"\xa6\x02\n\x0b\x42\x61tchLaunch\x12\x0e\n\x06job_id\x18\x01 \x01(\r\x12\x0b\n\x03uid\x18\x02 \x01(\r\x12\x0b\n\x03gid\x18\x03 \x01(\r\x12\x11\n\tuser_name\x18\x04 \x01(\t\x12\x0e\n\x06script\x18\x05 \x01(\t\x12\x13\n\x0b\x65nvironment\x18\x06 \x03(\t\x12\x0c\n\x04\x61rgv\x18\x07 \x03(\t\x12\x10\n\x08work_dir\x18\x08 \x01(\t\x12\x0f\n\x07std_out\x18\t \x01(\t\x12\x0f\n\x07std_err\x18\n \x01(\t\x12\x0e\n\x06std_in\x18\x0b \x01(\t\x12\x0c\n\x04\x63pus\x18\x0c \x01(\r\x12\x11\n\tmemory_mb\x18\r \x01(\x04\x12\r\n\x05umask\x18\x0e \x01(\r\x12\x0e\n\x06\x61ppend\x18\x0f \x01(\x08\x12\x11\n\tkill_wait\x18\x10 \x01(\r\x12\x10\n\x08job_name\x18\x11 \x01(\t\"1\n\x10TerminateRequest\x12\x0e\n\x06job_id\x18\x01 \x01(\r\x12\r\n\x05\x63\x61use\x18\x02 \x01(\t\"U\n\x11NodeSignalRequest\x12\x0e\n\x06job_id\x18\x01 \x01(\r\x12\x0e\n\x06signal\x18\x02 \x01(\x05\x12\x12\n\nbatch_only\x18\x03 \x01(\x08\x12\x0c\n\x04\x66ull\x18\x04 \x01(\x08\x32\xdc\x01\n\tNodeAgent\x12\x33\n\x0bLaunchBatch\x12\x14.pyslurm.BatchLaunch\x1a\x0e.pyslurm.Empty\x12\x39\n\x0cTerminateJob\x12\x19.pyslurm.TerminateRequest\x1a\x0e.pyslurm.Empty\x12\x37\n\tSignalJob\x12\x1a.pyslurm.NodeSignalRequest\x1a\x0e.pyslurm.Empty\x12&\n\x04Ping\x12\x0e.pyslurm.Empty\x1a\x0e.pyslurm.Emptyb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x0cslurmd.proto\x12\x07pyslurm\x1a\x0btypes.proto\"\xdd\x02\n\x0b\x42\x61tchLaunch\x12\x0e\n\x06job_id\x18\x01 \x01(\r\x12\x0b\n\x03uid\x18\x02 \x01(\r\x12\x0b\n\x03gid\x18\x03 \x01(\r\x12\x11\n\tuser_name\x18\x04 \x01(\t\x12\x0e\n\x06script\x18\x05 \x01(\t\x12\x13\n\x0b\x65nvironment\x18\x06 \x03(\t\x12\x0c\n\x04\x61rgv\x18\x07 \x03(\t\x12\x10\n\x08work_dir\x18\x08 \x01(\t\x12\x0f\n\x07std_out\x18\t \x01(\t\x12\x0f\n\x07std_err\x18\n \x01(\t\x12\x0e\n\x06std_in\x18\x0b \x01(\t\x12\x0c\n\x04\x63pus\x18\x0c \x01(\r\x12\x11\n\tmemory_mb\x18\r \x01(\x04\x12\r\n\x05umask\x18\x0e \x01(\r\x12\x0e\n\x06\x61ppend\x18\x0f \x01(\x08\x12\x11\n\tkill_wait\x18\x10 \x01(\r\x12\x10\n\x08job_name\x18\x11 \x01(\t\x12\x0f\n\x07\x63pu_ids\x18\x12 \x03(\r\x12\x13\n\x0bgpu_indices\x18\x13 \x03(\r\x12\x0f\n\x07rlimits\x18\x14 \x03(\t\"1\n\x10TerminateRequest\x12\x0e\n\x06job_id\x18\x01 \x01(\r\x12\r\n\x05\x63\x61use\x18\x02 \x01(\t\"U\n\x11NodeSignalRequest\x12\x0e\n\x06job_id\x18\x01 \x01(\r\x12\x0e\n\x06signal\x18\x02 \x01(\x05\x12\x12\n\nbatch_only\x18\x03 \x01(\x08\x12\x0c\n\x04\x66ull\x18\x04 \x01(\x08\x32\xdc\x01\n\tNodeAgent\x12\x33\n\x0bLaunchBatch\x12\x14.pyslurm.BatchLaunch\x1a\x0e.pyslurm.Empty\x12\x39\n\x0cTerminateJob\x12\x19.pyslurm.TerminateRequest\x1a\x0e.pyslurm.Empty\x12\x37\n\tSignalJob\x12\x1a.pyslurm.NodeSignalRequest\x1a\x0e.pyslurm.Empty\x12&\n\x04Ping\x12\x0e.pyslurm.Empty\x1a\x0e.pyslurm.Emptyb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -33,11 +33,11 @@ _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'slurmd_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
   _globals['_BATCHLAUNCH']._serialized_start=39
-  _globals['_BATCHLAUNCH']._serialized_end=333
-  _globals['_TERMINATEREQUEST']._serialized_start=335
-  _globals['_TERMINATEREQUEST']._serialized_end=384
-  _globals['_NODESIGNALREQUEST']._serialized_start=386
-  _globals['_NODESIGNALREQUEST']._serialized_end=471
-  _globals['_NODEAGENT']._serialized_start=474
-  _globals['_NODEAGENT']._serialized_end=694
+  _globals['_BATCHLAUNCH']._serialized_end=388
+  _globals['_TERMINATEREQUEST']._serialized_start=390
+  _globals['_TERMINATEREQUEST']._serialized_end=439
+  _globals['_NODESIGNALREQUEST']._serialized_start=441
+  _globals['_NODESIGNALREQUEST']._serialized_end=526
+  _globals['_NODEAGENT']._serialized_start=529
+  _globals['_NODEAGENT']._serialized_end=749
 # @@protoc_insertion_point(module_scope)
