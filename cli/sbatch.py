@@ -8,6 +8,7 @@ the same options.
 from __future__ import annotations
 
 import os
+import resource
 import shutil
 import socket
 import sys
@@ -24,8 +25,11 @@ from pyslurm_common.rpc import messages as pb
 from . import client
 from .app import die, run
 from .sbatch_script import ScriptError, directive_lines, validate, wrap
+from .signals import parse_signal
 
 PROG = "sbatch"
+# Limits a job inherits from the submitting shell, as Slurm's PropagateResourceLimits=ALL.
+RLIMITS = ("CPU", "FSIZE", "DATA", "STACK", "CORE", "RSS", "NPROC", "NOFILE", "MEMLOCK", "AS")
 
 
 def _opt(*decls: str, env: str | None = None, flag: bool = False, **kw: Any):  # type: ignore[no-untyped-def]
@@ -56,6 +60,11 @@ OPTIONS = [
     _opt("-H", "--hold", flag=True),
     _opt("--parsable", flag=True),
     _opt("-Q", "--quiet", flag=True),
+    _opt("--gres", env="SBATCH_GRES"),
+    _opt("-G", "--gpus", env="SBATCH_GPUS"),
+    _opt("--gpus-per-node", "gpus_per_node", env="SBATCH_GPUS_PER_NODE"),
+    _opt("--gpus-per-task", "gpus_per_task", env="SBATCH_GPUS_PER_TASK"),
+    _opt("--signal", env="SBATCH_SIGNAL"),
     _opt("--requeue", flag=True, env="SBATCH_REQUEUE"),
     _opt("--no-requeue", "no_requeue", flag=True, env="SBATCH_NO_REQUEUE"),
 ]
@@ -187,6 +196,46 @@ def _export_environment(export: str | None) -> list[str]:
     return [f"{k}={v}" for k, v in chosen.items()]
 
 
+def _gpu_count(values: dict[str, Any], name: str, flag: str) -> tuple[str, int]:
+    """`[type:]N` of the --gpus* options -> (type, N)."""
+    raw = values.get(name)
+    if raw is None:
+        return "", 0
+    kind, _, count = str(raw).rpartition(":")
+    if not count.isdigit() or int(count) < 1:
+        die(f"Invalid {flag} specification")
+    return kind, int(count)
+
+
+def _signal(values: dict[str, Any]) -> tuple[int, int, bool]:
+    """--signal=[{R|B}:]<sig>[@<secs>] -> (number, seconds before the limit, batch shell only)."""
+    raw = values.get("signal")
+    if raw is None:
+        return 0, 0, False
+    text = str(raw)
+    batch_only = False
+    if len(text) > 2 and text[1] == ":" and text[0] in "RB":
+        batch_only, text = text[0] == "B", text[2:]
+    name, _, secs = text.partition("@")
+    try:
+        number = parse_signal(name)
+        seconds = int(secs) if secs else 60
+    except ValueError:
+        die("Invalid --signal specification")
+    if not 0 <= seconds <= 65535:
+        die("Invalid --signal specification")
+    return number, seconds, batch_only
+
+
+def _rlimits() -> list[str]:
+    """This shell's resource limits, for the job (PropagateResourceLimits=ALL)."""
+    out = []
+    for name in RLIMITS:
+        soft, hard = resource.getrlimit(getattr(resource, f"RLIMIT_{name}"))
+        out.append(f"{name}={soft}:{hard}")
+    return out
+
+
 def _job_desc(values: dict[str, Any], text: str, command: str, default_name: str,
               script_args: list[str]) -> pb.JobDesc:
     if values.get("mem") is not None and values.get("mem_per_cpu") is not None:
@@ -212,6 +261,17 @@ def _job_desc(values: dict[str, Any], text: str, command: str, default_name: str
     umask = os.umask(0)
     os.umask(umask)
     requeue_set = bool(values.get("requeue") or values.get("no_requeue"))
+    gpu_types = set()
+    gpu_counts = {}
+    for name, flag in (("gpus", "--gpus"), ("gpus_per_node", "--gpus-per-node"), ("gpus_per_task", "--gpus-per-task")):
+        kind, gpu_counts[name] = _gpu_count(values, name, flag)
+        if kind:
+            gpu_types.add(kind)
+    if len(gpu_types) > 1:
+        die("Invalid GPU type specification: use one type")
+    if gpu_counts["gpus_per_task"] and values.get("ntasks") is None:
+        die("--gpus-per-task requires --ntasks")
+    signal_number, signal_seconds, signal_batch_only = _signal(values)
     return pb.JobDesc(
         name=values.get("job_name") or default_name,
         partitions=[p for p in (values.get("partition") or "").split(",") if p],
@@ -228,7 +288,11 @@ def _job_desc(values: dict[str, Any], text: str, command: str, default_name: str
         environment=_export_environment(values.get("export")), argv=script_args, command=command,
         submit_host=socket.gethostname(), umask=umask, export_env=values.get("export") or "",
         open_mode=open_mode or "truncate", nice=nice, requeue_set=requeue_set,
-        requeue=not values.get("no_requeue"),
+        requeue=not values.get("no_requeue"), gres=values.get("gres") or "",
+        gpus=gpu_counts["gpus"], gpus_per_node=gpu_counts["gpus_per_node"],
+        gpus_per_task=gpu_counts["gpus_per_task"], gpu_type=next(iter(gpu_types), ""),
+        signal_number=signal_number, signal_seconds=signal_seconds, signal_batch_only=signal_batch_only,
+        rlimits=_rlimits(),
     )
 
 

@@ -151,10 +151,14 @@ class SlurmConfig:
         return next((v for k, v in self.entries if k.lower() == wanted), None)
 
     def spool_dir_for(self, node_name: str) -> Path:
-        """SlurmdSpoolDir for one node: ``%n`` → node name, ``%h`` → its hostname."""
+        """SlurmdSpoolDir for one node."""
+        return Path(self.node_path(self.slurmd_spool_dir, node_name))
+
+    def node_path(self, template: str, node_name: str) -> str:
+        """A per-node slurmd path (spool, log, pid file): ``%n`` → node name, ``%h`` → its hostname."""
         node = self._node_index.get(node_name)
         hostname = node.hostname if node is not None else node_name
-        return Path(self.slurmd_spool_dir.replace("%n", node_name).replace("%h", hostname))
+        return template.replace("%n", node_name).replace("%h", hostname)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -22,6 +22,9 @@ from .cluster_files import ClusterSpec, NodeSpec, write_cluster
 from .rpc import ctld_pb2, types_pb2
 
 DAEMONS = ("pyslurmdbd", "pyslurmctld", "pyslurmd", "pyslurmsackd")
+# The node is usable without accounting (records queue in the controller): start the rest first,
+# and the accounting daemon (slow to import SQLAlchemy) once the node is idle.
+CORE = ("pyslurmctld", "pyslurmd", "pyslurmsackd")
 READY_TIMEOUT = 30.0
 
 
@@ -42,11 +45,11 @@ def _node_name() -> str:
     return socket.gethostname().split(".")[0]
 
 
-def start(conf: Path, run_dir: Path, log_dir: Path) -> None:
+def start(conf: Path, run_dir: Path, log_dir: Path, daemons: tuple[str, ...]) -> None:
     bin_dir = Path(sys.executable).parent
     env = dict(os.environ, PYSLURM_CONF=str(conf))
     node = _node_name()
-    for daemon in DAEMONS:
+    for daemon in daemons:
         pid_file = _pid_file(run_dir, daemon, node)
         if _alive(pid_file):
             continue
@@ -67,7 +70,7 @@ def wait_idle(cfg: config_mod.SlurmConfig, timeout: float = READY_TIMEOUT) -> bo
                 return True
         except (ConnectError, Exception):  # noqa: BLE001 - daemons are still starting
             pass
-        time.sleep(0.1)
+        time.sleep(0.02)
     return False
 
 
@@ -116,8 +119,10 @@ def main() -> None:
     opts.run_dir.mkdir(parents=True, exist_ok=True)
     log_dir = opts.state_dir / "log"
     log_dir.mkdir(parents=True, exist_ok=True)
-    start(conf, opts.run_dir, log_dir)
-    if not wait_idle(cfg):
+    start(conf, opts.run_dir, log_dir, CORE)
+    idle = wait_idle(cfg)
+    start(conf, opts.run_dir, log_dir, tuple(d for d in DAEMONS if d not in CORE))
+    if not idle:
         sys.exit(f"pyslurm-quickstart: error: the node did not become idle; see {log_dir}")
     print(f"cluster {cfg.cluster_name} is up: try `sinfo` and `sbatch --wrap hostname`"
           + ("" if str(conf) == "/etc/pyslurm/slurm.conf" else f" with PYSLURM_CONF={conf}"))

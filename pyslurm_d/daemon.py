@@ -28,6 +28,8 @@ from .steps import Result, StepError, StepManager
 log = logging.getLogger(__name__)
 PROG = "pyslurmd"
 RETRY = 0.5
+# Registration retries start fast: the controller is often starting at the same moment.
+REGISTER_BACKOFF = (0.02, 0.05, 0.1, 0.2, 0.3, 0.5)
 
 
 class NodeAgentServicer(slurmd_pb2_grpc.NodeAgentServicer):
@@ -77,6 +79,7 @@ class ControllerSession:
         self.steps: StepManager | None = None
 
     async def register(self) -> None:
+        attempt = 0
         while True:
             try:
                 reply = await self.stub.RegisterNode(ctld_pb2.NodeRegistration(
@@ -96,7 +99,8 @@ class ControllerSession:
                 return
             except grpc.aio.AioRpcError as exc:
                 log.debug("registration failed (%s), retrying", exc.code().name)
-                await asyncio.sleep(RETRY)
+                await asyncio.sleep(REGISTER_BACKOFF[min(attempt, len(REGISTER_BACKOFF) - 1)])
+                attempt += 1
 
     async def run(self, stop: asyncio.Event) -> None:
         await self.register()
@@ -126,7 +130,8 @@ class ControllerSession:
             node=self.node.name, job_id=int(result["job_id"]), exit_code=int(result["exit_code"]),  # type: ignore[arg-type]
             exit_signal=int(result["exit_signal"]), launch_failed=bool(result["launch_failed"]),  # type: ignore[arg-type]
             error=str(result.get("error", "")), start_time=int(result.get("start_time") or 0),  # type: ignore[arg-type]
-            end_time=int(result.get("end_time") or time.time()))  # type: ignore[arg-type]
+            end_time=int(result.get("end_time") or time.time()),  # type: ignore[arg-type]
+            kill_task_failed=bool(result.get("kill_task_failed")))
         if request.error:
             log.error("job=%d %s", request.job_id, request.error)
         while True:
@@ -157,8 +162,11 @@ def main() -> None:
         fatal(PROG, str(exc))
     except KeyError:
         fatal(PROG, f"node {node_name} is not in {config_mod.config_path()}")
-    setup_logging(PROG, cfg.slurmd_debug, opts.verbose, opts.log_file or cfg.slurmd_log_file)
-    write_pid_file(opts.pid_file or (cfg.slurmd_pid_file.replace("%n", node_name) if cfg.slurmd_pid_file else None))
+    def per_node(path: str | None) -> str | None:
+        return cfg.node_path(path, node_name) if path else None
+
+    setup_logging(PROG, cfg.slurmd_debug, opts.verbose, opts.log_file or per_node(cfg.slurmd_log_file))
+    write_pid_file(opts.pid_file or per_node(cfg.slurmd_pid_file))
     port = node.port or cfg.slurmd_port
     log.info("node %s: %d CPUs, %d MB, gres '%s', cgroup %s at %s", node_name, hw.cpus,
              hw.real_memory_mb, hw.gres, backend, root)
@@ -166,7 +174,9 @@ def main() -> None:
     async def serve(stop: asyncio.Event) -> None:
         privileged = {0, pwd.getpwnam(cfg.slurm_user).pw_uid}
         session = ControllerSession(cfg, node, port, hw, backend, Signer(key))
-        steps = StepManager(cfg.spool_dir_for(node_name), root, node_name, session.report)
+        unkillable = cfg.value("UnkillableStepTimeout") or "60"
+        steps = StepManager(cfg.spool_dir_for(node_name), root, node_name, session.report,
+                            unkillable_timeout=int(unkillable) if unkillable.isdigit() else 60)
         session.steps = steps
         steps.recover()
         server = make_server(Verifier(key))

@@ -16,6 +16,8 @@ from __future__ import annotations
 import ctypes
 import json
 import os
+import pwd
+import resource
 import selectors
 import signal
 import socket
@@ -53,6 +55,8 @@ class Launch:
     umask: int
     kill_wait: int
     step: str = "batch"
+    rlimits: list[str] = field(default_factory=list)
+    unkillable_timeout: int = 60
 
 
 @dataclass(slots=True)
@@ -61,6 +65,8 @@ class StepState:
     task_status: int | None = None
     start_time: int = 0
     kill_deadline: float | None = None
+    killed_at: float | None = None       # when SIGKILL went to the whole step
+    unkillable: bool = False
     cancelled: bool = False
     error: str = ""
     fds: list[int] = field(default_factory=list)
@@ -99,6 +105,28 @@ def open_io_as_user(launch: Launch, groups: list[int]) -> tuple[int, int, int]:
         os.setgroups([])
 
 
+def apply_rlimits(items: list[str]) -> None:
+    """Submit-host limits (`NAME=soft:hard`, -1 unlimited); as root, so hard limits may rise too."""
+    for item in items:
+        name, _, values = item.partition("=")
+        soft, _, hard = values.partition(":")
+        which = getattr(resource, f"RLIMIT_{name}", None)
+        if which is None:
+            continue
+        try:
+            resource.setrlimit(which, (int(soft), int(hard)))
+        except (ValueError, OSError) as exc:
+            os.write(2, f"slurmstepd: error: Can't propagate RLIMIT_{name}: {exc}\n".encode())
+
+
+def user_environment(env: dict[str, str], pw: pwd.struct_passwd) -> None:
+    """HOME, USER, LOGNAME and SHELL as the job's user has them, unless exported from the submitter."""
+    env.setdefault("HOME", pw.pw_dir)
+    env.setdefault("USER", pw.pw_name)
+    env.setdefault("LOGNAME", pw.pw_name)
+    env.setdefault("SHELL", pw.pw_shell or "/bin/sh")
+
+
 def exec_task(launch: Launch, cg: StepCgroup, groups: list[int], fds: tuple[int, int, int]) -> None:
     """In the forked child: join the task cgroup, drop privileges, exec. Never returns."""
     try:
@@ -106,6 +134,7 @@ def exec_task(launch: Launch, cg: StepCgroup, groups: list[int], fds: tuple[int,
         os.setsid()
         for target, fd in enumerate(fds):
             os.dup2(fd, target)
+        apply_rlimits(launch.rlimits)
         os.setgroups(groups)
         os.setgid(launch.gid)
         os.setuid(launch.uid)
@@ -114,6 +143,10 @@ def exec_task(launch: Launch, cg: StepCgroup, groups: list[int], fds: tuple[int,
             signal.signal(sig, signal.SIG_DFL)
         signal.set_wakeup_fd(-1)
         env = dict(item.split("=", 1) for item in launch.environment if "=" in item)
+        try:
+            user_environment(env, pwd.getpwuid(launch.uid))
+        except KeyError:
+            pass
         try:
             os.chdir(launch.work_dir)
         except OSError as exc:
@@ -177,7 +210,21 @@ class Stepd:
             self._enforce_kill_deadline()
 
     def _done(self) -> bool:
-        return self.state.task_status is not None and not self.cg.populated()
+        if self.state.task_status is None:
+            return False
+        if not self.cg.populated():
+            return True
+        killed_at = self.state.killed_at
+        if killed_at is not None and time.monotonic() - killed_at > self.launch.unkillable_timeout:
+            # Processes in D state (hung NFS, driver) outlive SIGKILL: report, stop waiting.
+            self.state.unkillable = True
+            return True
+        return False
+
+    def _kill_everything(self) -> None:
+        self.cg.kill_all()
+        if self.state.killed_at is None:
+            self.state.killed_at = time.monotonic()
 
     def _reap(self) -> None:
         while True:
@@ -190,12 +237,12 @@ class Stepd:
             if pid == self.state.task_pid and self.state.task_status is None:
                 self.state.task_status = status
                 # The batch script ended: whatever it left behind in the step goes too.
-                self.cg.kill_all()
+                self._kill_everything()
 
     def _enforce_kill_deadline(self) -> None:
         deadline = self.state.kill_deadline
         if deadline is not None and time.monotonic() >= deadline and self.cg.populated():
-            self.cg.kill_all()
+            self._kill_everything()
             self.state.kill_deadline = None
 
     def _handle_control(self, control: socket.socket) -> None:
@@ -266,7 +313,8 @@ class Stepd:
                 code, sig = 0, os.WTERMSIG(status)
         return {"job_id": self.launch.job_id, "exit_code": code, "exit_signal": sig,
                 "start_time": self.state.start_time, "end_time": int(time.time()),
-                "launch_failed": False, "error": self.state.error}
+                "launch_failed": False, "error": self.state.error,
+                "kill_task_failed": self.state.unkillable}
 
     def cleanup(self) -> None:
         for fd in self.state.fds:
@@ -275,7 +323,8 @@ class Stepd:
             except OSError:
                 pass
         join(self.cg.root)  # leave the step's cgroup so it can be removed
-        self.cg.remove()
+        if not self.state.unkillable:  # a populated cgroup cannot be removed; the node is drained
+            self.cg.remove()
 
 
 def write_result(step_dir: Path, result: dict[str, object]) -> None:

@@ -32,8 +32,9 @@ class StepError(Exception):
 
 class StepManager:
     def __init__(self, spool: Path, cgroup_root: Path, node_name: str,
-                 report: Callable[[Result], Awaitable[None]]) -> None:
+                 report: Callable[[Result], Awaitable[None]], unkillable_timeout: int = 60) -> None:
         self.spool = spool
+        self.unkillable_timeout = unkillable_timeout
         self.cgroup_root = cgroup_root
         self.node_name = node_name
         self._report = report
@@ -67,7 +68,8 @@ class StepManager:
             "environment": [*msg.environment, f"SLURMD_NODENAME={self.node_name}"],
             "work_dir": msg.work_dir, "std_out": msg.std_out, "std_err": msg.std_err,
             "std_in": msg.std_in or "/dev/null", "append": msg.append, "umask": msg.umask,
-            "kill_wait": msg.kill_wait,
+            "kill_wait": msg.kill_wait, "rlimits": list(msg.rlimits),
+            "unkillable_timeout": self.unkillable_timeout,
         }
         self.cgroup_root.mkdir(parents=True, exist_ok=True)
         proc = await asyncio.create_subprocess_exec(
