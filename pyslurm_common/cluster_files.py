@@ -38,6 +38,9 @@ class ClusterSpec:
     slurmd_timeout: int = 300
     min_job_age: int = 300
     extra: tuple[str, ...] = field(default=())
+    # A lab box shares its GPUs and memory between users: confine every step by default.
+    cgroup_conf: str = "ConstrainCores=yes\nConstrainRAMSpace=yes\nConstrainDevices=yes\n"
+    gres_conf: str = ""               # empty: GPUs are autodetected from /dev/nvidia*
 
     @property
     def slurm_conf(self) -> Path:
@@ -113,5 +116,8 @@ def write_cluster(spec: ClusterSpec) -> None:
     dbd_conf = spec.conf_dir / "slurmdbd.conf"
     dbd_conf.write_text(render_dbd_conf(spec))
     os.chmod(dbd_conf, 0o600)  # may carry database passwords
+    (spec.conf_dir / "cgroup.conf").write_text(spec.cgroup_conf)
+    if spec.gres_conf:
+        (spec.conf_dir / "gres.conf").write_text(spec.gres_conf)
     if not spec.key_file.exists():
         generate_key(spec.key_file)

@@ -25,6 +25,7 @@ from urllib.parse import quote
 
 from pyslurm_common.client_settings import DEFAULT_AUTH_SOCKET, DEFAULT_KEY_NAME, auth_info, config_path
 from pyslurm_common.conf_syntax import ConfigError, Token, read_conf
+from pyslurm_common.gres import GresError, parse_gres
 from pyslurm_common.units import UNLIMITED
 
 __all__ = [
@@ -476,6 +477,17 @@ def _ports(tok: Token | None, names: list[str]) -> list[int | None]:
     return [Token(tok.key, v, tok.path, tok.line).as_int(1, 65535) for v in _parallel(tok, names)]
 
 
+def _gres(tok: Token | None) -> str:
+    """``Gres=`` kept as written (the CLIs print it), but checked here so a typo fails at start."""
+    if tok is None:
+        return ""
+    try:
+        parse_gres(tok.value)
+    except GresError as e:
+        raise tok.error(f"invalid {tok.key} value {tok.value!r}: {e}") from None
+    return tok.value
+
+
 def _node_shape(rec: Record) -> NodeConfig:
     """Everything but name/hostname/address/port, which differ per expanded name."""
     def num(key: str, default: int, minimum: int = 1) -> int:
@@ -510,7 +522,7 @@ def _node_shape(rec: Record) -> NodeConfig:
         cpus=cpus, sockets=sockets, cores_per_socket=cores, threads_per_core=threads,
         real_memory_mb=rec["realmemory"].as_memory_mb() if "realmemory" in rec else 1,
         tmp_disk_mb=rec["tmpdisk"].as_memory_mb() if "tmpdisk" in rec else 0,
-        gres=rec["gres"].value if "gres" in rec else "",
+        gres=_gres(rec.get("gres")),
         features=features,
         weight=num("weight", 1, minimum=0),
         state=rec["state"].as_choice(_NODE_STATES) if "state" in rec else None,

@@ -25,6 +25,7 @@ class Strerror(StrEnum):
     TOO_MANY_JOBS = "Slurm temporarily unable to accept job, sleeping and retrying"
     DISABLED = "Requested operation is presently disabled"
     INVALID_ARGUMENT = "Invalid argument"
+    INVALID_GRES = "Invalid generic resource (gres) specification"
     NOT_PENDING = "Job is no longer pending execution"
     JOB_PENDING = "Job is pending execution"
     AUTH_FAILURE = "Protocol authentication error"

@@ -113,6 +113,7 @@ class Controller:
             work_dir=req.work_dir, std_out=std_out, std_err=std_err, std_in=std_in,
             cpus=job.allocation.cpus_per_node[0], memory_mb=job.allocation.memory_mb_per_node[0],
             umask=req.umask, append=req.append_output, kill_wait=self.cfg.kill_wait, job_name=req.name,
+            cpu_ids=list(job.allocation.cpus_on(0)), gpu_indices=list(job.allocation.gpus_on(0)),
         )
 
     async def _terminate(self, job_id: int, node: str, cause: str) -> None:

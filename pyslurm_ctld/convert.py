@@ -5,10 +5,14 @@ protobuf types; domain code never imports them.
 """
 from __future__ import annotations
 
+from typing import Any
+
+from pyslurm_common.config import PartitionConfig
+from pyslurm_common.errors import SlurmError, Strerror
 from pyslurm_common.filename_pattern import PatternContext, resolve
+from pyslurm_common.gres import GPU, GresError, format_gres_used, parse_gpu_option, parse_gres, parse_gres_request
 from pyslurm_common.hostlist import compress
 from pyslurm_common.rpc import ctld_pb2, dbd_pb2, types_pb2
-from pyslurm_common.config import PartitionConfig
 
 from .job import Hold, Job, JobRequest, JobState
 from .job_manager import NodeUsage
@@ -31,7 +35,34 @@ def request_from_desc(desc: types_pb2.JobDesc) -> JobRequest:
         command=desc.command, submit_host=desc.submit_host, umask=desc.umask,
         export_env=desc.export_env, append_output=desc.open_mode == "append", nice=desc.nice,
         requeue=desc.requeue if desc.requeue_set else True,
+        **_gpu_request(desc),
     )
+
+
+def _gpu_request(desc: types_pb2.JobDesc) -> dict[str, Any]:
+    """The JobRequest GPU fields of --gres / --gpus* as given (the job manager normalises them).
+
+    Only gpu GRES are scheduled, one type per job, through one option: anything else, or a
+    string that does not parse, is `Invalid generic resource (gres) specification`.
+    """
+    try:
+        specs = parse_gres_request(desc.gres)
+        if desc.gpu_type:
+            parse_gpu_option(f"{desc.gpu_type}:1")     # the type must be a valid GRES type name
+    except GresError as exc:
+        raise SlurmError(Strerror.INVALID_GRES) from exc
+    if any(s.name != GPU for s in specs) or len(specs) > 1:
+        raise SlurmError(Strerror.INVALID_GRES)
+    from_gres = specs[0] if specs else None
+    options = [from_gres is not None, desc.gpus > 0, desc.gpus_per_node > 0, desc.gpus_per_task > 0]
+    if sum(options) > 1 or (desc.gpu_type and not any(options[1:])):
+        raise SlurmError(Strerror.INVALID_GRES)
+    return {
+        "gpus_per_node": from_gres.count if from_gres else desc.gpus_per_node,
+        "gpu_type": from_gres.type if from_gres else desc.gpu_type,
+        "gpus": desc.gpus, "gpus_per_task": desc.gpus_per_task,
+        "gpus_per_node_given": desc.gpus_per_node > 0,
+    }
 
 
 def pattern_context(job: Job, node: str = "") -> PatternContext:
@@ -69,7 +100,17 @@ def job_info(job: Job) -> types_pb2.JobInfo:
         held=job.hold is not Hold.NONE, ntasks_given=req.ntasks_given,
         cpus_per_task_given=req.cpus_per_task_given,
         cancelled=job.state is JobState.CANCELLED, cancelled_by=job.cancelled_by or 0,
+        tres_per_node=req.gres_request, gpus=_job_gpus(job),
+        gpu_indices=",".join(str(i) for i in alloc.gpus_on(0)) if alloc else "",
     )
+
+
+def _job_gpus(job: Job) -> int:
+    """GPUs of the whole job: allocated once started, requested while pending."""
+    if job.allocation is not None:
+        return job.allocation.total_gpus
+    req = job.request
+    return req.gpus or req.gpus_per_node * max(1, req.min_nodes)
 
 
 def job_record(job: Job, cluster: str) -> dbd_pb2.JobRecord:
@@ -122,7 +163,7 @@ def node_info(rec: NodeRecord, usage: NodeUsage) -> ctld_pb2.NodeInfo:
         arch=rec.arch, os=rec.os, cpu_load=rec.cpu_load, hostname=cfg.hostname,
         sockets=cfg.sockets, cores_per_socket=cfg.cores_per_socket,
         threads_per_core=cfg.threads_per_core, weight=cfg.weight, features=",".join(cfg.features),
-        tmp_disk_mb=cfg.tmp_disk_mb,
+        tmp_disk_mb=cfg.tmp_disk_mb, gres_used=format_gres_used(parse_gres(cfg.gres), usage.gpu_ids),
     )
 
 

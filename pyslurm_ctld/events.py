@@ -113,9 +113,7 @@ def event_from_dict(data: dict[str, Any]) -> Event:
     if cls is JobSubmitted:
         return JobSubmitted(job=Job.from_dict(values["job"]))
     if cls is JobStarted:
-        a = values["allocation"]
-        values["allocation"] = Allocation(tuple(a["nodes"]), tuple(a["cpus_per_node"]),
-                                          tuple(a["memory_mb_per_node"]))
+        values["allocation"] = Allocation.from_dict(values["allocation"])
     if cls is JobHoldChanged:
         values["hold"] = Hold(values["hold"])
     if cls is NodeAdminChanged:

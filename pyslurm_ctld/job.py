@@ -10,6 +10,8 @@ from dataclasses import asdict, dataclass, fields
 from enum import StrEnum
 from typing import Any, NewType
 
+from pyslurm_common.gres import GPU, GresSpec, tres_per_node
+
 JobId = NewType("JobId", int)
 
 
@@ -86,19 +88,55 @@ class JobRequest:
     append_output: bool
     nice: int
     requeue: bool
+    # GPUs. The raw request (convert.request_from_desc) holds the options as given; submission
+    # normalises them into `gpus_per_node`, which is all the scheduler reads.
+    gpus_per_node: int = 0        # GPUs on each node (--gres=gpu:N, --gpus-per-node, or derived)
+    gpu_type: str = ""            # "" any type
+    gpus: int = 0                 # --gpus as given (whole job); 0 not given
+    gpus_per_task: int = 0        # --gpus-per-task as given; 0 not given
+    gpus_per_node_given: bool = False   # --gpus-per-node was used (SLURM_GPUS_PER_NODE echoes it)
 
     @property
     def total_cpus(self) -> int:
         return max(1, self.num_tasks) * max(1, self.cpus_per_task)
 
+    @property
+    def gres_request(self) -> str:
+        """TRES_PER_NODE as squeue %b / `TresPerNode=` show it: `gres:gpu:2`, "" when none.
+
+        Derived, not stored, so it cannot disagree with the counts. As in Slurm, --gpus and
+        --gpus-per-task are per-job / per-task requests and show no per-node TRES.
+        """
+        if not self.gpus_per_node or self.gpus or self.gpus_per_task:
+            return ""
+        return tres_per_node((GresSpec(GPU, self.gpu_type, self.gpus_per_node),))
+
 
 @dataclass(frozen=True, slots=True)
 class Allocation:
-    """Resources granted to a running job: CPUs and memory on each node."""
+    """Resources granted to a running job: CPUs, memory and GPUs on each node.
+
+    `cpu_ids` and `gpu_ids` have one ascending tuple per node. `cpu_ids` is `()` only in records
+    journaled before CPU ids were tracked; `gpu_ids` is `()` when the job has no GPUs (kept in
+    that one form, so equal allocations compare equal).
+    """
 
     nodes: tuple[str, ...]
     cpus_per_node: tuple[int, ...]
     memory_mb_per_node: tuple[int, ...]
+    cpu_ids: tuple[tuple[int, ...], ...] = ()
+    gpu_ids: tuple[tuple[int, ...], ...] = ()
+
+    def __post_init__(self) -> None:
+        count = len(self.nodes)
+        if len(self.cpus_per_node) != count or len(self.memory_mb_per_node) != count:
+            raise ValueError(f"allocation of {count} nodes needs one CPU and memory figure per node")
+        if self.cpu_ids and [len(ids) for ids in self.cpu_ids] != list(self.cpus_per_node):
+            raise ValueError(f"cpu_ids {self.cpu_ids} do not match cpus_per_node {self.cpus_per_node}")
+        if self.gpu_ids and len(self.gpu_ids) != count:
+            raise ValueError(f"gpu_ids {self.gpu_ids} need one entry per node")
+        if self.gpu_ids and not any(self.gpu_ids):
+            object.__setattr__(self, "gpu_ids", ())
 
     @property
     def batch_host(self) -> str:
@@ -107,6 +145,27 @@ class Allocation:
     @property
     def total_cpus(self) -> int:
         return sum(self.cpus_per_node)
+
+    @property
+    def total_gpus(self) -> int:
+        return sum(len(ids) for ids in self.gpu_ids)
+
+    def cpus_on(self, index: int) -> tuple[int, ...]:
+        """CPU ids on the `index`-th node (empty for a record without ids)."""
+        return self.cpu_ids[index] if self.cpu_ids else ()
+
+    def gpus_on(self, index: int) -> tuple[int, ...]:
+        """Global GPU indices on the `index`-th node."""
+        return self.gpu_ids[index] if self.gpu_ids else ()
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> "Allocation":
+        return cls(
+            nodes=tuple(data["nodes"]), cpus_per_node=tuple(data["cpus_per_node"]),
+            memory_mb_per_node=tuple(data["memory_mb_per_node"]),
+            cpu_ids=tuple(tuple(ids) for ids in data.get("cpu_ids", ())),
+            gpu_ids=tuple(tuple(ids) for ids in data.get("gpu_ids", ())),
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -153,10 +212,6 @@ class Job:
         values["hold"] = Hold(values["hold"])
         alloc = values.get("allocation")
         if alloc is not None:
-            values["allocation"] = Allocation(
-                nodes=tuple(alloc["nodes"]),
-                cpus_per_node=tuple(alloc["cpus_per_node"]),
-                memory_mb_per_node=tuple(alloc["memory_mb_per_node"]),
-            )
+            values["allocation"] = Allocation.from_dict(alloc)
         known = {f.name for f in fields(cls)}
         return cls(**{k: v for k, v in values.items() if k in known})

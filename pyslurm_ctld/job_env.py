@@ -2,6 +2,11 @@
 
 Pure: everything comes from the job, its allocation and the cluster name.
 The node agent adds what only it knows (SLURMD_NODENAME, SLURM_TASK_PID).
+
+GPU variables (daemons-and-cgroups.md §6) describe the batch host's allocated GPUs:
+SLURM_JOB_GPUS has their global indices; CUDA_VISIBLE_DEVICES and GPU_DEVICE_ORDINAL
+are 0..n-1 because the job's device cgroup shows it only its own GPUs (the task/cgroup
+case). A job without GPUs gets none of them, not even from the submit environment.
 """
 from __future__ import annotations
 
@@ -72,15 +77,53 @@ def batch_environment(job: Job, cluster_name: str, conf_path: str, ctld_host: st
     if job.restarts:
         env["SLURM_RESTART_COUNT"] = str(job.restarts)
     env["SLURM_UMASK"] = f"{req.umask:04o}"
+    env.update(gpu_environment(job))
+    return env
+
+
+# Dropped from the submit environment: a job's GPU view comes from its own allocation only
+# (sbatch run inside a GPU job would otherwise hand the outer job's GPUs on).
+GPU_VARIABLES = frozenset({
+    "CUDA_VISIBLE_DEVICES", "GPU_DEVICE_ORDINAL", "ROCR_VISIBLE_DEVICES", "ZE_AFFINITY_MASK",
+    "SLURM_JOB_GPUS", "SLURM_STEP_GPUS", "SLURM_GPUS_ON_NODE", "SLURM_GPUS", "SLURM_GPUS_PER_NODE",
+    "SLURM_GPUS_PER_TASK",
+})
+
+
+def _typed(gpu_type: str, count: int) -> str:
+    """The `[type:]N` echo of a --gpus* option."""
+    return f"{gpu_type}:{count}" if gpu_type else str(count)
+
+
+def gpu_environment(job: Job) -> dict[str, str]:
+    """GPU variables of the batch step; empty for a job without GPUs on its batch host."""
+    assert job.allocation is not None
+    gpus = job.allocation.gpus_on(0)
+    if not gpus:
+        return {}
+    req = job.request
+    local = ",".join(str(i) for i in range(len(gpus)))
+    env = {
+        "SLURM_JOB_GPUS": ",".join(str(i) for i in gpus),
+        "CUDA_VISIBLE_DEVICES": local, "GPU_DEVICE_ORDINAL": local,
+        "SLURM_GPUS_ON_NODE": str(len(gpus)),
+    }
+    # Echoes of the request, only for the option that was used (--gres=gpu:N echoes nothing).
+    if req.gpus:
+        env["SLURM_GPUS"] = _typed(req.gpu_type, req.gpus)
+    if req.gpus_per_node_given:
+        env["SLURM_GPUS_PER_NODE"] = _typed(req.gpu_type, req.gpus_per_node)
+    if req.gpus_per_task:
+        env["SLURM_GPUS_PER_TASK"] = _typed(req.gpu_type, req.gpus_per_task)
     return env
 
 
 def merged_environment(job: Job, slurm_env: dict[str, str]) -> list[str]:
-    """Submit-time environment with the job's SLURM_* values on top."""
+    """Submit-time environment (less its GPU variables) with the job's SLURM_* values on top."""
     merged: dict[str, str] = {}
     for item in job.request.environment:
         name, sep, value = item.partition("=")
-        if sep:
+        if sep and name not in GPU_VARIABLES:
             merged[name] = value
     merged.update(slurm_env)
     return [f"{k}={v}" for k, v in merged.items()]

@@ -8,16 +8,21 @@ Two kinds of methods:
   the shell to perform. Replaying the journal calls the same `apply`.
 Node liveness (registration, heartbeats) and pending reasons are soft state:
 they are rebuilt after a restart, so they change here without events.
+Which CPU ids and GPU indices are in use is never stored: `node_usage` derives
+it from the jobs that hold allocations, so it cannot drift. A node's GPUs are
+its slurm.conf `Gres=` gpu items, indices 0..N-1 in the order written.
 """
 from __future__ import annotations
 
 import dataclasses
 import logging
+import math
 from dataclasses import dataclass
 from typing import Any, Iterable
 
 from pyslurm_common.config import PartitionConfig, SlurmConfig
 from pyslurm_common.errors import SlurmError, Strerror
+from pyslurm_common.gres import gpu_slots, parse_gres
 
 from . import scheduler
 from .events import (Account, BatchFinished, Effect, Event, JobCancelled, JobHoldChanged, JobIdsUsed, JobsPurged,
@@ -36,8 +41,15 @@ BASIC_PRIORITY_CEILING = 4294901760
 
 @dataclass(frozen=True, slots=True)
 class NodeUsage:
-    cpus: int
+    """What the jobs holding allocations use on one node."""
+
+    cpu_ids: frozenset[int]
     memory_mb: int
+    gpu_ids: frozenset[int] = frozenset()
+
+    @property
+    def cpus(self) -> int:
+        return len(self.cpu_ids)
 
 
 class JobManager:
@@ -53,6 +65,9 @@ class JobManager:
             _apply_configured_state(rec)
         self.partitions: dict[str, PartitionConfig] = {p.name: p for p in cfg.partitions}
         self.next_job_id = cfg.first_job_id
+        # Type of each GPU by global index, per node (slurm.conf was validated when loaded).
+        self.gpu_types: dict[str, dict[int, str]] = {
+            n.name: dict(enumerate(gpu_slots(parse_gres(n.gres)))) for n in cfg.nodes}
 
     # ---- permissions --------------------------------------------------------
 
@@ -78,7 +93,8 @@ class JobManager:
         nodes_in_cluster = len(self.nodes)
         if raw.min_nodes > nodes_in_cluster:
             raise SlurmError(Strerror.NODE_COUNT_INVALID)
-        request = dataclasses.replace(raw, partition=part.name, time_limit_min=time_limit)
+        request = self._normalised_gpus(dataclasses.replace(raw, partition=part.name, time_limit_min=time_limit),
+                                        part)
         need = scheduler.job_need(request, self._def_mem_per_cpu(part))
         if not any(n.config.cpus >= need.cpus_per_node and n.config.real_memory_mb >= need.memory_mb_per_node
                    for n in self.nodes.values()):
@@ -95,6 +111,32 @@ class JobManager:
             priority=0 if hold else self._basic_priority(job_id),
         )
         return JobSubmitted(job)
+
+    def _normalised_gpus(self, req: JobRequest, part: PartitionConfig) -> JobRequest:
+        """Every GPU option as GPUs per node, checked against the partition's nodes.
+
+        --gres=gpu[:type]:N and --gpus-per-node=N are per node already; --gpus=N is spread
+        over the job's nodes, rounding up (Slurm may place it unevenly; we keep every node the
+        same); --gpus-per-task=N is N times the tasks of the busiest node. Combining options,
+        or asking for more GPUs (of the type) than any node of the partition has, is refused.
+        """
+        if sum(1 for given in (req.gpus, req.gpus_per_task, req.gpus_per_node) if given) > 1:
+            raise SlurmError(Strerror.INVALID_GRES)
+        nodes = max(1, req.min_nodes)
+        if req.gpus:
+            per_node = math.ceil(req.gpus / nodes)
+        elif req.gpus_per_task:
+            tasks = max(req.num_tasks, nodes) if req.ntasks_given else nodes
+            per_node = req.gpus_per_task * math.ceil(tasks / nodes)
+        else:
+            per_node = req.gpus_per_node
+        if per_node == 0:
+            return dataclasses.replace(req, gpus_per_node=0, gpu_type="")
+        most = max((sum(1 for kind in self.gpu_types.get(n, {}).values() if not req.gpu_type or kind == req.gpu_type)
+                    for n in part.nodes), default=0)
+        if per_node > most:
+            raise SlurmError(Strerror.INVALID_GRES)
+        return dataclasses.replace(req, gpus_per_node=per_node)
 
     def _resolve_partition(self, name: str) -> PartitionConfig:
         if not name:
@@ -147,16 +189,39 @@ class JobManager:
         return JobHoldChanged(job.job_id, Hold.ADMIN, now)
 
     def node_usage(self) -> dict[str, NodeUsage]:
-        cpus = {name: 0 for name in self.nodes}
+        """CPU ids, memory and GPU indices held on each node by running and completing jobs."""
+        cpu_ids: dict[str, set[int]] = {name: set() for name in self.nodes}
+        gpu_ids: dict[str, set[int]] = {name: set() for name in self.nodes}
         mem = {name: 0 for name in self.nodes}
+        counted_only: list[tuple[str, int]] = []
         for job in self.jobs.values():
             alloc = job.allocation
             if alloc is None or not (job.state is JobState.RUNNING or job.completing):
                 continue
-            for node, c, m in zip(alloc.nodes, alloc.cpus_per_node, alloc.memory_mb_per_node):
-                cpus[node] += c
-                mem[node] += m
-        return {name: NodeUsage(cpus[name], mem[name]) for name in self.nodes}
+            for index, node in enumerate(alloc.nodes):
+                mem[node] += alloc.memory_mb_per_node[index]
+                gpu_ids[node].update(alloc.gpus_on(index))
+                if alloc.cpu_ids:
+                    cpu_ids[node].update(alloc.cpus_on(index))
+                else:
+                    counted_only.append((node, alloc.cpus_per_node[index]))
+        # Allocations journaled before CPU ids were tracked hold only a count: charge it to the
+        # lowest ids nobody names, so they still keep that many CPUs from new jobs.
+        for node, count in counted_only:
+            spare = sorted(set(range(self.nodes[node].config.cpus)) - cpu_ids[node])
+            cpu_ids[node].update(spare[:count])
+        return {name: NodeUsage(frozenset(cpu_ids[name]), mem[name], frozenset(gpu_ids[name]))
+                for name in self.nodes}
+
+    def node_capacity(self, name: str, usage: NodeUsage) -> scheduler.NodeCapacity:
+        """The scheduler's view of one node: what it has and which of it is free now."""
+        rec = self.nodes[name]
+        gpus = self.gpu_types[name]
+        return scheduler.NodeCapacity(
+            name=name, usable=rec.usable, cpus=rec.config.cpus, memory_mb=rec.config.real_memory_mb,
+            free_cpu_ids=frozenset(range(rec.config.cpus)) - usage.cpu_ids,
+            free_memory_mb=rec.config.real_memory_mb - usage.memory_mb,
+            gpu_types=gpus, free_gpus=frozenset(gpus) - usage.gpu_ids)
 
     def schedule_pass(self, now: int) -> list[JobStarted]:
         """Run the scheduler; record pending reasons (soft state), return start events."""
@@ -164,13 +229,7 @@ class JobManager:
         if not pending:
             return []
         usage = self.node_usage()
-        capacities = {
-            name: scheduler.NodeCapacity(
-                name=name, usable=rec.usable, cpus=rec.config.cpus, memory_mb=rec.config.real_memory_mb,
-                free_cpus=rec.config.cpus - usage[name].cpus,
-                free_memory_mb=rec.config.real_memory_mb - usage[name].memory_mb)
-            for name, rec in self.nodes.items()
-        }
+        capacities = {name: self.node_capacity(name, usage[name]) for name in self.nodes}
         views = {
             p.name: scheduler.PartitionView(p.name, p.nodes, p.state, p.max_time_min, p.max_nodes,
                                             p.min_nodes, p.priority_tier, self._def_mem_per_cpu(p))

@@ -8,11 +8,16 @@ that cannot start for lack of resources blocks every later one (reason
 `Resources` for it, `Priority` for those behind it). Jobs that cannot start
 for reasons resources would not fix (hold, partition limits, a request no
 node of the partition could ever satisfy) get that reason and block nothing.
+
+Resources are specific: each node comes with the ids of its free CPUs and the global indices
+of its free GPUs (with their types), and a start names the ones it takes: the lowest free CPU
+ids, the lowest free GPU indices of the requested type. GPUs count like CPUs: a job that
+waits for busy GPUs is `Resources` and blocks its partition.
 """
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Iterable, Mapping, Sequence
 
 from .job import Allocation, Hold, Job, JobId, JobRequest, Reason
@@ -26,8 +31,27 @@ class NodeCapacity:
     usable: bool          # registered, responding, not drained or down
     cpus: int
     memory_mb: int
-    free_cpus: int
+    free_cpu_ids: frozenset[int]
     free_memory_mb: int
+    gpu_types: Mapping[int, str] = field(default_factory=dict)   # every GPU: index -> type ("" untyped)
+    free_gpus: frozenset[int] = frozenset()
+    _gpus_by_type: Mapping[str, tuple[int, ...]] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        # Derived once per snapshot: the static-fit check asks it for every pending job.
+        ordered = sorted(self.gpu_types)
+        by_type: dict[str, tuple[int, ...]] = {
+            kind: tuple(i for i in ordered if self.gpu_types[i] == kind) for kind in set(self.gpu_types.values())}
+        by_type[""] = tuple(ordered)      # a request without a type takes any GPU
+        object.__setattr__(self, "_gpus_by_type", by_type)
+
+    @property
+    def free_cpus(self) -> int:
+        return len(self.free_cpu_ids)
+
+    def gpus_of_type(self, gpu_type: str) -> tuple[int, ...]:
+        """Indices of this node's GPUs a request for `gpu_type` ("" any) may use, ascending."""
+        return self._gpus_by_type.get(gpu_type, ())
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,6 +86,8 @@ class _Need:
     nodes: int
     cpus_per_node: int
     memory_mb_per_node: int   # 0: memory not tracked for this job
+    gpus_per_node: int = 0
+    gpu_type: str = ""        # "" any
 
 
 def job_need(req: JobRequest, def_mem_per_cpu_mb: int) -> _Need:
@@ -71,7 +97,15 @@ def job_need(req: JobRequest, def_mem_per_cpu_mb: int) -> _Need:
         memory = req.mem_per_node_mb
     else:
         memory = (req.mem_per_cpu_mb or def_mem_per_cpu_mb) * cpus_per_node
-    return _Need(nodes=nodes, cpus_per_node=cpus_per_node, memory_mb_per_node=memory)
+    return _Need(nodes=nodes, cpus_per_node=cpus_per_node, memory_mb_per_node=memory,
+                 gpus_per_node=req.gpus_per_node, gpu_type=req.gpu_type if req.gpus_per_node else "")
+
+
+def could_ever_fit(node: NodeCapacity, need: _Need) -> bool:
+    """Whether the node, empty, has what one node of the request needs."""
+    if node.cpus < need.cpus_per_node or node.memory_mb < need.memory_mb_per_node:
+        return False
+    return not need.gpus_per_node or len(node.gpus_of_type(need.gpu_type)) >= need.gpus_per_node
 
 
 def _order_key(job: Job, partitions: Mapping[str, PartitionView]) -> tuple[int, int, int, int]:
@@ -103,17 +137,50 @@ def _partition_reason(job: Job, part: PartitionView | None, need: _Need,
     if need.nodes > len(part.nodes) or (part.max_nodes is not None and need.nodes > part.max_nodes) \
             or need.nodes < part.min_nodes:
         return Reason.PARTITION_NODE_LIMIT
-    fitting = [n for n in part.nodes if n in nodes and nodes[n].cpus >= need.cpus_per_node
-               and nodes[n].memory_mb >= need.memory_mb_per_node]
-    if len(fitting) < need.nodes:
-        return Reason.PARTITION_CONFIG
-    return None
+    fitting = 0
+    for name in part.nodes:
+        if name in nodes and could_ever_fit(nodes[name], need):
+            fitting += 1
+            if fitting == need.nodes:
+                return None
+    return Reason.PARTITION_CONFIG
+
+
+class _Free:
+    """What is still free during one pass; starts decided earlier in the pass take from it."""
+
+    def __init__(self, nodes: Mapping[str, NodeCapacity]) -> None:
+        self.nodes = nodes
+        self.cpus = {n.name: set(n.free_cpu_ids) if n.usable else set() for n in nodes.values()}
+        self.memory = {n.name: n.free_memory_mb if n.usable else 0 for n in nodes.values()}
+        self.gpus = {n.name: set(n.free_gpus) if n.usable else set() for n in nodes.values()}
+
+    def gpus_for(self, name: str, need: _Need) -> list[int]:
+        """Free GPUs of `name` of the requested type, lowest index first."""
+        node = self.nodes.get(name)
+        if node is None:
+            return []
+        free = self.gpus[name]
+        return [i for i in node.gpus_of_type(need.gpu_type) if i in free]
+
+    def fits(self, name: str, need: _Need) -> bool:
+        if len(self.cpus.get(name, ())) < need.cpus_per_node or self.memory.get(name, 0) < need.memory_mb_per_node:
+            return False
+        return not need.gpus_per_node or len(self.gpus_for(name, need)) >= need.gpus_per_node
+
+    def take(self, name: str, need: _Need) -> tuple[tuple[int, ...], tuple[int, ...]]:
+        """Claim the lowest free CPU ids and GPU indices one node of the request needs."""
+        cpu_ids = tuple(sorted(self.cpus[name])[:need.cpus_per_node])
+        gpu_ids = tuple(self.gpus_for(name, need)[:need.gpus_per_node]) if need.gpus_per_node else ()
+        self.cpus[name].difference_update(cpu_ids)
+        self.gpus[name].difference_update(gpu_ids)
+        self.memory[name] -= need.memory_mb_per_node
+        return cpu_ids, gpu_ids
 
 
 def schedule(pending: Iterable[Job], nodes: Mapping[str, NodeCapacity],
              partitions: Mapping[str, PartitionView]) -> list[Decision]:
-    free_cpus = {n.name: n.free_cpus if n.usable else 0 for n in nodes.values()}
-    free_mem = {n.name: n.free_memory_mb if n.usable else 0 for n in nodes.values()}
+    free = _Free(nodes)
     blocked: set[str] = set()
     decisions: list[Decision] = []
     # Whether a request could ever fit depends only on its shape: decide once per shape and pass.
@@ -134,29 +201,26 @@ def schedule(pending: Iterable[Job], nodes: Mapping[str, NodeCapacity],
         if part.name in blocked:
             decisions.append(Pend(job.job_id, Reason.PRIORITY))
             continue
-        chosen = _select_nodes(part.nodes, need, free_cpus, free_mem)
+        chosen = _select_nodes(part.nodes, need, free)
         if chosen is None:
             blocked.add(part.name)
             decisions.append(Pend(job.job_id, Reason.RESOURCES))
             continue
-        for name in chosen:
-            free_cpus[name] -= need.cpus_per_node
-            free_mem[name] -= need.memory_mb_per_node
+        taken = [free.take(name, need) for name in chosen]
         decisions.append(Start(job.job_id, Allocation(
             nodes=tuple(chosen),
             cpus_per_node=(need.cpus_per_node,) * len(chosen),
             memory_mb_per_node=(need.memory_mb_per_node,) * len(chosen),
+            cpu_ids=tuple(cpu_ids for cpu_ids, _ in taken),
+            gpu_ids=tuple(gpu_ids for _, gpu_ids in taken),
         )))
     return decisions
 
 
-def _select_nodes(candidates: Sequence[str], need: _Need, free_cpus: Mapping[str, int],
-                  free_mem: Mapping[str, int]) -> list[str] | None:
-    fitting = [n for n in candidates
-               if free_cpus.get(n, 0) >= need.cpus_per_node and free_mem.get(n, 0) >= need.memory_mb_per_node]
+def _select_nodes(candidates: Sequence[str], need: _Need, free: _Free) -> list[str] | None:
+    fitting = [n for n in candidates if free.fits(n, need)]
     if len(fitting) < need.nodes:
         return None
     # Best fit: the nodes with the fewest free CPUs first, keeping big holes for big jobs.
-    fitting.sort(key=lambda n: (free_cpus[n], candidates.index(n)))
+    fitting.sort(key=lambda n: (len(free.cpus[n]), candidates.index(n)))
     return fitting[:need.nodes]
-

@@ -119,6 +119,13 @@ class StepCgroup:
         # Kernels before 5.14 have no cgroup.kill: signal each process instead.
         self.signal_all(signal.SIGKILL)
 
+    def leave(self) -> None:
+        """Move the calling process (stepd) out of the step, into the node's `system` leaf:
+        processes may not sit in the node root once controllers are enabled there (v2)."""
+        system = self.root / "system"
+        system.mkdir(exist_ok=True)
+        join(system)
+
     def remove(self) -> None:
         """Remove the step's directories (empty cgroups), then the job's if unused."""
         for path in sorted(self.step_dir.rglob("*"), key=lambda p: len(p.parts), reverse=True):

@@ -16,6 +16,7 @@ import psutil
 
 from pyslurm_common import config as config_mod
 from pyslurm_common.auth import AuthError, Verifier, load_key
+from pyslurm_common.cgroup_conf import cgroup_conf_path, load_cgroup_config
 from pyslurm_common.daemon_runtime import (argument_parser, fatal, run_until_signalled, setup_logging,
                                            write_pid_file)
 from pyslurm_common.errors import SlurmError, Strerror
@@ -23,7 +24,7 @@ from pyslurm_common.rpc import ctld_pb2, ctld_pb2_grpc, slurmd_pb2, slurmd_pb2_g
 from pyslurm_common.rpc_auth import Signer, caller, insecure_channel, make_server, translate_errors
 
 from . import cgroup, hardware
-from .steps import Result, StepError, StepManager
+from .steps import Result, StepError, StepManager, StepPolicy
 
 log = logging.getLogger(__name__)
 PROG = "pyslurmd"
@@ -131,7 +132,11 @@ class ControllerSession:
             exit_signal=int(result["exit_signal"]), launch_failed=bool(result["launch_failed"]),  # type: ignore[arg-type]
             error=str(result.get("error", "")), start_time=int(result.get("start_time") or 0),  # type: ignore[arg-type]
             end_time=int(result.get("end_time") or time.time()),  # type: ignore[arg-type]
-            kill_task_failed=bool(result.get("kill_task_failed")))
+            kill_task_failed=bool(result.get("kill_task_failed")),
+            out_of_memory=bool(result.get("out_of_memory")),
+            max_rss_kb=int(result.get("max_rss_kb") or 0),  # type: ignore[arg-type]
+            user_cpu_usec=int(result.get("user_cpu_usec") or 0),  # type: ignore[arg-type]
+            system_cpu_usec=int(result.get("system_cpu_usec") or 0))  # type: ignore[arg-type]
         if request.error:
             log.error("job=%d %s", request.job_id, request.error)
         while True:
@@ -168,15 +173,23 @@ def main() -> None:
     setup_logging(PROG, cfg.slurmd_debug, opts.verbose, opts.log_file or per_node(cfg.slurmd_log_file))
     write_pid_file(opts.pid_file or per_node(cfg.slurmd_pid_file))
     port = node.port or cfg.slurmd_port
+    unkillable = cfg.value("UnkillableStepTimeout") or "60"
+    try:
+        policy = StepPolicy(
+            cgroup=load_cgroup_config(cgroup_conf_path(cfg.path)), backend=backend,
+            node_tag=f"{cfg.cluster_name}_{node_name}", real_memory_mb=hw.real_memory_mb,
+            gpu_devices=dict(enumerate(str(p) for p in hw.gpus)),
+            unkillable_timeout=int(unkillable) if unkillable.isdigit() else 60)
+    except config_mod.ConfigError as exc:
+        fatal(PROG, str(exc))
+    log.info("cgroup.conf: %s", policy.cgroup)
     log.info("node %s: %d CPUs, %d MB, gres '%s', cgroup %s at %s", node_name, hw.cpus,
              hw.real_memory_mb, hw.gres, backend, root)
 
     async def serve(stop: asyncio.Event) -> None:
         privileged = {0, pwd.getpwnam(cfg.slurm_user).pw_uid}
         session = ControllerSession(cfg, node, port, hw, backend, Signer(key))
-        unkillable = cfg.value("UnkillableStepTimeout") or "60"
-        steps = StepManager(cfg.spool_dir_for(node_name), root, node_name, session.report,
-                            unkillable_timeout=int(unkillable) if unkillable.isdigit() else 60)
+        steps = StepManager(cfg.spool_dir_for(node_name), root, node_name, session.report, policy)
         session.steps = steps
         steps.recover()
         server = make_server(Verifier(key))
@@ -189,9 +202,10 @@ def main() -> None:
         beat.cancel()
         await server.stop(grace=1)
         if not steps.running_jobs():
-            try:
-                root.rmdir()
-            except OSError:
-                pass
+            for leftover in (root / "system", root):  # empty by now: stepds leave through `system`
+                try:
+                    leftover.rmdir()
+                except OSError:
+                    pass
 
     run_until_signalled(serve)

@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .cgroup import StepCgroup, join
+from .cgroup_limits import CgroupLimitError, Device, StepLimits, StepLimitSet, Usage, create_step_limits
 
 PR_SET_CHILD_SUBREAPER = 36
 POLL = 0.02
@@ -57,6 +58,13 @@ class Launch:
     step: str = "batch"
     rlimits: list[str] = field(default_factory=list)
     unkillable_timeout: int = 60
+    cgroup_backend: str = "hybrid"
+    node_tag: str = ""
+    cpu_ids: list[int] = field(default_factory=list)     # affinity (and cpuset when constrained)
+    constrain_cpus: bool = False
+    memory_bytes: int | None = None
+    memory_swap_bytes: int | None = None
+    denied_devices: list[str] = field(default_factory=list)  # device nodes the step may not open
 
 
 @dataclass(slots=True)
@@ -66,6 +74,8 @@ class StepState:
     start_time: int = 0
     kill_deadline: float | None = None
     killed_at: float | None = None       # when SIGKILL went to the whole step
+    oom_kills: int = 0
+    usage: Usage | None = None
     unkillable: bool = False
     cancelled: bool = False
     error: str = ""
@@ -127,10 +137,22 @@ def user_environment(env: dict[str, str], pw: pwd.struct_passwd) -> None:
     env.setdefault("SHELL", pw.pw_shell or "/bin/sh")
 
 
-def exec_task(launch: Launch, cg: StepCgroup, groups: list[int], fds: tuple[int, int, int]) -> None:
-    """In the forked child: join the task cgroup, drop privileges, exec. Never returns."""
+def step_limits(launch: Launch) -> StepLimits:
+    return StepLimits(
+        cpus=tuple(launch.cpu_ids) if launch.constrain_cpus and launch.cpu_ids else None,
+        memory_bytes=launch.memory_bytes, memory_swap_bytes=launch.memory_swap_bytes,
+        denied_devices=tuple(Device.of_path(p) for p in launch.denied_devices if os.path.exists(p)),
+    )
+
+
+def exec_task(launch: Launch, cg: StepCgroup, limits: StepLimitSet, groups: list[int],
+              fds: tuple[int, int, int]) -> None:
+    """In the forked child: join the task cgroup and the limits, drop privileges, exec. Never returns."""
     try:
         join(cg.task_dir(0))
+        limits.join(os.getpid())
+        if launch.cpu_ids:
+            os.sched_setaffinity(0, launch.cpu_ids)
         os.setsid()
         for target, fd in enumerate(fds):
             os.dup2(fd, target)
@@ -171,6 +193,7 @@ class Stepd:
         self.cg = StepCgroup(cgroup_root, launch.job_id, launch.step)
         self.state = StepState()
         self.selector = selectors.DefaultSelector()
+        self.limits: StepLimitSet | None = None
 
     # ---- start ----------------------------------------------------------------
 
@@ -179,13 +202,19 @@ class Stepd:
         libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)  # orphans of the task come back to us to reap
         self.cg.create()
         join(self.cg.slurm_dir)
-        groups = _user_groups(self.launch)
-        fds = open_io_as_user(self.launch, groups)
+        launch = self.launch
+        try:
+            self.limits = create_step_limits(launch.cgroup_backend, launch.node_tag, launch.job_id,
+                                             launch.step, step_limits(launch), v2_step_dir=self.cg.step_dir)
+        except CgroupLimitError as exc:
+            raise OSError(exc.errno or 0, f"cgroup limits: {exc}") from exc
+        groups = _user_groups(launch)
+        fds = open_io_as_user(launch, groups)
         self.state.fds = sorted(set(fds))
         self.state.start_time = int(time.time())
         pid = os.fork()
         if pid == 0:
-            exec_task(self.launch, self.cg, groups, fds)
+            exec_task(launch, self.cg, self.limits, groups, fds)
         self.state.task_pid = pid
         os.close(fds[0])
 
@@ -221,6 +250,21 @@ class Stepd:
             return True
         return False
 
+    def _collect_usage(self) -> None:
+        """OOM events and usage once the task is gone, with the Slurm message for OOM kills."""
+        if self.limits is None:
+            return
+        try:
+            self.state.oom_kills = self.limits.oom_kills()
+            self.state.usage = self.limits.usage()
+        except CgroupLimitError as exc:
+            self.state.error = str(exc)
+        if self.state.oom_kills:
+            self._write_stderr(
+                f"slurmstepd: error: Detected {self.state.oom_kills} oom-kill event(s) in "
+                f"StepId={self.launch.job_id}.{self.launch.step}. Some of your processes may have been "
+                "killed by the cgroup out-of-memory handler.\n")
+
     def _kill_everything(self) -> None:
         self.cg.kill_all()
         if self.state.killed_at is None:
@@ -236,6 +280,7 @@ class Stepd:
                 return
             if pid == self.state.task_pid and self.state.task_status is None:
                 self.state.task_status = status
+                self._collect_usage()
                 # The batch script ended: whatever it left behind in the step goes too.
                 self._kill_everything()
 
@@ -305,6 +350,7 @@ class Stepd:
 
     def result(self) -> dict[str, object]:
         status = self.state.task_status
+        usage = self.state.usage
         code, sig = 1, 0
         if status is not None:
             if os.WIFEXITED(status):
@@ -314,7 +360,10 @@ class Stepd:
         return {"job_id": self.launch.job_id, "exit_code": code, "exit_signal": sig,
                 "start_time": self.state.start_time, "end_time": int(time.time()),
                 "launch_failed": False, "error": self.state.error,
-                "kill_task_failed": self.state.unkillable}
+                "kill_task_failed": self.state.unkillable, "out_of_memory": self.state.oom_kills > 0,
+                "max_rss_kb": usage.max_rss_bytes // 1024 if usage else 0,
+                "user_cpu_usec": usage.user_cpu_usec if usage else 0,
+                "system_cpu_usec": usage.system_cpu_usec if usage else 0}
 
     def cleanup(self) -> None:
         for fd in self.state.fds:
@@ -322,9 +371,15 @@ class Stepd:
                 os.close(fd)
             except OSError:
                 pass
-        join(self.cg.root)  # leave the step's cgroup so it can be removed
-        if not self.state.unkillable:  # a populated cgroup cannot be removed; the node is drained
-            self.cg.remove()
+        self.cg.leave()  # so the step's cgroup can be removed
+        if self.state.unkillable:  # a populated cgroup cannot be removed; the node is drained
+            return
+        if self.limits is not None:
+            try:
+                self.limits.remove()
+            except CgroupLimitError as exc:
+                self.state.error = self.state.error or str(exc)
+        self.cg.remove()
 
 
 def write_result(step_dir: Path, result: dict[str, object]) -> None:

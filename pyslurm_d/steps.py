@@ -14,9 +14,11 @@ import logging
 import os
 import shutil
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Awaitable, Callable
 
+from pyslurm_common.cgroup_conf import CgroupConfig, memory_limits
 from pyslurm_common.rpc import slurmd_pb2
 
 log = logging.getLogger(__name__)
@@ -26,15 +28,41 @@ ORPHAN_POLL = 0.5
 Result = dict[str, object]
 
 
+@dataclass(frozen=True, slots=True)
+class StepPolicy:
+    """How this node confines steps: cgroup.conf plus what the node has."""
+
+    cgroup: CgroupConfig
+    backend: str                      # "hybrid" or "v2"
+    node_tag: str                     # <cluster>_<node>, names the cgroup trees
+    real_memory_mb: int               # physical memory, caps memory limits (MaxRAMPercent)
+    gpu_devices: dict[int, str]       # global GPU index -> device node
+    unkillable_timeout: int = 60
+
+    def limits_for(self, msg: slurmd_pb2.BatchLaunch) -> dict[str, object]:
+        cfg = self.cgroup
+        memory, memory_swap = (memory_limits(cfg, msg.memory_mb, self.real_memory_mb)
+                               if cfg.constrain_ram_space else (None, None))
+        allocated = set(msg.gpu_indices)
+        return {
+            "cgroup_backend": self.backend, "node_tag": self.node_tag,
+            "cpu_ids": list(msg.cpu_ids), "constrain_cpus": cfg.constrain_cores,
+            "memory_bytes": memory, "memory_swap_bytes": memory_swap if cfg.constrain_swap_space else None,
+            "denied_devices": ([path for index, path in sorted(self.gpu_devices.items()) if index not in allocated]
+                               if cfg.constrain_devices else []),
+            "unkillable_timeout": self.unkillable_timeout,
+        }
+
+
 class StepError(Exception):
     pass
 
 
 class StepManager:
     def __init__(self, spool: Path, cgroup_root: Path, node_name: str,
-                 report: Callable[[Result], Awaitable[None]], unkillable_timeout: int = 60) -> None:
+                 report: Callable[[Result], Awaitable[None]], policy: StepPolicy) -> None:
         self.spool = spool
-        self.unkillable_timeout = unkillable_timeout
+        self.policy = policy
         self.cgroup_root = cgroup_root
         self.node_name = node_name
         self._report = report
@@ -69,7 +97,7 @@ class StepManager:
             "work_dir": msg.work_dir, "std_out": msg.std_out, "std_err": msg.std_err,
             "std_in": msg.std_in or "/dev/null", "append": msg.append, "umask": msg.umask,
             "kill_wait": msg.kill_wait, "rlimits": list(msg.rlimits),
-            "unkillable_timeout": self.unkillable_timeout,
+            **self.policy.limits_for(msg),
         }
         self.cgroup_root.mkdir(parents=True, exist_ok=True)
         proc = await asyncio.create_subprocess_exec(

@@ -1,10 +1,12 @@
 """What a job may and may not do on its node: identity, limits, cleanup."""
 from __future__ import annotations
 
+import os
 import pwd
 import re
+import signal
 
-from .conftest import Cluster
+from .conftest import Cluster, wait_for
 
 
 def _output(cluster: Cluster, user: str, job_id: int) -> str:
@@ -34,7 +36,6 @@ def test_a_process_that_escapes_with_setsid_is_still_killed(cluster: Cluster) ->
     job_id = int(cluster.run("sbatch", "--parsable", user="alice", input=script, check=True).stdout)
     cluster.wait_state(job_id, "COMPLETED", timeout=30)
     pid = int(marker.read_text())
-    import os
     assert not os.path.exists(f"/proc/{pid}"), "the escaped process survived the end of its job"
 
 
@@ -42,5 +43,43 @@ def test_an_output_path_the_user_cannot_write_fails_the_job_and_creates_nothing(
     job_id = cluster.sbatch("-o", "/root/not-yours-%j.out", "--wrap", "echo hi", user="alice")
     cluster.wait_state(job_id, "FAILED")
     assert cluster.job_field(job_id, "r") == "JobLaunchFailure"
-    import os
     assert not os.path.exists(f"/root/not-yours-{job_id}.out")
+
+
+def test_jobs_survive_kill_9_of_their_node_agent(cluster: Cluster) -> None:
+    script = "#!/bin/bash\nsleep 4\necho survived\n"
+    job_id = int(cluster.run("sbatch", "--parsable", "-c", "2", user="alice", input=script, check=True).stdout)
+    cluster.wait_state(job_id, "RUNNING")
+    node = cluster.job_field(job_id, "N")
+    cluster.stop(node, signal.SIGKILL)
+    cluster.start(node)                      # re-attaches to the running stepd through the spool
+    cluster.wait_state(job_id, "COMPLETED", timeout=30)
+    assert _output(cluster, "alice", job_id) == "survived\n"
+    cluster.wait_idle()
+
+
+def test_a_job_over_its_memory_is_killed_out_of_memory(cluster: Cluster) -> None:
+    script = "#!/bin/bash\n/usr/bin/python3 -c 'b = bytearray(256 << 20); print(len(b))'\n"
+    job_id = int(cluster.run("sbatch", "--parsable", "--mem=64M", user="alice", input=script, check=True).stdout)
+    cluster.wait_state(job_id, "OUT_OF_MEMORY", timeout=30)
+    assert cluster.job_field(job_id, "t") == "OOM"
+    out = _output(cluster, "alice", job_id)
+    assert re.search(rf"slurmstepd: error: Detected [1-9]\d* oom-kill event\(s\) in StepId={job_id}\.batch\. "
+                     r"Some of your processes may have been killed by the cgroup out-of-memory handler\.", out)
+    wait_for(lambda: cluster.run("sacct", "-n", "-X", "-P", "-j", str(job_id), "-o", "State,ExitCode",
+                                 user="alice").stdout == "OUT_OF_MEMORY|0:125\n")
+
+
+def test_cpus_are_confined_and_not_shared(cluster: Cluster) -> None:
+    script = "#!/bin/bash\ngrep Cpus_allowed_list /proc/self/status\nsleep 3\n"
+    jobs = [int(cluster.run("sbatch", "--parsable", "-c", "1", user="alice", input=script, check=True).stdout)
+            for _ in range(4)]
+    for job_id in jobs:
+        cluster.wait_state(job_id, "COMPLETED", timeout=30)
+    seen: dict[str, set[str]] = {}
+    for job_id in jobs:
+        cpus = _output(cluster, "alice", job_id).split()[1]
+        assert re.fullmatch(r"\d+", cpus), cpus          # exactly one CPU
+        node = cluster.job_field(job_id, "N")
+        assert cpus not in seen.setdefault(node, set())   # 4 jobs, 2 nodes x 2 CPUs: all distinct
+        seen[node].add(cpus)

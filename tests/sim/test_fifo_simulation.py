@@ -4,7 +4,9 @@ A fake clock jumps from event to event (arrival, job end, hold release, node dra
 At every step the harness runs `schedule` on a snapshot, applies the Start decisions and then
 checks, independently of the scheduler's own code:
 
-* no node has more CPUs or memory allocated than it has;
+* no node has more CPUs or memory allocated than it has, and no CPU id or GPU index is held by
+  two running jobs at once;
+* a start takes the lowest free CPU ids and the lowest free GPU indices of the requested type;
 * no job is started twice, and only pending jobs are started, on usable nodes of their partition;
 * every pending job gets one decision, in spec order (tier, priority, submit time, id: §2.1);
 * strict FIFO per partition (§2.2): a job left pending for `Resources` really did not fit the
@@ -54,6 +56,7 @@ class SimNode:
     name: str
     cpus: int
     memory_mb: int
+    gpus: tuple[str, ...] = ()     # type of each GPU, by global index
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,6 +64,8 @@ class Need:
     nodes: int
     cpus_per_node: int
     memory_mb_per_node: int
+    gpus_per_node: int = 0
+    gpu_type: str = ""
 
 
 def need_of(req: JobRequest) -> Need:
@@ -68,7 +73,11 @@ def need_of(req: JobRequest) -> Need:
     nodes = max(1, req.min_nodes)
     cpus = math.ceil(req.num_tasks * req.cpus_per_task / nodes)
     memory = req.mem_per_node_mb or req.mem_per_cpu_mb * cpus
-    return Need(nodes, cpus, memory)
+    return Need(nodes, cpus, memory, req.gpus_per_node, req.gpu_type)
+
+
+def usable_gpus(node: SimNode, need: Need) -> list[int]:
+    return [i for i, kind in enumerate(node.gpus) if not need.gpu_type or kind == need.gpu_type]
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,7 +101,10 @@ def build_cluster(rng: random.Random) -> Cluster:
     nodes = {}
     for i in range(NODES):
         cpus = rng.choice([4, 8, 16, 32])
-        nodes[f"n{i:02d}"] = SimNode(f"n{i:02d}", cpus, cpus * rng.choice([500, 1000, 4000]))
+        # The `gpu` partition's nodes (the last 20) carry GPUs of one or two types.
+        gpus = rng.choice([("a100",) * 2, ("a100",) * 4, ("v100",) * 4, ("a100", "a100", "v100", "v100"),
+                           ("",) * 8]) if i >= 30 else ()
+        nodes[f"n{i:02d}"] = SimNode(f"n{i:02d}", cpus, cpus * rng.choice([500, 1000, 4000]), gpus)
     names = sorted(nodes)
     partitions = {
         "batch": PartitionView("batch", tuple(names[:30]), "UP", -1, None, 0, 1),
@@ -107,7 +119,8 @@ def satisfiable(cluster: Cluster, req: JobRequest) -> bool:
     need = need_of(req)
     part = cluster.partitions[req.partition]
     fitting = [n for n in part.nodes if cluster.nodes[n].cpus >= need.cpus_per_node
-               and cluster.nodes[n].memory_mb >= need.memory_mb_per_node]
+               and cluster.nodes[n].memory_mb >= need.memory_mb_per_node
+               and len(usable_gpus(cluster.nodes[n], need)) >= need.gpus_per_node]
     return len(fitting) >= need.nodes
 
 
@@ -120,12 +133,14 @@ def build_workload(rng: random.Random, cluster: Cluster) -> list[tuple[int, Arri
             partition = rng.choices(["batch", "gpu", "wide"], weights=[5, 3, 2])[0]
             min_nodes = 1 if rng.random() < 0.8 else rng.randint(2, 4)
             memory = rng.choice(["none", "per_cpu", "per_node"])
+            gpus = rng.choice([0, 0, 1, 1, 2, 4]) if partition == "gpu" else 0
             req = dataclasses.replace(
                 BASE_REQUEST, partition=partition, min_nodes=min_nodes,
                 num_tasks=rng.randint(1, 4) * min_nodes, cpus_per_task=rng.choice([1, 1, 2, 4]),
                 mem_per_cpu_mb=rng.choice([100, 500, 1000]) if memory == "per_cpu" else 0,
                 mem_per_node_mb=rng.choice([500, 2000, 8000]) if memory == "per_node" else 0,
-                time_limit_min=rng.choice([30, 60, 120]))
+                time_limit_min=rng.choice([30, 60, 120]), gpus_per_node=gpus,
+                gpu_type=rng.choice(["", "", "a100", "v100"]) if gpus else "")
             if satisfiable(cluster, req):
                 break
         held = rng.random() < 0.03
@@ -153,22 +168,46 @@ def order_key(job: Job, cluster: Cluster) -> tuple[int, int, int, int]:
             job.job_id)
 
 
-def usage(running: dict[JobId, Job], cluster: Cluster) -> tuple[dict[str, int], dict[str, int]]:
-    cpus = {n: 0 for n in cluster.nodes}
-    mem = {n: 0 for n in cluster.nodes}
+@dataclass
+class Usage:
+    """Per node: CPU count and memory allocated, and the CPU ids / GPU indices held.
+
+    `*_claims` count every id each job names: more claims than distinct ids means an id is
+    held by two jobs.
+    """
+
+    cpus: dict[str, int]
+    mem: dict[str, int]
+    cpu_ids: dict[str, set[int]]
+    gpu_ids: dict[str, set[int]]
+    cpu_claims: dict[str, int]
+    gpu_claims: dict[str, int]
+
+
+def usage(running: dict[JobId, Job], cluster: Cluster) -> Usage:
+    names = list(cluster.nodes)
+    used = Usage(dict.fromkeys(names, 0), dict.fromkeys(names, 0), {n: set() for n in names},
+                 {n: set() for n in names}, dict.fromkeys(names, 0), dict.fromkeys(names, 0))
     for job in running.values():
-        assert job.allocation is not None
-        for name, c, m in zip(job.allocation.nodes, job.allocation.cpus_per_node,
-                              job.allocation.memory_mb_per_node):
-            cpus[name] += c
-            mem[name] += m
-    return cpus, mem
+        alloc = job.allocation
+        assert alloc is not None
+        for index, (name, c, m) in enumerate(zip(alloc.nodes, alloc.cpus_per_node, alloc.memory_mb_per_node)):
+            used.cpus[name] += c
+            used.mem[name] += m
+            cpu_ids, gpu_ids = alloc.cpus_on(index), alloc.gpus_on(index)
+            used.cpu_ids[name].update(cpu_ids)
+            used.gpu_ids[name].update(gpu_ids)
+            used.cpu_claims[name] += len(cpu_ids)
+            used.gpu_claims[name] += len(gpu_ids)
+    return used
 
 
 def snapshot(running: dict[JobId, Job], cluster: Cluster) -> dict[str, NodeCapacity]:
-    cpus, mem = usage(running, cluster)
+    used = usage(running, cluster)
     return {n.name: NodeCapacity(n.name, n.name not in cluster.drained, n.cpus, n.memory_mb,
-                                 n.cpus - cpus[n.name], n.memory_mb - mem[n.name])
+                                 frozenset(range(n.cpus)) - used.cpu_ids[n.name],
+                                 n.memory_mb - used.mem[n.name], dict(enumerate(n.gpus)),
+                                 frozenset(range(len(n.gpus))) - used.gpu_ids[n.name])
             for n in cluster.nodes.values()}
 
 
@@ -176,8 +215,17 @@ def check_pass(pending: list[Job], decisions: list[Decision], nodes: dict[str, N
                cluster: Cluster) -> None:
     ordered = sorted(pending, key=lambda j: order_key(j, cluster))
     assert [d.job_id for d in decisions] == [j.job_id for j in ordered], "one decision per job, in order"
-    free_cpus = {n: c.free_cpus if c.usable else 0 for n, c in nodes.items()}
+    free_cpus = {n: set(c.free_cpu_ids) if c.usable else set() for n, c in nodes.items()}
     free_mem = {n: c.free_memory_mb if c.usable else 0 for n, c in nodes.items()}
+    free_gpus = {n: set(c.free_gpus) if c.usable else set() for n, c in nodes.items()}
+
+    def gpus_left(name: str, need: Need) -> list[int]:
+        return sorted(set(usable_gpus(cluster.nodes[name], need)) & free_gpus[name])
+
+    def fits(name: str, need: Need) -> bool:
+        return (len(free_cpus[name]) >= need.cpus_per_node and free_mem[name] >= need.memory_mb_per_node
+                and len(gpus_left(name, need)) >= need.gpus_per_node)
+
     blocked: set[str] = set()
     for job, decision in zip(ordered, decisions):
         part = cluster.partitions[job.request.partition]
@@ -191,15 +239,20 @@ def check_pass(pending: list[Job], decisions: list[Decision], nodes: dict[str, N
             assert len(set(alloc.nodes)) == len(alloc.nodes) == need.nodes
             assert alloc.cpus_per_node == (need.cpus_per_node,) * need.nodes
             assert alloc.memory_mb_per_node == (need.memory_mb_per_node,) * need.nodes
-            for name in alloc.nodes:
+            for index, name in enumerate(alloc.nodes):
                 assert name in part.nodes and nodes[name].usable, f"job={job.job_id} got {name}"
-                assert free_cpus[name] >= need.cpus_per_node and free_mem[name] >= need.memory_mb_per_node
-                free_cpus[name] -= need.cpus_per_node
+                assert fits(name, need), f"job={job.job_id} does not fit {name}"
+                cpu_ids, gpu_ids = alloc.cpus_on(index), alloc.gpus_on(index)
+                assert cpu_ids == tuple(sorted(free_cpus[name])[:need.cpus_per_node]), \
+                    f"job={job.job_id} on {name}: CPUs {cpu_ids} are not the lowest free ones"
+                assert gpu_ids == tuple(gpus_left(name, need)[:need.gpus_per_node]), \
+                    f"job={job.job_id} on {name}: GPUs {gpu_ids} are not the lowest free ones of its type"
+                free_cpus[name] -= set(cpu_ids)
+                free_gpus[name] -= set(gpu_ids)
                 free_mem[name] -= need.memory_mb_per_node
         elif decision.reason is Reason.RESOURCES:
             assert part.name not in blocked, f"job={job.job_id}: a second Resources job in {part.name}"
-            fitting = [n for n in part.nodes
-                       if free_cpus[n] >= need.cpus_per_node and free_mem[n] >= need.memory_mb_per_node]
+            fitting = [n for n in part.nodes if fits(n, need)]
             assert len(fitting) < need.nodes, f"job={job.job_id} fits {fitting} but was left pending"
             blocked.add(part.name)
         else:
@@ -208,10 +261,22 @@ def check_pass(pending: list[Job], decisions: list[Decision], nodes: dict[str, N
 
 
 def check_capacity(running: dict[JobId, Job], cluster: Cluster) -> None:
-    cpus, mem = usage(running, cluster)
+    used = usage(running, cluster)
     for name, spec in cluster.nodes.items():
-        assert cpus[name] <= spec.cpus, f"{name}: {cpus[name]} CPUs allocated of {spec.cpus}"
-        assert mem[name] <= spec.memory_mb, f"{name}: {mem[name]} MB allocated of {spec.memory_mb}"
+        assert used.cpus[name] <= spec.cpus, f"{name}: {used.cpus[name]} CPUs allocated of {spec.cpus}"
+        assert used.mem[name] <= spec.memory_mb, f"{name}: {used.mem[name]} MB allocated of {spec.memory_mb}"
+        # Ids are what stepd pins the job to: each must exist and belong to one job only.
+        assert used.cpu_claims[name] == used.cpus[name], f"{name}: a job's CPU ids do not match its count"
+        assert len(used.cpu_ids[name]) == used.cpu_claims[name], f"{name}: a CPU id is held by two jobs"
+        assert len(used.gpu_ids[name]) == used.gpu_claims[name], f"{name}: a GPU is held by two jobs"
+        assert used.cpu_ids[name] <= set(range(spec.cpus)), f"{name}: CPU ids {used.cpu_ids[name]}"
+        assert used.gpu_ids[name] <= set(range(len(spec.gpus))), f"{name}: GPU ids {used.gpu_ids[name]}"
+    for job in running.values():
+        assert job.allocation is not None
+        for index, name in enumerate(job.allocation.nodes):
+            gpus = job.allocation.gpus_on(index)
+            assert len(gpus) == job.request.gpus_per_node, f"job={job.job_id}: {gpus} on {name}"
+            assert all(cluster.nodes[name].gpus[g] == job.request.gpu_type for g in gpus if job.request.gpu_type)
 
 
 # ---- the run --------------------------------------------------------------------------------
@@ -224,6 +289,8 @@ class Stats:
     max_pending: int = 0
     resources_waits: int = 0
     multi_node_starts: int = 0
+    gpu_starts: int = 0
+    gpu_waits: int = 0            # Resources waits of GPU jobs
 
 
 def simulate(seed: int) -> Stats:
@@ -282,6 +349,8 @@ def simulate(seed: int) -> Stats:
             for decision in decisions:
                 if isinstance(decision, Pend):
                     stats.resources_waits += decision.reason is Reason.RESOURCES
+                    stats.gpu_waits += (decision.reason is Reason.RESOURCES
+                                        and pending[decision.job_id].request.gpus_per_node > 0)
                     continue
                 assert decision.job_id not in ever_started, f"job={decision.job_id} started twice"
                 ever_started.add(decision.job_id)
@@ -289,6 +358,7 @@ def simulate(seed: int) -> Stats:
                                  allocation=decision.allocation, start_time=now)
                 running[job.job_id] = job
                 stats.multi_node_starts += len(decision.allocation.nodes) > 1
+                stats.gpu_starts += decision.allocation.total_gpus > 0
                 heapq.heappush(ends, (now + durations[job.job_id], job.job_id))
         check_capacity(running, cluster)
 
@@ -304,6 +374,7 @@ def test_fifo_simulation_keeps_its_invariants(seed: int) -> None:
     assert stats.resources_waits > 100, stats
     assert stats.max_pending > 20, stats
     assert stats.multi_node_starts > 100, stats
+    assert stats.gpu_starts > 200 and stats.gpu_waits > 20, stats
 
 
 def test_oracle_catches_an_out_of_order_start() -> None:

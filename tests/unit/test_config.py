@@ -354,6 +354,8 @@ def test_missing_slurmctld_host(tmp_path: Path) -> None:
         ("NodeName=n1 Sockets=1 SocketsPerBoard=1", "Sockets and SocketsPerBoard are mutually exclusive"),
         ("NodeName=n[1-3] NodeAddr=a[1-2]", "NodeAddr has 2 values but NodeName has 3 names"),
         ("NodeName=n1 Port=0", "invalid Port value '0': must be in 1..65535"),
+        ("NodeName=n1 Gres=gpu:a100:v100:2", "invalid Gres value 'gpu:a100:v100:2': invalid GRES specification"),
+        ("NodeName=n1 Gres=gpu::2", "invalid Gres value 'gpu::2'"),
         ("NodeName=ALL", "NodeName ALL is reserved"),
         ("PartitionName=p MaxTime=forever", "invalid MaxTime value 'forever': expected a time limit"),
         ("PartitionName=p DefaultTime=1:2:3:4", "invalid DefaultTime value '1:2:3:4'"),

@@ -81,6 +81,10 @@ def submit(mgr: JobManager, now: int = 100, uid: int = ALICE, hold: bool = False
     return mgr.jobs[event.job.job_id]
 
 
+def counts(usage: NodeUsage) -> tuple[int, int]:
+    return usage.cpus, usage.memory_mb
+
+
 def error_of(call: Any, *args: Any, **kwargs: Any) -> SlurmError:
     with pytest.raises(SlurmError) as info:
         call(*args, **kwargs)
@@ -221,10 +225,10 @@ def test_schedule_pass_starts_jobs_and_records_pending_reasons(tmp_path: Path) -
     effects = schedule(mgr, now=200)
     started = mgr.jobs[big.job_id]
     assert started.state is JobState.RUNNING and started.start_time == 200
-    assert started.allocation == Allocation(("n2",), (8,), (0,))
+    assert started.allocation == Allocation(("n2",), (8,), (0,), cpu_ids=(tuple(range(8)),))
     assert effects == [Launch(started), Account(started)]
     assert (mgr.jobs[blocked.job_id].reason, mgr.jobs[behind.job_id].reason) == (Reason.RESOURCES, Reason.PRIORITY)
-    assert mgr.node_usage() == {"n1": NodeUsage(0, 0), "n2": NodeUsage(8, 0)}
+    assert mgr.node_usage() == {"n1": NodeUsage(frozenset(), 0), "n2": NodeUsage(frozenset(range(8)), 0)}
 
 
 def test_unregistered_nodes_get_no_jobs(tmp_path: Path) -> None:
@@ -241,7 +245,7 @@ def test_default_memory_per_cpu_is_allocated(tmp_path: Path) -> None:
     jobs = [submit(mgr, partition="long") for _ in range(5)]
     schedule(mgr)
     assert [mgr.jobs[j.job_id].state for j in jobs].count(JobState.RUNNING) == 4
-    assert mgr.node_usage()["n1"] == NodeUsage(4, 4000)
+    assert counts(mgr.node_usage()["n1"]) == (4, 4000)
 
 
 def test_partition_default_memory_per_cpu_is_allocated(tmp_path: Path) -> None:
@@ -250,7 +254,7 @@ def test_partition_default_memory_per_cpu_is_allocated(tmp_path: Path) -> None:
     schedule(mgr)
     # n1 has 4000 MB: two 1-CPU jobs at 2000 MB each fill it; the third must wait.
     assert [mgr.jobs[j.job_id].state for j in jobs] == [JobState.RUNNING, JobState.RUNNING, JobState.PENDING]
-    assert mgr.node_usage()["n1"] == NodeUsage(2, 4000)
+    assert counts(mgr.node_usage()["n1"]) == (2, 4000)
 
 
 def test_started_event_for_a_job_that_is_not_pending_is_ignored(tmp_path: Path) -> None:
@@ -361,7 +365,7 @@ def test_batch_finished(tmp_path: Path, exit_code: int, signal: int, oom: bool, 
     assert (done.exit_code, done.exit_signal, done.start_time, done.end_time) == (exit_code, signal, 200, 320)
     assert done.allocation == job.allocation
     assert effects == [Account(done)]
-    assert mgr.node_usage()["n1"] == NodeUsage(0, 0)
+    assert mgr.node_usage()["n1"] == NodeUsage(frozenset(), 0)
 
 
 def test_batch_finished_for_unknown_or_already_finished_job_is_ignored(tmp_path: Path) -> None:

@@ -31,10 +31,17 @@ def job(job_id: int, *, priority: int | None = None, submit: int = 0, hold: Hold
 
 
 def node(name: str, cpus: int = 4, memory_mb: int = 4000, *, free_cpus: int | None = None,
-         free_memory_mb: int | None = None, usable: bool = True) -> NodeCapacity:
+         free_cpu_ids: Iterable[int] | None = None, free_memory_mb: int | None = None, usable: bool = True,
+         gpus: int | Sequence[str] = 0, free_gpus: Iterable[int] | None = None) -> NodeCapacity:
+    """A node; `free_cpus=N` leaves its N highest CPU ids free, `gpus` is a count or their types."""
+    if free_cpu_ids is None:
+        free_cpu_ids = range(cpus - (cpus if free_cpus is None else free_cpus), cpus)
+    types = [""] * gpus if isinstance(gpus, int) else list(gpus)
     return NodeCapacity(name=name, usable=usable, cpus=cpus, memory_mb=memory_mb,
-                        free_cpus=cpus if free_cpus is None else free_cpus,
-                        free_memory_mb=memory_mb if free_memory_mb is None else free_memory_mb)
+                        free_cpu_ids=frozenset(free_cpu_ids),
+                        free_memory_mb=memory_mb if free_memory_mb is None else free_memory_mb,
+                        gpu_types=dict(enumerate(types)),
+                        free_gpus=frozenset(range(len(types)) if free_gpus is None else free_gpus))
 
 
 def partition(name: str, nodes: Sequence[str], *, state: str = "UP", max_time_min: int = UNLIMITED,
