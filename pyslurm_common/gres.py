@@ -213,7 +213,7 @@ class GpuDevice:
 class NodeGres:
     """What gres.conf says about one node.
 
-    ``autodetect``: the node agent finds the GPUs itself (``hardware.gpu_devices``): there is no
+    ``autodetect``: the node agent finds the GPUs itself (``hardware.detect_gpus``): there is no
     gres.conf, or it says ``AutoDetect=nvml`` and lists no gpu ``File=`` for this node (listed
     files win over detection). ``counts`` are GRES configured without ``File=`` (count only: no
     device isolation, no CUDA_VISIBLE_DEVICES by index).

@@ -114,6 +114,7 @@ class Controller:
             cpus=job.allocation.cpus_per_node[0], memory_mb=job.allocation.memory_mb_per_node[0],
             umask=req.umask, append=req.append_output, kill_wait=self.cfg.kill_wait, job_name=req.name,
             cpu_ids=list(job.allocation.cpus_on(0)), gpu_indices=list(job.allocation.gpus_on(0)),
+            rlimits=list(req.rlimits),
         )
 
     async def _terminate(self, job_id: int, node: str, cause: str) -> None:
@@ -160,5 +161,6 @@ class Controller:
             purge = self.manager.purgeable(int(now))
             if purge is not None:
                 events.append(purge)
+            self.perform(self.manager.signals_due(int(now)))
             for event in events:
                 await self.commit(event)

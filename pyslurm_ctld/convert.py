@@ -35,6 +35,8 @@ def request_from_desc(desc: types_pb2.JobDesc) -> JobRequest:
         command=desc.command, submit_host=desc.submit_host, umask=desc.umask,
         export_env=desc.export_env, append_output=desc.open_mode == "append", nice=desc.nice,
         requeue=desc.requeue if desc.requeue_set else True,
+        rlimits=tuple(desc.rlimits), signal_number=desc.signal_number,
+        signal_seconds=desc.signal_seconds, signal_batch_only=desc.signal_batch_only,
         **_gpu_request(desc),
     )
 
@@ -124,6 +126,9 @@ def job_record(job: Job, cluster: str) -> dbd_pb2.JobRecord:
             exit_code=job.exit_code if done else 0, exit_signal=job.exit_signal if done else 0,
             start_time=job.start_time, end_time=job.end_time if done else 0,
             nodes=job.allocation.batch_host, num_cpus=job.allocation.cpus_per_node[0], num_tasks=1,
+            max_rss_kb=job.usage.max_rss_kb if job.usage else 0,
+            user_cpu_usec=job.usage.user_cpu_usec if job.usage else 0,
+            system_cpu_usec=job.usage.system_cpu_usec if job.usage else 0,
         ))
     return dbd_pb2.JobRecord(cluster=cluster, job=info, steps=steps,
                              alloc_cpus=job.allocation.total_cpus if job.allocation else 0)

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Any, ClassVar
 
-from .job import Allocation, Hold, Job, JobId
+from .job import Allocation, Hold, Job, JobId, StepUsage
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,6 +60,9 @@ class BatchFinished:
     out_of_memory: bool
     launch_failed: bool
     time: int
+    usage: StepUsage | None = None
+    kill_task_failed: bool = False   # processes outlived SIGKILL: the node gets drained
+    node: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,6 +119,8 @@ def event_from_dict(data: dict[str, Any]) -> Event:
         values["allocation"] = Allocation.from_dict(values["allocation"])
     if cls is JobHoldChanged:
         values["hold"] = Hold(values["hold"])
+    if cls is BatchFinished and values.get("usage") is not None:
+        values["usage"] = StepUsage(**values["usage"])
     if cls is NodeAdminChanged:
         values["nodes"] = tuple(values["nodes"])
     if cls is JobsPurged:

@@ -95,6 +95,10 @@ class JobRequest:
     gpus: int = 0                 # --gpus as given (whole job); 0 not given
     gpus_per_task: int = 0        # --gpus-per-task as given; 0 not given
     gpus_per_node_given: bool = False   # --gpus-per-node was used (SLURM_GPUS_PER_NODE echoes it)
+    rlimits: tuple[str, ...] = ()       # submit-host resource limits, "NAME=soft:hard"
+    signal_number: int = 0              # --signal: send this signal_seconds before the time limit
+    signal_seconds: int = 0
+    signal_batch_only: bool = False
 
     @property
     def total_cpus(self) -> int:
@@ -110,6 +114,15 @@ class JobRequest:
         if not self.gpus_per_node or self.gpus or self.gpus_per_task:
             return ""
         return tres_per_node((GresSpec(GPU, self.gpu_type, self.gpus_per_node),))
+
+
+@dataclass(frozen=True, slots=True)
+class StepUsage:
+    """What a step's processes used, from its cgroup counters."""
+
+    max_rss_kb: int
+    user_cpu_usec: int
+    system_cpu_usec: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -190,6 +203,7 @@ class Job:
     cancelled_by: int | None = None
     restarts: int = 0
     priority: int = 0
+    usage: StepUsage | None = None   # of the batch step, once it ended
 
     @property
     def is_active(self) -> bool:
@@ -205,6 +219,7 @@ class Job:
         req = dict(values["request"])
         req["environment"] = tuple(req["environment"])
         req["argv"] = tuple(req["argv"])
+        req["rlimits"] = tuple(req.get("rlimits", ()))
         values["request"] = JobRequest(**req)
         values["job_id"] = JobId(values["job_id"])
         values["state"] = JobState(values["state"])
@@ -213,5 +228,7 @@ class Job:
         alloc = values.get("allocation")
         if alloc is not None:
             values["allocation"] = Allocation.from_dict(alloc)
+        if values.get("usage") is not None:
+            values["usage"] = StepUsage(**values["usage"])
         known = {f.name for f in fields(cls)}
         return cls(**{k: v for k, v in values.items() if k in known})

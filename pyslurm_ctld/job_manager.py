@@ -15,6 +15,7 @@ its slurm.conf `Gres=` gpu items, indices 0..N-1 in the order written.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import logging
 import math
 from dataclasses import dataclass
@@ -35,6 +36,7 @@ from .states import transition
 log = logging.getLogger(__name__)
 
 UNLIMITED = -1
+OOM_EXIT_SIGNAL = 125
 # priority/basic: earlier jobs first, every job below this ceiling.
 BASIC_PRIORITY_CEILING = 4294901760
 
@@ -65,6 +67,7 @@ class JobManager:
             _apply_configured_state(rec)
         self.partitions: dict[str, PartitionConfig] = {p.name: p for p in cfg.partitions}
         self.next_job_id = cfg.first_job_id
+        self._signalled: set[tuple[JobId, int]] = set()   # (job, start) that got their --signal
         # Type of each GPU by global index, per node (slurm.conf was validated when loaded).
         self.gpu_types: dict[str, dict[int, str]] = {
             n.name: dict(enumerate(gpu_slots(parse_gres(n.gres)))) for n in cfg.nodes}
@@ -213,13 +216,18 @@ class JobManager:
         return {name: NodeUsage(frozenset(cpu_ids[name]), mem[name], frozenset(gpu_ids[name]))
                 for name in self.nodes}
 
+    @staticmethod
+    @functools.cache
+    def _all_cpu_ids(cpus: int) -> frozenset[int]:
+        return frozenset(range(cpus))
+
     def node_capacity(self, name: str, usage: NodeUsage) -> scheduler.NodeCapacity:
         """The scheduler's view of one node: what it has and which of it is free now."""
         rec = self.nodes[name]
         gpus = self.gpu_types[name]
         return scheduler.NodeCapacity(
             name=name, usable=rec.usable, cpus=rec.config.cpus, memory_mb=rec.config.real_memory_mb,
-            free_cpu_ids=frozenset(range(rec.config.cpus)) - usage.cpu_ids,
+            free_cpu_ids=self._all_cpu_ids(rec.config.cpus) - usage.cpu_ids,
             free_memory_mb=rec.config.real_memory_mb - usage.memory_mb,
             gpu_types=gpus, free_gpus=frozenset(gpus) - usage.gpu_ids)
 
@@ -246,12 +254,37 @@ class JobManager:
         return starts
 
     def timeouts(self, now: int) -> list[JobTimedOut]:
+        """Running jobs past TimeLimit + OverTimeLimit minutes."""
+        grace = self._over_time_limit()
+        if grace == UNLIMITED:
+            return []
         over = []
         for job in self.jobs.values():
             limit = job.request.time_limit_min
-            if job.state is JobState.RUNNING and limit != UNLIMITED and now >= job.start_time + limit * 60:
+            if job.state is JobState.RUNNING and limit != UNLIMITED and now >= job.start_time + (limit + grace) * 60:
                 over.append(JobTimedOut(job.job_id, now))
         return over
+
+    def _over_time_limit(self) -> int:
+        value = (self.cfg.value("OverTimeLimit") or "0").upper()
+        if value in ("UNLIMITED", "INFINITE"):
+            return UNLIMITED
+        return int(value) if value.isdigit() else 0
+
+    def signals_due(self, now: int) -> list[Effect]:
+        """--signal=[B:]SIG@secs: once per run, `secs` before the time limit (soft state: a
+        restarted controller may send it again, which a warning signal tolerates)."""
+        effects: list[Effect] = []
+        for job in self.jobs.values():
+            req = job.request
+            if (job.state is not JobState.RUNNING or not req.signal_number or req.time_limit_min == UNLIMITED
+                    or job.allocation is None or (job.job_id, job.start_time) in self._signalled):
+                continue
+            if now >= job.start_time + req.time_limit_min * 60 - req.signal_seconds:
+                self._signalled.add((job.job_id, job.start_time))
+                effects.append(SignalTasks(job.job_id, job.allocation.nodes, req.signal_number,
+                                           batch_only=req.signal_batch_only, full=False))
+        return effects
 
     def unresponsive_nodes(self, now: float) -> list[NodeFailed]:
         timeout = self.cfg.slurmd_timeout
@@ -270,7 +303,7 @@ class JobManager:
 
     # ---- soft state -----------------------------------------------------------
 
-    def node_registered(self, name: str, now: float, cpus: int, real_memory_mb: int,
+    def node_registered(self, name: str, now: float, cpus: int, real_memory_mb: int, gpus: int = 0,
                         **reported: object) -> NodeRecord:
         rec = self.nodes.get(name)
         if rec is None:
@@ -279,12 +312,12 @@ class JobManager:
             setattr(rec, key, value)
         rec.registered = rec.responding = True
         rec.last_seen = now
-        problem = _registration_problem(rec, cpus, real_memory_mb)
+        problem = _registration_problem(rec, cpus, real_memory_mb, gpus, len(self.gpu_types.get(name, {})))
         if problem:
             log.error("node=%s invalid registration: %s", name, problem)
             rec.down = True
             rec.set_reason(problem, 0, int(now))
-        elif rec.down and rec.reason.startswith(_LOW_PREFIX):
+        elif rec.down and rec.reason.startswith(_REGISTRATION_REASONS):
             rec.down = False
             rec.clear_reason()
         elif rec.down and rec.reason == "Not responding" and self._return_to_service() >= 1:
@@ -379,7 +412,13 @@ class JobManager:
         job = self.jobs.get(event.job_id)
         if job is None:
             return []
-        exit_info = {"exit_code": event.exit_code, "exit_signal": event.exit_signal}
+        # Slurm reports an OOM-killed step as 0:125, whatever signal ended the script.
+        exit_info = ({"exit_code": 0, "exit_signal": OOM_EXIT_SIGNAL} if event.out_of_memory
+                     else {"exit_code": event.exit_code, "exit_signal": event.exit_signal})
+        exit_info["usage"] = event.usage
+        if event.kill_task_failed:
+            self._drain(event.node or (job.allocation.batch_host if job.allocation else ""),
+                        "Kill task failed", event.time)
         if job.state is JobState.RUNNING:
             if event.launch_failed:
                 to, reason = JobState.FAILED, Reason.LAUNCH_FAILURE
@@ -395,6 +434,12 @@ class JobManager:
         else:
             return []
         return [Account(job)]
+
+    def _drain(self, node: str, reason: str, time: int) -> None:
+        rec = self.nodes.get(node)
+        if rec is not None:
+            rec.drain = True
+            rec.set_reason(reason, 0, time)
 
     def _apply_node_failed(self, event: NodeFailed) -> list[Effect]:
         rec = self.nodes.get(event.node)
@@ -489,11 +534,16 @@ def _apply_configured_state(rec: NodeRecord) -> None:
 
 
 _LOW_PREFIX = "Low "
+_GRES_PREFIX = "gres/"
+_REGISTRATION_REASONS = (_LOW_PREFIX, _GRES_PREFIX)   # reasons a good registration clears
 
 
-def _registration_problem(rec: NodeRecord, cpus: int, real_memory_mb: int) -> str:
+def _registration_problem(rec: NodeRecord, cpus: int, real_memory_mb: int, gpus: int,
+                          configured_gpus: int) -> str:
     """Slurm's check: a node must have at least what slurm.conf promises."""
     cfg = rec.config
+    if gpus < configured_gpus:
+        return f"{_GRES_PREFIX}gpu count reported lower than configured ({gpus} < {configured_gpus})"
     if cpus < cfg.cpus:
         return f"{_LOW_PREFIX}CPUs (reported:{cpus} < configured:{cfg.cpus})"
     if real_memory_mb < cfg.real_memory_mb:

@@ -23,6 +23,7 @@ from typing import Iterable, Mapping, Sequence
 from .job import Allocation, Hold, Job, JobId, JobRequest, Reason
 
 UNLIMITED = -1
+_NO_GPUS: Mapping[str, tuple[int, ...]] = {"": ()}
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,6 +40,9 @@ class NodeCapacity:
 
     def __post_init__(self) -> None:
         # Derived once per snapshot: the static-fit check asks it for every pending job.
+        if not self.gpu_types:
+            object.__setattr__(self, "_gpus_by_type", _NO_GPUS)
+            return
         ordered = sorted(self.gpu_types)
         by_type: dict[str, tuple[int, ...]] = {
             kind: tuple(i for i in ordered if self.gpu_types[i] == kind) for kind in set(self.gpu_types.values())}
@@ -151,9 +155,11 @@ class _Free:
 
     def __init__(self, nodes: Mapping[str, NodeCapacity]) -> None:
         self.nodes = nodes
-        self.cpus = {n.name: set(n.free_cpu_ids) if n.usable else set() for n in nodes.values()}
+        # Frozen sets, replaced (not mutated) when a start takes from a node: no copy per node per pass.
+        nothing: frozenset[int] = frozenset()
+        self.cpus = {n.name: n.free_cpu_ids if n.usable else nothing for n in nodes.values()}
         self.memory = {n.name: n.free_memory_mb if n.usable else 0 for n in nodes.values()}
-        self.gpus = {n.name: set(n.free_gpus) if n.usable else set() for n in nodes.values()}
+        self.gpus = {n.name: n.free_gpus if n.usable else nothing for n in nodes.values()}
 
     def gpus_for(self, name: str, need: _Need) -> list[int]:
         """Free GPUs of `name` of the requested type, lowest index first."""
@@ -172,8 +178,9 @@ class _Free:
         """Claim the lowest free CPU ids and GPU indices one node of the request needs."""
         cpu_ids = tuple(sorted(self.cpus[name])[:need.cpus_per_node])
         gpu_ids = tuple(self.gpus_for(name, need)[:need.gpus_per_node]) if need.gpus_per_node else ()
-        self.cpus[name].difference_update(cpu_ids)
-        self.gpus[name].difference_update(gpu_ids)
+        self.cpus[name] = self.cpus[name].difference(cpu_ids)
+        if gpu_ids:
+            self.gpus[name] = self.gpus[name].difference(gpu_ids)
         self.memory[name] -= need.memory_mb_per_node
         return cpu_ids, gpu_ids
 

@@ -12,6 +12,7 @@ import time
 import grpc
 
 from pyslurm_common.errors import SlurmError, Strerror
+from pyslurm_common.gres import GresError, parse_gres
 from pyslurm_common.hostlist import HostlistError, expand
 from pyslurm_common.rpc import ctld_pb2, ctld_pb2_grpc, types_pb2
 from pyslurm_common.rpc_auth import caller, translate_errors
@@ -20,9 +21,16 @@ from pyslurm_common.users import group_name, user_name
 from . import convert
 from .controller import Controller
 from .events import BatchFinished, NodeAdminChanged
-from .job import JobId
+from .job import JobId, StepUsage
 
 SLURM_COMPAT_VERSION = "22.05.8"
+
+
+def _gpu_count(gres: str) -> int:
+    try:
+        return sum(spec.count for spec in parse_gres(gres) if spec.name == "gpu") if gres else 0
+    except GresError:
+        return 0
 
 
 class ControllerServicer(ctld_pb2_grpc.ControllerServicer):
@@ -157,6 +165,7 @@ class ControllerServicer(ctld_pb2_grpc.ControllerServicer):
         self._require_privileged()
         rec = self.manager.node_registered(
             request.name, time.time(), cpus=request.cpus, real_memory_mb=request.real_memory_mb,
+            gpus=_gpu_count(request.gres),
             address=request.address, port=request.port,
             boot_time=request.boot_time, slurmd_start_time=int(time.time()), arch=request.arch,
             os=request.os, cgroup_backend=request.cgroup_backend)
@@ -173,7 +182,9 @@ class ControllerServicer(ctld_pb2_grpc.ControllerServicer):
     @translate_errors
     async def CompleteBatch(self, request: ctld_pb2.BatchCompletion, context: grpc.aio.ServicerContext) -> types_pb2.Empty:
         self._require_privileged()
+        usage = StepUsage(request.max_rss_kb, request.user_cpu_usec, request.system_cpu_usec)
         await self.ctl.commit(BatchFinished(
             JobId(request.job_id), request.exit_code, request.exit_signal, request.out_of_memory,
-            request.launch_failed, request.end_time or int(time.time())))
+            request.launch_failed, request.end_time or int(time.time()), usage=usage,
+            kill_task_failed=request.kill_task_failed, node=request.node))
         return types_pb2.Empty()

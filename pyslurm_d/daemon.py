@@ -17,6 +17,7 @@ import psutil
 from pyslurm_common import config as config_mod
 from pyslurm_common.auth import AuthError, Verifier, load_key
 from pyslurm_common.cgroup_conf import cgroup_conf_path, load_cgroup_config
+from pyslurm_common.gres import load_gres_conf
 from pyslurm_common.daemon_runtime import (argument_parser, fatal, run_until_signalled, setup_logging,
                                            write_pid_file)
 from pyslurm_common.errors import SlurmError, Strerror
@@ -73,8 +74,9 @@ class ControllerSession:
     """Registration, heartbeats and result reports towards the controller."""
 
     def __init__(self, cfg: config_mod.SlurmConfig, node: config_mod.NodeConfig, port: int,
-                 hw: hardware.Hardware, backend: str, signer: Signer) -> None:
+                 hw: hardware.Hardware, gres: str, backend: str, signer: Signer) -> None:
         self.cfg, self.node, self.port, self.hw, self.backend = cfg, node, port, hw, backend
+        self.gres = gres
         self.signer = signer
         self.stub = ctld_pb2_grpc.ControllerStub(insecure_channel(f"{cfg.controller_addr}:{cfg.ctld_port}"))
         self.steps: StepManager | None = None
@@ -85,7 +87,7 @@ class ControllerSession:
             try:
                 reply = await self.stub.RegisterNode(ctld_pb2.NodeRegistration(
                     name=self.node.name, cpus=self.hw.cpus, real_memory_mb=self.hw.real_memory_mb,
-                    gres=self.hw.gres, address=self.node.address, port=self.port,
+                    gres=self.gres, address=self.node.address, port=self.port,
                     boot_time=self.hw.boot_time, arch=self.hw.arch, os=self.hw.os,
                     hostname=socket.gethostname(), cgroup_backend=self.backend,
                     running_jobs=self.steps.running_jobs() if self.steps else [],
@@ -175,20 +177,23 @@ def main() -> None:
     port = node.port or cfg.slurmd_port
     unkillable = cfg.value("UnkillableStepTimeout") or "60"
     try:
+        node_gres = load_gres_conf(cfg.path.parent / "gres.conf", node_name)
+        gpus = hardware.detect_gpus() if node_gres.autodetect else node_gres.gpus
         policy = StepPolicy(
             cgroup=load_cgroup_config(cgroup_conf_path(cfg.path)), backend=backend,
             node_tag=f"{cfg.cluster_name}_{node_name}", real_memory_mb=hw.real_memory_mb,
-            gpu_devices=dict(enumerate(str(p) for p in hw.gpus)),
+            gpu_devices={gpu.index: str(gpu.path) for gpu in gpus},
             unkillable_timeout=int(unkillable) if unkillable.isdigit() else 60)
     except config_mod.ConfigError as exc:
         fatal(PROG, str(exc))
     log.info("cgroup.conf: %s", policy.cgroup)
-    log.info("node %s: %d CPUs, %d MB, gres '%s', cgroup %s at %s", node_name, hw.cpus,
-             hw.real_memory_mb, hw.gres, backend, root)
+    gres = f"gpu:{len(gpus)}" if gpus else ""
+    log.info("node %s: %d CPUs, %d MB, gres '%s' (%s), cgroup %s at %s", node_name, hw.cpus,
+             hw.real_memory_mb, gres, ", ".join(str(g.path) for g in gpus) or "no GPUs", backend, root)
 
     async def serve(stop: asyncio.Event) -> None:
         privileged = {0, pwd.getpwnam(cfg.slurm_user).pw_uid}
-        session = ControllerSession(cfg, node, port, hw, backend, Signer(key))
+        session = ControllerSession(cfg, node, port, hw, gres, backend, Signer(key))
         steps = StepManager(cfg.spool_dir_for(node_name), root, node_name, session.report, policy)
         session.steps = steps
         steps.recover()

@@ -114,3 +114,58 @@ def test_merged_environment_puts_slurm_values_over_the_submit_environment() -> N
     assert {"PATH=/usr/bin", "EMPTY=", "X=a=b", "ENVIRONMENT=BATCH"} <= set(merged)
     assert not [item for item in merged if item.startswith("BROKEN")]
     assert len(merged) == len({item.partition("=")[0] for item in merged})
+
+
+# ---- GPUs (daemons-and-cgroups.md §6) ------------------------------------------------------------
+
+GPU_VARIABLES = {"SLURM_JOB_GPUS", "CUDA_VISIBLE_DEVICES", "GPU_DEVICE_ORDINAL", "SLURM_GPUS_ON_NODE",
+                 "SLURM_GPUS", "SLURM_GPUS_PER_NODE", "SLURM_GPUS_PER_TASK", "SLURM_STEP_GPUS"}
+
+
+def gpu_job(gpu_ids: tuple[tuple[int, ...], ...], **request: Any) -> Job:
+    nodes = tuple(f"g{i}" for i in range(1, len(gpu_ids) + 1))
+    alloc = Allocation(nodes, (2,) * len(nodes), (0,) * len(nodes),
+                       cpu_ids=((0, 1),) * len(nodes), gpu_ids=gpu_ids)
+    return running_job(alloc, min_nodes=len(nodes), gpus_per_node=len(gpu_ids[0]), **request)
+
+
+def test_gpu_job_sees_global_indices_in_slurm_job_gpus_and_local_ones_in_cuda() -> None:
+    # The spec's example: a 4-GPU node, the job got GPUs 1 and 3, devices constrained.
+    env = env_of(gpu_job(((1, 3),)))                                   # --gres=gpu:2
+    assert {k: v for k, v in env.items() if k in GPU_VARIABLES} == {
+        "SLURM_JOB_GPUS": "1,3", "CUDA_VISIBLE_DEVICES": "0,1", "GPU_DEVICE_ORDINAL": "0,1",
+        "SLURM_GPUS_ON_NODE": "2"}
+
+
+def test_gpu_variables_describe_the_batch_host() -> None:
+    env = env_of(gpu_job(((2,), (0,))))
+    assert (env["SLURM_JOB_GPUS"], env["CUDA_VISIBLE_DEVICES"], env["SLURM_GPUS_ON_NODE"]) == ("2", "0", "1")
+
+
+@pytest.mark.parametrize(("request_", "echo"), [
+    ({"gpus": 2}, {"SLURM_GPUS": "2"}),
+    ({"gpus": 2, "gpu_type": "a100"}, {"SLURM_GPUS": "a100:2"}),
+    ({"gpus_per_node_given": True}, {"SLURM_GPUS_PER_NODE": "2"}),
+    ({"gpus_per_node_given": True, "gpu_type": "v100"}, {"SLURM_GPUS_PER_NODE": "v100:2"}),
+    ({"gpus_per_task": 1, "num_tasks": 2, "ntasks_given": True}, {"SLURM_GPUS_PER_TASK": "1"}),
+    ({"gpu_type": "a100"}, {}),                                        # --gres=gpu:a100:2 echoes nothing
+])
+def test_gpu_options_are_echoed_only_when_used(request_: dict[str, Any], echo: dict[str, str]) -> None:
+    env = env_of(gpu_job(((0, 1),), **request_))
+    echoes = {"SLURM_GPUS", "SLURM_GPUS_PER_NODE", "SLURM_GPUS_PER_TASK"}
+    assert {k: v for k, v in env.items() if k in echoes} == echo
+
+
+def test_a_job_without_gpus_gets_no_gpu_variables_even_from_the_submit_environment() -> None:
+    # e.g. sbatch run inside a GPU job: the outer job's GPUs must not leak into this one.
+    submitted = ("CUDA_VISIBLE_DEVICES=0", "SLURM_JOB_GPUS=3", "SLURM_GPUS_PER_NODE=1", "GPU_DEVICE_ORDINAL=0",
+                 "PATH=/usr/bin")
+    job = running_job(environment=submitted)
+    assert not GPU_VARIABLES & set(env_of(job))
+    merged = merged_environment(job, env_of(job))
+    assert not [item for item in merged if item.partition("=")[0] in GPU_VARIABLES]
+    assert "PATH=/usr/bin" in merged
+    gpu = gpu_job(((3,),), environment=submitted)
+    merged = merged_environment(gpu, env_of(gpu))
+    assert {"SLURM_JOB_GPUS=3", "CUDA_VISIBLE_DEVICES=0"} <= set(merged)
+    assert not [item for item in merged if item.startswith("SLURM_GPUS_PER_NODE=")]

@@ -31,16 +31,16 @@ from pyslurm_ctld.nodes import NodeRecord
 ROOT, SLURM_UID, ALICE, BOB = 0, 450, 1000, 1001
 USERS = {ROOT: "root", SLURM_UID: "slurm", ALICE: "alice", BOB: "bob"}
 
-# n1: 4 CPUs / 4000 MB, n2: 8 CPUs / 8000 MB. `debug` (default, MaxTime 60) has both; `long`
-# (no MaxTime, DefaultTime 120) only the small node, so a request can exceed the partition but
-# not the cluster.
+# n1: 4 CPUs / 4000 MB, n2: 8 CPUs / 8000 MB and two GPUs (an a100, index 0, and a v100, index
+# 1). `debug` (default, MaxTime 60) has both; `long` (no MaxTime, DefaultTime 120) only the small
+# node, so a request can exceed the partition but not the cluster.
 CONF = """\
 ClusterName=lab
 SlurmctldHost=head
 MinJobAge=300
 SlurmdTimeout=300
 NodeName=n1 CPUs=4 RealMemory=4000
-NodeName=n2 CPUs=8 RealMemory=8000
+NodeName=n2 CPUs=8 RealMemory=8000 Gres=gpu:a100:1,gpu:v100:1
 PartitionName=debug Nodes=n1,n2 Default=YES MaxTime=60
 PartitionName=long Nodes=n1 DefaultTime=120
 """
@@ -62,6 +62,7 @@ def register_node(mgr: JobManager, name: str, now: float, **reported: Any) -> No
     configured = mgr.nodes[name].config if name in mgr.nodes else None
     reported.setdefault("cpus", configured.cpus if configured else 1)
     reported.setdefault("real_memory_mb", configured.real_memory_mb if configured else 1)
+    reported.setdefault("gpus", len(mgr.gpu_types.get(name, {})))
     return mgr.node_registered(name, now, **reported)
 
 
@@ -266,6 +267,115 @@ def test_started_event_for_a_job_that_is_not_pending_is_ignored(tmp_path: Path) 
     assert mgr.jobs[job.job_id] == job
 
 
+# ---- GPUs and CPU ids --------------------------------------------------------------------------
+
+# g1: an a100 pair (indices 0-1) and a v100 pair (2-3); g2: four untyped GPUs. `cpu` has none.
+GPU_CONF = """\
+ClusterName=lab
+SlurmctldHost=head
+NodeName=c1 CPUs=4 RealMemory=4000
+NodeName=g1 CPUs=8 RealMemory=8000 Gres=gpu:a100:2,gpu:v100:2
+NodeName=g2 CPUs=8 RealMemory=8000 Gres=gpu:4
+PartitionName=cpu Nodes=c1 Default=YES
+PartitionName=gpu Nodes=g1,g2
+"""
+
+
+def gpu_manager(tmp_path: Path) -> JobManager:
+    return make_manager(tmp_path, conf=GPU_CONF)
+
+
+@pytest.mark.parametrize(("options", "per_node", "tres"), [
+    ({"gpus_per_node": 2}, 2, "gres:gpu:2"),                                            # --gres=gpu:2
+    ({"gpus_per_node": 1, "gpu_type": "a100"}, 1, "gres:gpu:a100:1"),                   # --gres=gpu:a100:1
+    ({"gpus_per_node": 3, "gpus_per_node_given": True}, 3, "gres:gpu:3"),               # --gpus-per-node=3
+    ({"gpus": 3, "min_nodes": 2}, 2, ""),                                               # --gpus=3 -N2: ceil
+    ({"gpus": 4}, 4, ""),
+    ({"gpus_per_task": 1, "num_tasks": 3, "ntasks_given": True, "min_nodes": 2}, 2, ""),   # 2 tasks on node 1
+    ({"gpus_per_task": 2}, 2, ""),                                                      # one task per node
+    ({"gpu_type": "a100"}, 0, ""),                                                      # a type alone asks nothing
+])
+def test_gpu_options_are_normalised_to_gpus_per_node(tmp_path: Path, options: dict[str, Any], per_node: int,
+                                                     tres: str) -> None:
+    job = submit(gpu_manager(tmp_path), partition="gpu", **options)
+    assert job.request.gpus_per_node == per_node
+    assert job.request.gres_request == tres            # squeue %b: per-node requests only, as in Slurm
+    assert job.request.gpu_type == (options.get("gpu_type", "") if per_node else "")
+
+
+@pytest.mark.parametrize("options", [
+    {"gpus_per_node": 5},                                    # more than any node of the partition
+    {"gpus_per_node": 3, "gpu_type": "a100"},                # g1 has two a100s; g2's GPUs have no type
+    {"gpus_per_node": 1, "gpu_type": "h100"},                # a type no node has
+    {"gpus": 9, "min_nodes": 2},
+    {"gpus_per_task": 1, "num_tasks": 6, "ntasks_given": True},
+    {"gpus": 2, "gpus_per_task": 1},                         # one option at a time
+    {"gpus": 2, "gpus_per_node": 1},
+])
+def test_impossible_gpu_requests_are_refused(tmp_path: Path, options: dict[str, Any]) -> None:
+    mgr = gpu_manager(tmp_path)
+    assert error_of(submit, mgr, partition="gpu", **options).strerror == \
+        "Invalid generic resource (gres) specification"
+    assert mgr.jobs == {}
+
+
+def test_gpus_are_refused_in_a_partition_without_them(tmp_path: Path) -> None:
+    assert error_of(submit, gpu_manager(tmp_path), gpus_per_node=1).strerror == Strerror.INVALID_GRES
+
+
+def test_gpu_jobs_get_specific_gpus_and_cpus_and_node_usage_derives_them(tmp_path: Path) -> None:
+    mgr = gpu_manager(tmp_path)
+    v100 = run_job(mgr, partition="gpu", gpus_per_node=1, gpu_type="v100", cpus_per_task=2)
+    any_two = run_job(mgr, partition="gpu", gpus_per_node=2, cpus_per_task=2)
+    assert v100.allocation == Allocation(("g1",), (2,), (0,), cpu_ids=((0, 1),), gpu_ids=((2,),))
+    # Best fit: g1 now has the fewest free CPUs, and its two a100s are free.
+    assert any_two.allocation == Allocation(("g1",), (2,), (0,), cpu_ids=((2, 3),), gpu_ids=((0, 1),))
+    usage = mgr.node_usage()
+    assert usage["g1"] == NodeUsage(frozenset({0, 1, 2, 3}), 0, frozenset({0, 1, 2}))
+    assert usage["g2"] == NodeUsage(frozenset(), 0, frozenset())
+    finish(mgr, v100.job_id)
+    assert mgr.node_usage()["g1"].gpu_ids == {0, 1}
+    again = run_job(mgr, now=400, partition="gpu", gpus_per_node=1, gpu_type="v100")
+    assert again.allocation is not None and again.allocation.gpu_ids == ((2,),)   # the lowest free v100
+
+
+def test_busy_gpus_leave_a_job_pending_for_resources(tmp_path: Path) -> None:
+    mgr = gpu_manager(tmp_path)
+    run_job(mgr, partition="gpu", gpus_per_node=2, gpu_type="a100")   # g1's a100s
+    run_job(mgr, partition="gpu", gpus_per_node=4)                    # only g2 still has four
+    waiting = submit(mgr, partition="gpu", gpus_per_node=1, gpu_type="a100")
+    behind = submit(mgr, partition="gpu")                          # CPUs are free, but FIFO
+    assert schedule(mgr) == []
+    assert (mgr.jobs[waiting.job_id].reason, mgr.jobs[behind.job_id].reason) == (Reason.RESOURCES, Reason.PRIORITY)
+
+
+def test_cpu_ids_never_overlap_as_jobs_come_and_go(tmp_path: Path) -> None:
+    mgr = gpu_manager(tmp_path)
+    first, second, third = (run_job(mgr, cpus_per_task=1) for _ in range(3))
+    assert [j.allocation.cpu_ids for j in (first, second, third) if j.allocation] == [((0,),), ((1,),), ((2,),)]
+    finish(mgr, second.job_id)
+    wide = run_job(mgr, now=400, cpus_per_task=2)
+    assert wide.allocation is not None and wide.allocation.cpu_ids == ((1, 3),)
+
+
+def test_allocations_from_before_cpu_ids_still_hold_their_cpus(tmp_path: Path) -> None:
+    mgr = gpu_manager(tmp_path)
+    old = submit(mgr)
+    mgr.apply(JobStarted(old.job_id, Allocation(("c1",), (2,), (0,)), 150))   # journaled by an older version
+    assert mgr.node_usage()["c1"].cpus == 2
+    new = run_job(mgr, cpus_per_task=2)
+    assert new.allocation is not None and new.allocation.cpu_ids == ((2, 3),)
+
+
+def test_gpu_jobs_round_trip_through_their_dict_and_the_journal(tmp_path: Path) -> None:
+    mgr = gpu_manager(tmp_path)
+    job = run_job(mgr, partition="gpu", gpus=2, gpu_type="a100", num_tasks=2, ntasks_given=True)
+    assert job.allocation is not None and job.allocation.gpu_ids == ((0, 1),)
+    assert Job.from_dict(json.loads(json.dumps(job.to_dict()))) == job
+    started = JobStarted(job.job_id, job.allocation, 200)
+    assert event_from_dict(json.loads(json.dumps(event_to_dict(started)))) == started
+
+
 # ---- cancellation ------------------------------------------------------------------------------
 
 
@@ -362,7 +472,8 @@ def test_batch_finished(tmp_path: Path, exit_code: int, signal: int, oom: bool, 
                      launch_failed=launch_failed)
     done = mgr.jobs[job.job_id]
     assert (done.state, done.reason, done.completing) == (state, reason, False)
-    assert (done.exit_code, done.exit_signal, done.start_time, done.end_time) == (exit_code, signal, 200, 320)
+    expected_exit = (0, 125) if oom else (exit_code, signal)  # Slurm shows an OOM-killed job as 0:125
+    assert (done.exit_code, done.exit_signal, done.start_time, done.end_time) == (*expected_exit, 200, 320)
     assert done.allocation == job.allocation
     assert effects == [Account(done)]
     assert mgr.node_usage()["n1"] == NodeUsage(frozenset(), 0)
@@ -689,6 +800,7 @@ def test_journal_round_trips_every_event_kind(tmp_path: Path) -> None:
     job = run_job(mgr)
     events: list[Event] = [
         JobSubmitted(job), JobStarted(job.job_id, Allocation(("n1", "n2"), (2, 2), (10, 10)), 5),
+        JobStarted(job.job_id, Allocation(("n1", "n2"), (2, 1), (0, 0), cpu_ids=((0, 3), (5,)), gpu_ids=((), (0, 1))), 5),
         mgr.hold_change(submit(mgr).job_id, "hold", ROOT, 6), JobCancelled(job.job_id, ALICE, 7),
         JobTimedOut(job.job_id, 8), BatchFinished(job.job_id, 1, 9, True, False, 9),
         NodeFailed("n1", "Not responding", 10), NodeAdminChanged(("n1", "n2"), "DRAIN", "x y", ROOT, 11),
@@ -797,6 +909,19 @@ def validate_state(mgr: JobManager) -> None:
     for name, used in mgr.node_usage().items():
         config = mgr.nodes[name].config
         assert used.cpus <= config.cpus and used.memory_mb <= config.real_memory_mb, (name, used)
+        assert used.cpu_ids <= set(range(config.cpus)) and used.gpu_ids <= set(mgr.gpu_types[name]), (name, used)
+    # No CPU id or GPU index is held by two jobs at once.
+    held: dict[tuple[str, str, int], JobId] = {}
+    for job in mgr.jobs.values():
+        if job.allocation is None or not (job.state is JobState.RUNNING or job.completing):
+            continue
+        for index, name in enumerate(job.allocation.nodes):
+            assert len(job.allocation.cpus_on(index)) == job.allocation.cpus_per_node[index], job
+            assert len(job.allocation.gpus_on(index)) == job.request.gpus_per_node, job
+            for key in [(name, "cpu", i) for i in job.allocation.cpus_on(index)] + \
+                       [(name, "gpu", i) for i in job.allocation.gpus_on(index)]:
+                assert key not in held, f"{key} held by job={held[key]} and job={job.job_id}"
+                held[key] = job.job_id
 
 
 class Recorder:
@@ -806,6 +931,7 @@ class Recorder:
         self.mgr, self.journal, self.count = mgr, journal, 0
         self.kinds: set[str] = set()
         self.states: set[JobState] = set()
+        self.gpu_starts = 0
         self.after_each: list[tuple[dict[JobId, Job], int]] = []   # durable state after each event
 
     def commit(self, event: Event | None) -> None:
@@ -816,6 +942,7 @@ class Recorder:
         self.count += 1
         self.kinds.add(event.kind)
         self.states |= {j.state for j in self.mgr.jobs.values()}
+        self.gpu_starts += isinstance(event, JobStarted) and event.allocation.total_gpus > 0
         self.after_each.append((durable(self.mgr.jobs), self.mgr.next_job_id))
         validate_state(self.mgr)
 
@@ -828,6 +955,15 @@ class Recorder:
             self.commit(decision(*args))
         except SlurmError:
             pass
+
+
+# GPU options as request_from_desc passes them on; some are refused (the `long` partition has
+# no GPUs, n2 has one GPU of each type).
+GPU_OPTIONS: list[dict[str, Any]] = [
+    {}, {}, {"gpus_per_node": 1}, {"gpus_per_node": 1, "gpu_type": "v100"},
+    {"gpus_per_node": 2, "gpus_per_node_given": True}, {"gpus": 1, "gpu_type": "a100"},
+    {"gpus_per_task": 1, "num_tasks": 2, "ntasks_given": True}, {"gpus_per_node": 1, "gpu_type": "h100"},
+]
 
 
 def random_history(rng: random.Random, rec: Recorder, steps: int) -> None:
@@ -843,7 +979,8 @@ def random_history(rng: random.Random, rec: Recorder, steps: int) -> None:
             raw = dataclasses.replace(
                 RAW, partition=rng.choice(["", "", "debug", "long", "nosuch"]),
                 cpus_per_task=rng.choice([1, 1, 2, 4, 8, 9]), min_nodes=rng.choice([1, 1, 1, 2]),
-                mem_per_cpu_mb=rng.choice([0, 0, 500]), time_limit_min=rng.choice([0, 2, 5, 90]))
+                mem_per_cpu_mb=rng.choice([0, 0, 500]), time_limit_min=rng.choice([0, 2, 5, 90]),
+                **rng.choice(GPU_OPTIONS))
             rec.decide(mgr.submission, raw, uid, uid, USERS[uid], USERS[uid], rng.random() < 0.15, now)
         elif roll < 0.55:
             running = [j for j in jobs if j.state is JobState.RUNNING or j.completing]
@@ -882,6 +1019,7 @@ def test_replaying_the_journal_rebuilds_the_live_state(tmp_path: Path, seed: int
                          "node_admin", "purged"}, rec.kinds
     assert {JobState.PENDING, JobState.RUNNING, JobState.COMPLETED, JobState.FAILED, JobState.CANCELLED,
             JobState.TIMEOUT, JobState.NODE_FAIL} <= rec.states, rec.states
+    assert rec.gpu_starts >= 2, rec.gpu_starts   # GPU jobs ran, not only were refused
 
     # Replay event by event: after each one the state is the live state after that event, not
     # only at the end (where purges would hide earlier differences). Pending reasons are soft;

@@ -8,6 +8,8 @@ from __future__ import annotations
 import dataclasses
 from typing import Any, Iterable, Sequence
 
+import pytest
+
 from pyslurm_ctld.job import Allocation, Hold, Job, JobId, JobRequest
 from pyslurm_ctld.scheduler import UNLIMITED, Decision, NodeCapacity, PartitionView, Pend, Start, schedule
 
@@ -304,3 +306,87 @@ def test_schedule_does_not_change_its_inputs() -> None:
     before = (dict(nodes), list(jobs))
     schedule(jobs, nodes, BATCH)
     assert (nodes, jobs) == before
+
+
+# ---- specific CPUs and GPUs ------------------------------------------------------------------
+
+
+def test_starts_name_the_lowest_free_cpu_ids() -> None:
+    nodes = by_name(node("n1", cpus=8, free_cpu_ids={6, 1, 5, 3}))
+    decisions = schedule([job(1, cpus_per_task=2), job(2), job(3)], nodes, BATCH)
+    allocs = started(decisions)
+    assert (allocs[1].cpu_ids, allocs[2].cpu_ids, allocs[3].cpu_ids) == (((1, 3),), ((5,),), ((6,),))
+    assert all(a.gpu_ids == () for a in allocs.values())          # no GPUs asked, none given
+
+
+def test_a_multi_node_job_gets_cpu_ids_on_each_node() -> None:
+    nodes = by_name(node("n1", free_cpus=2), node("n2", free_cpu_ids={0, 2, 3}))
+    alloc = started(schedule([job(1, min_nodes=2, num_tasks=4)], nodes, parts(partition("batch", ["n1", "n2"]))))[1]
+    assert dict(zip(alloc.nodes, alloc.cpu_ids)) == {"n1": (2, 3), "n2": (0, 2)}
+
+
+def test_gpus_are_the_lowest_free_indices() -> None:
+    nodes = by_name(node("n1", gpus=4, free_gpus={3, 1, 2}))
+    allocs = started(schedule([job(1, gpus_per_node=2), job(2, gpus_per_node=1)], nodes, BATCH))
+    assert (allocs[1].gpu_ids, allocs[2].gpu_ids) == (((1, 2),), ((3,),))
+    assert allocs[1].total_gpus == 2
+
+
+def test_gpu_type_must_match_when_requested() -> None:
+    nodes = by_name(node("n1", cpus=8, gpus=["a100", "a100", "v100", "v100"]))
+    allocs = started(schedule([job(1, gpus_per_node=1, gpu_type="v100"), job(2, gpus_per_node=2, gpu_type="a100"),
+                               job(3, gpus_per_node=1)], nodes, BATCH))
+    assert (allocs[1].gpu_ids, allocs[2].gpu_ids, allocs[3].gpu_ids) == (((2,),), ((0, 1),), ((3,),))
+
+
+def test_no_gpu_or_cpu_is_given_twice_in_a_pass() -> None:
+    nodes = by_name(node("n1", cpus=8, gpus=4), node("n2", cpus=8, gpus=4))
+    views = parts(partition("batch", ["n1", "n2"]))
+    decisions = schedule([job(i, gpus_per_node=1, cpus_per_task=2) for i in range(1, 7)], nodes, views)
+    allocs = started(decisions)
+    assert len(allocs) == 6
+    held = [(n, kind, i) for a in allocs.values() for n, cpus, gpus in zip(a.nodes, a.cpu_ids, a.gpu_ids)
+            for kind, ids in (("cpu", cpus), ("gpu", gpus)) for i in ids]
+    assert len(held) == len(set(held)) == 6 * 3
+
+
+def test_busy_gpus_mean_resources_and_block_the_partition() -> None:
+    nodes = by_name(node("n1", cpus=8, gpus=2, free_gpus={1}))
+    jobs = [job(1, gpus_per_node=2), job(2), job(3, gpus_per_node=1)]
+    # Job 1 could run once GPU 0 is free: it waits for Resources, and nothing behind it starts.
+    assert outcome(schedule(jobs, nodes, BATCH)) == {1: "Resources", 2: "Priority", 3: "Priority"}
+
+
+def test_gpu_requests_no_node_could_ever_satisfy_are_partition_config() -> None:
+    nodes = by_name(node("gpu", gpus=["a100", "a100"]), node("cpu"))
+    views = parts(partition("batch", ["gpu", "cpu"]))
+    jobs = [job(1, gpus_per_node=3), job(2, gpus_per_node=1, gpu_type="h100"), job(3, gpus_per_node=1, min_nodes=2),
+            job(4, gpus_per_node=2, gpu_type="a100")]
+    assert outcome(schedule(jobs, nodes, views)) == {
+        1: "PartitionConfig", 2: "PartitionConfig", 3: "PartitionConfig", 4: ("gpu",)}
+
+
+def test_gpu_jobs_go_where_the_gpus_are_and_others_still_fill_the_rest() -> None:
+    # Best fit alone would pick the snug CPU node; only the GPU node has what job 1 needs.
+    nodes = by_name(node("snug", cpus=8, free_cpus=2), node("gpu", cpus=8, gpus=1))
+    views = parts(partition("batch", ["snug", "gpu"]))
+    assert outcome(schedule([job(1, gpus_per_node=1), job(2)], nodes, views)) == {1: ("gpu",), 2: ("snug",)}
+
+
+def test_gpus_of_unusable_nodes_are_not_given() -> None:
+    nodes = by_name(node("down", gpus=4, usable=False), node("up", gpus=1))
+    views = parts(partition("batch", ["down", "up"]))
+    assert outcome(schedule([job(1, gpus_per_node=2), job(2, gpus_per_node=1)], nodes, views)) == {
+        1: "Resources", 2: "Priority"}
+    assert outcome(schedule([job(2, gpus_per_node=1)], nodes, views)) == {2: ("up",)}
+
+
+def test_allocation_shapes_are_checked() -> None:
+    with pytest.raises(ValueError):
+        Allocation(("n1",), (2,), (0,), cpu_ids=((0,),))            # 2 CPUs, 1 id
+    with pytest.raises(ValueError):
+        Allocation(("n1", "n2"), (1, 1), (0, 0), gpu_ids=((0,),))   # GPUs for one node of two
+    with pytest.raises(ValueError):
+        Allocation(("n1",), (1, 1), (0,))
+    # "No GPUs" has one spelling, so allocations compare equal however they were built.
+    assert Allocation(("a", "b"), (1, 1), (0, 0), gpu_ids=((), ())) == Allocation(("a", "b"), (1, 1), (0, 0))

@@ -1,0 +1,82 @@
+#!/usr/bin/env python3
+"""One full scheduling pass of the controller over many pending jobs (issue: scheduling pass).
+
+    /opt/pyslurm/bin/python bench/bench_schedule.py [--jobs 1000,10000] [--nodes 100,1000] [--repeat 5]
+
+Builds a real JobManager from a generated slurm.conf (nodes with 64 CPUs, one partition),
+submits the pending jobs through `submission` + `apply` as the controller does, registers
+every node, fills the cluster so every job is left pending (the worst case: each pass looks at
+every job), and times `schedule_pass`. Prints one JSON object per size.
+"""
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import statistics
+import tempfile
+import time
+from pathlib import Path
+
+from pyslurm_common.config import load_config
+from pyslurm_ctld.job import JobRequest
+from pyslurm_ctld.job_manager import JobManager
+
+CPUS = 64
+MEMORY_MB = 256_000
+
+
+def _request(cpus: int) -> JobRequest:
+    fields = {f.name: f.default for f in dataclasses.fields(JobRequest)
+              if f.default is not dataclasses.MISSING}
+    base = dict(name="bench", partition="", account="", qos="", min_nodes=1, num_tasks=1,
+                cpus_per_task=cpus, ntasks_given=False, cpus_per_task_given=True, mem_per_node_mb=0,
+                mem_per_cpu_mb=0, time_limit_min=60, work_dir="/tmp", std_out="/dev/null",
+                std_err="/dev/null", std_in="/dev/null", script="#!/bin/sh\ntrue\n", environment=(),
+                argv=(), command="", submit_host="bench", umask=0o22, export_env="", append_output=False,
+                nice=0, requeue=True)
+    return JobRequest(**{**fields, **base})
+
+
+def manager(nodes: int, jobs: int, workdir: Path) -> JobManager:
+    conf = workdir / f"slurm-{nodes}.conf"
+    conf.write_text(f"ClusterName=bench\nSlurmctldHost=localhost\n"
+                    f"NodeName=n[1-{nodes}] CPUs={CPUS} RealMemory={MEMORY_MB}\n"
+                    f"MaxJobCount={jobs + nodes + 10}\n"
+                    f"PartitionName=batch Nodes=n[1-{nodes}] Default=YES\n")
+    mgr = JobManager(load_config(conf), slurm_uid=0)
+    for name, rec in mgr.nodes.items():
+        mgr.node_registered(name, 0.0, cpus=rec.config.cpus, real_memory_mb=rec.config.real_memory_mb)
+    # Occupy every CPU first so that the measured pass keeps all `jobs` pending.
+    for _ in range(nodes):
+        mgr.apply(mgr.submission(_request(CPUS), 1000, 1000, "u", "u", False, 1))
+    for event in mgr.schedule_pass(2):
+        mgr.apply(event)
+    for i in range(jobs):
+        mgr.apply(mgr.submission(_request(1 + i % 8), 1000, 1000, "u", "u", False, 3))
+    return mgr
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--jobs", default="1000,10000")
+    parser.add_argument("--nodes", default="100,1000")
+    parser.add_argument("--repeat", type=int, default=5)
+    opts = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        for nodes in map(int, opts.nodes.split(",")):
+            for jobs in map(int, opts.jobs.split(",")):
+                mgr = manager(nodes, jobs, Path(tmp))
+                times = []
+                for _ in range(opts.repeat):
+                    start = time.perf_counter()
+                    started = mgr.schedule_pass(4)
+                    times.append(time.perf_counter() - start)
+                    assert not started, "the cluster was meant to be full"
+                print(json.dumps({"bench": "schedule_pass", "nodes": nodes, "pending_jobs": jobs,
+                                  "median_ms": round(statistics.median(times) * 1000, 2),
+                                  "min_ms": round(min(times) * 1000, 2)}))
+
+
+if __name__ == "__main__":
+    main()
