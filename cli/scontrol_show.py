@@ -126,6 +126,8 @@ def job_lines(job: JobInfo, now: int) -> list[str]:
         f"StdOut={job.std_out or default_out}",
         "Power=",
     ]
+    if job.tres_per_node:  # 22.05 prints the optional TRES lines after Power=
+        lines.append(f"TresPerNode={job.tres_per_node}")
     return lines
 
 
@@ -178,6 +180,7 @@ def node_lines(node: NodeInfo, user_name: Callable[[int], str] = user_name_of_ui
         f"AvailableFeatures={_or(node.features)}",
         f"ActiveFeatures={_or(node.features)}",
         f"Gres={_or(node.gres)}",
+        *([f"GresUsed={node.gres_used}"] if node.gres else []),
         f"{addr} Version={node.version}",
         f"OS={node.os} ",
         f"RealMemory={node.real_memory_mb} AllocMem={node.alloc_memory_mb} "

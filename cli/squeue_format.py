@@ -220,7 +220,7 @@ def _const(text: str) -> Getter:
 JOB_FIELDS: dict[str, JobField] = {
     "account": JobField("ACCOUNT", lambda j, n: j.account),
     "jobid_plain": JobField("JOBID", lambda j, n: str(j.job_id)),
-    "tres_per_node": JobField("TRES_PER_NODE", _const("N/A")),
+    "tres_per_node": JobField("TRES_PER_NODE", lambda j, now: j.tres_per_node or "N/A"),
     "batch_host": JobField("EXEC_HOST", lambda j, n: j.batch_host or "n/a"),
     "min_cpus": JobField("MIN_CPUS", lambda j, n: str(j.cpus_per_task or 1)),
     "cpus": JobField("CPUS", lambda j, n: str(j.num_cpus)),

@@ -8,6 +8,8 @@ process is left. Needs root (cgroups, setuid): skipped elsewhere, never in CI.
 """
 from __future__ import annotations
 
+import contextlib
+import itertools
 import os
 import pwd
 import shutil
@@ -24,9 +26,11 @@ from typing import Callable, Iterator
 import pytest
 
 from pyslurm_common.cluster_files import ClusterSpec, NodeSpec, write_cluster
+from pyslurm_d.cgroup_limits import v1_own_paths
 
 BIN = Path(sys.executable).parent
 USERS = ("alice", "bob")
+_CLUSTER_NUMBERS = itertools.count()
 KILL_WAIT = 3
 SLURMD_TIMEOUT = 4
 MIN_JOB_AGE = 30
@@ -66,10 +70,9 @@ class Cluster:
                 "LANG": "C.UTF-8"}
 
     def start(self, name: str) -> None:
-        args = {
-            "dbd": ["pyslurmdbd"], "ctld": ["pyslurmctld"], "agent": ["pyslurmsackd"],
-            "node1": ["pyslurmd", "-N", "node1"], "node2": ["pyslurmd", "-N", "node2"],
-        }[name]
+        args = {"dbd": ["pyslurmdbd"], "ctld": ["pyslurmctld"], "agent": ["pyslurmsackd"]}.get(name)
+        if args is None:
+            args = ["pyslurmd", "-N", name]
         log = (self.spec.log_dir / f"{name}.stderr").open("ab")
         self.procs[name] = subprocess.Popen([str(BIN / args[0]), *args[1:]], env=self.env,
                                             stdout=log, stderr=log, stdin=subprocess.DEVNULL)
@@ -115,7 +118,7 @@ class Cluster:
     def nodes_idle(self) -> bool:
         out = self.run("sinfo", "-h", "-N", "-o", "%N %t").stdout.split("\n")
         states = [line.split()[1] for line in out if line.strip()]
-        return len(states) == 2 and all(s == "idle" for s in states)
+        return len(states) == len(self.spec.nodes) and all(s == "idle" for s in states)
 
     def wait_idle(self) -> None:
         wait_for(self.nodes_idle, 30)
@@ -130,11 +133,12 @@ def _ensure_users() -> None:
 
 
 def _leftover_cgroups(cluster_name: str) -> list[str]:
-    found = []
-    for mount in (Path("/sys/fs/cgroup/unified"), Path("/sys/fs/cgroup")):
-        if (mount / "cgroup.procs").exists():
-            found += [str(p) for p in mount.glob(f"pyslurm_{cluster_name}_*") if p.is_dir()]
-    return found
+    """The cluster's cgroup trees, v2 (tracking) and v1 (limits on hybrid hosts), that still exist."""
+    pattern = f"pyslurm_{cluster_name}_*"
+    bases = [Path("/sys/fs/cgroup/unified"), Path("/sys/fs/cgroup")]
+    own = v1_own_paths(Path("/proc/self/cgroup").read_text())
+    bases += [Path("/sys/fs/cgroup") / controller / path.lstrip("/") for controller, path in own.items()]
+    return [str(p) for base in bases if base.is_dir() for p in base.glob(pattern) if p.is_dir()]
 
 
 def _user_processes() -> list[str]:
@@ -151,22 +155,27 @@ def _user_processes() -> list[str]:
     return found
 
 
-@pytest.fixture(scope="session")
-def cluster() -> Iterator[Cluster]:
-    _ensure_users()
-    root = Path(tempfile.mkdtemp(prefix="pyslurm-it-", dir="/tmp"))
-    os.chmod(root, 0o755)
-    spec = ClusterSpec(
-        cluster_name=f"it{os.getpid()}", conf_dir=root / "etc", state_dir=root / "state", run_dir=root / "run",
+def two_node_spec(root: Path, name: str) -> ClusterSpec:
+    return ClusterSpec(
+        cluster_name=name, conf_dir=root / "etc", state_dir=root / "state", run_dir=root / "run",
         nodes=(NodeSpec("node1", 2, 1000, port=free_port()), NodeSpec("node2", 2, 1000, port=free_port())),
         ctld_port=free_port(), dbd_port=free_port(), kill_wait=KILL_WAIT,
         slurmd_timeout=SLURMD_TIMEOUT, min_job_age=MIN_JOB_AGE,
     )
+
+
+@contextlib.contextmanager
+def running_cluster(make_spec: Callable[[Path, str], ClusterSpec]) -> Iterator[Cluster]:
+    """Start every daemon of a fresh cluster; on exit stop them and check nothing is left."""
+    _ensure_users()
+    root = Path(tempfile.mkdtemp(prefix="pyslurm-it-", dir="/tmp"))
+    os.chmod(root, 0o755)
+    spec = make_spec(root, f"it{os.getpid()}{next(_CLUSTER_NUMBERS)}")
     write_cluster(spec)
     work = root / "work"
-    work.mkdir(mode=0o755)
+    work.mkdir(mode=0o755, exist_ok=True)
     c = Cluster(spec=spec, work=work)
-    for name in ("dbd", "ctld", "node1", "node2", "agent"):
+    for name in ("dbd", "ctld", *(n.name for n in spec.nodes), "agent"):
         c.start(name)
     try:
         c.wait_idle()
@@ -184,3 +193,9 @@ def cluster() -> Iterator[Cluster]:
         shutil.rmtree(root, ignore_errors=True)
         assert not leftovers, f"cgroups left behind: {leftovers}"
         assert not processes, f"job processes left behind: {processes}"
+
+
+@pytest.fixture(scope="session")
+def cluster() -> Iterator[Cluster]:
+    with running_cluster(two_node_spec) as c:
+        yield c

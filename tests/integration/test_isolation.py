@@ -83,3 +83,21 @@ def test_cpus_are_confined_and_not_shared(cluster: Cluster) -> None:
         node = cluster.job_field(job_id, "N")
         assert cpus not in seen.setdefault(node, set())   # 4 jobs, 2 nodes x 2 CPUs: all distinct
         seen[node].add(cpus)
+
+
+def test_signal_before_the_time_limit_then_timeout(cluster: Cluster) -> None:
+    script = ("#!/bin/bash\ntrap 'echo got USR1 at $SECONDS' USR1\n"
+              "for i in $(seq 200); do sleep 1; done\n")
+    job_id = int(cluster.run("sbatch", "--parsable", "-t", "1", "--signal=B:USR1@57", user="bob",
+                             input=script, check=True).stdout)
+    cluster.wait_state(job_id, "RUNNING")
+    out_file = cluster.work_dir("bob") / f"slurm-{job_id}.out"
+    wait_for(lambda: out_file.exists() and "got USR1" in out_file.read_text(), timeout=15)
+    cluster.wait_state(job_id, "TIMEOUT", timeout=75)
+    assert cluster.job_field(job_id, "r") == "TimeLimit"
+    text = out_file.read_text()
+    assert re.search(rf"\*\*\* JOB {job_id} ON node\d CANCELLED AT \S+ DUE TO TIME LIMIT \*\*\*", text), text
+    seconds = int(re.search(r"got USR1 at (\d+)", text).group(1))  # type: ignore[union-attr]
+    assert 1 <= seconds <= 8
+    wait_for(lambda: cluster.run("sacct", "-n", "-P", "-j", str(job_id), "-o", "JobID,State",
+                                 user="bob").stdout == f"{job_id}|TIMEOUT\n{job_id}.batch|CANCELLED\n")
