@@ -162,8 +162,11 @@ def test_node_state_flags_gres_and_reason() -> None:
     node.state, node.alloc_cpus, node.alloc_memory_mb = "IDLE", 0, 0
     node.flags[:] = ["NOT_RESPONDING", "DRAIN"]
     node.gres, node.reason, node.reason_uid, node.reason_time = "gpu:2", "bad", 0, _t(9, 0, 0)
+    node.gres_used = "gpu:0"
     lines = sc.node_lines(node, user_name=lambda uid: "root")
-    assert lines[8].startswith("State=IDLE+DRAIN+NOT_RESPONDING ThreadsPerCore=1 ")
+    assert next(line for line in lines if line.startswith("State=")).startswith(
+        "State=IDLE+DRAIN+NOT_RESPONDING ThreadsPerCore=1 ")
+    assert lines[lines.index("Gres=gpu:2") + 1] == "GresUsed=gpu:0"  # only for nodes with GRES
     assert "CfgTRES=cpu=2,mem=24100M,billing=2,gres/gpu=2" in lines
     assert "AllocTRES=" in lines
     assert lines[-1] == "Reason=bad [root@2026-12-02T09:00:00]"
