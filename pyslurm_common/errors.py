@@ -29,6 +29,8 @@ class Strerror(StrEnum):
     NOT_PENDING = "Job is no longer pending execution"
     JOB_PENDING = "Job is pending execution"
     AUTH_FAILURE = "Protocol authentication error"
+    COMM_FAILURE = "Communication connection failure"
+    PROLOG_FAILED = "Prolog error"
     INTERNAL = "Unexpected error"
 
 
@@ -39,6 +41,7 @@ GRPC_CODE: dict[Strerror, str] = {
     Strerror.AUTH_FAILURE: "UNAUTHENTICATED",
     Strerror.TOO_MANY_JOBS: "RESOURCE_EXHAUSTED",
     Strerror.INTERNAL: "INTERNAL",
+    Strerror.PROLOG_FAILED: "FAILED_PRECONDITION",
 }
 DEFAULT_GRPC_CODE = "INVALID_ARGUMENT"
 

@@ -12,14 +12,15 @@ import logging
 import time
 
 from pyslurm_common.config import SlurmConfig
-from pyslurm_common.rpc import slurmd_pb2
+from pyslurm_common.errors import SlurmError, Strerror
+from pyslurm_common.rpc import slurmd_pb2, types_pb2
 from pyslurm_common.rpc_auth import Signer
 
 from . import convert
 from .accounting_outbox import AccountingOutbox
-from .events import (Account, BatchFinished, Effect, Event, Launch, SignalTasks, Terminate,
+from .events import (Account, BatchFinished, Effect, Event, JobRequeued, Launch, SignalTasks, Terminate,
                      event_from_dict, event_to_dict)
-from .job import Job
+from .job import Hold, Job
 from .job_env import batch_environment, merged_environment
 from .job_manager import JobManager
 from .journal import Journal
@@ -99,7 +100,11 @@ class Controller:
         except NodeLinkError as exc:
             log.error("job=%d launch failed: %s", job.job_id, exc)
             now = int(time.time())
-            await self.commit(BatchFinished(job.job_id, 1, 0, False, True, now))
+            if SlurmError.from_status_details(exc.details).strerror == Strerror.PROLOG_FAILED:
+                # Slurm's rule: requeue held (an admin looks at the node first), drain the node.
+                await self.commit(JobRequeued(job.job_id, Hold.ADMIN, node, "Prolog error", now))
+            else:
+                await self.commit(BatchFinished(job.job_id, 1, 0, False, True, now))
 
     def launch_message(self, job: Job) -> slurmd_pb2.BatchLaunch:
         assert job.allocation is not None
@@ -116,6 +121,17 @@ class Controller:
             cpu_ids=list(job.allocation.cpus_on(0)), gpu_indices=list(job.allocation.gpus_on(0)),
             rlimits=list(req.rlimits),
         )
+
+    async def step_usage(self, job_id: int, step_id: str, uid: int) -> types_pb2.StepUsageList:
+        """Live usage of a running job's steps, from its batch host (sstat); none if not running.
+
+        Raises SlurmError for an unknown job or a caller who is neither owner nor privileged,
+        NodeLinkError when the node does not answer. Reads only: no event, no journal.
+        """
+        node = self.manager.step_usage_host(job_id, uid)
+        if node is None:
+            return types_pb2.StepUsageList()
+        return await self.links.step_usage(node, self._address(node), job_id, step_id)
 
     async def _terminate(self, job_id: int, node: str, cause: str) -> None:
         while True:

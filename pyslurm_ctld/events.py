@@ -63,6 +63,19 @@ class BatchFinished:
     usage: StepUsage | None = None
     kill_task_failed: bool = False   # processes outlived SIGKILL: the node gets drained
     node: str = ""
+    epilog_failed: bool = False      # the node's Epilog failed: the node gets drained
+
+
+@dataclass(frozen=True, slots=True)
+class JobRequeued:
+    """The job goes back to the queue with the same id (here: its node's Prolog failed)."""
+
+    kind: ClassVar[str] = "requeued"
+    job_id: JobId
+    hold: Hold
+    node: str          # drained with `reason` ("" for none)
+    reason: str
+    time: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,10 +113,10 @@ class JobsPurged:
 
 
 Event = (JobSubmitted | JobStarted | JobHoldChanged | JobCancelled | JobTimedOut | BatchFinished
-         | NodeFailed | NodeAdminChanged | JobIdsUsed | JobsPurged)
+         | JobRequeued | NodeFailed | NodeAdminChanged | JobIdsUsed | JobsPurged)
 _KINDS: dict[str, type] = {cls.kind: cls for cls in (
     JobSubmitted, JobStarted, JobHoldChanged, JobCancelled, JobTimedOut, BatchFinished,
-    NodeFailed, NodeAdminChanged, JobIdsUsed, JobsPurged)}
+    JobRequeued, NodeFailed, NodeAdminChanged, JobIdsUsed, JobsPurged)}
 
 
 def event_to_dict(event: Event) -> dict[str, Any]:
@@ -117,7 +130,7 @@ def event_from_dict(data: dict[str, Any]) -> Event:
         return JobSubmitted(job=Job.from_dict(values["job"]))
     if cls is JobStarted:
         values["allocation"] = Allocation.from_dict(values["allocation"])
-    if cls is JobHoldChanged:
+    if cls in (JobHoldChanged, JobRequeued):
         values["hold"] = Hold(values["hold"])
     if cls is BatchFinished and values.get("usage") is not None:
         values["usage"] = StepUsage(**values["usage"])

@@ -26,7 +26,8 @@ from pyslurm_common.errors import SlurmError, Strerror
 from pyslurm_common.gres import gpu_slots, parse_gres
 
 from . import scheduler
-from .events import (Account, BatchFinished, Effect, Event, JobCancelled, JobHoldChanged, JobIdsUsed, JobsPurged,
+from .events import (Account, BatchFinished, Effect, Event, JobCancelled, JobHoldChanged, JobIdsUsed, JobRequeued,
+                     JobsPurged,
                      JobStarted, JobSubmitted, JobTimedOut, Launch, NodeAdminChanged, NodeFailed,
                      SignalTasks, Terminate)
 from .job import Hold, Job, JobId, JobRequest, JobState, Reason
@@ -175,6 +176,14 @@ class JobManager:
         if job.state is not JobState.RUNNING or job.allocation is None:
             raise SlurmError(Strerror.ALREADY_DONE if job.state.is_finished else Strerror.JOB_PENDING)
         return [SignalTasks(job.job_id, job.allocation.nodes, signal, batch_only, full)]
+
+    def step_usage_host(self, job_id: int, uid: int) -> str | None:
+        """The node to ask for the live usage of the job's steps (sstat): its batch host, None when
+        the job is not running. Only the owner or a privileged user may look."""
+        job = self._owned_job(job_id, uid)
+        if job.state is not JobState.RUNNING or job.allocation is None:
+            return None
+        return job.allocation.batch_host
 
     def hold_change(self, job_id: int, action: str, uid: int, now: int) -> JobHoldChanged:
         job = self._owned_job(job_id, uid)
@@ -416,9 +425,11 @@ class JobManager:
         exit_info = ({"exit_code": 0, "exit_signal": OOM_EXIT_SIGNAL} if event.out_of_memory
                      else {"exit_code": event.exit_code, "exit_signal": event.exit_signal})
         exit_info["usage"] = event.usage
+        node = event.node or (job.allocation.batch_host if job.allocation else "")
         if event.kill_task_failed:
-            self._drain(event.node or (job.allocation.batch_host if job.allocation else ""),
-                        "Kill task failed", event.time)
+            self._drain(node, "Kill task failed", event.time)
+        if event.epilog_failed:
+            self._drain(node, "Epilog error", event.time)
         if job.state is JobState.RUNNING:
             if event.launch_failed:
                 to, reason = JobState.FAILED, Reason.LAUNCH_FAILURE
@@ -433,6 +444,19 @@ class JobManager:
             job = self._set(dataclasses.replace(job, completing=False, **exit_info))
         else:
             return []
+        return [Account(job)]
+
+    def _apply_requeued(self, event: JobRequeued) -> list[Effect]:
+        job = self.jobs.get(event.job_id)
+        if job is None or job.state is not JobState.RUNNING:
+            return []
+        if event.node:
+            self._drain(event.node, event.reason, event.time)
+        held = event.hold is not Hold.NONE
+        job = self._set(transition(
+            job, JobState.PENDING, allocation=None, start_time=0, end_time=0, restarts=job.restarts + 1,
+            hold=event.hold, priority=0 if held else self._basic_priority(job.job_id),
+            reason=Reason.HELD_ADMIN if event.hold is Hold.ADMIN else Reason.HELD_USER if held else Reason.NONE))
         return [Account(job)]
 
     def _drain(self, node: str, reason: str, time: int) -> None:
@@ -559,6 +583,7 @@ _APPLY = {
     JobCancelled: JobManager._apply_cancelled,
     JobTimedOut: JobManager._apply_timeout,
     BatchFinished: JobManager._apply_finished,
+    JobRequeued: JobManager._apply_requeued,
     NodeFailed: JobManager._apply_node_failed,
     NodeAdminChanged: JobManager._apply_node_admin,
     JobIdsUsed: JobManager._apply_ids_used,

@@ -1,4 +1,4 @@
-"""Calls from the controller to node agents (launch, terminate, signal).
+"""Calls from the controller to node agents (launch, terminate, signal, step usage).
 
 One gRPC channel per node, every call signed as the controller. Calls never
 block the event loop's state changes: the controller fires them as tasks and
@@ -7,10 +7,11 @@ learns the outcome as events (a failed launch becomes a failed job).
 from __future__ import annotations
 
 import logging
+from typing import Any
 
 import grpc
 
-from pyslurm_common.rpc import slurmd_pb2, slurmd_pb2_grpc
+from pyslurm_common.rpc import slurmd_pb2, slurmd_pb2_grpc, types_pb2
 from pyslurm_common.rpc_auth import Signer, insecure_channel
 
 log = logging.getLogger(__name__)
@@ -18,7 +19,10 @@ CALL_TIMEOUT = 10.0
 
 
 class NodeLinkError(Exception):
-    pass
+    def __init__(self, message: str, code: str = "", details: str = "") -> None:
+        super().__init__(message)
+        self.code = code          # gRPC status name, e.g. FAILED_PRECONDITION
+        self.details = details
 
 
 class NodeLinks:
@@ -32,12 +36,13 @@ class NodeLinks:
             self._stubs[node] = (address, slurmd_pb2_grpc.NodeAgentStub(insecure_channel(address)))
         return self._stubs[node][1]
 
-    async def _call(self, node: str, address: str, method: str, request: object) -> None:
+    async def _call(self, node: str, address: str, method: str, request: object) -> Any:
         stub = self._stub(node, address)
         try:
-            await getattr(stub, method)(request, timeout=CALL_TIMEOUT, metadata=self._signer.metadata())
+            return await getattr(stub, method)(request, timeout=CALL_TIMEOUT, metadata=self._signer.metadata())
         except grpc.aio.AioRpcError as exc:
-            raise NodeLinkError(f"{method} on {node}: {exc.code().name}: {exc.details()}") from exc
+            raise NodeLinkError(f"{method} on {node}: {exc.code().name}: {exc.details()}",
+                                exc.code().name, exc.details() or "") from exc
 
     async def launch(self, node: str, address: str, launch: slurmd_pb2.BatchLaunch) -> None:
         await self._call(node, address, "LaunchBatch", launch)
@@ -48,3 +53,9 @@ class NodeLinks:
     async def signal(self, node: str, address: str, job_id: int, signal: int, batch_only: bool, full: bool) -> None:
         await self._call(node, address, "SignalJob", slurmd_pb2.NodeSignalRequest(
             job_id=job_id, signal=signal, batch_only=batch_only, full=full))
+
+    async def step_usage(self, node: str, address: str, job_id: int, step_id: str) -> types_pb2.StepUsageList:
+        """Live usage of the job's running steps on `node` (`step_id` "" = all of them)."""
+        reply: types_pb2.StepUsageList = await self._call(
+            node, address, "GetStepUsage", slurmd_pb2.NodeStepUsageQuery(job_id=job_id, step_id=step_id))
+        return reply

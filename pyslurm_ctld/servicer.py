@@ -1,11 +1,13 @@
 """gRPC Controller service: translate messages, check who is asking, delegate.
 
 Permissions: any authenticated user may submit and read; only the owner or a
-privileged user (root, SlurmUser) may cancel, signal or hold a job; node and
+privileged user (root, SlurmUser) may cancel, signal or hold a job, or see the live
+usage of its steps (sstat); node and
 node-agent RPCs are for privileged callers only.
 """
 from __future__ import annotations
 
+import logging
 import socket
 import time
 
@@ -22,7 +24,9 @@ from . import convert
 from .controller import Controller
 from .events import BatchFinished, NodeAdminChanged
 from .job import JobId, StepUsage
+from .node_link import NodeLinkError
 
+log = logging.getLogger(__name__)
 SLURM_COMPAT_VERSION = "22.05.8"
 
 
@@ -158,6 +162,14 @@ class ControllerServicer(ctld_pb2_grpc.ControllerServicer):
     async def Ping(self, request: types_pb2.Empty, context: grpc.aio.ServicerContext) -> ctld_pb2.PingReply:
         return ctld_pb2.PingReply(host=self.ctl.cfg.controller_host or socket.gethostname())
 
+    @translate_errors
+    async def GetStepUsage(self, request: ctld_pb2.StepUsageQuery, context: grpc.aio.ServicerContext) -> types_pb2.StepUsageList:
+        try:
+            return await self.ctl.step_usage(request.job_id, request.step_id, caller().uid)
+        except NodeLinkError as exc:
+            log.warning("job=%d step usage: %s", request.job_id, exc)
+            raise SlurmError(Strerror.COMM_FAILURE, str(exc)) from exc
+
     # ---- node agents ------------------------------------------------------------
 
     @translate_errors
@@ -186,5 +198,6 @@ class ControllerServicer(ctld_pb2_grpc.ControllerServicer):
         await self.ctl.commit(BatchFinished(
             JobId(request.job_id), request.exit_code, request.exit_signal, request.out_of_memory,
             request.launch_failed, request.end_time or int(time.time()), usage=usage,
-            kill_task_failed=request.kill_task_failed, node=request.node))
+            kill_task_failed=request.kill_task_failed, node=request.node,
+            epilog_failed=request.epilog_failed))
         return types_pb2.Empty()

@@ -144,6 +144,9 @@ class StepLimitSet(Protocol):
 
     def usage(self) -> Usage: ...
 
+    def current_rss_bytes(self) -> int:
+        """Memory the step's processes use now (sstat's live reading; 0 when unknown)."""
+
     def remove(self) -> None:
         """Undo everything :func:`create_step_limits` set up; idempotent."""
 
@@ -351,6 +354,9 @@ class V1StepLimits:
         per_tick = 1_000_000 / os.sysconf("SC_CLK_TCK")
         return Usage(max_rss, int(ticks.get("user", 0) * per_tick), int(ticks.get("system", 0) * per_tick))
 
+    def current_rss_bytes(self) -> int:
+        return _int_file(self.step_dirs["memory"] / "memory.usage_in_bytes") or 0
+
     def remove(self) -> None:
         first: CgroupLimitError | None = None
         for step_dir in self.step_dirs.values():
@@ -517,6 +523,9 @@ class V2StepLimits:
         cpu = _keyed(_read_optional(self.limit_dir / "cpu.stat") or "")
         return Usage(peak if peak is not None else self._rss_seen,
                      cpu.get("user_usec", 0), cpu.get("system_usec", 0))
+
+    def current_rss_bytes(self) -> int:
+        return _int_file(self.limit_dir / "memory.current") or 0
 
     def remove(self) -> None:
         if self._filter is not None:

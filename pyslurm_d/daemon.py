@@ -6,6 +6,7 @@ Only the controller (root / SlurmUser credentials) may call it.
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import pwd
 import socket
@@ -25,7 +26,7 @@ from pyslurm_common.rpc import ctld_pb2, ctld_pb2_grpc, slurmd_pb2, slurmd_pb2_g
 from pyslurm_common.rpc_auth import Signer, caller, insecure_channel, make_server, translate_errors
 
 from . import cgroup, hardware
-from .steps import Result, StepError, StepManager, StepPolicy
+from .steps import PrologFailed, Result, StepError, StepGone, StepManager, StepPolicy
 
 log = logging.getLogger(__name__)
 PROG = "pyslurmd"
@@ -48,6 +49,8 @@ class NodeAgentServicer(slurmd_pb2_grpc.NodeAgentServicer):
         self._require_controller()
         try:
             await self.steps.launch_batch(request)
+        except PrologFailed as exc:
+            raise SlurmError(Strerror.PROLOG_FAILED, str(exc)) from exc
         except (StepError, OSError) as exc:
             raise SlurmError(Strerror.INTERNAL, f"launch of job {request.job_id} failed: {exc}") from exc
         return types_pb2.Empty()
@@ -64,6 +67,26 @@ class NodeAgentServicer(slurmd_pb2_grpc.NodeAgentServicer):
         mode = "batch" if request.batch_only else "full" if request.full else "steps"
         await self.steps.command_quietly(request.job_id, f"signal {request.signal} {mode}")
         return types_pb2.Empty()
+
+    @translate_errors
+    async def GetStepUsage(self, request: slurmd_pb2.NodeStepUsageQuery,
+                           context: grpc.aio.ServicerContext) -> types_pb2.StepUsageList:
+        """Live usage of the job's steps here (only the batch step so far); none if not running."""
+        self._require_controller()
+        if request.step_id not in ("", "batch"):
+            return types_pb2.StepUsageList()
+        try:
+            usage = json.loads(await self.steps.query(request.job_id, "usage"))
+            info = types_pb2.StepUsageInfo(
+                job_id=request.job_id, step_id=str(usage["step"]), node=self.steps.node_name,
+                ntasks=int(usage["ntasks"]), max_rss_kb=int(usage["max_rss_bytes"]) // 1024,
+                current_rss_kb=int(usage["current_rss_bytes"]) // 1024,
+                user_cpu_usec=int(usage["user_cpu_usec"]), system_cpu_usec=int(usage["system_cpu_usec"]))
+        except StepGone:
+            return types_pb2.StepUsageList()
+        except (StepError, OSError, ValueError, KeyError, TypeError) as exc:
+            raise SlurmError(Strerror.INTERNAL, f"usage of job {request.job_id}: {exc}") from exc
+        return types_pb2.StepUsageList(steps=[info])
 
     @translate_errors
     async def Ping(self, request: types_pb2.Empty, context: grpc.aio.ServicerContext) -> types_pb2.Empty:
@@ -135,6 +158,7 @@ class ControllerSession:
             error=str(result.get("error", "")), start_time=int(result.get("start_time") or 0),  # type: ignore[arg-type]
             end_time=int(result.get("end_time") or time.time()),  # type: ignore[arg-type]
             kill_task_failed=bool(result.get("kill_task_failed")),
+            epilog_failed=bool(result.get("epilog_failed")),
             out_of_memory=bool(result.get("out_of_memory")),
             max_rss_kb=int(result.get("max_rss_kb") or 0),  # type: ignore[arg-type]
             user_cpu_usec=int(result.get("user_cpu_usec") or 0),  # type: ignore[arg-type]
@@ -148,6 +172,10 @@ class ControllerSession:
             except grpc.aio.AioRpcError as exc:
                 log.warning("job=%d completion not delivered (%s), retrying", request.job_id, exc.code().name)
                 await asyncio.sleep(RETRY)
+
+
+def _seconds(value: str | None) -> float | None:
+    return float(value) if value and value.isdigit() and int(value) > 0 else None
 
 
 def main() -> None:
@@ -183,7 +211,9 @@ def main() -> None:
             cgroup=load_cgroup_config(cgroup_conf_path(cfg.path)), backend=backend,
             node_tag=f"{cfg.cluster_name}_{node_name}", real_memory_mb=hw.real_memory_mb,
             gpu_devices={gpu.index: str(gpu.path) for gpu in gpus},
-            unkillable_timeout=int(unkillable) if unkillable.isdigit() else 60)
+            unkillable_timeout=int(unkillable) if unkillable.isdigit() else 60,
+            prolog=cfg.value("Prolog"), epilog=cfg.value("Epilog"),
+            script_timeout=_seconds(cfg.value("PrologEpilogTimeout")))
     except config_mod.ConfigError as exc:
         fatal(PROG, str(exc))
     log.info("cgroup.conf: %s", policy.cgroup)

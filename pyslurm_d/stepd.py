@@ -5,8 +5,9 @@ with the launch request as one JSON line on stdin. It creates the step's
 cgroup, opens the output files as the user, forks the task (which joins its
 task cgroup, drops to the user's groups/gid/uid and execs), then serves
 control commands on `<step dir>/stepd.sock` until every process of the step
-is gone. The outcome is written to `<step dir>/result.json`, which outlives
-both stepd and a restarting pyslurmd.
+is gone (`terminate <cause>`, `signal <num> <mode>` answer `ok`; `usage`
+answers one JSON line; failures answer `error <why>`). The outcome is written
+to `<step dir>/result.json`, which outlives both stepd and a restarting pyslurmd.
 
 Single-threaded on purpose: the task is forked directly, with no
 preexec_fn-in-a-threaded-process hazards. Imports only the stdlib.
@@ -313,7 +314,23 @@ class Stepd:
         if words[0] == "signal" and len(words) == 3 and words[1].isdigit():
             self.deliver(int(words[1]), words[2])
             return "ok"
+        if words[0] == "usage" and len(words) == 1:
+            return self.usage_line()
         return f"error unknown command {words[0]}"
+
+    def usage_line(self) -> str:
+        """The `usage` reply (sstat): one JSON object with the step's memory now and at its peak,
+        and its CPU times so far, read from the step's cgroup; `error <why>` if unreadable."""
+        if self.limits is None:
+            return "error step has no cgroup"
+        try:
+            usage = self.limits.usage()
+            current = self.limits.current_rss_bytes()
+        except CgroupLimitError as exc:
+            return f"error {exc}"
+        return json.dumps({"step": self.launch.step, "ntasks": 1, "max_rss_bytes": usage.max_rss_bytes,
+                           "current_rss_bytes": current, "user_cpu_usec": usage.user_cpu_usec,
+                           "system_cpu_usec": usage.system_cpu_usec})
 
     def terminate(self, cause: str) -> None:
         """Slurm's kill sequence: message, SIGCONT + SIGTERM, KillWait, SIGKILL."""

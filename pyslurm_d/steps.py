@@ -21,6 +21,8 @@ from typing import Awaitable, Callable
 from pyslurm_common.cgroup_conf import CgroupConfig, memory_limits
 from pyslurm_common.rpc import slurmd_pb2
 
+from .prolog import run_script, script_environment
+
 log = logging.getLogger(__name__)
 STEPD_START_TIMEOUT = 30.0
 ORPHAN_POLL = 0.5
@@ -38,6 +40,9 @@ class StepPolicy:
     real_memory_mb: int               # physical memory, caps memory limits (MaxRAMPercent)
     gpu_devices: dict[int, str]       # global GPU index -> device node
     unkillable_timeout: int = 60
+    prolog: str | None = None         # slurm.conf Prolog / Epilog, run as root around each job
+    epilog: str | None = None
+    script_timeout: float | None = None   # PrologEpilogTimeout (None: unlimited)
 
     def limits_for(self, msg: slurmd_pb2.BatchLaunch) -> dict[str, object]:
         cfg = self.cgroup
@@ -56,6 +61,14 @@ class StepPolicy:
 
 class StepError(Exception):
     pass
+
+
+class StepGone(StepError):
+    """The job has no stepd here (never had, or it just ended)."""
+
+
+class PrologFailed(StepError):
+    """The Prolog failed: nothing of the job was started here."""
 
 
 class StepManager:
@@ -85,6 +98,16 @@ class StepManager:
             shutil.rmtree(job_dir)
         job_dir.mkdir(mode=0o711, parents=True)
         os.chmod(job_dir, 0o711)
+        script_env = script_environment(list(msg.environment), self.node_name)
+        # Kept for the Epilog, which may run after a restart of this agent (root only: 0600).
+        fd = os.open(job_dir / "script_env.json", os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(fd, "w") as f:
+            json.dump(script_env, f)
+        if self.policy.prolog:
+            outcome = await run_script(self.policy.prolog, script_env, "prolog_slurmd", self.policy.script_timeout)
+            if not outcome.ok:
+                shutil.rmtree(job_dir, ignore_errors=True)
+                raise PrologFailed(outcome.detail)
         script = job_dir / "slurm_script"
         fd = os.open(script, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o700)
         with os.fdopen(fd, "w") as f:
@@ -134,23 +157,51 @@ class StepManager:
         except (FileNotFoundError, json.JSONDecodeError):
             result = {"job_id": job_id, "exit_code": 1, "exit_signal": 0, "launch_failed": True,
                       "error": "stepd ended without a result", "start_time": 0, "end_time": 0}
+        if self.policy.epilog:
+            result["epilog_failed"] = not await self._epilog(job_dir, result)
         await self._report(result)   # retries until the controller has it
         self._running.discard(job_id)
         shutil.rmtree(job_dir, ignore_errors=True)
 
+    async def _epilog(self, job_dir: Path, result: Result) -> bool:
+        assert self.policy.epilog is not None
+        try:
+            env: dict[str, str] = json.loads((job_dir / "script_env.json").read_text())
+        except (FileNotFoundError, json.JSONDecodeError):
+            env = {"SLURM_JOB_ID": str(result["job_id"]), "SLURMD_NODENAME": self.node_name}
+        env["SLURM_JOB_EXIT_CODE"] = str(result.get("exit_code", 0))
+        outcome = await run_script(self.policy.epilog, env, "epilog_slurmd", self.policy.script_timeout)
+        if not outcome.ok:
+            log.error("job=%s %s", result["job_id"], outcome.detail)
+        return outcome.ok
+
     # ---- control ----------------------------------------------------------------
 
-    async def command(self, job_id: int, words: str) -> None:
+    async def query(self, job_id: int, words: str) -> str:
+        """Send one control command to the job's stepd and return its one-line reply.
+
+        Raises StepGone when the job has no stepd here (or it went away), StepError for an
+        `error ...` reply.
+        """
         sock = self.job_dir(job_id) / "stepd.sock"
         if job_id not in self._running or not sock.exists():
-            raise StepError(f"job {job_id} has no step here")
-        reader, writer = await asyncio.open_unix_connection(str(sock))
+            raise StepGone(f"job {job_id} has no step here")
+        try:
+            reader, writer = await asyncio.open_unix_connection(str(sock))
+        except (FileNotFoundError, ConnectionRefusedError) as exc:
+            raise StepGone(f"job {job_id} has no step here ({exc.strerror})") from exc
         try:
             writer.write((words + "\n").encode())
             await writer.drain()
             reply = (await asyncio.wait_for(reader.readline(), 5)).decode().strip()
         finally:
             writer.close()
+        if not reply or reply.startswith("error"):
+            raise StepError(reply or "stepd gave no reply")
+        return reply
+
+    async def command(self, job_id: int, words: str) -> None:
+        reply = await self.query(job_id, words)
         if reply != "ok":
             raise StepError(reply)
 

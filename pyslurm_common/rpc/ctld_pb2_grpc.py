@@ -80,6 +80,11 @@ class ControllerStub:
                 request_serializer=types__pb2.Empty.SerializeToString,
                 response_deserializer=ctld__pb2.PingReply.FromString,
                 _registered_method=True)
+        self.GetStepUsage = channel.unary_unary(
+                '/pyslurm.Controller/GetStepUsage',
+                request_serializer=ctld__pb2.StepUsageQuery.SerializeToString,
+                response_deserializer=types__pb2.StepUsageList.FromString,
+                _registered_method=True)
         self.RegisterNode = channel.unary_unary(
                 '/pyslurm.Controller/RegisterNode',
                 request_serializer=ctld__pb2.NodeRegistration.SerializeToString,
@@ -155,6 +160,13 @@ class ControllerServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def GetStepUsage(self, request, context):
+        """sstat
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
     def RegisterNode(self, request, context):
         """node agents
         """
@@ -221,6 +233,11 @@ def add_ControllerServicer_to_server(servicer, server):
                     servicer.Ping,
                     request_deserializer=types__pb2.Empty.FromString,
                     response_serializer=ctld__pb2.PingReply.SerializeToString,
+            ),
+            'GetStepUsage': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetStepUsage,
+                    request_deserializer=ctld__pb2.StepUsageQuery.FromString,
+                    response_serializer=types__pb2.StepUsageList.SerializeToString,
             ),
             'RegisterNode': grpc.unary_unary_rpc_method_handler(
                     servicer.RegisterNode,
@@ -481,6 +498,33 @@ class Controller:
             '/pyslurm.Controller/Ping',
             types__pb2.Empty.SerializeToString,
             ctld__pb2.PingReply.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetStepUsage(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/pyslurm.Controller/GetStepUsage',
+            ctld__pb2.StepUsageQuery.SerializeToString,
+            types__pb2.StepUsageList.FromString,
             options,
             channel_credentials,
             insecure,

@@ -55,6 +55,11 @@ class NodeAgentStub:
                 request_serializer=types__pb2.Empty.SerializeToString,
                 response_deserializer=types__pb2.Empty.FromString,
                 _registered_method=True)
+        self.GetStepUsage = channel.unary_unary(
+                '/pyslurm.NodeAgent/GetStepUsage',
+                request_serializer=slurmd__pb2.NodeStepUsageQuery.SerializeToString,
+                response_deserializer=types__pb2.StepUsageList.FromString,
+                _registered_method=True)
 
 
 class NodeAgentServicer:
@@ -84,6 +89,12 @@ class NodeAgentServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def GetStepUsage(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_NodeAgentServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -106,6 +117,11 @@ def add_NodeAgentServicer_to_server(servicer, server):
                     servicer.Ping,
                     request_deserializer=types__pb2.Empty.FromString,
                     response_serializer=types__pb2.Empty.SerializeToString,
+            ),
+            'GetStepUsage': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetStepUsage,
+                    request_deserializer=slurmd__pb2.NodeStepUsageQuery.FromString,
+                    response_serializer=types__pb2.StepUsageList.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -216,6 +232,33 @@ class NodeAgent:
             '/pyslurm.NodeAgent/Ping',
             types__pb2.Empty.SerializeToString,
             types__pb2.Empty.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetStepUsage(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/pyslurm.NodeAgent/GetStepUsage',
+            slurmd__pb2.NodeStepUsageQuery.SerializeToString,
+            types__pb2.StepUsageList.FromString,
             options,
             channel_credentials,
             insecure,
