@@ -182,6 +182,45 @@ def _derived_exit(r: SacctRow) -> Value:
     return f"{worst.exit_code}:{worst.exit_signal}"
 
 
+def format_kb(kb: int) -> str:
+    """Sizes as sacct prints them: K, promoted to M/G/T only while exactly divisible (2000K stays)."""
+    if kb == 0:
+        return "0"
+    value, unit = kb, 0
+    while value % 1024 == 0 and unit < 3:
+        value //= 1024
+        unit += 1
+    return f"{value}{'KMGT'[unit]}"
+
+
+def format_cpu_time(usec: int) -> str:
+    """TotalCPU/UserCPU/SystemCPU: `MM:SS.mmm` under an hour, else `[D-]HH:MM:SS`."""
+    seconds, micro = divmod(usec, 1_000_000)
+    days, rest = divmod(seconds, 86400)
+    hours, rest = divmod(rest, 3600)
+    minutes, secs = divmod(rest, 60)
+    if days:
+        return f"{days}-{hours:02d}:{minutes:02d}:{secs:02d}"
+    if hours:
+        return f"{hours:02d}:{minutes:02d}:{secs:02d}"
+    return f"{minutes:02d}:{secs:02d}.{micro // 1000:03d}"
+
+
+def _step_rss(r: SacctRow) -> Value:
+    """Memory is a step figure (blank on the job row); with one task, AveRSS equals MaxRSS."""
+    if r.step is None or not r.step.end_time:
+        return None
+    return format_kb(r.step.max_rss_kb)
+
+
+def _cpu(get: Callable[[pb.StepInfo], int]) -> Callable[[SacctRow], Value]:
+    """A step's CPU time; the job row shows the sum over its steps."""
+    def value(r: SacctRow) -> Value:
+        steps = [r.step] if r.step is not None else list(r.record.steps)
+        return format_cpu_time(sum(get(s) for s in steps))
+    return value
+
+
 @dataclass(frozen=True, slots=True)
 class SacctField:
     """Default signed width and value getter of one field."""
@@ -192,6 +231,11 @@ class SacctField:
 
 FIELDS: dict[str, SacctField] = {
     "Account": SacctField(10, lambda r: r.job.account),
+    "AveRSS": SacctField(10, _step_rss),
+    "MaxRSS": SacctField(10, _step_rss),
+    "SystemCPU": SacctField(10, _cpu(lambda s: s.system_cpu_usec)),
+    "TotalCPU": SacctField(10, _cpu(lambda s: s.user_cpu_usec + s.system_cpu_usec)),
+    "UserCPU": SacctField(10, _cpu(lambda s: s.user_cpu_usec)),
     "AllocCPUS": SacctField(10, _alloc_cpus),
     "AllocNodes": SacctField(10, _alloc_nodes),
     "AllocTRES": SacctField(10, _job_only(_alloc_tres)),

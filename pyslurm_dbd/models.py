@@ -132,5 +132,8 @@ class StepRow(Base):
     nodes: Mapped[str] = mapped_column(Text, default="")
     num_cpus: Mapped[int] = mapped_column(BigInteger, default=0)
     num_tasks: Mapped[int] = mapped_column(BigInteger, default=0)
+    max_rss_kb: Mapped[int] = mapped_column(BigInteger, default=0)
+    user_cpu_usec: Mapped[int] = mapped_column(BigInteger, default=0)
+    system_cpu_usec: Mapped[int] = mapped_column(BigInteger, default=0)
 
     job: Mapped[JobRow] = relationship(back_populates="steps")

@@ -49,7 +49,7 @@ _JOB_FIELDS: tuple[str, ...] = (
 # StepInfo fields stored in a column of the same name (step_id is the key).
 _STEP_FIELDS: tuple[str, ...] = (
     "name", "state", "exit_code", "exit_signal", "start_time", "end_time", "nodes", "num_cpus",
-    "num_tasks",
+    "num_tasks", "max_rss_kb", "user_cpu_usec", "system_cpu_usec",
 )  # fmt: skip
 
 # Named steps listed before the numbered ones, in this order (as sacct shows them).

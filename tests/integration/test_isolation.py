@@ -101,3 +101,22 @@ def test_signal_before_the_time_limit_then_timeout(cluster: Cluster) -> None:
     assert 1 <= seconds <= 8
     wait_for(lambda: cluster.run("sacct", "-n", "-P", "-j", str(job_id), "-o", "JobID,State",
                                  user="bob").stdout == f"{job_id}|TIMEOUT\n{job_id}.batch|CANCELLED\n")
+
+
+def test_step_usage_reaches_accounting(cluster: Cluster) -> None:
+    script = ("#!/bin/bash\n/usr/bin/python3 -c '\nimport time\nb = bytearray(100 << 20)\n"
+              "end = time.process_time() + 1\nwhile time.process_time() < end: pass\n'\n")
+    job_id = int(cluster.run("sbatch", "--parsable", user="alice", input=script, check=True).stdout)
+    cluster.wait_state(job_id, "COMPLETED", timeout=30)
+
+    def batch_row() -> list[str]:
+        out = cluster.run("sacct", "-n", "-P", "-j", str(job_id), "-o", "JobID,MaxRSS,TotalCPU,UserCPU",
+                          user="alice").stdout
+        return next((line.split("|") for line in out.splitlines() if line.endswith(".batch") or ".batch|" in line), [])
+
+    wait_for(lambda: len(batch_row()) == 4 and batch_row()[1] not in ("", "0"))
+    _, max_rss, total, user = batch_row()
+    number, unit = int(max_rss[:-1]), max_rss[-1]
+    assert number * {"K": 1, "M": 1024, "G": 1024 ** 2}[unit] >= 100 * 1024, max_rss
+    assert re.fullmatch(r"00:0[1-9]\.\d{3}", total), total             # the loop burns >= 1 s of CPU
+    assert re.fullmatch(r"00:0\d\.\d{3}", user) and user != "00:00.000", user

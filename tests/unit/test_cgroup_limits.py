@@ -243,6 +243,13 @@ def test_v1_usage_of_an_empty_step(fs: FakeCgroupFs, v1root: Path) -> None:
     assert v1(v1root, StepLimits()).usage() == Usage(0, 0, 0)
 
 
+def test_v1_current_rss_is_memory_usage_in_bytes(fs: FakeCgroupFs, v1root: Path) -> None:
+    limits = v1(v1root, StepLimits())
+    assert limits.current_rss_bytes() == 0
+    (limits.step_dirs["memory"] / "memory.usage_in_bytes").write_text("4096000\n")
+    assert limits.current_rss_bytes() == 4096000
+
+
 def test_v1_remove_everything_and_is_idempotent(fs: FakeCgroupFs, v1root: Path) -> None:
     limits = v1(v1root, StepLimits(memory_bytes=64 * MiB, cpus=(1,), denied_devices=(GPU0,)))
     limits.remove()
@@ -450,6 +457,7 @@ def test_v2_usage_from_memory_peak_and_cpu_stat(fs: FakeCgroupFs, v2tree: Path) 
     (user / "memory.current").write_text("1000\n")
     (user / "cpu.stat").write_text("usage_usec 1500\nuser_usec 1000\nsystem_usec 500\nnr_periods 0\n")
     assert limits.usage() == Usage(5000000, 1000, 500)
+    assert limits.current_rss_bytes() == 1000
 
 
 def test_v2_usage_samples_memory_current_without_peak(fs: FakeCgroupFs, v2tree: Path) -> None:

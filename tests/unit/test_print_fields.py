@@ -137,3 +137,15 @@ def test_renderer_numbers_and_blanks() -> None:
     cols = [pf.Column("N", 3), pf.Column("S", -4), pf.Column("B", 2)]
     assert pf.render(cols, [[12345, "abcdef", None]]) == [
         "  N S     B ", "--- ---- -- ", "12345 abc+    "]
+
+
+@pytest.mark.parametrize(("kb", "text"), [(0, "0"), (1024, "1M"), (2000, "2000K"), (3 * 1024 * 1024, "3G"),
+                                          (1536, "1536K")])
+def test_sizes_are_promoted_only_when_exact(kb: int, text: str) -> None:
+    assert sa.format_kb(kb) == text
+
+
+@pytest.mark.parametrize(("usec", "text"), [(4_000, "00:00.004"), (61_250_000, "01:01.250"),
+                                            (3_600_000_000, "01:00:00"), (90_061_000_000, "1-01:01:01")])
+def test_cpu_times(usec: int, text: str) -> None:
+    assert sa.format_cpu_time(usec) == text
