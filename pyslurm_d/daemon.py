@@ -11,6 +11,7 @@ import logging
 import pwd
 import socket
 import time
+from pathlib import Path
 
 import grpc
 import psutil
@@ -182,6 +183,8 @@ def main() -> None:
     parser = argument_parser(PROG, "pyslurm node agent")
     parser.add_argument("-N", dest="node_name", help="node name (default: short host name)")
     parser.add_argument("-C", dest="print_hw", action="store_true", help="print this node's hardware and exit")
+    parser.add_argument("--dev-root", type=Path, default=Path("/dev"),
+                        help="where GPU autodetection looks for nvidia<N> devices (containers, tests)")
     opts = parser.parse_args()
     node_name = opts.node_name or socket.gethostname().split(".")[0]
     hw = hardware.detect()
@@ -206,7 +209,7 @@ def main() -> None:
     unkillable = cfg.value("UnkillableStepTimeout") or "60"
     try:
         node_gres = load_gres_conf(cfg.path.parent / "gres.conf", node_name)
-        gpus = hardware.detect_gpus() if node_gres.autodetect else node_gres.gpus
+        gpus = hardware.detect_gpus(opts.dev_root) if node_gres.autodetect else node_gres.gpus
         policy = StepPolicy(
             cgroup=load_cgroup_config(cgroup_conf_path(cfg.path)), backend=backend,
             node_tag=f"{cfg.cluster_name}_{node_name}", real_memory_mb=hw.real_memory_mb,

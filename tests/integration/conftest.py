@@ -63,6 +63,7 @@ class Cluster:
     spec: ClusterSpec
     work: Path
     procs: dict[str, subprocess.Popen[bytes]] = field(default_factory=dict)
+    node_args: dict[str, tuple[str, ...]] = field(default_factory=dict)   # extra pyslurmd arguments
 
     @property
     def env(self) -> dict[str, str]:
@@ -72,7 +73,7 @@ class Cluster:
     def start(self, name: str) -> None:
         args = {"dbd": ["pyslurmdbd"], "ctld": ["pyslurmctld"], "agent": ["pyslurmsackd"]}.get(name)
         if args is None:
-            args = ["pyslurmd", "-N", name]
+            args = ["pyslurmd", "-N", name, *self.node_args.get(name, ())]
         log = (self.spec.log_dir / f"{name}.stderr").open("ab")
         self.procs[name] = subprocess.Popen([str(BIN / args[0]), *args[1:]], env=self.env,
                                             stdout=log, stderr=log, stdin=subprocess.DEVNULL)
@@ -165,7 +166,9 @@ def two_node_spec(root: Path, name: str) -> ClusterSpec:
 
 
 @contextlib.contextmanager
-def running_cluster(make_spec: Callable[[Path, str], ClusterSpec]) -> Iterator[Cluster]:
+def running_cluster(make_spec: Callable[[Path, str], ClusterSpec],
+                    node_args: dict[str, tuple[str, ...]] | None = None,
+                    wait_idle: bool = True) -> Iterator[Cluster]:
     """Start every daemon of a fresh cluster; on exit stop them and check nothing is left."""
     _ensure_users()
     root = Path(tempfile.mkdtemp(prefix="pyslurm-it-", dir="/tmp"))
@@ -174,11 +177,12 @@ def running_cluster(make_spec: Callable[[Path, str], ClusterSpec]) -> Iterator[C
     write_cluster(spec)
     work = root / "work"
     work.mkdir(mode=0o755, exist_ok=True)
-    c = Cluster(spec=spec, work=work)
+    c = Cluster(spec=spec, work=work, node_args=dict(node_args or {}))
     for name in ("dbd", "ctld", *(n.name for n in spec.nodes), "agent"):
         c.start(name)
     try:
-        c.wait_idle()
+        if wait_idle:
+            c.wait_idle()
         yield c
     finally:
         c.run("scancel", "-u", "alice")

@@ -17,7 +17,7 @@ import pytest
 
 from pyslurm_common.cluster_files import ClusterSpec
 
-from .conftest import Cluster, running_cluster, two_node_spec
+from .conftest import Cluster, running_cluster, two_node_spec, wait_for
 
 GPUS = 4
 
@@ -98,3 +98,36 @@ def test_jobs_without_gpus_get_no_gpu_variables(gpu_cluster: Cluster) -> None:
                                 user="alice")
     gpu_cluster.wait_state(job_id, "COMPLETED")
     assert (gpu_cluster.work_dir("alice") / f"slurm-{job_id}.out").read_text() == "0\n"
+
+
+def test_autodetected_gpus_without_gres_conf(tmp_path_factory: pytest.TempPathFactory) -> None:
+    dev = tmp_path_factory.mktemp("dev")
+    for index in range(2):
+        os.mknod(dev / f"nvidia{index}", stat.S_IFCHR | 0o666, os.makedev(195, index))
+    os.mknod(dev / "nvidiactl", stat.S_IFCHR | 0o666, os.makedev(195, 255))  # not a GPU
+
+    def spec(root: Path, name: str) -> ClusterSpec:
+        base = two_node_spec(root, name)
+        return dataclasses.replace(base, nodes=(dataclasses.replace(base.nodes[0], name="auto1", gres="gpu:2"),))
+
+    with running_cluster(spec, node_args={"auto1": ("--dev-root", str(dev))}) as c:
+        job_id = c.sbatch("--gpus=1", "--wrap", "echo $CUDA_VISIBLE_DEVICES $SLURM_JOB_GPUS $SLURM_GPUS", user="bob")
+        c.wait_state(job_id, "COMPLETED")
+        assert (c.work_dir("bob") / f"slurm-{job_id}.out").read_text() == "0 0 1\n"
+
+
+def test_a_node_with_fewer_gpus_than_configured_goes_down(tmp_path_factory: pytest.TempPathFactory) -> None:
+    dev = tmp_path_factory.mktemp("dev1")
+    os.mknod(dev / "nvidia0", stat.S_IFCHR | 0o666, os.makedev(195, 0))
+
+    def spec(root: Path, name: str) -> ClusterSpec:
+        base = two_node_spec(root, name)
+        return dataclasses.replace(base, nodes=(dataclasses.replace(base.nodes[0], name="short1", gres="gpu:2"),))
+
+    with running_cluster(spec, node_args={"short1": ("--dev-root", str(dev)),}, wait_idle=False) as c:
+        def reason() -> str:
+            out = c.run("scontrol", "show", "node", "short1").stdout
+            return next((line.strip() for line in out.splitlines() if line.strip().startswith("Reason=")), "")
+
+        wait_for(lambda: reason().startswith("Reason=gres/gpu count reported lower than configured (1 < 2)"))
+        assert "short1 down" in c.run("sinfo", "-h", "-N", "-o", "%N %t").stdout
