@@ -175,6 +175,16 @@ class ControllerSession:
                 await asyncio.sleep(RETRY)
 
 
+def _gather_frequency(value: str | None) -> int:
+    """`JobAcctGatherFrequency=30` or `task=30,energy=...`: the task sampling interval."""
+    for item in (value or "30").split(","):
+        key, sep, number = item.partition("=")
+        text = number if sep else key
+        if (not sep or key.strip().lower() == "task") and text.strip().isdigit():
+            return int(text)
+    return 30
+
+
 def _seconds(value: str | None) -> float | None:
     return float(value) if value and value.isdigit() and int(value) > 0 else None
 
@@ -216,7 +226,8 @@ def main() -> None:
             gpu_devices={gpu.index: str(gpu.path) for gpu in gpus},
             unkillable_timeout=int(unkillable) if unkillable.isdigit() else 60,
             prolog=cfg.value("Prolog"), epilog=cfg.value("Epilog"),
-            script_timeout=_seconds(cfg.value("PrologEpilogTimeout")))
+            script_timeout=_seconds(cfg.value("PrologEpilogTimeout")),
+            gather_frequency=_gather_frequency(cfg.value("JobAcctGatherFrequency")))
     except config_mod.ConfigError as exc:
         fatal(PROG, str(exc))
     log.info("cgroup.conf: %s", policy.cgroup)

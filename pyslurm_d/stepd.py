@@ -66,6 +66,7 @@ class Launch:
     memory_bytes: int | None = None
     memory_swap_bytes: int | None = None
     denied_devices: list[str] = field(default_factory=list)  # device nodes the step may not open
+    gather_frequency: int = 30          # JobAcctGatherFrequency (task=N): seconds between samples
 
 
 @dataclass(slots=True)
@@ -229,6 +230,7 @@ class Stepd:
         self.selector.register(wake_r, selectors.EVENT_READ, "wake")
         self.selector.register(control, selectors.EVENT_READ, "control")
         self._reap()  # the task may already have exited
+        next_sample = time.monotonic() + self.launch.gather_frequency
         while not self._done():
             timeout = POLL if self.state.task_status is not None or self.state.kill_deadline else 1.0
             for key, _ in self.selector.select(timeout):
@@ -238,6 +240,9 @@ class Stepd:
                     self._handle_control(control)
             self._reap()
             self._enforce_kill_deadline()
+            if self.launch.gather_frequency > 0 and time.monotonic() >= next_sample:
+                next_sample = time.monotonic() + self.launch.gather_frequency
+                self._sample()
 
     def _done(self) -> bool:
         if self.state.task_status is None:
@@ -250,6 +255,15 @@ class Stepd:
             self.state.unkillable = True
             return True
         return False
+
+    def _sample(self) -> None:
+        """Periodic accounting sample (JobAcctGatherFrequency): keeps the running figures current
+        (where the kernel keeps no peak, the backend tracks it from these samples)."""
+        if self.limits is not None and self.state.task_status is None:
+            try:
+                self.state.usage = self.limits.usage()
+            except CgroupLimitError:
+                pass
 
     def _collect_usage(self) -> None:
         """OOM events and usage once the task is gone, with the Slurm message for OOM kills."""

@@ -43,6 +43,7 @@ class StepPolicy:
     prolog: str | None = None         # slurm.conf Prolog / Epilog, run as root around each job
     epilog: str | None = None
     script_timeout: float | None = None   # PrologEpilogTimeout (None: unlimited)
+    gather_frequency: int = 30            # JobAcctGatherFrequency task sampling, seconds
 
     def limits_for(self, msg: slurmd_pb2.BatchLaunch) -> dict[str, object]:
         cfg = self.cgroup
@@ -55,7 +56,7 @@ class StepPolicy:
             "memory_bytes": memory, "memory_swap_bytes": memory_swap if cfg.constrain_swap_space else None,
             "denied_devices": ([path for index, path in sorted(self.gpu_devices.items()) if index not in allocated]
                                if cfg.constrain_devices else []),
-            "unkillable_timeout": self.unkillable_timeout,
+            "unkillable_timeout": self.unkillable_timeout, "gather_frequency": self.gather_frequency,
         }
 
 

@@ -20,7 +20,8 @@ import pytest
 
 from pyslurm_common.config import load_config
 from pyslurm_common.errors import SlurmError, Strerror
-from pyslurm_ctld.events import (Account, BatchFinished, Effect, Event, JobCancelled, JobsPurged, JobStarted,
+from pyslurm_ctld.events import (Account, BatchFinished, Effect, Event, JobCancelled, JobRequeued, JobsPurged,
+                                 JobStarted,
                                  JobSubmitted, JobTimedOut, Launch, NodeAdminChanged, NodeFailed, SignalTasks,
                                  Terminate, event_from_dict, event_to_dict)
 from pyslurm_ctld.job import Allocation, Hold, Job, JobId, JobRequest, JobState, Reason
@@ -1082,3 +1083,51 @@ def test_job_record_round_trips_through_its_dict(tmp_path: Path) -> None:
     record = mgr.jobs[job.job_id]
     assert Job.from_dict(json.loads(json.dumps(record.to_dict()))) == record
     assert Job.from_dict({**record.to_dict(), "from_a_newer_version": 1}) == record
+
+
+# ---- node trouble reported with a job's end ---------------------------------------------------------
+
+
+@pytest.mark.parametrize(("flag", "reason"), [("kill_task_failed", "Kill task failed"),
+                                              ("epilog_failed", "Epilog error")])
+def test_an_unkillable_step_or_failed_epilog_drains_the_node(tmp_path: Path, flag: str, reason: str) -> None:
+    mgr = make_manager(tmp_path)
+    job = run_job(mgr)
+    assert job.allocation is not None
+    node = job.allocation.batch_host
+    mgr.apply(BatchFinished(job.job_id, 0, 9, False, False, 300, node=node, **{flag: True}))
+    rec = mgr.nodes[node]
+    assert (rec.drain, rec.reason) == (True, reason)
+    assert mgr.jobs[job.job_id].state is JobState.FAILED  # killed by signal 9, as reported
+
+
+def test_a_failed_prolog_requeues_held_and_drains(tmp_path: Path) -> None:
+    mgr = make_manager(tmp_path)
+    job = run_job(mgr)
+    assert job.allocation is not None
+    node = job.allocation.batch_host
+    effects = mgr.apply(JobRequeued(job.job_id, Hold.ADMIN, node, "Prolog error", 250))
+    again = mgr.jobs[job.job_id]
+    assert (again.state, again.hold, again.reason, again.restarts) == (
+        JobState.PENDING, Hold.ADMIN, Reason.HELD_ADMIN, 1)
+    assert again.allocation is None and again.start_time == 0 and again.priority == 0
+    assert (mgr.nodes[node].drain, mgr.nodes[node].reason) == (True, "Prolog error")
+    assert effects == [Account(again)]
+    assert mgr.node_usage()[node].cpus == 0  # the requeued job holds nothing any more
+
+
+def test_over_time_limit_extends_the_time_limit(tmp_path: Path) -> None:
+    mgr = make_manager(tmp_path, extra="OverTimeLimit=2\n")
+    job = run_job(mgr, now=200, time_limit_min=1)
+    assert mgr.timeouts(200 + 60 + 119) == []
+    assert [e.job_id for e in mgr.timeouts(200 + 180)] == [job.job_id]
+
+
+def test_signal_before_the_limit_is_sent_once(tmp_path: Path) -> None:
+    mgr = make_manager(tmp_path)
+    job = run_job(mgr, now=200, time_limit_min=10, signal_number=10, signal_seconds=60,
+                  signal_batch_only=True)
+    assert mgr.signals_due(200 + 539) == []
+    due = mgr.signals_due(200 + 540)
+    assert [(e.job_id, e.signal, e.batch_only) for e in due] == [(job.job_id, 10, True)]  # type: ignore[union-attr]
+    assert mgr.signals_due(200 + 541) == []

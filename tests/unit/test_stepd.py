@@ -1,0 +1,70 @@
+"""stepd's end-of-step decisions, with the cgroup replaced by a recording fake."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from pyslurm_d import stepd as stepd_mod
+from pyslurm_d.stepd import Launch, Stepd
+
+
+class FakeCgroup:
+    def __init__(self) -> None:
+        self.alive = True
+        self.kills = 0
+
+    def populated(self) -> bool:
+        return self.alive
+
+    def kill_all(self) -> None:
+        self.kills += 1
+
+
+def _stepd(tmp_path: Path, unkillable_timeout: int = 60) -> tuple[Stepd, FakeCgroup]:
+    launch = Launch(job_id=7, uid=1000, gid=1000, user_name="u", node_name="n1", script_path="/bin/true",
+                    argv=[], environment=[], work_dir="/tmp", std_out="/dev/null", std_err="/dev/null",
+                    std_in="/dev/null", append=False, umask=0o22, kill_wait=5,
+                    unkillable_timeout=unkillable_timeout)
+    step = Stepd(launch, tmp_path, tmp_path)
+    fake = FakeCgroup()
+    step.cg = fake  # type: ignore[assignment]
+    return step, fake
+
+
+def test_the_step_is_done_when_the_script_ended_and_the_cgroup_is_empty(tmp_path: Path) -> None:
+    step, cg = _stepd(tmp_path)
+    assert not step._done()          # script still running
+    step.state.task_status = 0
+    assert not step._done()          # processes left in the cgroup
+    cg.alive = False
+    assert step._done() and not step.state.unkillable
+
+
+def test_processes_that_outlive_sigkill_end_the_wait_as_unkillable(tmp_path: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    clock = [1000.0]
+    monkeypatch.setattr(stepd_mod.time, "monotonic", lambda: clock[0])
+    step, cg = _stepd(tmp_path, unkillable_timeout=60)
+    step.state.task_status = 9
+    step._kill_everything()
+    assert cg.kills == 1 and step.state.killed_at == 1000.0
+    clock[0] = 1059.0
+    assert not step._done()
+    clock[0] = 1061.0
+    assert step._done() and step.state.unkillable
+    assert step.result()["kill_task_failed"] is True
+
+
+def test_terminate_waits_killwait_before_sigkill(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    clock = [50.0]
+    monkeypatch.setattr(stepd_mod.time, "monotonic", lambda: clock[0])
+    step, cg = _stepd(tmp_path)
+    cg.pids = lambda: []  # type: ignore[attr-defined]
+    cg.signal_all = lambda sig: None  # type: ignore[attr-defined]
+    step.terminate("CANCELLED")
+    step._enforce_kill_deadline()
+    assert cg.kills == 0
+    clock[0] = 55.0
+    step._enforce_kill_deadline()
+    assert cg.kills == 1
