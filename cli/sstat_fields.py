@@ -24,8 +24,8 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 from cli.print_fields import Column, FormatError, Parsable, Value, parse_field_list, render
+from cli.sacct_fields import format_cpu_time, format_kb
 from pyslurm_common.rpc import messages as pb
-from pyslurm_common.units import format_cpu_time, format_size_kb
 
 __all__ = ["DEFAULT_FIELDS", "FormatError", "JobStep", "help_format", "parse_fields",
            "parse_job_steps", "render_sstat", "row_values", "select_steps"]
@@ -95,9 +95,9 @@ class SstatField:
 
 FIELDS: dict[str, SstatField] = {
     "AveCPU": SstatField(10, lambda s: format_cpu_time(_per_task(_cpu_usec(s), s))),
-    "AveRSS": SstatField(10, lambda s: format_size_kb(_per_task(s.current_rss_kb, s))),
+    "AveRSS": SstatField(10, lambda s: format_kb(_per_task(s.current_rss_kb, s))),
     "JobID": SstatField(-12, lambda s: f"{s.job_id}.{s.step_id}"),
-    "MaxRSS": SstatField(10, lambda s: format_size_kb(s.max_rss_kb)),
+    "MaxRSS": SstatField(10, lambda s: format_kb(s.max_rss_kb)),
     "MaxRSSNode": SstatField(10, lambda s: s.node),
     "MaxRSSTask": SstatField(10, lambda s: 0),
     "MinCPU": SstatField(10, lambda s: format_cpu_time(_per_task(_cpu_usec(s), s))),

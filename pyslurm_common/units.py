@@ -26,11 +26,9 @@ import time
 
 __all__ = [
     "UNLIMITED",
-    "format_cpu_time",
     "format_duration_hms",
     "format_duration_squeue",
     "format_memory_mb",
-    "format_size_kb",
     "format_time_limit_hms",
     "format_time_limit_sinfo",
     "format_time_limit_squeue",
@@ -128,19 +126,6 @@ def format_memory_mb(mb: int) -> str:
     return f"{value}P"
 
 
-def format_size_kb(kb: int) -> str:
-    """Format a measured size in KB the way sacct/sstat print MaxRSS and AveRSS: the largest
-    unit that divides it exactly (``1024`` → ``1M``, ``2000`` → ``2000K``, ``0`` → ``0``)."""
-    if kb <= 0:
-        return "0"
-    value = kb
-    for unit in ("K", "M", "G", "T"):
-        if value % 1024 != 0:
-            return f"{value}{unit}"
-        value //= 1024
-    return f"{value}P"
-
-
 # --------------------------------------------------------------------------------------------
 # durations and time limits as printed
 
@@ -197,24 +182,6 @@ def format_duration_hms(seconds: int) -> str:
     if days:
         return f"{days}-{hours:02d}:{minutes:02d}:{secs:02d}"
     return f"{hours:02d}:{minutes:02d}:{secs:02d}"
-
-
-def format_cpu_time(usec: int) -> str:
-    """sacct ``TotalCPU``/``UserCPU``/``SystemCPU``, sstat ``AveCPU``/``MinCPU``, from microseconds.
-
-    ``D-HH:MM:SS`` from a day on, ``HH:MM:SS`` from an hour on; below that ``MM:SS.mmm`` when
-    there are milliseconds, else ``00:MM:SS`` (``4000`` → ``00:00.004``, ``65000000`` → ``00:01:05``).
-    """
-    seconds, micro = divmod(max(0, usec), 1_000_000)
-    millis = micro // 1000
-    days, hours, minutes, secs = _split(seconds)
-    if days:
-        return f"{days}-{hours:02d}:{minutes:02d}:{secs:02d}"
-    if hours:
-        return f"{hours:02d}:{minutes:02d}:{secs:02d}"
-    if millis:
-        return f"{minutes:02d}:{secs:02d}.{millis:03d}"
-    return f"00:{minutes:02d}:{secs:02d}"
 
 
 def format_time_limit_hms(minutes: int | None) -> str:

@@ -80,7 +80,7 @@ def test_parsable_output_and_field_abbreviations() -> None:
 def test_averages_are_per_task() -> None:
     columns = sstat_fields.parse_fields("AveRSS,AveCPU,MinCPU,TotalCPU,Nodelist%-6")
     step = _usage(step="0", ntasks=4, current_rss_kb=4096, user_cpu_usec=8_000_000, system_cpu_usec=0)
-    assert sstat_fields.row_values(columns, step) == ["1M", "00:00:02", "00:00:02", "00:00:08", "node1"]
+    assert sstat_fields.row_values(columns, step) == ["1M", "00:02.000", "00:02.000", "00:08.000", "node1"]
 
 
 def test_zero_usage_and_width_override() -> None:

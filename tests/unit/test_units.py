@@ -11,11 +11,9 @@ import pytest
 from pyslurm_common import units
 from pyslurm_common.units import (
     UNLIMITED,
-    format_cpu_time,
     format_duration_hms,
     format_duration_squeue,
     format_memory_mb,
-    format_size_kb,
     format_time_limit_hms,
     format_time_limit_sinfo,
     format_time_limit_squeue,
@@ -300,25 +298,3 @@ def test_parse_datetime_reads_no_clock(utc: None, monkeypatch: pytest.MonkeyPatc
 def test_parse_datetime_invalid(utc: None, text: str) -> None:
     with pytest.raises(ValueError):
         parse_datetime(text, NOW)
-
-
-# --- measured sizes and CPU times (sacct/sstat MaxRSS, TotalCPU: spec sacct §1, §2.4) -------
-
-
-@pytest.mark.parametrize(
-    ("kb", "text"),
-    [(0, "0"), (1, "1K"), (1023, "1023K"), (1024, "1M"), (2000, "2000K"), (102660, "102660K"),
-     (102400, "100M"), (1536, "1536K"), (1024**2, "1G"), (3 * 1024**3, "3T"), (1024**4, "1P")],
-)
-def test_format_size_kb_uses_the_largest_exact_unit(kb: int, text: str) -> None:
-    assert format_size_kb(kb) == text
-
-
-@pytest.mark.parametrize(
-    ("usec", "text"),
-    [(0, "00:00:00"), (999, "00:00:00"), (4000, "00:00.004"), (1_234_567, "00:01.234"),
-     (65_000_000, "00:01:05"), (65_500_000, "01:05.500"), (3_723_456_000, "01:02:03"),
-     (90_061_000_000, "1-01:01:01"), (-5, "00:00:00")],
-)
-def test_format_cpu_time_adds_milliseconds_below_an_hour(usec: int, text: str) -> None:
-    assert format_cpu_time(usec) == text
