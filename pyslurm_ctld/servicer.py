@@ -10,6 +10,7 @@ from __future__ import annotations
 import logging
 import socket
 import time
+from typing import Awaitable, Callable, Iterable
 
 import grpc
 
@@ -35,6 +36,18 @@ def _gpu_count(gres: str) -> int:
         return sum(spec.count for spec in parse_gres(gres) if spec.name == "gpu") if gres else 0
     except GresError:
         return 0
+
+
+async def _per_job(job_ids: Iterable[int], action: Callable[[int], Awaitable[None]]) -> list[ctld_pb2.SignalResult]:
+    """Run `action` for each job; a refusal is that job's result, not the whole call's."""
+    results = []
+    for job_id in job_ids:
+        try:
+            await action(job_id)
+            results.append(ctld_pb2.SignalResult(job_id=job_id))
+        except SlurmError as exc:
+            results.append(ctld_pb2.SignalResult(job_id=job_id, error=exc.strerror))
+    return results
 
 
 class ControllerServicer(ctld_pb2_grpc.ControllerServicer):
@@ -76,31 +89,25 @@ class ControllerServicer(ctld_pb2_grpc.ControllerServicer):
     async def SignalJobs(self, request: ctld_pb2.SignalRequest, context: grpc.aio.ServicerContext) -> ctld_pb2.SignalReply:
         uid = caller().uid
         now = int(time.time())
-        results = []
-        for job_id in request.job_ids:
-            try:
-                if request.signal == 0:
-                    await self.ctl.commit(self.manager.cancellation(job_id, uid, now))
-                else:
-                    self.ctl.perform(self.manager.signalling(job_id, uid, request.signal,
-                                                             request.batch_only, request.full))
-                results.append(ctld_pb2.SignalResult(job_id=job_id))
-            except SlurmError as exc:
-                results.append(ctld_pb2.SignalResult(job_id=job_id, error=exc.strerror))
-        return ctld_pb2.SignalReply(results=results)
+
+        async def one(job_id: int) -> None:
+            if request.signal == 0:
+                await self.ctl.commit(self.manager.cancellation(job_id, uid, now))
+            else:
+                self.ctl.perform(self.manager.signalling(job_id, uid, request.signal,
+                                                         request.batch_only, request.full))
+
+        return ctld_pb2.SignalReply(results=await _per_job(request.job_ids, one))
 
     @translate_errors
     async def UpdateJobs(self, request: ctld_pb2.JobUpdateRequest, context: grpc.aio.ServicerContext) -> ctld_pb2.JobUpdateReply:
         uid = caller().uid
         now = int(time.time())
-        results = []
-        for job_id in request.job_ids:
-            try:
-                await self.ctl.commit(self.manager.hold_change(job_id, request.action, uid, now))
-                results.append(ctld_pb2.SignalResult(job_id=job_id))
-            except SlurmError as exc:
-                results.append(ctld_pb2.SignalResult(job_id=job_id, error=exc.strerror))
-        return ctld_pb2.JobUpdateReply(results=results)
+
+        async def one(job_id: int) -> None:
+            await self.ctl.commit(self.manager.hold_change(job_id, request.action, uid, now))
+
+        return ctld_pb2.JobUpdateReply(results=await _per_job(request.job_ids, one))
 
     @translate_errors
     async def GetNodes(self, request: types_pb2.Empty, context: grpc.aio.ServicerContext) -> ctld_pb2.NodeList:
