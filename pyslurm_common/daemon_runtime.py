@@ -11,6 +11,8 @@ import sys
 from pathlib import Path
 from typing import Awaitable, Callable, NoReturn
 
+from . import sd_notify
+
 LEVELS = {
     "quiet": logging.CRITICAL, "fatal": logging.CRITICAL, "error": logging.ERROR,
     "info": logging.INFO, "verbose": logging.INFO, "debug": logging.DEBUG,
@@ -51,14 +53,34 @@ def write_pid_file(path: str | None) -> None:
 
 
 def run_until_signalled(serve: Callable[[asyncio.Event], Awaitable[None]]) -> None:
-    """Run `serve(stop)` on a fresh event loop; SIGTERM/SIGINT set `stop`."""
+    """Run `serve(stop)` on a fresh event loop; SIGTERM/SIGINT set `stop`.
+
+    `serve` calls `sd_notify.ready()` once it accepts requests; this tells systemd STOPPING
+    when asked to stop and keeps a configured watchdog fed while the loop runs.
+    """
+
+    async def feed_watchdog(interval: float) -> None:
+        while True:
+            sd_notify.notify("WATCHDOG=1")
+            await asyncio.sleep(interval)
 
     async def runner() -> None:
         stop = asyncio.Event()
         loop = asyncio.get_running_loop()
+
+        def request_stop() -> None:
+            sd_notify.stopping()
+            stop.set()
+
         for sig in (signal.SIGTERM, signal.SIGINT):
-            loop.add_signal_handler(sig, stop.set)
-        await serve(stop)
+            loop.add_signal_handler(sig, request_stop)
+        interval = sd_notify.watchdog_interval()
+        watchdog = asyncio.create_task(feed_watchdog(interval)) if interval else None
+        try:
+            await serve(stop)
+        finally:
+            if watchdog is not None:
+                watchdog.cancel()
 
     asyncio.run(runner())
 

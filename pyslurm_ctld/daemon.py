@@ -6,6 +6,7 @@ import logging
 import pwd
 
 from pyslurm_common import config as config_mod
+from pyslurm_common import sd_notify
 from pyslurm_common.auth import AuthError, Verifier, load_key
 from pyslurm_common.daemon_runtime import (argument_parser, fatal, run_until_signalled, setup_logging,
                                            write_pid_file)
@@ -47,6 +48,7 @@ def main() -> None:
         await server.start()
         ctl.resend_accounting()
         log.info("listening on %s, cluster %s", address, cfg.cluster_name)
+        sd_notify.ready(f"listening on {address}")
         loops = [asyncio.create_task(c) for c in (
             ctl.run_scheduler(stop), ctl.run_periodic(stop), ctl.outbox.run_sender(stop))]
         await stop.wait()

@@ -17,6 +17,7 @@ import grpc
 import psutil
 
 from pyslurm_common import config as config_mod
+from pyslurm_common import sd_notify
 from pyslurm_common.auth import AuthError, Verifier, load_key
 from pyslurm_common.cgroup_conf import cgroup_conf_path, load_cgroup_config
 from pyslurm_common.gres import load_gres_conf
@@ -246,6 +247,7 @@ def main() -> None:
         if server.add_insecure_port(f"0.0.0.0:{port}") == 0:
             fatal(PROG, f"cannot listen on port {port}")
         await server.start()
+        sd_notify.ready(f"node {node_name} listening on port {port}")
         beat = asyncio.create_task(session.run(stop))
         await stop.wait()
         beat.cancel()

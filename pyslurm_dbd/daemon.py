@@ -6,6 +6,7 @@ import logging
 import pwd
 
 from pyslurm_common import config as config_mod
+from pyslurm_common import sd_notify
 from pyslurm_common.auth import AuthError, Verifier, load_key
 from pyslurm_common.daemon_runtime import (argument_parser, fatal, run_until_signalled, setup_logging,
                                            write_pid_file)
@@ -44,6 +45,7 @@ def main() -> None:
             fatal(PROG, f"cannot listen on {address}")
         await server.start()
         log.info("listening on %s, storage %s", address, dbd.storage_url.split("@")[-1])
+        sd_notify.ready(f"listening on {address}")
         await stop.wait()
         await server.stop(grace=1)
         store.close()

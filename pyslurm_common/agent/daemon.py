@@ -17,6 +17,7 @@ from pathlib import Path
 import grpc
 
 from .. import config as config_mod
+from .. import sd_notify
 from ..auth import AuthError, Identity, load_key
 from ..daemon_runtime import argument_parser, fatal, run_until_signalled, setup_logging, write_pid_file
 from ..rpc_auth import Signer, insecure_channel
@@ -97,6 +98,7 @@ def main() -> None:
         agent = Agent(Signer(key, host=host), f"{cfg.controller_addr}:{cfg.ctld_port}", dbd, host)
         server = await asyncio.start_unix_server(agent.handle, sock=listen_socket(cfg.auth_socket))
         log.info("listening on %s", cfg.auth_socket)
+        sd_notify.ready(f"listening on {cfg.auth_socket}")
         await stop.wait()
         server.close()
         cfg.auth_socket.unlink(missing_ok=True)
