@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import os
 import resource
-import shutil
 import socket
 import sys
 from pathlib import Path
@@ -25,7 +24,6 @@ from pyslurm_common.rpc import messages as pb
 from . import client
 from .app import die, run
 from .sbatch_script import ScriptError, directive_lines, validate, wrap
-from .signals import parse_signal
 
 PROG = "sbatch"
 # Limits a job inherits from the submitting shell, as Slurm's PropagateResourceLimits=ALL.
@@ -127,6 +125,8 @@ def _resolve_script(script: str, chdir: str | None) -> Path:
         return base / script if not script.startswith("/") else Path(script)
     if (base / script).exists():
         return base / script
+    import shutil  # only for scripts found through $PATH: keeps the common start-up lean
+
     found = shutil.which(script)
     return Path(found) if found else base / script
 
@@ -217,6 +217,8 @@ def _signal(values: dict[str, Any]) -> tuple[int, int, bool]:
     if len(text) > 2 and text[1] == ":" and text[0] in "RB":
         batch_only, text = text[0] == "B", text[2:]
     name, _, secs = text.partition("@")
+    from .signals import parse_signal  # the signal module's enums cost start-up time otherwise
+
     try:
         number = parse_signal(name)
         seconds = int(secs) if secs else 60
