@@ -16,28 +16,21 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from .cgroup_limits import CgroupLimitError, detect_backend
+
 
 class CgroupError(Exception):
     pass
 
 
-def find_v2_mount(mountinfo: str) -> tuple[Path, str] | None:
-    """(mount point, backend) from /proc/self/mountinfo text; backend is v2 or hybrid."""
-    v2: Path | None = None
-    has_v1 = False
+def find_v2_mount(mountinfo: str) -> Path | None:
+    """Where the cgroup v2 hierarchy is mounted, from /proc/self/mountinfo text."""
     for line in mountinfo.splitlines():
         left, _, right = line.partition(" - ")
-        fstype = right.split(" ", 1)[0]
         fields = left.split()
-        if len(fields) < 5:
-            continue
-        if fstype == "cgroup2":
-            v2 = Path(fields[4])
-        elif fstype == "cgroup":
-            has_v1 = True
-    if v2 is None:
-        return None
-    return v2, "hybrid" if has_v1 else "v2"
+        if right.split(" ", 1)[0] == "cgroup2" and len(fields) >= 5:
+            return Path(fields[4])
+    return None
 
 
 def own_v2_path(proc_cgroup: str) -> str:
@@ -47,14 +40,42 @@ def own_v2_path(proc_cgroup: str) -> str:
     raise CgroupError("process has no cgroup v2 membership")
 
 
+AGENT_LEAF_PREFIX = "pyslurmd_"
+
+
+def delegated_base(own: str) -> str:
+    """The cgroup the node agent was given: its own, or the parent of the leaf it moved into."""
+    parts = [p for p in own.strip("/").split("/") if p]
+    if parts and parts[-1].startswith(AGENT_LEAF_PREFIX):
+        parts = parts[:-1]
+    return "/".join(parts)
+
+
 def detect(cluster_name: str, node_name: str) -> tuple[Path, str]:
     """The node's job cgroup root and the backend name, for this process."""
-    found = find_v2_mount(Path("/proc/self/mountinfo").read_text())
-    if found is None:
+    mountinfo = Path("/proc/self/mountinfo").read_text()
+    mount = find_v2_mount(mountinfo)
+    if mount is None:
         raise CgroupError("no cgroup v2 hierarchy is mounted")
-    mount, backend = found
-    own = own_v2_path(Path("/proc/self/cgroup").read_text()).lstrip("/")
-    return mount / own / f"pyslurm_{cluster_name}_{node_name}", backend
+    try:
+        backend = detect_backend(mountinfo)  # limits: v1 controllers where mounted (hybrid), else v2
+    except CgroupLimitError as exc:
+        raise CgroupError(str(exc)) from exc
+    base = delegated_base(own_v2_path(Path("/proc/self/cgroup").read_text()))
+    return mount / base / f"pyslurm_{cluster_name}_{node_name}", backend
+
+
+def move_agent_to_leaf(root: Path, node_name: str) -> Path:
+    """On v2, controllers can be handed down only by a cgroup without processes, so the agent
+    leaves its delegated cgroup (systemd's Delegate=yes unit) for a leaf of its own, as slurmd
+    does; the job trees stay siblings of that leaf."""
+    leaf = root.parent / f"{AGENT_LEAF_PREFIX}{node_name}"
+    try:
+        leaf.mkdir(exist_ok=True)
+        join(leaf)
+    except OSError as exc:
+        raise CgroupError(f"cannot move the node agent into {leaf}: {exc.strerror}") from exc
+    return leaf
 
 
 @dataclass(frozen=True, slots=True)

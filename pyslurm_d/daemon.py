@@ -207,6 +207,8 @@ def main() -> None:
         node = cfg.node(node_name)
         key = load_key(cfg.key_file)
         root, backend = cgroup.detect(cfg.cluster_name, node_name)
+        if backend == "v2":
+            cgroup.move_agent_to_leaf(root, node_name)
     except (config_mod.ConfigError, AuthError, cgroup.CgroupError) as exc:
         fatal(PROG, str(exc))
     except KeyError:

@@ -49,10 +49,10 @@ def _v1_mounted(controller: str) -> bool:
 
 
 def _v2_root() -> Path | None:
-    found = cgroup.find_v2_mount(MOUNTINFO)
-    if found is None:
+    mount = cgroup.find_v2_mount(MOUNTINFO)
+    if mount is None:
         return None
-    return found[0] / cgroup.own_v2_path(SELF_CGROUP).lstrip("/") / NODE_DIR
+    return mount / cgroup.own_v2_path(SELF_CGROUP).lstrip("/") / NODE_DIR
 
 
 V2_ROOT = _v2_root()

@@ -659,3 +659,12 @@ def test_instruction_encoding() -> None:
 def test_program_rejects_bad_devices() -> None:
     with pytest.raises(ValueError):
         bpf_devices.device_program([Device("c", 1 << 31, 0)])
+
+
+def test_the_node_agents_delegated_cgroup_is_its_own_or_its_leafs_parent() -> None:
+    from pyslurm_d.cgroup import delegated_base, find_v2_mount
+
+    assert delegated_base("/system.slice/pyslurmd.service") == "system.slice/pyslurmd.service"
+    assert delegated_base("/system.slice/pyslurmd.service/pyslurmd_gpu1") == "system.slice/pyslurmd.service"
+    assert delegated_base("/") == ""
+    assert find_v2_mount(HYBRID) == Path("/sys/fs/cgroup/unified")
