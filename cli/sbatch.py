@@ -23,7 +23,7 @@ from pyslurm_common.rpc import messages as pb
 
 from . import client
 from .app import die, run
-from .sbatch_script import ScriptError, directive_lines, validate, wrap
+from .sbatch_script import LEGACY_WARNING, ScriptError, directive_lines, legacy_directives, validate, wrap
 
 PROG = "sbatch"
 # Limits a job inherits from the submitting shell, as Slurm's PropagateResourceLimits=ALL.
@@ -89,6 +89,8 @@ def sbatch(**cli_values: Any) -> None:
     try:
         text, command, default_name = _read_script(script, wrapped, cli_values.get("chdir"))
         validate(text)
+        if legacy_directives(text):
+            print(f"{PROG}: error: {LEGACY_WARNING}", file=sys.stderr)
         values = _merge(ctx, cli_values, directive_lines(text, script or "stdin"))
     except ScriptError as exc:
         die(*exc.lines, exit_code=exc.exit_code, severity=exc.severity)

@@ -37,6 +37,31 @@ def validate(text: str) -> None:
                           "instead of expected UNIX line breaks (\\n).")
 
 
+MAGIC = "#SBATCH"
+LEGACY_MAGIC = "#SLURM"   # still accepted, with a warning (legacy_directives)
+LEGACY_WARNING = "Change from #SLURM to #SBATCH in your script and verify the options are valid in sbatch"
+
+
+def _directive_rest(line: str) -> str | None:
+    """The text after `#SBATCH` (or legacy `#SLURM`) at column 0, or None for other lines."""
+    for magic in (MAGIC, LEGACY_MAGIC):
+        if line.startswith(magic):
+            rest = line[len(magic):]
+            return rest if not rest or rest[0].isspace() else None
+    return None
+
+
+def legacy_directives(text: str) -> bool:
+    """True if the directive block uses `#SLURM` (sbatch then prints LEGACY_WARNING once)."""
+    for line in text.splitlines():
+        stripped = line.strip()
+        if stripped and not stripped.startswith("#"):
+            return False
+        if line.startswith(LEGACY_MAGIC) and _directive_rest(line) is not None:
+            return True
+    return False
+
+
 def directive_lines(text: str, source: str) -> list[list[str]]:
     """Arguments of each `#SBATCH` line of the leading comment block, in order."""
     found: list[list[str]] = []
@@ -44,10 +69,8 @@ def directive_lines(text: str, source: str) -> list[list[str]]:
         stripped = line.strip()
         if stripped and not stripped.startswith("#"):
             break  # the first command ends the directive block
-        if not line.startswith("#SBATCH"):
-            continue
-        rest = line[len("#SBATCH"):]
-        if rest and not rest[0].isspace():
+        rest = _directive_rest(line)
+        if rest is None:
             continue
         lexer = shlex.shlex(rest, posix=True)
         lexer.whitespace_split = True

@@ -18,7 +18,7 @@ from pyslurm_common.rpc_auth import Signer
 
 from . import convert
 from .accounting_outbox import AccountingOutbox
-from .events import (Account, BatchFinished, Effect, Event, JobRequeued, Launch, SignalTasks, Terminate,
+from .events import (Account, Effect, Event, JobRequeued, Launch, SignalTasks, Terminate,
                      event_from_dict, event_to_dict)
 from .job import Hold, Job
 from .job_env import batch_environment, merged_environment
@@ -103,8 +103,8 @@ class Controller:
             if SlurmError.from_status_details(exc.details).strerror == Strerror.PROLOG_FAILED:
                 # Slurm's rule: requeue held (an admin looks at the node first), drain the node.
                 await self.commit(JobRequeued(job.job_id, Hold.ADMIN, node, "Prolog error", now))
-            else:
-                await self.commit(BatchFinished(job.job_id, 1, 0, False, True, now))
+            else:  # the node agent did not take it: requeue (up to MAX_BATCH_REQUEUE times)
+                await self.commit(JobRequeued(job.job_id, Hold.NONE, "", "", now))
 
     def launch_message(self, job: Job) -> slurmd_pb2.BatchLaunch:
         assert job.allocation is not None

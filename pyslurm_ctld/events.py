@@ -40,6 +40,7 @@ class JobCancelled:
     job_id: JobId
     by_uid: int
     time: int
+    reason: str = ""   # a pending job keeps the reason it waited for (sacct Reason)
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,13 +69,24 @@ class BatchFinished:
 
 @dataclass(frozen=True, slots=True)
 class JobRequeued:
-    """The job goes back to the queue with the same id (here: its node's Prolog failed)."""
+    """The job goes back to the queue with the same id: its node's Prolog failed, or the
+    launch did not reach the node (after MAX_BATCH_REQUEUE of those the job fails instead)."""
 
     kind: ClassVar[str] = "requeued"
     job_id: JobId
     hold: Hold
     node: str          # drained with `reason` ("" for none)
     reason: str
+    time: int
+
+
+@dataclass(frozen=True, slots=True)
+class JobLost:
+    """The job's batch host registered without it (rebooted, say): the run is over (NODE_FAIL)."""
+
+    kind: ClassVar[str] = "lost"
+    job_id: JobId
+    node: str
     time: int
 
 
@@ -113,10 +125,10 @@ class JobsPurged:
 
 
 Event = (JobSubmitted | JobStarted | JobHoldChanged | JobCancelled | JobTimedOut | BatchFinished
-         | JobRequeued | NodeFailed | NodeAdminChanged | JobIdsUsed | JobsPurged)
+         | JobRequeued | JobLost | NodeFailed | NodeAdminChanged | JobIdsUsed | JobsPurged)
 _KINDS: dict[str, type] = {cls.kind: cls for cls in (
     JobSubmitted, JobStarted, JobHoldChanged, JobCancelled, JobTimedOut, BatchFinished,
-    JobRequeued, NodeFailed, NodeAdminChanged, JobIdsUsed, JobsPurged)}
+    JobRequeued, JobLost, NodeFailed, NodeAdminChanged, JobIdsUsed, JobsPurged)}
 
 
 def event_to_dict(event: Event) -> dict[str, Any]:

@@ -26,7 +26,8 @@ from pyslurm_common.errors import SlurmError, Strerror
 from pyslurm_common.gres import gpu_slots, parse_gres
 
 from . import scheduler
-from .events import (Account, BatchFinished, Effect, Event, JobCancelled, JobHoldChanged, JobIdsUsed, JobRequeued,
+from .events import (Account, BatchFinished, Effect, Event, JobCancelled, JobHoldChanged, JobIdsUsed, JobLost,
+                     JobRequeued,
                      JobsPurged,
                      JobStarted, JobSubmitted, JobTimedOut, Launch, NodeAdminChanged, NodeFailed,
                      SignalTasks, Terminate)
@@ -38,6 +39,8 @@ log = logging.getLogger(__name__)
 
 UNLIMITED = -1
 OOM_EXIT_SIGNAL = 125
+MAX_BATCH_REQUEUE = 5      # launch-failure requeues before the job fails (Slurm's MAX_BATCH_REQUEUE)
+LAUNCH_GRACE = 10          # seconds a just-started job may be missing from its node's report
 # priority/basic: earlier jobs first, every job below this ceiling.
 BASIC_PRIORITY_CEILING = 4294901760
 
@@ -169,7 +172,8 @@ class JobManager:
         job = self._owned_job(job_id, uid)
         if job.state.is_finished:
             raise SlurmError(Strerror.ALREADY_DONE)
-        return JobCancelled(job.job_id, by_uid=uid, time=now)
+        pending_reason = str(job.reason) if job.state is JobState.PENDING and job.reason is not Reason.NONE else ""
+        return JobCancelled(job.job_id, by_uid=uid, time=now, reason=pending_reason)
 
     def signalling(self, job_id: int, uid: int, signal: int, batch_only: bool, full: bool) -> list[Effect]:
         job = self._owned_job(job_id, uid)
@@ -341,6 +345,19 @@ class JobManager:
         value = self.cfg.value("ReturnToService") or "0"
         return int(value) if value.isdigit() else 0
 
+    def lost_jobs(self, node: str, reported: Iterable[int], now: int) -> list[JobLost]:
+        """Jobs running on `node` (as their batch host) that its agent no longer knows about,
+        e.g. after a reboot: Slurm's "missing from batch node" -> NODE_FAIL. Jobs started in the
+        last LAUNCH_GRACE seconds may still be on their way to the node and are left alone."""
+        known = set(reported)
+        lost = []
+        for job in self.jobs.values():
+            alloc = job.allocation
+            if (job.state is JobState.RUNNING and alloc is not None and alloc.batch_host == node
+                    and job.job_id not in known and now - job.start_time > LAUNCH_GRACE):
+                lost.append(job.job_id)
+        return [JobLost(j, node, now) for j in lost]
+
     def stray_jobs(self, node: str, reported: Iterable[int]) -> list[int]:
         """Jobs a node says it runs that hold no allocation there any more (e.g. after NODE_FAIL)."""
         stray = []
@@ -398,8 +415,9 @@ class JobManager:
         if job is None or job.state.is_finished:
             return []
         if job.state is JobState.PENDING:
+            reason = Reason(event.reason) if event.reason else job.reason
             job = self._set(transition(job, JobState.CANCELLED, start_time=event.time,
-                                       end_time=event.time, cancelled_by=event.by_uid))
+                                       end_time=event.time, cancelled_by=event.by_uid, reason=reason))
             return [Account(job)]
         return self._end_running(job, JobState.CANCELLED, "CANCELLED", end_time=event.time,
                                  cancelled_by=event.by_uid)
@@ -452,11 +470,22 @@ class JobManager:
             return []
         if event.node:
             self._drain(event.node, event.reason, event.time)
+        if job.restarts >= MAX_BATCH_REQUEUE or not job.request.requeue:
+            # Launched too often, or not requeueable: the run ends here.
+            job = self._set(transition(job, JobState.FAILED, reason=Reason.LAUNCH_FAILURE, end_time=event.time))
+            return [Account(job)]
         held = event.hold is not Hold.NONE
         job = self._set(transition(
             job, JobState.PENDING, allocation=None, start_time=0, end_time=0, restarts=job.restarts + 1,
             hold=event.hold, priority=0 if held else self._basic_priority(job.job_id),
             reason=Reason.HELD_ADMIN if event.hold is Hold.ADMIN else Reason.HELD_USER if held else Reason.NONE))
+        return [Account(job)]
+
+    def _apply_lost(self, event: JobLost) -> list[Effect]:
+        job = self.jobs.get(event.job_id)
+        if job is None or job.state is not JobState.RUNNING:
+            return []
+        job = self._set(transition(job, JobState.NODE_FAIL, reason=Reason.NODE_DOWN, end_time=event.time))
         return [Account(job)]
 
     def _drain(self, node: str, reason: str, time: int) -> None:
@@ -584,6 +613,7 @@ _APPLY = {
     JobTimedOut: JobManager._apply_timeout,
     BatchFinished: JobManager._apply_finished,
     JobRequeued: JobManager._apply_requeued,
+    JobLost: JobManager._apply_lost,
     NodeFailed: JobManager._apply_node_failed,
     NodeAdminChanged: JobManager._apply_node_admin,
     JobIdsUsed: JobManager._apply_ids_used,

@@ -188,6 +188,8 @@ class ControllerServicer(ctld_pb2_grpc.ControllerServicer):
             address=request.address, port=request.port,
             boot_time=request.boot_time, slurmd_start_time=int(time.time()), arch=request.arch,
             os=request.os, cgroup_backend=request.cgroup_backend)
+        for event in self.manager.lost_jobs(rec.name, request.running_jobs, int(time.time())):
+            await self.ctl.commit(event)
         self.ctl.wake_scheduler()
         return ctld_pb2.RegistrationReply(accepted=True, reason=rec.reason,
                                           terminate_jobs=self.manager.stray_jobs(rec.name, request.running_jobs))

@@ -25,7 +25,7 @@ from pyslurm_ctld.events import (Account, BatchFinished, Effect, Event, JobCance
                                  JobSubmitted, JobTimedOut, Launch, NodeAdminChanged, NodeFailed, SignalTasks,
                                  Terminate, event_from_dict, event_to_dict)
 from pyslurm_ctld.job import Allocation, Hold, Job, JobId, JobRequest, JobState, Reason
-from pyslurm_ctld.job_manager import BASIC_PRIORITY_CEILING, JobManager, NodeUsage
+from pyslurm_ctld.job_manager import BASIC_PRIORITY_CEILING, MAX_BATCH_REQUEUE, JobManager, NodeUsage
 from pyslurm_ctld.journal import Journal, JournalError
 from pyslurm_ctld.nodes import NodeRecord
 
@@ -438,8 +438,6 @@ def test_cancel_event_replayed_twice_is_ignored(tmp_path: Path) -> None:
     assert mgr.jobs[job.job_id] == snapshot
 
 
-@pytest.mark.xfail(strict=True, reason="BUG: the pending reason of a job cancelled while pending is soft state "
-                                       "and is lost when the journal is replayed (job_manager.py:120-124, 284-291)")
 def test_pending_reason_of_a_cancelled_job_survives_replay(tmp_path: Path) -> None:
     mgr = make_manager(tmp_path)
     submitted = mgr.submission(dataclasses.replace(RAW, partition="long", cpus_per_task=8), ALICE, ALICE,
@@ -832,7 +830,7 @@ def test_journal_directory_is_private_and_lines_are_versioned(tmp_path: Path) ->
     journal.close()
     assert stat.S_IMODE(os.stat(tmp_path / "state").st_mode) == 0o700
     assert json.loads(journal.path.read_text()) == {"v": 1, "kind": "cancelled", "job_id": 1, "by_uid": ALICE,
-                                                    "time": 1}
+                                                    "time": 1, "reason": ""}
 
 
 def test_journal_file_is_readable_by_its_owner_only(tmp_path: Path) -> None:
@@ -1131,3 +1129,30 @@ def test_signal_before_the_limit_is_sent_once(tmp_path: Path) -> None:
     due = mgr.signals_due(200 + 540)
     assert [(e.job_id, e.signal, e.batch_only) for e in due] == [(job.job_id, 10, True)]  # type: ignore[union-attr]
     assert mgr.signals_due(200 + 541) == []
+
+
+def test_a_job_its_node_no_longer_knows_is_node_failed_after_the_launch_grace(tmp_path: Path) -> None:
+    mgr = make_manager(tmp_path)
+    job = run_job(mgr, now=200)
+    assert job.allocation is not None
+    node = job.allocation.batch_host
+    assert mgr.lost_jobs(node, [], now=205) == []                 # may still be on its way
+    assert mgr.lost_jobs(node, [job.job_id], now=300) == []       # the node has it
+    lost = mgr.lost_jobs(node, [], now=300)
+    assert [e.job_id for e in lost] == [job.job_id]
+    mgr.apply(lost[0])
+    assert (mgr.jobs[job.job_id].state, mgr.jobs[job.job_id].reason) == (JobState.NODE_FAIL, Reason.NODE_DOWN)
+
+
+def test_launch_failures_requeue_until_the_limit_then_fail(tmp_path: Path) -> None:
+    mgr = make_manager(tmp_path)
+    job = run_job(mgr, now=200)
+    for attempt in range(1, MAX_BATCH_REQUEUE + 1):
+        mgr.apply(JobRequeued(job.job_id, Hold.NONE, "", "", 200 + attempt))
+        again = mgr.jobs[job.job_id]
+        assert (again.state, again.restarts, again.hold) == (JobState.PENDING, attempt, Hold.NONE)
+        schedule(mgr, 200 + attempt)
+        assert mgr.jobs[job.job_id].state is JobState.RUNNING
+    mgr.apply(JobRequeued(job.job_id, Hold.NONE, "", "", 300))
+    done = mgr.jobs[job.job_id]
+    assert (done.state, done.reason) == (JobState.FAILED, Reason.LAUNCH_FAILURE)

@@ -10,7 +10,7 @@ import pytest
 
 from cli.app import run
 from cli.sbatch import sbatch
-from cli.sbatch_script import ScriptError, directive_lines, validate, wrap
+from cli.sbatch_script import ScriptError, directive_lines, legacy_directives, validate, wrap
 
 
 def lines_of(text: str) -> tuple[str, ...]:
@@ -162,8 +162,6 @@ def test_unmatched_quote_is_fatal(tmp_path: Path, capsys: pytest.CaptureFixture[
     assert capsys.readouterr().err == f"sbatch: fatal: {script}: line 2: Unmatched `\"' in [#SBATCH -J \"abc]\n"
 
 
-@pytest.mark.xfail(strict=True, reason="BUG: legacy `#SLURM` directives (spec §2.3) are not recognised "
-                                       "(cli/sbatch_script.py:46)")
 def test_legacy_slurm_magic_word_is_accepted() -> None:
     assert directives("#!/bin/sh", "#SLURM -N 2") == [["-N", "2"]]
 
@@ -175,3 +173,9 @@ def test_invalid_directive_exits_255(tmp_path: Path, capsys: pytest.CaptureFixtu
         run("sbatch", sbatch, [str(script)])
     assert info.value.code == 255
     assert capsys.readouterr().err == "sbatch: error: Invalid directive found in batch script: --no-such-option\n"
+
+
+def test_legacy_magic_word_is_flagged_for_the_warning() -> None:
+    assert legacy_directives("#!/bin/sh\n#SLURM -N 2\n")
+    assert not legacy_directives("#!/bin/sh\n#SBATCH -N 2\n")
+    assert not legacy_directives("#!/bin/sh\necho hi\n#SLURM -N 2\n")  # after the first command
