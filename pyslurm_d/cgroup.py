@@ -12,11 +12,10 @@ from __future__ import annotations
 
 import os
 import signal
-import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from .cgroup_limits import CgroupLimitError, detect_backend
+from .cgroup_limits import CgroupLimitError, detect_backend, remove_cgroup_dir
 
 
 class CgroupError(Exception):
@@ -161,14 +160,8 @@ def join(cgroup_dir: Path, pid: int = 0) -> None:
     (cgroup_dir / "cgroup.procs").write_text(str(pid or os.getpid()))
 
 
-def _rmdir(path: Path, attempts: int = 50) -> None:
-    # A just-emptied cgroup can stay busy for a moment while the kernel finishes exits.
-    for _ in range(attempts):
-        try:
-            path.rmdir()
-            return
-        except FileNotFoundError:
-            return
-        except OSError:
-            time.sleep(0.01)
-    raise CgroupError(f"cannot remove cgroup {path}")
+def _rmdir(path: Path) -> None:
+    try:
+        remove_cgroup_dir(path)
+    except CgroupLimitError as exc:
+        raise CgroupError(str(exc)) from exc

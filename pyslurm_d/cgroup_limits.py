@@ -227,6 +227,12 @@ def _remove_dir(path: Path) -> None:
     os.rmdir(path)
 
 
+def remove_cgroup_dir(path: Path, attempts: int = 100) -> None:
+    """rmdir of a cgroup, retried while busy (a just-emptied cgroup stays busy while its last
+    exits finish); a missing directory is fine. Also used for the v2 tracking tree."""
+    _rmdir(path, attempts)
+
+
 def _rmdir(path: Path, attempts: int) -> None:
     """rmdir, retried while busy; a missing directory is fine."""
     for attempt in range(attempts):

@@ -27,7 +27,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .cgroup import StepCgroup, join
+from .cgroup import CgroupError, StepCgroup, join
 from .cgroup_limits import CgroupLimitError, Device, StepLimits, StepLimitSet, Usage, create_step_limits
 
 PR_SET_CHILD_SUBREAPER = 36
@@ -459,7 +459,10 @@ def main() -> None:
     report(f"started {stepd.state.task_pid}")
     stepd.serve(control)
     result = stepd.result()
-    stepd.cleanup()
+    try:
+        stepd.cleanup()
+    except (OSError, CgroupError) as exc:  # the outcome must still reach pyslurmd
+        result["error"] = result.get("error") or f"cleanup: {exc}"
     write_result(step_dir, result)
     control.close()
     (step_dir / "stepd.sock").unlink(missing_ok=True)

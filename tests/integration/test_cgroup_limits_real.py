@@ -12,7 +12,6 @@ import json
 import os
 import stat
 import sys
-import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -20,10 +19,12 @@ import pytest
 
 from pyslurm_d import bpf_devices, cgroup
 from pyslurm_d.cgroup_limits import (
+    CgroupLimitError,
     Device,
     StepLimits,
     attach_device_filter,
     create_step_limits,
+    remove_cgroup_dir,
     v1_own_paths,
 )
 
@@ -78,14 +79,10 @@ def _force_remove(tree: Path) -> None:
 
 
 def _rmdir_retry(path: Path) -> None:
-    for _ in range(100):
-        try:
-            path.rmdir()
-            return
-        except FileNotFoundError:
-            return
-        except OSError:
-            time.sleep(0.01)
+    try:
+        remove_cgroup_dir(path)
+    except CgroupLimitError:
+        pass  # reported by the leftover check
 
 
 @pytest.fixture(autouse=True)

@@ -9,7 +9,7 @@ import pytest
 
 from pyslurm_common.auth import Identity, load_key, sign
 from pyslurm_common.auth import CRED_METADATA_KEY
-from pyslurm_common.rpc import ctld_pb2, ctld_pb2_grpc, types_pb2
+from pyslurm_common.rpc import ctld_pb2, ctld_pb2_grpc
 
 from .conftest import SLURMD_TIMEOUT, Cluster, wait_for
 
