@@ -6,12 +6,17 @@ import argparse
 import asyncio
 import logging
 import os
+import pwd
 import signal
 import sys
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Awaitable, Callable, NoReturn
+from typing import TYPE_CHECKING, Awaitable, Callable, NoReturn
 
 from . import sd_notify
+
+if TYPE_CHECKING:
+    from .config import SlurmConfig
 
 LEVELS = {
     "quiet": logging.CRITICAL, "fatal": logging.CRITICAL, "error": logging.ERROR,
@@ -83,6 +88,32 @@ def run_until_signalled(serve: Callable[[asyncio.Event], Awaitable[None]]) -> No
                 watchdog.cancel()
 
     asyncio.run(runner())
+
+
+@dataclass(frozen=True, slots=True)
+class ClusterIdentity:
+    """What every daemon needs first: the configuration, the cluster key, SlurmUser's uid."""
+
+    cfg: "SlurmConfig"
+    key: bytes
+    slurm_uid: int
+
+
+def load_cluster_identity(prog: str, conf: Path | None) -> ClusterIdentity:
+    """slurm.conf, the key and SlurmUser, or a `<prog>: fatal: ...` exit naming what is wrong."""
+    from .auth import AuthError, load_key
+    from .config import ConfigError, load_config
+
+    try:
+        cfg = load_config(conf)
+        key = load_key(cfg.key_file)
+    except (ConfigError, AuthError) as exc:
+        fatal(prog, str(exc))
+    try:
+        slurm_uid = pwd.getpwnam(cfg.slurm_user).pw_uid
+    except KeyError:
+        fatal(prog, f"SlurmUser {cfg.slurm_user} does not exist")
+    return ClusterIdentity(cfg, key, slurm_uid)
 
 
 def fatal(prog: str, message: str) -> NoReturn:

@@ -3,13 +3,11 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import pwd
 
-from pyslurm_common import config as config_mod
 from pyslurm_common import sd_notify
-from pyslurm_common.auth import AuthError, Verifier, load_key
-from pyslurm_common.daemon_runtime import (argument_parser, fatal, run_until_signalled, setup_logging,
-                                           write_pid_file)
+from pyslurm_common.auth import Verifier
+from pyslurm_common.daemon_runtime import (argument_parser, fatal, load_cluster_identity, run_until_signalled,
+                                           setup_logging, write_pid_file)
 from pyslurm_common.rpc import ctld_pb2_grpc
 from pyslurm_common.rpc_auth import Signer, make_server
 
@@ -23,14 +21,8 @@ PROG = "pyslurmctld"
 
 def main() -> None:
     opts = argument_parser(PROG, "pyslurm controller").parse_args()
-    try:
-        cfg = config_mod.load_config(opts.conf)
-        key = load_key(cfg.key_file)
-        slurm_uid = pwd.getpwnam(cfg.slurm_user).pw_uid
-    except (config_mod.ConfigError, AuthError) as exc:
-        fatal(PROG, str(exc))
-    except KeyError:
-        fatal(PROG, f"SlurmUser {cfg.slurm_user} does not exist")
+    cluster = load_cluster_identity(PROG, opts.conf)
+    cfg, key, slurm_uid = cluster.cfg, cluster.key, cluster.slurm_uid
     setup_logging(PROG, cfg.slurmctld_debug, opts.verbose, opts.log_file or cfg.slurmctld_log_file)
     write_pid_file(opts.pid_file or cfg.slurmctld_pid_file)
 

@@ -8,7 +8,6 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-import pwd
 import socket
 import time
 from pathlib import Path
@@ -18,11 +17,11 @@ import psutil
 
 from pyslurm_common import config as config_mod
 from pyslurm_common import sd_notify
-from pyslurm_common.auth import AuthError, Verifier, load_key
+from pyslurm_common.auth import Verifier
 from pyslurm_common.cgroup_conf import cgroup_conf_path, load_cgroup_config
 from pyslurm_common.gres import load_gres_conf
-from pyslurm_common.daemon_runtime import (argument_parser, fatal, run_until_signalled, setup_logging,
-                                           write_pid_file)
+from pyslurm_common.daemon_runtime import (argument_parser, fatal, load_cluster_identity, run_until_signalled,
+                                           setup_logging, write_pid_file)
 from pyslurm_common.errors import SlurmError, Strerror
 from pyslurm_common.rpc import ctld_pb2, ctld_pb2_grpc, slurmd_pb2, slurmd_pb2_grpc, types_pb2
 from pyslurm_common.rpc_auth import Signer, caller, insecure_channel, make_server, translate_errors
@@ -202,17 +201,18 @@ def main() -> None:
     if opts.print_hw:
         print(hardware.node_line(node_name, hw))
         return
+    cluster = load_cluster_identity(PROG, opts.conf)
+    cfg, key = cluster.cfg, cluster.key
     try:
-        cfg = config_mod.load_config(opts.conf)
         node = cfg.node(node_name)
-        key = load_key(cfg.key_file)
+    except KeyError:
+        fatal(PROG, f"node {node_name} is not in {cfg.path}")
+    try:
         root, backend = cgroup.detect(cfg.cluster_name, node_name)
         if backend == "v2":
             cgroup.move_agent_to_leaf(root, node_name)
-    except (config_mod.ConfigError, AuthError, cgroup.CgroupError) as exc:
+    except cgroup.CgroupError as exc:
         fatal(PROG, str(exc))
-    except KeyError:
-        fatal(PROG, f"node {node_name} is not in {config_mod.config_path()}")
     def per_node(path: str | None) -> str | None:
         return cfg.node_path(path, node_name) if path else None
 
@@ -239,7 +239,7 @@ def main() -> None:
              hw.real_memory_mb, gres, ", ".join(str(g.path) for g in gpus) or "no GPUs", backend, root)
 
     async def serve(stop: asyncio.Event) -> None:
-        privileged = {0, pwd.getpwnam(cfg.slurm_user).pw_uid}
+        privileged = {0, cluster.slurm_uid}
         session = ControllerSession(cfg, node, port, hw, gres, backend, Signer(key))
         steps = StepManager(cfg.spool_dir_for(node_name), root, node_name, session.report, policy)
         session.steps = steps

@@ -3,13 +3,12 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import pwd
 
 from pyslurm_common import config as config_mod
 from pyslurm_common import sd_notify
-from pyslurm_common.auth import AuthError, Verifier, load_key
-from pyslurm_common.daemon_runtime import (argument_parser, fatal, run_until_signalled, setup_logging,
-                                           write_pid_file)
+from pyslurm_common.auth import Verifier
+from pyslurm_common.daemon_runtime import (argument_parser, fatal, load_cluster_identity, run_until_signalled,
+                                           setup_logging, write_pid_file)
 from pyslurm_common.rpc import dbd_pb2_grpc
 from pyslurm_common.rpc_auth import make_server
 
@@ -22,15 +21,12 @@ PROG = "pyslurmdbd"
 
 def main() -> None:
     opts = argument_parser(PROG, "pyslurm accounting daemon").parse_args()
+    cluster = load_cluster_identity(PROG, opts.conf)
+    cfg, key, slurm_uid = cluster.cfg, cluster.key, cluster.slurm_uid
     try:
-        cfg = config_mod.load_config(opts.conf)
         dbd = config_mod.load_dbd_config(cfg.path.parent / "slurmdbd.conf")
-        key = load_key(cfg.key_file)
-        slurm_uid = pwd.getpwnam(cfg.slurm_user).pw_uid
-    except (config_mod.ConfigError, AuthError) as exc:
+    except config_mod.ConfigError as exc:
         fatal(PROG, str(exc))
-    except KeyError:
-        fatal(PROG, f"SlurmUser {cfg.slurm_user} does not exist")
     setup_logging(PROG, dbd.debug, opts.verbose, opts.log_file or dbd.log_file)
     write_pid_file(opts.pid_file or dbd.pid_file)
     private = "jobs" in (cfg.value("PrivateData") or "").lower()
