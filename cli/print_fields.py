@@ -17,8 +17,9 @@ Pure. Errors: :class:`FormatError` (``Invalid field requested: "<name>"``) from
 from __future__ import annotations
 
 import enum
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any, Protocol, TypeVar
 
 Value = str | int | None  # None = unset (printed blank)
 
@@ -125,6 +126,31 @@ def format_row(
     else:
         cells = [format_cell(v, c.width) for c, v in zip(columns, values)]
     return _join(cells, parsable, delimiter)
+
+
+R = TypeVar("R", contravariant=True)
+
+
+class FieldGetter(Protocol[R]):
+    """A field table entry: how to get a cell's value from one record."""
+
+    @property
+    def get(self) -> Callable[[R], Value]: ...
+
+
+def render_records(
+    fields: Mapping[str, FieldGetter[R]],
+    columns: Sequence[Column],
+    records: Iterable[R],
+    **options: Any,
+) -> list[str]:
+    """`render` with each record's cells taken from a field table (sacct, sstat)."""
+    return render(columns, (record_values(fields, columns, r) for r in records), **options)
+
+
+def record_values(fields: Mapping[str, FieldGetter[R]], columns: Sequence[Column], record: R) -> list[Value]:
+    """The cell values of one record for *columns*."""
+    return [fields[c.name].get(record) for c in columns]
 
 
 def render(

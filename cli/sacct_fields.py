@@ -14,10 +14,11 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterable, Sequence
+from typing import Any
 from dataclasses import dataclass
 
 from cli import job_states
-from cli.print_fields import Column, FormatError, Parsable, Value, parse_field_list, render
+from cli.print_fields import Column, FormatError, Value, parse_field_list, record_values, render_records
 from pyslurm_common import hostlist, units
 from pyslurm_common.rpc import messages as pb
 
@@ -289,17 +290,9 @@ def parse_fields(spec: str | Sequence[str] = DEFAULT_FIELDS) -> list[Column]:
 
 def row_values(columns: Sequence[Column], row: SacctRow) -> list[Value]:
     """The cell values of *row* for *columns*."""
-    return [FIELDS[c.name].get(row) for c in columns]
+    return record_values(FIELDS, columns, row)
 
 
-def render_sacct(
-    columns: Sequence[Column],
-    sacct_rows: Iterable[SacctRow],
-    *,
-    parsable: Parsable = Parsable.NONE,
-    delimiter: str = "|",
-    header: bool = True,
-) -> list[str]:
-    """All sacct output lines (no newlines)."""
-    values = (row_values(columns, r) for r in sacct_rows)
-    return render(columns, values, parsable=parsable, delimiter=delimiter, header=header)
+def render_sacct(columns: Sequence[Column], sacct_rows: Iterable[SacctRow], **options: Any) -> list[str]:
+    """All sacct output lines (no newlines); options as print_fields.render (parsable, delimiter, header)."""
+    return render_records(FIELDS, columns, sacct_rows, **options)

@@ -21,9 +21,10 @@ Pure. Errors: :class:`cli.print_fields.FormatError` for an unknown field, :class
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
+from typing import Any
 from dataclasses import dataclass
 
-from cli.print_fields import Column, FormatError, Parsable, Value, parse_field_list, render
+from cli.print_fields import Column, FormatError, Value, parse_field_list, record_values, render_records
 from cli.sacct_fields import format_cpu_time, format_kb
 from pyslurm_common.rpc import messages as pb
 
@@ -125,17 +126,9 @@ def help_format(per_line: int = 4) -> list[str]:
 
 def row_values(columns: Sequence[Column], step: StepUsageInfo) -> list[Value]:
     """The cell values of one step's row for *columns*."""
-    return [FIELDS[c.name].get(step) for c in columns]
+    return record_values(FIELDS, columns, step)
 
 
-def render_sstat(
-    columns: Sequence[Column],
-    steps: Iterable[StepUsageInfo],
-    *,
-    parsable: Parsable = Parsable.NONE,
-    delimiter: str = "|",
-    header: bool = True,
-) -> list[str]:
-    """All sstat output lines (no newlines)."""
-    values = (row_values(columns, s) for s in steps)
-    return render(columns, values, parsable=parsable, delimiter=delimiter, header=header)
+def render_sstat(columns: Sequence[Column], steps: Iterable[StepUsageInfo], **options: Any) -> list[str]:
+    """All sstat output lines (no newlines); options as print_fields.render (parsable, delimiter, header)."""
+    return render_records(FIELDS, columns, steps, **options)
