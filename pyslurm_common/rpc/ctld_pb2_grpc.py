@@ -100,6 +100,26 @@ class ControllerStub:
                 request_serializer=ctld__pb2.BatchCompletion.SerializeToString,
                 response_deserializer=types__pb2.Empty.FromString,
                 _registered_method=True)
+        self.WaitAllocation = channel.unary_unary(
+                '/pyslurm.Controller/WaitAllocation',
+                request_serializer=ctld__pb2.AllocationWait.SerializeToString,
+                response_deserializer=ctld__pb2.AllocationState.FromString,
+                _registered_method=True)
+        self.CreateStep = channel.unary_unary(
+                '/pyslurm.Controller/CreateStep',
+                request_serializer=ctld__pb2.StepRequest.SerializeToString,
+                response_deserializer=ctld__pb2.StepReply.FromString,
+                _registered_method=True)
+        self.CompleteAllocation = channel.unary_unary(
+                '/pyslurm.Controller/CompleteAllocation',
+                request_serializer=ctld__pb2.AllocationRelease.SerializeToString,
+                response_deserializer=types__pb2.Empty.FromString,
+                _registered_method=True)
+        self.CompleteStep = channel.unary_unary(
+                '/pyslurm.Controller/CompleteStep',
+                request_serializer=ctld__pb2.StepCompletion.SerializeToString,
+                response_deserializer=types__pb2.Empty.FromString,
+                _registered_method=True)
 
 
 class ControllerServicer:
@@ -186,6 +206,32 @@ class ControllerServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def WaitAllocation(self, request, context):
+        """interactive work (srun, salloc)
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def CreateStep(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def CompleteAllocation(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def CompleteStep(self, request, context):
+        """node agents: one node's part of a job step ended
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_ControllerServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -252,6 +298,26 @@ def add_ControllerServicer_to_server(servicer, server):
             'CompleteBatch': grpc.unary_unary_rpc_method_handler(
                     servicer.CompleteBatch,
                     request_deserializer=ctld__pb2.BatchCompletion.FromString,
+                    response_serializer=types__pb2.Empty.SerializeToString,
+            ),
+            'WaitAllocation': grpc.unary_unary_rpc_method_handler(
+                    servicer.WaitAllocation,
+                    request_deserializer=ctld__pb2.AllocationWait.FromString,
+                    response_serializer=ctld__pb2.AllocationState.SerializeToString,
+            ),
+            'CreateStep': grpc.unary_unary_rpc_method_handler(
+                    servicer.CreateStep,
+                    request_deserializer=ctld__pb2.StepRequest.FromString,
+                    response_serializer=ctld__pb2.StepReply.SerializeToString,
+            ),
+            'CompleteAllocation': grpc.unary_unary_rpc_method_handler(
+                    servicer.CompleteAllocation,
+                    request_deserializer=ctld__pb2.AllocationRelease.FromString,
+                    response_serializer=types__pb2.Empty.SerializeToString,
+            ),
+            'CompleteStep': grpc.unary_unary_rpc_method_handler(
+                    servicer.CompleteStep,
+                    request_deserializer=ctld__pb2.StepCompletion.FromString,
                     response_serializer=types__pb2.Empty.SerializeToString,
             ),
     }
@@ -605,6 +671,114 @@ class Controller:
             target,
             '/pyslurm.Controller/CompleteBatch',
             ctld__pb2.BatchCompletion.SerializeToString,
+            types__pb2.Empty.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def WaitAllocation(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/pyslurm.Controller/WaitAllocation',
+            ctld__pb2.AllocationWait.SerializeToString,
+            ctld__pb2.AllocationState.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def CreateStep(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/pyslurm.Controller/CreateStep',
+            ctld__pb2.StepRequest.SerializeToString,
+            ctld__pb2.StepReply.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def CompleteAllocation(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/pyslurm.Controller/CompleteAllocation',
+            ctld__pb2.AllocationRelease.SerializeToString,
+            types__pb2.Empty.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def CompleteStep(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/pyslurm.Controller/CompleteStep',
+            ctld__pb2.StepCompletion.SerializeToString,
             types__pb2.Empty.FromString,
             options,
             channel_credentials,

@@ -60,6 +60,11 @@ class NodeAgentStub:
                 request_serializer=slurmd__pb2.NodeStepUsageQuery.SerializeToString,
                 response_deserializer=types__pb2.StepUsageList.FromString,
                 _registered_method=True)
+        self.LaunchTasks = channel.unary_unary(
+                '/pyslurm.NodeAgent/LaunchTasks',
+                request_serializer=slurmd__pb2.TaskLaunch.SerializeToString,
+                response_deserializer=types__pb2.Empty.FromString,
+                _registered_method=True)
 
 
 class NodeAgentServicer:
@@ -95,6 +100,12 @@ class NodeAgentServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def LaunchTasks(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_NodeAgentServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -122,6 +133,11 @@ def add_NodeAgentServicer_to_server(servicer, server):
                     servicer.GetStepUsage,
                     request_deserializer=slurmd__pb2.NodeStepUsageQuery.FromString,
                     response_serializer=types__pb2.StepUsageList.SerializeToString,
+            ),
+            'LaunchTasks': grpc.unary_unary_rpc_method_handler(
+                    servicer.LaunchTasks,
+                    request_deserializer=slurmd__pb2.TaskLaunch.FromString,
+                    response_serializer=types__pb2.Empty.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -259,6 +275,33 @@ class NodeAgent:
             '/pyslurm.NodeAgent/GetStepUsage',
             slurmd__pb2.NodeStepUsageQuery.SerializeToString,
             types__pb2.StepUsageList.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def LaunchTasks(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/pyslurm.NodeAgent/LaunchTasks',
+            slurmd__pb2.TaskLaunch.SerializeToString,
+            types__pb2.Empty.FromString,
             options,
             channel_credentials,
             insecure,
