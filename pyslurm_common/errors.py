@@ -32,6 +32,8 @@ class Strerror(StrEnum):
     COMM_FAILURE = "Communication connection failure"
     PROLOG_FAILED = "Prolog error"
     INTERNAL = "Unexpected error"
+    TOO_MANY_CPUS = "More processors requested than permitted"
+    STEP_NODES_BUSY = "Requested nodes are busy"
 
 
 # gRPC status code names (strings, so this module needs no grpc import).

@@ -18,10 +18,10 @@ from pyslurm_common.rpc_auth import Signer
 
 from . import convert
 from .accounting_outbox import AccountingOutbox
-from .events import (Account, Effect, Event, JobRequeued, Launch, SignalTasks, Terminate,
+from .events import (Account, Effect, Event, JobRequeued, Launch, SignalTasks, StepFinished, StepStarted, Terminate,
                      event_from_dict, event_to_dict)
-from .job import Hold, Job
-from .job_env import batch_environment, merged_environment
+from .job import Hold, Job, JobId, JobState, Step
+from .job_env import batch_environment, merged_environment, overlay_environment, step_environment
 from .job_manager import JobManager
 from .journal import Journal
 from .node_link import NodeLinkError, NodeLinks
@@ -43,6 +43,7 @@ class Controller:
                if cfg.accounting_enabled and cfg.accounting_storage_host else None)
         self.outbox = AccountingOutbox(cfg.state_save_location / "outbox", dbd, signer)
         self._sched_wake = asyncio.Event()
+        self._changed = asyncio.Event()     # set (and replaced) after every commit: srun/salloc wait on it
         self._tasks: set[asyncio.Task[None]] = set()
         self.started_at = int(time.time())
 
@@ -69,6 +70,8 @@ class Controller:
         await self.journal.append(event_to_dict(event))
         self.perform(self.manager.apply(event))
         self.wake_scheduler()
+        changed, self._changed = self._changed, asyncio.Event()
+        changed.set()
 
     def perform(self, effects: list[Effect]) -> None:
         for effect in effects:
@@ -78,7 +81,7 @@ class Controller:
                 self._spawn(self._launch(effect.job))
             elif isinstance(effect, Terminate):
                 for node in effect.nodes:
-                    self._spawn(self._terminate(effect.job_id, node, effect.cause))
+                    self._spawn(self._terminate(effect.job_id, node, effect.cause, effect.step))
             elif isinstance(effect, SignalTasks):
                 for node in effect.nodes:
                     self._spawn(self._signal(effect, node))
@@ -133,13 +136,15 @@ class Controller:
             return types_pb2.StepUsageList()
         return await self.links.step_usage(node, self._address(node), job_id, step_id)
 
-    async def _terminate(self, job_id: int, node: str, cause: str) -> None:
+    async def _terminate(self, job_id: int, node: str, cause: str, step: str) -> None:
         while True:
-            job = self.manager.jobs.get(job_id)  # type: ignore[call-overload]
-            if job is None or not job.completing:
+            job = self.manager.jobs.get(JobId(job_id))
+            if job is None or not (job.completing or step):
+                return
+            if step and not any(s.running and node in s.waiting_on for s in job.steps if str(s.step_id) == step):
                 return
             try:
-                await self.links.terminate(node, self._address(node), job_id, cause)
+                await self.links.terminate(node, self._address(node), job_id, cause, step)
                 return
             except NodeLinkError as exc:
                 log.warning("job=%d terminate on %s failed, retrying: %s", job_id, node, exc)
@@ -148,9 +153,68 @@ class Controller:
     async def _signal(self, effect: SignalTasks, node: str) -> None:
         try:
             await self.links.signal(node, self._address(node), effect.job_id, effect.signal,
-                                    effect.batch_only, effect.full)
+                                    effect.batch_only, effect.full, effect.step)
         except NodeLinkError as exc:
             log.warning("job=%d signal on %s failed: %s", effect.job_id, node, exc)
+
+    # ---- interactive work (srun, salloc) ------------------------------------------
+
+    async def wait_allocation(self, job_id: int, uid: int, timeout: float) -> Job:
+        """The job once it left PENDING, or as it is when `timeout` seconds passed."""
+        deadline = asyncio.get_running_loop().time() + timeout
+        while True:
+            job = self.manager.allocation_of(job_id, uid)
+            left = deadline - asyncio.get_running_loop().time()
+            if job.state is not JobState.PENDING or left <= 0:
+                return job
+            try:
+                await asyncio.wait_for(self._changed.wait(), left)
+            except TimeoutError:
+                pass
+
+    async def start_step(self, event: StepStarted, spec: slurmd_pb2.TaskLaunch) -> Step:
+        """Journal the new step, then launch its part on every node (the TaskLaunch `spec` is
+        completed per node here). A node that refuses ends the step, and srun hears why."""
+        await self.commit(event)
+        job = self.manager.jobs[event.job_id]
+        step = event.step
+        first_rank = 0
+        launches = []
+        for index, node in enumerate(step.nodes):
+            message = slurmd_pb2.TaskLaunch()
+            message.CopyFrom(spec)
+            count = step.tasks_per_node[index]
+            env = step_environment(job, step, index, self.cfg.cluster_name, str(self.cfg.path),
+                                   self.cfg.controller_host, self.cfg.ctld_port, spec.io_host, spec.io_port)
+            job_index = job.allocation.nodes.index(node) if job.allocation else 0
+            del message.environment[:]
+            message.environment.extend(overlay_environment(spec.environment, env))
+            message.node_index = index
+            message.task_ids.extend(range(first_rank, first_rank + count))
+            message.num_tasks = step.num_tasks
+            message.cpu_ids.extend(step.cpu_ids[index] if step.cpu_ids else
+                                   (job.allocation.cpus_on(job_index) if job.allocation else ()))
+            message.gpu_indices.extend(job.allocation.gpus_on(job_index) if job.allocation else ())
+            message.memory_mb = job.allocation.memory_mb_per_node[job_index] if job.allocation else 0
+            first_rank += count
+            launches.append(self._launch_part(job, step, node, message))
+        failures = [f for f in await asyncio.gather(*launches) if f]
+        if failures:
+            raise SlurmError(Strerror.INTERNAL, failures[0])
+        return step
+
+    async def _launch_part(self, job: Job, step: Step, node: str, message: slurmd_pb2.TaskLaunch) -> str:
+        message.job_id, message.step_id = job.job_id, step.step_id
+        message.uid, message.gid, message.user_name = job.uid, job.gid, job.user_name
+        message.kill_wait, message.job_name = self.cfg.kill_wait, job.request.name
+        try:
+            await self.links.launch_tasks(node, self._address(node), message)
+            return ""
+        except NodeLinkError as exc:
+            log.error("job=%d step %d launch on %s failed: %s", job.job_id, step.step_id, node, exc)
+            await self.commit(StepFinished(job.job_id, step.step_id, node, 1, 0, int(time.time()),
+                                           launch_failed=True))
+            return f"launch of step {job.job_id}.{step.step_id} on {node} failed: {exc.details or exc}"
 
     # ---- background loops --------------------------------------------------------
 

@@ -14,7 +14,8 @@ from pyslurm_common.gres import GPU, GresError, format_gres_used, parse_gpu_opti
 from pyslurm_common.hostlist import compress
 from pyslurm_common.rpc import ctld_pb2, dbd_pb2, types_pb2
 
-from .job import Hold, Job, JobRequest, JobState
+from .job import Hold, Job, JobRequest, JobState, Step
+from .job_env import compress_counts
 from .job_manager import NodeUsage
 from .nodes import NodeRecord
 
@@ -37,8 +38,14 @@ def request_from_desc(desc: types_pb2.JobDesc) -> JobRequest:
         requeue=desc.requeue if desc.requeue_set else True,
         rlimits=tuple(desc.rlimits), signal_number=desc.signal_number,
         signal_seconds=desc.signal_seconds, signal_batch_only=desc.signal_batch_only,
-        **_gpu_request(desc),
+        launcher=_launcher(desc.launcher), **_gpu_request(desc),
     )
+
+
+def _launcher(name: str) -> str:
+    if name not in ("", "srun", "salloc"):
+        raise SlurmError(Strerror.INVALID_ARGUMENT, f"unknown launcher {name}")
+    return name
 
 
 def _gpu_request(desc: types_pb2.JobDesc) -> dict[str, Any]:
@@ -104,7 +111,21 @@ def job_info(job: Job) -> types_pb2.JobInfo:
         cancelled=job.state is JobState.CANCELLED, cancelled_by=job.cancelled_by or 0,
         tres_per_node=req.gres_request, gpus=_job_gpus(job),
         gpu_indices=",".join(str(i) for i in alloc.gpus_on(0)) if alloc else "",
+        node_names=alloc.nodes if alloc else (), cpus_per_node=alloc.cpus_per_node if alloc else (),
+        steps=[step_info(job, step) for step in job.steps], launcher=req.launcher,
     )
+
+
+def step_info(job: Job, step: Step) -> types_pb2.StepInfo:
+    usage = step.usage
+    return types_pb2.StepInfo(
+        job_id=job.job_id, step_id=str(step.step_id), name=step.name, state=str(step.state),
+        exit_code=step.exit_code, exit_signal=step.exit_signal, start_time=step.start_time,
+        end_time=step.end_time, nodes=compress(step.nodes), num_cpus=step.num_cpus, num_tasks=step.num_tasks,
+        max_rss_kb=usage.max_rss_kb if usage else 0, user_cpu_usec=usage.user_cpu_usec if usage else 0,
+        system_cpu_usec=usage.system_cpu_usec if usage else 0, time_limit_min=job.request.time_limit_min,
+        partition=job.request.partition, user_id=job.uid, user_name=job.user_name, argv=step.argv,
+        tasks_per_node=compress_counts(step.tasks_per_node))
 
 
 def _job_gpus(job: Job) -> int:
@@ -118,7 +139,8 @@ def _job_gpus(job: Job) -> int:
 def job_record(job: Job, cluster: str) -> dbd_pb2.JobRecord:
     info = job_info(job)
     steps = []
-    if job.start_time and job.state is not JobState.PENDING and job.allocation is not None:
+    if (job.start_time and job.state is not JobState.PENDING and job.allocation is not None
+            and not job.request.interactive):
         done = job.state.is_finished and not job.completing
         steps.append(types_pb2.StepInfo(
             job_id=job.job_id, step_id="batch", name="batch",
@@ -130,6 +152,7 @@ def job_record(job: Job, cluster: str) -> dbd_pb2.JobRecord:
             user_cpu_usec=job.usage.user_cpu_usec if job.usage else 0,
             system_cpu_usec=job.usage.system_cpu_usec if job.usage else 0,
         ))
+    steps += info.steps
     return dbd_pb2.JobRecord(cluster=cluster, job=info, steps=steps,
                              alloc_cpus=job.allocation.total_cpus if job.allocation else 0)
 

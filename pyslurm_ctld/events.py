@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Any, ClassVar
 
-from .job import Allocation, Hold, Job, JobId, StepUsage
+from .job import Allocation, Hold, Job, JobId, Step, StepUsage
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,11 +124,48 @@ class JobsPurged:
     job_ids: tuple[JobId, ...]
 
 
+@dataclass(frozen=True, slots=True)
+class StepStarted:
+    """srun created a step in a running job (its launch on the nodes follows)."""
+    kind: ClassVar[str] = "step_started"
+    job_id: JobId
+    step: Step
+
+
+@dataclass(frozen=True, slots=True)
+class StepFinished:
+    """One node's part of a step ended (every process of it gone), or never started."""
+    kind: ClassVar[str] = "step_finished"
+    job_id: JobId
+    step_id: int
+    node: str
+    exit_code: int
+    exit_signal: int
+    time: int
+    out_of_memory: bool = False
+    launch_failed: bool = False
+    cancelled: bool = False
+    usage: StepUsage | None = None
+    kill_task_failed: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class AllocationReleased:
+    """salloc gave its allocation back (or srun, when its step could not be made)."""
+    kind: ClassVar[str] = "released"
+    job_id: JobId
+    exit_code: int
+    exit_signal: int
+    time: int
+
+
 Event = (JobSubmitted | JobStarted | JobHoldChanged | JobCancelled | JobTimedOut | BatchFinished
-         | JobRequeued | JobLost | NodeFailed | NodeAdminChanged | JobIdsUsed | JobsPurged)
+         | JobRequeued | JobLost | NodeFailed | NodeAdminChanged | JobIdsUsed | JobsPurged
+         | StepStarted | StepFinished | AllocationReleased)
 _KINDS: dict[str, type] = {cls.kind: cls for cls in (
     JobSubmitted, JobStarted, JobHoldChanged, JobCancelled, JobTimedOut, BatchFinished,
-    JobRequeued, JobLost, NodeFailed, NodeAdminChanged, JobIdsUsed, JobsPurged)}
+    JobRequeued, JobLost, NodeFailed, NodeAdminChanged, JobIdsUsed, JobsPurged,
+    StepStarted, StepFinished, AllocationReleased)}
 
 
 def event_to_dict(event: Event) -> dict[str, Any]:
@@ -144,7 +181,9 @@ def event_from_dict(data: dict[str, Any]) -> Event:
         values["allocation"] = Allocation.from_dict(values["allocation"])
     if cls in (JobHoldChanged, JobRequeued):
         values["hold"] = Hold(values["hold"])
-    if cls is BatchFinished and values.get("usage") is not None:
+    if cls is StepStarted:
+        values["step"] = Step.from_dict(values["step"])
+    if cls in (BatchFinished, StepFinished) and values.get("usage") is not None:
         values["usage"] = StepUsage(**values["usage"])
     if cls is NodeAdminChanged:
         values["nodes"] = tuple(values["nodes"])
@@ -167,6 +206,7 @@ class Terminate:
     job_id: JobId
     nodes: tuple[str, ...]
     cause: str              # text of the `*** JOB N ON node CANCELLED AT t [DUE TO ...] ***` line
+    step: str = ""          # "" the whole job, else one step id
 
 
 @dataclass(frozen=True, slots=True)
@@ -176,6 +216,7 @@ class SignalTasks:
     signal: int
     batch_only: bool
     full: bool
+    step: str = ""          # "" as batch_only/full say, else one step id
 
 
 @dataclass(frozen=True, slots=True)

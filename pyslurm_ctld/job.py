@@ -99,6 +99,12 @@ class JobRequest:
     signal_number: int = 0              # --signal: send this signal_seconds before the time limit
     signal_seconds: int = 0
     signal_batch_only: bool = False
+    launcher: str = ""                  # "" batch script; "srun" / "salloc": no batch step
+
+    @property
+    def interactive(self) -> bool:
+        """An allocation without a batch step (srun or salloc made it)."""
+        return bool(self.launcher)
 
     @property
     def total_cpus(self) -> int:
@@ -182,6 +188,58 @@ class Allocation:
 
 
 @dataclass(frozen=True, slots=True)
+class Step:
+    """A job step (srun) inside a running job: where its tasks run and how it ended.
+
+    `cpu_ids` holds, per node, the job CPUs the step keeps from other steps (empty for an
+    --overlap step). `waiting_on` are the nodes whose part has not reported its end yet;
+    the step is over when none is left.
+    """
+
+    step_id: int
+    name: str
+    nodes: tuple[str, ...]
+    tasks_per_node: tuple[int, ...]
+    cpu_ids: tuple[tuple[int, ...], ...]
+    start_time: int
+    argv: tuple[str, ...] = ()
+    state: JobState = JobState.RUNNING
+    waiting_on: tuple[str, ...] = ()
+    end_state: JobState | None = None    # how it ends, once a node failed, was cancelled or OOM
+    end_time: int = 0
+    exit_code: int = 0
+    exit_signal: int = 0
+    usage: StepUsage | None = None
+
+    @property
+    def num_tasks(self) -> int:
+        return sum(self.tasks_per_node)
+
+    @property
+    def num_cpus(self) -> int:
+        return sum(len(ids) for ids in self.cpu_ids) or self.num_tasks
+
+    @property
+    def running(self) -> bool:
+        return self.state is JobState.RUNNING
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> "Step":
+        values = dict(data)
+        values["nodes"] = tuple(values["nodes"])
+        values["tasks_per_node"] = tuple(values["tasks_per_node"])
+        values["cpu_ids"] = tuple(tuple(ids) for ids in values["cpu_ids"])
+        values["argv"] = tuple(values.get("argv", ()))
+        values["waiting_on"] = tuple(values.get("waiting_on", ()))
+        values["state"] = JobState(values["state"])
+        if values.get("end_state") is not None:
+            values["end_state"] = JobState(values["end_state"])
+        if values.get("usage") is not None:
+            values["usage"] = StepUsage(**values["usage"])
+        return cls(**values)
+
+
+@dataclass(frozen=True, slots=True)
 class Job:
     job_id: JobId
     request: JobRequest
@@ -204,6 +262,16 @@ class Job:
     restarts: int = 0
     priority: int = 0
     usage: StepUsage | None = None   # of the batch step, once it ended
+    steps: tuple[Step, ...] = ()     # srun steps, in creation order
+    next_step_id: int = 0
+    batch_ended: bool = False        # the batch step reported its end (interactive jobs have none)
+
+    @property
+    def running_steps(self) -> tuple[Step, ...]:
+        return tuple(s for s in self.steps if s.running)
+
+    def step(self, step_id: int) -> Step | None:
+        return next((s for s in self.steps if s.step_id == step_id), None)
 
     @property
     def is_active(self) -> bool:
@@ -230,5 +298,6 @@ class Job:
             values["allocation"] = Allocation.from_dict(alloc)
         if values.get("usage") is not None:
             values["usage"] = StepUsage(**values["usage"])
+        values["steps"] = tuple(Step.from_dict(s) for s in values.get("steps", ()))
         known = {f.name for f in fields(cls)}
         return cls(**{k: v for k, v in values.items() if k in known})

@@ -11,10 +11,11 @@ case). A job without GPUs gets none of them, not even from the submit environmen
 from __future__ import annotations
 
 from itertools import groupby
+from typing import Iterable
 
 from pyslurm_common.hostlist import compress
 
-from .job import Job
+from .job import Job, Step
 
 
 def compress_counts(counts: tuple[int, ...]) -> str:
@@ -120,8 +121,63 @@ def gpu_environment(job: Job) -> dict[str, str]:
 
 def merged_environment(job: Job, slurm_env: dict[str, str]) -> list[str]:
     """Submit-time environment (less its GPU variables) with the job's SLURM_* values on top."""
+    return overlay_environment(job.request.environment, slurm_env)
+
+
+def step_environment(job: Job, step: Step, node_index: int, cluster_name: str, conf_path: str,
+                     ctld_host: str, ctld_port: int, io_host: str, io_port: int) -> dict[str, str]:
+    """The SLURM_* variables of a step's tasks on its `node_index`-th node, on top of the
+    environment srun sent. The stepd adds the per-task ones (SLURM_PROCID, SLURM_LOCALID,
+    SLURM_NODEID, SLURM_GTIDS, SLURM_TASK_PID, SLURMD_NODENAME)."""
+    alloc = job.allocation
+    assert alloc is not None
+    req = job.request
+    node = step.nodes[node_index]
+    job_index = alloc.nodes.index(node)
+    step_nodes = compress(step.nodes)
+    tasks = str(step.num_tasks)
+    env = {
+        "SLURM_JOB_ID": str(job.job_id), "SLURM_JOBID": str(job.job_id),
+        "SLURM_STEP_ID": str(step.step_id), "SLURM_STEPID": str(step.step_id),
+        "SLURM_JOB_NODELIST": compress(alloc.nodes), "SLURM_NODELIST": step_nodes,
+        "SLURM_JOB_NUM_NODES": str(len(alloc.nodes)), "SLURM_NNODES": str(len(step.nodes)),
+        "SLURM_JOB_CPUS_PER_NODE": compress_counts(alloc.cpus_per_node),
+        "SLURM_STEP_NODELIST": step_nodes, "SLURM_STEP_NUM_NODES": str(len(step.nodes)),
+        "SLURM_STEP_NUM_TASKS": tasks, "SLURM_NTASKS": tasks, "SLURM_NPROCS": tasks,
+        "SLURM_STEP_TASKS_PER_NODE": compress_counts(step.tasks_per_node),
+        "SLURM_TASKS_PER_NODE": compress_counts(step.tasks_per_node),
+        "SLURM_CPUS_ON_NODE": str(len(step.cpu_ids[node_index]) if step.cpu_ids else alloc.cpus_per_node[job_index]),
+        "SLURM_JOB_PARTITION": req.partition,
+        "SLURM_JOB_UID": str(job.uid), "SLURM_JOB_USER": job.user_name, "SLURM_JOB_GID": str(job.gid),
+        "SLURM_SUBMIT_DIR": req.work_dir, "SLURM_SUBMIT_HOST": req.submit_host,
+        "SLURM_CLUSTER_NAME": cluster_name, "SLURM_CONF": conf_path,
+        "SLURM_PRIO_PROCESS": str(req.nice), "SLURM_DISTRIBUTION": "block",
+        "SLURM_TOPOLOGY_ADDR": node, "SLURM_TOPOLOGY_ADDR_PATTERN": "node",
+        "SLURM_WORKING_CLUSTER": f"{cluster_name}:{ctld_host}:{ctld_port}:9728:109",
+        "SLURM_LAUNCH_NODE_IPADDR": io_host, "SLURM_SRUN_COMM_HOST": io_host,
+        "SLURM_SRUN_COMM_PORT": str(io_port), "SLURM_STEP_LAUNCHER_PORT": str(io_port),
+        "SLURM_UMASK": f"{req.umask:04o}",
+    }
+    if req.launcher == "srun":
+        env["SLURM_JOB_NAME"] = req.name
+    if req.account:
+        env["SLURM_JOB_ACCOUNT"] = req.account
+    if req.qos:
+        env["SLURM_JOB_QOS"] = req.qos
+    if job.restarts:
+        env["SLURM_RESTART_COUNT"] = str(job.restarts)
+    gpus = alloc.gpus_on(job_index)
+    if gpus:
+        local = ",".join(str(i) for i in range(len(gpus)))
+        env.update({"SLURM_STEP_GPUS": ",".join(str(i) for i in gpus), "SLURM_JOB_GPUS": ",".join(str(i) for i in gpus),
+                    "CUDA_VISIBLE_DEVICES": local, "GPU_DEVICE_ORDINAL": local, "SLURM_GPUS_ON_NODE": str(len(gpus))})
+    return env
+
+
+def overlay_environment(environment: Iterable[str], slurm_env: dict[str, str]) -> list[str]:
+    """A submitted environment (less GPU variables of another allocation) with SLURM_* values on top."""
     merged: dict[str, str] = {}
-    for item in job.request.environment:
+    for item in environment:
         name, sep, value = item.partition("=")
         if sep and name not in GPU_VARIABLES:
             merged[name] = value

@@ -26,14 +26,13 @@ from pyslurm_common.errors import SlurmError, Strerror
 from pyslurm_common.gres import gpu_slots, parse_gres
 
 from . import scheduler
-from .events import (Account, BatchFinished, Effect, Event, JobCancelled, JobHoldChanged, JobIdsUsed, JobLost,
-                     JobRequeued,
-                     JobsPurged,
-                     JobStarted, JobSubmitted, JobTimedOut, Launch, NodeAdminChanged, NodeFailed,
-                     SignalTasks, Terminate)
-from .job import Hold, Job, JobId, JobRequest, JobState, Reason
+from .events import (Account, AllocationReleased, BatchFinished, Effect, Event, JobCancelled, JobHoldChanged,
+                     JobIdsUsed, JobLost, JobRequeued, JobsPurged, JobStarted, JobSubmitted, JobTimedOut, Launch,
+                     NodeAdminChanged, NodeFailed, SignalTasks, StepFinished, StepStarted, Terminate)
+from .job import Hold, Job, JobId, JobRequest, JobState, Reason, Step, StepUsage
 from .nodes import NodeRecord
 from .states import transition
+from .step_layout import StepShape, place_step
 
 log = logging.getLogger(__name__)
 
@@ -314,6 +313,54 @@ class JobManager:
                     if j.state.is_finished and not j.completing and j.end_time and now - j.end_time >= age)
         return JobsPurged(old) if old else None
 
+    # ---- interactive work (srun, salloc) ----------------------------------------
+
+    def allocation_of(self, job_id: int, uid: int) -> Job:
+        """The job srun or salloc waits for (owner or privileged only)."""
+        return self._owned_job(job_id, uid)
+
+    def step_creation(self, job_id: int, uid: int, shape: StepShape, name: str, argv: tuple[str, ...],
+                      now: int) -> StepStarted:
+        """A new step of a running job, placed in its allocation. Raises SlurmError when the step
+        can never run, step_layout.StepBusy when other steps hold what it needs now."""
+        job = self._owned_job(job_id, uid)
+        if job.uid != uid and uid != 0:
+            raise SlurmError(Strerror.ACCESS_DENIED)   # steps run as the job's user: only they (or root) make them
+        if job.state is JobState.PENDING:
+            raise SlurmError(Strerror.JOB_PENDING)
+        if job.state is not JobState.RUNNING or job.allocation is None:
+            raise SlurmError(Strerror.ALREADY_DONE)
+        placement = place_step(job.allocation, job.running_steps, shape)
+        step = Step(step_id=job.next_step_id, name=name, nodes=placement.nodes,
+                    tasks_per_node=placement.tasks_per_node, cpu_ids=placement.cpu_ids, start_time=now,
+                    argv=argv, waiting_on=placement.nodes)
+        return StepStarted(job.job_id, step)
+
+    def step_termination(self, job_id: int, step_id: int, uid: int) -> list[Effect]:
+        """scancel J.S: end one running step (its nodes report how it ended)."""
+        job, step = self._running_step(job_id, step_id, uid)
+        return [Terminate(job.job_id, step.nodes, "CANCELLED", step=str(step_id))]
+
+    def step_signalling(self, job_id: int, step_id: int, uid: int, signal: int) -> list[Effect]:
+        job, step = self._running_step(job_id, step_id, uid)
+        return [SignalTasks(job.job_id, step.nodes, signal, batch_only=False, full=False, step=str(step_id))]
+
+    def _running_step(self, job_id: int, step_id: int, uid: int) -> tuple[Job, Step]:
+        job = self._owned_job(job_id, uid)
+        step = job.step(step_id)
+        if step is None:
+            raise SlurmError(Strerror.INVALID_JOB_ID)
+        if not step.running:
+            raise SlurmError(Strerror.ALREADY_DONE)
+        return job, step
+
+    def release(self, job_id: int, uid: int, exit_code: int, exit_signal: int, now: int) -> AllocationReleased:
+        """salloc is done with its allocation (or srun could not use it)."""
+        job = self._owned_job(job_id, uid)
+        if job.state.is_finished:
+            raise SlurmError(Strerror.ALREADY_DONE)
+        return AllocationReleased(job.job_id, exit_code, exit_signal, now)
+
     # ---- soft state -----------------------------------------------------------
 
     def node_registered(self, name: str, now: float, cpus: int, real_memory_mb: int, gpus: int = 0,
@@ -354,7 +401,7 @@ class JobManager:
         for job in self.jobs.values():
             alloc = job.allocation
             if (job.state is JobState.RUNNING and alloc is not None and alloc.batch_host == node
-                    and job.job_id not in known and now - job.start_time > LAUNCH_GRACE):
+                    and not job.request.interactive and job.job_id not in known and now - job.start_time > LAUNCH_GRACE):
                 lost.append(job.job_id)
         return [JobLost(j, node, now) for j in lost]
 
@@ -394,6 +441,8 @@ class JobManager:
             return []
         job = self._set(transition(job, JobState.RUNNING, allocation=event.allocation,
                                    start_time=event.time, reason=Reason.NONE))
+        if job.request.interactive:   # srun / salloc take it from here
+            return [Account(job)]
         return [Launch(job), Account(job)]
 
     def _apply_hold(self, event: JobHoldChanged) -> list[Effect]:
@@ -432,8 +481,15 @@ class JobManager:
     def _end_running(self, job: Job, to: JobState, cause: str, **changes: Any) -> list[Effect]:
         """A running job ends by decision: final state now, COMPLETING until its processes are gone."""
         assert job.allocation is not None
-        job = self._set(transition(job, to, completing=True, **changes))
+        job = self._set(self._settled(transition(job, to, completing=True, **changes)))
         return [Terminate(job.job_id, job.allocation.nodes, cause), Account(job)]
+
+    @staticmethod
+    def _settled(job: Job) -> Job:
+        """A completing job is done once its batch step (if it has one) and every step ended."""
+        if job.completing and (job.request.interactive or job.batch_ended) and not job.running_steps:
+            return dataclasses.replace(job, completing=False)
+        return job
 
     def _apply_finished(self, event: BatchFinished) -> list[Effect]:
         job = self.jobs.get(event.job_id)
@@ -448,6 +504,7 @@ class JobManager:
             self._drain(node, "Kill task failed", event.time)
         if event.epilog_failed:
             self._drain(node, "Epilog error", event.time)
+        exit_info["batch_ended"] = True
         if job.state is JobState.RUNNING:
             if event.launch_failed:
                 to, reason = JobState.FAILED, Reason.LAUNCH_FAILURE
@@ -457,12 +514,60 @@ class JobManager:
                 to, reason = JobState.FAILED, Reason.NON_ZERO_EXIT
             else:
                 to, reason = JobState.COMPLETED, Reason.NONE
-            job = self._set(transition(job, to, reason=reason, end_time=event.time, **exit_info))
-        elif job.completing:
-            job = self._set(dataclasses.replace(job, completing=False, **exit_info))
-        else:
+            # Steps the script left running end with it; the job completes once they are gone.
+            job = self._set(self._settled(transition(job, to, reason=reason, end_time=event.time,
+                                                     completing=bool(job.running_steps), **exit_info)))
+            return [*self._terminate_steps(job), Account(job)]
+        if job.completing:
+            job = self._set(self._settled(dataclasses.replace(job, **exit_info)))
+            return [Account(job)]
+        return []
+
+    @staticmethod
+    def _terminate_steps(job: Job) -> list[Effect]:
+        nodes = tuple(dict.fromkeys(n for step in job.running_steps for n in step.waiting_on))
+        return [Terminate(job.job_id, nodes, "CANCELLED")] if nodes else []
+
+    def _apply_step_started(self, event: StepStarted) -> list[Effect]:
+        job = self.jobs.get(event.job_id)
+        if job is None or job.state is not JobState.RUNNING:
             return []
+        job = self._set(dataclasses.replace(job, steps=(*job.steps, event.step),
+                                            next_step_id=max(job.next_step_id, event.step.step_id + 1)))
+        log.info("job=%d step %d started on %s", job.job_id, event.step.step_id, ",".join(event.step.nodes))
         return [Account(job)]
+
+    def _apply_step_finished(self, event: StepFinished) -> list[Effect]:
+        job = self.jobs.get(event.job_id)
+        step = job.step(event.step_id) if job is not None else None
+        if job is None or step is None or not step.running or event.node not in step.waiting_on:
+            return []
+        step = _step_part_ended(step, event)
+        job = dataclasses.replace(job, steps=tuple(step if s.step_id == step.step_id else s for s in job.steps))
+        effects: list[Effect] = []
+        if step.running and (event.launch_failed or event.cancelled):
+            # One node's part failed to start or was killed: the rest of the step goes too.
+            effects.append(Terminate(job.job_id, step.waiting_on, "CANCELLED", step=str(step.step_id)))
+        if (not step.running and job.request.launcher == "srun" and step.step_id == 0
+                and job.state is JobState.RUNNING):
+            # srun made this job for this step: the job ends with it.
+            job = transition(job, step.state, end_time=event.time, exit_code=step.exit_code,
+                             exit_signal=step.exit_signal, usage=step.usage, completing=bool(job.running_steps),
+                             reason=Reason.NON_ZERO_EXIT if step.state is JobState.FAILED else Reason.NONE)
+            effects += self._terminate_steps(job)
+        job = self._set(self._settled(job))
+        return [*effects, Account(job)]
+
+    def _apply_released(self, event: AllocationReleased) -> list[Effect]:
+        job = self.jobs.get(event.job_id)
+        if job is None or job.state is not JobState.RUNNING:
+            return []
+        to = JobState.FAILED if event.exit_code or event.exit_signal else JobState.COMPLETED
+        job = self._set(self._settled(transition(
+            job, to, end_time=event.time, exit_code=event.exit_code, exit_signal=event.exit_signal,
+            completing=bool(job.running_steps),
+            reason=Reason.NON_ZERO_EXIT if to is JobState.FAILED else Reason.NONE)))
+        return [*self._terminate_steps(job), Account(job)]
 
     def _apply_requeued(self, event: JobRequeued) -> list[Effect]:
         job = self.jobs.get(event.job_id)
@@ -516,14 +621,19 @@ class JobManager:
             if alloc is None or node not in alloc.nodes:
                 continue
             survivors = alloc.nodes if reachable else tuple(n for n in alloc.nodes if n != node)
-            batch_host_alive = alloc.batch_host in survivors
+            batch_host_alive = alloc.batch_host in survivors and not job.request.interactive
+            if not reachable:
+                job = _node_gone_from_steps(job, node, time)
             if job.state is JobState.RUNNING:
-                job = self._set(transition(job, JobState.NODE_FAIL, reason=Reason.NODE_DOWN, end_time=time,
-                                           completing=batch_host_alive))
+                job = self._set(self._settled(transition(
+                    job, JobState.NODE_FAIL, reason=Reason.NODE_DOWN, end_time=time,
+                    completing=batch_host_alive or bool(job.running_steps),
+                    batch_ended=job.batch_ended or not batch_host_alive)))
                 if survivors:
                     effects.append(Terminate(job.job_id, survivors, "NODE FAILURE"))
-            elif job.completing and not batch_host_alive:
-                job = self._set(dataclasses.replace(job, completing=False))
+            elif job.completing:
+                job = self._set(self._settled(dataclasses.replace(
+                    job, batch_ended=job.batch_ended or not batch_host_alive)))
             else:
                 continue
             effects.append(Account(job))
@@ -586,6 +696,49 @@ def _apply_configured_state(rec: NodeRecord) -> None:
     rec.set_reason(rec.config.reason or "set in slurm.conf", 0, 0)
 
 
+def _step_part_ended(step: Step, event: StepFinished) -> Step:
+    """The step with one node's outcome folded in; final once no node is left to report.
+
+    The first node to fail the launch, be cancelled or run out of memory decides how the
+    step ends (`end_state`); otherwise the exit figures do: highest code, first signal.
+    """
+    end_state = step.end_state
+    if end_state is None:
+        if event.launch_failed:
+            end_state = JobState.FAILED
+        elif event.cancelled:
+            end_state = JobState.CANCELLED
+        elif event.out_of_memory:
+            end_state = JobState.OUT_OF_MEMORY
+    usage = step.usage
+    if event.usage is not None:
+        usage = event.usage if usage is None else StepUsage(
+            max(usage.max_rss_kb, event.usage.max_rss_kb), usage.user_cpu_usec + event.usage.user_cpu_usec,
+            usage.system_cpu_usec + event.usage.system_cpu_usec)
+    exit_code = max(step.exit_code, event.exit_code)
+    exit_signal = step.exit_signal or event.exit_signal
+    waiting = tuple(n for n in step.waiting_on if n != event.node)
+    step = dataclasses.replace(step, waiting_on=waiting, usage=usage, exit_code=exit_code,
+                               exit_signal=exit_signal, end_state=end_state)
+    if waiting:
+        return step
+    final = end_state or (JobState.FAILED if exit_code or exit_signal else JobState.COMPLETED)
+    return dataclasses.replace(step, state=final, end_time=event.time)
+
+
+def _node_gone_from_steps(job: Job, node: str, time: int) -> Job:
+    """A failed node will never report its part of the job's running steps: they end NODE_FAIL there."""
+    steps = []
+    for step in job.steps:
+        if step.running and node in step.waiting_on:
+            waiting = tuple(n for n in step.waiting_on if n != node)
+            step = dataclasses.replace(step, waiting_on=waiting, end_state=step.end_state or JobState.NODE_FAIL)
+            if not waiting:
+                step = dataclasses.replace(step, state=step.end_state or JobState.NODE_FAIL, end_time=time)
+        steps.append(step)
+    return dataclasses.replace(job, steps=tuple(steps))
+
+
 _LOW_PREFIX = "Low "
 _GRES_PREFIX = "gres/"
 _REGISTRATION_REASONS = (_LOW_PREFIX, _GRES_PREFIX)   # reasons a good registration clears
@@ -618,4 +771,7 @@ _APPLY = {
     NodeAdminChanged: JobManager._apply_node_admin,
     JobIdsUsed: JobManager._apply_ids_used,
     JobsPurged: JobManager._apply_purged,
+    StepStarted: JobManager._apply_step_started,
+    StepFinished: JobManager._apply_step_finished,
+    AllocationReleased: JobManager._apply_released,
 }

@@ -47,12 +47,17 @@ class NodeLinks:
     async def launch(self, node: str, address: str, launch: slurmd_pb2.BatchLaunch) -> None:
         await self._call(node, address, "LaunchBatch", launch)
 
-    async def terminate(self, node: str, address: str, job_id: int, cause: str) -> None:
-        await self._call(node, address, "TerminateJob", slurmd_pb2.TerminateRequest(job_id=job_id, cause=cause))
+    async def launch_tasks(self, node: str, address: str, launch: slurmd_pb2.TaskLaunch) -> None:
+        await self._call(node, address, "LaunchTasks", launch)
 
-    async def signal(self, node: str, address: str, job_id: int, signal: int, batch_only: bool, full: bool) -> None:
+    async def terminate(self, node: str, address: str, job_id: int, cause: str, step: str = "") -> None:
+        await self._call(node, address, "TerminateJob",
+                         slurmd_pb2.TerminateRequest(job_id=job_id, cause=cause, step=step))
+
+    async def signal(self, node: str, address: str, job_id: int, signal: int, batch_only: bool, full: bool,
+                     step: str = "") -> None:
         await self._call(node, address, "SignalJob", slurmd_pb2.NodeSignalRequest(
-            job_id=job_id, signal=signal, batch_only=batch_only, full=full))
+            job_id=job_id, signal=signal, batch_only=batch_only, full=full, step=step))
 
     async def step_usage(self, node: str, address: str, job_id: int, step_id: str) -> types_pb2.StepUsageList:
         """Live usage of the job's running steps on `node` (`step_id` "" = all of them)."""

@@ -8,6 +8,7 @@ node-agent RPCs are for privileged callers only.
 from __future__ import annotations
 
 import logging
+import os
 import socket
 import time
 from typing import Awaitable, Callable, Iterable
@@ -17,15 +18,16 @@ import grpc
 from pyslurm_common.errors import SlurmError, Strerror
 from pyslurm_common.gres import GresError, parse_gres
 from pyslurm_common.hostlist import HostlistError, expand
-from pyslurm_common.rpc import ctld_pb2, ctld_pb2_grpc, types_pb2
+from pyslurm_common.rpc import ctld_pb2, ctld_pb2_grpc, slurmd_pb2, types_pb2
 from pyslurm_common.rpc_auth import caller, translate_errors
 from pyslurm_common.users import group_name, user_name
 
 from . import convert
 from .controller import Controller
-from .events import BatchFinished, NodeAdminChanged
+from .events import BatchFinished, NodeAdminChanged, StepFinished
 from .job import JobId, StepUsage
 from .node_link import NodeLinkError
+from .step_layout import StepBusy, StepShape
 
 log = logging.getLogger(__name__)
 SLURM_COMPAT_VERSION = "22.05.8"
@@ -91,7 +93,11 @@ class ControllerServicer(ctld_pb2_grpc.ControllerServicer):
         now = int(time.time())
 
         async def one(job_id: int) -> None:
-            if request.signal == 0:
+            if request.step:
+                step_id = _step_number(request.step)
+                self.ctl.perform(self.manager.step_termination(job_id, step_id, uid) if request.signal == 0
+                                 else self.manager.step_signalling(job_id, step_id, uid, request.signal))
+            elif request.signal == 0:
                 await self.ctl.commit(self.manager.cancellation(job_id, uid, now))
             else:
                 self.ctl.perform(self.manager.signalling(job_id, uid, request.signal,
@@ -177,6 +183,47 @@ class ControllerServicer(ctld_pb2_grpc.ControllerServicer):
             log.warning("job=%d step usage: %s", request.job_id, exc)
             raise SlurmError(Strerror.COMM_FAILURE, str(exc)) from exc
 
+    # ---- interactive work (srun, salloc) -------------------------------------------
+
+    @translate_errors
+    async def WaitAllocation(self, request: ctld_pb2.AllocationWait, context: grpc.aio.ServicerContext) -> ctld_pb2.AllocationState:
+        job = await self.ctl.wait_allocation(request.job_id, caller().uid, request.timeout_ms / 1000)
+        return ctld_pb2.AllocationState(job=convert.job_info(job))
+
+    @translate_errors
+    async def CreateStep(self, request: ctld_pb2.StepRequest, context: grpc.aio.ServicerContext) -> ctld_pb2.StepReply:
+        if not request.argv:
+            raise SlurmError(Strerror.INVALID_ARGUMENT, "no command to run")
+        try:
+            nodelist = tuple(expand(request.nodelist)) if request.nodelist else ()
+        except HostlistError as exc:
+            raise SlurmError(Strerror.INVALID_NODE_NAME, str(exc)) from exc
+        shape = StepShape(num_tasks=request.num_tasks, min_nodes=request.min_nodes,
+                          cpus_per_task=request.cpus_per_task, exact=request.exact, overlap=request.overlap,
+                          nodelist=nodelist)
+        name = request.name or os.path.basename(request.argv[0])
+        try:
+            event = self.manager.step_creation(request.job_id, caller().uid, shape, name, tuple(request.argv),
+                                               int(time.time()))
+        except StepBusy:
+            return ctld_pb2.StepReply(job_id=request.job_id, busy=True, busy_reason=str(Strerror.STEP_NODES_BUSY))
+        spec = slurmd_pb2.TaskLaunch(
+            argv=request.argv, environment=request.environment, work_dir=request.work_dir,
+            io_host=request.io_host or _peer_host(context.peer()), io_port=request.io_port, io_key=request.io_key,
+            pty=request.pty, pty_rows=request.pty_rows, pty_cols=request.pty_cols, std_out=request.std_out,
+            std_err=request.std_err, std_in=request.std_in, input_task=request.input_task,
+            rlimits=request.rlimits, umask=request.umask, step_name=name,
+            kill_on_bad_exit=request.kill_on_bad_exit, wait_seconds=request.wait_seconds)
+        step = await self.ctl.start_step(event, spec)
+        return ctld_pb2.StepReply(job_id=request.job_id, step_id=step.step_id, nodes=step.nodes,
+                                  tasks_per_node=step.tasks_per_node, num_tasks=step.num_tasks)
+
+    @translate_errors
+    async def CompleteAllocation(self, request: ctld_pb2.AllocationRelease, context: grpc.aio.ServicerContext) -> types_pb2.Empty:
+        await self.ctl.commit(self.manager.release(request.job_id, caller().uid, request.exit_code,
+                                                   request.exit_signal, int(time.time())))
+        return types_pb2.Empty()
+
     # ---- node agents ------------------------------------------------------------
 
     @translate_errors
@@ -210,3 +257,32 @@ class ControllerServicer(ctld_pb2_grpc.ControllerServicer):
             kill_task_failed=request.kill_task_failed, node=request.node,
             epilog_failed=request.epilog_failed))
         return types_pb2.Empty()
+
+    @translate_errors
+    async def CompleteStep(self, request: ctld_pb2.StepCompletion, context: grpc.aio.ServicerContext) -> types_pb2.Empty:
+        self._require_privileged()
+        usage = StepUsage(request.max_rss_kb, request.user_cpu_usec, request.system_cpu_usec)
+        if request.kill_task_failed:
+            await self.ctl.commit(NodeAdminChanged((request.node,), "DRAIN", "Kill task failed", 0, int(time.time())))
+        await self.ctl.commit(StepFinished(
+            JobId(request.job_id), request.step_id, request.node, request.exit_code, request.exit_signal,
+            request.end_time or int(time.time()), out_of_memory=request.out_of_memory,
+            launch_failed=request.launch_failed, cancelled=request.cancelled, usage=usage,
+            kill_task_failed=request.kill_task_failed))
+        return types_pb2.Empty()
+
+
+def _step_number(text: str) -> int:
+    if not text.isdigit():
+        raise SlurmError(Strerror.INVALID_JOB_ID)
+    return int(text)
+
+
+def _peer_host(peer: str) -> str:
+    """The address in a gRPC peer string (`ipv4:10.0.0.5:41234`, `ipv6:[::1]:41234`)."""
+    kind, _, rest = peer.partition(":")
+    if kind == "ipv6":
+        return rest.rpartition(":")[0].strip("[]")
+    if kind == "ipv4":
+        return rest.rpartition(":")[0]
+    return "127.0.0.1"
