@@ -57,16 +57,25 @@ class NodeAgentServicer(slurmd_pb2_grpc.NodeAgentServicer):
         return types_pb2.Empty()
 
     @translate_errors
+    async def LaunchTasks(self, request: slurmd_pb2.TaskLaunch, context: grpc.aio.ServicerContext) -> types_pb2.Empty:
+        self._require_controller()
+        try:
+            await self.steps.launch_tasks(request)
+        except (StepError, OSError) as exc:
+            raise SlurmError(Strerror.INTERNAL, str(exc)) from exc
+        return types_pb2.Empty()
+
+    @translate_errors
     async def TerminateJob(self, request: slurmd_pb2.TerminateRequest, context: grpc.aio.ServicerContext) -> types_pb2.Empty:
         self._require_controller()
-        await self.steps.command_quietly(request.job_id, f"terminate {request.cause or 'CANCELLED'}")
+        await self.steps.command_quietly(request.job_id, f"terminate {request.cause or 'CANCELLED'}", request.step)
         return types_pb2.Empty()
 
     @translate_errors
     async def SignalJob(self, request: slurmd_pb2.NodeSignalRequest, context: grpc.aio.ServicerContext) -> types_pb2.Empty:
         self._require_controller()
         mode = "batch" if request.batch_only else "full" if request.full else "steps"
-        await self.steps.command_quietly(request.job_id, f"signal {request.signal} {mode}")
+        await self.steps.command_quietly(request.job_id, f"signal {request.signal} {mode}", request.step)
         return types_pb2.Empty()
 
     @translate_errors
@@ -153,6 +162,18 @@ class ControllerSession:
                     await self.register()
 
     async def report(self, result: Result) -> None:
+        if result.get("step", "batch") != "batch":
+            await self._deliver("CompleteStep", int(result["job_id"]), ctld_pb2.StepCompletion(  # type: ignore[arg-type]
+                node=self.node.name, job_id=int(result["job_id"]), step_id=int(result["step"]),  # type: ignore[arg-type]
+                exit_code=int(result["exit_code"]), exit_signal=int(result["exit_signal"]),  # type: ignore[arg-type]
+                out_of_memory=bool(result.get("out_of_memory")), launch_failed=bool(result["launch_failed"]),
+                error=str(result.get("error", "")), start_time=int(result.get("start_time") or 0),  # type: ignore[arg-type]
+                end_time=int(result.get("end_time") or time.time()),  # type: ignore[arg-type]
+                max_rss_kb=int(result.get("max_rss_kb") or 0),  # type: ignore[arg-type]
+                user_cpu_usec=int(result.get("user_cpu_usec") or 0),  # type: ignore[arg-type]
+                system_cpu_usec=int(result.get("system_cpu_usec") or 0),  # type: ignore[arg-type]
+                kill_task_failed=bool(result.get("kill_task_failed")), cancelled=bool(result.get("cancelled"))))
+            return
         request = ctld_pb2.BatchCompletion(
             node=self.node.name, job_id=int(result["job_id"]), exit_code=int(result["exit_code"]),  # type: ignore[arg-type]
             exit_signal=int(result["exit_signal"]), launch_failed=bool(result["launch_failed"]),  # type: ignore[arg-type]
@@ -164,14 +185,19 @@ class ControllerSession:
             max_rss_kb=int(result.get("max_rss_kb") or 0),  # type: ignore[arg-type]
             user_cpu_usec=int(result.get("user_cpu_usec") or 0),  # type: ignore[arg-type]
             system_cpu_usec=int(result.get("system_cpu_usec") or 0))  # type: ignore[arg-type]
-        if request.error:
-            log.error("job=%d %s", request.job_id, request.error)
+        await self._deliver("CompleteBatch", request.job_id, request)
+
+    async def _deliver(self, method: str, job_id: int, request: object) -> None:
+        """Send a step's end to the controller, retrying until it has it."""
+        error = getattr(request, "error", "")
+        if error:
+            log.error("job=%d %s", job_id, error)
         while True:
             try:
-                await self.stub.CompleteBatch(request, timeout=10, metadata=self.signer.metadata())
+                await getattr(self.stub, method)(request, timeout=10, metadata=self.signer.metadata())
                 return
             except grpc.aio.AioRpcError as exc:
-                log.warning("job=%d completion not delivered (%s), retrying", request.job_id, exc.code().name)
+                log.warning("job=%d completion not delivered (%s), retrying", job_id, exc.code().name)
                 await asyncio.sleep(RETRY)
 
 

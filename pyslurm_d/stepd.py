@@ -2,36 +2,50 @@
 
 Started by pyslurmd as `python -m pyslurm_d.stepd <step dir> <cgroup root>`
 with the launch request as one JSON line on stdin. It creates the step's
-cgroup, opens the output files as the user, forks the task (which joins its
-task cgroup, drops to the user's groups/gid/uid and execs), then serves
+cgroup, opens the output files as the user (or, for an srun step, connects
+back to srun and streams every task's stdin/stdout/stderr, see
+pyslurm_common/step_io.py, with a pseudo-terminal for --pty), forks the tasks
+(each joins its task cgroup, drops to the user's groups/gid/uid and execs), then serves
 control commands on `<step dir>/stepd.sock` until every process of the step
 is gone (`terminate <cause>`, `signal <num> <mode>` answer `ok`; `usage`
 answers one JSON line; failures answer `error <why>`). The outcome is written
 to `<step dir>/result.json`, which outlives both stepd and a restarting pyslurmd.
 
 Single-threaded on purpose: the task is forked directly, with no
-preexec_fn-in-a-threaded-process hazards. Imports only the stdlib.
+preexec_fn-in-a-threaded-process hazards. Imports only the stdlib (and
+the stdlib-only pyslurm_common modules).
 """
 from __future__ import annotations
 
+import contextlib
 import ctypes
+import fcntl
 import json
 import os
+import pty
 import pwd
 import resource
 import selectors
 import signal
 import socket
+import struct
 import sys
+import termios
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Iterator
+
+from pyslurm_common import step_io
+from pyslurm_common.filename_pattern import PatternContext, resolve
 
 from .cgroup import CgroupError, StepCgroup, join
 from .cgroup_limits import CgroupLimitError, Device, StepLimits, StepLimitSet, Usage, create_step_limits
 
 PR_SET_CHILD_SUBREAPER = 36
 POLL = 0.02
+SRUN_CONNECT_TIMEOUT = 10.0
+SRUN_SEND_TIMEOUT = 60.0
 CAUSE_SUFFIX = {
     "CANCELLED": "",
     "TIME LIMIT": " DUE TO TIME LIMIT",
@@ -46,11 +60,11 @@ class Launch:
     gid: int
     user_name: str
     node_name: str
-    script_path: str
+    script_path: str                    # the batch script; "" for an srun step (argv[0] is run)
     argv: list[str]
     environment: list[str]
     work_dir: str
-    std_out: str
+    std_out: str                        # batch: paths; srun step: patterns, "" = stream to srun
     std_err: str
     std_in: str
     append: bool
@@ -67,12 +81,38 @@ class Launch:
     memory_swap_bytes: int | None = None
     denied_devices: list[str] = field(default_factory=list)  # device nodes the step may not open
     gather_frequency: int = 30          # JobAcctGatherFrequency (task=N): seconds between samples
+    # srun steps
+    task_ids: list[int] = field(default_factory=lambda: [0])   # global ranks run here
+    node_index: int = 0
+    num_tasks: int = 1
+    io_host: str = ""                   # srun's I/O listener; empty for the batch step
+    io_port: int = 0
+    io_key: str = ""
+    pty: bool = False
+    pty_rows: int = 0
+    pty_cols: int = 0
+    input_task: int = -1                # -1 all tasks, -2 none, else the rank that reads stdin
+    kill_on_bad_exit: bool = False
+    wait_seconds: int = 0
+    job_name: str = ""
+
+    @property
+    def is_batch(self) -> bool:
+        return self.step == "batch"
+
+
+@dataclass(slots=True)
+class Task:
+    rank: int
+    local_id: int
+    pid: int = 0
+    status: int | None = None
+    stdin: int | None = None            # our end of its stdin pipe, or the pty master
 
 
 @dataclass(slots=True)
 class StepState:
-    task_pid: int = 0
-    task_status: int | None = None
+    tasks: dict[int, Task] = field(default_factory=dict)   # by rank
     start_time: int = 0
     kill_deadline: float | None = None
     killed_at: float | None = None       # when SIGKILL went to the whole step
@@ -81,7 +121,14 @@ class StepState:
     unkillable: bool = False
     cancelled: bool = False
     error: str = ""
-    fds: list[int] = field(default_factory=list)
+    fds: list[int] = field(default_factory=list)          # files and pipe ends the tasks got (closed after fork)
+    outputs: dict[int, tuple[int, int]] = field(default_factory=dict)  # our read end -> (rank, frame kind)
+    stderr_fd: int | None = None         # where stepd's own messages go when there is no stream
+    pty_master: int | None = None
+
+    @property
+    def all_exited(self) -> bool:
+        return all(t.status is not None for t in self.tasks.values())
 
 
 def _user_groups(launch: Launch) -> list[int]:
@@ -91,30 +138,43 @@ def _user_groups(launch: Launch) -> list[int]:
         return [launch.gid]
 
 
-def open_io_as_user(launch: Launch, groups: list[int]) -> tuple[int, int, int]:
-    """Open stdin/stdout/stderr with the user's identity, so files are theirs."""
-    flags = os.O_WRONLY | os.O_CREAT | (os.O_APPEND if launch.append else os.O_TRUNC)
+@contextlib.contextmanager
+def user_identity(launch: Launch, groups: list[int]) -> Iterator[None]:
+    """Open files with the user's identity, so they are theirs (and only what they may open)."""
     os.setgroups(groups)
     os.setegid(launch.gid)
     os.seteuid(launch.uid)
     old_umask = os.umask(launch.umask)
-    opened: list[int] = []
     try:
-        stdin = os.open(launch.std_in, os.O_RDONLY)
-        opened.append(stdin)
-        stdout = os.open(launch.std_out, flags, 0o666)
-        opened.append(stdout)
-        stderr = stdout if launch.std_err == launch.std_out else os.open(launch.std_err, flags, 0o666)
-        return stdin, stdout, stderr
-    except OSError as exc:
-        for fd in opened:
-            os.close(fd)
-        raise OSError(exc.errno, f"cannot open {exc.filename}: {exc.strerror}") from exc
+        yield
     finally:
         os.umask(old_umask)
         os.seteuid(0)
         os.setegid(0)
         os.setgroups([])
+
+
+def _open(path: str, flags: int) -> int:
+    try:
+        return os.open(path, flags, 0o666)
+    except OSError as exc:
+        raise OSError(exc.errno, f"cannot open {exc.filename}: {exc.strerror}") from exc
+
+
+def open_io_as_user(launch: Launch, groups: list[int]) -> tuple[int, int, int]:
+    """The batch step's stdin/stdout/stderr files, opened as the user."""
+    flags = os.O_WRONLY | os.O_CREAT | (os.O_APPEND if launch.append else os.O_TRUNC)
+    opened: list[int] = []
+    with user_identity(launch, groups):
+        try:
+            opened.append(_open(launch.std_in, os.O_RDONLY))
+            opened.append(_open(launch.std_out, flags))
+            opened.append(opened[1] if launch.std_err == launch.std_out else _open(launch.std_err, flags))
+        except OSError:
+            for fd in set(opened):
+                os.close(fd)
+            raise
+    return opened[0], opened[1], opened[2]
 
 
 def apply_rlimits(items: list[str]) -> None:
@@ -147,17 +207,30 @@ def step_limits(launch: Launch) -> StepLimits:
     )
 
 
-def exec_task(launch: Launch, cg: StepCgroup, limits: StepLimitSet, groups: list[int],
-              fds: tuple[int, int, int]) -> None:
+def task_environment(launch: Launch, task: Task, node_ranks: str) -> dict[str, str]:
+    env = dict(item.split("=", 1) for item in launch.environment if "=" in item)
+    if not launch.is_batch:
+        env.update({"SLURM_PROCID": str(task.rank), "SLURM_LOCALID": str(task.local_id),
+                    "SLURM_NODEID": str(launch.node_index), "SLURM_GTIDS": node_ranks,
+                    "SLURMD_NODENAME": launch.node_name})
+    return env
+
+
+def exec_task(launch: Launch, task: Task, cg: StepCgroup, limits: StepLimitSet, groups: list[int],
+              fds: tuple[int, int, int], env: dict[str, str], controlling_tty: bool) -> None:
     """In the forked child: join the task cgroup and the limits, drop privileges, exec. Never returns."""
+    program = launch.script_path or launch.argv[0]
     try:
-        join(cg.task_dir(0))
+        join(cg.task_dir(task.local_id))
         limits.join(os.getpid())
         if launch.cpu_ids:
             os.sched_setaffinity(0, launch.cpu_ids)
         os.setsid()
+        if controlling_tty:
+            fcntl.ioctl(fds[0], termios.TIOCSCTTY, 0)
         for target, fd in enumerate(fds):
             os.dup2(fd, target)
+        os.closerange(3, 65536)   # nothing of stepd's (sockets, other tasks' pipes) leaks into the task
         apply_rlimits(launch.rlimits)
         os.setgroups(groups)
         os.setgid(launch.gid)
@@ -166,7 +239,6 @@ def exec_task(launch: Launch, cg: StepCgroup, limits: StepLimitSet, groups: list
         for sig in (signal.SIGCHLD, signal.SIGTERM, signal.SIGINT, signal.SIGPIPE, signal.SIGHUP):
             signal.signal(sig, signal.SIG_DFL)
         signal.set_wakeup_fd(-1)
-        env = dict(item.split("=", 1) for item in launch.environment if "=" in item)
         try:
             user_environment(env, pwd.getpwuid(launch.uid))
         except KeyError:
@@ -180,12 +252,16 @@ def exec_task(launch: Launch, cg: StepCgroup, limits: StepLimitSet, groups: list
         env["PWD"] = os.getcwd()
         env.setdefault("TMPDIR", "/tmp")
         env["SLURM_TASK_PID"] = str(os.getpid())
-        os.execve(launch.script_path, [launch.script_path, *launch.argv], env)
+        if launch.is_batch:
+            os.execve(program, [program, *launch.argv], env)
+        os.execvpe(program, launch.argv, env)
     except BaseException as exc:  # noqa: BLE001 - the child must never return into stepd
         try:
-            os.write(2, f"slurmstepd: error: execve(): {launch.script_path}: {exc}\n".encode())
+            reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+            os.write(2, f"slurmstepd: error: execve(): {program}: {reason}\n".encode())
         finally:
-            os._exit(127)
+            # Slurm's codes: 127 for a batch script that cannot run, 2 for a step's program.
+            os._exit(127 if launch.is_batch else 2)
 
 
 class Stepd:
@@ -193,32 +269,111 @@ class Stepd:
         self.launch = launch
         self.step_dir = step_dir
         self.cg = StepCgroup(cgroup_root, launch.job_id, launch.step)
-        self.state = StepState()
+        self.state = StepState(tasks={rank: Task(rank, local) for local, rank in enumerate(launch.task_ids)})
         self.selector = selectors.DefaultSelector()
         self.limits: StepLimitSet | None = None
+        self.srun: SrunLink | None = None
+        self.first_exit_at: float | None = None
 
     # ---- start ----------------------------------------------------------------
 
     def start(self) -> None:
         libc = ctypes.CDLL(None, use_errno=True)
         libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)  # orphans of the task come back to us to reap
-        self.cg.create()
-        join(self.cg.slurm_dir)
         launch = self.launch
+        self.cg.create(len(self.state.tasks))
+        join(self.cg.slurm_dir)
         try:
             self.limits = create_step_limits(launch.cgroup_backend, launch.node_tag, launch.job_id,
                                              launch.step, step_limits(launch), v2_step_dir=self.cg.step_dir)
         except CgroupLimitError as exc:
             raise OSError(exc.errno or 0, f"cgroup limits: {exc}") from exc
         groups = _user_groups(launch)
-        fds = open_io_as_user(launch, groups)
-        self.state.fds = sorted(set(fds))
+        if launch.io_port:
+            self.srun = SrunLink.connect(launch.io_host, launch.io_port, launch.io_key, launch.node_index)
+        task_fds = self._task_fds(groups)
         self.state.start_time = int(time.time())
-        pid = os.fork()
-        if pid == 0:
-            exec_task(launch, self.cg, self.limits, groups, fds)
-        self.state.task_pid = pid
-        os.close(fds[0])
+        node_ranks = ",".join(str(r) for r in launch.task_ids)
+        for task in self.state.tasks.values():
+            fds = task_fds[task.rank]
+            env = task_environment(launch, task, node_ranks)
+            pid = os.fork()
+            if pid == 0:
+                exec_task(launch, task, self.cg, self.limits, groups, fds,
+                          env, controlling_tty=launch.pty and task.local_id == 0 and task.rank == 0)
+            task.pid = pid
+        for fd in self.state.fds:   # the tasks hold their ends now
+            os.close(fd)
+        self.state.fds = []
+
+    def _task_fds(self, groups: list[int]) -> dict[int, tuple[int, int, int]]:
+        """stdin, stdout and stderr of every task: files (batch, srun -o/-e/-i), pipes to the srun
+        stream, a pseudo-terminal (--pty, task 0), or /dev/null."""
+        launch, state = self.launch, self.state
+        if launch.is_batch:
+            fds = open_io_as_user(launch, groups)
+            state.fds = sorted(set(fds))
+            state.stderr_fd = os.dup(fds[2])
+            return {0: fds}
+        result: dict[int, tuple[int, int, int]] = {}
+        null = os.open(os.devnull, os.O_RDWR)
+        state.fds.append(null)
+        for task in state.tasks.values():
+            if launch.pty and task.rank == 0:
+                master, slave = pty.openpty()
+                if launch.pty_rows and launch.pty_cols:
+                    set_window_size(master, launch.pty_rows, launch.pty_cols)
+                state.fds.append(slave)
+                state.pty_master = task.stdin = master
+                state.outputs[master] = (task.rank, step_io.STDOUT)
+                result[task.rank] = (slave, slave, slave)
+                continue
+            if launch.pty:   # only task 0 talks to the terminal
+                result[task.rank] = (null, null, null)
+                continue
+            result[task.rank] = (self._task_stdin(task, groups, null),
+                                 self._task_output(task, launch.std_out, step_io.STDOUT, groups),
+                                 self._task_output(task, launch.std_err or launch.std_out, step_io.STDERR, groups))
+        return result
+
+    def _task_stdin(self, task: Task, groups: list[int], null: int) -> int:
+        launch = self.launch
+        if launch.std_in == "none":
+            return null
+        if launch.std_in:
+            with user_identity(launch, groups):
+                fd = _open(self._task_path(launch.std_in, task), os.O_RDONLY)
+            self.state.fds.append(fd)
+            return fd
+        if self.srun is None or launch.input_task == -2 or launch.input_task not in (-1, task.rank):
+            return null
+        read_end, write_end = os.pipe()
+        self.state.fds.append(read_end)
+        task.stdin = write_end
+        return read_end
+
+    def _task_output(self, task: Task, pattern: str, kind: int, groups: list[int]) -> int:
+        launch = self.launch
+        if pattern == "none" or (not pattern and self.srun is None):
+            fd = os.open(os.devnull, os.O_WRONLY)
+        elif pattern:
+            flags = os.O_WRONLY | os.O_CREAT | (os.O_APPEND if launch.append else os.O_TRUNC)
+            with user_identity(launch, groups):
+                fd = _open(self._task_path(pattern, task), flags)
+        else:
+            read_end, fd = os.pipe()
+            self.state.outputs[read_end] = (task.rank, kind)
+        self.state.fds.append(fd)
+        if kind == step_io.STDERR and self.state.stderr_fd is None and self.srun is None:
+            self.state.stderr_fd = os.dup(fd)
+        return fd
+
+    def _task_path(self, pattern: str, task: Task) -> str:
+        launch = self.launch
+        ctx = PatternContext(job_id=launch.job_id, job_name=launch.job_name, user_name=launch.user_name,
+                             node_name=launch.node_name, step=launch.step, task_rank=task.rank,
+                             node_index=launch.node_index)
+        return resolve(pattern, ctx, launch.work_dir)
 
     # ---- run ------------------------------------------------------------------
 
@@ -229,23 +384,102 @@ class Stepd:
         signal.signal(signal.SIGCHLD, lambda *_: None)
         self.selector.register(wake_r, selectors.EVENT_READ, "wake")
         self.selector.register(control, selectors.EVENT_READ, "control")
+        if self.srun is not None:
+            self.selector.register(self.srun.sock, selectors.EVENT_READ, "srun")
+        for fd in self.state.outputs:
+            self.selector.register(fd, selectors.EVENT_READ, "output")
         self._reap()  # the task may already have exited
         next_sample = time.monotonic() + self.launch.gather_frequency
         while not self._done():
-            timeout = POLL if self.state.task_status is not None or self.state.kill_deadline else 1.0
-            for key, _ in self.selector.select(timeout):
+            busy = self.state.all_exited or self.state.kill_deadline or self.first_exit_at
+            for key, _ in self.selector.select(POLL if busy else 1.0):
                 if key.data == "wake":
                     os.read(wake_r, 512)
-                else:
+                elif key.data == "control":
                     self._handle_control(control)
+                elif key.data == "srun":
+                    self._from_srun()
+                else:
+                    self._forward_output(key.fd)
             self._reap()
             self._enforce_kill_deadline()
+            self._enforce_wait()
             if self.launch.gather_frequency > 0 and time.monotonic() >= next_sample:
                 next_sample = time.monotonic() + self.launch.gather_frequency
                 self._sample()
+        for fd in list(self.state.outputs):   # the writers are gone: what is left in the pipes
+            while fd in self.state.outputs:
+                self._forward_output(fd)
+        if self.srun is not None:
+            self.srun.send(step_io.encode(step_io.NODE_DONE, self.launch.node_index))
+
+    def _forward_output(self, fd: int) -> None:
+        try:
+            data = os.read(fd, 65536)
+        except OSError:   # EIO: the pty's last user closed it
+            data = b""
+        rank, kind = self.state.outputs[fd]
+        if data:
+            if self.srun is not None:
+                self.srun.send(step_io.encode(kind, rank, data))
+            return
+        del self.state.outputs[fd]
+        try:
+            self.selector.unregister(fd)
+        except KeyError:
+            pass
+        if fd != self.state.pty_master:
+            os.close(fd)
+
+    def _from_srun(self) -> None:
+        assert self.srun is not None
+        frames = self.srun.receive()
+        if frames is None:   # srun is gone: nobody is left to read the output or stop the step
+            self.selector.unregister(self.srun.sock)
+            self.srun.close()
+            self.srun = None
+            if not self.state.all_exited:
+                self.terminate("CANCELLED")
+            return
+        for frame in frames:
+            self._srun_frame(frame)
+
+    def _srun_frame(self, frame: step_io.Frame) -> None:
+        tasks = [t for t in self.state.tasks.values()
+                 if frame.task in (step_io.ALL_TASKS, t.rank) and t.stdin is not None]
+        if frame.kind == step_io.STDIN:
+            for task in tasks:
+                try:
+                    os.write(task.stdin, frame.payload)  # type: ignore[arg-type]
+                except OSError:   # the task closed its stdin
+                    self._close_stdin(task)
+        elif frame.kind == step_io.STDIN_EOF:
+            for task in tasks:
+                if task.stdin == self.state.pty_master:
+                    os.write(task.stdin, b"\x04")   # Ctrl-D: end of input on a terminal
+                else:
+                    self._close_stdin(task)
+        elif frame.kind == step_io.SIGNAL and frame.payload.isdigit():
+            self.cg.signal_all(int(frame.payload))
+        elif frame.kind == step_io.WINSIZE and self.state.pty_master is not None:
+            rows, _, cols = frame.payload.decode().partition(" ")
+            if rows.isdigit() and cols.isdigit():
+                set_window_size(self.state.pty_master, int(rows), int(cols))
+                self.cg.signal_all(signal.SIGWINCH)
+        elif frame.kind == step_io.KILL:
+            self.terminate("CANCELLED")
+
+    @staticmethod
+    def _close_stdin(task: Task) -> None:
+        if task.stdin is not None:
+            try:
+                os.close(task.stdin)
+            except OSError:
+                pass
+            task.stdin = None
 
     def _done(self) -> bool:
-        if self.state.task_status is None:
+        if not self.state.all_exited:
             return False
         if not self.cg.populated():
             return True
@@ -259,14 +493,14 @@ class Stepd:
     def _sample(self) -> None:
         """Periodic accounting sample (JobAcctGatherFrequency): keeps the running figures current
         (where the kernel keeps no peak, the backend tracks it from these samples)."""
-        if self.limits is not None and self.state.task_status is None:
+        if self.limits is not None and not self.state.all_exited:
             try:
                 self.state.usage = self.limits.usage()
             except CgroupLimitError:
                 pass
 
     def _collect_usage(self) -> None:
-        """OOM events and usage once the task is gone, with the Slurm message for OOM kills."""
+        """OOM events and usage once the tasks are gone, with the Slurm message for OOM kills."""
         if self.limits is None:
             return
         try:
@@ -286,6 +520,7 @@ class Stepd:
             self.state.killed_at = time.monotonic()
 
     def _reap(self) -> None:
+        by_pid = {t.pid: t for t in self.state.tasks.values() if t.status is None}
         while True:
             try:
                 pid, status = os.waitpid(-1, os.WNOHANG)
@@ -293,17 +528,45 @@ class Stepd:
                 return
             if pid == 0:
                 return
-            if pid == self.state.task_pid and self.state.task_status is None:
-                self.state.task_status = status
-                self._collect_usage()
-                # The batch script ended: whatever it left behind in the step goes too.
-                self._kill_everything()
+            task = by_pid.get(pid)
+            if task is not None:
+                self._task_ended(task, status)
+
+    def _task_ended(self, task: Task, status: int) -> None:
+        task.status = status
+        self._close_stdin(task)
+        code, sig = _exit_figures(status)
+        if self.srun is not None:
+            oom = sig == signal.SIGKILL and self.limits is not None and self._oom_seen()
+            self.srun.send(step_io.task_exit(task.rank, code, sig, oom))
+        if self.first_exit_at is None:
+            self.first_exit_at = time.monotonic()
+        if (code or sig) and self.launch.kill_on_bad_exit:
+            self.terminate("CANCELLED")
+        if self.state.all_exited:
+            self._collect_usage()
+            # The script (or every task) ended: whatever it left behind in the step goes too.
+            self._kill_everything()
+
+    def _oom_seen(self) -> bool:
+        assert self.limits is not None
+        try:
+            return self.limits.oom_kills() > 0
+        except CgroupLimitError:
+            return False
 
     def _enforce_kill_deadline(self) -> None:
         deadline = self.state.kill_deadline
         if deadline is not None and time.monotonic() >= deadline and self.cg.populated():
             self._kill_everything()
             self.state.kill_deadline = None
+
+    def _enforce_wait(self) -> None:
+        """srun -W: once the first task ended, the others get `wait_seconds` to follow."""
+        first = self.first_exit_at
+        if (self.launch.wait_seconds and first is not None and not self.state.all_exited
+                and not self.state.cancelled and time.monotonic() - first >= self.launch.wait_seconds):
+            self.terminate("CANCELLED")
 
     def _handle_control(self, control: socket.socket) -> None:
         conn, _ = control.accept()
@@ -342,9 +605,9 @@ class Stepd:
             current = self.limits.current_rss_bytes()
         except CgroupLimitError as exc:
             return f"error {exc}"
-        return json.dumps({"step": self.launch.step, "ntasks": 1, "max_rss_bytes": usage.max_rss_bytes,
-                           "current_rss_bytes": current, "user_cpu_usec": usage.user_cpu_usec,
-                           "system_cpu_usec": usage.system_cpu_usec})
+        return json.dumps({"step": self.launch.step, "ntasks": len(self.state.tasks),
+                           "max_rss_bytes": usage.max_rss_bytes, "current_rss_bytes": current,
+                           "user_cpu_usec": usage.user_cpu_usec, "system_cpu_usec": usage.system_cpu_usec})
 
     def terminate(self, cause: str) -> None:
         """Slurm's kill sequence: message, SIGCONT + SIGTERM, KillWait, SIGKILL."""
@@ -352,56 +615,62 @@ class Stepd:
             return
         self.state.cancelled = True
         stamp = time.strftime("%Y-%m-%dT%H:%M:%S")
-        line = (f"slurmstepd: error: *** JOB {self.launch.job_id} ON {self.launch.node_name} "
-                f"CANCELLED AT {stamp}{CAUSE_SUFFIX.get(cause, '')} ***\n")
-        self._write_stderr(line)
+        launch = self.launch
+        what = f"JOB {launch.job_id}" if launch.is_batch else f"STEP {launch.job_id}.{launch.step}"
+        self._write_stderr(f"slurmstepd: error: *** {what} ON {launch.node_name} "
+                           f"CANCELLED AT {stamp}{CAUSE_SUFFIX.get(cause, '')} ***\n")
         self.cg.signal_all(signal.SIGCONT)
         self.cg.signal_all(signal.SIGTERM)
-        self.state.kill_deadline = time.monotonic() + self.launch.kill_wait
+        self.state.kill_deadline = time.monotonic() + launch.kill_wait
 
     def deliver(self, sig: int, mode: str) -> None:
+        """`signal <sig> batch|full|steps` from scancel: the batch shell alone, everything, or the
+        job steps (which a batch stepd does not run)."""
         if mode == "batch":
-            if self.state.task_status is None:
-                try:
-                    os.kill(self.state.task_pid, sig)
-                except ProcessLookupError:
-                    pass
-        elif mode == "full":
+            if self.launch.is_batch:
+                for task in self.state.tasks.values():
+                    if task.status is None:
+                        try:
+                            os.kill(task.pid, sig)
+                        except ProcessLookupError:
+                            pass
+        elif mode == "full" or not self.launch.is_batch:
             self.cg.signal_all(sig)
-        # mode "steps": signal job steps but not the batch shell; a batch step has no others.
 
     def _write_stderr(self, text: str) -> None:
-        if self.state.fds:
+        if self.srun is not None:
+            self.srun.send(step_io.encode(step_io.STDERR, self.launch.task_ids[0], text.encode()))
+        elif self.state.stderr_fd is not None:
             try:
-                os.write(self.state.fds[-1], text.encode())
+                os.write(self.state.stderr_fd, text.encode())
             except OSError:
                 pass
 
     # ---- finish -----------------------------------------------------------------
 
     def result(self) -> dict[str, object]:
-        status = self.state.task_status
         usage = self.state.usage
-        code, sig = 1, 0
-        if status is not None:
-            if os.WIFEXITED(status):
-                code = os.WEXITSTATUS(status)
-            elif os.WIFSIGNALED(status):
-                code, sig = 0, os.WTERMSIG(status)
-        return {"job_id": self.launch.job_id, "exit_code": code, "exit_signal": sig,
+        code, sig = 0, 0
+        for task in self.state.tasks.values():
+            task_code, task_sig = _exit_figures(task.status) if task.status is not None else (1, 0)
+            code, sig = max(code, task_code), sig or task_sig
+        return {"job_id": self.launch.job_id, "step": self.launch.step, "exit_code": code, "exit_signal": sig,
                 "start_time": self.state.start_time, "end_time": int(time.time()),
-                "launch_failed": False, "error": self.state.error,
+                "launch_failed": False, "error": self.state.error, "cancelled": self.state.cancelled,
                 "kill_task_failed": self.state.unkillable, "out_of_memory": self.state.oom_kills > 0,
                 "max_rss_kb": usage.max_rss_bytes // 1024 if usage else 0,
                 "user_cpu_usec": usage.user_cpu_usec if usage else 0,
                 "system_cpu_usec": usage.system_cpu_usec if usage else 0}
 
     def cleanup(self) -> None:
-        for fd in self.state.fds:
-            try:
-                os.close(fd)
-            except OSError:
-                pass
+        for fd in (*self.state.fds, *self.state.outputs, self.state.stderr_fd, self.state.pty_master):
+            if fd is not None:
+                try:
+                    os.close(fd)
+                except OSError:
+                    pass
+        if self.srun is not None:
+            self.srun.close()
         self.cg.leave()  # so the step's cgroup can be removed
         if self.state.unkillable:  # a populated cgroup cannot be removed; the node is drained
             return
@@ -411,6 +680,63 @@ class Stepd:
             except CgroupLimitError as exc:
                 self.state.error = self.state.error or str(exc)
         self.cg.remove()
+
+
+def _exit_figures(status: int) -> tuple[int, int]:
+    """(exit code, signal) of a wait status."""
+    if os.WIFEXITED(status):
+        return os.WEXITSTATUS(status), 0
+    if os.WIFSIGNALED(status):
+        return 0, os.WTERMSIG(status)
+    return 1, 0
+
+
+def set_window_size(fd: int, rows: int, cols: int) -> None:
+    fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", rows, cols, 0, 0))
+
+
+class SrunLink:
+    """stepd's end of the srun stream (pyslurm_common/step_io.py)."""
+
+    def __init__(self, sock: socket.socket) -> None:
+        self.sock = sock
+        self.reader = step_io.FrameReader()
+
+    @classmethod
+    def connect(cls, host: str, port: int, key: str, node_index: int) -> "SrunLink":
+        try:
+            sock = socket.create_connection((host, port), timeout=SRUN_CONNECT_TIMEOUT)
+        except OSError as exc:
+            raise OSError(exc.errno, f"cannot reach srun at {host}:{port}: {exc.strerror or exc}") from exc
+        sock.settimeout(SRUN_SEND_TIMEOUT)
+        link = cls(sock)
+        link.send(step_io.hello(key, node_index))
+        return link
+
+    def send(self, frame: bytes) -> None:
+        try:
+            self.sock.sendall(frame)
+        except OSError:
+            pass   # srun went away; the reader side notices and ends the step
+
+    def receive(self) -> list[step_io.Frame] | None:
+        """Frames that arrived, or None once srun closed the stream (or broke it)."""
+        try:
+            data = self.sock.recv(65536)
+        except OSError:
+            return None
+        if not data:
+            return None
+        try:
+            return self.reader.feed(data)
+        except step_io.StreamError:
+            return None
+
+    def close(self) -> None:
+        try:
+            self.sock.close()
+        except OSError:
+            pass
 
 
 def write_result(step_dir: Path, result: dict[str, object]) -> None:
@@ -456,7 +782,7 @@ def main() -> None:
         write_result(step_dir, result)
         report(f"failed {stepd.state.error}")
         return
-    report(f"started {stepd.state.task_pid}")
+    report(f"started {','.join(str(t.pid) for t in stepd.state.tasks.values())}")
     stepd.serve(control)
     result = stepd.result()
     try:

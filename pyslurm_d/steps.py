@@ -1,6 +1,8 @@
 """pyslurmd's side of job steps: spool directories, stepd processes, results.
 
-A step's spool directory `<SlurmdSpoolDir>/job<%05d id>` (root, mode 0711) holds
+A step is `(job id, step)` with step "batch" or an srun step number. Its spool
+directory, `<SlurmdSpoolDir>/job<%05d id>` for the batch step and
+`job<%05d id>.<step>` for the others (root, mode 0711), holds
 the script (the user's, mode 0700), the stepd's pid and control socket, and
 finally `result.json`. The directory is removed only after the controller
 acknowledged the result, so a restarted pyslurmd finds and reports what
@@ -28,6 +30,8 @@ STEPD_START_TIMEOUT = 30.0
 ORPHAN_POLL = 0.5
 
 Result = dict[str, object]
+StepKey = tuple[int, str]     # (job id, "batch" | "0" | "1" ...)
+BATCH = "batch"
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,7 +49,7 @@ class StepPolicy:
     script_timeout: float | None = None   # PrologEpilogTimeout (None: unlimited)
     gather_frequency: int = 30            # JobAcctGatherFrequency task sampling, seconds
 
-    def limits_for(self, msg: slurmd_pb2.BatchLaunch) -> dict[str, object]:
+    def limits_for(self, msg: slurmd_pb2.BatchLaunch | slurmd_pb2.TaskLaunch) -> dict[str, object]:
         cfg = self.cgroup
         memory, memory_swap = (memory_limits(cfg, msg.memory_mb, self.real_memory_mb)
                                if cfg.constrain_ram_space else (None, None))
@@ -80,19 +84,22 @@ class StepManager:
         self.cgroup_root = cgroup_root
         self.node_name = node_name
         self._report = report
-        self._running: set[int] = set()
+        self._running: set[StepKey] = set()
         self._tasks: set[asyncio.Task[None]] = set()
 
-    def job_dir(self, job_id: int) -> Path:
-        return self.spool / f"job{job_id:05d}"
+    def job_dir(self, job_id: int, step: str = BATCH) -> Path:
+        return self.spool / (f"job{job_id:05d}" if step == BATCH else f"job{job_id:05d}.{step}")
 
     def running_jobs(self) -> list[int]:
-        return sorted(self._running)
+        return sorted({job_id for job_id, _ in self._running})
+
+    def steps_of(self, job_id: int) -> list[str]:
+        return sorted(step for j, step in self._running if j == job_id)
 
     # ---- launch ---------------------------------------------------------------
 
     async def launch_batch(self, msg: slurmd_pb2.BatchLaunch) -> None:
-        if msg.job_id in self._running:
+        if (msg.job_id, BATCH) in self._running:
             raise StepError(f"job {msg.job_id} is already running here")
         job_dir = self.job_dir(msg.job_id)
         if job_dir.exists():
@@ -123,45 +130,78 @@ class StepManager:
             "kill_wait": msg.kill_wait, "rlimits": list(msg.rlimits),
             **self.policy.limits_for(msg),
         }
+        await self._start_stepd((msg.job_id, BATCH), launch)
+
+    async def launch_tasks(self, msg: slurmd_pb2.TaskLaunch) -> None:
+        """This node's part of an srun step: its stepd connects back to srun for the I/O."""
+        key = (msg.job_id, str(msg.step_id))
+        if key in self._running:
+            raise StepError(f"step {msg.job_id}.{msg.step_id} is already running here")
+        job_dir = self.job_dir(*key)
+        if job_dir.exists():
+            shutil.rmtree(job_dir)
+        job_dir.mkdir(mode=0o711, parents=True)
+        launch = {
+            "job_id": msg.job_id, "step": str(msg.step_id), "uid": msg.uid, "gid": msg.gid,
+            "user_name": msg.user_name, "node_name": self.node_name, "script_path": "", "argv": list(msg.argv),
+            "environment": list(msg.environment), "work_dir": msg.work_dir, "std_out": msg.std_out,
+            "std_err": msg.std_err, "std_in": msg.std_in, "append": False, "umask": msg.umask,
+            "kill_wait": msg.kill_wait, "rlimits": list(msg.rlimits), "task_ids": list(msg.task_ids),
+            "node_index": msg.node_index, "num_tasks": msg.num_tasks, "io_host": msg.io_host,
+            "io_port": msg.io_port, "io_key": msg.io_key, "pty": msg.pty, "pty_rows": msg.pty_rows,
+            "pty_cols": msg.pty_cols, "input_task": msg.input_task, "kill_on_bad_exit": msg.kill_on_bad_exit,
+            "wait_seconds": msg.wait_seconds, "job_name": msg.job_name,
+            **self.policy.limits_for(msg),
+        }
+        failure = await self._start_stepd(key, launch)
+        if failure:
+            raise StepError(failure)
+
+    async def _start_stepd(self, key: StepKey, launch: dict[str, object]) -> str:
+        """Fork the step's stepd and wait for it to say how the start went: "" or why it failed
+        (the stepd then still writes a result, which is reported as for any other end)."""
         self.cgroup_root.mkdir(parents=True, exist_ok=True)
         proc = await asyncio.create_subprocess_exec(
-            sys.executable, "-m", "pyslurm_d.stepd", str(job_dir), str(self.cgroup_root),
+            sys.executable, "-m", "pyslurm_d.stepd", str(self.job_dir(*key)), str(self.cgroup_root),
             stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, start_new_session=True)
         assert proc.stdin is not None and proc.stdout is not None
         proc.stdin.write((json.dumps(launch) + "\n").encode())
         await proc.stdin.drain()
         proc.stdin.close()
-        self._running.add(msg.job_id)
+        self._running.add(key)
         line = (await asyncio.wait_for(proc.stdout.readline(), STEPD_START_TIMEOUT)).decode().strip()
-        if line.startswith("failed"):
-            log.error("job=%d step launch failed: %s", msg.job_id, line[len("failed "):])
-        self._spawn(self._watch_child(msg.job_id, proc))
+        failure = line[len("failed "):] if line.startswith("failed") else ""
+        if failure:
+            log.error("job=%d step %s launch failed: %s", key[0], key[1], failure)
+        self._spawn(self._watch_child(key, proc))
+        return failure
 
     def _spawn(self, coro: Awaitable[None]) -> None:
         task = asyncio.get_running_loop().create_task(coro)  # type: ignore[arg-type]
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 
-    async def _watch_child(self, job_id: int, proc: asyncio.subprocess.Process) -> None:
+    async def _watch_child(self, key: StepKey, proc: asyncio.subprocess.Process) -> None:
         await proc.wait()
-        await self._finish(job_id)
+        await self._finish(key)
 
-    async def _watch_orphan(self, job_id: int, pid: int) -> None:
+    async def _watch_orphan(self, key: StepKey, pid: int) -> None:
         while _alive(pid):
             await asyncio.sleep(ORPHAN_POLL)
-        await self._finish(job_id)
+        await self._finish(key)
 
-    async def _finish(self, job_id: int) -> None:
-        job_dir = self.job_dir(job_id)
+    async def _finish(self, key: StepKey) -> None:
+        job_dir = self.job_dir(*key)
         try:
             result: Result = json.loads((job_dir / "result.json").read_text())
         except (FileNotFoundError, json.JSONDecodeError):
-            result = {"job_id": job_id, "exit_code": 1, "exit_signal": 0, "launch_failed": True,
+            result = {"job_id": key[0], "exit_code": 1, "exit_signal": 0, "launch_failed": True,
                       "error": "stepd ended without a result", "start_time": 0, "end_time": 0}
-        if self.policy.epilog:
+        result["step"] = key[1]
+        if self.policy.epilog and key[1] == BATCH:
             result["epilog_failed"] = not await self._epilog(job_dir, result)
         await self._report(result)   # retries until the controller has it
-        self._running.discard(job_id)
+        self._running.discard(key)
         shutil.rmtree(job_dir, ignore_errors=True)
 
     async def _epilog(self, job_dir: Path, result: Result) -> bool:
@@ -178,14 +218,14 @@ class StepManager:
 
     # ---- control ----------------------------------------------------------------
 
-    async def query(self, job_id: int, words: str) -> str:
-        """Send one control command to the job's stepd and return its one-line reply.
+    async def query(self, job_id: int, words: str, step: str = BATCH) -> str:
+        """Send one control command to a step's stepd and return its one-line reply.
 
-        Raises StepGone when the job has no stepd here (or it went away), StepError for an
+        Raises StepGone when the step has no stepd here (or it went away), StepError for an
         `error ...` reply.
         """
-        sock = self.job_dir(job_id) / "stepd.sock"
-        if job_id not in self._running or not sock.exists():
+        sock = self.job_dir(job_id, step) / "stepd.sock"
+        if (job_id, step) not in self._running or not sock.exists():
             raise StepGone(f"job {job_id} has no step here")
         try:
             reader, writer = await asyncio.open_unix_connection(str(sock))
@@ -201,17 +241,19 @@ class StepManager:
             raise StepError(reply or "stepd gave no reply")
         return reply
 
-    async def command(self, job_id: int, words: str) -> None:
-        reply = await self.query(job_id, words)
+    async def command(self, job_id: int, words: str, step: str = BATCH) -> None:
+        reply = await self.query(job_id, words, step)
         if reply != "ok":
             raise StepError(reply)
 
-    async def command_quietly(self, job_id: int, words: str) -> None:
-        """`command`, where a step that is not (or no longer) here counts as done."""
-        try:
-            await self.command(job_id, words)
-        except (StepError, OSError) as exc:
-            log.info("job=%d %s: %s", job_id, words, exc)
+    async def command_quietly(self, job_id: int, words: str, step: str = "") -> None:
+        """`command` to one step, or to every step of the job here ("" step); a step that is not
+        (or no longer) here counts as done."""
+        for each in ([step] if step else self.steps_of(job_id)):
+            try:
+                await self.command(job_id, words, each)
+            except (StepError, OSError) as exc:
+                log.info("job=%d step %s %s: %s", job_id, each, words, exc)
 
     # ---- restart ----------------------------------------------------------------
 
@@ -219,15 +261,16 @@ class StepManager:
         """Re-attach to the steps a previous pyslurmd left behind."""
         self.spool.mkdir(parents=True, exist_ok=True)
         for job_dir in sorted(self.spool.glob("job[0-9]*")):
-            job_id = int(job_dir.name[3:])
-            self._running.add(job_id)
+            job_text, _, step = job_dir.name[3:].partition(".")
+            key = (int(job_text), step or BATCH)
+            self._running.add(key)
             pid_file = job_dir / "stepd.pid"
             pid = int(pid_file.read_text()) if pid_file.exists() else 0
             if not (job_dir / "result.json").exists() and pid and _alive(pid):
-                log.info("job=%d re-attached to stepd %d", job_id, pid)
-                self._spawn(self._watch_orphan(job_id, pid))
+                log.info("job=%d step %s re-attached to stepd %d", key[0], key[1], pid)
+                self._spawn(self._watch_orphan(key, pid))
             else:
-                self._spawn(self._finish(job_id))
+                self._spawn(self._finish(key))
 
 
 def _alive(pid: int) -> bool:

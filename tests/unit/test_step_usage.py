@@ -96,7 +96,7 @@ def _serve_once(steps: StepManager, step: stepd_mod.Stepd, job_id: int) -> threa
     job_dir = steps.job_dir(job_id)
     job_dir.mkdir(parents=True)
     control = stepd_mod.control_socket(job_dir / "stepd.sock")
-    steps._running.add(job_id)
+    steps._running.add((job_id, "batch"))
 
     def serve() -> None:
         with control:

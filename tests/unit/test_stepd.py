@@ -35,7 +35,7 @@ def _stepd(tmp_path: Path, unkillable_timeout: int = 60) -> tuple[Stepd, FakeCgr
 def test_the_step_is_done_when_the_script_ended_and_the_cgroup_is_empty(tmp_path: Path) -> None:
     step, cg = _stepd(tmp_path)
     assert not step._done()          # script still running
-    step.state.task_status = 0
+    step.state.tasks[0].status = 0
     assert not step._done()          # processes left in the cgroup
     cg.alive = False
     assert step._done() and not step.state.unkillable
@@ -46,7 +46,7 @@ def test_processes_that_outlive_sigkill_end_the_wait_as_unkillable(tmp_path: Pat
     clock = [1000.0]
     monkeypatch.setattr(stepd_mod.time, "monotonic", lambda: clock[0])
     step, cg = _stepd(tmp_path, unkillable_timeout=60)
-    step.state.task_status = 9
+    step.state.tasks[0].status = 9
     step._kill_everything()
     assert cg.kills == 1 and step.state.killed_at == 1000.0
     clock[0] = 1059.0
