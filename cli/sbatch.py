@@ -8,8 +8,6 @@ the same options.
 from __future__ import annotations
 
 import os
-import resource
-import socket
 import sys
 from pathlib import Path
 from typing import Any
@@ -17,65 +15,39 @@ from typing import Any
 import click
 from click.core import ParameterSource
 
-from pyslurm_common import units
 from pyslurm_common.errors import SlurmError
 from pyslurm_common.rpc import messages as pb
 
-from . import client
+from . import client, job_options
 from .app import die, run
+from .job_options import option
 from .sbatch_script import LEGACY_WARNING, ScriptError, directive_lines, legacy_directives, validate, wrap
 
 PROG = "sbatch"
-# Limits a job inherits from the submitting shell, as Slurm's PropagateResourceLimits=ALL.
-RLIMITS = ("CPU", "FSIZE", "DATA", "STACK", "CORE", "RSS", "NPROC", "NOFILE", "MEMLOCK", "AS")
-
-
-def _opt(*decls: str, env: str | None = None, flag: bool = False, **kw: Any):  # type: ignore[no-untyped-def]
-    if flag:
-        return click.option(*decls, is_flag=True, default=False, envvar=env, **kw)
-    return click.option(*decls, default=None, envvar=env, **kw)
-
-
+INPUT_ENV = {
+    "job_name": "SBATCH_JOB_NAME", "partition": "SBATCH_PARTITION", "account": "SBATCH_ACCOUNT",
+    "qos": "SBATCH_QOS", "mem": "SBATCH_MEM_PER_NODE", "mem_per_cpu": "SBATCH_MEM_PER_CPU",
+    "time": "SBATCH_TIMELIMIT", "export": "SBATCH_EXPORT", "gres": "SBATCH_GRES", "gpus": "SBATCH_GPUS",
+    "gpus_per_node": "SBATCH_GPUS_PER_NODE", "gpus_per_task": "SBATCH_GPUS_PER_TASK",
+    "signal": "SBATCH_SIGNAL",
+}
 OPTIONS = [
-    _opt("-J", "--job-name", "job_name", env="SBATCH_JOB_NAME"),
-    _opt("-p", "--partition", env="SBATCH_PARTITION"),
-    _opt("-A", "--account", env="SBATCH_ACCOUNT"),
-    _opt("-q", "--qos", env="SBATCH_QOS"),
-    _opt("-N", "--nodes"),
-    _opt("-n", "--ntasks"),
-    _opt("-c", "--cpus-per-task", "cpus_per_task"),
-    _opt("--mem", env="SBATCH_MEM_PER_NODE"),
-    _opt("--mem-per-cpu", "mem_per_cpu", env="SBATCH_MEM_PER_CPU"),
-    _opt("-t", "--time", env="SBATCH_TIMELIMIT"),
-    _opt("-o", "--output", env="SBATCH_OUTPUT"),
-    _opt("-e", "--error", env="SBATCH_ERROR"),
-    _opt("-i", "--input", env="SBATCH_INPUT"),
-    _opt("-D", "--chdir"),
-    _opt("--export", env="SBATCH_EXPORT"),
-    _opt("--open-mode", "open_mode", env="SBATCH_OPEN_MODE"),
-    _opt("--nice"),
-    _opt("--wrap"),
-    _opt("-H", "--hold", flag=True),
-    _opt("--parsable", flag=True),
-    _opt("-Q", "--quiet", flag=True),
-    _opt("--gres", env="SBATCH_GRES"),
-    _opt("-G", "--gpus", env="SBATCH_GPUS"),
-    _opt("--gpus-per-node", "gpus_per_node", env="SBATCH_GPUS_PER_NODE"),
-    _opt("--gpus-per-task", "gpus_per_task", env="SBATCH_GPUS_PER_TASK"),
-    _opt("--signal", env="SBATCH_SIGNAL"),
-    _opt("--requeue", flag=True, env="SBATCH_REQUEUE"),
-    _opt("--no-requeue", "no_requeue", flag=True, env="SBATCH_NO_REQUEUE"),
+    *job_options.shared_options(INPUT_ENV),
+    option("-o", "--output", env="SBATCH_OUTPUT"),
+    option("-e", "--error", env="SBATCH_ERROR"),
+    option("-i", "--input", env="SBATCH_INPUT"),
+    option("--open-mode", "open_mode", env="SBATCH_OPEN_MODE"),
+    option("--wrap"),
+    option("-H", "--hold", flag=True),
+    option("--parsable", flag=True),
+    option("-Q", "--quiet", flag=True),
+    option("--requeue", flag=True, env="SBATCH_REQUEUE"),
+    option("--no-requeue", "no_requeue", flag=True, env="SBATCH_NO_REQUEUE"),
 ]
 
 
-def _apply_options(func):  # type: ignore[no-untyped-def]
-    for option in reversed(OPTIONS):
-        func = option(func)
-    return func
-
-
 @click.command(context_settings={"allow_interspersed_args": False, "help_option_names": ["-h", "--help"]})
-@_apply_options
+@job_options.with_options(OPTIONS)
 @click.version_option("22.05.8", "-V", "--version", message="slurm %(version)s")
 @click.argument("script", required=False)
 @click.argument("script_args", nargs=-1, type=click.UNPROCESSED)
@@ -153,150 +125,18 @@ def _merge(ctx: click.Context, cli_values: dict[str, Any], directives: list[list
     return merged
 
 
-def _int(values: dict[str, Any], name: str, flag: str) -> int:
-    raw = values.get(name)
-    if raw is None:
-        return 0
-    try:
-        number = int(str(raw).split("-")[0])
-    except ValueError:
-        die(f"Invalid {flag} specification")
-    if number < 1:
-        die(f"Invalid {flag} specification")
-    return number
-
-
-def _memory(values: dict[str, Any], name: str, flag: str) -> int:
-    raw = values.get(name)
-    if raw is None:
-        return 0
-    try:
-        return units.parse_memory_mb(str(raw))
-    except ValueError:
-        die(f"Invalid {flag} specification")
-
-
-def _export_environment(export: str | None) -> list[str]:
-    """The environment the job gets, per --export (ALL, NONE, [ALL,]VAR[=val],...)."""
-    env = os.environ
-    items = [i for i in (export or "ALL").split(",") if i]
-    head = items[0].upper() if items else "ALL"
-    if head == "ALL" and len(items) == 1:
-        return [f"{k}={v}" for k, v in env.items()]
-    keep_all = head == "ALL"
-    if head in ("ALL", "NONE"):
-        items = items[1:]
-    chosen = dict(env) if keep_all else {k: v for k, v in env.items() if k.startswith("SLURM_")}
-    for item in items:
-        name, sep, value = item.partition("=")
-        if sep and keep_all:
-            chosen.setdefault(name, value)  # with ALL, the existing environment wins
-        elif sep:
-            chosen[name] = value
-        elif name in env:
-            chosen[name] = env[name]
-    return [f"{k}={v}" for k, v in chosen.items()]
-
-
-def _gpu_count(values: dict[str, Any], name: str, flag: str) -> tuple[str, int]:
-    """`[type:]N` of the --gpus* options -> (type, N)."""
-    raw = values.get(name)
-    if raw is None:
-        return "", 0
-    kind, _, count = str(raw).rpartition(":")
-    if not count.isdigit() or int(count) < 1:
-        die(f"Invalid {flag} specification")
-    return kind, int(count)
-
-
-def _signal(values: dict[str, Any]) -> tuple[int, int, bool]:
-    """--signal=[{R|B}:]<sig>[@<secs>] -> (number, seconds before the limit, batch shell only)."""
-    raw = values.get("signal")
-    if raw is None:
-        return 0, 0, False
-    text = str(raw)
-    batch_only = False
-    if len(text) > 2 and text[1] == ":" and text[0] in "RB":
-        batch_only, text = text[0] == "B", text[2:]
-    name, _, secs = text.partition("@")
-    from .signals import parse_signal  # the signal module's enums cost start-up time otherwise
-
-    try:
-        number = parse_signal(name)
-        seconds = int(secs) if secs else 60
-    except ValueError:
-        die("Invalid --signal specification")
-    if not 0 <= seconds <= 65535:
-        die("Invalid --signal specification")
-    return number, seconds, batch_only
-
-
-def _rlimits() -> list[str]:
-    """This shell's resource limits, for the job (PropagateResourceLimits=ALL)."""
-    out = []
-    for name in RLIMITS:
-        soft, hard = resource.getrlimit(getattr(resource, f"RLIMIT_{name}"))
-        out.append(f"{name}={soft}:{hard}")
-    return out
-
-
 def _job_desc(values: dict[str, Any], text: str, command: str, default_name: str,
               script_args: list[str]) -> pb.JobDesc:
-    if values.get("mem") is not None and values.get("mem_per_cpu") is not None:
-        die("--mem and --mem-per-cpu are mutually exclusive.")
-    time_limit = 0
-    if values.get("time") is not None:
-        try:
-            time_limit = units.parse_time_limit(str(values["time"]))
-        except ValueError:
-            die("Invalid --time specification")
     open_mode = values.get("open_mode")
     if open_mode is not None and open_mode not in ("append", "truncate"):
         die("Invalid --open-mode specification")
-    nice = 0
-    if values.get("nice") is not None:
-        try:
-            nice = int(values["nice"])
-        except ValueError:
-            die("Invalid --nice specification")
-    cwd = os.getcwd()
-    chdir = values.get("chdir")
-    work_dir = os.path.normpath(os.path.join(cwd, chdir)) if chdir else cwd
-    umask = os.umask(0)
-    os.umask(umask)
-    requeue_set = bool(values.get("requeue") or values.get("no_requeue"))
-    gpu_types = set()
-    gpu_counts = {}
-    for name, flag in (("gpus", "--gpus"), ("gpus_per_node", "--gpus-per-node"), ("gpus_per_task", "--gpus-per-task")):
-        kind, gpu_counts[name] = _gpu_count(values, name, flag)
-        if kind:
-            gpu_types.add(kind)
-    if len(gpu_types) > 1:
-        die("Invalid GPU type specification: use one type")
-    if gpu_counts["gpus_per_task"] and values.get("ntasks") is None:
-        die("--gpus-per-task requires --ntasks")
-    signal_number, signal_seconds, signal_batch_only = _signal(values)
-    return pb.JobDesc(
-        name=values.get("job_name") or default_name,
-        partitions=[p for p in (values.get("partition") or "").split(",") if p],
-        account=values.get("account") or "", qos=values.get("qos") or "",
-        min_nodes=_int(values, "nodes", "--nodes"), num_tasks=_int(values, "ntasks", "--ntasks"),
-        cpus_per_task=_int(values, "cpus_per_task", "--cpus-per-task"),
-        ntasks_given=values.get("ntasks") is not None,
-        cpus_per_task_given=values.get("cpus_per_task") is not None,
-        mem_per_node_mb=_memory(values, "mem", "--mem"),
-        mem_per_cpu_mb=_memory(values, "mem_per_cpu", "--mem-per-cpu"),
-        time_limit_min=time_limit, work_dir=work_dir,
+    return job_options.job_desc(
+        values, default_name, os.environ,
         std_out=values.get("output") or "", std_err=values.get("error") or "",
-        std_in=values.get("input") or "", hold=bool(values.get("hold")), script=text,
-        environment=_export_environment(values.get("export")), argv=script_args, command=command,
-        submit_host=socket.gethostname(), umask=umask, export_env=values.get("export") or "",
-        open_mode=open_mode or "truncate", nice=nice, requeue_set=requeue_set,
-        requeue=not values.get("no_requeue"), gres=values.get("gres") or "",
-        gpus=gpu_counts["gpus"], gpus_per_node=gpu_counts["gpus_per_node"],
-        gpus_per_task=gpu_counts["gpus_per_task"], gpu_type=next(iter(gpu_types), ""),
-        signal_number=signal_number, signal_seconds=signal_seconds, signal_batch_only=signal_batch_only,
-        rlimits=_rlimits(),
+        std_in=values.get("input") or "", script=text, argv=script_args, command=command,
+        open_mode=open_mode or "truncate",
+        requeue_set=bool(values.get("requeue") or values.get("no_requeue")),
+        requeue=not values.get("no_requeue"),
     )
 
 

@@ -1,0 +1,99 @@
+"""Getting an interactive allocation (srun outside a job, salloc): submit, wait, give back.
+
+Messages are Slurm's (spec cli-sbatch-srun-salloc.md §3.5 and §4) with the calling
+command's name as prefix. A signal while the job pends cancels the request: the job is
+cancelled and `<prog>: Job allocation N has been revoked` printed.
+"""
+from __future__ import annotations
+
+import signal
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from pyslurm_common.errors import SlurmError
+from pyslurm_common.rpc import messages as pb
+
+from . import client
+from .app import die
+
+FIRST_WAIT_MS = 1000
+LATER_WAIT_MS = 10000
+PENDING_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT, signal.SIGUSR1, signal.SIGUSR2)
+
+
+class Interrupted(Exception):
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+
+@contextmanager
+def signals_interrupt() -> Iterator[None]:
+    """While pending, the signals that cancel the request raise Interrupted."""
+    def raise_interrupted(signum: int, frame: object) -> None:
+        raise Interrupted(signum)
+
+    previous = {s: signal.signal(s, raise_interrupted) for s in PENDING_SIGNALS}
+    try:
+        yield
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+
+
+def submit(prog: str, desc: pb.JobDesc) -> pb.SubmitReply:
+    try:
+        return client.controller("SubmitBatchJob", pb.SubmitRequest(job=desc), pb.SubmitReply)
+    except SlurmError as exc:
+        failure = "Job submit/allocate failed" if prog == "salloc" else "Unable to allocate resources"
+        die(*([exc.detail] if exc.detail else []), f"{failure}: {exc.strerror}")
+
+
+def wait_until_started(prog: str, job_id: int) -> pb.JobInfo:
+    """Block until the job runs; print the queued/allocated lines if it had to wait.
+
+    A job that ended instead (cancelled while pending) is revoked: message and exit 1."""
+    revoked = f"{prog}: Job allocation {job_id} has been revoked" + ("." if prog == "salloc" else "")
+    try:
+        with signals_interrupt():
+            job = _wait(job_id, FIRST_WAIT_MS)
+            waited = job.state == "PENDING"
+            if waited:
+                print(f"{prog}: job {job_id} queued and waiting for resources", file=sys.stderr)
+            while job.state == "PENDING":
+                job = _wait(job_id, LATER_WAIT_MS)
+    except Interrupted:
+        _cancel(job_id)
+        print(revoked, file=sys.stderr)
+        if prog == "srun":
+            print(f"srun: Force Terminated JobId={job_id}", file=sys.stderr)
+        raise SystemExit(1)
+    if job.state != "RUNNING":
+        print(revoked, file=sys.stderr)
+        raise SystemExit(1)
+    if waited:
+        print(f"{prog}: job {job_id} has been allocated resources", file=sys.stderr)
+    return job
+
+
+def _wait(job_id: int, timeout_ms: int) -> pb.JobInfo:
+    reply = client.controller("WaitAllocation", pb.AllocationWait(job_id=job_id, timeout_ms=timeout_ms),
+                              pb.AllocationState, timeout=timeout_ms / 1000 + 30)
+    return reply.job
+
+
+def _cancel(job_id: int) -> None:
+    try:
+        client.controller("SignalJobs", pb.SignalRequest(job_ids=[job_id], signal=0), pb.SignalReply)
+    except (SlurmError, client.ConnectError):
+        pass  # the job is gone or the controller is: nothing left to give back
+
+
+def release(job_id: int, exit_code: int = 0, exit_signal: int = 0) -> None:
+    """Give the allocation back (salloc's end, or srun whose step could not start)."""
+    try:
+        client.controller("CompleteAllocation", pb.AllocationRelease(
+            job_id=job_id, exit_code=exit_code, exit_signal=exit_signal), pb.Empty)
+    except SlurmError:
+        pass  # already ended (time limit, scancel): nothing to release

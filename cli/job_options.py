@@ -1,0 +1,226 @@
+"""The allocation options sbatch, srun and salloc share, and their mapping to a JobDesc.
+
+Each command declares the same option (same flags, same destination name) but reads its own
+input environment variables (SBATCH_PARTITION, SLURM_PARTITION, SALLOC_PARTITION ...): the
+command passes a {destination: variable} table. Validation messages are Slurm's
+(`Invalid --<opt> specification`); every failure goes through `app.die`.
+"""
+from __future__ import annotations
+
+import os
+import resource
+import socket
+from collections.abc import Callable, Mapping
+from typing import Any, TypeVar
+
+import click
+
+from pyslurm_common import units
+from pyslurm_common.rpc import messages as pb
+
+from .app import die
+
+F = TypeVar("F", bound=Callable[..., Any])
+# Limits a job inherits from the submitting shell, as Slurm's PropagateResourceLimits=ALL.
+RLIMITS = ("CPU", "FSIZE", "DATA", "STACK", "CORE", "RSS", "NPROC", "NOFILE", "MEMLOCK", "AS")
+
+# (flags..., destination) of every shared option; the destination is the key of `values`.
+SHARED: tuple[tuple[str, ...], ...] = (
+    ("-J", "--job-name", "job_name"),
+    ("-p", "--partition", "partition"),
+    ("-A", "--account", "account"),
+    ("-q", "--qos", "qos"),
+    ("-N", "--nodes", "nodes"),
+    ("-n", "--ntasks", "ntasks"),
+    ("-c", "--cpus-per-task", "cpus_per_task"),
+    ("--mem", "mem"),
+    ("--mem-per-cpu", "mem_per_cpu"),
+    ("-t", "--time", "time"),
+    ("-D", "--chdir", "chdir"),
+    ("--export", "export"),
+    ("--nice", "nice"),
+    ("--gres", "gres"),
+    ("-G", "--gpus", "gpus"),
+    ("--gpus-per-node", "gpus_per_node"),
+    ("--gpus-per-task", "gpus_per_task"),
+    ("--signal", "signal"),
+)
+
+
+def option(*decls: str, env: str | None = None, flag: bool = False, **kw: Any) -> Callable[[F], F]:
+    if flag:
+        return click.option(*decls, is_flag=True, default=False, envvar=env, **kw)
+    return click.option(*decls, default=None, envvar=env, **kw)
+
+
+def with_options(options: list[Callable[[F], F]]) -> Callable[[F], F]:
+    """Apply click options in their listed order (as --help shows them)."""
+    def apply(func: F) -> F:
+        for opt in reversed(options):
+            func = opt(func)
+        return func
+    return apply
+
+
+def shared_options(env: Mapping[str, str]) -> list[Callable[[F], F]]:
+    """The shared options, each reading the input variable `env[destination]` if any."""
+    return [option(*spec, env=env.get(spec[-1])) for spec in SHARED]
+
+
+def positive_int(values: Mapping[str, Any], name: str, flag: str) -> int:
+    """`-n 4`, `-N 2` (a `min-max` range keeps the minimum); 0 when not given."""
+    raw = values.get(name)
+    if raw is None:
+        return 0
+    try:
+        number = int(str(raw).split("-")[0])
+    except ValueError:
+        die(f"Invalid {flag} specification")
+    if number < 1:
+        die(f"Invalid {flag} specification")
+    return number
+
+
+def memory_mb(values: Mapping[str, Any], name: str, flag: str) -> int:
+    raw = values.get(name)
+    if raw is None:
+        return 0
+    try:
+        return units.parse_memory_mb(str(raw))
+    except ValueError:
+        die(f"Invalid {flag} specification")
+
+
+def time_limit(values: Mapping[str, Any]) -> int:
+    if values.get("time") is None:
+        return 0
+    try:
+        return units.parse_time_limit(str(values["time"]))
+    except ValueError:
+        die("Invalid --time specification")
+
+
+def export_environment(export: str | None, environ: Mapping[str, str], *, none_keeps_slurm: bool = True) -> list[str]:
+    """The environment a job or step gets per --export (ALL, NONE, [ALL,]VAR[=val],...).
+
+    NONE keeps the SLURM_* variables for sbatch/salloc; srun's NONE keeps nothing
+    (`none_keeps_slurm=False`): the step variables come from the controller anyway.
+    """
+    items = [i for i in (export or "ALL").split(",") if i]
+    head = items[0].upper() if items else "ALL"
+    if head == "ALL" and len(items) == 1:
+        return [f"{k}={v}" for k, v in environ.items()]
+    keep_all = head == "ALL"
+    if head in ("ALL", "NONE"):
+        items = items[1:]
+    if keep_all:
+        chosen = dict(environ)
+    else:
+        chosen = {k: v for k, v in environ.items() if none_keeps_slurm and k.startswith("SLURM_")}
+    for item in items:
+        name, sep, value = item.partition("=")
+        if sep and keep_all:
+            chosen.setdefault(name, value)  # with ALL, the existing environment wins
+        elif sep:
+            chosen[name] = value
+        elif name in environ:
+            chosen[name] = environ[name]
+    return [f"{k}={v}" for k, v in chosen.items()]
+
+
+def _gpu_count(values: Mapping[str, Any], name: str, flag: str) -> tuple[str, int]:
+    """`[type:]N` of the --gpus* options -> (type, N)."""
+    raw = values.get(name)
+    if raw is None:
+        return "", 0
+    kind, _, count = str(raw).rpartition(":")
+    if not count.isdigit() or int(count) < 1:
+        die(f"Invalid {flag} specification")
+    return kind, int(count)
+
+
+def _signal(values: Mapping[str, Any]) -> tuple[int, int, bool]:
+    """--signal=[{R|B}:]<sig>[@<secs>] -> (number, seconds before the limit, batch shell only)."""
+    raw = values.get("signal")
+    if raw is None:
+        return 0, 0, False
+    text = str(raw)
+    batch_only = False
+    if len(text) > 2 and text[1] == ":" and text[0] in "RB":
+        batch_only, text = text[0] == "B", text[2:]
+    name, _, secs = text.partition("@")
+    from .signals import parse_signal  # the signal module's enums cost start-up time otherwise
+
+    try:
+        number = parse_signal(name)
+        seconds = int(secs) if secs else 60
+    except ValueError:
+        die("Invalid --signal specification")
+    if not 0 <= seconds <= 65535:
+        die("Invalid --signal specification")
+    return number, seconds, batch_only
+
+
+def rlimits() -> list[str]:
+    """This shell's resource limits, for the job (PropagateResourceLimits=ALL)."""
+    out = []
+    for name in RLIMITS:
+        soft, hard = resource.getrlimit(getattr(resource, f"RLIMIT_{name}"))
+        out.append(f"{name}={soft}:{hard}")
+    return out
+
+
+def current_umask() -> int:
+    umask = os.umask(0)
+    os.umask(umask)
+    return umask
+
+
+def work_dir(values: Mapping[str, Any]) -> str:
+    """-D relative to the current directory; the current directory without it."""
+    cwd = os.getcwd()
+    chdir = values.get("chdir")
+    return os.path.normpath(os.path.join(cwd, chdir)) if chdir else cwd
+
+
+def job_desc(values: Mapping[str, Any], default_name: str, environ: Mapping[str, str], **extra: Any) -> pb.JobDesc:
+    """A JobDesc from the shared options; `extra` sets the command's own fields."""
+    if values.get("mem") is not None and values.get("mem_per_cpu") is not None:
+        die("--mem and --mem-per-cpu are mutually exclusive.")
+    nice = 0
+    if values.get("nice") is not None:
+        try:
+            nice = int(values["nice"])
+        except ValueError:
+            die("Invalid --nice specification")
+    gpu_types = set()
+    gpu_counts = {}
+    for name, flag in (("gpus", "--gpus"), ("gpus_per_node", "--gpus-per-node"), ("gpus_per_task", "--gpus-per-task")):
+        kind, gpu_counts[name] = _gpu_count(values, name, flag)
+        if kind:
+            gpu_types.add(kind)
+    if len(gpu_types) > 1:
+        die("Invalid GPU type specification: use one type")
+    if gpu_counts["gpus_per_task"] and values.get("ntasks") is None:
+        die("--gpus-per-task requires --ntasks")
+    signal_number, signal_seconds, signal_batch_only = _signal(values)
+    return pb.JobDesc(
+        name=values.get("job_name") or default_name,
+        partitions=[p for p in (values.get("partition") or "").split(",") if p],
+        account=values.get("account") or "", qos=values.get("qos") or "",
+        min_nodes=positive_int(values, "nodes", "--nodes"), num_tasks=positive_int(values, "ntasks", "--ntasks"),
+        cpus_per_task=positive_int(values, "cpus_per_task", "--cpus-per-task"),
+        ntasks_given=values.get("ntasks") is not None,
+        cpus_per_task_given=values.get("cpus_per_task") is not None,
+        mem_per_node_mb=memory_mb(values, "mem", "--mem"),
+        mem_per_cpu_mb=memory_mb(values, "mem_per_cpu", "--mem-per-cpu"),
+        time_limit_min=time_limit(values), work_dir=work_dir(values),
+        hold=bool(values.get("hold")),
+        environment=export_environment(values.get("export"), environ), submit_host=socket.gethostname(),
+        umask=current_umask(), export_env=values.get("export") or "", nice=nice,
+        gres=values.get("gres") or "",
+        gpus=gpu_counts["gpus"], gpus_per_node=gpu_counts["gpus_per_node"],
+        gpus_per_task=gpu_counts["gpus_per_task"], gpu_type=next(iter(gpu_types), ""),
+        signal_number=signal_number, signal_seconds=signal_seconds, signal_batch_only=signal_batch_only,
+        rlimits=rlimits(), **extra,
+    )

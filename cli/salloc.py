@@ -1,0 +1,126 @@
+"""salloc: get an allocation, run a command (or the user's shell) here with its environment,
+give the allocation back when the command ends (spec cli-sbatch-srun-salloc.md §4).
+
+Signals while the command runs: SIGHUP gives the allocation back and exits; SIGTERM is
+passed on to the command; the others (Ctrl-C and friends, which the terminal also delivers
+to the command) are ignored by salloc itself.
+"""
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+from typing import Any
+
+import click
+
+from pyslurm_common.errors import SlurmError
+from pyslurm_common.rpc import messages as pb
+
+from . import allocation, client, job_options
+from .app import run
+from .job_options import option
+
+PROG = "salloc"
+INPUT_ENV = {
+    "job_name": "SALLOC_JOB_NAME", "partition": "SALLOC_PARTITION", "account": "SALLOC_ACCOUNT",
+    "qos": "SALLOC_QOS", "mem": "SALLOC_MEM_PER_NODE", "mem_per_cpu": "SALLOC_MEM_PER_CPU",
+    "time": "SALLOC_TIMELIMIT", "export": "SALLOC_EXPORT", "gres": "SALLOC_GRES", "gpus": "SALLOC_GPUS",
+    "gpus_per_node": "SALLOC_GPUS_PER_NODE", "gpus_per_task": "SALLOC_GPUS_PER_TASK",
+    "signal": "SALLOC_SIGNAL",
+}
+OPTIONS = [
+    *job_options.shared_options(INPUT_ENV),
+    option("--no-shell", "no_shell", flag=True),
+    option("-Q", "--quiet", flag=True),
+]
+IGNORED_WHILE_RUNNING = (signal.SIGINT, signal.SIGQUIT, signal.SIGUSR1, signal.SIGUSR2, signal.SIGTSTP,
+                         signal.SIGTTIN, signal.SIGTTOU)
+QUIET_DEATHS = (signal.SIGHUP, signal.SIGINT, signal.SIGQUIT, signal.SIGKILL)  # exit 0, as Slurm's salloc
+REVOCATION_POLL = 5.0
+
+
+class _HangUp(Exception):
+    pass
+
+
+@click.command(context_settings={"allow_interspersed_args": False, "help_option_names": ["-h", "--help"]})
+@job_options.with_options(OPTIONS)
+@click.version_option("22.05.8", "-V", "--version", message="slurm %(version)s")
+@click.argument("command", nargs=-1, type=click.UNPROCESSED)
+def salloc(**values: Any) -> None:
+    """Obtain a job allocation and run a command in it."""
+    command = list(values.pop("command")) or [os.environ.get("SHELL") or "/bin/sh"]
+    desc = job_options.job_desc(values, os.path.basename(command[0]), os.environ, launcher="salloc",
+                                script="", argv=command)
+    submitted = allocation.submit(PROG, desc)
+    job_id = submitted.job_id
+    print(f"salloc: Pending job allocation {job_id}", file=sys.stderr)
+    job = allocation.wait_until_started(PROG, job_id)
+    print(f"salloc: Granted job allocation {job_id}", file=sys.stderr)
+    if values.get("no_shell"):
+        return
+    from pyslurm_common.client_settings import config_path
+
+    from .allocation_env import allocation_environment
+
+    conf = config_path()
+    env = dict(os.environ)
+    env.update(allocation_environment(job, submitted.cluster, str(conf) if conf.exists() else ""))
+    code, signum = _run_command(command, env, job_id)
+    print(f"salloc: Relinquishing job allocation {job_id}", file=sys.stderr)
+    allocation.release(job_id, exit_code=code, exit_signal=signum)
+    raise SystemExit(exit_status(code, signum))
+
+
+def exit_status(code: int, signum: int) -> int:
+    """salloc's status: the command's; 0 if HUP/INT/QUIT/KILL ended it; else 128+signal."""
+    if signum:
+        return 0 if signum in QUIET_DEATHS else 128 + signum
+    return code
+
+
+def _run_command(command: list[str], env: dict[str, str], job_id: int) -> tuple[int, int]:
+    """(exit code, signal) of the command; (1, 0) when it cannot be started."""
+    try:
+        proc = subprocess.Popen(command, env=env)
+    except OSError:
+        print(f'salloc: error: Unable to exec command "{command[0]}"', file=sys.stderr)
+        return 1, 0
+
+    def hang_up(signum: int, frame: object) -> None:
+        raise _HangUp()
+
+    previous = {s: signal.signal(s, lambda signum, frame: None) for s in IGNORED_WHILE_RUNNING}
+    previous[signal.SIGTERM] = signal.signal(signal.SIGTERM, lambda signum, frame: proc.send_signal(signum))
+    previous[signal.SIGHUP] = signal.signal(signal.SIGHUP, hang_up)
+    revoked = False
+    try:
+        while True:
+            try:
+                returncode = proc.wait(timeout=REVOCATION_POLL)
+                break
+            except subprocess.TimeoutExpired:
+                if not revoked and not _still_running(job_id):
+                    revoked = True
+                    print(f"salloc: Job allocation {job_id} has been revoked.", file=sys.stderr)
+    except _HangUp:
+        proc.send_signal(signal.SIGHUP)
+        return 0, int(signal.SIGHUP)
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+    return (0, -returncode) if returncode < 0 else (returncode, 0)
+
+
+def _still_running(job_id: int) -> bool:
+    try:
+        jobs = client.controller("GetJobs", pb.JobQuery(job_ids=[job_id]), pb.JobList).jobs
+    except (SlurmError, client.ConnectError):
+        return True  # a controller we cannot ask has not revoked anything
+    return bool(jobs) and jobs[0].state == "RUNNING"
+
+
+def main() -> None:
+    run(PROG, salloc)

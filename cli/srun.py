@@ -1,0 +1,200 @@
+"""srun: run parallel tasks as a job step, streaming their I/O (spec cli-sbatch-srun-salloc.md §3).
+
+Outside an allocation srun first creates a job (launcher "srun", ended by its step 0);
+inside one (SLURM_JOB_ID or --jobid) it adds a step. The step's stepds connect back to
+srun's listener (pyslurm_common/step_io.py); cli/step_session.py runs that conversation.
+"""
+from __future__ import annotations
+
+import contextlib
+import os
+import secrets
+import socket
+import sys
+import time
+from collections.abc import Iterator
+from typing import IO, Any
+
+import click
+
+from pyslurm_common.errors import SlurmError
+from pyslurm_common.rpc import messages as pb
+
+from . import allocation, client, job_options
+from .app import die, run
+from .srun_options import OPTIONS, StreamSpec, normalize_args, step_request, stream_spec
+
+PROG = "srun"
+DEFAULT_KILL_WAIT = 30
+MAX_RETRY_DELAY = 5.0
+
+
+@click.command(context_settings={"allow_interspersed_args": False, "help_option_names": ["-h", "--help"]})
+@job_options.with_options(OPTIONS)
+@click.version_option("22.05.8", "-V", "--version", message="slurm %(version)s")
+@click.argument("argv", nargs=-1, type=click.UNPROCESSED)
+def srun(**values: Any) -> None:
+    """Run parallel jobs."""
+    ctx = click.get_current_context()
+    argv = list(values.pop("argv"))
+    if not argv:
+        die("No command given to execute.", severity="fatal")
+    listener = socket.create_server(("0.0.0.0", 0), backlog=64)
+    io_key = secrets.token_hex(16)
+    job_text = values.get("jobid") or os.environ.get("SLURM_JOB_ID") or os.environ.get("SLURM_JOBID")
+    made_job = not job_text
+    if job_text:
+        if not job_text.isdigit():
+            die(f"Invalid job id specified: {job_text}")
+        job_id = int(job_text)
+    else:
+        from .srun_options import allocation_desc
+
+        job_id = allocation.submit(PROG, allocation_desc(values, argv, os.environ)).job_id
+        allocation.wait_until_started(PROG, job_id)
+    from .step_session import terminal_size
+
+    request = step_request(values, ctx.get_parameter_source, argv, os.environ, job_id,
+                           listener.getsockname()[1], io_key, terminal_size())
+    reply = _create_step(request, made_job, quiet=bool(values.get("quiet")))
+    raise SystemExit(_run_step(values, request, reply, listener, io_key))
+
+
+def _create_step(request: pb.StepRequest, made_job: bool, quiet: bool) -> pb.StepReply:
+    """CreateStep, retrying while the job's resources are busy with other steps."""
+    job_id, tries, delay = request.job_id, 0, 1.0
+    try:
+        while True:
+            try:
+                reply = client.controller("CreateStep", request, pb.StepReply)
+            except SlurmError as exc:
+                if made_job:
+                    allocation.release(job_id, exit_code=1)
+                die(f"Unable to create step for job {job_id}: {exc.strerror}")
+            if not reply.busy:
+                break
+            if not quiet:
+                how = "temporarily disabled" if tries == 0 else "still disabled"
+                print(f"srun: Job {job_id} step creation {how}, retrying ({reply.busy_reason})", file=sys.stderr)
+            tries += 1
+            time.sleep(delay)
+            delay = min(delay * 1.5, MAX_RETRY_DELAY)
+    except KeyboardInterrupt:
+        if made_job:
+            allocation.release(job_id, exit_code=1)
+        raise
+    if tries and not quiet:
+        print(f"srun: Step created for job {job_id}", file=sys.stderr)
+    return reply
+
+
+def _writer(stream: IO[bytes]) -> Any:
+    def write(data: bytes) -> None:
+        stream.write(data)
+        stream.flush()
+    return write
+
+
+@contextlib.contextmanager
+def _output_routes(values: dict[str, Any], request: pb.StepRequest, step_id: int) -> Iterator[tuple[Any, Any]]:
+    """OutputRoutes for stdout and stderr per -o/-e; local files are opened here."""
+    from pyslurm_common.filename_pattern import PatternContext, resolve
+
+    from .step_stream import OutputRoute
+
+    out_spec = stream_spec(values.get("output"))
+    err_spec = stream_spec(values.get("error")) if values.get("error") is not None else out_spec
+    with contextlib.ExitStack() as stack:
+        opened: dict[str, IO[bytes]] = {}
+
+        def route(spec: StreamSpec, terminal: IO[bytes]) -> OutputRoute:
+            if spec.mode == "none" or spec.on_node:
+                return OutputRoute(None)
+            if spec.mode == "rank":
+                return OutputRoute(_writer(terminal), only_rank=spec.rank)
+            if spec.mode == "all":
+                return OutputRoute(_writer(terminal))
+            import pwd
+
+            path = resolve(spec.pattern, PatternContext(
+                job_id=request.job_id, job_name=request.name, user_name=pwd.getpwuid(os.getuid()).pw_name,
+                step=str(step_id)), request.work_dir)
+            if path not in opened:
+                try:
+                    opened[path] = stack.enter_context(open(path, "wb"))
+                except OSError as exc:
+                    die(f"Could not open stdout file {path}: {exc.strerror}")
+            return OutputRoute(_writer(opened[path]))
+
+        yield route(out_spec, sys.stdout.buffer), route(err_spec, sys.stderr.buffer)
+
+
+def _redirect_stdin(values: dict[str, Any], request: pb.StepRequest) -> None:
+    """`-i file` opened on this host: the file takes the place of srun's stdin."""
+    spec = stream_spec(values.get("input"))
+    if spec.mode != "file" or spec.on_node:
+        return
+    path = os.path.join(request.work_dir, spec.pattern)
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except OSError as exc:
+        die(f"Could not open stdin file {path}: {exc.strerror}")
+    os.dup2(fd, 0)
+    os.close(fd)
+
+
+def _run_step(values: dict[str, Any], request: pb.StepRequest, reply: pb.StepReply,
+              listener: socket.socket, io_key: str) -> int:
+    from . import task_report
+    from .step_layout import StepLayout
+    from .step_session import SessionOptions, StepSession
+    from .step_stream import StreamConsumer
+    from .terminal import raw_terminal
+
+    job_id, step = request.job_id, f"{request.job_id}.{reply.step_id}"
+    layout = StepLayout(tuple(reply.nodes), tuple(reply.tasks_per_node))
+    _redirect_stdin(values, request)
+    with _output_routes(values, request, reply.step_id) as (out_route, err_route):
+        consumer = StreamConsumer(layout, out_route, err_route, labelled=bool(values.get("label")))
+        session = StepSession(
+            listener, layout, consumer,
+            SessionOptions(step=step, io_key=io_key, input_task=request.input_task,
+                           disable_status=bool(values.get("disable_status")),
+                           quit_on_interrupt=bool(values.get("quit_on_interrupt")), pty=request.pty),
+            step_gone=lambda: _step_gone(job_id, str(reply.step_id)), kill_wait=_kill_wait)
+        with raw_terminal() if request.pty else contextlib.nullcontext(False):
+            session.run()
+    for name in session.never_connected:
+        print(f"srun: error: Task launch for StepId={step} failed on node {name}", file=sys.stderr)
+    for line in task_report.exit_report(consumer.outcomes, layout):
+        print(line, file=sys.stderr)
+    status = task_report.exit_status(consumer.outcomes)
+    if len(consumer.outcomes) < layout.num_tasks:
+        status = max(status, 1)  # tasks that never reported did not succeed
+    return status
+
+
+def _step_gone(job_id: int, step_id: str) -> bool:
+    """Whether the controller considers the step (or its whole job) over."""
+    try:
+        jobs = client.controller("GetJobs", pb.JobQuery(job_ids=[job_id]), pb.JobList).jobs
+    except (SlurmError, client.ConnectError):
+        return False
+    if not jobs or jobs[0].state != "RUNNING":
+        return True
+    return any(s.step_id == step_id and s.state not in ("", "RUNNING", "PENDING") for s in jobs[0].steps)
+
+
+def _kill_wait() -> int:
+    try:
+        dump = client.controller("GetConfig", pb.Empty(), pb.ConfigDump)
+    except (SlurmError, client.ConnectError):
+        return DEFAULT_KILL_WAIT
+    for entry in dump.entries:
+        if entry.key == "KillWait" and entry.value.split()[0].isdigit():
+            return int(entry.value.split()[0])
+    return DEFAULT_KILL_WAIT
+
+
+def main() -> None:
+    run(PROG, srun, normalize_args(srun, sys.argv[1:]))

@@ -1,0 +1,46 @@
+"""Which node of a step holds which task ranks (block distribution, as the controller lays them out).
+
+Pure: the step's node names and tasks-per-node counts (StepReply) in, lookups out.
+"""
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class StepLayout:
+    nodes: tuple[str, ...]
+    tasks_per_node: tuple[int, ...]
+
+    @property
+    def num_tasks(self) -> int:
+        return sum(self.tasks_per_node)
+
+    def ranks_of(self, node_index: int) -> range:
+        first = sum(self.tasks_per_node[:node_index])
+        return range(first, first + self.tasks_per_node[node_index])
+
+    def node_of(self, rank: int) -> int:
+        """The node index holding `rank`; ValueError if the step has no such rank."""
+        for index in range(len(self.nodes)):
+            if rank in self.ranks_of(index):
+                return index
+        raise ValueError(f"task {rank} is not part of this step")
+
+    def host_of(self, rank: int) -> str:
+        return self.nodes[self.node_of(rank)]
+
+
+def compress_ranks(ranks: Iterable[int]) -> str:
+    """`[0, 1, 2, 3, 5]` -> `0-3,5` (sorted, duplicates dropped)."""
+    ordered = sorted(set(ranks))
+    parts: list[str] = []
+    i = 0
+    while i < len(ordered):
+        j = i
+        while j + 1 < len(ordered) and ordered[j + 1] == ordered[j] + 1:
+            j += 1
+        parts.append(str(ordered[i]) if i == j else f"{ordered[i]}-{ordered[j]}")
+        i = j + 1
+    return ",".join(parts)
