@@ -44,6 +44,8 @@ def show(words: list[str], oneliner: bool) -> None:
             print("No jobs in the system")
             return
         sys.stdout.write(scontrol_show.show_jobs(jobs, reply.now, oneliner=oneliner))
+    elif entity in ("step", "steps"):
+        show_steps(arg, oneliner)
     elif entity in ("node", "nodes"):
         nodes = client.controller("GetNodes", pb.Empty(), pb.NodeList).nodes
         if arg:
@@ -73,6 +75,24 @@ def show(words: list[str], oneliner: bool) -> None:
         print(hostlist.compress(_expand(arg), unique=False))
     else:
         die(f"invalid entity:{words[0]} for keyword:show")
+
+
+def show_steps(arg: str, oneliner: bool) -> None:
+    """`show step [J[.S]]`: running steps, all of them or of one job, or one step."""
+    job_text, _, step_text = arg.partition(".")
+    if (job_text and not job_text.isdigit()) or (step_text and not step_text.isdigit()):
+        die("Invalid job step id specified")
+    try:
+        reply = client.controller("GetJobs", pb.JobQuery(job_ids=[int(job_text)] if job_text else []), pb.JobList)
+    except SlurmError as exc:
+        print(f"slurm_get_job_steps error: {exc.strerror}", file=sys.stderr)
+        raise SystemExit(1)
+    steps = [s for j in sorted(reply.jobs, key=lambda j: j.job_id) for s in j.steps
+             if s.state == "RUNNING" and (not step_text or s.step_id == step_text)]
+    if not steps:
+        print(f"Job step {arg} not found" if step_text else "No job steps in the system")
+        return
+    sys.stdout.write(scontrol_show.show_steps(steps, oneliner=oneliner))
 
 
 def _expand(expr: str) -> list[str]:

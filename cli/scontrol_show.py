@@ -1,4 +1,4 @@
-"""``scontrol show job|node|partition|config`` text, multi-line and ``-o`` one-liner.
+"""``scontrol show job|step|node|partition|config`` text, multi-line and ``-o`` one-liner.
 
 Owns spec §3.2–3.5 of cli-squeue-sinfo-scontrol-scancel.md (Slurm 22.05 layout). A record
 is a list of ``Key=Value`` lines; multi-line output joins them with ``"\\n   "``, the
@@ -23,6 +23,7 @@ from pyslurm_common.rpc import messages as pb
 from pyslurm_common.users import user_name as user_name_of_uid
 
 JobInfo = pb.JobInfo
+StepInfo = pb.StepInfo
 NodeInfo = pb.NodeInfo
 PartitionInfo = pb.PartitionInfo
 
@@ -139,6 +140,30 @@ def show_job(job: JobInfo, now: int, *, oneliner: bool = False) -> str:
 def show_jobs(jobs: Iterable[JobInfo], now: int, *, oneliner: bool = False) -> str:
     """``scontrol show job``: all records concatenated."""
     return "".join(show_job(j, now, oneliner=oneliner) for j in jobs)
+
+
+# ----------------------------------------------------------------------------- steps
+
+
+def step_lines(step: StepInfo) -> list[str]:
+    """22.05's step record. The srun host and pid are not tracked, so ``SrunHost:Pid`` is left out;
+    TRES lists the CPUs and nodes the step holds."""
+    num_nodes = len(hostlist.expand(step.nodes)) if step.nodes else 0
+    limit = units.format_time_limit_hms(step.time_limit_min if step.time_limit_min else None)
+    return [
+        f"StepId={step.job_id}.{step.step_id} UserId={step.user_id} StartTime={_ts(step.start_time)} "
+        f"TimeLimit={limit}",
+        f"State={step.state} Partition={step.partition} NodeList={step.nodes}",
+        f"Nodes={num_nodes} CPUs={step.num_cpus} Tasks={step.num_tasks} Name={step.name} Network=(null)",
+        f"TRES=cpu={step.num_cpus},node={num_nodes}",
+        "ResvPorts=(null)",
+        "CPUFreqReq=Default Dist=Block",
+    ]
+
+
+def show_steps(steps: Iterable[StepInfo], *, oneliner: bool = False) -> str:
+    """``scontrol show step``: one record per step, each followed by a blank line."""
+    return "".join(_record(step_lines(s), oneliner, trailer=False) for s in steps)
 
 
 # ----------------------------------------------------------------------------- nodes

@@ -31,11 +31,12 @@ PROG = "squeue"
 @click.option("-A", "--account")
 @click.option("-w", "--nodelist")
 @click.option("-S", "--sort")
+@click.option("-s", "--steps", is_flag=True)
 @click.option("--version", "-V", "version", is_flag=True)
 def squeue(fmt: str | None, long_fmt: str | None, noheader: bool, long_listing: bool,
            user: str | None, me: bool, jobs: str | None, states: str | None, partition: str | None,
            name: str | None, account: str | None, nodelist: str | None, sort: str | None,
-           version: bool) -> None:
+           steps: bool, version: bool) -> None:
     """View information about jobs in the queue."""
     if version:
         click.echo("slurm 22.05.8")
@@ -50,7 +51,7 @@ def squeue(fmt: str | None, long_fmt: str | None, noheader: bool, long_listing: 
             if not item.split("_")[0].isdigit():
                 die(f"Invalid job id: {item}")
             ids.append(int(item.split("_")[0]))
-    line_format = _line_format(fmt, long_fmt, long_listing)
+    line_format = _step_format(fmt, long_fmt) if steps else _line_format(fmt, long_fmt, long_listing)
     try:
         reply = client.controller("GetJobs", pb.JobQuery(job_ids=ids), pb.JobList)
     except SlurmError as exc:
@@ -60,12 +61,16 @@ def squeue(fmt: str | None, long_fmt: str | None, noheader: bool, long_listing: 
     if me:
         user = getpass.getuser()
     selected = [j for j in selected if _matches(j, user, partition, name, account, nodelist)]
-    try:
-        ordered = squeue_format.sort_jobs(selected, sort or squeue_format.DEFAULT_SORT)
-    except squeue_format.FormatError as exc:
-        die(str(exc))
-    lines = squeue_format.render_jobs(line_format, ordered, reply.now, header=not noheader,
-                                      with_date=long_listing)
+    if steps:
+        lines = squeue_format.render_steps(line_format, squeue_format.running_steps(selected), reply.now,
+                                           header=not noheader)
+    else:
+        try:
+            ordered = squeue_format.sort_jobs(selected, sort or squeue_format.DEFAULT_SORT)
+        except squeue_format.FormatError as exc:
+            die(str(exc))
+        lines = squeue_format.render_jobs(line_format, ordered, reply.now, header=not noheader,
+                                          with_date=long_listing)
     if lines:
         sys.stdout.write("\n".join(lines) + "\n")
 
@@ -81,6 +86,15 @@ def _line_format(fmt: str | None, long_fmt: str | None, long_listing: bool) -> s
         if os.environ.get("SQUEUE_FORMAT2"):
             return squeue_format.parse_long_format(os.environ["SQUEUE_FORMAT2"])
         return squeue_format.parse_format(squeue_format.LONG_FORMAT if long_listing else squeue_format.DEFAULT_FORMAT)
+    except squeue_format.FormatError as exc:
+        die(str(exc))
+
+
+def _step_format(fmt: str | None, long_fmt: str | None) -> squeue_format.LineFormat:
+    try:
+        if long_fmt:
+            return squeue_format.parse_step_long_format(long_fmt)
+        return squeue_format.parse_step_format(fmt or squeue_format.STEP_FORMAT)
     except squeue_format.FormatError as exc:
         die(str(exc))
 

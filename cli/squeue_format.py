@@ -26,6 +26,7 @@ JobInfo = pb.JobInfo
 DEFAULT_FORMAT = "%.18i %.9P %.8j %.8u %.2t %.10M %.6D %R"
 LONG_FORMAT = "%.18i %.9P %.8j %.8u %.8T %.10M %.9l %.6D %R"
 START_FORMAT = "%.18i %.9P %.8j %.8u %.2t  %.19S %.6D %20Y %R"
+STEP_FORMAT = "%.15i %.8j %.9P %.8u %.9M %N"
 DEFAULT_SORT = "P,t,-p"
 DEFAULT_LONG_WIDTH = 20  # -O field width when none is given
 REASONLIST_HEADER = "NODELIST(REASON)"
@@ -336,21 +337,24 @@ def parse_long_format(fmt: str) -> LineFormat:
     return parse_name_format(fmt, LONG_NAMES, "job")
 
 
-def header_line(fmt: LineFormat) -> str:
+def header_line(fmt: LineFormat, fields: Mapping[str, JobField] | None = None) -> str:
     """The header; headers are cut to width except ``NODELIST(REASON)``."""
+    fields = JOB_FIELDS if fields is None else fields
     parts = [fmt.prefix]
     for col in fmt.columns:
-        header = JOB_FIELDS[col.key].header
+        header = fields[col.key].header
         parts.append(render_cell(header, col.width, col.right, header != REASONLIST_HEADER))
         parts.append(col.suffix)
     return "".join(parts)
 
 
-def job_line(fmt: LineFormat, job: JobInfo, now: int) -> str:
-    """One line for *job*; time values and node lists are padded but never cut."""
+def job_line(fmt: LineFormat, job: JobInfo, now: int, fields: Mapping[str, JobField] | None = None) -> str:
+    """One line for *job* (or a step, with STEP_FIELDS); time values and node lists are padded
+    but never cut."""
+    fields = JOB_FIELDS if fields is None else fields
     parts = [fmt.prefix]
     for col in fmt.columns:
-        field = JOB_FIELDS[col.key]
+        field = fields[col.key]
         value = field.get(job, now)
         if field.kind == "reasonlist":
             truncate = job_states.shows_reason(job)
@@ -432,3 +436,63 @@ def visible_jobs(jobs: Sequence[JobInfo], states: frozenset[str] | None) -> list
     if states is None:
         return [j for j in jobs if job_states.is_shown_by_default(j)]
     return [j for j in jobs if job_states.matches_states(j, states)]
+
+
+# --------------------------------------------------------------------------- steps (-s)
+
+StepInfo = pb.StepInfo
+
+
+def _step_time_used(step: StepInfo, now: int) -> str:
+    return units.format_duration_squeue(max(0, now - step.start_time) if step.start_time else 0)
+
+
+STEP_FIELDS: dict[str, JobField] = {
+    "step_id": JobField("STEPID", lambda s, n: f"{s.job_id}.{s.step_id}"),
+    "step_name": JobField("NAME", lambda s, n: s.name),
+    "step_partition": JobField("PARTITION", lambda s, n: s.partition),
+    "step_user": JobField("USER", lambda s, n: s.user_name or str(s.user_id)),
+    "step_uid": JobField("UID", lambda s, n: str(s.user_id)),
+    "step_time_used": JobField("TIME", _step_time_used, "time"),
+    "step_time_limit": JobField(
+        "TIME_LIMIT", lambda s, n: units.format_time_limit_squeue(s.time_limit_min), "time"
+    ),
+    "step_nodelist": JobField("NODELIST", lambda s, n: s.nodes, "nodes"),
+    "step_tasks": JobField("TASKS", lambda s, n: str(s.num_tasks)),
+    "step_cpus": JobField("CPUS", lambda s, n: str(s.num_cpus)),
+    "step_start": JobField("START_TIME", lambda s, n: _ts(s.start_time)),
+    "step_state": JobField("STATE", lambda s, n: s.state),
+    "step_command": JobField("COMMAND", lambda s, n: " ".join(s.argv)),
+    "step_job_id": JobField("JOB_ID", lambda s, n: str(s.job_id)),
+}
+STEP_LETTERS: dict[str, str] = {
+    "i": "step_id", "j": "step_name", "P": "step_partition", "u": "step_user", "U": "step_uid",
+    "M": "step_time_used", "l": "step_time_limit", "N": "step_nodelist", "A": "step_tasks",
+    "C": "step_cpus", "S": "step_start", "T": "step_state", "o": "step_command",
+}  # fmt: skip
+STEP_LONG_NAMES: dict[str, str] = {
+    "stepid": "step_id", "stepname": "step_name", "stepstate": "step_state", "jobid": "step_job_id",
+    "partition": "step_partition", "username": "step_user", "userid": "step_uid",
+    "timeused": "step_time_used", "timelimit": "step_time_limit", "nodelist": "step_nodelist",
+    "numtasks": "step_tasks", "numcpus": "step_cpus", "starttime": "step_start", "command": "step_command",
+}  # fmt: skip
+
+
+def parse_step_format(fmt: str) -> LineFormat:
+    return parse_percent_format(fmt, STEP_LETTERS, "job step")
+
+
+def parse_step_long_format(fmt: str) -> LineFormat:
+    return parse_name_format(fmt, STEP_LONG_NAMES, "job step")
+
+
+def running_steps(jobs: Iterable[JobInfo]) -> list[StepInfo]:
+    """The running steps of *jobs*, sorted as squeue's default step sort ``P,i``."""
+    steps = [s for j in jobs for s in j.steps if s.state == "RUNNING"]
+    return sorted(steps, key=lambda s: (s.partition, s.job_id, int(s.step_id) if s.step_id.isdigit() else -1))
+
+
+def render_steps(fmt: LineFormat, steps: Iterable[StepInfo], now: int, *, header: bool = True) -> list[str]:
+    lines = [header_line(fmt, STEP_FIELDS)] if header else []
+    lines.extend(job_line(fmt, step, now, STEP_FIELDS) for step in steps)
+    return lines
