@@ -1,4 +1,8 @@
-"""The SLURM_* environment of a batch script, built when the job starts.
+"""The SLURM_* environment of a batch script or a job step, built when it starts.
+
+PYSLURM_CONF rides along with SLURM_CONF: tools that strip every SLURM_* variable but
+SLURM_JOB_ID (submitit, some MPI launchers) still leave srun and scontrol inside the job
+talking to the cluster that runs it.
 
 Pure: everything comes from the job, its allocation and the cluster name.
 The node agent adds what only it knows (SLURMD_NODENAME, SLURM_TASK_PID).
@@ -52,7 +56,7 @@ def batch_environment(job: Job, cluster_name: str, conf_path: str, ctld_host: st
         "SLURM_JOB_UID": str(job.uid), "SLURM_JOB_USER": job.user_name,
         "SLURM_JOB_GID": str(job.gid),
         "SLURM_SUBMIT_DIR": req.work_dir, "SLURM_SUBMIT_HOST": req.submit_host,
-        "SLURM_CLUSTER_NAME": cluster_name, "SLURM_CONF": conf_path,
+        "SLURM_CLUSTER_NAME": cluster_name, "SLURM_CONF": conf_path, "PYSLURM_CONF": conf_path,
         "SLURM_NODEID": "0", "SLURM_PROCID": "0", "SLURM_LOCALID": "0", "SLURM_GTIDS": "0",
         "SLURM_PRIO_PROCESS": str(req.nice),
         "SLURM_TOPOLOGY_ADDR": alloc.batch_host, "SLURM_TOPOLOGY_ADDR_PATTERN": "node",
@@ -150,7 +154,7 @@ def step_environment(job: Job, step: Step, node_index: int, cluster_name: str, c
         "SLURM_JOB_PARTITION": req.partition,
         "SLURM_JOB_UID": str(job.uid), "SLURM_JOB_USER": job.user_name, "SLURM_JOB_GID": str(job.gid),
         "SLURM_SUBMIT_DIR": req.work_dir, "SLURM_SUBMIT_HOST": req.submit_host,
-        "SLURM_CLUSTER_NAME": cluster_name, "SLURM_CONF": conf_path,
+        "SLURM_CLUSTER_NAME": cluster_name, "SLURM_CONF": conf_path, "PYSLURM_CONF": conf_path,
         "SLURM_PRIO_PROCESS": str(req.nice), "SLURM_DISTRIBUTION": "block",
         "SLURM_TOPOLOGY_ADDR": node, "SLURM_TOPOLOGY_ADDR_PATTERN": "node",
         "SLURM_WORKING_CLUSTER": f"{cluster_name}:{ctld_host}:{ctld_port}:9728:109",

@@ -42,6 +42,7 @@ def test_the_verified_22_05_wrap_job_environment() -> None:
     # submit umask, which stepd applies) is not in the verified listing and is checked separately.
     env = env_of(running_job())
     assert env.pop("SLURM_UMASK") == "0022"
+    assert env.pop("PYSLURM_CONF") == env["SLURM_CONF"]   # ours: survives tools that strip SLURM_*
     assert env == {
         "SLURM_CLUSTER_NAME": "anchor", "SLURM_CONF": "/etc/pyslurm/slurm.conf", "SLURM_CPUS_ON_NODE": "1",
         "SLURM_GTIDS": "0", "SLURM_JOBID": "666", "SLURM_JOB_ACCOUNT": "root", "SLURM_JOB_CPUS_PER_NODE": "1",
