@@ -43,21 +43,25 @@ class StepBusy(Exception):
 def place_step(alloc: Allocation, running: Iterable[Step], shape: StepShape) -> Placement:
     """Raises SlurmError when the allocation can never hold the step, StepBusy when not now."""
     per_task = max(1, shape.cpus_per_task)
+    exact = shape.exact or shape.cpus_per_task > 0
     candidates = _candidate_nodes(alloc, shape)
-    capacity = {node: alloc.cpus_per_node[alloc.nodes.index(node)] // per_task for node in candidates}
-    nodes, tasks = _layout(candidates, capacity, shape)
+    job_cpus = {node: alloc.cpus_on(i) or tuple(range(alloc.cpus_per_node[i]))
+                for i, node in enumerate(alloc.nodes) if node in candidates}
+    held = {} if shape.overlap else _held_cpus(running)
+    free = {node: [c for c in ids if c not in held.get(node, ())] for node, ids in job_cpus.items()}
+    capacity = {node: len(ids) // per_task for node, ids in job_cpus.items()}
+    # Tasks each node could take now: a non-exact step needs the whole node to itself.
+    room = {node: (len(free[node]) // per_task if exact or len(free[node]) == len(job_cpus[node]) else 0)
+            for node in candidates}
+    nodes, tasks = _layout(candidates, capacity, room, shape)
     if shape.overlap:
         return Placement(nodes, tasks, ())
-    held = _held_cpus(running)
-    exact = shape.exact or shape.cpus_per_task > 0
     cpu_ids = []
     for node, count in zip(nodes, tasks):
-        job_cpus = alloc.cpus_on(alloc.nodes.index(node)) or tuple(range(alloc.cpus_per_node[alloc.nodes.index(node)]))
-        free = [c for c in job_cpus if c not in held.get(node, ())]
-        wanted = count * per_task if exact else len(job_cpus)
-        if len(free) < wanted:
+        wanted = count * per_task if exact else len(job_cpus[node])
+        if len(free[node]) < wanted:
             raise StepBusy(node)
-        cpu_ids.append(tuple(free[:wanted]))
+        cpu_ids.append(tuple(free[node][:wanted]))
     return Placement(nodes, tasks, tuple(cpu_ids))
 
 
@@ -70,17 +74,20 @@ def _candidate_nodes(alloc: Allocation, shape: StepShape) -> list[str]:
     return [n for n in alloc.nodes if n in shape.nodelist]   # allocation order
 
 
-def _layout(candidates: list[str], capacity: dict[str, int],
+def _layout(candidates: list[str], capacity: dict[str, int], room: dict[str, int],
             shape: StepShape) -> tuple[tuple[str, ...], tuple[int, ...]]:
-    """Nodes and tasks per node: -N nodes (the -w ones first), block distribution of -n tasks;
-    without -N as few nodes as hold the tasks; without -n one task per node."""
+    """Nodes and tasks per node: -N nodes (the -w ones first), -n tasks balanced over them (ranks
+    in blocks); without -N as few nodes as hold the tasks, preferring those with `room` now;
+    without -n one task per node."""
     if shape.min_nodes > len(candidates) or (shape.nodelist and shape.min_nodes and
                                              shape.min_nodes < len(candidates)):
         raise SlurmError(Strerror.BAD_NODE_CONFIG)
     if shape.min_nodes:
         nodes = candidates[:shape.min_nodes]
     elif shape.num_tasks and not shape.nodelist:
-        nodes = _fewest_nodes(candidates, capacity, shape.num_tasks)
+        _fewest_nodes(candidates, capacity, shape.num_tasks)          # can it ever fit?
+        free_first = sorted(candidates, key=lambda n: room[n] == 0)   # stable: allocation order
+        nodes = _fewest_nodes(free_first, room, shape.num_tasks, busy_if_short=True)
     else:
         nodes = candidates
     tasks_total = shape.num_tasks or len(nodes)
@@ -93,14 +100,17 @@ def _layout(candidates: list[str], capacity: dict[str, int],
     return tuple(nodes), tasks
 
 
-def _fewest_nodes(candidates: list[str], capacity: dict[str, int], tasks: int) -> list[str]:
-    chosen, room = [], 0
+def _fewest_nodes(candidates: list[str], capacity: dict[str, int], tasks: int,
+                  busy_if_short: bool = False) -> list[str]:
+    chosen, total = [], 0
     for node in candidates:
-        if room >= tasks:
+        if total >= tasks:
             break
         chosen.append(node)
-        room += capacity[node]
-    if room < tasks:
+        total += capacity[node]
+    if total < tasks:
+        if busy_if_short:
+            raise StepBusy(",".join(candidates))
         raise SlurmError(Strerror.TOO_MANY_CPUS)
     return chosen
 
