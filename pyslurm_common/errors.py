@@ -34,6 +34,7 @@ class Strerror(StrEnum):
     INTERNAL = "Unexpected error"
     TOO_MANY_CPUS = "More processors requested than permitted"
     STEP_NODES_BUSY = "Requested nodes are busy"
+    INVALID_CREDENTIAL = "Invalid job credential"
 
 
 # gRPC status code names (strings, so this module needs no grpc import).
@@ -44,6 +45,7 @@ GRPC_CODE: dict[Strerror, str] = {
     Strerror.TOO_MANY_JOBS: "RESOURCE_EXHAUSTED",
     Strerror.INTERNAL: "INTERNAL",
     Strerror.PROLOG_FAILED: "FAILED_PRECONDITION",
+    Strerror.INVALID_CREDENTIAL: "PERMISSION_DENIED",
 }
 DEFAULT_GRPC_CODE = "INVALID_ARGUMENT"
 

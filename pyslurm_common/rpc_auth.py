@@ -13,10 +13,11 @@ import contextvars
 import functools
 import logging
 import socket
-from typing import Any, Awaitable, Callable
+from typing import Any, Awaitable, Callable, Iterable
 
 import grpc
 
+from . import step_credential
 from .auth import CRED_METADATA_KEY, AuthError, Identity, Verifier, sign
 from .errors import SlurmError
 
@@ -43,6 +44,11 @@ class Signer:
 
     def metadata(self, identity: Identity | None = None) -> tuple[tuple[str, str], ...]:
         return ((CRED_METADATA_KEY, sign(self._key, identity or self._identity)),)
+
+    def step_credential(self, job_id: int, step_id: int, uid: int, gid: int, node: str,
+                        ranks: Iterable[int]) -> str:
+        """The controller's signature on one node's part of a job step (step_credential.py)."""
+        return step_credential.sign(self._key, job_id, step_id, uid, gid, node, ranks)
 
 
 def _wrap_unary(handler: grpc.RpcMethodHandler, identity: Identity) -> grpc.RpcMethodHandler:

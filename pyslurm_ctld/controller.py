@@ -38,6 +38,7 @@ class Controller:
         self.cfg = cfg
         self.manager = JobManager(cfg, slurm_uid)
         self.journal = Journal(cfg.state_save_location)
+        self.signer = signer
         self.links = NodeLinks(signer)
         dbd = (f"{cfg.accounting_storage_host}:{cfg.accounting_storage_port}"
                if cfg.accounting_enabled and cfg.accounting_storage_host else None)
@@ -207,6 +208,8 @@ class Controller:
         message.job_id, message.step_id = job.job_id, step.step_id
         message.uid, message.gid, message.user_name = job.uid, job.gid, job.user_name
         message.kill_wait, message.job_name = self.cfg.kill_wait, job.request.name
+        message.credential = self.signer.step_credential(job.job_id, step.step_id, job.uid, job.gid, node,
+                                                         message.task_ids)
         try:
             await self.links.launch_tasks(node, self._address(node), message)
             return ""

@@ -16,7 +16,7 @@ import grpc
 import psutil
 
 from pyslurm_common import config as config_mod
-from pyslurm_common import sd_notify
+from pyslurm_common import sd_notify, step_credential
 from pyslurm_common.auth import Verifier
 from pyslurm_common.cgroup_conf import cgroup_conf_path, load_cgroup_config
 from pyslurm_common.gres import load_gres_conf
@@ -37,9 +37,10 @@ REGISTER_BACKOFF = (0.02, 0.05, 0.1, 0.2, 0.3, 0.5)
 
 
 class NodeAgentServicer(slurmd_pb2_grpc.NodeAgentServicer):
-    def __init__(self, steps: StepManager, privileged_uids: set[int]) -> None:
+    def __init__(self, steps: StepManager, privileged_uids: set[int], key: bytes) -> None:
         self.steps = steps
         self.privileged = privileged_uids
+        self._key = key
 
     def _require_controller(self) -> None:
         if caller().uid not in self.privileged:
@@ -59,6 +60,12 @@ class NodeAgentServicer(slurmd_pb2_grpc.NodeAgentServicer):
     @translate_errors
     async def LaunchTasks(self, request: slurmd_pb2.TaskLaunch, context: grpc.aio.ServicerContext) -> types_pb2.Empty:
         self._require_controller()
+        try:   # the controller signed exactly this launch, for this node
+            step_credential.verify(self._key, request.credential, request.job_id, request.step_id, request.uid,
+                                   request.gid, self.steps.node_name, request.task_ids)
+        except step_credential.CredentialError as exc:
+            log.error("job=%d step %d launch refused: %s", request.job_id, request.step_id, exc)
+            raise SlurmError(Strerror.INVALID_CREDENTIAL, str(exc)) from exc
         try:
             await self.steps.launch_tasks(request)
         except (StepError, OSError) as exc:
@@ -271,7 +278,7 @@ def main() -> None:
         session.steps = steps
         steps.recover()
         server = make_server(Verifier(key))
-        slurmd_pb2_grpc.add_NodeAgentServicer_to_server(NodeAgentServicer(steps, privileged), server)
+        slurmd_pb2_grpc.add_NodeAgentServicer_to_server(NodeAgentServicer(steps, privileged, key), server)
         if server.add_insecure_port(f"0.0.0.0:{port}") == 0:
             fatal(PROG, f"cannot listen on port {port}")
         await server.start()

@@ -166,7 +166,7 @@ class FakeSteps:
 
 
 def _node_usage(steps: FakeSteps, uid: int = 0, **query: Any) -> Any:
-    servicer = NodeAgentServicer(steps, {0, SLURM_UID})  # type: ignore[arg-type]
+    servicer = NodeAgentServicer(steps, {0, SLURM_UID}, b"k" * 64)  # type: ignore[arg-type]
     token = _caller.set(Identity(uid=uid, gid=uid, host="head"))
     try:
         request = slurmd_pb2.NodeStepUsageQuery(job_id=42, **query)
