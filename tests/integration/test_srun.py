@@ -1,0 +1,211 @@
+"""srun and salloc end to end: real daemons on two nodes, real users, the real CLIs.
+
+Spec cli-sbatch-srun-salloc.md §3 (srun), §4 (salloc), §5 (steps in accounting) and
+cli-squeue-sinfo-scontrol-scancel.md (squeue -s, scontrol show step, scancel J.S).
+"""
+from __future__ import annotations
+
+import os
+import pty
+import pwd
+import re
+import select
+import signal
+import subprocess
+import time
+
+from .conftest import BIN, KILL_WAIT, Cluster, wait_for
+
+
+def _running_steps(cluster: Cluster, user: str) -> list[str]:
+    return cluster.run("squeue", "-s", "-h", "-o", "%i", user=user).stdout.split()
+
+
+def test_srun_runs_a_command_and_streams_its_output(cluster: Cluster) -> None:
+    result = cluster.run("srun", "echo", "hello", user="alice")
+    assert (result.returncode, result.stdout, result.stderr) == (0, "hello\n", "")
+
+
+def test_labels_are_rank_prefixes(cluster: Cluster) -> None:
+    result = cluster.run("srun", "-n2", "-l", "echo", "hi", user="alice")
+    assert result.returncode == 0, result.stderr
+    assert sorted(result.stdout.splitlines()) == ["0: hi", "1: hi"]
+
+
+def test_exit_code_propagates_with_slurms_error_line(cluster: Cluster) -> None:
+    result = cluster.run("srun", "-n2", "-N1", "sh", "-c", 'exit $((SLURM_PROCID + 3))', user="bob")
+    assert result.returncode == 4
+    lines = result.stderr.splitlines()
+    assert len(lines) == 2, result.stderr
+    assert re.fullmatch(r"srun: error: node[12]: task 0: Exited with exit code 3", lines[0])
+    assert re.fullmatch(r"srun: error: node[12]: task 1: Exited with exit code 4", lines[1])
+    killed = cluster.run("srun", "sh", "-c", "kill -9 $$", user="bob")
+    assert killed.returncode == 128 + 9
+    assert re.fullmatch(r"srun: error: node[12]: task 0: Killed\n", killed.stderr)
+
+
+def test_task_environment_follows_block_distribution(cluster: Cluster) -> None:
+    result = cluster.run("srun", "-N2", "-n4", "-l", "sh", "-c",
+                         "echo $SLURM_PROCID $SLURM_LOCALID $SLURM_NODEID $SLURMD_NODENAME $SLURM_NTASKS "
+                         "$SLURM_STEP_ID $SLURM_LABELIO", user="alice")
+    assert result.returncode == 0, result.stderr
+    rows = {}
+    for line in result.stdout.splitlines():
+        rank, _, values = line.partition(": ")
+        rows[int(rank)] = values.split()
+    assert sorted(rows) == [0, 1, 2, 3]
+    for rank, (procid, localid, nodeid, node, ntasks, step, labelio) in rows.items():
+        assert (procid, localid, nodeid, ntasks, step, labelio) == (str(rank), str(rank % 2), str(rank // 2),
+                                                                  "4", "0", "1")
+    assert rows[0][3] == rows[1][3] != rows[2][3] == rows[3][3]
+
+
+def test_stdin_reaches_the_task(cluster: Cluster) -> None:
+    result = cluster.run("srun", "cat", user="alice", input="line one\nline two\n")
+    assert (result.returncode, result.stdout) == (0, "line one\nline two\n")
+    to_rank = cluster.run("srun", "-n2", "-l", "--input=1", "cat", user="alice", input="only one\n")
+    assert to_rank.stdout == "1: only one\n"
+
+
+def test_steps_inside_a_batch_job_are_accounted(cluster: Cluster) -> None:
+    script = "#!/bin/sh\nsrun -J first printenv SLURMD_NODENAME\nsrun true\n"
+    job_id = int(cluster.run("sbatch", "--parsable", "-N2", user="alice", input=script, check=True).stdout)
+    cluster.wait_state(job_id, "COMPLETED")
+    out = (cluster.work_dir("alice") / f"slurm-{job_id}.out").read_text()
+    assert sorted(out.split()) == ["node1", "node2"]
+
+    def accounted() -> str:
+        return cluster.run("sacct", "-n", "-P", "-j", str(job_id), "-o", "JobID,JobName,State",
+                           user="alice").stdout
+
+    wait_for(lambda: f"{job_id}.1|" in accounted())
+    lines = accounted().splitlines()
+    assert f"{job_id}.0|first|COMPLETED" in lines
+    assert f"{job_id}.1|true|COMPLETED" in lines
+
+
+def test_exact_steps_run_in_parallel(cluster: Cluster) -> None:
+    # Each step waits for the other's file: the job only completes if both steps run at once.
+    script = ("#!/bin/sh\n"
+              "srun -n1 --exact sh -c 'touch a.$SLURM_JOB_ID; while [ ! -e b.$SLURM_JOB_ID ]; do sleep 0.1; done' &\n"
+              "srun -n1 --exact sh -c 'touch b.$SLURM_JOB_ID; while [ ! -e a.$SLURM_JOB_ID ]; do sleep 0.1; done' &\n"
+              "wait\n")
+    job_id = int(cluster.run("sbatch", "--parsable", "-n2", "-N1", "-t", "1", user="alice", input=script,
+                             check=True).stdout)
+    cluster.wait_state(job_id, "COMPLETED", timeout=40)
+    out = (cluster.work_dir("alice") / f"slurm-{job_id}.out").read_text()
+    assert "step creation temporarily disabled" not in out
+
+
+def test_scancel_of_one_step_leaves_the_job_running(cluster: Cluster) -> None:
+    script = "#!/bin/sh\nsrun sleep 100\necho after-step\n"
+    job_id = int(cluster.run("sbatch", "--parsable", user="alice", input=script, check=True).stdout)
+    wait_for(lambda: f"{job_id}.0" in _running_steps(cluster, "alice"))
+    steps_view = cluster.run("squeue", "-s", user="alice").stdout.splitlines()
+    assert steps_view[0] == "         STEPID     NAME PARTITION     USER      TIME NODELIST"
+    assert any(re.fullmatch(rf"\s+{job_id}\.0\s+sleep\s+\S+\s+alice\s+\S+ node[12]", line) for line in steps_view)
+    shown = cluster.run("scontrol", "show", "step", f"{job_id}.0", user="alice").stdout
+    assert shown.startswith(f"StepId={job_id}.0 UserId={pwd.getpwnam('alice').pw_uid} ")
+    assert "\n   State=RUNNING " in shown and " Name=sleep " in shown
+    denied = cluster.run("scancel", f"{job_id}.0", user="bob")
+    assert (denied.returncode, denied.stderr) == (
+        1, f"scancel: error: Kill job error on job step id {job_id}.0: Access/permission denied\n")
+    cluster.run("scancel", f"{job_id}.0", user="alice", check=True)
+    cluster.wait_state(job_id, "COMPLETED", timeout=30)
+    assert "after-step" in (cluster.work_dir("alice") / f"slurm-{job_id}.out").read_text()
+
+
+def test_another_user_cannot_create_steps_in_a_job(cluster: Cluster) -> None:
+    job_id = cluster.sbatch("--wrap", "sleep 60", user="alice")
+    cluster.wait_state(job_id, "RUNNING")
+    result = cluster.run("srun", "--jobid", str(job_id), "true", user="bob")
+    assert (result.returncode, result.stdout, result.stderr) == (
+        1, "", f"srun: error: Unable to create step for job {job_id}: Access/permission denied\n")
+    cluster.run("scancel", str(job_id), user="alice", check=True)
+
+
+def test_salloc_runs_srun_in_the_allocation(cluster: Cluster) -> None:
+    result = cluster.run("salloc", "-N2", "srun", "printenv", "SLURMD_NODENAME", user="alice")
+    assert result.returncode == 0, result.stderr
+    assert sorted(result.stdout.split()) == ["node1", "node2"]
+    match = re.fullmatch(r"salloc: Pending job allocation (\d+)\nsalloc: Granted job allocation \1\n"
+                         r"salloc: Relinquishing job allocation \1\n", result.stderr)
+    assert match, result.stderr
+    job_id = match.group(1)
+    wait_for(lambda: cluster.job_field(int(job_id), "T") == "COMPLETED")
+    status = cluster.run("salloc", "sh", "-c", "exit 7", user="alice")
+    assert status.returncode == 7
+
+
+def test_srun_waits_for_resources_with_slurms_messages(cluster: Cluster) -> None:
+    blocker = cluster.sbatch("-N2", "-n4", "--wrap", "sleep 3", user="bob")
+    cluster.wait_state(blocker, "RUNNING")
+    result = cluster.run("srun", "true", user="alice")
+    assert result.returncode == 0, result.stderr
+    assert re.fullmatch(r"srun: job (\d+) queued and waiting for resources\n"
+                        r"srun: job \1 has been allocated resources\n", result.stderr), result.stderr
+
+
+def test_ctrl_c_twice_aborts_the_step(cluster: Cluster) -> None:
+    alice = pwd.getpwnam("alice")
+    proc = subprocess.Popen([str(BIN / "srun"), "sh", "-c", "echo started; exec sleep 100"],
+                            env=dict(cluster.env, USER="alice"),
+                            cwd=str(cluster.work_dir("alice")), user=alice.pw_uid, group=alice.pw_gid,
+                            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout is not None
+        assert proc.stdout.readline() == "started\n"  # the task runs: srun is in its I/O loop
+        proc.send_signal(signal.SIGINT)
+        time.sleep(0.2)
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=30)
+    finally:
+        proc.kill()
+    lines = err.splitlines()
+    assert len(lines) >= 5, err
+    assert lines[0] == "srun: interrupt (one more within 1 sec to abort)"
+    assert re.fullmatch(r"srun: StepId=\d+\.0 task 0: running", lines[1])
+    assert re.fullmatch(r"srun: sending Ctrl-C to StepId=\d+\.0", lines[2])
+    assert lines[3] == "srun: forcing job termination"
+    assert lines[4] == f"srun: Job step aborted: Waiting up to {KILL_WAIT + 2} seconds for job step to finish."
+    for line in lines[5:]:  # the task's end, as the signal that ended it
+        assert re.fullmatch(r"srun: error: node[12]: task 0: (Interrupt|Terminated|Killed)", line), err
+    assert proc.returncode in (128 + signal.SIGINT, 128 + signal.SIGTERM, 128 + signal.SIGKILL)
+
+
+def _as_user(name: str) -> None:
+    user = pwd.getpwnam(name)
+    os.setgroups(os.getgrouplist(name, user.pw_gid))
+    os.setgid(user.pw_gid)
+    os.setuid(user.pw_uid)
+
+
+def test_pty_runs_an_interactive_shell(cluster: Cluster) -> None:
+    pid, fd = pty.fork()
+    if pid == 0:  # the child: alice typing `srun --pty bash` at her terminal
+        try:
+            _as_user("alice")
+            os.chdir(cluster.work_dir("alice"))
+            env = dict(cluster.env, USER="alice", HOME=pwd.getpwnam("alice").pw_dir, TERM="dumb", PS1="$ ")
+            os.execve(str(BIN / "srun"), ["srun", "--pty", "bash", "--norc", "-i"], env)
+        finally:
+            os._exit(127)
+    os.write(fd, b"echo pty=$(tty | cut -c1-8); exit 5\n")
+    output = b""
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        ready, _, _ = select.select([fd], [], [], 1.0)
+        if not ready:
+            continue
+        try:
+            chunk = os.read(fd, 4096)
+        except OSError:
+            break
+        if not chunk:
+            break
+        output += chunk
+    _, status = os.waitpid(pid, 0)
+    os.close(fd)
+    text = output.decode(errors="replace")
+    assert "pty=/dev/pts" in text, text
+    assert os.waitstatus_to_exitcode(status) == 5, text
