@@ -1,0 +1,179 @@
+"""srun/salloc options -> requests and environments (cli/srun_options.py, cli/allocation_env.py,
+cli/salloc.py), and the step views of squeue -s / scontrol show step.
+Spec cli-sbatch-srun-salloc.md §3.1-3.3 and §4; cli-squeue-sinfo-scontrol-scancel.md §1.1."""
+from __future__ import annotations
+
+import signal
+from typing import Any
+
+import click
+import pytest
+
+from cli import squeue_format
+from cli.allocation_env import allocation_environment, compress_counts
+from cli.app import CliError
+from cli.salloc import exit_status
+from cli.scontrol_show import show_steps
+from cli.srun import srun
+from cli.srun_options import (StreamSpec, allocation_desc, input_task, normalize_args, step_request,
+                              stream_spec)
+from pyslurm_common.rpc import messages as pb
+
+ENV = {"HOME": "/home/alice", "PATH": "/usr/bin", "SLURM_JOB_ID": "9", "OTHER": "x"}
+
+
+def request(args: list[str], environ: dict[str, str] | None = None) -> pb.StepRequest:
+    ctx = srun.make_context("srun", normalize_args(srun, args))
+    values = dict(ctx.params)
+    argv = list(values.pop("argv"))
+    return step_request(values, ctx.get_parameter_source, argv, environ or ENV, 9, 4242, "k" * 32, (40, 120))
+
+
+def env_of(req: pb.StepRequest) -> dict[str, str]:
+    return dict(item.split("=", 1) for item in req.environment)
+
+
+def test_plain_step_request() -> None:
+    req = request(["hostname"])
+    assert (req.job_id, req.name, list(req.argv), req.num_tasks, req.min_nodes, req.cpus_per_task) == (
+        9, "hostname", ["hostname"], 0, 0, 0)
+    assert (req.io_port, req.io_key, req.input_task, req.pty, req.exact, req.overlap) == (
+        4242, "k" * 32, -1, False, False, False)
+    assert (req.std_out, req.std_err, req.std_in) == ("", "", "")
+    env = env_of(req)
+    assert env["OTHER"] == "x" and env["SLURM_UMASK"].startswith("0") and "SLURM_LABELIO" not in env
+    assert (req.pty_rows, req.pty_cols) == (0, 0)
+
+
+def test_options_map_onto_the_step() -> None:
+    req = request(["-n4", "-N", "2", "-c", "2", "-l", "-J", "named", "-w", "node[1-2]", "--overlap",
+                   "-W", "10", "-K1", "--", "python", "-u", "train.py"])
+    assert (req.num_tasks, req.min_nodes, req.cpus_per_task, req.name, req.nodelist) == (4, 2, 2, "named", "node[1-2]")
+    assert req.exact, "-c implies --exact"
+    assert (req.overlap, req.wait_seconds, req.kill_on_bad_exit) == (True, 10, True)
+    assert list(req.argv) == ["python", "-u", "train.py"]
+    assert env_of(req)["SLURM_LABELIO"] == "1" and env_of(req)["SLURM_KILL_BAD_EXIT"] == "1"
+
+
+def test_command_options_are_not_srun_options() -> None:
+    req = request(["ls", "-l", "-K1"])
+    assert list(req.argv) == ["ls", "-l", "-K1"] and not req.kill_on_bad_exit
+    assert not request(["-K0", "true"]).kill_on_bad_exit
+    assert request(["--kill-on-bad-exit=1", "true"]).kill_on_bad_exit
+
+
+def test_sizes_default_to_the_allocation_but_the_command_line_wins(monkeypatch: pytest.MonkeyPatch) -> None:
+    inside = dict(ENV, SLURM_NTASKS="4", SLURM_NNODES="2", SRUN_CPUS_PER_TASK="2", SLURM_CPUS_PER_TASK="8")
+    for name, value in inside.items():  # input variables are read by the option parser
+        monkeypatch.setenv(name, value)
+    req = request(["true"], inside)
+    assert (req.num_tasks, req.min_nodes, req.cpus_per_task) == (4, 2, 2)
+    one = request(["-n1", "true"], inside)
+    assert (one.num_tasks, one.min_nodes) == (1, 1), "a smaller -n shrinks the inherited node count"
+    assert request(["-N2", "-n1", "true"], inside).min_nodes == 2
+
+
+def test_pty_request() -> None:
+    req = request(["--pty", "bash"])
+    assert (req.pty, req.input_task, req.pty_rows, req.pty_cols, req.unbuffered) == (True, 0, 40, 120, True)
+
+
+@pytest.mark.parametrize("value, spec, task", [
+    (None, StreamSpec("all"), -1), ("all", StreamSpec("all"), -1), ("none", StreamSpec("none"), -2),
+    ("3", StreamSpec("rank", rank=3), 3), ("in.txt", StreamSpec("file", pattern="in.txt"), -1),
+    ("in-%t.txt", StreamSpec("file", pattern="in-%t.txt"), -2),
+])
+def test_stream_specs(value: str | None, spec: StreamSpec, task: int) -> None:
+    assert stream_spec(value) == spec
+    assert input_task(spec, pty=False) == task
+
+
+def test_node_side_file_patterns_travel_in_the_request() -> None:
+    req = request(["-o", "out-%t.txt", "-e", "err-%N.txt", "-i", "local.txt", "true"])
+    assert (req.std_out, req.std_err, req.std_in, req.input_task) == ("out-%t.txt", "err-%N.txt", "", -1)
+    assert StreamSpec("file", pattern="a-%4n").on_node and not StreamSpec("file", pattern="a-%j").on_node
+    assert not StreamSpec("file", pattern="a\\-%t").on_node
+
+
+def test_export_none_gives_the_tasks_no_user_environment() -> None:
+    env = env_of(request(["--export=NONE", "true"]))
+    assert "HOME" not in env and "SLURM_JOB_ID" not in env and "OTHER" not in env
+    listed = env_of(request(["--export=OTHER,NEW=1", "true"]))
+    assert (listed["OTHER"], listed["NEW"]) == ("x", "1") and "HOME" not in listed
+
+
+def test_bad_sizes_are_refused_in_slurms_words() -> None:
+    with pytest.raises(CliError) as info:
+        request(["-n", "zero", "true"])
+    assert info.value.lines == ("Invalid --ntasks specification",)
+    with pytest.raises(click.UsageError):
+        request(["-W", "-1", "true"])
+
+
+def test_allocation_desc_is_an_srun_job_named_after_the_program() -> None:
+    ctx = srun.make_context("srun", ["-n2", "-t", "5", "/usr/bin/python3", "x.py"])
+    values = dict(ctx.params)
+    desc = allocation_desc(values, list(values.pop("argv")), ENV)
+    assert (desc.launcher, desc.name, desc.num_tasks, desc.ntasks_given, desc.time_limit_min, desc.script) == (
+        "srun", "python3", 2, True, 5, "")
+
+
+def test_allocation_environment_for_salloc() -> None:
+    job = pb.JobInfo(job_id=12, name="bash", node_names=["node1", "node2", "node3"], cpus_per_node=[2, 2, 1],
+                     num_tasks=5, ntasks_given=True, partition="debug", user_id=1001, user_name="alice",
+                     group_id=1001, work_dir="/home/alice", submit_host="login", mem_per_cpu_mb=512,
+                     account="lab")
+    env = allocation_environment(job, "mycluster", "/etc/pyslurm/slurm.conf")
+    assert env["SLURM_JOB_ID"] == env["SLURM_JOBID"] == "12"
+    assert env["SLURM_JOB_NODELIST"] == env["SLURM_NODELIST"] == "node[1-3]"
+    assert env["SLURM_NNODES"] == env["SLURM_JOB_NUM_NODES"] == "3"
+    assert env["SLURM_JOB_CPUS_PER_NODE"] == "2(x2),1"
+    assert env["SLURM_TASKS_PER_NODE"] == "2(x2),1"
+    assert env["SLURM_NTASKS"] == env["SLURM_NPROCS"] == "5"
+    assert (env["SLURM_CLUSTER_NAME"], env["SLURM_CONF"], env["SLURM_MEM_PER_CPU"]) == (
+        "mycluster", "/etc/pyslurm/slurm.conf", "512")
+    assert env["SLURM_JOB_ACCOUNT"] == "lab" and "SLURM_CPUS_PER_TASK" not in env and "SLURM_JOB_QOS" not in env
+    no_tasks = allocation_environment(pb.JobInfo(job_id=1, node_names=["n1", "n2"], cpus_per_node=[4, 4]), "", "")
+    assert no_tasks["SLURM_TASKS_PER_NODE"] == "1(x2)" and "SLURM_NTASKS" not in no_tasks
+    assert compress_counts([]) == ""
+
+
+def test_salloc_exit_status() -> None:
+    assert exit_status(7, 0) == 7
+    for quiet in (signal.SIGHUP, signal.SIGINT, signal.SIGQUIT, signal.SIGKILL):
+        assert exit_status(0, quiet) == 0
+    assert exit_status(0, signal.SIGTERM) == 143
+
+
+def _step(**kw: Any) -> pb.StepInfo:
+    base = dict(job_id=42, step_id="0", name="sleep", state="RUNNING", start_time=1000, nodes="node[1-2]",
+                num_cpus=4, num_tasks=2, partition="debug", user_id=1001, user_name="alice", time_limit_min=-1)
+    base.update(kw)
+    return pb.StepInfo(**base)
+
+
+def test_squeue_steps_view() -> None:
+    jobs = [pb.JobInfo(job_id=42, steps=[_step(), _step(step_id="1", state="COMPLETED")]),
+            pb.JobInfo(job_id=7, steps=[_step(job_id=7, step_id="3", name="averyverylongname")])]
+    steps = squeue_format.running_steps(jobs)
+    assert [(s.job_id, s.step_id) for s in steps] == [(7, "3"), (42, "0")]
+    fmt = squeue_format.parse_step_format(squeue_format.STEP_FORMAT)
+    assert squeue_format.render_steps(fmt, steps, now=1065) == [
+        "         STEPID     NAME PARTITION     USER      TIME NODELIST",
+        "            7.3 averyver     debug    alice      1:05 node[1-2]",
+        "           42.0    sleep     debug    alice      1:05 node[1-2]",
+    ]
+    with pytest.raises(squeue_format.FormatError, match="Invalid job step format specification: R"):
+        squeue_format.parse_step_format("%R")
+
+
+def test_scontrol_show_step(utc: None) -> None:
+    assert show_steps([_step(time_limit_min=90)]) == (
+        "StepId=42.0 UserId=1001 StartTime=1970-01-01T00:16:40 TimeLimit=01:30:00\n"
+        "   State=RUNNING Partition=debug NodeList=node[1-2]\n"
+        "   Nodes=2 CPUs=4 Tasks=2 Name=sleep Network=(null)\n"
+        "   TRES=cpu=4,node=2\n"
+        "   ResvPorts=(null)\n"
+        "   CPUFreqReq=Default Dist=Block\n\n")
+    assert show_steps([_step()], oneliner=True).startswith("StepId=42.0 UserId=1001 ")
+    assert "TimeLimit=UNLIMITED" in show_steps([_step()])
