@@ -6,19 +6,8 @@ cpus_per_node), the cluster name from the submit reply and the config path in; a
 """
 from __future__ import annotations
 
-from itertools import groupby
-
-from pyslurm_common.hostlist import compress
+from pyslurm_common.hostlist import compress, compress_counts
 from pyslurm_common.rpc import messages as pb
-
-
-def compress_counts(counts: list[int]) -> str:
-    """`2,2,2,1` -> `2(x3),1` as in SLURM_JOB_CPUS_PER_NODE and SLURM_TASKS_PER_NODE."""
-    parts = []
-    for value, run in groupby(counts):
-        repeats = len(list(run))
-        parts.append(f"{value}(x{repeats})" if repeats > 1 else str(value))
-    return ",".join(parts)
 
 
 def tasks_per_node(job: pb.JobInfo) -> list[int]:

@@ -4,7 +4,6 @@ Pure: the step's node names and tasks-per-node counts (StepReply) in, lookups ou
 """
 from __future__ import annotations
 
-from collections.abc import Iterable
 from dataclasses import dataclass
 
 
@@ -30,17 +29,3 @@ class StepLayout:
 
     def host_of(self, rank: int) -> str:
         return self.nodes[self.node_of(rank)]
-
-
-def compress_ranks(ranks: Iterable[int]) -> str:
-    """`[0, 1, 2, 3, 5]` -> `0-3,5` (sorted, duplicates dropped)."""
-    ordered = sorted(set(ranks))
-    parts: list[str] = []
-    i = 0
-    while i < len(ordered):
-        j = i
-        while j + 1 < len(ordered) and ordered[j + 1] == ordered[j] + 1:
-            j += 1
-        parts.append(str(ordered[i]) if i == j else f"{ordered[i]}-{ordered[j]}")
-        i = j + 1
-    return ",".join(parts)

@@ -9,9 +9,9 @@ import signal as _signal
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-from pyslurm_common.hostlist import compress
+from pyslurm_common.hostlist import compress, compress_numbers
 
-from .step_layout import StepLayout, compress_ranks
+from .step_layout import StepLayout
 
 OOM_EXIT = 253  # Slurm reserves it for out-of-memory when no other status says more
 
@@ -45,7 +45,7 @@ class TaskOutcome:
 
 def _tasks(ranks: Iterable[int]) -> str:
     ranks = sorted(set(ranks))
-    return f"{'task' if len(ranks) == 1 else 'tasks'} {compress_ranks(ranks)}"
+    return f"{'task' if len(ranks) == 1 else 'tasks'} {compress_numbers(ranks)}"
 
 
 def exit_report(outcomes: Mapping[int, TaskOutcome], layout: StepLayout) -> list[str]:

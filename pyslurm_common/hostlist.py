@@ -267,3 +267,26 @@ def _render_group(group: list[_Run]) -> str:
     if len(group) == 1 and group[0].lo == group[0].hi:
         return prefix + group[0].render()
     return prefix + "[" + ",".join(run.render() for run in group) + "]"
+
+
+def compress_numbers(values: Iterable[int]) -> str:
+    """``{0, 1, 2, 5}`` -> ``0-2,5``: cpusets, task rank lists (sorted, duplicates dropped)."""
+    ordered = sorted(set(values))
+    parts: list[str] = []
+    i = 0
+    while i < len(ordered):
+        j = i
+        while j + 1 < len(ordered) and ordered[j + 1] == ordered[j] + 1:
+            j += 1
+        parts.append(str(ordered[i]) if i == j else f"{ordered[i]}-{ordered[j]}")
+        i = j + 1
+    return ",".join(parts)
+
+
+def compress_counts(counts: Iterable[int]) -> str:
+    """``2,2,2,1`` -> ``2(x3),1`` as in SLURM_JOB_CPUS_PER_NODE and SLURM_TASKS_PER_NODE."""
+    parts = []
+    for value, run in itertools.groupby(counts):
+        repeats = len(list(run))
+        parts.append(f"{value}(x{repeats})" if repeats > 1 else str(value))
+    return ",".join(parts)

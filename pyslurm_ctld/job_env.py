@@ -14,21 +14,11 @@ case). A job without GPUs gets none of them, not even from the submit environmen
 """
 from __future__ import annotations
 
-from itertools import groupby
 from typing import Iterable
 
-from pyslurm_common.hostlist import compress
+from pyslurm_common.hostlist import compress, compress_counts
 
 from .job import Job, Step
-
-
-def compress_counts(counts: tuple[int, ...]) -> str:
-    """`2,2,2,1` -> `2(x3),1` as in SLURM_JOB_CPUS_PER_NODE."""
-    parts = []
-    for value, run in groupby(counts):
-        n = len(list(run))
-        parts.append(f"{value}(x{n})" if n > 1 else str(value))
-    return ",".join(parts)
 
 
 def _tasks_per_node(job: Job) -> tuple[int, ...]:

@@ -39,6 +39,8 @@ from functools import partial
 from pathlib import Path
 from typing import Protocol, TypeVar
 
+from pyslurm_common.hostlist import compress_numbers
+
 from . import bpf_devices
 
 __all__ = [
@@ -271,16 +273,7 @@ def _retry_vanished(action: Callable[[], _T]) -> _T:
 
 def format_cpu_list(cpus: Iterable[int]) -> str:
     """``{0, 1, 2, 5}`` → ``0-2,5`` (the cpuset list format)."""
-    ordered = sorted(set(cpus))
-    parts: list[str] = []
-    i = 0
-    while i < len(ordered):
-        j = i
-        while j + 1 < len(ordered) and ordered[j + 1] == ordered[j] + 1:
-            j += 1
-        parts.append(str(ordered[i]) if i == j else f"{ordered[i]}-{ordered[j]}")
-        i = j + 1
-    return ",".join(parts)
+    return compress_numbers(cpus)
 
 
 def parse_cpu_list(text: str) -> frozenset[int]:

@@ -10,7 +10,7 @@ import click
 import pytest
 
 from cli import squeue_format
-from cli.allocation_env import allocation_environment, compress_counts
+from cli.allocation_env import allocation_environment
 from cli.app import CliError
 from cli.salloc import exit_status
 from cli.scontrol_show import show_steps
@@ -135,7 +135,6 @@ def test_allocation_environment_for_salloc() -> None:
     assert env["SLURM_JOB_ACCOUNT"] == "lab" and "SLURM_CPUS_PER_TASK" not in env and "SLURM_JOB_QOS" not in env
     no_tasks = allocation_environment(pb.JobInfo(job_id=1, node_names=["n1", "n2"], cpus_per_node=[4, 4]), "", "")
     assert no_tasks["SLURM_TASKS_PER_NODE"] == "1(x2)" and "SLURM_NTASKS" not in no_tasks
-    assert compress_counts([]) == ""
 
 
 def test_salloc_exit_status() -> None:

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from cli.step_layout import StepLayout, compress_ranks
+from cli.step_layout import StepLayout
 from cli.step_stream import OutputRoute, StreamConsumer, label_width
 from cli.task_report import TaskOutcome, exit_report, exit_status, status_lines
 from pyslurm_common import step_io
+from pyslurm_common.hostlist import compress_numbers
 
 TWO_BY_TWO = StepLayout(("node1", "node2"), (2, 2))
 
@@ -40,7 +41,7 @@ def test_layout_is_block_distribution() -> None:
 @pytest.mark.parametrize("ranks, text", [([0], "0"), ([3, 1, 2, 5], "1-3,5"), ([0, 2, 4], "0,2,4"),
                                          ([1, 1, 2], "1-2"), ([], "")])
 def test_rank_lists_compress(ranks: list[int], text: str) -> None:
-    assert compress_ranks(ranks) == text
+    assert compress_numbers(ranks) == text
 
 
 def test_unlabelled_output_passes_through_unchanged() -> None:
