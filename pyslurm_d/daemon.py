@@ -27,7 +27,7 @@ from pyslurm_common.rpc import ctld_pb2, ctld_pb2_grpc, slurmd_pb2, slurmd_pb2_g
 from pyslurm_common.rpc_auth import Signer, caller, insecure_channel, make_server, translate_errors
 
 from . import cgroup, hardware
-from .steps import PrologFailed, Result, StepError, StepGone, StepManager, StepPolicy
+from .steps import PrologFailed, Result, StepdLauncher, StepError, StepGone, StepManager, StepPolicy
 
 log = logging.getLogger(__name__)
 PROG = "pyslurmd"
@@ -274,7 +274,10 @@ def main() -> None:
     async def serve(stop: asyncio.Event) -> None:
         privileged = {0, cluster.slurm_uid}
         session = ControllerSession(cfg, node, port, hw, gres, backend, Signer(key))
-        steps = StepManager(cfg.spool_dir_for(node_name), root, node_name, session.report, policy)
+        spool = cfg.spool_dir_for(node_name)
+        launcher = StepdLauncher(spool / "stepd_server" / "socket")
+        await launcher.start_server()
+        steps = StepManager(spool, root, node_name, session.report, policy, launcher)
         session.steps = steps
         steps.recover()
         server = make_server(Verifier(key))
@@ -287,6 +290,7 @@ def main() -> None:
         await stop.wait()
         beat.cancel()
         await server.stop(grace=1)
+        await launcher.stop()
         if not steps.running_jobs():
             for leftover in (root / "system", root):  # empty by now: stepds leave through `system`
                 try:

@@ -34,7 +34,7 @@ import termios
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterator
+from typing import Callable, Iterator
 
 from pyslurm_common import step_io
 from pyslurm_common.filename_pattern import PatternContext, resolve
@@ -756,20 +756,10 @@ def control_socket(path: Path) -> socket.socket:
     return sock
 
 
-def report(line: str) -> None:
-    """Tell pyslurmd how the start went; it may be gone already (restarted), which is fine."""
-    try:
-        sys.stdout.write(line + "\n")
-        sys.stdout.flush()
-        sys.stdout.close()
-    except OSError:
-        pass
-
-
-def main() -> None:
-    step_dir, cgroup_root = Path(sys.argv[1]), Path(sys.argv[2])
-    launch = Launch(**json.loads(sys.stdin.readline()))
-    sys.stdin.close()
+def run(step_dir: Path, cgroup_root: Path, launch_line: str, report: Callable[[str], None]) -> None:
+    """One stepd's whole life: start the step, tell pyslurmd (`started <pids>` or `failed <why>`
+    through `report`), serve it until every process is gone, leave the result behind."""
+    launch = Launch(**json.loads(launch_line))
     (step_dir / "stepd.pid").write_text(str(os.getpid()))
     control = control_socket(step_dir / "stepd.sock")
     stepd = Stepd(launch, step_dir, cgroup_root)
@@ -793,6 +783,21 @@ def main() -> None:
     control.close()
     (step_dir / "stepd.sock").unlink(missing_ok=True)
     (step_dir / "stepd.pid").unlink(missing_ok=True)
+
+
+def main() -> None:
+    """`python -m pyslurm_d.stepd <step dir> <cgroup root>`, the launch as a line on stdin."""
+    def report(line: str) -> None:
+        try:  # pyslurmd may be gone already (restarted), which is fine
+            sys.stdout.write(line + "\n")
+            sys.stdout.flush()
+            sys.stdout.close()
+        except OSError:
+            pass
+
+    launch_line = sys.stdin.readline()
+    sys.stdin.close()
+    run(Path(sys.argv[1]), Path(sys.argv[2]), launch_line, report)
 
 
 if __name__ == "__main__":

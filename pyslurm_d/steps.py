@@ -27,6 +27,7 @@ from .prolog import run_script, script_environment
 
 log = logging.getLogger(__name__)
 STEPD_START_TIMEOUT = 30.0
+SERVER_START_TIMEOUT = 10.0
 ORPHAN_POLL = 0.5
 
 Result = dict[str, object]
@@ -76,10 +77,61 @@ class PrologFailed(StepError):
     """The Prolog failed: nothing of the job was started here."""
 
 
+class StepdLauncher:
+    """Starts stepds through the fork server (stepd_server.py), and keeps that server running."""
+
+    def __init__(self, socket_path: Path) -> None:
+        self.socket_path = socket_path
+        self._server: asyncio.subprocess.Process | None = None
+
+    async def start_server(self) -> None:
+        self.socket_path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        self.socket_path.unlink(missing_ok=True)
+        # Its stdin is our pipe: the server exits when this agent does.
+        self._server = await asyncio.create_subprocess_exec(
+            sys.executable, "-m", "pyslurm_d.stepd_server", str(self.socket_path), stdin=asyncio.subprocess.PIPE)
+
+    async def launch(self, step_dir: Path, cgroup_root: Path,
+                     launch: dict[str, object]) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
+        """A connection to a new stepd for `launch`; it closes when the stepd exits."""
+        for attempt in range(2):
+            if self._server is None or self._server.returncode is not None:
+                await self.start_server()
+            try:
+                reader, writer = await self._connect()
+                break
+            except OSError as exc:
+                log.warning("stepd server unreachable (%s), restarting it", exc)
+                self._server = None
+                if attempt:
+                    raise StepError(f"cannot start stepd: {exc}") from exc
+        paths = {"step_dir": str(step_dir), "cgroup_root": str(cgroup_root)}
+        writer.write(f"{json.dumps(paths)}\n{json.dumps(launch)}\n".encode())
+        await writer.drain()
+        return reader, writer
+
+    async def _connect(self) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
+        deadline = asyncio.get_running_loop().time() + SERVER_START_TIMEOUT
+        while True:   # the server may still be starting
+            try:
+                return await asyncio.open_unix_connection(str(self.socket_path))
+            except (FileNotFoundError, ConnectionRefusedError):
+                if asyncio.get_running_loop().time() > deadline:
+                    raise
+                await asyncio.sleep(0.01)
+
+    async def stop(self) -> None:
+        if self._server is not None and self._server.stdin is not None:
+            self._server.stdin.close()
+            await self._server.wait()
+
+
 class StepManager:
     def __init__(self, spool: Path, cgroup_root: Path, node_name: str,
-                 report: Callable[[Result], Awaitable[None]], policy: StepPolicy) -> None:
+                 report: Callable[[Result], Awaitable[None]], policy: StepPolicy,
+                 launcher: StepdLauncher) -> None:
         self.spool = spool
+        self.launcher = launcher
         self.policy = policy
         self.cgroup_root = cgroup_root
         self.node_name = node_name
@@ -161,19 +213,13 @@ class StepManager:
         """Fork the step's stepd and wait for it to say how the start went: "" or why it failed
         (the stepd then still writes a result, which is reported as for any other end)."""
         self.cgroup_root.mkdir(parents=True, exist_ok=True)
-        proc = await asyncio.create_subprocess_exec(
-            sys.executable, "-m", "pyslurm_d.stepd", str(self.job_dir(*key)), str(self.cgroup_root),
-            stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, start_new_session=True)
-        assert proc.stdin is not None and proc.stdout is not None
-        proc.stdin.write((json.dumps(launch) + "\n").encode())
-        await proc.stdin.drain()
-        proc.stdin.close()
+        reader, writer = await self.launcher.launch(self.job_dir(*key), self.cgroup_root, launch)
         self._running.add(key)
-        line = (await asyncio.wait_for(proc.stdout.readline(), STEPD_START_TIMEOUT)).decode().strip()
+        line = (await asyncio.wait_for(reader.readline(), STEPD_START_TIMEOUT)).decode().strip()
         failure = line[len("failed "):] if line.startswith("failed") else ""
         if failure:
             log.error("job=%d step %s launch failed: %s", key[0], key[1], failure)
-        self._spawn(self._watch_child(key, proc))
+        self._spawn(self._watch_stepd(key, reader, writer))
         return failure
 
     def _spawn(self, coro: Awaitable[None]) -> None:
@@ -181,8 +227,10 @@ class StepManager:
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 
-    async def _watch_child(self, key: StepKey, proc: asyncio.subprocess.Process) -> None:
-        await proc.wait()
+    async def _watch_stepd(self, key: StepKey, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        while await reader.read(4096):   # end of file: the stepd exited
+            pass
+        writer.close()
         await self._finish(key)
 
     async def _watch_orphan(self, key: StepKey, pid: int) -> None:

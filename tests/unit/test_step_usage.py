@@ -25,7 +25,7 @@ from pyslurm_ctld.servicer import ControllerServicer
 from pyslurm_d import stepd as stepd_mod
 from pyslurm_d.cgroup_limits import CgroupLimitError, Usage
 from pyslurm_d.daemon import NodeAgentServicer
-from pyslurm_d.steps import StepError, StepGone, StepManager, StepPolicy
+from pyslurm_d.steps import StepdLauncher, StepError, StepGone, StepManager, StepPolicy
 
 ALICE, BOB, SLURM_UID = 1000, 1001, 450
 MiB = 1024 * 1024
@@ -88,7 +88,8 @@ async def _no_report(result: dict[str, object]) -> None:
 def _manager(tmp_path: Path) -> StepManager:
     policy = StepPolicy(cgroup=CgroupConfig(), backend="v2", node_tag="c_n1", real_memory_mb=1000,
                         gpu_devices={})
-    return StepManager(tmp_path / "spool", tmp_path / "cg", "n1", _no_report, policy)
+    return StepManager(tmp_path / "spool", tmp_path / "cg", "n1", _no_report, policy,
+                       StepdLauncher(tmp_path / "server.sock"))
 
 
 def _serve_once(steps: StepManager, step: stepd_mod.Stepd, job_id: int) -> threading.Thread:

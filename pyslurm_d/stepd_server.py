@@ -1,0 +1,91 @@
+"""The stepd fork server: starts every stepd of a node by fork, not by exec.
+
+A new Python process costs 40 ms or more before stepd runs a line; a fork of
+this process, which has stepd's code loaded already, costs about a millisecond,
+and srun latency and job throughput are made of such starts. pyslurmd runs it
+as `python -m pyslurm_d.stepd_server <socket>` and keeps its stdin open: when
+pyslurmd goes away the server exits, while the stepds it forked live on (they
+outlive a restarting pyslurmd, as always).
+
+Per connection on the root-only unix socket, pyslurmd sends two lines, the
+paths `{"step_dir": ..., "cgroup_root": ...}` and the launch; the server forks a
+stepd in a session of its own, which answers `started <pids>` or `failed <why>`
+on the connection and holds it open until it exits: end of file on it is how
+pyslurmd learns that the step is over. Single-threaded; stdlib only.
+"""
+from __future__ import annotations
+
+import json
+import os
+import selectors
+import signal
+import socket
+import sys
+from pathlib import Path
+
+from . import stepd
+
+
+def serve(listener: socket.socket) -> None:
+    signal.signal(signal.SIGCHLD, signal.SIG_IGN)   # the kernel reaps the stepds; nobody waits for them
+    selector = selectors.DefaultSelector()
+    selector.register(listener, selectors.EVENT_READ, "listener")
+    selector.register(sys.stdin, selectors.EVENT_READ, "parent")
+    while True:
+        for key, _ in selector.select():
+            if key.data == "parent":
+                if not os.read(sys.stdin.fileno(), 4096):
+                    return   # pyslurmd is gone
+                continue
+            conn, _ = listener.accept()
+            try:
+                _fork_stepd(listener, conn)
+            except OSError as exc:
+                _answer(conn, f"failed cannot start stepd: {exc}")
+            finally:
+                conn.close()
+
+
+def _fork_stepd(listener: socket.socket, conn: socket.socket) -> None:
+    stream = conn.makefile("rb")
+    paths = json.loads(stream.readline())
+    launch_line = stream.readline().decode()
+    stream.close()
+    if os.fork() != 0:
+        return
+    # The stepd: a fresh session, default signal dispositions, nothing of the server's.
+    try:
+        signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+        os.setsid()
+        listener.close()
+        null = os.open(os.devnull, os.O_RDWR)
+        for fd in (0, 1):   # stderr stays pyslurmd's log
+            os.dup2(null, fd)
+        stepd.run(Path(paths["step_dir"]), Path(paths["cgroup_root"]), launch_line,
+                  lambda line: _answer(conn, line))
+    finally:
+        os._exit(0)   # the connection closes with the process: pyslurmd sees the end
+
+
+def _answer(conn: socket.socket, line: str) -> None:
+    try:
+        conn.sendall((line + "\n").encode())
+    except OSError:
+        pass   # pyslurmd restarted meanwhile; the result file tells the next one
+
+
+def main() -> None:
+    path = Path(sys.argv[1])
+    path.unlink(missing_ok=True)
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    old_umask = os.umask(0o077)
+    try:
+        listener.bind(str(path))   # root only: whoever can talk here can run anything as anyone
+    finally:
+        os.umask(old_umask)
+    listener.listen(64)
+    serve(listener)
+
+
+if __name__ == "__main__":
+    main()
