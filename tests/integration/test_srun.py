@@ -209,3 +209,90 @@ def test_pty_runs_an_interactive_shell(cluster: Cluster) -> None:
     text = output.decode(errors="replace")
     assert "pty=/dev/pts" in text, text
     assert os.waitstatus_to_exitcode(status) == 5, text
+
+
+def test_output_files_on_this_host_and_per_task_on_the_nodes(cluster: Cluster) -> None:
+    work = cluster.work_dir("alice")
+    local = cluster.run("srun", "-n2", "-o", "local-%j.%s.out", "sh", "-c", "echo out$SLURM_PROCID; echo err >&2",
+                        user="alice")
+    assert (local.returncode, local.stdout, local.stderr) == (0, "", "")
+    written = sorted(p for p in work.glob("local-*.0.out"))
+    assert len(written) == 1
+    assert sorted(written[0].read_text().split()) == ["err", "err", "out0", "out1"]
+    assert written[0].stat().st_uid == pwd.getpwnam("alice").pw_uid
+    per_task = cluster.run("srun", "-n2", "-o", "task-%j-%t.out", "sh", "-c", "echo rank$SLURM_PROCID",
+                           user="alice")
+    assert (per_task.returncode, per_task.stdout) == (0, "")
+    files = sorted(work.glob("task-*-*.out"))
+    assert [f.read_text() for f in files] == ["rank0\n", "rank1\n"]
+
+
+def test_kill_on_bad_exit_ends_the_other_tasks(cluster: Cluster) -> None:
+    result = cluster.run("srun", "-n2", "-K1", "sh", "-c", '[ "$SLURM_PROCID" = 1 ] && exit 2; exec sleep 60',
+                         user="alice")
+    assert result.returncode != 0
+    assert re.search(r"srun: error: node[12]: task 1: Exited with exit code 2\n", result.stderr), result.stderr
+    assert re.search(r"srun: error: node[12]: task 0: (Terminated|Killed)\n", result.stderr), result.stderr
+
+
+def test_sigterm_to_srun_reaches_the_tasks(cluster: Cluster) -> None:
+    alice = pwd.getpwnam("alice")
+    proc = subprocess.Popen([str(BIN / "srun"), "sh", "-c", "trap 'echo got-term; exit 9' TERM; echo ready; "
+                             "while true; do sleep 0.1; done"], env=dict(cluster.env, USER="alice"),
+                            cwd=str(cluster.work_dir("alice")), user=alice.pw_uid, group=alice.pw_gid,
+                            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout is not None
+        assert proc.stdout.readline() == "ready\n"
+        proc.send_signal(signal.SIGTERM)
+        out, err = proc.communicate(timeout=30)
+    finally:
+        proc.kill()
+    assert out == "got-term\n"
+    assert proc.returncode == 9, err
+
+
+def test_srun_with_only_the_job_id_finds_its_job(cluster: Cluster) -> None:
+    # Tools that scrub the environment keep SLURM_JOB_ID alone (issue 4, point 8).
+    script = ("#!/bin/sh\nfor v in $(env | grep '^SLURM_' | cut -d= -f1); do\n"
+              "  [ \"$v\" = SLURM_JOB_ID ] || unset \"$v\"\ndone\nsrun printenv SLURM_STEP_ID SLURM_JOB_ID\n")
+    job_id = int(cluster.run("sbatch", "--parsable", user="alice", input=script, check=True).stdout)
+    cluster.wait_state(job_id, "COMPLETED")
+    assert (cluster.work_dir("alice") / f"slurm-{job_id}.out").read_text() == f"0\n{job_id}\n"
+
+
+def test_salloc_no_shell_then_srun_jobid(cluster: Cluster) -> None:
+    granted = cluster.run("salloc", "--no-shell", "-N1", user="alice")
+    assert granted.returncode == 0
+    match = re.fullmatch(r"salloc: Pending job allocation (\d+)\nsalloc: Granted job allocation \1\n", granted.stderr)
+    assert match, granted.stderr
+    job_id = int(match.group(1))
+    assert cluster.job_field(job_id, "T") == "RUNNING"
+    step = cluster.run("srun", "--jobid", str(job_id), "printenv", "SLURM_JOB_ID", user="alice")
+    assert (step.returncode, step.stdout) == (0, f"{job_id}\n")
+    assert cluster.job_field(job_id, "T") == "RUNNING", "a step does not end a salloc job"
+    cluster.run("scancel", str(job_id), user="alice", check=True)
+    cluster.wait_state(job_id, "CANCELLED")
+
+
+def test_interrupt_while_pending_revokes_the_allocation(cluster: Cluster) -> None:
+    blocker = cluster.sbatch("-N2", "-n4", "--wrap", "sleep 30", user="bob")
+    cluster.wait_state(blocker, "RUNNING")
+    alice = pwd.getpwnam("alice")
+    proc = subprocess.Popen([str(BIN / "srun"), "true"], env=dict(cluster.env, USER="alice"),
+                            cwd=str(cluster.work_dir("alice")), user=alice.pw_uid, group=alice.pw_gid,
+                            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert proc.stderr is not None
+        queued = proc.stderr.readline()
+        match = re.fullmatch(r"srun: job (\d+) queued and waiting for resources\n", queued)
+        assert match, queued
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=30)
+    finally:
+        proc.kill()
+        cluster.run("scancel", str(blocker), user="bob")
+    job_id = match.group(1)
+    assert err == f"srun: Job allocation {job_id} has been revoked\nsrun: Force Terminated JobId={job_id}\n"
+    assert proc.returncode == 1
+    cluster.wait_state(int(job_id), "CANCELLED")
