@@ -127,7 +127,7 @@ def test_another_user_cannot_create_steps_in_a_job(cluster: Cluster) -> None:
 def test_salloc_runs_srun_in_the_allocation(cluster: Cluster) -> None:
     result = cluster.run("salloc", "-N2", "srun", "printenv", "SLURMD_NODENAME", user="alice")
     assert result.returncode == 0, result.stderr
-    assert sorted(result.stdout.split()) == ["node1", "node2"]
+    assert sorted(result.stdout.split()) == ["node1", "node2"], result
     match = re.fullmatch(r"salloc: Pending job allocation (\d+)\nsalloc: Granted job allocation \1\n"
                          r"salloc: Relinquishing job allocation \1\n", result.stderr)
     assert match, result.stderr
@@ -141,6 +141,7 @@ def test_srun_waits_for_resources_with_slurms_messages(cluster: Cluster) -> None
     blocker = cluster.sbatch("-N2", "-n4", "--wrap", "sleep 3", user="bob")
     cluster.wait_state(blocker, "RUNNING")
     result = cluster.run("srun", "true", user="alice")
+    cluster.wait_state(blocker, "COMPLETED")
     assert result.returncode == 0, result.stderr
     assert re.fullmatch(r"srun: job (\d+) queued and waiting for resources\n"
                         r"srun: job \1 has been allocated resources\n", result.stderr), result.stderr
@@ -168,8 +169,9 @@ def test_ctrl_c_twice_aborts_the_step(cluster: Cluster) -> None:
     assert re.fullmatch(r"srun: sending Ctrl-C to StepId=\d+\.0", lines[2])
     assert lines[3] == "srun: forcing job termination"
     assert lines[4] == f"srun: Job step aborted: Waiting up to {KILL_WAIT + 2} seconds for job step to finish."
-    for line in lines[5:]:  # the task's end, as the signal that ended it
-        assert re.fullmatch(r"srun: error: node[12]: task 0: (Interrupt|Terminated|Killed)", line), err
+    for line in lines[5:]:  # the stepd's cancel banner, the task's end as the signal that ended it
+        assert re.fullmatch(r"slurmstepd: error: \*\*\* STEP \d+\.0 ON node[12] CANCELLED AT \S+ \*\*\*|"
+                            r"srun: error: node[12]: task 0: (Interrupt|Terminated|Killed)", line), err
     assert proc.returncode in (128 + signal.SIGINT, 128 + signal.SIGTERM, 128 + signal.SIGKILL)
 
 
@@ -292,6 +294,8 @@ def test_interrupt_while_pending_revokes_the_allocation(cluster: Cluster) -> Non
     finally:
         proc.kill()
         cluster.run("scancel", str(blocker), user="bob")
+        cluster.wait_state(blocker, "CANCELLED")
+        cluster.wait_idle()
     job_id = match.group(1)
     assert err == f"srun: Job allocation {job_id} has been revoked\nsrun: Force Terminated JobId={job_id}\n"
     assert proc.returncode == 1
