@@ -40,12 +40,12 @@ from pyslurm_common import step_io
 from pyslurm_common.filename_pattern import PatternContext, resolve
 
 from .cgroup import CgroupError, StepCgroup, join
+from .stream_relay import SrunGone, StreamRelay
 from .cgroup_limits import CgroupLimitError, Device, StepLimits, StepLimitSet, Usage, create_step_limits
 
 PR_SET_CHILD_SUBREAPER = 36
 POLL = 0.02
-SRUN_CONNECT_TIMEOUT = 10.0
-SRUN_SEND_TIMEOUT = 60.0
+STREAM = "stream"          # selector tag of the srun stream and the task pipes
 CAUSE_SUFFIX = {
     "CANCELLED": "",
     "TIME LIMIT": " DUE TO TIME LIMIT",
@@ -107,7 +107,6 @@ class Task:
     local_id: int
     pid: int = 0
     status: int | None = None
-    stdin: int | None = None            # our end of its stdin pipe, or the pty master
 
 
 @dataclass(slots=True)
@@ -122,7 +121,6 @@ class StepState:
     cancelled: bool = False
     error: str = ""
     fds: list[int] = field(default_factory=list)          # files and pipe ends the tasks got (closed after fork)
-    outputs: dict[int, tuple[int, int]] = field(default_factory=dict)  # our read end -> (rank, frame kind)
     stderr_fd: int | None = None         # where stepd's own messages go when there is no stream
     pty_master: int | None = None
 
@@ -272,7 +270,7 @@ class Stepd:
         self.state = StepState(tasks={rank: Task(rank, local) for local, rank in enumerate(launch.task_ids)})
         self.selector = selectors.DefaultSelector()
         self.limits: StepLimitSet | None = None
-        self.srun: SrunLink | None = None
+        self.relay = StreamRelay(self.selector, None)   # connected to srun for an srun step
         self.first_exit_at: float | None = None
 
     # ---- start ----------------------------------------------------------------
@@ -290,7 +288,8 @@ class Stepd:
             raise OSError(exc.errno or 0, f"cgroup limits: {exc}") from exc
         groups = _user_groups(launch)
         if launch.io_port:
-            self.srun = SrunLink.connect(launch.io_host, launch.io_port, launch.io_key, launch.node_index)
+            self.relay = StreamRelay.connect(self.selector, launch.io_host, launch.io_port, launch.io_key,
+                                             launch.node_index)
         task_fds = self._task_fds(groups)
         self.state.start_time = int(time.time())
         node_ranks = ",".join(str(r) for r in launch.task_ids)
@@ -324,8 +323,9 @@ class Stepd:
                 if launch.pty_rows and launch.pty_cols:
                     set_window_size(master, launch.pty_rows, launch.pty_cols)
                 state.fds.append(slave)
-                state.pty_master = task.stdin = master
-                state.outputs[master] = (task.rank, step_io.STDOUT)
+                state.pty_master = master
+                self.relay.add_output(master, task.rank, step_io.STDOUT)
+                self.relay.add_input(task.rank, master, terminal=True)
                 result[task.rank] = (slave, slave, slave)
                 continue
             if launch.pty:   # only task 0 talks to the terminal
@@ -345,16 +345,16 @@ class Stepd:
                 fd = _open(self._task_path(launch.std_in, task), os.O_RDONLY)
             self.state.fds.append(fd)
             return fd
-        if self.srun is None or launch.input_task == -2 or launch.input_task not in (-1, task.rank):
+        if not self.relay.streaming or launch.input_task == -2 or launch.input_task not in (-1, task.rank):
             return null
         read_end, write_end = os.pipe()
         self.state.fds.append(read_end)
-        task.stdin = write_end
+        self.relay.add_input(task.rank, write_end)
         return read_end
 
     def _task_output(self, task: Task, pattern: str, kind: int, groups: list[int]) -> int:
         launch = self.launch
-        if pattern == "none" or (not pattern and self.srun is None):
+        if pattern == "none" or (not pattern and not self.relay.streaming):
             fd = os.open(os.devnull, os.O_WRONLY)
         elif pattern:
             flags = os.O_WRONLY | os.O_CREAT | (os.O_APPEND if launch.append else os.O_TRUNC)
@@ -362,9 +362,9 @@ class Stepd:
                 fd = _open(self._task_path(pattern, task), flags)
         else:
             read_end, fd = os.pipe()
-            self.state.outputs[read_end] = (task.rank, kind)
+            self.relay.add_output(read_end, task.rank, kind)
         self.state.fds.append(fd)
-        if kind == step_io.STDERR and self.state.stderr_fd is None and self.srun is None:
+        if kind == step_io.STDERR and self.state.stderr_fd is None and not self.relay.streaming:
             self.state.stderr_fd = os.dup(fd)
         return fd
 
@@ -384,99 +384,45 @@ class Stepd:
         signal.signal(signal.SIGCHLD, lambda *_: None)
         self.selector.register(wake_r, selectors.EVENT_READ, "wake")
         self.selector.register(control, selectors.EVENT_READ, "control")
-        if self.srun is not None:
-            self.selector.register(self.srun.sock, selectors.EVENT_READ, "srun")
-        for fd in self.state.outputs:
-            self.selector.register(fd, selectors.EVENT_READ, "output")
         self._reap()  # the task may already have exited
         next_sample = time.monotonic() + self.launch.gather_frequency
         while not self._done():
+            self.relay.update_interest(STREAM)
             busy = self.state.all_exited or self.state.kill_deadline or self.first_exit_at
-            for key, _ in self.selector.select(POLL if busy else 1.0):
+            for key, events in self.selector.select(POLL if busy else 1.0):
                 if key.data == "wake":
                     os.read(wake_r, 512)
                 elif key.data == "control":
                     self._handle_control(control)
-                elif key.data == "srun":
-                    self._from_srun()
                 else:
-                    self._forward_output(key.fd)
+                    self._relay(key.fd, events)
             self._reap()
             self._enforce_kill_deadline()
             self._enforce_wait()
             if self.launch.gather_frequency > 0 and time.monotonic() >= next_sample:
                 next_sample = time.monotonic() + self.launch.gather_frequency
                 self._sample()
-        for fd in list(self.state.outputs):   # the writers are gone: what is left in the pipes
-            while fd in self.state.outputs:
-                self._forward_output(fd)
-        if self.srun is not None:
-            self.srun.send(step_io.encode(step_io.NODE_DONE, self.launch.node_index))
+        self.relay.drain_outputs()   # the writers are gone: what is left in the pipes
+        self.relay.finish(self.launch.node_index)
 
-    def _forward_output(self, fd: int) -> None:
+    def _relay(self, fd: int, events: int) -> None:
         try:
-            data = os.read(fd, 65536)
-        except OSError:   # EIO: the pty's last user closed it
-            data = b""
-        rank, kind = self.state.outputs[fd]
-        if data:
-            if self.srun is not None:
-                self.srun.send(step_io.encode(kind, rank, data))
-            return
-        del self.state.outputs[fd]
-        try:
-            self.selector.unregister(fd)
-        except KeyError:
-            pass
-        if fd != self.state.pty_master:
-            os.close(fd)
-
-    def _from_srun(self) -> None:
-        assert self.srun is not None
-        frames = self.srun.receive()
-        if frames is None:   # srun is gone: nobody is left to read the output or stop the step
-            self.selector.unregister(self.srun.sock)
-            self.srun.close()
-            self.srun = None
+            frames = self.relay.handle(fd, events)
+        except SrunGone:   # nobody is left to read the output or stop the step
+            self.relay.close()
             if not self.state.all_exited:
                 self.terminate("CANCELLED")
             return
         for frame in frames:
-            self._srun_frame(frame)
-
-    def _srun_frame(self, frame: step_io.Frame) -> None:
-        tasks = [t for t in self.state.tasks.values()
-                 if frame.task in (step_io.ALL_TASKS, t.rank) and t.stdin is not None]
-        if frame.kind == step_io.STDIN:
-            for task in tasks:
-                try:
-                    os.write(task.stdin, frame.payload)  # type: ignore[arg-type]
-                except OSError:   # the task closed its stdin
-                    self._close_stdin(task)
-        elif frame.kind == step_io.STDIN_EOF:
-            for task in tasks:
-                if task.stdin == self.state.pty_master:
-                    os.write(task.stdin, b"\x04")   # Ctrl-D: end of input on a terminal
-                else:
-                    self._close_stdin(task)
-        elif frame.kind == step_io.SIGNAL and frame.payload.isdigit():
-            self.cg.signal_all(int(frame.payload))
-        elif frame.kind == step_io.WINSIZE and self.state.pty_master is not None:
-            rows, _, cols = frame.payload.decode().partition(" ")
-            if rows.isdigit() and cols.isdigit():
-                set_window_size(self.state.pty_master, int(rows), int(cols))
-                self.cg.signal_all(signal.SIGWINCH)
-        elif frame.kind == step_io.KILL:
-            self.terminate("CANCELLED")
-
-    @staticmethod
-    def _close_stdin(task: Task) -> None:
-        if task.stdin is not None:
-            try:
-                os.close(task.stdin)
-            except OSError:
-                pass
-            task.stdin = None
+            if frame.kind == step_io.SIGNAL and frame.payload.isdigit():
+                self.cg.signal_all(int(frame.payload))
+            elif frame.kind == step_io.WINSIZE and self.state.pty_master is not None:
+                rows, _, cols = frame.payload.decode().partition(" ")
+                if rows.isdigit() and cols.isdigit():
+                    set_window_size(self.state.pty_master, int(rows), int(cols))
+                    self.cg.signal_all(signal.SIGWINCH)
+            elif frame.kind == step_io.KILL:
+                self.terminate("CANCELLED")
 
     def _done(self) -> bool:
         if not self.state.all_exited:
@@ -534,11 +480,11 @@ class Stepd:
 
     def _task_ended(self, task: Task, status: int) -> None:
         task.status = status
-        self._close_stdin(task)
+        self.relay.close_input(task.rank)
         code, sig = _exit_figures(status)
-        if self.srun is not None:
+        if self.relay.streaming:
             oom = sig == signal.SIGKILL and self.limits is not None and self._oom_seen()
-            self.srun.send(step_io.task_exit(task.rank, code, sig, oom))
+            self.relay.send(step_io.task_exit(task.rank, code, sig, oom))
         if self.first_exit_at is None:
             self.first_exit_at = time.monotonic()
         if (code or sig) and self.launch.kill_on_bad_exit:
@@ -638,8 +584,8 @@ class Stepd:
             self.cg.signal_all(sig)
 
     def _write_stderr(self, text: str) -> None:
-        if self.srun is not None:
-            self.srun.send(step_io.encode(step_io.STDERR, self.launch.task_ids[0], text.encode()))
+        if self.relay.streaming:
+            self.relay.send(step_io.encode(step_io.STDERR, self.launch.task_ids[0], text.encode()))
         elif self.state.stderr_fd is not None:
             try:
                 os.write(self.state.stderr_fd, text.encode())
@@ -663,14 +609,13 @@ class Stepd:
                 "system_cpu_usec": usage.system_cpu_usec if usage else 0}
 
     def cleanup(self) -> None:
-        for fd in (*self.state.fds, *self.state.outputs, self.state.stderr_fd, self.state.pty_master):
+        self.relay.close()
+        for fd in (*self.state.fds, self.state.stderr_fd, self.state.pty_master):
             if fd is not None:
                 try:
                     os.close(fd)
                 except OSError:
                     pass
-        if self.srun is not None:
-            self.srun.close()
         self.cg.leave()  # so the step's cgroup can be removed
         if self.state.unkillable:  # a populated cgroup cannot be removed; the node is drained
             return
@@ -693,50 +638,6 @@ def _exit_figures(status: int) -> tuple[int, int]:
 
 def set_window_size(fd: int, rows: int, cols: int) -> None:
     fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", rows, cols, 0, 0))
-
-
-class SrunLink:
-    """stepd's end of the srun stream (pyslurm_common/step_io.py)."""
-
-    def __init__(self, sock: socket.socket) -> None:
-        self.sock = sock
-        self.reader = step_io.FrameReader()
-
-    @classmethod
-    def connect(cls, host: str, port: int, key: str, node_index: int) -> "SrunLink":
-        try:
-            sock = socket.create_connection((host, port), timeout=SRUN_CONNECT_TIMEOUT)
-        except OSError as exc:
-            raise OSError(exc.errno, f"cannot reach srun at {host}:{port}: {exc.strerror or exc}") from exc
-        sock.settimeout(SRUN_SEND_TIMEOUT)
-        link = cls(sock)
-        link.send(step_io.hello(key, node_index))
-        return link
-
-    def send(self, frame: bytes) -> None:
-        try:
-            self.sock.sendall(frame)
-        except OSError:
-            pass   # srun went away; the reader side notices and ends the step
-
-    def receive(self) -> list[step_io.Frame] | None:
-        """Frames that arrived, or None once srun closed the stream (or broke it)."""
-        try:
-            data = self.sock.recv(65536)
-        except OSError:
-            return None
-        if not data:
-            return None
-        try:
-            return self.reader.feed(data)
-        except step_io.StreamError:
-            return None
-
-    def close(self) -> None:
-        try:
-            self.sock.close()
-        except OSError:
-            pass
 
 
 def write_result(step_dir: Path, result: dict[str, object]) -> None:

@@ -21,6 +21,7 @@ import selectors
 import signal
 import socket
 import sys
+import traceback
 from pathlib import Path
 
 from . import stepd
@@ -63,8 +64,10 @@ def _fork_stepd(listener: socket.socket, conn: socket.socket) -> None:
             os.dup2(null, fd)
         stepd.run(Path(paths["step_dir"]), Path(paths["cgroup_root"]), launch_line,
                   lambda line: _answer(conn, line))
-    finally:
-        os._exit(0)   # the connection closes with the process: pyslurmd sees the end
+    except BaseException:  # noqa: BLE001 - a stepd must never return into the server's loop
+        traceback.print_exc()   # into pyslurmd's stderr (journald)
+        os._exit(1)
+    os._exit(0)   # the connection closes with the process: pyslurmd sees the end
 
 
 def _answer(conn: socket.socket, line: str) -> None:
