@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import secrets
 import socket
 import sys
 import time
@@ -40,7 +39,7 @@ def srun(**values: Any) -> None:
     if not argv:
         die("No command given to execute.", severity="fatal")
     listener = socket.create_server(("0.0.0.0", 0), backlog=64)
-    io_key = secrets.token_hex(16)
+    io_key = os.urandom(16).hex()  # what secrets.token_hex does, without its import cost
     job_text = values.get("jobid") or os.environ.get("SLURM_JOB_ID") or os.environ.get("SLURM_JOBID")
     made_job = not job_text
     if job_text:
@@ -56,33 +55,46 @@ def srun(**values: Any) -> None:
 
     request = step_request(values, ctx.get_parameter_source, argv, os.environ, job_id,
                            listener.getsockname()[1], io_key, terminal_size())
+    if not request.pty and _background_terminal():
+        request.input_task = -2  # reading the terminal from the background would stop srun (SIGTTIN)
     reply = _create_step(request, made_job, quiet=bool(values.get("quiet")))
     raise SystemExit(_run_step(values, request, reply, listener, io_key))
 
 
+def _background_terminal() -> bool:
+    """Whether stdin is a terminal whose foreground is another process group (`srun cmd &`)."""
+    try:
+        return os.isatty(0) and os.tcgetpgrp(0) != os.getpgrp()
+    except OSError:
+        return False
+
+
 def _create_step(request: pb.StepRequest, made_job: bool, quiet: bool) -> pb.StepReply:
-    """CreateStep, retrying while the job's resources are busy with other steps."""
+    """CreateStep, retrying while the job's resources are busy with other steps.
+
+    A signal meanwhile ends srun; a job srun made for this step is given back first."""
     job_id, tries, delay = request.job_id, 0, 1.0
     try:
-        while True:
-            try:
-                reply = client.controller("CreateStep", request, pb.StepReply)
-            except SlurmError as exc:
-                if made_job:
-                    allocation.release(job_id, exit_code=1)
-                die(f"Unable to create step for job {job_id}: {exc.strerror}")
-            if not reply.busy:
-                break
-            if not quiet:
-                how = "temporarily disabled" if tries == 0 else "still disabled"
-                print(f"srun: Job {job_id} step creation {how}, retrying ({reply.busy_reason})", file=sys.stderr)
-            tries += 1
-            time.sleep(delay)
-            delay = min(delay * 1.5, MAX_RETRY_DELAY)
-    except KeyboardInterrupt:
+        with allocation.signals_interrupt():
+            while True:
+                try:
+                    reply = client.controller("CreateStep", request, pb.StepReply)
+                except SlurmError as exc:
+                    if made_job:
+                        allocation.release(job_id, exit_code=1)
+                    die(f"Unable to create step for job {job_id}: {exc.strerror}")
+                if not reply.busy:
+                    break
+                if not quiet:
+                    how = "temporarily disabled" if tries == 0 else "still disabled"
+                    print(f"srun: Job {job_id} step creation {how}, retrying ({reply.busy_reason})", file=sys.stderr)
+                tries += 1
+                time.sleep(delay)
+                delay = min(delay * 1.5, MAX_RETRY_DELAY)
+    except allocation.Interrupted:
         if made_job:
             allocation.release(job_id, exit_code=1)
-        raise
+        raise SystemExit(1)
     if tries and not quiet:
         print(f"srun: Step created for job {job_id}", file=sys.stderr)
     return reply
