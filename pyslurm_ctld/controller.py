@@ -127,15 +127,30 @@ class Controller:
         )
 
     async def step_usage(self, job_id: int, step_id: str, uid: int) -> types_pb2.StepUsageList:
-        """Live usage of a running job's steps, from its batch host (sstat); none if not running.
+        """Live usage of a running job's steps, from the nodes that run them (sstat); none if not
+        running. A step on several nodes is one entry: its peak memory is the highest of any node,
+        its memory now and CPU times the sums.
 
         Raises SlurmError for an unknown job or a caller who is neither owner nor privileged,
-        NodeLinkError when the node does not answer. Reads only: no event, no journal.
+        NodeLinkError when a node does not answer. Reads only: no event, no journal.
         """
-        node = self.manager.step_usage_host(job_id, uid)
-        if node is None:
-            return types_pb2.StepUsageList()
-        return await self.links.step_usage(node, self._address(node), job_id, step_id)
+        nodes = self.manager.step_usage_hosts(job_id, step_id, uid)
+        replies = await asyncio.gather(*(self.links.step_usage(node, self._address(node), job_id, step_id)
+                                         for node in nodes))
+        merged: dict[str, types_pb2.StepUsageInfo] = {}
+        for reply in replies:
+            for info in reply.steps:
+                known = merged.get(info.step_id)
+                if known is None:
+                    merged[info.step_id] = info
+                    continue
+                if info.max_rss_kb > known.max_rss_kb:
+                    known.max_rss_kb, known.node = info.max_rss_kb, info.node
+                known.current_rss_kb += info.current_rss_kb
+                known.user_cpu_usec += info.user_cpu_usec
+                known.system_cpu_usec += info.system_cpu_usec
+                known.ntasks += info.ntasks
+        return types_pb2.StepUsageList(steps=list(merged.values()))
 
     async def _terminate(self, job_id: int, node: str, cause: str, step: str) -> None:
         while True:

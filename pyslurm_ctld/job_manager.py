@@ -180,13 +180,19 @@ class JobManager:
             raise SlurmError(Strerror.ALREADY_DONE if job.state.is_finished else Strerror.JOB_PENDING)
         return [SignalTasks(job.job_id, job.allocation.nodes, signal, batch_only, full)]
 
-    def step_usage_host(self, job_id: int, uid: int) -> str | None:
-        """The node to ask for the live usage of the job's steps (sstat): its batch host, None when
-        the job is not running. Only the owner or a privileged user may look."""
+    def step_usage_hosts(self, job_id: int, step_id: str, uid: int) -> tuple[str, ...]:
+        """The nodes to ask for the live usage of the job's steps (sstat): the batch host for the
+        batch step, a step's nodes for that step, every node of the job for all of its steps;
+        none when the job is not running. Only the owner or a privileged user may look."""
         job = self._owned_job(job_id, uid)
         if job.state is not JobState.RUNNING or job.allocation is None:
-            return None
-        return job.allocation.batch_host
+            return ()
+        if step_id == "batch":
+            return () if job.request.interactive else (job.allocation.batch_host,)
+        if step_id:
+            step = job.step(int(step_id)) if step_id.isdigit() else None
+            return step.nodes if step is not None and step.running else ()
+        return job.allocation.nodes
 
     def hold_change(self, job_id: int, action: str, uid: int, now: int) -> JobHoldChanged:
         job = self._owned_job(job_id, uid)

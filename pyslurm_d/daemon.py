@@ -88,22 +88,22 @@ class NodeAgentServicer(slurmd_pb2_grpc.NodeAgentServicer):
     @translate_errors
     async def GetStepUsage(self, request: slurmd_pb2.NodeStepUsageQuery,
                            context: grpc.aio.ServicerContext) -> types_pb2.StepUsageList:
-        """Live usage of the job's steps here (only the batch step so far); none if not running."""
+        """Live usage of the job's steps here: one step, or every step ("" step id); none when not running."""
         self._require_controller()
-        if request.step_id not in ("", "batch"):
-            return types_pb2.StepUsageList()
-        try:
-            usage = json.loads(await self.steps.query(request.job_id, "usage"))
-            info = types_pb2.StepUsageInfo(
-                job_id=request.job_id, step_id=str(usage["step"]), node=self.steps.node_name,
-                ntasks=int(usage["ntasks"]), max_rss_kb=int(usage["max_rss_bytes"]) // 1024,
-                current_rss_kb=int(usage["current_rss_bytes"]) // 1024,
-                user_cpu_usec=int(usage["user_cpu_usec"]), system_cpu_usec=int(usage["system_cpu_usec"]))
-        except StepGone:
-            return types_pb2.StepUsageList()
-        except (StepError, OSError, ValueError, KeyError, TypeError) as exc:
-            raise SlurmError(Strerror.INTERNAL, f"usage of job {request.job_id}: {exc}") from exc
-        return types_pb2.StepUsageList(steps=[info])
+        infos = []
+        for step in ([request.step_id] if request.step_id else self.steps.steps_of(request.job_id)):
+            try:
+                usage = json.loads(await self.steps.query(request.job_id, "usage", step))
+                infos.append(types_pb2.StepUsageInfo(
+                    job_id=request.job_id, step_id=str(usage["step"]), node=self.steps.node_name,
+                    ntasks=int(usage["ntasks"]), max_rss_kb=int(usage["max_rss_bytes"]) // 1024,
+                    current_rss_kb=int(usage["current_rss_bytes"]) // 1024,
+                    user_cpu_usec=int(usage["user_cpu_usec"]), system_cpu_usec=int(usage["system_cpu_usec"])))
+            except StepGone:
+                continue
+            except (StepError, OSError, ValueError, KeyError, TypeError) as exc:
+                raise SlurmError(Strerror.INTERNAL, f"usage of job {request.job_id}: {exc}") from exc
+        return types_pb2.StepUsageList(steps=infos)
 
     @translate_errors
     async def Ping(self, request: types_pb2.Empty, context: grpc.aio.ServicerContext) -> types_pb2.Empty:

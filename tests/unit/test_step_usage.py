@@ -25,6 +25,7 @@ from pyslurm_ctld.servicer import ControllerServicer
 from pyslurm_d import stepd as stepd_mod
 from pyslurm_d.cgroup_limits import CgroupLimitError, Usage
 from pyslurm_d.daemon import NodeAgentServicer
+from pyslurm_ctld.step_layout import StepShape
 from pyslurm_d.steps import StepdLauncher, StepError, StepGone, StepManager, StepPolicy
 
 ALICE, BOB, SLURM_UID = 1000, 1001, 450
@@ -153,14 +154,20 @@ class FakeContext:
 
 
 class FakeSteps:
+    """The job's steps on the node: `running` ones, each answering `reply` to a query."""
+
     node_name = "n1"
 
-    def __init__(self, reply: str | Exception) -> None:
+    def __init__(self, reply: str | Exception, running: tuple[str, ...] = ("batch",)) -> None:
         self.reply = reply
-        self.asked: list[tuple[int, str]] = []
+        self.running = running
+        self.asked: list[tuple[int, str, str]] = []
 
-    async def query(self, job_id: int, words: str) -> str:
-        self.asked.append((job_id, words))
+    def steps_of(self, job_id: int) -> list[str]:
+        return list(self.running)
+
+    async def query(self, job_id: int, words: str, step: str = "batch") -> str:
+        self.asked.append((job_id, words, step))
         if isinstance(self.reply, Exception):
             raise self.reply
         return self.reply
@@ -181,7 +188,7 @@ def test_node_agent_reports_the_batch_step_in_kb() -> None:
                        "current_rss_bytes": 90 * MiB, "user_cpu_usec": 7, "system_cpu_usec": 3})
     steps = FakeSteps(line)
     reply = _node_usage(steps)
-    assert steps.asked == [(42, "usage")]
+    assert steps.asked == [(42, "usage", "batch")]
     [info] = reply.steps
     assert (info.job_id, info.step_id, info.node, info.ntasks) == (42, "batch", "n1", 1)
     assert (info.max_rss_kb, info.current_rss_kb) == (102400, 92160)
@@ -189,10 +196,15 @@ def test_node_agent_reports_the_batch_step_in_kb() -> None:
     assert len(_node_usage(FakeSteps(line), step_id="batch").steps) == 1
 
 
-def test_node_agent_has_no_steps_for_other_step_ids_or_gone_steps() -> None:
-    steps = FakeSteps("{}")
-    assert list(_node_usage(steps, step_id="0").steps) == []
-    assert steps.asked == []
+def test_node_agent_asks_one_step_or_every_step_here_and_skips_gone_ones() -> None:
+    line = json.dumps({"step": "0", "ntasks": 2, "max_rss_bytes": MiB, "current_rss_bytes": MiB,
+                       "user_cpu_usec": 1, "system_cpu_usec": 1})
+    steps = FakeSteps(line, running=("batch", "0", "1"))
+    assert [i.ntasks for i in _node_usage(steps, step_id="0").steps] == [2]
+    assert steps.asked == [(42, "usage", "0")]
+    steps.asked.clear()
+    assert len(_node_usage(steps).steps) == 3
+    assert [step for _, _, step in steps.asked] == ["batch", "0", "1"]
     assert list(_node_usage(FakeSteps(StepGone("job 42 has no step here"))).steps) == []
 
 
@@ -243,23 +255,27 @@ def _jobs(tmp_path: Path) -> tuple[JobManager, JobId, JobId]:
     return mgr, running.job.job_id, pending.job.job_id
 
 
-def test_usage_is_asked_of_the_batch_host_by_the_owner_or_privileged(tmp_path: Path) -> None:
+def test_usage_is_asked_of_the_nodes_running_the_steps_by_the_owner_or_privileged(tmp_path: Path) -> None:
     mgr, running, pending = _jobs(tmp_path)
     allocation = mgr.jobs[running].allocation
     assert allocation is not None and len(allocation.nodes) == 2
     for uid in (ALICE, 0, SLURM_UID):
-        assert mgr.step_usage_host(running, uid) == allocation.batch_host
-    assert mgr.step_usage_host(pending, ALICE) is None
+        assert mgr.step_usage_hosts(running, "batch", uid) == (allocation.batch_host,)
+        assert mgr.step_usage_hosts(running, "", uid) == allocation.nodes
+    assert mgr.step_usage_hosts(running, "0", ALICE) == ()          # no such step (yet)
+    mgr.apply(mgr.step_creation(running, ALICE, StepShape(min_nodes=2), "x", ("x",), 250))
+    assert mgr.step_usage_hosts(running, "0", ALICE) == allocation.nodes
+    assert mgr.step_usage_hosts(pending, "", ALICE) == ()
 
 
 def test_usage_of_someone_elses_or_an_unknown_job_is_refused(tmp_path: Path) -> None:
     mgr, running, pending = _jobs(tmp_path)
     for job_id in (running, pending):
         with pytest.raises(SlurmError) as info:
-            mgr.step_usage_host(job_id, BOB)
+            mgr.step_usage_hosts(job_id, "", BOB)
         assert info.value.strerror == Strerror.ACCESS_DENIED
     with pytest.raises(SlurmError) as info:
-        mgr.step_usage_host(999, ALICE)
+        mgr.step_usage_hosts(999, "", ALICE)
     assert info.value.strerror == Strerror.INVALID_JOB_ID
 
 
