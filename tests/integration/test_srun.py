@@ -182,20 +182,11 @@ def _as_user(name: str) -> None:
     os.setuid(user.pw_uid)
 
 
-def test_pty_runs_an_interactive_shell(cluster: Cluster) -> None:
-    pid, fd = pty.fork()
-    if pid == 0:  # the child: alice typing `srun --pty bash` at her terminal
-        try:
-            _as_user("alice")
-            os.chdir(cluster.work_dir("alice"))
-            env = dict(cluster.env, USER="alice", HOME=pwd.getpwnam("alice").pw_dir, TERM="dumb", PS1="$ ")
-            os.execve(str(BIN / "srun"), ["srun", "--pty", "bash", "--norc", "-i"], env)
-        finally:
-            os._exit(127)
-    os.write(fd, b"echo pty=$(tty | cut -c1-8); exit 5\n")
+def _read_until(fd: int, wanted: bytes, timeout: float = 30.0) -> bytes:
+    """What the terminal shows until `wanted` appears (or EOF / timeout)."""
     output = b""
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
+    deadline = time.monotonic() + timeout
+    while wanted not in output and time.monotonic() < deadline:
         ready, _, _ = select.select([fd], [], [], 1.0)
         if not ready:
             continue
@@ -206,10 +197,29 @@ def test_pty_runs_an_interactive_shell(cluster: Cluster) -> None:
         if not chunk:
             break
         output += chunk
+    return output
+
+
+def test_pty_runs_an_interactive_shell(cluster: Cluster) -> None:
+    pid, fd = pty.fork()
+    if pid == 0:  # the child: alice typing `srun --pty bash` at her terminal
+        try:
+            _as_user("alice")
+            os.chdir(cluster.work_dir("alice"))
+            env = dict(cluster.env, USER="alice", HOME=pwd.getpwnam("alice").pw_dir, TERM="dumb", PS1="$ ")
+            os.execve(str(BIN / "srun"), ["srun", "--pty", "bash", "--norc", "-i"], env)
+        finally:
+            os._exit(127)
+    os.write(fd, b"echo pty=$(tty | cut -c1-8) rows=$(tput lines); echo sleep-$((6*7)); sleep 100\n")
+    shown = _read_until(fd, b"sleep-42")
+    os.write(fd, b"\x03")  # Ctrl-C reaches the remote foreground job through the pty, not srun
+    os.write(fd, b"echo survived-$?; exit 5\n")
+    shown += _read_until(fd, b"\0")  # to the end
     _, status = os.waitpid(pid, 0)
     os.close(fd)
-    text = output.decode(errors="replace")
+    text = shown.decode(errors="replace")
     assert "pty=/dev/pts" in text, text
+    assert "survived-130" in text, text
     assert os.waitstatus_to_exitcode(status) == 5, text
 
 
