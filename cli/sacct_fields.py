@@ -70,9 +70,22 @@ def _job_only(get: Callable[[SacctRow], Value]) -> Callable[[SacctRow], Value]:
     return lambda r: None if r.step is not None else get(r)
 
 
-def _job_id(r: SacctRow) -> str:
-    base = str(r.job.job_id)
+def _with_step(r: SacctRow, base: str) -> str:
     return base if r.step is None else f"{base}.{r.step.step_id}"
+
+
+def _job_id(r: SacctRow) -> str:
+    """`123`; array tasks as `<array id>_<index>`, a never-started remainder `<array id>_[<ranges>]`."""
+    job = r.job
+    if not job.array_job_id:
+        return _with_step(r, str(job.job_id))
+    if job.array_remainder:
+        return _with_step(r, f"{job.array_job_id}_[{job.array_task_str}]")
+    return _with_step(r, f"{job.array_job_id}_{job.array_task_str}")
+
+
+def _job_id_raw(r: SacctRow) -> str:
+    return _with_step(r, str(r.job.job_id))
 
 
 def _job_name(r: SacctRow) -> str:
@@ -253,7 +266,7 @@ FIELDS: dict[str, SacctField] = {
     "GID": SacctField(6, _job_only(lambda r: r.job.group_id)),
     "Group": SacctField(9, _job_only(lambda r: r.job.group_name or str(r.job.group_id))),
     "JobID": SacctField(-12, _job_id),
-    "JobIDRaw": SacctField(-12, _job_id),
+    "JobIDRaw": SacctField(-12, _job_id_raw),
     "JobName": SacctField(10, _job_name),
     "NCPUS": SacctField(10, _alloc_cpus),
     "NNodes": SacctField(8, _node_count),

@@ -43,6 +43,10 @@ OPTIONS = [
     option("-Q", "--quiet", flag=True),
     option("--requeue", flag=True, env="SBATCH_REQUEUE"),
     option("--no-requeue", "no_requeue", flag=True, env="SBATCH_NO_REQUEUE"),
+    option("-a", "--array", env="SBATCH_ARRAY_INX"),
+    option("-d", "--dependency"),
+    option("--kill-on-invalid-dep", "kill_on_invalid_dep"),
+    option("-b", "--begin"),
 ]
 
 
@@ -136,8 +140,35 @@ def _job_desc(values: dict[str, Any], text: str, command: str, default_name: str
         std_in=values.get("input") or "", script=text, argv=script_args, command=command,
         open_mode=open_mode or "truncate",
         requeue_set=bool(values.get("requeue") or values.get("no_requeue")),
-        requeue=not values.get("no_requeue"),
+        requeue=not values.get("no_requeue"), **_scheduling_fields(values),
     )
+
+
+def _scheduling_fields(values: dict[str, Any]) -> dict[str, Any]:
+    """--array (syntax checked here; limits by the controller), --dependency, --kill-on-invalid-dep, --begin."""
+    begin = 0
+    if values.get("begin") is not None:
+        import time
+
+        from pyslurm_common.units import parse_datetime
+
+        try:
+            begin = parse_datetime(str(values["begin"]), time.time())
+        except ValueError:
+            die("Invalid --begin specification")
+    kill_on_invalid_dep = str(values.get("kill_on_invalid_dep") or "no").lower()
+    if kill_on_invalid_dep not in ("yes", "no"):
+        die("Invalid --kill-on-invalid-dep specification")
+    array = str(values.get("array") or "")
+    if array:
+        from pyslurm_common.array_spec import parse_array_spec
+
+        try:
+            parse_array_spec(array)
+        except ValueError:
+            die("Invalid --array specification")
+    return {"array": array, "dependency": values.get("dependency") or "", "begin_time": begin,
+            "kill_on_invalid_dep": kill_on_invalid_dep == "yes"}
 
 
 def main() -> None:

@@ -15,7 +15,7 @@ from .job_states import parse_state_list
 from .signals import parse_signal
 
 PROG = "scancel"
-_JOB_ID = re.compile(r"^(\d+)(?:\.(\d+))?$")  # 1234 or 1234.0 (one step)
+_STEP_ID = re.compile(r"^(\d+)\.(\d+)$")  # 1234.0: one step
 # Errors 22.05 keeps quiet about unless -v: the job is unknown or already done.
 _QUIET_ERRORS = {"Invalid job id specified", "Job/step already completing or completed"}
 
@@ -43,44 +43,53 @@ def scancel(signal_name: str | None, batch: bool, full: bool, user: str | None, 
             signal = parse_signal(signal_name)
         except ValueError:
             die(f"Unknown job signal: {signal_name}")
-    ids = []
+    from pyslurm_common.array_spec import parse_job_spec
+
+    specs = []                         # jobs and array tasks: 1234, 1234_5, 1234_[1-3]
     steps: dict[str, list[int]] = {}   # step id -> jobs whose step of that id is meant
     for text in job_ids:
-        match = _JOB_ID.match(text)
-        if not match:
-            die(f"Invalid job id {text}")
-        if match.group(2) is not None:
+        match = _STEP_ID.match(text)
+        if match:
             steps.setdefault(match.group(2), []).append(int(match.group(1)))
-        else:
-            ids.append(int(match.group(1)))
+            continue
+        try:
+            specs.append(parse_job_spec(text))
+        except ValueError:
+            die(f"Invalid job id {text}")
+    ids = [spec.job_id for spec in specs]
     if me:
         user = getpass.getuser()
     filters = any(v is not None for v in (user, states, name, partition, account))
     if not ids and not steps and not filters:
         die("No job identification provided")
-    if filters:
-        ids = _filtered_ids(ids, user, states, name, partition, account)
     failed = False
-    if ids:
-        failed = _signal(ids, "", signal, batch, full, verbose)
+    if filters:   # filters pick individual records
+        ids = _filtered_ids(ids, user, states, name, partition, account)
+        if ids:
+            failed = _signal(ids, "", signal, batch, full, verbose)
+    elif specs:   # ids as typed: the controller resolves arrays (`123` is every task of array 123)
+        failed = _signal([], "", signal, batch, full, verbose, [str(spec) for spec in specs])
     for step, step_jobs in steps.items():
         failed = _signal(step_jobs, step, signal, batch, full, verbose) or failed
     if failed:
         raise SystemExit(1)
 
 
-def _signal(ids: list[int], step: str, signal: int, batch: bool, full: bool, verbose: bool) -> bool:
-    """One SignalJobs call (a whole job each, or step `step` of each); True if any failed."""
+def _signal(ids: list[int], step: str, signal: int, batch: bool, full: bool, verbose: bool,
+            specs: list[str] | None = None) -> bool:
+    """One SignalJobs call (a whole job each, or step `step` of each, or the typed `specs`);
+    True if any failed."""
     reply = client.controller("SignalJobs", pb.SignalRequest(
-        job_ids=ids, signal=signal, batch_only=batch, full=full, step=step), pb.SignalReply)
+        job_ids=ids, signal=signal, batch_only=batch, full=full, step=step, job_specs=specs or []), pb.SignalReply)
     failed = False
     for result in reply.results:
-        what = f"job {result.job_id}" if not step else f"step {result.job_id}.{step}"
+        job = result.job_spec or str(result.job_id)
+        what = f"job {job}" if not step else f"step {job}.{step}"
         if verbose and not result.error:
             print(f"scancel: {'Signal %d to' % signal if signal else 'Terminating'} {what}", file=sys.stderr)
         if not result.error or (result.error in _QUIET_ERRORS and not verbose):
             continue
-        target = f"job id {result.job_id}" if not step else f"job step id {result.job_id}.{step}"
+        target = f"job id {job}" if not step else f"job step id {job}.{step}"
         print(f"scancel: error: Kill job error on {target}: {result.error}", file=sys.stderr)
         failed = failed or result.error not in _QUIET_ERRORS
     return failed

@@ -104,6 +104,9 @@ def _expand(expr: str) -> list[str]:
 
 def update(words: list[str]) -> None:
     pairs = dict(_words_to_pairs(words))
+    if "jobid" in pairs:
+        update_job(words)
+        return
     if "nodename" not in pairs:
         die("Update of this entity is not supported yet (only NodeName=... State=...)")
     state = pairs.get("state", "")
@@ -115,22 +118,35 @@ def update(words: list[str]) -> None:
         names=[pairs["nodename"]], state=state.upper(), reason=pairs.get("reason", "")), pb.Empty)
 
 
+def update_job(words: list[str]) -> None:
+    """`update JobId=<id> Key=Value ...` (Dependency= for now); errors per job, as Slurm prints them."""
+    settings = [w for w in words if w.partition("=")[0].lower() != "jobid"]
+    ids = [w.partition("=")[2] for w in words if w.partition("=")[0].lower() == "jobid"]
+    if not settings:
+        die("No changes specified")
+    _job_request(ids, "update", settings)
+
+
+def _job_request(items: list[str], action: str, settings: list[str] | None = None) -> None:
+    ids = []
+    for item in ",".join(items).split(","):
+        if not item:
+            continue
+        if not item.isdigit():
+            die(f"Invalid job id: {item}")
+        ids.append(int(item))
+    if not ids:
+        die(f"too few arguments for keyword:{action}")
+    reply = client.controller("UpdateJobs", pb.JobUpdateRequest(job_ids=ids, action=action, settings=settings or []),
+                              pb.JobUpdateReply)
+    errors = [f"{r.error} for job {r.job_id}" for r in reply.results if r.error]
+    if errors:
+        die(*errors)
+
+
 def job_action(action: str) -> Callable[[list[str]], None]:
     def handle(words: list[str]) -> None:
-        ids = []
-        for item in ",".join(words).split(","):
-            if not item:
-                continue
-            if not item.isdigit():
-                die(f"Invalid job id: {item}")
-            ids.append(int(item))
-        if not ids:
-            die(f"too few arguments for keyword:{action}")
-        reply = client.controller("UpdateJobs", pb.JobUpdateRequest(job_ids=ids, action=action),
-                                  pb.JobUpdateReply)
-        errors = [f"{r.error} for job {r.job_id}" for r in reply.results if r.error]
-        if errors:
-            die(*errors)
+        _job_request(words, action)
     return handle
 
 

@@ -84,6 +84,16 @@ def _min_memory(job: JobInfo) -> str:
     return f"MinMemoryNode={units.format_memory_mb(job.mem_per_node_mb)}"
 
 
+def _array_ids(job: JobInfo) -> str:
+    """``ArrayJobId=<a> ArrayTaskId=<idx|ranges> [ArrayTaskThrottle=<n>] `` of an array record."""
+    if not job.array_job_id:
+        return ""
+    text = f"ArrayJobId={job.array_job_id} ArrayTaskId={job.array_task_str} "
+    if job.array_remainder and job.array_throttle:
+        text += f"ArrayTaskThrottle={job.array_throttle} "
+    return text
+
+
 def job_lines(job: JobInfo, now: int) -> list[str]:
     """The ``Key=Value`` lines of one job record (§3.2)."""
     started = bool(job.start_time) and job.state != "PENDING"
@@ -91,12 +101,12 @@ def job_lines(job: JobInfo, now: int) -> list[str]:
     default_out = f"{job.work_dir}/slurm-{job.job_id}.out"
     priority = 0 if job.held else job.priority
     lines = [
-        f"JobId={job.job_id} JobName={job.name}",
+        f"JobId={job.job_id} {_array_ids(job)}JobName={job.name}",
         f"UserId={job.user_name or job.user_id}({job.user_id}) "
         f"GroupId={job.group_name or job.group_id}({job.group_id}) MCS_label=N/A",
         f"Priority={priority} Nice={job.nice} Account={job.account} QOS={job.qos}",
         f"JobState={job_states.display_state(job)} Reason={job.reason or 'None'} "
-        "Dependency=(null)",
+        f"Dependency={job.dependency or '(null)'}",
         f"Requeue={int(job.requeue)} Restarts={job.restarts} BatchFlag=1 Reboot=0 "
         f"ExitCode={job.exit_code}:{job.exit_signal}",
         f"RunTime={units.format_duration_hms(job_states.run_seconds(job, now))} "

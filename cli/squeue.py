@@ -3,7 +3,9 @@ from __future__ import annotations
 
 import getpass
 import os
+import re
 import sys
+from typing import TYPE_CHECKING
 
 import click
 
@@ -13,6 +15,9 @@ from pyslurm_common.rpc import messages as pb
 from . import client, squeue_format
 from .app import die, run
 from .job_states import parse_state_list, valid_states_text
+
+if TYPE_CHECKING:
+    from pyslurm_common.array_spec import JobSpec
 
 PROG = "squeue"
 
@@ -32,11 +37,12 @@ PROG = "squeue"
 @click.option("-w", "--nodelist")
 @click.option("-S", "--sort")
 @click.option("-s", "--steps", is_flag=True)
+@click.option("-r", "--array", "expand_arrays", is_flag=True)
 @click.option("--version", "-V", "version", is_flag=True)
 def squeue(fmt: str | None, long_fmt: str | None, noheader: bool, long_listing: bool,
            user: str | None, me: bool, jobs: str | None, states: str | None, partition: str | None,
            name: str | None, account: str | None, nodelist: str | None, sort: str | None,
-           steps: bool, version: bool) -> None:
+           steps: bool, expand_arrays: bool, version: bool) -> None:
     """View information about jobs in the queue."""
     if version:
         click.echo("slurm 22.05.8")
@@ -45,19 +51,21 @@ def squeue(fmt: str | None, long_fmt: str | None, noheader: bool, long_listing: 
         wanted = parse_state_list(states) if states else None
     except ValueError as exc:
         die(f"Invalid job state specified: {exc}", f"Valid job states include: {valid_states_text()}")
-    ids = []
-    for item in (jobs or "").split(","):
-        if item:
-            if not item.split("_")[0].isdigit():
-                die(f"Invalid job id: {item}")
-            ids.append(int(item.split("_")[0]))
+    specs = _job_specs(jobs or "")
+    ids = [spec.job_id for spec in specs]
     line_format = _step_format(fmt, long_fmt) if steps else _line_format(fmt, long_fmt, long_listing)
     try:
         reply = client.controller("GetJobs", pb.JobQuery(job_ids=ids), pb.JobList)
     except SlurmError as exc:
         print(f"slurm_load_jobs error: {exc.strerror}", file=sys.stderr)
         raise SystemExit(1)
-    selected = squeue_format.visible_jobs(list(reply.jobs), wanted)
+    listed = list(reply.jobs)
+    tasks_named = any(spec.tasks is not None for spec in specs)
+    if expand_arrays or tasks_named:
+        listed = squeue_format.expand_array_tasks(listed)
+    if tasks_named:
+        listed = [j for j in listed if any(_names(spec, j) for spec in specs)]
+    selected = squeue_format.visible_jobs(listed, wanted)
     if me:
         user = getpass.getuser()
     selected = [j for j in selected if _matches(j, user, partition, name, account, nodelist)]
@@ -73,6 +81,28 @@ def squeue(fmt: str | None, long_fmt: str | None, noheader: bool, long_listing: 
                                           with_date=long_listing)
     if lines:
         sys.stdout.write("\n".join(lines) + "\n")
+
+
+def _job_specs(text: str) -> list["JobSpec"]:
+    """-j list: `123`, `123_7`, `123_[1-3]` (split on commas outside brackets)."""
+    from pyslurm_common.array_spec import parse_job_spec
+
+    specs = []
+    for item in re.findall(r"[^,\[]+(?:\[[^\]]*\])?", text):
+        try:
+            specs.append(parse_job_spec(item))
+        except ValueError:
+            die(f"Invalid job id: {item}")
+    return specs
+
+
+def _names(spec: "JobSpec", job: pb.JobInfo) -> bool:
+    """Whether the -j entry `spec` names `job` (arrays named by id match all their records)."""
+    if spec.tasks is None:
+        return job.job_id == spec.job_id or job.array_job_id == spec.job_id
+    if job.array_job_id != spec.job_id or job.array_remainder:
+        return False
+    return int(job.array_task_str) in spec.tasks
 
 
 def _line_format(fmt: str | None, long_fmt: str | None, long_listing: bool) -> squeue_format.LineFormat:
@@ -111,7 +141,9 @@ def _matches(job: pb.JobInfo, user: str | None, partition: str | None, name: str
 
         if not set(expand(job.nodes) if job.nodes else ()) & set(expand(nodelist)):
             return False
-    return member(job.partition, partition) and member(job.name, name) and member(job.account, account)
+    # A pending job of several partitions (-p a,b) lists them all; it matches any of them.
+    in_partition = partition is None or bool(set(job.partition.split(",")) & set(partition.split(",")))
+    return in_partition and member(job.name, name) and member(job.account, account)
 
 
 def main() -> None:

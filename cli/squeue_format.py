@@ -214,6 +214,33 @@ def _reasonlist(job: JobInfo) -> str:
     return f"({_reason(job)})" if job_states.shows_reason(job) else job.nodes
 
 
+def job_id_text(job: JobInfo) -> str:
+    """``%i``: ``123``, ``123_7`` for an array task, ``123_[5-100%4]`` for an array's pending remainder."""
+    if not job.array_job_id:
+        return str(job.job_id)
+    if job.array_remainder:
+        throttle = f"%{job.array_throttle}" if job.array_throttle else ""
+        return f"{job.array_job_id}_[{job.array_task_str}{throttle}]"
+    return f"{job.array_job_id}_{job.array_task_str}"
+
+
+def expand_array_tasks(jobs: Iterable[JobInfo]) -> list[JobInfo]:
+    """``-r``: each pending remainder becomes one record per index (the others are kept as they are)."""
+    from pyslurm_common.array_spec import parse_indices
+
+    out: list[JobInfo] = []
+    for job in jobs:
+        if not job.array_remainder or job.state != "PENDING":
+            out.append(job)
+            continue
+        for index in parse_indices(job.array_task_str):
+            task = JobInfo()
+            task.CopyFrom(job)
+            task.array_task_str, task.array_remainder = str(index), False
+            out.append(task)
+    return out
+
+
 def _const(text: str) -> Getter:
     return lambda job, now: text
 
@@ -228,19 +255,19 @@ JOB_FIELDS: dict[str, JobField] = {
     "min_tmp_disk": JobField("MIN_TMP_DISK", _const("0")),
     "num_nodes": JobField("NODES", lambda j, n: str(j.num_nodes)),
     "end_time": JobField("END_TIME", _end_time),
-    "dependency": JobField("DEPENDENCY", _const("(null)")),
+    "dependency": JobField("DEPENDENCY", lambda j, n: j.dependency or "(null)"),
     "features": JobField("FEATURES", _const("(null)")),
-    "array_job_id": JobField("ARRAY_JOB_ID", lambda j, n: str(j.job_id)),
+    "array_job_id": JobField("ARRAY_JOB_ID", lambda j, n: str(j.array_job_id or j.job_id)),
     "group": JobField("GROUP", lambda j, n: j.group_name or str(j.group_id)),
     "gid": JobField("GROUP", lambda j, n: str(j.group_id)),
     "oversubscribe": JobField("OVER_SUBSCRIBE", _const("OK")),
     "sockets": JobField("SOCKETS_PER_NODE", _const("*")),
     "cores": JobField("CORES_PER_SOCKET", _const("*")),
     "threads": JobField("THREADS_PER_CORE", _const("*")),
-    "jobid": JobField("JOBID", lambda j, n: str(j.job_id)),
+    "jobid": JobField("JOBID", lambda j, n: job_id_text(j)),
     "name": JobField("NAME", lambda j, n: j.name),
     "comment": JobField("COMMENT", _const("(null)")),
-    "array_task_id": JobField("ARRAY_TASK_ID", _const("N/A")),
+    "array_task_id": JobField("ARRAY_TASK_ID", lambda j, n: j.array_task_str if j.array_job_id else "N/A"),
     "time_limit": JobField(
         "TIME_LIMIT", lambda j, n: units.format_time_limit_squeue(j.time_limit_min), "time"
     ),

@@ -106,6 +106,7 @@ class SlurmConfig:
     min_job_age: int = 300
     first_job_id: int = 1
     max_job_count: int = 10000
+    max_array_size: int = 1001    # array indices run 0 .. MaxArraySize-1
     def_mem_per_cpu_mb: int | None = None
     accounting_storage_type: str = "accounting_storage/none"
     accounting_storage_host: str | None = None
@@ -375,6 +376,7 @@ def load_config(path: Path | None = None) -> SlurmConfig:
         min_job_age=integer("minjobage", 300),
         first_job_id=integer("firstjobid", 1, minimum=1),
         max_job_count=integer("maxjobcount", 10000, minimum=1),
+        max_array_size=integer("maxarraysize", 1001),
         def_mem_per_cpu_mb=def_mem,
         accounting_storage_type=(acct_type or "accounting_storage/none").lower(),
         accounting_storage_host=_text(store, "accountingstoragehost"),

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from pyslurm_common.array_spec import format_ranges
 from pyslurm_common.config import PartitionConfig
 from pyslurm_common.errors import SlurmError, Strerror
 from pyslurm_common.filename_pattern import PatternContext, resolve
@@ -14,7 +15,7 @@ from pyslurm_common.gres import GPU, GresError, format_gres_used, parse_gpu_opti
 from pyslurm_common.hostlist import compress
 from pyslurm_common.rpc import ctld_pb2, dbd_pb2, types_pb2
 
-from .job import Hold, Job, JobRequest, JobState, Step
+from .job import Hold, Job, JobRequest, JobState, Reason, Step
 from .job_env import compress_counts
 from .job_manager import NodeUsage
 from .nodes import NodeRecord
@@ -23,9 +24,9 @@ from .nodes import NodeRecord
 def request_from_desc(desc: types_pb2.JobDesc) -> JobRequest:
     """The raw request; the job manager resolves defaults and validates it."""
     name = desc.name or "sbatch"
-    std_out = desc.std_out or "slurm-%j.out"
+    std_out = desc.std_out or ("slurm-%A_%a.out" if desc.array else "slurm-%j.out")
     return JobRequest(
-        name=name, partition=desc.partitions[0] if desc.partitions else "",
+        name=name, partition=desc.partitions[0] if desc.partitions else "", partitions=tuple(desc.partitions),
         account=desc.account, qos=desc.qos, min_nodes=max(1, desc.min_nodes),
         num_tasks=max(1, desc.num_tasks), cpus_per_task=max(1, desc.cpus_per_task),
         ntasks_given=desc.ntasks_given, cpus_per_task_given=desc.cpus_per_task_given,
@@ -38,6 +39,7 @@ def request_from_desc(desc: types_pb2.JobDesc) -> JobRequest:
         requeue=desc.requeue if desc.requeue_set else True,
         rlimits=tuple(desc.rlimits), signal_number=desc.signal_number,
         signal_seconds=desc.signal_seconds, signal_batch_only=desc.signal_batch_only,
+        begin_time=desc.begin_time, kill_on_invalid_dep=desc.kill_on_invalid_dep,
         launcher=_launcher(desc.launcher), **_gpu_request(desc),
     )
 
@@ -75,8 +77,10 @@ def _gpu_request(desc: types_pb2.JobDesc) -> dict[str, Any]:
 
 
 def pattern_context(job: Job, node: str = "") -> PatternContext:
+    array = job.array
     return PatternContext(job_id=job.job_id, job_name=job.request.name, user_name=job.user_name,
-                          node_name=node)
+                          node_name=node, array_job_id=array.array_job_id if array else None,
+                          array_task_id=array.task_id if array else None)
 
 
 def io_paths(job: Job) -> tuple[str, str, str]:
@@ -87,13 +91,14 @@ def io_paths(job: Job) -> tuple[str, str, str]:
             resolve(req.std_in, ctx, req.work_dir))
 
 
-def job_info(job: Job) -> types_pb2.JobInfo:
+def job_info(job: Job, now: int = 0) -> types_pb2.JobInfo:
     req = job.request
     alloc = job.allocation
     std_out, std_err, std_in = io_paths(job)
     return types_pb2.JobInfo(
         job_id=job.job_id, name=req.name, user_id=job.uid, group_id=job.gid,
-        user_name=job.user_name, group_name=job.group_name, partition=req.partition,
+        user_name=job.user_name, group_name=job.group_name,
+        partition=",".join(req.partitions) if req.partitions and job.state is JobState.PENDING else req.partition,
         account=req.account, qos=req.qos, state=str(job.state), completing=job.completing,
         reason=str(job.reason), priority=job.priority, nice=req.nice,
         num_nodes=len(alloc.nodes) if alloc else req.min_nodes,
@@ -113,6 +118,7 @@ def job_info(job: Job) -> types_pb2.JobInfo:
         gpu_indices=",".join(str(i) for i in alloc.gpus_on(0)) if alloc else "",
         node_names=alloc.nodes if alloc else (), cpus_per_node=alloc.cpus_per_node if alloc else (),
         steps=[step_info(job, step) for step in job.steps], launcher=req.launcher,
+        dependency=_dependency_text(job, now), **_array_fields(job),
     )
 
 
@@ -126,6 +132,23 @@ def step_info(job: Job, step: Step) -> types_pb2.StepInfo:
         system_cpu_usec=usage.system_cpu_usec if usage else 0, time_limit_min=job.request.time_limit_min,
         partition=job.request.partition, user_id=job.uid, user_name=job.user_name, argv=step.argv,
         tasks_per_node=compress_counts(step.tasks_per_node))
+
+
+def _dependency_text(job: Job, now: int) -> str:
+    """The parts still standing (only while pending): squeue %E, scontrol `Dependency=`."""
+    if job.dependency is None or job.state is not JobState.PENDING:
+        return ""
+    # Whether a singleton part is free is the scheduler's finding, which the reason records.
+    return job.dependency.remaining_text(now, singleton_free=job.reason is not Reason.DEPENDENCY)
+
+
+def _array_fields(job: Job) -> dict[str, Any]:
+    array = job.array
+    if array is None:
+        return {}
+    task = str(array.task_id) if array.task_id is not None else format_ranges(array.pending)
+    return {"array_job_id": array.array_job_id, "array_task_str": task, "array_throttle": array.throttle,
+            "array_remainder": array.is_remainder}
 
 
 def _job_gpus(job: Job) -> int:

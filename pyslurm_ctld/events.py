@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Any, ClassVar
 
+from .dependency import Dependency
 from .job import Allocation, Hold, Job, JobId, Step, StepUsage
 
 
@@ -24,6 +25,47 @@ class JobStarted:
     job_id: JobId
     allocation: Allocation
     time: int
+    partition: str = ""      # the partition it runs in, for a job submitted to several
+
+
+@dataclass(frozen=True, slots=True)
+class ArrayTaskStarted:
+    """Task `task_id` of the pending array `array_job_id` starts as job `job_id`: a record
+    split off the master, or the master itself when this is its last pending index."""
+
+    kind: ClassVar[str] = "array_task_started"
+    array_job_id: JobId
+    task_id: int
+    job_id: JobId
+    allocation: Allocation
+    time: int
+    partition: str = ""      # the partition it runs in, for an array submitted to several
+
+
+@dataclass(frozen=True, slots=True)
+class ArrayTasksCancelled:
+    """Pending tasks of an array cancelled by index: each is split off the master as a
+    CANCELLED record with the id in `job_ids` (same order); when they are all the master has
+    left, the master itself is cancelled as the highest of them (its id is then in `job_ids`)."""
+
+    kind: ClassVar[str] = "array_tasks_cancelled"
+    array_job_id: JobId
+    task_ids: tuple[int, ...]
+    job_ids: tuple[JobId, ...]
+    by_uid: int
+    time: int
+    reason: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class DependencyChanged:
+    """A pending job's dependency: parts settled by a scheduling pass, or replaced by
+    `scontrol update dependency=` (None clears it)."""
+
+    kind: ClassVar[str] = "dependency"
+    job_id: JobId
+    dependency: Dependency | None
+    settled: bool = False    # only part states changed (ignored if the parts were replaced meanwhile)
 
 
 @dataclass(frozen=True, slots=True)
@@ -161,11 +203,12 @@ class AllocationReleased:
 
 Event = (JobSubmitted | JobStarted | JobHoldChanged | JobCancelled | JobTimedOut | BatchFinished
          | JobRequeued | JobLost | NodeFailed | NodeAdminChanged | JobIdsUsed | JobsPurged
-         | StepStarted | StepFinished | AllocationReleased)
+         | StepStarted | StepFinished | AllocationReleased
+         | ArrayTaskStarted | ArrayTasksCancelled | DependencyChanged)
 _KINDS: dict[str, type] = {cls.kind: cls for cls in (
     JobSubmitted, JobStarted, JobHoldChanged, JobCancelled, JobTimedOut, BatchFinished,
     JobRequeued, JobLost, NodeFailed, NodeAdminChanged, JobIdsUsed, JobsPurged,
-    StepStarted, StepFinished, AllocationReleased)}
+    StepStarted, StepFinished, AllocationReleased, ArrayTaskStarted, ArrayTasksCancelled, DependencyChanged)}
 
 
 def event_to_dict(event: Event) -> dict[str, Any]:
@@ -177,7 +220,7 @@ def event_from_dict(data: dict[str, Any]) -> Event:
     values = {k: v for k, v in data.items() if k not in ("kind", "v")}
     if cls is JobSubmitted:
         return JobSubmitted(job=Job.from_dict(values["job"]))
-    if cls is JobStarted:
+    if cls in (JobStarted, ArrayTaskStarted):
         values["allocation"] = Allocation.from_dict(values["allocation"])
     if cls in (JobHoldChanged, JobRequeued):
         values["hold"] = Hold(values["hold"])
@@ -187,8 +230,14 @@ def event_from_dict(data: dict[str, Any]) -> Event:
         values["usage"] = StepUsage(**values["usage"])
     if cls is NodeAdminChanged:
         values["nodes"] = tuple(values["nodes"])
-    if cls is JobsPurged:
+    if cls in (JobsPurged, ArrayTasksCancelled):
         values["job_ids"] = tuple(JobId(j) for j in values["job_ids"])
+    if cls is ArrayTasksCancelled:
+        values["task_ids"] = tuple(values["task_ids"])
+    if cls is ArrayTaskStarted:
+        values["array_job_id"] = JobId(values["array_job_id"])
+    if cls is DependencyChanged and values["dependency"] is not None:
+        values["dependency"] = Dependency.from_dict(values["dependency"])
     if "job_id" in values:
         values["job_id"] = JobId(values["job_id"])
     return cls(**values)  # type: ignore[no-any-return]

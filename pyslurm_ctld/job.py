@@ -12,6 +12,8 @@ from typing import Any, NewType
 
 from pyslurm_common.gres import GPU, GresSpec, tres_per_node
 
+from .dependency import Dependency
+
 JobId = NewType("JobId", int)
 
 
@@ -50,6 +52,10 @@ class Reason(StrEnum):
     TIME_LIMIT = "TimeLimit"
     OUT_OF_MEMORY = "OutOfMemory"
     LAUNCH_FAILURE = "JobLaunchFailure"
+    ARRAY_TASK_LIMIT = "JobArrayTaskLimit"
+    DEPENDENCY = "Dependency"
+    DEPENDENCY_NEVER_SATISFIED = "DependencyNeverSatisfied"
+    BEGIN_TIME = "BeginTime"
 
 
 class Hold(StrEnum):
@@ -100,6 +106,10 @@ class JobRequest:
     signal_seconds: int = 0
     signal_batch_only: bool = False
     launcher: str = ""                  # "" batch script; "srun" / "salloc": no batch step
+    partitions: tuple[str, ...] = ()    # -p a,b: every partition the job may run in ("partition" is the
+                                        # first while it pends, then the one it runs in); () for one
+    begin_time: int = 0                 # --begin: not eligible before (epoch seconds), 0 none
+    kill_on_invalid_dep: bool = False   # cancel the job when its dependency can never be satisfied
 
     @property
     def interactive(self) -> bool:
@@ -240,6 +250,38 @@ class Step:
 
 
 @dataclass(frozen=True, slots=True)
+class ArrayInfo:
+    """A record's place in a job array (spec scheduling-policy.md §7).
+
+    The master record (its job id is the array id) holds the indices still pending; a task
+    is split off into its own record, with a new job id, when it starts, and the master
+    itself starts last, as the highest index. `task_id` is None while a record stands for
+    the pending remainder. The count/min/max/step describe the whole array as submitted
+    (SLURM_ARRAY_TASK_COUNT/_MIN/_MAX/_STEP).
+    """
+
+    array_job_id: JobId
+    task_id: int | None
+    pending: tuple[int, ...]      # ascending; only the master holds any
+    throttle: int                 # most tasks running at once, 0 unlimited
+    task_count: int
+    task_min: int
+    task_max: int
+    task_step: int
+
+    @property
+    def is_remainder(self) -> bool:
+        return self.task_id is None
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> "ArrayInfo":
+        values = dict(data)
+        values["array_job_id"] = JobId(values["array_job_id"])
+        values["pending"] = tuple(values["pending"])
+        return cls(**values)
+
+
+@dataclass(frozen=True, slots=True)
 class Job:
     job_id: JobId
     request: JobRequest
@@ -265,6 +307,8 @@ class Job:
     steps: tuple[Step, ...] = ()     # srun steps, in creation order
     next_step_id: int = 0
     batch_ended: bool = False        # the batch step reported its end (interactive jobs have none)
+    array: ArrayInfo | None = None
+    dependency: Dependency | None = None
 
     @property
     def running_steps(self) -> tuple[Step, ...]:
@@ -288,6 +332,7 @@ class Job:
         req["environment"] = tuple(req["environment"])
         req["argv"] = tuple(req["argv"])
         req["rlimits"] = tuple(req.get("rlimits", ()))
+        req["partitions"] = tuple(req.get("partitions", ()))
         values["request"] = JobRequest(**req)
         values["job_id"] = JobId(values["job_id"])
         values["state"] = JobState(values["state"])
@@ -299,5 +344,9 @@ class Job:
         if values.get("usage") is not None:
             values["usage"] = StepUsage(**values["usage"])
         values["steps"] = tuple(Step.from_dict(s) for s in values.get("steps", ()))
+        if values.get("array") is not None:
+            values["array"] = ArrayInfo.from_dict(values["array"])
+        if values.get("dependency") is not None:
+            values["dependency"] = Dependency.from_dict(values["dependency"])
         known = {f.name for f in fields(cls)}
         return cls(**{k: v for k, v in values.items() if k in known})

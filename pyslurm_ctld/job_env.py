@@ -73,7 +73,20 @@ def batch_environment(job: Job, cluster_name: str, conf_path: str, ctld_host: st
         env["SLURM_RESTART_COUNT"] = str(job.restarts)
     env["SLURM_UMASK"] = f"{req.umask:04o}"
     env.update(gpu_environment(job))
+    env.update(array_environment(job))
     return env
+
+
+def array_environment(job: Job) -> dict[str, str]:
+    """SLURM_ARRAY_* of an array task (none for other jobs)."""
+    array = job.array
+    if array is None or array.task_id is None:
+        return {}
+    return {
+        "SLURM_ARRAY_JOB_ID": str(array.array_job_id), "SLURM_ARRAY_TASK_ID": str(array.task_id),
+        "SLURM_ARRAY_TASK_COUNT": str(array.task_count), "SLURM_ARRAY_TASK_MIN": str(array.task_min),
+        "SLURM_ARRAY_TASK_MAX": str(array.task_max), "SLURM_ARRAY_TASK_STEP": str(array.task_step),
+    }
 
 
 # Dropped from the submit environment: a job's GPU view comes from its own allocation only
@@ -83,6 +96,10 @@ GPU_VARIABLES = frozenset({
     "SLURM_JOB_GPUS", "SLURM_STEP_GPUS", "SLURM_GPUS_ON_NODE", "SLURM_GPUS", "SLURM_GPUS_PER_NODE",
     "SLURM_GPUS_PER_TASK",
 })
+
+
+# Dropped from the submit environment too: only an array task has them, and its own.
+ARRAY_PREFIX = "SLURM_ARRAY_"
 
 
 def _typed(gpu_type: str, count: int) -> str:
@@ -169,11 +186,11 @@ def step_environment(job: Job, step: Step, node_index: int, cluster_name: str, c
 
 
 def overlay_environment(environment: Iterable[str], slurm_env: dict[str, str]) -> list[str]:
-    """A submitted environment (less GPU variables of another allocation) with SLURM_* values on top."""
+    """A submitted environment (less GPU and array variables of another job) with SLURM_* values on top."""
     merged: dict[str, str] = {}
     for item in environment:
         name, sep, value = item.partition("=")
-        if sep and name not in GPU_VARIABLES:
+        if sep and name not in GPU_VARIABLES and not name.startswith(ARRAY_PREFIX):
             merged[name] = value
     merged.update(slurm_env)
     return [f"{k}={v}" for k, v in merged.items()]

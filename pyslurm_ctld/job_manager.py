@@ -21,16 +21,20 @@ import math
 from dataclasses import dataclass
 from typing import Any, Iterable
 
+from pyslurm_common.array_spec import ArraySpec, JobSpec, parse_array_spec
 from pyslurm_common.config import PartitionConfig, SlurmConfig
 from pyslurm_common.errors import SlurmError, Strerror
 from pyslurm_common.gres import gpu_slots, parse_gres
 
+from . import dependency as deps
 from . import scheduler
-from .events import (Account, AllocationReleased, BatchFinished, Effect, Event, JobCancelled, JobHoldChanged,
-                     JobIdsUsed, JobLost, JobRequeued, JobsPurged, JobStarted, JobSubmitted, JobTimedOut, Launch,
-                     NodeAdminChanged, NodeFailed, SignalTasks, StepFinished, StepStarted, Terminate)
-from .job import Hold, Job, JobId, JobRequest, JobState, Reason, Step, StepUsage
+from .events import (Account, AllocationReleased, ArrayTasksCancelled, ArrayTaskStarted, BatchFinished,
+                     DependencyChanged, Effect, Event, JobCancelled, JobHoldChanged, JobIdsUsed, JobLost,
+                     JobRequeued, JobsPurged, JobStarted, JobSubmitted, JobTimedOut, Launch, NodeAdminChanged,
+                     NodeFailed, SignalTasks, StepFinished, StepStarted, Terminate)
+from .job import ArrayInfo, Hold, Job, JobId, JobRequest, JobState, Reason, Step, StepUsage
 from .nodes import NodeRecord
+from .sched_params import scheduling_options
 from .states import transition
 from .step_layout import StepShape, place_step
 
@@ -70,6 +74,9 @@ class JobManager:
             _apply_configured_state(rec)
         self.partitions: dict[str, PartitionConfig] = {p.name: p for p in cfg.partitions}
         self.next_job_id = cfg.first_job_id
+        self.options = scheduling_options(cfg)
+        # Array id -> task index -> the record running (or that ran) that task. Derived in `_set`.
+        self.array_tasks: dict[JobId, dict[int, JobId]] = {}
         self._signalled: set[tuple[JobId, int]] = set()   # (job, start) that got their --signal
         # Type of each GPU by global index, per node (slurm.conf was validated when loaded).
         self.gpu_types: dict[str, dict[int, str]] = {
@@ -91,7 +98,10 @@ class JobManager:
     # ---- decisions ----------------------------------------------------------
 
     def submission(self, raw: JobRequest, uid: int, gid: int, user_name: str, group_name: str,
-                   hold: bool, now: int) -> JobSubmitted:
+                   hold: bool, now: int, array: str = "", dependency: str = "") -> JobSubmitted:
+        """The JobSubmitted event of a new job (or job array, for a non-empty `--array` spec)."""
+        array_spec = self._array_spec(array) if array else None
+        depends = self._dependency(dependency) if dependency else None
         part = self._resolve_partition(raw.partition)
         time_limit = raw.time_limit_min
         if time_limit == 0:
@@ -99,24 +109,121 @@ class JobManager:
         nodes_in_cluster = len(self.nodes)
         if raw.min_nodes > nodes_in_cluster:
             raise SlurmError(Strerror.NODE_COUNT_INVALID)
-        request = self._normalised_gpus(dataclasses.replace(raw, partition=part.name, time_limit_min=time_limit),
+        others = tuple(self._resolve_partition(name).name for name in raw.partitions)
+        request = self._normalised_gpus(dataclasses.replace(raw, partition=part.name, time_limit_min=time_limit,
+                                                            partitions=others if len(others) > 1 else ()),
                                         part)
         need = scheduler.job_need(request, self._def_mem_per_cpu(part))
         if not any(n.config.cpus >= need.cpus_per_node and n.config.real_memory_mb >= need.memory_mb_per_node
                    for n in self.nodes.values()):
             raise SlurmError(Strerror.BAD_NODE_CONFIG)
-        if sum(1 for j in self.jobs.values() if j.is_active) >= self.cfg.max_job_count:
+        new_jobs = len(array_spec.indices) if array_spec else 1
+        if self._active_job_count() + new_jobs > self.cfg.max_job_count:
             raise SlurmError(Strerror.TOO_MANY_JOBS)
-        job_id = JobId(self.next_job_id)
-        self.next_job_id += 1
+        job_id = JobId(self._new_job_id())
         job = Job(
             job_id=job_id, request=request, uid=uid, gid=gid, user_name=user_name,
             group_name=group_name, submit_time=now, hold=Hold.USER if hold else Hold.NONE,
             reason=Reason.HELD_USER if hold else Reason.NONE,
-            eligible_time=0 if hold else now,
+            eligible_time=0 if hold else max(now, request.begin_time),
             priority=0 if hold else self._basic_priority(job_id),
+            array=_array_info(job_id, array_spec.indices, array_spec.throttle) if array_spec else None,
+            dependency=depends,
         )
         return JobSubmitted(job)
+
+    def _dependency(self, text: str, job_id: int | None = None) -> deps.Dependency:
+        """`--dependency` parsed, every job it names known (Job dependency problem otherwise), and
+        no cycle back to `job_id` (Circular job dependency)."""
+        try:
+            parsed = deps.parse(text)
+        except ValueError:
+            raise SlurmError(Strerror.INVALID_DEPENDENCY) from None
+        parts = []
+        for part in parsed.parts:
+            if part.kind is deps.DepType.SINGLETON:
+                parts.append(part)
+                continue
+            target = self.jobs.get(JobId(part.job_id))
+            if target is None or (part.task_id is not None and not self._has_task(target, part.task_id)):
+                raise SlurmError(Strerror.INVALID_DEPENDENCY)
+            whole = part.task_id is None and target.array is not None and target.array.array_job_id == target.job_id
+            parts.append(dataclasses.replace(part, whole_array=whole))
+        if job_id is not None and self._reaches(parsed.targets(), job_id):
+            raise SlurmError(Strerror.CIRCULAR_DEPENDENCY)
+        return deps.Dependency(tuple(parts), parsed.any_of)
+
+    def _has_task(self, master: Job, task_id: int) -> bool:
+        array = master.array
+        if array is None or array.array_job_id != master.job_id:
+            return False
+        return task_id in self.array_tasks.get(master.job_id, {}) or (array.is_remainder and task_id in array.pending)
+
+    def _reaches(self, targets: Iterable[int], job_id: int) -> bool:
+        """Whether following dependencies from `targets` leads back to `job_id`."""
+        seen: set[int] = set()
+        todo = list(targets)
+        while todo:
+            current = todo.pop()
+            if current == job_id:
+                return True
+            if current in seen:
+                continue
+            seen.add(current)
+            job = self.jobs.get(JobId(current))
+            if job is not None and job.dependency is not None and job.state is JobState.PENDING:
+                todo.extend(job.dependency.targets())
+        return False
+
+    def dependency_change(self, job_id: int, text: str, uid: int) -> DependencyChanged:
+        """`scontrol update jobid=N dependency=...` ("" clears it): the owner or an admin, pending jobs only."""
+        job = self._owned_job(job_id, uid)
+        if job.state is not JobState.PENDING:
+            raise SlurmError(Strerror.NOT_PENDING)
+        return DependencyChanged(job.job_id, self._dependency(text, job.job_id) if text else None)
+
+    def _target_view(self, part: deps.DepPart) -> deps.TargetView:
+        """The job(s) a dependency part names, as they stand now."""
+        array_id = JobId(part.job_id)
+        members = self.array_tasks.get(array_id, {})
+        job = self.jobs.get(array_id)
+        if part.task_id is not None:
+            record = members.get(part.task_id)
+            if record is not None and record in self.jobs:
+                records = [self.jobs[record]]
+            elif job is not None and job.array is not None and part.task_id in job.array.pending:
+                records = [job]          # still pending in the master (or cancelled with it)
+            else:
+                records = []
+        elif job is not None and (job.array is None or job.array.array_job_id != job.job_id):
+            records = [job]
+        else:   # an array: the master (while known) and every task split off it
+            records = [self.jobs[r] for r in {*members.values(), array_id} if r in self.jobs]
+        if not records:
+            return deps.TargetView(exists=False, all_started=True, last_start=0, all_done=True, any_failed=False)
+        finished = [r for r in records if r.state.is_finished]
+        return deps.TargetView(
+            exists=True,
+            all_started=all(r.start_time > 0 for r in records),
+            last_start=max(r.start_time for r in records),
+            all_done=len(finished) == len(records) and not any(r.completing for r in records),
+            any_failed=any(r.state is not JobState.COMPLETED or r.exit_code or r.exit_signal for r in finished),
+        )
+
+    def _array_spec(self, text: str) -> ArraySpec:
+        """`--array` checked against MaxArraySize (indices 0..MaxArraySize-1) and max_array_tasks."""
+        try:
+            spec = parse_array_spec(text)
+        except ValueError:
+            raise SlurmError(Strerror.INVALID_ARRAY) from None
+        if spec.indices[-1] >= self.cfg.max_array_size or len(spec.indices) > self.options.max_array_tasks:
+            raise SlurmError(Strerror.INVALID_ARRAY)
+        return spec
+
+    def _active_job_count(self) -> int:
+        """Jobs counted against MaxJobCount: each pending array task counts as one."""
+        return sum(len(j.array.pending) if j.array is not None and j.array.is_remainder and j.is_active else 1
+                   for j in self.jobs.values() if j.is_active)
 
     def _normalised_gpus(self, req: JobRequest, part: PartitionConfig) -> JobRequest:
         """Every GPU option as GPUs per node, checked against the partition's nodes.
@@ -173,6 +280,54 @@ class JobManager:
             raise SlurmError(Strerror.ALREADY_DONE)
         pending_reason = str(job.reason) if job.state is JobState.PENDING and job.reason is not Reason.NONE else ""
         return JobCancelled(job.job_id, by_uid=uid, time=now, reason=pending_reason)
+
+    def named_records(self, spec: JobSpec, uid: int) -> tuple[list[Job], tuple[int, ...]]:
+        """The records a command-line job id names, and the still-pending array indices it names.
+
+        `123` names job 123, or every record of array 123 when 123 is an array id; `123_5`
+        and `123_[1-3]` name tasks of array 123: the records of those that started, the
+        indices of those still pending in the master. Raises INVALID_JOB_ID when nothing matches.
+        """
+        job = self._owned_job(spec.job_id, uid)
+        array = job.array
+        if array is None or array.array_job_id != job.job_id:
+            if spec.tasks is not None:
+                raise SlurmError(Strerror.INVALID_JOB_ID)
+            return [job], ()
+        members = self.array_tasks.get(job.job_id, {})
+        if spec.tasks is None:
+            records = [self.jobs[j] for j in set(members.values()) | {job.job_id} if j in self.jobs]
+            return sorted(records, key=lambda r: r.job_id), ()
+        pending = set(array.pending) if array.is_remainder and job.state is JobState.PENDING else set()
+        records = [self.jobs[members[t]] for t in spec.tasks if t in members and members[t] in self.jobs]
+        named_pending = tuple(t for t in spec.tasks if t in pending)
+        if not records and not named_pending:
+            raise SlurmError(Strerror.INVALID_JOB_ID)
+        return records, named_pending
+
+    def cancellations(self, spec: JobSpec, uid: int, now: int) -> list[Event]:
+        """scancel of one command-line id (see `named_records`): one event per record, plus one
+        for the pending array indices it names. Raises like `cancellation` when nothing is left to cancel."""
+        records, pending = self.named_records(spec, uid)
+        active = [r for r in records if not r.state.is_finished]
+        if not active and not pending:
+            return [self.cancellation(records[0].job_id, uid, now)]   # raises: already done
+        events: list[Event] = [self.cancellation(r.job_id, uid, now) for r in active]
+        if pending:
+            master = self.jobs[JobId(spec.job_id)]
+            assert master.array is not None
+            # When every pending index goes, the master itself is cancelled as the highest one.
+            takes_all = len(pending) == len(master.array.pending)
+            ids = [JobId(self._new_job_id()) for _ in pending[:-1]]
+            ids.append(master.job_id if takes_all else JobId(self._new_job_id()))
+            reason = str(master.reason) if master.reason is not Reason.NONE else ""
+            events.append(ArrayTasksCancelled(master.job_id, pending, tuple(ids), uid, now, reason))
+        return events
+
+    def _new_job_id(self) -> int:
+        job_id = self.next_job_id
+        self.next_job_id += 1
+        return job_id
 
     def signalling(self, job_id: int, uid: int, signal: int, batch_only: bool, full: bool) -> list[Effect]:
         job = self._owned_job(job_id, uid)
@@ -249,11 +404,23 @@ class JobManager:
             free_memory_mb=rec.config.real_memory_mb - usage.memory_mb,
             gpu_types=gpus, free_gpus=frozenset(gpus) - usage.gpu_ids)
 
-    def schedule_pass(self, now: int) -> list[JobStarted]:
-        """Run the scheduler; record pending reasons (soft state), return start events."""
-        pending = [j for j in self.jobs.values() if j.state is JobState.PENDING]
+    def schedule_pass(self, now: int) -> list[Event]:
+        """Run the scheduler; record pending reasons (soft state). Returns, in commit order:
+        dependency parts the pass settled, cancellations of jobs whose dependency can never be
+        satisfied (with kill_invalid_depend / --kill-on-invalid-dep), and starts."""
+        pending: list[Job] = []
+        array_running: dict[JobId, int] = {}
+        active_names: set[tuple[int, str]] = set()   # (uid, name) of running jobs, for singleton
+        for job in self.jobs.values():
+            if job.state is JobState.PENDING:
+                pending.append(job)
+            elif job.state in (JobState.RUNNING, JobState.SUSPENDED):
+                active_names.add((job.uid, job.request.name))
+                if job.array is not None:
+                    array_running[job.array.array_job_id] = array_running.get(job.array.array_job_id, 0) + 1
         if not pending:
             return []
+        events, ineligible, eligible_tasks = self._eligibility(pending, active_names, now)
         usage = self.node_usage()
         capacities = {name: self.node_capacity(name, usage[name]) for name in self.nodes}
         views = {
@@ -261,15 +428,90 @@ class JobManager:
                                             p.min_nodes, p.priority_tier, self._def_mem_per_cpu(p))
             for p in self.partitions.values()
         }
-        starts: list[JobStarted] = []
-        for decision in scheduler.schedule(pending, capacities, views):
-            if isinstance(decision, scheduler.Start):
-                starts.append(JobStarted(decision.job_id, decision.allocation, now))
+        decisions = scheduler.schedule(pending, capacities, views, array_running, ineligible, eligible_tasks)
+        array_starts: dict[JobId, int] = {}
+        for decision in decisions:
+            if isinstance(decision, scheduler.Start) and decision.array_task_id is not None:
+                array_starts[decision.job_id] = array_starts.get(decision.job_id, 0) + 1
+        for decision in decisions:
+            if isinstance(decision, scheduler.Start) and decision.array_task_id is not None:
+                events.append(self._array_task_start(decision, decision.array_task_id,
+                                                     array_starts[decision.job_id], now))
+            elif isinstance(decision, scheduler.Start):
+                events.append(JobStarted(decision.job_id, decision.allocation, now, decision.partition or ""))
             else:
                 job = self.jobs[decision.job_id]
                 if job.reason is not decision.reason:
                     self.jobs[job.job_id] = dataclasses.replace(job, reason=decision.reason)
-        return starts
+        return events
+
+    def _eligibility(self, pending: list[Job], active_names: set[tuple[int, str]],
+                     now: int) -> tuple[list[Event], dict[JobId, Reason], dict[JobId, tuple[int, ...]]]:
+        """Begin times and dependencies: the reasons pending jobs may not start yet, the array
+        indices an aftercorr dependency lets start, and the events that settle dependency parts
+        or cancel jobs whose dependency failed."""
+        events: list[Event] = []
+        ineligible: dict[JobId, Reason] = {}
+        eligible_tasks: dict[JobId, tuple[int, ...]] = {}
+        # singleton: free when no job of the same (user, name) runs and none submitted earlier pends.
+        first_pending: dict[tuple[int, str], JobId] = {}
+        if any(job.dependency is not None and job.dependency.has_singleton for job in pending):
+            for job in pending:
+                key = (job.uid, job.request.name)
+                first_pending[key] = min(first_pending.get(key, job.job_id), job.job_id)
+        for job in pending:
+            depends = job.dependency
+            if depends is not None:
+                settled = depends.resolve(lambda part: self._part_outcome(job, part))
+                if settled != depends:
+                    events.append(DependencyChanged(job.job_id, settled, settled=True))
+                key = (job.uid, job.request.name)
+                free = key not in active_names and first_pending.get(key, job.job_id) == job.job_id
+                rest, corr = settled.split_corr()
+                if corr and job.array is not None and job.array.is_remainder and not settled.any_of:
+                    eligible_tasks[job.job_id] = self._corr_tasks(job.array.pending, corr)
+                    outcome = rest.outcome(now, singleton_free=free) if rest else deps.PartState.FULFILLED
+                    if outcome is deps.PartState.FULFILLED and not eligible_tasks[job.job_id]:
+                        outcome = deps.PartState.UNFULFILLED
+                else:
+                    outcome = settled.outcome(now, singleton_free=free)
+                if outcome is deps.PartState.FAILED:
+                    ineligible[job.job_id] = Reason.DEPENDENCY_NEVER_SATISFIED
+                    if job.request.kill_on_invalid_dep or self.options.kill_invalid_depend:
+                        events.append(JobCancelled(job.job_id, self.slurm_uid, now,
+                                                   reason=Reason.DEPENDENCY_NEVER_SATISFIED))
+                elif outcome is deps.PartState.UNFULFILLED:
+                    ineligible[job.job_id] = Reason.DEPENDENCY
+            if job.request.begin_time > now:
+                ineligible[job.job_id] = Reason.BEGIN_TIME
+        return events, ineligible, eligible_tasks
+
+    def _part_outcome(self, job: Job, part: deps.DepPart) -> tuple[deps.PartState, int]:
+        """How `part` of `job`'s dependency stands. aftercorr pairs array task N with task N of
+        the other array: a pending remainder decides it per index (`_corr_tasks`), a task by its
+        own index; for a job outside arrays it is afterok."""
+        if part.kind is deps.DepType.AFTERCORR and job.array is not None:
+            if job.array.is_remainder:
+                return deps.PartState.UNFULFILLED, 0
+            part = dataclasses.replace(part, task_id=job.array.task_id, whole_array=False)
+        return deps.part_outcome(part, self._target_view(part))
+
+    def _corr_tasks(self, pending: tuple[int, ...], corr: tuple[deps.DepPart, ...]) -> tuple[int, ...]:
+        """The pending indices whose counterparts (same index of each aftercorr array) completed OK."""
+        def ready(index: int, part: deps.DepPart) -> bool:
+            paired = dataclasses.replace(part, task_id=index, whole_array=False)
+            return deps.part_outcome(paired, self._target_view(paired))[0] is deps.PartState.FULFILLED
+
+        return tuple(i for i in pending if all(ready(i, part) for part in corr))
+
+    def _array_task_start(self, start: scheduler.Start, task_id: int, starting: int, now: int) -> ArrayTaskStarted:
+        """A task split off its array's master under a new id; the master itself runs the last
+        pending index, when this pass starts all `starting` that are left."""
+        master = self.jobs[start.job_id]
+        assert master.array is not None
+        last = task_id == master.array.pending[-1] and starting == len(master.array.pending)
+        job_id = master.job_id if last else JobId(self._new_job_id())
+        return ArrayTaskStarted(master.job_id, task_id, job_id, start.allocation, now, start.partition or "")
 
     def timeouts(self, now: int) -> list[JobTimedOut]:
         """Running jobs past TimeLimit + OverTimeLimit minutes."""
@@ -436,8 +678,7 @@ class JobManager:
         return handler(self, event)  # type: ignore[operator]
 
     def _apply_submitted(self, event: JobSubmitted) -> list[Effect]:
-        job = event.job
-        self.jobs[job.job_id] = job
+        job = self._set(event.job)
         self.next_job_id = max(self.next_job_id, job.job_id + 1)
         return [Account(job)]
 
@@ -445,11 +686,63 @@ class JobManager:
         job = self.jobs.get(event.job_id)
         if job is None or job.state is not JobState.PENDING:
             return []
-        job = self._set(transition(job, JobState.RUNNING, allocation=event.allocation,
-                                   start_time=event.time, reason=Reason.NONE))
+        job = self._set(transition(_in_partition(job, event.partition), JobState.RUNNING,
+                                   allocation=event.allocation, start_time=event.time, reason=Reason.NONE))
         if job.request.interactive:   # srun / salloc take it from here
             return [Account(job)]
         return [Launch(job), Account(job)]
+
+    def _apply_array_task_started(self, event: ArrayTaskStarted) -> list[Effect]:
+        master = self.jobs.get(event.array_job_id)
+        if master is None or master.state is not JobState.PENDING or master.array is None \
+                or event.task_id not in master.array.pending:
+            return []   # cancelled, or started, since the pass decided
+        array = master.array
+        if event.job_id == master.job_id:
+            if array.pending != (event.task_id,):
+                return []   # the master runs only as the last task
+            record = master
+        else:
+            self._set(dataclasses.replace(master, array=_without(array, (event.task_id,))))
+            self.next_job_id = max(self.next_job_id, event.job_id + 1)
+            record = dataclasses.replace(master, job_id=event.job_id)
+        task = dataclasses.replace(array, task_id=event.task_id, pending=())
+        job = self._set(transition(_in_partition(dataclasses.replace(record, array=task), event.partition),
+                                   JobState.RUNNING,
+                                   allocation=event.allocation, start_time=event.time, reason=Reason.NONE))
+        return [Launch(job), Account(job)]
+
+    def _apply_array_tasks_cancelled(self, event: ArrayTasksCancelled) -> list[Effect]:
+        master = self.jobs.get(event.array_job_id)
+        if master is None or master.state is not JobState.PENDING or master.array is None:
+            return []
+        array = master.array
+        named = [(t, j) for t, j in zip(event.task_ids, event.job_ids) if t in array.pending]
+        left = _without(array, tuple(t for t, j in named if j != master.job_id))
+        if not left.pending:   # never empty the master: it keeps the highest index
+            named, left = named[:-1], dataclasses.replace(array, pending=(named[-1][0],))
+        reason = Reason(event.reason) if event.reason else master.reason
+        effects: list[Effect] = []
+        for task_id, job_id in named:
+            record = master if job_id == master.job_id else dataclasses.replace(master, job_id=job_id)
+            record = dataclasses.replace(record, array=dataclasses.replace(array, task_id=task_id, pending=()))
+            record = self._set(transition(record, JobState.CANCELLED, start_time=event.time, end_time=event.time,
+                                          cancelled_by=event.by_uid, reason=reason))
+            self.next_job_id = max(self.next_job_id, job_id + 1)
+            effects.append(Account(record))
+        if self.jobs[master.job_id].state is JobState.PENDING:
+            self._set(dataclasses.replace(master, array=left))
+        return effects
+
+    def _apply_dependency(self, event: DependencyChanged) -> list[Effect]:
+        job = self.jobs.get(event.job_id)
+        if job is None or job.state is not JobState.PENDING:
+            return []
+        if event.settled and (job.dependency is None or event.dependency is None
+                              or not job.dependency.same_parts(event.dependency)):
+            return []   # replaced by scontrol update since the pass settled it
+        self._set(dataclasses.replace(job, dependency=event.dependency))
+        return []
 
     def _apply_hold(self, event: JobHoldChanged) -> list[Effect]:
         job = self.jobs.get(event.job_id)
@@ -671,11 +964,18 @@ class JobManager:
 
     def _apply_purged(self, event: JobsPurged) -> list[Effect]:
         for job_id in event.job_ids:
-            self.jobs.pop(job_id, None)
+            job = self.jobs.pop(job_id, None)
+            if job is not None and job.array is not None and job.array.task_id is not None:
+                members = self.array_tasks.get(job.array.array_job_id, {})
+                members.pop(job.array.task_id, None)
+                if not members:
+                    self.array_tasks.pop(job.array.array_job_id, None)
         return []
 
     def _set(self, job: Job) -> Job:
         self.jobs[job.job_id] = job
+        if job.array is not None and job.array.task_id is not None:
+            self.array_tasks.setdefault(job.array.array_job_id, {})[job.array.task_id] = job.job_id
         return job
 
     def snapshot_events(self) -> Iterable[Event]:
@@ -688,6 +988,29 @@ class JobManager:
                 yield NodeAdminChanged((rec.name,), "DRAIN", rec.reason, rec.reason_uid, rec.reason_time)
             if rec.down and rec.reason != "Not responding":
                 yield NodeAdminChanged((rec.name,), "DOWN", rec.reason, rec.reason_uid, rec.reason_time)
+
+
+def _in_partition(job: Job, partition: str) -> Job:
+    """The job as it starts in `partition` (one of its -p list); unchanged for "" (one partition)."""
+    if not partition or partition == job.request.partition:
+        return job
+    return dataclasses.replace(job, request=dataclasses.replace(job.request, partition=partition))
+
+
+def _array_info(job_id: JobId, indices: tuple[int, ...], throttle: int) -> ArrayInfo:
+    """The master's array record at submission: every index pending."""
+    steps = {b - a for a, b in zip(indices, indices[1:])}
+    return ArrayInfo(array_job_id=job_id, task_id=None, pending=indices, throttle=throttle,
+                     task_count=len(indices), task_min=indices[0], task_max=indices[-1],
+                     task_step=steps.pop() if len(steps) == 1 else 1)
+
+
+def _without(array: ArrayInfo, task_ids: tuple[int, ...]) -> ArrayInfo:
+    """The master's array record less some pending indices (tasks start lowest first: usually the head)."""
+    if len(task_ids) == 1 and array.pending and array.pending[0] == task_ids[0]:
+        return dataclasses.replace(array, pending=array.pending[1:])
+    gone = set(task_ids)
+    return dataclasses.replace(array, pending=tuple(i for i in array.pending if i not in gone))
 
 
 def _apply_configured_state(rec: NodeRecord) -> None:
@@ -767,6 +1090,9 @@ def _registration_problem(rec: NodeRecord, cpus: int, real_memory_mb: int, gpus:
 _APPLY = {
     JobSubmitted: JobManager._apply_submitted,
     JobStarted: JobManager._apply_started,
+    ArrayTaskStarted: JobManager._apply_array_task_started,
+    ArrayTasksCancelled: JobManager._apply_array_tasks_cancelled,
+    DependencyChanged: JobManager._apply_dependency,
     JobHoldChanged: JobManager._apply_hold,
     JobCancelled: JobManager._apply_cancelled,
     JobTimedOut: JobManager._apply_timeout,

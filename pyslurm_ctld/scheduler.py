@@ -13,6 +13,12 @@ Resources are specific: each node comes with the ids of its free CPUs and the gl
 of its free GPUs (with their types), and a start names the ones it takes: the lowest free CPU
 ids, the lowest free GPU indices of the requested type. GPUs count like CPUs: a job that
 waits for busy GPUs is `Resources` and blocks its partition.
+
+A job array is one pending record (its master) however many tasks it has: the pass starts
+its tasks lowest index first, as many as fit and as its `%N` throttle allows (given the
+tasks already running, `array_running`), so an array costs one entry in the queue plus one
+node selection per task that actually starts. Throttled tasks pend with JobArrayTaskLimit,
+which blocks nothing.
 """
 from __future__ import annotations
 
@@ -74,6 +80,8 @@ class PartitionView:
 class Start:
     job_id: JobId
     allocation: Allocation
+    array_task_id: int | None = None   # the index of the array task that starts (job_id is the master)
+    partition: str | None = None       # where it starts, for a job submitted to several partitions
 
 
 @dataclass(frozen=True, slots=True)
@@ -186,42 +194,97 @@ class _Free:
 
 
 def schedule(pending: Iterable[Job], nodes: Mapping[str, NodeCapacity],
-             partitions: Mapping[str, PartitionView]) -> list[Decision]:
+             partitions: Mapping[str, PartitionView],
+             array_running: Mapping[JobId, int] | None = None,
+             ineligible: Mapping[JobId, Reason] | None = None,
+             eligible_tasks: Mapping[JobId, Sequence[int]] | None = None) -> list[Decision]:
+    """Decisions for one pass. `array_running` counts the running tasks of each array (by array
+    id); `ineligible` names jobs that may not start yet whatever the resources, with the reason
+    (begin time, dependency): like held jobs, they pend and block nothing. `eligible_tasks`
+    narrows an array's pending indices to those that may start (aftercorr)."""
+    running = array_running or {}
+    waiting = ineligible or {}
+    allowed = eligible_tasks or {}
     free = _Free(nodes)
     blocked: set[str] = set()
     decisions: list[Decision] = []
     # Whether a request could ever fit depends only on its shape: decide once per shape and pass.
     static_fit: dict[tuple[str, int, _Need], Reason | None] = {}
     for job in sorted(pending, key=lambda j: _order_key(j, partitions)):
-        part = partitions.get(job.request.partition)
-        need = job_need(job.request, part.def_mem_per_cpu_mb if part else 0)
-        reason = _hold_reason(job)
-        if reason is None:
-            key = (job.request.partition, job.request.time_limit_min, need)
-            if key not in static_fit:
-                static_fit[key] = _partition_reason(job, part, need, nodes)
-            reason = static_fit[key]
+        reason = _hold_reason(job) or waiting.get(job.job_id)
         if reason is not None:
             decisions.append(Pend(job.job_id, reason))
             continue
-        assert part is not None
-        if part.name in blocked:
-            decisions.append(Pend(job.job_id, Reason.PRIORITY))
+        # A job submitted to several partitions (-p a,b) runs in whichever can start it first.
+        names = job.request.partitions or (job.request.partition,)
+        usable: list[tuple[PartitionView, _Need]] = []
+        for name in names:
+            part = partitions.get(name)
+            need = job_need(job.request, part.def_mem_per_cpu_mb if part else 0)
+            key = (name, job.request.time_limit_min, need)
+            if key not in static_fit:
+                static_fit[key] = _partition_reason(job, part, need, nodes)
+            if static_fit[key] is None:
+                assert part is not None
+                usable.append((part, need))
+            reason = reason or static_fit[key]
+        if not usable:
+            decisions.append(Pend(job.job_id, reason or Reason.PARTITION_CONFIG))
             continue
-        chosen = _select_nodes(part.nodes, need, free)
-        if chosen is None:
+        tasks, rest_reason = _startable_tasks(job, running, allowed.get(job.job_id))
+        if not tasks:
+            decisions.append(Pend(job.job_id, rest_reason or Reason.ARRAY_TASK_LIMIT))
+            continue
+        waits_for: Reason | None = None
+        for part, need in usable:
+            if part.name in blocked:
+                waits_for = waits_for or Reason.PRIORITY
+                continue
+            started = 0
+            for task in tasks:
+                allocation = _allocate(part.nodes, need, free)
+                if allocation is None:
+                    break
+                decisions.append(Start(job.job_id, allocation, task, part.name if len(names) > 1 else None))
+                started += 1
+            tasks = tasks[started:]
+            if not tasks:
+                break
             blocked.add(part.name)
-            decisions.append(Pend(job.job_id, Reason.RESOURCES))
-            continue
-        taken = [free.take(name, need) for name in chosen]
-        decisions.append(Start(job.job_id, Allocation(
-            nodes=tuple(chosen),
-            cpus_per_node=(need.cpus_per_node,) * len(chosen),
-            memory_mb_per_node=(need.memory_mb_per_node,) * len(chosen),
-            cpu_ids=tuple(cpu_ids for cpu_ids, _ in taken),
-            gpu_ids=tuple(gpu_ids for _, gpu_ids in taken),
-        )))
+            waits_for = Reason.RESOURCES
+        if tasks:
+            decisions.append(Pend(job.job_id, waits_for or Reason.RESOURCES))
+        elif rest_reason is not None:
+            decisions.append(Pend(job.job_id, rest_reason))
     return decisions
+
+
+def _startable_tasks(job: Job, running: Mapping[JobId, int],
+                     allowed: Sequence[int] | None) -> tuple[Sequence[int | None], Reason | None]:
+    """What may start of this pending record: itself (`None`), or the array indices that are
+    `allowed` (default: every pending one) as far as its throttle allows; and the reason the
+    other indices wait for (JobArrayTaskLimit, Dependency), None when there are none."""
+    array = job.array
+    if array is None or not array.is_remainder:
+        return (None,), None
+    indices = array.pending if allowed is None else allowed
+    if array.throttle and len(indices) > array.throttle - running.get(array.array_job_id, 0):
+        return indices[:max(0, array.throttle - running.get(array.array_job_id, 0))], Reason.ARRAY_TASK_LIMIT
+    return indices, Reason.DEPENDENCY if len(indices) < len(array.pending) else None
+
+
+def _allocate(candidates: Sequence[str], need: _Need, free: _Free) -> Allocation | None:
+    chosen = _select_nodes(candidates, need, free)
+    if chosen is None:
+        return None
+    taken = [free.take(name, need) for name in chosen]
+    return Allocation(
+        nodes=tuple(chosen),
+        cpus_per_node=(need.cpus_per_node,) * len(chosen),
+        memory_mb_per_node=(need.memory_mb_per_node,) * len(chosen),
+        cpu_ids=tuple(cpu_ids for cpu_ids, _ in taken),
+        gpu_ids=tuple(gpu_ids for _, gpu_ids in taken),
+    )
 
 
 def _select_nodes(candidates: Sequence[str], need: _Need, free: _Free) -> list[str] | None:

@@ -15,6 +15,7 @@ from typing import Awaitable, Callable, Iterable
 
 import grpc
 
+from pyslurm_common.array_spec import parse_job_spec
 from pyslurm_common.errors import SlurmError, Strerror
 from pyslurm_common.gres import GresError, parse_gres
 from pyslurm_common.hostlist import HostlistError, expand
@@ -24,8 +25,8 @@ from pyslurm_common.users import group_name, user_name
 
 from . import convert
 from .controller import Controller
-from .events import BatchFinished, NodeAdminChanged, StepFinished
-from .job import JobId, StepUsage
+from .events import BatchFinished, DependencyChanged, NodeAdminChanged, StepFinished
+from .job import JobId, JobState, StepUsage
 from .node_link import NodeLinkError
 from .step_layout import StepBusy, StepShape
 
@@ -72,7 +73,8 @@ class ControllerServicer(ctld_pb2_grpc.ControllerServicer):
         event = self.manager.submission(
             convert.request_from_desc(request.job), uid=who.uid, gid=who.gid,
             user_name=user_name(who.uid), group_name=group_name(who.gid),
-            hold=request.job.hold, now=int(time.time()))
+            hold=request.job.hold, now=int(time.time()), array=request.job.array,
+            dependency=request.job.dependency)
         await self.ctl.commit(event)
         return ctld_pb2.SubmitReply(job_id=event.job.job_id, cluster=self.ctl.cfg.cluster_name)
 
@@ -80,12 +82,16 @@ class ControllerServicer(ctld_pb2_grpc.ControllerServicer):
     async def GetJobs(self, request: ctld_pb2.JobQuery, context: grpc.aio.ServicerContext) -> ctld_pb2.JobList:
         jobs = self.manager.jobs
         if request.job_ids:
-            selected = [jobs[JobId(i)] for i in request.job_ids if JobId(i) in jobs]
+            # An array id names every record of the array.
+            wanted = set(request.job_ids)
+            selected = [j for j in jobs.values()
+                        if j.job_id in wanted or (j.array is not None and j.array.array_job_id in wanted)]
             if not selected:
                 raise SlurmError(Strerror.INVALID_JOB_ID)
         else:
             selected = list(jobs.values())
-        return ctld_pb2.JobList(jobs=[convert.job_info(j) for j in selected], now=int(time.time()))
+        now = int(time.time())
+        return ctld_pb2.JobList(jobs=[convert.job_info(j, now) for j in selected], now=now)
 
     @translate_errors
     async def SignalJobs(self, request: ctld_pb2.SignalRequest, context: grpc.aio.ServicerContext) -> ctld_pb2.SignalReply:
@@ -103,7 +109,31 @@ class ControllerServicer(ctld_pb2_grpc.ControllerServicer):
                 self.ctl.perform(self.manager.signalling(job_id, uid, request.signal,
                                                          request.batch_only, request.full))
 
-        return ctld_pb2.SignalReply(results=await _per_job(request.job_ids, one))
+        results = await _per_job(request.job_ids, one)
+        for text in request.job_specs:
+            results.append(await self._signal_spec(text, request, uid, now))
+        return ctld_pb2.SignalReply(results=results)
+
+    async def _signal_spec(self, text: str, request: ctld_pb2.SignalRequest, uid: int,
+                           now: int) -> ctld_pb2.SignalResult:
+        """Cancel or signal what one typed id names (`123` of an array, `123_5`, `123_[1-3]`)."""
+        try:
+            spec = parse_job_spec(text)
+        except ValueError:
+            return ctld_pb2.SignalResult(job_spec=text, error=Strerror.INVALID_JOB_ID)
+        try:
+            if request.signal == 0:
+                for event in self.manager.cancellations(spec, uid, now):
+                    await self.ctl.commit(event)
+            else:
+                records, _ = self.manager.named_records(spec, uid)
+                running = [r for r in records if r.state is JobState.RUNNING] or records[:1]
+                for record in running:
+                    self.ctl.perform(self.manager.signalling(record.job_id, uid, request.signal,
+                                                             request.batch_only, request.full))
+        except SlurmError as exc:
+            return ctld_pb2.SignalResult(job_id=spec.job_id, job_spec=text, error=exc.strerror)
+        return ctld_pb2.SignalResult(job_id=spec.job_id, job_spec=text)
 
     @translate_errors
     async def UpdateJobs(self, request: ctld_pb2.JobUpdateRequest, context: grpc.aio.ServicerContext) -> ctld_pb2.JobUpdateReply:
@@ -111,9 +141,19 @@ class ControllerServicer(ctld_pb2_grpc.ControllerServicer):
         now = int(time.time())
 
         async def one(job_id: int) -> None:
-            await self.ctl.commit(self.manager.hold_change(job_id, request.action, uid, now))
+            if request.action == "update":
+                await self.ctl.commit(self._job_update(job_id, request.settings, uid))
+            else:
+                await self.ctl.commit(self.manager.hold_change(job_id, request.action, uid, now))
 
         return ctld_pb2.JobUpdateReply(results=await _per_job(request.job_ids, one))
+
+    def _job_update(self, job_id: int, settings: Iterable[str], uid: int) -> DependencyChanged:
+        """`scontrol update jobid=N Key=Value`: only Dependency= is supported."""
+        changes = {key.lower(): value for key, _, value in (item.partition("=") for item in settings)}
+        if set(changes) != {"dependency"}:
+            raise SlurmError(Strerror.INVALID_ARGUMENT, "Update of this job field is not supported")
+        return self.manager.dependency_change(job_id, changes["dependency"], uid)
 
     @translate_errors
     async def GetNodes(self, request: types_pb2.Empty, context: grpc.aio.ServicerContext) -> ctld_pb2.NodeList:

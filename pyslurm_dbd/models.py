@@ -32,7 +32,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 """Version of the table layout defined here; bump it together with a migration."""
 
 _NAMING_CONVENTION = {
@@ -106,6 +106,10 @@ class JobRow(Base):
     work_dir: Mapped[str] = mapped_column(Text, default="")
     restarts: Mapped[int] = mapped_column(BigInteger, default=0)
     priority: Mapped[int] = mapped_column(BigInteger, default=0)
+    # Version 2: job arrays (0 / "" / False for other jobs).
+    array_job_id: Mapped[int] = mapped_column(BigInteger, default=0, index=True)
+    array_task_str: Mapped[str] = mapped_column(Text, default="")
+    array_remainder: Mapped[bool] = mapped_column(Boolean, default=False)
 
     steps: Mapped[list[StepRow]] = relationship(
         back_populates="job", cascade="all, delete-orphan", passive_deletes=True

@@ -25,7 +25,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
-from sqlalchemy import ColumnElement, Engine, and_, create_engine, event, func, or_, select
+from sqlalchemy import ColumnElement, Engine, and_, create_engine, event, func, or_, select, text
 from sqlalchemy.engine import make_url
 from sqlalchemy.orm import Session, selectinload, sessionmaker
 
@@ -44,6 +44,7 @@ _JOB_FIELDS: tuple[str, ...] = (
     "state", "reason", "exit_code", "exit_signal", "cancelled", "cancelled_by", "eligible_time",
     "start_time", "end_time", "time_limit_min", "nodes", "num_nodes", "num_cpus", "num_tasks",
     "mem_per_node_mb", "mem_per_cpu_mb", "work_dir", "restarts", "priority",
+    "array_job_id", "array_task_str", "array_remainder",
 )  # fmt: skip
 
 # StepInfo fields stored in a column of the same name (step_id is the key).
@@ -51,6 +52,15 @@ _STEP_FIELDS: tuple[str, ...] = (
     "name", "state", "exit_code", "exit_signal", "start_time", "end_time", "nodes", "num_cpus",
     "num_tasks", "max_rss_kb", "user_cpu_usec", "system_cpu_usec",
 )  # fmt: skip
+
+# Schema migrations: version -> the portable DDL that brings it to version + 1.
+_MIGRATIONS: dict[int, tuple[str, ...]] = {
+    1: ("ALTER TABLE job ADD COLUMN array_job_id BIGINT NOT NULL DEFAULT 0",
+        "ALTER TABLE job ADD COLUMN array_task_str TEXT",
+        "UPDATE job SET array_task_str = ''",
+        "ALTER TABLE job ADD COLUMN array_remainder BOOLEAN NOT NULL DEFAULT FALSE",
+        "CREATE INDEX ix_job_array_job_id ON job (array_job_id)"),
+}
 
 # Named steps listed before the numbered ones, in this order (as sacct shows them).
 _NAMED_STEP_RANK = {"batch": 0, "extern": 1, "interactive": 2}
@@ -83,9 +93,17 @@ class AccountingStore:
             if not versions:
                 session.add(SchemaVersion(version=SCHEMA_VERSION))
                 log.info("accounting schema created, version %d", SCHEMA_VERSION)
-            elif max(versions) != SCHEMA_VERSION:
+                return
+            current = max(versions)
+            while current in _MIGRATIONS and current < SCHEMA_VERSION:
+                for statement in _MIGRATIONS[current]:
+                    session.execute(text(statement))
+                current += 1
+                session.add(SchemaVersion(version=current))
+                log.info("accounting schema migrated to version %d", current)
+            if current != SCHEMA_VERSION:
                 raise SchemaVersionError(
-                    f"accounting database has schema version {max(versions)},"
+                    f"accounting database has schema version {current},"
                     f" this pyslurmdbd knows version {SCHEMA_VERSION}"
                 )
 
@@ -225,7 +243,9 @@ def _query_conditions(q: AccountingQuery, now: int) -> list[ColumnElement[bool]]
     """The WHERE clauses of ``q``: each given filter, and the eligibility window."""
     conditions: list[ColumnElement[bool]] = [_window_condition(q, now)]
     if q.job_ids:
-        conditions.append(JobRow.job_id.in_(list(q.job_ids)))
+        # An array id names every task of the array.
+        ids = list(q.job_ids)
+        conditions.append(or_(JobRow.job_id.in_(ids), JobRow.array_job_id.in_(ids)))
     if q.users:
         conditions.append(JobRow.user_name.in_(list(q.users)))
     if q.names:

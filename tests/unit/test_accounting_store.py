@@ -88,10 +88,43 @@ def test_create_schema_makes_directory_writes_version_and_uses_wal(
     store: AccountingStore, db_path: Path
 ) -> None:
     assert db_path.exists()
-    assert store.schema_version() == SCHEMA_VERSION == 1
+    assert store.schema_version() == SCHEMA_VERSION == 2
     with sqlite3.connect(db_path) as conn:
         assert conn.execute("PRAGMA journal_mode").fetchone() == ("wal",)
-        assert conn.execute("SELECT version FROM schema_version").fetchall() == [(1,)]
+        assert conn.execute("SELECT version FROM schema_version").fetchall() == [(2,)]
+
+
+def _array_task(job_id: int, array_job_id: int, task: str, remainder: bool = False) -> JobRecord:
+    rec = _record(job_id)
+    rec.job.array_job_id, rec.job.array_task_str, rec.job.array_remainder = array_job_id, task, remainder
+    return rec
+
+
+def test_version_1_database_is_migrated_and_keeps_its_jobs(db_path: Path) -> None:
+    first = AccountingStore(_url(db_path))
+    first.create_schema()
+    old = _record(1)
+    first.record([old])
+    first.close()
+    with sqlite3.connect(db_path) as conn:   # back to the version 1 layout, keeping the job
+        conn.execute("DROP INDEX ix_job_array_job_id")
+        for column in ("array_job_id", "array_task_str", "array_remainder"):
+            conn.execute(f"ALTER TABLE job DROP COLUMN {column}")
+        conn.execute("UPDATE schema_version SET version = 1")
+    store = AccountingStore(_url(db_path))
+    store.create_schema()
+    assert store.schema_version() == 2
+    store.record([_array_task(8, 7, "1")])
+    found = store.query(_query(job_ids=[1, 7]), NOW)
+    assert [(r.job.job_id, r.job.array_job_id, r.job.array_task_str) for r in found] == [(1, 0, ""), (8, 7, "1")]
+    assert found[0].job.name == old.job.name
+    store.close()
+
+
+def test_array_id_names_every_task_of_the_array(store: AccountingStore) -> None:
+    store.record([_array_task(7, 7, "3"), _array_task(8, 7, "1"), _array_task(9, 7, "2"), _record(10)])
+    assert _ids(store.query(_query(job_ids=[7]), NOW)) == [7, 8, 9]
+    assert _ids(store.query(_query(job_ids=[8]), NOW)) == [8]
 
 
 def test_create_schema_twice_keeps_one_version_row(store: AccountingStore, db_path: Path) -> None:

@@ -18,9 +18,10 @@ from typing import Any, Iterable
 
 import pytest
 
+from pyslurm_common.array_spec import JobSpec
 from pyslurm_common.config import load_config
 from pyslurm_common.errors import SlurmError, Strerror
-from pyslurm_ctld.events import (Account, BatchFinished, Effect, Event, JobCancelled, JobRequeued, JobsPurged,
+from pyslurm_ctld.events import (Account, ArrayTaskStarted, BatchFinished, Effect, Event, JobCancelled, JobRequeued, JobsPurged,
                                  JobStarted,
                                  JobSubmitted, JobTimedOut, Launch, NodeAdminChanged, NodeFailed, SignalTasks,
                                  Terminate, event_from_dict, event_to_dict)
@@ -888,7 +889,8 @@ def test_replay_of_a_missing_journal_is_empty(tmp_path: Path) -> None:
 def durable(jobs: dict[JobId, Job]) -> dict[JobId, Job]:
     """Jobs without the scheduler's pending reasons, which are soft state (rebuilt by the next pass)."""
     soft = {Reason.RESOURCES, Reason.PRIORITY, Reason.PARTITION_CONFIG, Reason.PARTITION_DOWN,
-            Reason.PARTITION_INACTIVE, Reason.PARTITION_TIME_LIMIT, Reason.PARTITION_NODE_LIMIT}
+            Reason.PARTITION_INACTIVE, Reason.PARTITION_TIME_LIMIT, Reason.PARTITION_NODE_LIMIT,
+            Reason.ARRAY_TASK_LIMIT, Reason.DEPENDENCY, Reason.DEPENDENCY_NEVER_SATISFIED, Reason.BEGIN_TIME}
     return {jid: dataclasses.replace(j, reason=Reason.NONE) if j.allocation is None and j.reason in soft else j
             for jid, j in jobs.items()}
 
@@ -905,6 +907,22 @@ def validate_state(mgr: JobManager) -> None:
             assert job.state.is_finished and job.allocation is not None, job
         if job.state.is_finished:
             assert job.end_time >= job.start_time > 0, job
+        array = job.array
+        if array is not None and array.is_remainder:
+            assert job.job_id == array.array_job_id and array.pending, job
+            assert list(array.pending) == sorted(set(array.pending)), job
+        elif array is not None:
+            assert not array.pending and mgr.array_tasks[array.array_job_id][array.task_id] == job.job_id, job
+            master = mgr.jobs.get(array.array_job_id)
+            assert master is None or master.array is None or array.task_id not in master.array.pending \
+                or master.job_id == job.job_id, job
+    running_tasks: dict[JobId, int] = {}
+    for job in mgr.jobs.values():
+        if job.array is not None and job.state is JobState.RUNNING:
+            running_tasks[job.array.array_job_id] = running_tasks.get(job.array.array_job_id, 0) + 1
+    for array_id, count in running_tasks.items():
+        throttle = next(j.array.throttle for j in mgr.jobs.values() if j.array and j.array.array_job_id == array_id)
+        assert not throttle or count <= throttle, (array_id, count)
     for name, used in mgr.node_usage().items():
         config = mgr.nodes[name].config
         assert used.cpus <= config.cpus and used.memory_mb <= config.real_memory_mb, (name, used)
@@ -931,7 +949,9 @@ class Recorder:
         self.kinds: set[str] = set()
         self.states: set[JobState] = set()
         self.gpu_starts = 0
-        self.after_each: list[tuple[dict[JobId, Job], int]] = []   # durable state after each event
+        # Durable state after each event; next_job_id only after the last event of a decision, as
+        # a decision hands out the ids of all its events at once (a pass starting array tasks).
+        self.after_each: list[tuple[dict[JobId, Job], int | None]] = []
 
     def commit(self, event: Event | None) -> None:
         if event is None:
@@ -941,19 +961,23 @@ class Recorder:
         self.count += 1
         self.kinds.add(event.kind)
         self.states |= {j.state for j in self.mgr.jobs.values()}
-        self.gpu_starts += isinstance(event, JobStarted) and event.allocation.total_gpus > 0
+        self.gpu_starts += isinstance(event, (JobStarted, ArrayTaskStarted)) and event.allocation.total_gpus > 0
         self.after_each.append((durable(self.mgr.jobs), self.mgr.next_job_id))
         validate_state(self.mgr)
 
     def commit_all(self, events: Iterable[Event]) -> None:
+        start = len(self.after_each)
         for event in events:
             self.commit(event)
+        for index in range(start, len(self.after_each) - 1):
+            self.after_each[index] = (self.after_each[index][0], None)
 
-    def decide(self, decision: Any, *args: Any) -> None:
+    def decide(self, decision: Any, *args: Any, **kwargs: Any) -> None:
         try:
-            self.commit(decision(*args))
+            result = decision(*args, **kwargs)
         except SlurmError:
-            pass
+            return
+        self.commit_all(result if isinstance(result, list) else [result])
 
 
 # GPU options as request_from_desc passes them on; some are refused (the `long` partition has
@@ -980,7 +1004,13 @@ def random_history(rng: random.Random, rec: Recorder, steps: int) -> None:
                 cpus_per_task=rng.choice([1, 1, 2, 4, 8, 9]), min_nodes=rng.choice([1, 1, 1, 2]),
                 mem_per_cpu_mb=rng.choice([0, 0, 500]), time_limit_min=rng.choice([0, 2, 5, 90]),
                 **rng.choice(GPU_OPTIONS))
-            rec.decide(mgr.submission, raw, uid, uid, USERS[uid], USERS[uid], rng.random() < 0.15, now)
+            array = rng.choice(["", "", "", "1-4", "0-6%2", "2,5,9", "1-3:2"])
+            dependency = "" if rng.random() < 0.75 else rng.choice([
+                f"afterok:{some_job}", f"afternotok:{some_job}", f"afterany:{some_job}?after:{some_job}+1",
+                "singleton", f"after:{some_job}_2"])
+            raw = dataclasses.replace(raw, kill_on_invalid_dep=rng.random() < 0.5)
+            rec.decide(mgr.submission, raw, uid, uid, USERS[uid], USERS[uid], rng.random() < 0.15, now, array=array,
+                       dependency=dependency)
         elif roll < 0.55:
             running = [j for j in jobs if j.state is JobState.RUNNING or j.completing]
             if running:
@@ -989,7 +1019,15 @@ def random_history(rng: random.Random, rec: Recorder, steps: int) -> None:
                                          rng.random() < 0.05, rng.random() < 0.05, now))
         elif roll < 0.6:
             rec.decide(mgr.cancellation, some_job, uid, now)
-        elif roll < 0.7:
+        elif roll < 0.65:
+            masters = [j for j in jobs if j.array and j.array.is_remainder and j.state is JobState.PENDING]
+            target = rng.choice(masters).job_id if masters else some_job
+            tasks = rng.choice([None, (1,), (2, 3), (0, 1, 2, 3, 4, 5, 6), (9,)])
+            rec.decide(mgr.cancellations, JobSpec(target, tasks), rng.choice([uid, ALICE]), now)
+        elif roll < 0.67:
+            rec.decide(mgr.dependency_change, some_job, rng.choice(["", f"afterany:{rng.choice(jobs).job_id}"]),
+                       uid)
+        elif roll < 0.72:
             rec.decide(mgr.hold_change, some_job, rng.choice(["hold", "uhold", "release"]), uid, now)
         elif roll < 0.75:
             name = rng.choice(["n1", "n2"])
@@ -1011,11 +1049,11 @@ def random_history(rng: random.Random, rec: Recorder, steps: int) -> None:
 def test_replaying_the_journal_rebuilds_the_live_state(tmp_path: Path, seed: int) -> None:
     live = make_manager(tmp_path, "ReturnToService=2\n")
     rec = Recorder(live, open_journal(tmp_path / "state"))
-    random_history(random.Random(seed), rec, steps=300)
+    random_history(random.Random(seed), rec, steps=400)
     rec.journal.close()
     # The history must have exercised the machine, or the equalities below prove little.
     assert rec.kinds == {"submitted", "started", "hold", "cancelled", "timeout", "finished", "node_failed",
-                         "node_admin", "purged"}, rec.kinds
+                         "node_admin", "purged", "array_task_started", "array_tasks_cancelled", "dependency"}, rec.kinds
     assert {JobState.PENDING, JobState.RUNNING, JobState.COMPLETED, JobState.FAILED, JobState.CANCELLED,
             JobState.TIMEOUT, JobState.NODE_FAIL} <= rec.states, rec.states
     assert rec.gpu_starts >= 2, rec.gpu_starts   # GPU jobs ran, not only were refused
@@ -1028,7 +1066,8 @@ def test_replaying_the_journal_rebuilds_the_live_state(tmp_path: Path, seed: int
     assert len(events) == rec.count
     for number, (data, (jobs, next_job_id)) in enumerate(zip(events, rec.after_each), 1):
         replayed.apply(event_from_dict(data))
-        assert (durable(replayed.jobs), replayed.next_job_id) == (jobs, next_job_id), f"after event {number}"
+        assert durable(replayed.jobs) == jobs, f"after event {number}"
+        assert next_job_id is None or replayed.next_job_id == next_job_id, f"after event {number}"
     assert durable(replayed.jobs) == durable(live.jobs)
     assert replayed.next_job_id == live.next_job_id
     assert {n: r.drain for n, r in replayed.nodes.items()} == {n: r.drain for n, r in live.nodes.items()}

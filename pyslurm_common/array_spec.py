@@ -1,0 +1,100 @@
+"""Job array index expressions: `--array=0-15:4,20%2` in, index tuples and range strings out.
+
+Owns the syntax of cli-sbatch-srun-salloc.md §2.5 (comma list of `N`, `A-B`, `A-B:S`, an
+optional `%N` throttle) and the range strings squeue, scontrol and sacct print
+(`5-100`, `1,3,5-7`: runs of consecutive indices, as Slurm's bitmap format prints them),
+plus the `123_[1-3]` / `123_5` / `123_*` job id forms scancel and squeue accept.
+
+Pure and stdlib only (the CLIs import it). Errors: `ValueError` with no detail; each caller
+words it as Slurm does for its command.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Iterable
+
+_ITEM = re.compile(r"^(\d+)(?:-(\d+)(?::(\d+))?)?$")
+_JOB_SPEC = re.compile(r"^(\d+)(?:_(\*|\d+|\[[0-9,:\-]+\]))?$")
+
+
+@dataclass(frozen=True, slots=True)
+class ArraySpec:
+    indices: tuple[int, ...]     # ascending, no duplicates
+    throttle: int                # 0: no limit on running tasks
+
+
+def parse_array_spec(text: str) -> ArraySpec:
+    """`1-10:2,15%3` -> ArraySpec((1, 3, 5, 7, 9, 15), 3); ValueError if it does not parse."""
+    body, sep, throttle_text = text.strip().partition("%")
+    throttle = 0
+    if sep:
+        if not throttle_text.isdigit():
+            raise ValueError(text)
+        throttle = int(throttle_text)
+    return ArraySpec(parse_indices(body), throttle)
+
+
+def parse_indices(text: str) -> tuple[int, ...]:
+    """`0,6,16-32:4` -> the indices, ascending; ValueError for empty or malformed lists."""
+    found: set[int] = set()
+    for item in text.split(","):
+        match = _ITEM.match(item.strip())
+        if not match:
+            raise ValueError(text)
+        first = int(match.group(1))
+        last = int(match.group(2)) if match.group(2) is not None else first
+        step = int(match.group(3)) if match.group(3) is not None else 1
+        if last < first or step < 1:
+            raise ValueError(text)
+        found.update(range(first, last + 1, step))
+    return tuple(sorted(found))
+
+
+def format_ranges(indices: Iterable[int]) -> str:
+    """Ascending indices -> `1-3,5,7-9` (runs of consecutive indices)."""
+    parts: list[str] = []
+    run_start = previous = None
+    for index in indices:
+        if previous is not None and index == previous + 1:
+            previous = index
+            continue
+        if run_start is not None:
+            parts.append(_run(run_start, previous))  # type: ignore[arg-type]
+        run_start = previous = index
+    if run_start is not None:
+        parts.append(_run(run_start, previous))  # type: ignore[arg-type]
+    return ",".join(parts)
+
+
+def _run(first: int, last: int) -> str:
+    return str(first) if first == last else f"{first}-{last}"
+
+
+@dataclass(frozen=True, slots=True)
+class JobSpec:
+    """A job named on a command line: `123` (a job, or every task of array 123), `123_5`,
+    `123_[1-3]`; `tasks` is None when no task was named (`123` and `123_*`)."""
+
+    job_id: int
+    tasks: tuple[int, ...] | None = None
+
+    def __str__(self) -> str:
+        if self.tasks is None:
+            return str(self.job_id)
+        if len(self.tasks) == 1:
+            return f"{self.job_id}_{self.tasks[0]}"
+        return f"{self.job_id}_[{format_ranges(self.tasks)}]"
+
+
+def parse_job_spec(text: str) -> JobSpec:
+    """`123`, `123_5`, `123_[1,3-5]`, `123_*` -> JobSpec; ValueError otherwise."""
+    match = _JOB_SPEC.match(text.strip())
+    if not match:
+        raise ValueError(text)
+    job_id, tasks = int(match.group(1)), match.group(2)
+    if tasks is None or tasks == "*":
+        return JobSpec(job_id)
+    if tasks.startswith("["):
+        return JobSpec(job_id, parse_indices(tasks[1:-1]))
+    return JobSpec(job_id, (int(tasks),))
