@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import sys
-from typing import Callable
+from typing import Callable, NoReturn
 
 import click
 
@@ -63,7 +63,9 @@ def show(words: list[str], oneliner: bool) -> None:
         sys.stdout.write(scontrol_show.show_partitions(parts, oneliner=oneliner))
     elif entity == "config":
         dump = client.controller("GetConfig", pb.Empty(), pb.ConfigDump)
-        sys.stdout.write(scontrol_show.show_config([(e.key, e.value) for e in dump.entries], dump.read_time))
+        sys.stdout.write(scontrol_show.show_config(
+            [(e.key, e.value) for e in dump.entries], dump.read_time,
+            [(s.title, [(e.key, e.value) for e in s.entries]) for s in dump.sections]))
     elif entity == "hostnames":
         import os
 
@@ -102,6 +104,9 @@ def _expand(expr: str) -> list[str]:
         die(str(exc))
 
 
+NODE_STATES = ("DOWN", "DRAIN", "RESUME", "UNDRAIN")
+
+
 def update(words: list[str]) -> None:
     pairs = dict(_words_to_pairs(words))
     if "jobid" in pairs:
@@ -109,13 +114,26 @@ def update(words: list[str]) -> None:
         return
     if "nodename" not in pairs:
         die("Update of this entity is not supported yet (only NodeName=... State=...)")
-    state = pairs.get("state", "")
+    state = pairs.get("state", "").upper()
     if not state:
-        die("No changes specified")
-    if state.upper() in ("DOWN", "DRAIN") and not pairs.get("reason"):
-        die("You must specify a reason when DOWNING or DRAINING a node. Request denied")
-    client.controller("UpdateNodes", pb.NodeUpdateRequest(
-        names=[pairs["nodename"]], state=state.upper(), reason=pairs.get("reason", "")), pb.Empty)
+        _refuse("No changes specified")
+    if state not in NODE_STATES:
+        _refuse(f"Invalid input: State={pairs['state']}", "Request aborted",
+                f"Valid states are: {' '.join(NODE_STATES)}")
+    if state in ("DOWN", "DRAIN") and not pairs.get("reason"):
+        _refuse("You must specify a reason when DOWNING or DRAINING a node. Request denied")
+    try:
+        client.controller("UpdateNodes", pb.NodeUpdateRequest(
+            names=[pairs["nodename"]], state=state, reason=pairs.get("reason", "")), pb.Empty)
+    except SlurmError as exc:
+        _refuse(f"slurm_update error: {exc.strerror}")
+
+
+def _refuse(*lines: str) -> NoReturn:
+    """scontrol's own refusals are bare lines on stderr (no `scontrol: error:` prefix), exit 1."""
+    for line in lines:
+        print(line, file=sys.stderr)
+    raise SystemExit(1)
 
 
 def update_job(words: list[str]) -> None:
@@ -150,13 +168,40 @@ def job_action(action: str) -> Callable[[list[str]], None]:
     return handle
 
 
+def reconfigure(words: list[str]) -> None:
+    """Re-read slurm.conf (and gres.conf, cgroup.conf) on the controller and every node agent."""
+    try:
+        client.controller("Reconfigure", pb.Empty(), pb.Empty, timeout=60)
+    except SlurmError as exc:
+        _refuse(*([f"{PROG}: error: {exc.detail}"] if exc.detail else []), f"slurm_reconfigure error: {exc.strerror}")
+
+
+def delete(words: list[str]) -> None:
+    pairs = _words_to_pairs(words)
+    if not pairs:
+        die("too few arguments for keyword:delete")
+    key, value = pairs[0]
+    if key != "nodename" or not value:
+        die(f"invalid keyword: {words[0]}")
+    try:
+        client.controller("DeleteNodes", pb.NodeDeleteRequest(names=[value]), pb.Empty)
+    except SlurmError as exc:
+        die(exc.detail or exc.strerror)
+
+
 def ping(words: list[str]) -> None:
+    """Slurm's lines; exit 1 when the controller does not answer (root also gets the banner)."""
+    import os
+
     try:
         reply = client.controller("Ping", pb.Empty(), pb.PingReply, timeout=5)
         print(f"Slurmctld(primary) at {reply.host} is UP")
     except client.ConnectError:
-        cfg = client.cluster_config()
-        print(f"Slurmctld(primary) at {cfg.controller_host} is DOWN")
+        print(f"Slurmctld(primary) at {client.cluster_config().controller_host} is DOWN")
+        if os.getuid() == 0:
+            print("*****************************************\n"
+                  "** RESTORE SLURMCTLD DAEMON TO SERVICE **\n"
+                  "*****************************************")
         raise SystemExit(1)
 
 
@@ -173,6 +218,7 @@ def scontrol(oneliner: bool, details: bool, quiet: bool, words: tuple[str, ...])
     handlers: dict[str, Callable[[list[str]], None]] = {
         "show": lambda w: show(w, oneliner), "update": update, "hold": job_action("hold"),
         "uhold": job_action("uhold"), "release": job_action("release"), "ping": ping,
+        "reconfigure": reconfigure, "delete": delete,
         "version": lambda w: print("slurm 22.05.8"),
     }
     handler = handlers.get(command)

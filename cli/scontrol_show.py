@@ -296,8 +296,12 @@ def show_partitions(parts: Iterable[PartitionInfo], *, oneliner: bool = False) -
 # ----------------------------------------------------------------------------- config
 
 
-def show_config(entries: Iterable[tuple[str, str]], read_time: int) -> str:
-    """``Configuration data as of <ts>`` then one ``%-23s = %s`` line per (key, value)."""
+def show_config(entries: Iterable[tuple[str, str]], read_time: int,
+                sections: Iterable[tuple[str, Iterable[tuple[str, str]]]] = ()) -> str:
+    """``Configuration data as of <ts>`` then one ``%-23s = %s`` line per (key, value); each
+    section (cgroup.conf, ...) after a blank line, under its ``<Title>:`` line."""
     lines = [f"Configuration data as of {_ts(read_time)}"]
     lines += ["%-23s = %s" % (key, value) for key, value in entries]
+    for title, section in sections:
+        lines += ["", f"{title}:", *("%-23s = %s" % (key, value) for key, value in section)]
     return "\n".join(lines) + "\n"

@@ -167,7 +167,7 @@ def _logical_lines(path: Path) -> Iterator[tuple[int, str]]:
         yield start, _ESCAPE.sub(r"\1", pending)
 
 
-def _tokenize(text: str, path: Path, line: int) -> list[Token]:
+def tokenize(text: str, path: Path, line: int) -> list[Token]:
     tokens: list[Token] = []
     pos, end = 0, len(text)
     while True:
@@ -201,7 +201,7 @@ class _Reader:
             if include is not None:
                 yield from self._include(include.group(1), path, number, depth)
                 continue
-            tokens = _tokenize(stripped, path, number)
+            tokens = tokenize(stripped, path, number)
             for tok in tokens:
                 if tok.lower == "clustername":
                     self.cluster_name = tok.value.lower()

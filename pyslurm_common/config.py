@@ -24,7 +24,8 @@ from pathlib import Path
 from urllib.parse import quote
 
 from pyslurm_common.client_settings import DEFAULT_AUTH_SOCKET, DEFAULT_KEY_NAME, auth_info, config_path
-from pyslurm_common.conf_syntax import ConfigError, Token, read_conf
+from pyslurm_common.conf_syntax import ConfigError, Token, read_conf, tokenize
+from pyslurm_common.daemon_log import LEVEL_NAMES
 from pyslurm_common.gres import GresError, parse_gres
 from pyslurm_common.units import UNLIMITED
 
@@ -37,6 +38,7 @@ __all__ = [
     "config_path",
     "load_config",
     "load_dbd_config",
+    "parse_node_line",
 ]
 
 _log = logging.getLogger(__name__)
@@ -262,8 +264,7 @@ _RECORD_KEYS = frozenset({"nodename", "partitionname", "downnodes"}) | _UNSUPPOR
 _NODE_STATES = frozenset({"CLOUD", "DOWN", "DRAIN", "FAIL", "FAILING", "FUTURE", "UNKNOWN"})
 _PARTITION_STATES = frozenset({"UP", "DOWN", "DRAIN", "INACTIVE"})
 # Index = the numeric spelling (SlurmctldDebug=3 is info).
-_DEBUG_LEVELS = ("quiet", "fatal", "error", "info", "verbose", "debug",
-                 "debug2", "debug3", "debug4", "debug5")
+_DEBUG_LEVELS = LEVEL_NAMES
 
 Record = dict[str, Token]  # lower-case key → token; the record's own name key included
 
@@ -530,6 +531,19 @@ def _node_shape(rec: Record) -> NodeConfig:
         state=rec["state"].as_choice(_NODE_STATES) if "state" in rec else None,
         reason=rec["reason"].value if "reason" in rec else None,
     )
+
+
+def parse_node_line(text: str, origin: Path) -> NodeConfig:
+    """One node given outside slurm.conf, as a ``NodeName=<name> Key=Value ...`` line (a dynamic
+    node's ``pyslurmd -Z --conf``); ``origin`` names it in errors. Raises :class:`ConfigError`."""
+    tokens = tokenize(text.strip(), origin, 1)
+    if not tokens or tokens[0].lower != "nodename":
+        raise ConfigError(origin, 1, "a node definition must start with NodeName=")
+    _warn_keys(tokens, _NODE, _NODE_IGNORED, f"NodeName={tokens[0].value}")
+    nodes = _build_nodes([{t.lower: t for t in tokens}])
+    if len(nodes) != 1:
+        raise tokens[0].error(f"a dynamic node definition names one node, not {tokens[0].value!r}")
+    return nodes[0]
 
 
 def _apply_down_nodes(nodes: tuple[NodeConfig, ...], records: list[Record]) -> tuple[NodeConfig, ...]:

@@ -1,29 +1,24 @@
-"""What every pyslurm daemon does the same way at start: arguments, logging,
-pid file, signal handling. Each daemon's `main()` is a thin shell over this."""
+"""What every pyslurm daemon does the same way at start: arguments, pid file,
+signal handling (SIGTERM/SIGINT stop, SIGHUP reloads, SIGUSR2 reopens the log
+file). Each daemon's `main()` is a thin shell over this; logging itself is
+daemon_log.py."""
 from __future__ import annotations
 
 import argparse
 import asyncio
-import logging
 import os
 import pwd
 import signal
 import sys
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Awaitable, Callable, NoReturn
 
-from . import sd_notify
+from . import daemon_log, sd_notify
 
 if TYPE_CHECKING:
     from .config import SlurmConfig
-
-LEVELS = {
-    "quiet": logging.CRITICAL, "fatal": logging.CRITICAL, "error": logging.ERROR,
-    "info": logging.INFO, "verbose": logging.INFO, "debug": logging.DEBUG,
-    "debug2": logging.DEBUG, "debug3": logging.DEBUG, "debug4": logging.DEBUG, "debug5": logging.DEBUG,
-}
-
 
 def argument_parser(prog: str, description: str) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog=prog, description=description)
@@ -33,22 +28,6 @@ def argument_parser(prog: str, description: str) -> argparse.ArgumentParser:
     parser.add_argument("-L", dest="log_file", help="log to this file instead of stderr")
     parser.add_argument("-P", dest="pid_file", help="write the pid here (overrides the configured pid file)")
     return parser
-
-
-def setup_logging(prog: str, level_name: str, verbose: int, log_file: str | None) -> None:
-    level = LEVELS.get(level_name.lower(), logging.INFO)
-    if verbose:
-        level = logging.DEBUG
-    handler: logging.Handler
-    if log_file:
-        Path(log_file).parent.mkdir(parents=True, exist_ok=True)
-        handler = logging.FileHandler(log_file)
-    else:
-        handler = logging.StreamHandler(sys.stderr)
-    handler.setFormatter(logging.Formatter(f"[%(asctime)s] {prog}: %(levelname)s: %(name)s: %(message)s"))
-    root = logging.getLogger()
-    root.handlers[:] = [handler]
-    root.setLevel(level)
 
 
 def write_pid_file(path: str | None) -> None:
@@ -61,7 +40,8 @@ def run_until_signalled(serve: Callable[[asyncio.Event], Awaitable[None]]) -> No
     """Run `serve(stop)` on a fresh event loop; SIGTERM/SIGINT set `stop`.
 
     `serve` calls `sd_notify.ready()` once it accepts requests; this tells systemd STOPPING
-    when asked to stop and keeps a configured watchdog fed while the loop runs.
+    when asked to stop and keeps a configured watchdog fed while the loop runs. SIGUSR2
+    reopens the log file (logrotate's postrotate).
     """
 
     async def feed_watchdog(interval: float) -> None:
@@ -79,6 +59,7 @@ def run_until_signalled(serve: Callable[[asyncio.Event], Awaitable[None]]) -> No
 
         for sig in (signal.SIGTERM, signal.SIGINT):
             loop.add_signal_handler(sig, request_stop)
+        loop.add_signal_handler(signal.SIGUSR2, daemon_log.reopen)
         interval = sd_notify.watchdog_interval()
         watchdog = asyncio.create_task(feed_watchdog(interval)) if interval else None
         try:
@@ -88,6 +69,30 @@ def run_until_signalled(serve: Callable[[asyncio.Event], Awaitable[None]]) -> No
                 watchdog.cancel()
 
     asyncio.run(runner())
+
+
+def handle_reload(reload: Callable[[], Awaitable[None]]) -> None:
+    """SIGHUP (systemd's `ExecReload=/bin/kill -HUP $MAINPID`) runs `reload` on the running loop.
+
+    systemd hears RELOADING=1 before and READY=1 after, whatever the outcome: a refused
+    reload keeps the daemon running on its old configuration. `reload` logs its own refusals.
+    """
+    loop = asyncio.get_running_loop()
+    running: set[asyncio.Task[None]] = set()
+
+    async def reload_once() -> None:
+        sd_notify.notify("RELOADING=1", f"MONOTONIC_USEC={time.monotonic_ns() // 1000}")
+        try:
+            await reload()
+        finally:
+            sd_notify.notify("READY=1")
+
+    def on_hangup() -> None:
+        task = loop.create_task(reload_once())
+        running.add(task)
+        task.add_done_callback(running.discard)
+
+    loop.add_signal_handler(signal.SIGHUP, on_hangup)
 
 
 @dataclass(frozen=True, slots=True)

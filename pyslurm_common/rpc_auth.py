@@ -51,14 +51,23 @@ class Signer:
         return step_credential.sign(self._key, job_id, step_id, uid, gid, node, ranks)
 
 
-def _wrap_unary(handler: grpc.RpcMethodHandler, identity: Identity) -> grpc.RpcMethodHandler:
+class Serving:
+    """How many calls a server is handling right now (sdiag's "Server thread count")."""
+
+    def __init__(self) -> None:
+        self.count = 0
+
+
+def _wrap_unary(handler: grpc.RpcMethodHandler, identity: Identity, serving: Serving) -> grpc.RpcMethodHandler:
     inner = handler.unary_unary
 
     async def behavior(request: Any, context: grpc.aio.ServicerContext) -> Any:
         token = _caller.set(identity)
+        serving.count += 1
         try:
             return await inner(request, context)
         finally:
+            serving.count -= 1
             _caller.reset(token)
 
     return grpc.unary_unary_rpc_method_handler(
@@ -76,8 +85,9 @@ def _refusal(reason: str) -> grpc.RpcMethodHandler:
 
 
 class AuthInterceptor(grpc.aio.ServerInterceptor):
-    def __init__(self, verifier: Verifier) -> None:
+    def __init__(self, verifier: Verifier, serving: Serving) -> None:
         self._verifier = verifier
+        self._serving = serving
 
     async def intercept_service(
         self,
@@ -95,7 +105,7 @@ class AuthInterceptor(grpc.aio.ServerInterceptor):
         handler = await continuation(details)
         if handler is None or handler.unary_unary is None:
             return handler
-        return _wrap_unary(handler, identity)
+        return _wrap_unary(handler, identity, self._serving)
 
 
 def translate_errors(method: Callable[..., Awaitable[Any]]) -> Callable[..., Awaitable[Any]]:
@@ -116,5 +126,7 @@ def insecure_channel(address: str) -> grpc.aio.Channel:
     return grpc.aio.insecure_channel(address, options=CHANNEL_OPTIONS)
 
 
-def make_server(verifier: Verifier) -> grpc.aio.Server:
-    return grpc.aio.server(interceptors=[AuthInterceptor(verifier)], options=CHANNEL_OPTIONS)
+def make_server(verifier: Verifier, serving: Serving | None = None) -> grpc.aio.Server:
+    """A server whose every call is authenticated; `serving` counts the calls in progress."""
+    return grpc.aio.server(interceptors=[AuthInterceptor(verifier, serving or Serving())],
+                           options=CHANNEL_OPTIONS)

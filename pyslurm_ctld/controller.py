@@ -10,13 +10,15 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from typing import Callable
 
-from pyslurm_common.config import SlurmConfig
+from pyslurm_common.cgroup_conf import CgroupConfig
+from pyslurm_common.config import ConfigError, SlurmConfig
 from pyslurm_common.errors import SlurmError, Strerror
 from pyslurm_common.rpc import slurmd_pb2, types_pb2
 from pyslurm_common.rpc_auth import Signer
 
-from . import convert
+from . import convert, reconfigure
 from .accounting_outbox import AccountingOutbox
 from .events import (Account, Effect, Event, JobRequeued, Launch, SignalTasks, StepFinished, StepStarted, Terminate,
                      event_from_dict, event_to_dict)
@@ -24,6 +26,7 @@ from .job import Hold, Job, JobId, JobState, Step
 from .job_env import batch_environment, merged_environment, overlay_environment, step_environment
 from .job_manager import JobManager
 from .journal import Journal
+from .statistics import ControllerStats
 from .node_link import NodeLinkError, NodeLinks
 
 log = logging.getLogger(__name__)
@@ -34,8 +37,10 @@ TERMINATE_RETRY = 2.0
 
 
 class Controller:
-    def __init__(self, cfg: SlurmConfig, slurm_uid: int, signer: Signer) -> None:
+    def __init__(self, cfg: SlurmConfig, slurm_uid: int, signer: Signer,
+                 cgroup: CgroupConfig = CgroupConfig()) -> None:
         self.cfg = cfg
+        self.cgroup = cgroup      # cgroup.conf, for scontrol show config (the node agents apply it)
         self.manager = JobManager(cfg, slurm_uid)
         self.journal = Journal(cfg.state_save_location)
         self.signer = signer
@@ -47,6 +52,9 @@ class Controller:
         self._changed = asyncio.Event()     # set (and replaced) after every commit: srun/salloc wait on it
         self._tasks: set[asyncio.Task[None]] = set()
         self.started_at = int(time.time())
+        self.config_read_at = self.started_at
+        # Called with each configuration swapped in (the daemon re-applies its log settings).
+        self.on_reconfigured: list[Callable[[SlurmConfig], None]] = []
 
     # ---- recovery ------------------------------------------------------------
 
@@ -57,6 +65,7 @@ class Controller:
             self.manager.apply(event_from_dict(data))
             count += 1
         self.journal.rewrite(event_to_dict(e) for e in self.manager.snapshot_events())
+        self.manager.stats = ControllerStats(since=int(time.time()))
         log.info("recovered %d jobs from %d journal events", len(self.manager.jobs), count)
 
     def resend_accounting(self) -> None:
@@ -86,6 +95,11 @@ class Controller:
             elif isinstance(effect, SignalTasks):
                 for node in effect.nodes:
                     self._spawn(self._signal(effect, node))
+
+    @property
+    def agent_queue_size(self) -> int:
+        """Calls to node agents (launch, terminate, signal, reconfigure) still under way."""
+        return len(self._tasks)
 
     def _spawn(self, coro: object) -> None:
         task = asyncio.get_running_loop().create_task(coro)  # type: ignore[arg-type]
@@ -233,6 +247,40 @@ class Controller:
             await self.commit(StepFinished(job.job_id, step.step_id, node, 1, 0, int(time.time()),
                                            launch_failed=True))
             return f"launch of step {job.job_id}.{step.step_id} on {node} failed: {exc.details or exc}"
+    # ---- configuration -------------------------------------------------------------
+
+    async def reconfigure(self) -> None:
+        """Re-read slurm.conf, gres.conf and cgroup.conf and swap the whole configuration in,
+        then have every responding node agent re-read its own. Jobs are untouched.
+
+        Raises SlurmError, logged here and keeping the old configuration, when a file is
+        invalid (file:line in the detail) or the change needs a restart or would strand jobs.
+        """
+        try:
+            files = await asyncio.to_thread(reconfigure.load_checked, self.cfg.path)
+            self.manager.reconfigure(files.slurm)
+        except ConfigError as exc:
+            log.error("reconfigure refused, keeping the running configuration: %s", exc)
+            raise SlurmError(Strerror.INVALID_ARGUMENT, str(exc)) from exc
+        except SlurmError as exc:
+            log.error("reconfigure refused, keeping the running configuration: %s", exc.detail)
+            raise
+        self.cfg, self.cgroup = files.slurm, files.cgroup
+        self.config_read_at = int(time.time())
+        for hook in self.on_reconfigured:
+            hook(self.cfg)
+        log.info("reconfigured from %s: %d nodes, %d partitions", self.cfg.path, len(self.manager.nodes),
+                 len(self.manager.partitions))
+        for name, rec in self.manager.nodes.items():
+            if rec.registered and rec.responding:
+                self._spawn(self._reconfigure_node(name))
+        self.wake_scheduler()
+
+    async def _reconfigure_node(self, node: str) -> None:
+        try:
+            await self.links.reconfigure(node, self._address(node))
+        except NodeLinkError as exc:
+            log.warning("node=%s did not reconfigure: %s", node, exc)
 
     # ---- background loops --------------------------------------------------------
 
@@ -247,7 +295,13 @@ class Controller:
                 pass
             await asyncio.sleep(SCHED_DEBOUNCE)
             self._sched_wake.clear()
-            starts = self.manager.schedule_pass(int(time.time()))
+            now = int(time.time())
+            pending = sum(1 for job in self.manager.jobs.values() if job.state is JobState.PENDING)
+            began = time.perf_counter_ns()
+            starts = self.manager.schedule_pass(now)
+            usec = (time.perf_counter_ns() - began) // 1000
+            self.manager.stats.schedule_cycle(usec, pending, now)
+            log.debug("sched: %d pending job(s) examined, %d started, %d usec", pending, len(starts), usec)
             if starts:
                 await asyncio.gather(*(self.commit(e) for e in starts))
 

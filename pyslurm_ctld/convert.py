@@ -194,6 +194,8 @@ def node_info(rec: NodeRecord, usage: NodeUsage) -> ctld_pb2.NodeInfo:
         flags.append("DRAIN")
     if rec.registered and not rec.responding:
         flags.append("NOT_RESPONDING")
+    if rec.dynamic:
+        flags.append("DYNAMIC_NORM")
     if not rec.registered:
         base = "UNKNOWN"
         flags.append("NOT_RESPONDING")

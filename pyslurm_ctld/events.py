@@ -9,6 +9,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Any, ClassVar
 
+from pyslurm_common.config import NodeConfig
+
 from .dependency import Dependency
 from .job import Allocation, Hold, Job, JobId, Step, StepUsage
 
@@ -153,6 +155,22 @@ class NodeAdminChanged:
 
 
 @dataclass(frozen=True, slots=True)
+class NodeCreated:
+    """A dynamic node (`pyslurmd -Z`) joined: it is not in slurm.conf, so it lives in the journal."""
+
+    kind: ClassVar[str] = "node_created"
+    node: NodeConfig
+
+
+@dataclass(frozen=True, slots=True)
+class NodesDeleted:
+    """scontrol delete nodename=...: dynamic nodes with no jobs leave the cluster."""
+
+    kind: ClassVar[str] = "nodes_deleted"
+    nodes: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
 class JobIdsUsed:
     """Ids below `next_job_id` were handed out (kept by compaction even when their jobs are purged)."""
 
@@ -202,12 +220,12 @@ class AllocationReleased:
 
 
 Event = (JobSubmitted | JobStarted | JobHoldChanged | JobCancelled | JobTimedOut | BatchFinished
-         | JobRequeued | JobLost | NodeFailed | NodeAdminChanged | JobIdsUsed | JobsPurged
-         | StepStarted | StepFinished | AllocationReleased
+         | JobRequeued | JobLost | NodeFailed | NodeAdminChanged | NodeCreated | NodesDeleted | JobIdsUsed
+         | JobsPurged | StepStarted | StepFinished | AllocationReleased
          | ArrayTaskStarted | ArrayTasksCancelled | DependencyChanged)
 _KINDS: dict[str, type] = {cls.kind: cls for cls in (
     JobSubmitted, JobStarted, JobHoldChanged, JobCancelled, JobTimedOut, BatchFinished,
-    JobRequeued, JobLost, NodeFailed, NodeAdminChanged, JobIdsUsed, JobsPurged,
+    JobRequeued, JobLost, NodeFailed, NodeAdminChanged, NodeCreated, NodesDeleted, JobIdsUsed, JobsPurged,
     StepStarted, StepFinished, AllocationReleased, ArrayTaskStarted, ArrayTasksCancelled, DependencyChanged)}
 
 
@@ -228,8 +246,10 @@ def event_from_dict(data: dict[str, Any]) -> Event:
         values["step"] = Step.from_dict(values["step"])
     if cls in (BatchFinished, StepFinished) and values.get("usage") is not None:
         values["usage"] = StepUsage(**values["usage"])
-    if cls is NodeAdminChanged:
+    if cls in (NodeAdminChanged, NodesDeleted):
         values["nodes"] = tuple(values["nodes"])
+    if cls is NodeCreated:
+        values["node"] = NodeConfig(**{**values["node"], "features": tuple(values["node"]["features"])})
     if cls in (JobsPurged, ArrayTasksCancelled):
         values["job_ids"] = tuple(JobId(j) for j in values["job_ids"])
     if cls is ArrayTasksCancelled:

@@ -22,20 +22,21 @@ from dataclasses import dataclass
 from typing import Any, Iterable
 
 from pyslurm_common.array_spec import ArraySpec, JobSpec, parse_array_spec
-from pyslurm_common.config import PartitionConfig, SlurmConfig
+from pyslurm_common.config import NodeConfig, PartitionConfig, SlurmConfig
 from pyslurm_common.errors import SlurmError, Strerror
 from pyslurm_common.gres import gpu_slots, parse_gres
 
 from . import dependency as deps
-from . import scheduler
+from . import reconfigure, scheduler
 from .events import (Account, AllocationReleased, ArrayTasksCancelled, ArrayTaskStarted, BatchFinished,
                      DependencyChanged, Effect, Event, JobCancelled, JobHoldChanged, JobIdsUsed, JobLost,
                      JobRequeued, JobsPurged, JobStarted, JobSubmitted, JobTimedOut, Launch, NodeAdminChanged,
-                     NodeFailed, SignalTasks, StepFinished, StepStarted, Terminate)
+                     NodeCreated, NodeFailed, NodesDeleted, SignalTasks, StepFinished, StepStarted, Terminate)
 from .job import ArrayInfo, Hold, Job, JobId, JobRequest, JobState, Reason, Step, StepUsage
 from .nodes import NodeRecord
 from .sched_params import scheduling_options
 from .states import transition
+from .statistics import ControllerStats
 from .step_layout import StepShape, place_step
 
 log = logging.getLogger(__name__)
@@ -66,21 +67,83 @@ class JobManager:
         self.cfg = cfg
         self.slurm_uid = slurm_uid
         self.jobs: dict[JobId, Job] = {}
-        self.nodes: dict[str, NodeRecord] = {
-            n.name: NodeRecord(n, partitions=[p.name for p in cfg.partitions if n.name in p.nodes])
-            for n in cfg.nodes
-        }
-        for rec in self.nodes.values():
-            _apply_configured_state(rec)
-        self.partitions: dict[str, PartitionConfig] = {p.name: p for p in cfg.partitions}
+        self.dynamic_nodes: dict[str, NodeConfig] = {}   # joined with `pyslurmd -Z` (journaled)
+        self.nodes: dict[str, NodeRecord] = {}
+        self.partitions: dict[str, PartitionConfig] = {}
+        # Type of each GPU by global index, per node (slurm.conf was validated when loaded).
+        self.gpu_types: dict[str, dict[int, str]] = {}
+        self._install_config(cfg)
         self.next_job_id = cfg.first_job_id
         self.options = scheduling_options(cfg)
         # Array id -> task index -> the record running (or that ran) that task. Derived in `_set`.
         self.array_tasks: dict[JobId, dict[int, JobId]] = {}
         self._signalled: set[tuple[JobId, int]] = set()   # (job, start) that got their --signal
-        # Type of each GPU by global index, per node (slurm.conf was validated when loaded).
-        self.gpu_types: dict[str, dict[int, str]] = {
-            n.name: dict(enumerate(gpu_slots(parse_gres(n.gres)))) for n in cfg.nodes}
+        self.stats = ControllerStats(since=0)   # sdiag; the controller starts a fresh one after recovery
+
+    def _install_config(self, cfg: SlurmConfig) -> None:
+        """Node and partition tables from `cfg` plus the dynamic nodes. A node that already has a
+        record keeps its liveness and admin state; a new one starts from its configured State=."""
+        self.cfg = cfg
+        dynamic = tuple(self.dynamic_nodes)
+        # Dynamic nodes join the partitions that take every node (Nodes=ALL), as in Slurm.
+        self.partitions = {p.name: dataclasses.replace(p, nodes=p.nodes + dynamic)
+                           if p.node_expr.upper() == "ALL" else p for p in cfg.partitions}
+        old, self.nodes = self.nodes, {}
+        for node in (*cfg.nodes, *self.dynamic_nodes.values()):
+            rec = old.get(node.name)
+            if rec is None:
+                rec = NodeRecord(node)
+                _apply_configured_state(rec)
+            rec.config = node
+            rec.dynamic = node.name in self.dynamic_nodes
+            rec.partitions = [p.name for p in self.partitions.values() if node.name in p.nodes]
+            self.nodes[node.name] = rec
+        self.gpu_types = {name: dict(enumerate(gpu_slots(parse_gres(rec.config.gres))))
+                          for name, rec in self.nodes.items()}
+
+    def reconfigure(self, cfg: SlurmConfig) -> None:
+        """Swap in a new slurm.conf; jobs are untouched. Raises SlurmError (and changes nothing)
+        when the new configuration would strand jobs or needs a restart (see reconfigure.py)."""
+        partition_jobs: dict[str, list[int]] = {}
+        for job in self.jobs.values():
+            if not job.state.is_finished or job.completing:
+                partition_jobs.setdefault(job.request.partition, []).append(job.job_id)
+        problems = reconfigure.refusals(self.cfg, cfg, self._jobs_on_nodes(), partition_jobs, self.dynamic_nodes)
+        if problems:
+            raise SlurmError(Strerror.INVALID_ARGUMENT, "; ".join(problems))
+        self._install_config(cfg)
+
+    def _jobs_on_nodes(self) -> dict[str, list[int]]:
+        """Node -> the jobs holding an allocation there (running or completing)."""
+        held: dict[str, list[int]] = {}
+        for job in self.jobs.values():
+            if job.allocation is not None and (job.state is JobState.RUNNING or job.completing):
+                for node in job.allocation.nodes:
+                    held.setdefault(node, []).append(job.job_id)
+        return held
+
+    # ---- dynamic nodes (decisions) ----------------------------------------------
+
+    def node_creation(self, node: NodeConfig) -> NodeCreated | None:
+        """A `pyslurmd -Z` registration: the event that adds (or redefines) the node, None when
+        it is known with this very definition. A slurm.conf node cannot register as dynamic."""
+        if node.name in self.nodes and node.name not in self.dynamic_nodes:
+            raise SlurmError(Strerror.INVALID_NODE_NAME,
+                             f"node {node.name} is in slurm.conf: start its pyslurmd without -Z")
+        return None if self.dynamic_nodes.get(node.name) == node else NodeCreated(node)
+
+    def node_deletion(self, names: Iterable[str]) -> NodesDeleted:
+        """scontrol delete nodename=...: only dynamic nodes, and only while no job holds them."""
+        held = self._jobs_on_nodes()
+        names = tuple(names)
+        for name in names:
+            if name not in self.nodes:
+                raise SlurmError(Strerror.INVALID_NODE_NAME, f"Invalid node name specified: {name}")
+            if name not in self.dynamic_nodes:
+                raise SlurmError(Strerror.INVALID_ARGUMENT, f"Can't delete non-dynamic node '{name}'.")
+            if held.get(name):
+                raise SlurmError(Strerror.INVALID_ARGUMENT, f"Node '{name}' can't be delete because it's still in use.")
+        return NodesDeleted(names)
 
     # ---- permissions --------------------------------------------------------
 
@@ -680,6 +743,7 @@ class JobManager:
     def _apply_submitted(self, event: JobSubmitted) -> list[Effect]:
         job = self._set(event.job)
         self.next_job_id = max(self.next_job_id, job.job_id + 1)
+        self.stats.job_submitted()
         return [Account(job)]
 
     def _apply_started(self, event: JobStarted) -> list[Effect]:
@@ -958,6 +1022,21 @@ class JobManager:
                 rec.clear_reason()
         return effects
 
+    def _apply_node_created(self, event: NodeCreated) -> list[Effect]:
+        if any(n.name == event.node.name for n in self.cfg.nodes):
+            # Replayed after the node was added to slurm.conf: the configured definition wins.
+            log.warning("node=%s is in slurm.conf now; its dynamic definition is dropped", event.node.name)
+            return []
+        self.dynamic_nodes[event.node.name] = event.node
+        self._install_config(self.cfg)
+        return []
+
+    def _apply_nodes_deleted(self, event: NodesDeleted) -> list[Effect]:
+        for name in event.nodes:
+            self.dynamic_nodes.pop(name, None)
+        self._install_config(self.cfg)
+        return []
+
     def _apply_ids_used(self, event: JobIdsUsed) -> list[Effect]:
         self.next_job_id = max(self.next_job_id, event.next_job_id)
         return []
@@ -973,14 +1052,19 @@ class JobManager:
         return []
 
     def _set(self, job: Job) -> Job:
+        old = self.jobs.get(job.job_id)
         self.jobs[job.job_id] = job
         if job.array is not None and job.array.task_id is not None:
             self.array_tasks.setdefault(job.array.array_job_id, {})[job.array.task_id] = job.job_id
+        if old is not None and old.state is not job.state:
+            self.stats.job_changed(old.state, job.state)
         return job
 
     def snapshot_events(self) -> Iterable[Event]:
         """Events that rebuild the durable state from nothing (journal compaction)."""
         yield JobIdsUsed(self.next_job_id)
+        for node in self.dynamic_nodes.values():
+            yield NodeCreated(node)
         for job in self.jobs.values():
             yield JobSubmitted(job)
         for rec in self.nodes.values():
@@ -1101,6 +1185,8 @@ _APPLY = {
     JobLost: JobManager._apply_lost,
     NodeFailed: JobManager._apply_node_failed,
     NodeAdminChanged: JobManager._apply_node_admin,
+    NodeCreated: JobManager._apply_node_created,
+    NodesDeleted: JobManager._apply_nodes_deleted,
     JobIdsUsed: JobManager._apply_ids_used,
     JobsPurged: JobManager._apply_purged,
     StepStarted: JobManager._apply_step_started,

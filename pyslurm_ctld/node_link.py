@@ -1,4 +1,4 @@
-"""Calls from the controller to node agents (launch, terminate, signal, step usage).
+"""Calls from the controller to node agents (launch, terminate, signal, step usage, reconfigure).
 
 One gRPC channel per node, every call signed as the controller. Calls never
 block the event loop's state changes: the controller fires them as tasks and
@@ -64,3 +64,6 @@ class NodeLinks:
         reply: types_pb2.StepUsageList = await self._call(
             node, address, "GetStepUsage", slurmd_pb2.NodeStepUsageQuery(job_id=job_id, step_id=step_id))
         return reply
+
+    async def reconfigure(self, node: str, address: str) -> None:
+        await self._call(node, address, "Reconfigure", types_pb2.Empty())

@@ -31,6 +31,7 @@ class NodeRecord:
     arch: str = ""
     os: str = ""
     cgroup_backend: str = ""
+    dynamic: bool = False            # joined with `pyslurmd -Z`, not in slurm.conf
     partitions: list[str] = field(default_factory=list)
 
     @property

@@ -11,19 +11,21 @@ import logging
 import os
 import socket
 import time
+from pathlib import Path
 from typing import Awaitable, Callable, Iterable
 
 import grpc
 
 from pyslurm_common.array_spec import parse_job_spec
+from pyslurm_common.config import ConfigError, parse_node_line
 from pyslurm_common.errors import SlurmError, Strerror
 from pyslurm_common.gres import GresError, parse_gres
 from pyslurm_common.hostlist import HostlistError, expand
 from pyslurm_common.rpc import ctld_pb2, ctld_pb2_grpc, slurmd_pb2, types_pb2
-from pyslurm_common.rpc_auth import caller, translate_errors
+from pyslurm_common.rpc_auth import Serving, caller, translate_errors
 from pyslurm_common.users import group_name, user_name
 
-from . import convert
+from . import config_report, convert
 from .controller import Controller
 from .events import BatchFinished, DependencyChanged, NodeAdminChanged, StepFinished
 from .job import JobId, JobState, StepUsage
@@ -31,7 +33,6 @@ from .node_link import NodeLinkError
 from .step_layout import StepBusy, StepShape
 
 log = logging.getLogger(__name__)
-SLURM_COMPAT_VERSION = "22.05.8"
 
 
 def _gpu_count(gres: str) -> int:
@@ -53,9 +54,20 @@ async def _per_job(job_ids: Iterable[int], action: Callable[[int], Awaitable[Non
     return results
 
 
+def _node_names(expressions: Iterable[str]) -> list[str]:
+    names: list[str] = []
+    for expr in expressions:
+        try:
+            names += expand(expr)
+        except HostlistError as exc:
+            raise SlurmError(Strerror.INVALID_NODE_NAME, str(exc)) from exc
+    return names
+
+
 class ControllerServicer(ctld_pb2_grpc.ControllerServicer):
-    def __init__(self, ctl: Controller) -> None:
+    def __init__(self, ctl: Controller, serving: Serving) -> None:
         self.ctl = ctl
+        self.serving = serving    # RPCs in progress (sdiag's server thread count)
 
     @property
     def manager(self):  # type: ignore[no-untyped-def]
@@ -170,16 +182,26 @@ class ControllerServicer(ctld_pb2_grpc.ControllerServicer):
         if state in ("DRAIN", "DOWN") and not request.reason:
             raise SlurmError(Strerror.INVALID_ARGUMENT,
                              "You must specify a reason when DOWNING or DRAINING a node. Request denied")
-        names: list[str] = []
-        for expr in request.names:
-            try:
-                names += expand(expr)
-            except HostlistError as exc:
-                raise SlurmError(Strerror.INVALID_NODE_NAME, str(exc)) from exc
+        names = _node_names(request.names)
         unknown = [n for n in names if n not in self.manager.nodes]
         if unknown:
             raise SlurmError(Strerror.INVALID_NODE_NAME, f"Invalid node name specified: {unknown[0]}")
         await self.ctl.commit(NodeAdminChanged(tuple(names), state, request.reason, caller().uid, int(time.time())))
+        return types_pb2.Empty()
+
+    @translate_errors
+    async def DeleteNodes(self, request: ctld_pb2.NodeDeleteRequest, context: grpc.aio.ServicerContext) -> types_pb2.Empty:
+        self._require_privileged()
+        event = self.manager.node_deletion(_node_names(request.names))
+        await self.ctl.commit(event)
+        log.info("nodes %s deleted by uid %d", ",".join(event.nodes), caller().uid)
+        return types_pb2.Empty()
+
+    @translate_errors
+    async def Reconfigure(self, request: types_pb2.Empty, context: grpc.aio.ServicerContext) -> types_pb2.Empty:
+        self._require_privileged()
+        log.info("reconfigure requested by uid %d", caller().uid)
+        await self.ctl.reconfigure()
         return types_pb2.Empty()
 
     @translate_errors
@@ -189,27 +211,31 @@ class ControllerServicer(ctld_pb2_grpc.ControllerServicer):
 
     @translate_errors
     async def GetConfig(self, request: types_pb2.Empty, context: grpc.aio.ServicerContext) -> ctld_pb2.ConfigDump:
-        cfg = self.ctl.cfg
-        effective = {
-            "ClusterName": cfg.cluster_name,
-            "SlurmctldHost[0]": f"{cfg.controller_host}({cfg.controller_addr})",
-            "SlurmctldPort": str(cfg.ctld_port), "SlurmdPort": str(cfg.slurmd_port),
-            "StateSaveLocation": str(cfg.state_save_location), "SlurmdSpoolDir": cfg.slurmd_spool_dir,
-            "KillWait": f"{cfg.kill_wait} sec", "MinJobAge": f"{cfg.min_job_age} sec",
-            "SlurmdTimeout": f"{cfg.slurmd_timeout} sec",
-            "AccountingStorageType": cfg.accounting_storage_type,
-            "AccountingStorageHost": cfg.accounting_storage_host or "",
-            "AccountingStoragePort": str(cfg.accounting_storage_port),
-            "MaxJobCount": str(cfg.max_job_count), "FirstJobId": str(cfg.first_job_id),
-            "SLURM_CONF": str(cfg.path), "SLURM_VERSION": SLURM_COMPAT_VERSION,
-        }
-        for key, value in cfg.entries:
-            effective.setdefault(key, value)
-        backends = sorted({r.cgroup_backend for r in self.manager.nodes.values() if r.cgroup_backend})
-        effective["CgroupPlugin"] = ",".join(backends) or "(null)"
+        def entries(pairs: list[tuple[str, str]]) -> list[ctld_pb2.ConfigEntry]:
+            return [ctld_pb2.ConfigEntry(key=k, value=v) for k, v in pairs]
+
+        backends = {name: rec.cgroup_backend for name, rec in self.manager.nodes.items()}
         return ctld_pb2.ConfigDump(
-            entries=[ctld_pb2.ConfigEntry(key=k, value=v) for k, v in sorted(effective.items(), key=lambda kv: kv[0].lower())],
-            read_time=self.ctl.started_at)
+            entries=entries(config_report.slurm_conf_entries(self.ctl.cfg, self.manager.slurm_uid)),
+            sections=[ctld_pb2.ConfigSection(title=config_report.CGROUP_TITLE,
+                                             entries=entries(config_report.cgroup_entries(self.ctl.cgroup, backends)))],
+            read_time=self.ctl.config_read_at)
+
+    @translate_errors
+    async def GetDiag(self, request: types_pb2.Empty, context: grpc.aio.ServicerContext) -> ctld_pb2.DiagReply:
+        stats = self.manager.stats
+        states = [job.state for job in self.manager.jobs.values()]
+        now = int(time.time())
+        return ctld_pb2.DiagReply(
+            now=now, since=stats.since, server_thread_count=self.serving.count,
+            agent_queue_size=self.ctl.agent_queue_size, dbd_agent_queue_size=self.ctl.outbox.backlog(),
+            jobs_submitted=stats.jobs_submitted, jobs_started=stats.jobs_started,
+            jobs_completed=stats.jobs_completed, jobs_canceled=stats.jobs_canceled, jobs_failed=stats.jobs_failed,
+            jobs_pending=states.count(JobState.PENDING), jobs_running=states.count(JobState.RUNNING),
+            job_states_time=now, schedule_cycle_last_usec=stats.cycle_last_usec,
+            schedule_cycle_max_usec=stats.cycle_max_usec, schedule_cycle_count=stats.cycle_count,
+            schedule_cycle_sum_usec=stats.cycle_sum_usec, schedule_depth_sum=stats.depth_sum,
+            schedule_queue_length=stats.queue_length, schedule_last_cycle_time=stats.last_cycle_time)
 
     @translate_errors
     async def Ping(self, request: types_pb2.Empty, context: grpc.aio.ServicerContext) -> ctld_pb2.PingReply:
@@ -269,10 +295,12 @@ class ControllerServicer(ctld_pb2_grpc.ControllerServicer):
     @translate_errors
     async def RegisterNode(self, request: ctld_pb2.NodeRegistration, context: grpc.aio.ServicerContext) -> ctld_pb2.RegistrationReply:
         self._require_privileged()
+        if request.dynamic_conf:
+            await self._create_dynamic_node(request.name, request.dynamic_conf)
         rec = self.manager.node_registered(
             request.name, time.time(), cpus=request.cpus, real_memory_mb=request.real_memory_mb,
             gpus=_gpu_count(request.gres),
-            address=request.address, port=request.port,
+            address=request.address or _peer_host(context.peer()), port=request.port,
             boot_time=request.boot_time, slurmd_start_time=int(time.time()), arch=request.arch,
             os=request.os, cgroup_backend=request.cgroup_backend)
         for event in self.manager.lost_jobs(rec.name, request.running_jobs, int(time.time())):
@@ -280,6 +308,18 @@ class ControllerServicer(ctld_pb2_grpc.ControllerServicer):
         self.ctl.wake_scheduler()
         return ctld_pb2.RegistrationReply(accepted=True, reason=rec.reason,
                                           terminate_jobs=self.manager.stray_jobs(rec.name, request.running_jobs))
+
+    async def _create_dynamic_node(self, name: str, definition: str) -> None:
+        try:
+            node = parse_node_line(definition, Path(f"pyslurmd -Z --conf of {name}"))
+        except ConfigError as exc:
+            raise SlurmError(Strerror.INVALID_ARGUMENT, str(exc)) from exc
+        if node.name != name:
+            raise SlurmError(Strerror.INVALID_NODE_NAME, f"node {name} sent a definition of {node.name}")
+        event = self.manager.node_creation(node)
+        if event is not None:
+            await self.ctl.commit(event)
+            log.info("node=%s dynamic node added: %s", name, definition)
 
     @translate_errors
     async def NodeHeartbeat(self, request: ctld_pb2.Heartbeat, context: grpc.aio.ServicerContext) -> types_pb2.Empty:

@@ -6,27 +6,30 @@ Only the controller (root / SlurmUser credentials) may call it.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 import socket
 import time
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Awaitable, Callable
 
 import grpc
 import psutil
 
 from pyslurm_common import config as config_mod
-from pyslurm_common import sd_notify, step_credential
+from pyslurm_common import daemon_log, sd_notify, step_credential
 from pyslurm_common.auth import Verifier
 from pyslurm_common.cgroup_conf import cgroup_conf_path, load_cgroup_config
-from pyslurm_common.gres import load_gres_conf
-from pyslurm_common.daemon_runtime import (argument_parser, fatal, load_cluster_identity, run_until_signalled,
-                                           setup_logging, write_pid_file)
+from pyslurm_common.gres import GpuDevice, load_gres_conf
+from pyslurm_common.daemon_runtime import (argument_parser, fatal, handle_reload, load_cluster_identity,
+                                           run_until_signalled, write_pid_file)
 from pyslurm_common.errors import SlurmError, Strerror
 from pyslurm_common.rpc import ctld_pb2, ctld_pb2_grpc, slurmd_pb2, slurmd_pb2_grpc, types_pb2
 from pyslurm_common.rpc_auth import Signer, caller, insecure_channel, make_server, translate_errors
 
-from . import cgroup, hardware
+from . import cgroup, dynamic_node, hardware
 from .steps import PrologFailed, Result, StepdLauncher, StepError, StepGone, StepManager, StepPolicy
 
 log = logging.getLogger(__name__)
@@ -37,10 +40,12 @@ REGISTER_BACKOFF = (0.02, 0.05, 0.1, 0.2, 0.3, 0.5)
 
 
 class NodeAgentServicer(slurmd_pb2_grpc.NodeAgentServicer):
-    def __init__(self, steps: StepManager, privileged_uids: set[int], key: bytes) -> None:
+    def __init__(self, steps: StepManager, privileged_uids: set[int], key: bytes,
+                 reload: Callable[[], Awaitable[None]]) -> None:
         self.steps = steps
         self.privileged = privileged_uids
         self._key = key
+        self.reload = reload   # re-read the configuration; raises SlurmError if it is refused
 
     def _require_controller(self) -> None:
         if caller().uid not in self.privileged:
@@ -109,17 +114,30 @@ class NodeAgentServicer(slurmd_pb2_grpc.NodeAgentServicer):
     async def Ping(self, request: types_pb2.Empty, context: grpc.aio.ServicerContext) -> types_pb2.Empty:
         return types_pb2.Empty()
 
+    @translate_errors
+    async def Reconfigure(self, request: types_pb2.Empty, context: grpc.aio.ServicerContext) -> types_pb2.Empty:
+        self._require_controller()
+        await self.reload()
+        return types_pb2.Empty()
+
 
 class ControllerSession:
     """Registration, heartbeats and result reports towards the controller."""
 
-    def __init__(self, cfg: config_mod.SlurmConfig, node: config_mod.NodeConfig, port: int,
-                 hw: hardware.Hardware, gres: str, backend: str, signer: Signer) -> None:
-        self.cfg, self.node, self.port, self.hw, self.backend = cfg, node, port, hw, backend
-        self.gres = gres
+    def __init__(self, setup: "NodeSetup", port: int, hw: hardware.Hardware, backend: str, signer: Signer) -> None:
+        self.setup, self.port, self.hw, self.backend = setup, port, hw, backend
         self.signer = signer
+        cfg = setup.cfg
         self.stub = ctld_pb2_grpc.ControllerStub(insecure_channel(f"{cfg.controller_addr}:{cfg.ctld_port}"))
         self.steps: StepManager | None = None
+
+    @property
+    def cfg(self) -> config_mod.SlurmConfig:
+        return self.setup.cfg
+
+    @property
+    def node(self) -> config_mod.NodeConfig:
+        return self.setup.node
 
     async def register(self) -> None:
         attempt = 0
@@ -127,12 +145,12 @@ class ControllerSession:
             try:
                 reply = await self.stub.RegisterNode(ctld_pb2.NodeRegistration(
                     name=self.node.name, cpus=self.hw.cpus, real_memory_mb=self.hw.real_memory_mb,
-                    gres=self.gres, address=self.node.address, port=self.port,
+                    gres=self.setup.gres, address=self.setup.address, port=self.port,
                     boot_time=self.hw.boot_time, arch=self.hw.arch, os=self.hw.os,
                     hostname=socket.gethostname(), cgroup_backend=self.backend,
                     running_jobs=self.steps.running_jobs() if self.steps else [],
                     sockets=self.hw.sockets, cores_per_socket=self.hw.cores_per_socket,
-                    threads_per_core=self.hw.threads_per_core,
+                    threads_per_core=self.hw.threads_per_core, dynamic_conf=self.setup.dynamic_conf,
                 ), timeout=5, metadata=self.signer.metadata())
                 log.info("registered as %s with the controller", self.node.name)
                 for job_id in reply.terminate_jobs:
@@ -141,7 +159,10 @@ class ControllerSession:
                         await self.steps.command_quietly(job_id, "terminate NODE FAILURE")
                 return
             except grpc.aio.AioRpcError as exc:
-                log.debug("registration failed (%s), retrying", exc.code().name)
+                if exc.code() == grpc.StatusCode.INVALID_ARGUMENT:
+                    log.error("registration refused: %s", exc.details())
+                else:
+                    log.debug("registration failed (%s), retrying", exc.code().name)
                 await asyncio.sleep(REGISTER_BACKOFF[min(attempt, len(REGISTER_BACKOFF) - 1)])
                 attempt += 1
 
@@ -222,10 +243,62 @@ def _seconds(value: str | None) -> float | None:
     return float(value) if value and value.isdigit() and int(value) > 0 else None
 
 
+@dataclass(frozen=True, slots=True)
+class NodeSetup:
+    """Everything this agent takes from the configuration files; rebuilt whole on reconfigure."""
+
+    cfg: config_mod.SlurmConfig
+    node: config_mod.NodeConfig
+    policy: StepPolicy
+    gpus: tuple[GpuDevice, ...]
+    dynamic_conf: str        # the definition a dynamic node registers with; "" for slurm.conf nodes
+    address: str             # where the controller reaches us; "": where our registration came from
+
+    @property
+    def gres(self) -> str:
+        return f"gpu:{len(self.gpus)}" if self.gpus else ""
+
+
+def node_setup(cfg: config_mod.SlurmConfig, node_name: str, dynamic: str | None, hw: hardware.Hardware,
+               dev_root: Path, backend: str) -> NodeSetup:
+    """This node's definition, GPUs and step policy from slurm.conf, gres.conf and cgroup.conf
+    (and `--conf` for a dynamic node). Raises ConfigError naming file and line."""
+    node_gres = load_gres_conf(cfg.path.parent / "gres.conf", node_name)
+    gpus = hardware.detect_gpus(dev_root) if node_gres.autodetect else node_gres.gpus
+    if dynamic is None:
+        try:
+            node = cfg.node(node_name)
+        except KeyError:
+            raise config_mod.ConfigError(cfg.path, None, f"node {node_name} is not in {cfg.path}") from None
+        dynamic_conf = ""
+    else:
+        if any(n.name == node_name for n in cfg.nodes):
+            raise config_mod.ConfigError(cfg.path, None, f"node {node_name} is in slurm.conf: start it without -Z")
+        dynamic_conf = dynamic_node.definition(node_name, hw, dynamic, f"gpu:{len(gpus)}" if gpus else "")
+        node = config_mod.parse_node_line(dynamic_conf, dynamic_node.ORIGIN)
+    unkillable = cfg.value("UnkillableStepTimeout") or "60"
+    policy = StepPolicy(
+        cgroup=load_cgroup_config(cgroup_conf_path(cfg.path)), backend=backend,
+        node_tag=f"{cfg.cluster_name}_{node_name}", real_memory_mb=hw.real_memory_mb,
+        gpu_devices={gpu.index: str(gpu.path) for gpu in gpus},
+        unkillable_timeout=int(unkillable) if unkillable.isdigit() else 60,
+        prolog=cfg.value("Prolog"), epilog=cfg.value("Epilog"),
+        script_timeout=_seconds(cfg.value("PrologEpilogTimeout")),
+        gather_frequency=_gather_frequency(cfg.value("JobAcctGatherFrequency")))
+    # A dynamic node without its own NodeAddr= (the address defaults to the name) is reached
+    # where its registration comes from, as Slurm does.
+    address = "" if dynamic is not None and node.address == node_name else node.address
+    return NodeSetup(cfg, node, policy, tuple(gpus), dynamic_conf, address)
+
+
 def main() -> None:
     parser = argument_parser(PROG, "pyslurm node agent")
     parser.add_argument("-N", dest="node_name", help="node name (default: short host name)")
     parser.add_argument("-C", dest="print_hw", action="store_true", help="print this node's hardware and exit")
+    parser.add_argument("-Z", dest="dynamic", action="store_true",
+                        help="dynamic node: register with the controller without being in slurm.conf")
+    parser.add_argument("--conf", dest="node_conf", default="",
+                        help='with -Z: this node\'s slurm.conf parameters, e.g. "RealMemory=8000 Gres=gpu:2"')
     parser.add_argument("--dev-root", type=Path, default=Path("/dev"),
                         help="where GPU autodetection looks for nvidia<N> devices (containers, tests)")
     opts = parser.parse_args()
@@ -234,57 +307,67 @@ def main() -> None:
     if opts.print_hw:
         print(hardware.node_line(node_name, hw))
         return
+    if opts.node_conf and not opts.dynamic:
+        fatal(PROG, "--conf is only for dynamic nodes (-Z)")
     cluster = load_cluster_identity(PROG, opts.conf)
     cfg, key = cluster.cfg, cluster.key
-    try:
-        node = cfg.node(node_name)
-    except KeyError:
-        fatal(PROG, f"node {node_name} is not in {cfg.path}")
+    dynamic = opts.node_conf if opts.dynamic else None
     try:
         root, backend = cgroup.detect(cfg.cluster_name, node_name)
         if backend == "v2":
             cgroup.move_agent_to_leaf(root, node_name)
     except cgroup.CgroupError as exc:
         fatal(PROG, str(exc))
+    try:
+        setup = node_setup(cfg, node_name, dynamic, hw, opts.dev_root, backend)
+    except config_mod.ConfigError as exc:
+        fatal(PROG, str(exc))
+
     def per_node(path: str | None) -> str | None:
         return cfg.node_path(path, node_name) if path else None
 
-    setup_logging(PROG, cfg.slurmd_debug, opts.verbose, opts.log_file or per_node(cfg.slurmd_log_file))
+    daemon_log.setup_logging(cfg.slurmd_debug, per_node(cfg.slurmd_log_file), opts.verbose, opts.log_file)
     write_pid_file(opts.pid_file or per_node(cfg.slurmd_pid_file))
-    port = node.port or cfg.slurmd_port
-    unkillable = cfg.value("UnkillableStepTimeout") or "60"
-    try:
-        node_gres = load_gres_conf(cfg.path.parent / "gres.conf", node_name)
-        gpus = hardware.detect_gpus(opts.dev_root) if node_gres.autodetect else node_gres.gpus
-        policy = StepPolicy(
-            cgroup=load_cgroup_config(cgroup_conf_path(cfg.path)), backend=backend,
-            node_tag=f"{cfg.cluster_name}_{node_name}", real_memory_mb=hw.real_memory_mb,
-            gpu_devices={gpu.index: str(gpu.path) for gpu in gpus},
-            unkillable_timeout=int(unkillable) if unkillable.isdigit() else 60,
-            prolog=cfg.value("Prolog"), epilog=cfg.value("Epilog"),
-            script_timeout=_seconds(cfg.value("PrologEpilogTimeout")),
-            gather_frequency=_gather_frequency(cfg.value("JobAcctGatherFrequency")))
-    except config_mod.ConfigError as exc:
-        fatal(PROG, str(exc))
-    log.info("cgroup.conf: %s", policy.cgroup)
-    gres = f"gpu:{len(gpus)}" if gpus else ""
-    log.info("node %s: %d CPUs, %d MB, gres '%s' (%s), cgroup %s at %s", node_name, hw.cpus,
-             hw.real_memory_mb, gres, ", ".join(str(g.path) for g in gpus) or "no GPUs", backend, root)
+    port = setup.node.port or cfg.slurmd_port
+    log.info("cgroup.conf: %s", setup.policy.cgroup)
+    log.info("node %s: %d CPUs, %d MB, gres '%s' (%s), cgroup %s at %s%s", node_name, hw.cpus,
+             hw.real_memory_mb, setup.gres, ", ".join(str(g.path) for g in setup.gpus) or "no GPUs", backend, root,
+             f", dynamic: {setup.dynamic_conf}" if dynamic is not None else "")
 
     async def serve(stop: asyncio.Event) -> None:
         privileged = {0, cluster.slurm_uid}
-        session = ControllerSession(cfg, node, port, hw, gres, backend, Signer(key))
+        session = ControllerSession(setup, port, hw, backend, Signer(key))
         spool = cfg.spool_dir_for(node_name)
         launcher = StepdLauncher(spool / "stepd_server" / "socket")
         await launcher.start_server()
-        steps = StepManager(spool, root, node_name, session.report, policy, launcher)
+        steps = StepManager(spool, root, node_name, session.report, setup.policy, launcher)
         session.steps = steps
+
+        async def reload() -> None:
+            """Re-read the files; a running step keeps the policy it started with."""
+            try:
+                new_cfg = await asyncio.to_thread(config_mod.load_config, session.cfg.path)
+                new = await asyncio.to_thread(node_setup, new_cfg, node_name, dynamic, hw, opts.dev_root, backend)
+            except config_mod.ConfigError as exc:
+                log.error("reconfigure refused, keeping the running configuration: %s", exc)
+                raise SlurmError(Strerror.INVALID_ARGUMENT, str(exc)) from exc
+            session.setup = new
+            steps.policy = new.policy
+            daemon_log.apply(new_cfg.slurmd_debug, per_node(new_cfg.slurmd_log_file))
+            log.info("reconfigured from %s", new_cfg.path)
+            await session.register()
+
+        async def reload_on_hangup() -> None:
+            with contextlib.suppress(SlurmError):   # a refusal is logged by reload()
+                await reload()
+
         steps.recover()
         server = make_server(Verifier(key))
-        slurmd_pb2_grpc.add_NodeAgentServicer_to_server(NodeAgentServicer(steps, privileged, key), server)
+        slurmd_pb2_grpc.add_NodeAgentServicer_to_server(NodeAgentServicer(steps, privileged, key, reload), server)
         if server.add_insecure_port(f"0.0.0.0:{port}") == 0:
             fatal(PROG, f"cannot listen on port {port}")
         await server.start()
+        handle_reload(reload_on_hangup)
         sd_notify.ready(f"node {node_name} listening on port {port}")
         beat = asyncio.create_task(session.run(stop))
         await stop.wait()

@@ -7,8 +7,9 @@ import logging
 from pyslurm_common import config as config_mod
 from pyslurm_common import sd_notify
 from pyslurm_common.auth import Verifier
+from pyslurm_common.daemon_log import setup_logging
 from pyslurm_common.daemon_runtime import (argument_parser, fatal, load_cluster_identity, run_until_signalled,
-                                           setup_logging, write_pid_file)
+                                           write_pid_file)
 from pyslurm_common.rpc import dbd_pb2_grpc
 from pyslurm_common.rpc_auth import make_server
 
@@ -27,7 +28,7 @@ def main() -> None:
         dbd = config_mod.load_dbd_config(cfg.path.parent / "slurmdbd.conf")
     except config_mod.ConfigError as exc:
         fatal(PROG, str(exc))
-    setup_logging(PROG, dbd.debug, opts.verbose, opts.log_file or dbd.log_file)
+    setup_logging(dbd.debug, dbd.log_file, opts.verbose, opts.log_file)
     write_pid_file(opts.pid_file or dbd.pid_file)
     private = "jobs" in (cfg.value("PrivateData") or "").lower()
 

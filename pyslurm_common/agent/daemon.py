@@ -19,7 +19,8 @@ import grpc
 from .. import config as config_mod
 from .. import sd_notify
 from ..auth import AuthError, Identity, load_key
-from ..daemon_runtime import argument_parser, fatal, run_until_signalled, setup_logging, write_pid_file
+from ..daemon_log import setup_logging
+from ..daemon_runtime import argument_parser, fatal, run_until_signalled, write_pid_file
 from ..rpc_auth import Signer, insecure_channel
 from . import protocol
 
@@ -87,7 +88,7 @@ def main() -> None:
         key = load_key(cfg.key_file)
     except (config_mod.ConfigError, AuthError) as exc:
         fatal(PROG, str(exc))
-    setup_logging(PROG, cfg.slurmctld_debug, opts.verbose, opts.log_file)
+    setup_logging(cfg.slurmctld_debug, None, opts.verbose, opts.log_file)
     host = socket.gethostname()
     dbd = f"{cfg.accounting_storage_host}:{cfg.accounting_storage_port}" if cfg.accounting_enabled and cfg.accounting_storage_host else None
 

@@ -120,6 +120,21 @@ class ControllerStub:
                 request_serializer=ctld__pb2.StepCompletion.SerializeToString,
                 response_deserializer=types__pb2.Empty.FromString,
                 _registered_method=True)
+        self.Reconfigure = channel.unary_unary(
+                '/pyslurm.Controller/Reconfigure',
+                request_serializer=types__pb2.Empty.SerializeToString,
+                response_deserializer=types__pb2.Empty.FromString,
+                _registered_method=True)
+        self.DeleteNodes = channel.unary_unary(
+                '/pyslurm.Controller/DeleteNodes',
+                request_serializer=ctld__pb2.NodeDeleteRequest.SerializeToString,
+                response_deserializer=types__pb2.Empty.FromString,
+                _registered_method=True)
+        self.GetDiag = channel.unary_unary(
+                '/pyslurm.Controller/GetDiag',
+                request_serializer=types__pb2.Empty.SerializeToString,
+                response_deserializer=ctld__pb2.DiagReply.FromString,
+                _registered_method=True)
 
 
 class ControllerServicer:
@@ -232,6 +247,28 @@ class ControllerServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def Reconfigure(self, request, context):
+        """administration (root/SlurmUser)
+        scontrol reconfigure
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def DeleteNodes(self, request, context):
+        """scontrol delete nodename=
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def GetDiag(self, request, context):
+        """sdiag
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_ControllerServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -319,6 +356,21 @@ def add_ControllerServicer_to_server(servicer, server):
                     servicer.CompleteStep,
                     request_deserializer=ctld__pb2.StepCompletion.FromString,
                     response_serializer=types__pb2.Empty.SerializeToString,
+            ),
+            'Reconfigure': grpc.unary_unary_rpc_method_handler(
+                    servicer.Reconfigure,
+                    request_deserializer=types__pb2.Empty.FromString,
+                    response_serializer=types__pb2.Empty.SerializeToString,
+            ),
+            'DeleteNodes': grpc.unary_unary_rpc_method_handler(
+                    servicer.DeleteNodes,
+                    request_deserializer=ctld__pb2.NodeDeleteRequest.FromString,
+                    response_serializer=types__pb2.Empty.SerializeToString,
+            ),
+            'GetDiag': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetDiag,
+                    request_deserializer=types__pb2.Empty.FromString,
+                    response_serializer=ctld__pb2.DiagReply.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -780,6 +832,87 @@ class Controller:
             '/pyslurm.Controller/CompleteStep',
             ctld__pb2.StepCompletion.SerializeToString,
             types__pb2.Empty.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def Reconfigure(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/pyslurm.Controller/Reconfigure',
+            types__pb2.Empty.SerializeToString,
+            types__pb2.Empty.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def DeleteNodes(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/pyslurm.Controller/DeleteNodes',
+            ctld__pb2.NodeDeleteRequest.SerializeToString,
+            types__pb2.Empty.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetDiag(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/pyslurm.Controller/GetDiag',
+            types__pb2.Empty.SerializeToString,
+            ctld__pb2.DiagReply.FromString,
             options,
             channel_credentials,
             insecure,

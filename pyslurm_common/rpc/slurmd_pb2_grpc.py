@@ -65,6 +65,11 @@ class NodeAgentStub:
                 request_serializer=slurmd__pb2.TaskLaunch.SerializeToString,
                 response_deserializer=types__pb2.Empty.FromString,
                 _registered_method=True)
+        self.Reconfigure = channel.unary_unary(
+                '/pyslurm.NodeAgent/Reconfigure',
+                request_serializer=types__pb2.Empty.SerializeToString,
+                response_deserializer=types__pb2.Empty.FromString,
+                _registered_method=True)
 
 
 class NodeAgentServicer:
@@ -106,6 +111,13 @@ class NodeAgentServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def Reconfigure(self, request, context):
+        """re-read slurm.conf, gres.conf, cgroup.conf
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_NodeAgentServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -137,6 +149,11 @@ def add_NodeAgentServicer_to_server(servicer, server):
             'LaunchTasks': grpc.unary_unary_rpc_method_handler(
                     servicer.LaunchTasks,
                     request_deserializer=slurmd__pb2.TaskLaunch.FromString,
+                    response_serializer=types__pb2.Empty.SerializeToString,
+            ),
+            'Reconfigure': grpc.unary_unary_rpc_method_handler(
+                    servicer.Reconfigure,
+                    request_deserializer=types__pb2.Empty.FromString,
                     response_serializer=types__pb2.Empty.SerializeToString,
             ),
     }
@@ -301,6 +318,33 @@ class NodeAgent:
             target,
             '/pyslurm.NodeAgent/LaunchTasks',
             slurmd__pb2.TaskLaunch.SerializeToString,
+            types__pb2.Empty.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def Reconfigure(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/pyslurm.NodeAgent/Reconfigure',
+            types__pb2.Empty.SerializeToString,
             types__pb2.Empty.FromString,
             options,
             channel_credentials,

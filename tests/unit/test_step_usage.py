@@ -17,7 +17,7 @@ from pyslurm_common.cgroup_conf import CgroupConfig
 from pyslurm_common.config import load_config
 from pyslurm_common.errors import SlurmError, Strerror
 from pyslurm_common.rpc import ctld_pb2, slurmd_pb2, types_pb2
-from pyslurm_common.rpc_auth import _caller
+from pyslurm_common.rpc_auth import Serving, _caller
 from pyslurm_ctld.job import JobId, JobRequest, JobState
 from pyslurm_ctld.job_manager import JobManager
 from pyslurm_ctld.node_link import NodeLinkError
@@ -173,8 +173,12 @@ class FakeSteps:
         return self.reply
 
 
+async def _never_reloaded() -> None:
+    raise AssertionError("sstat must not reconfigure the node")
+
+
 def _node_usage(steps: FakeSteps, uid: int = 0, **query: Any) -> Any:
-    servicer = NodeAgentServicer(steps, {0, SLURM_UID}, b"k" * 64)  # type: ignore[arg-type]
+    servicer = NodeAgentServicer(steps, {0, SLURM_UID}, b"k" * 64, reload=_never_reloaded)  # type: ignore[arg-type]
     token = _caller.set(Identity(uid=uid, gid=uid, host="head"))
     try:
         request = slurmd_pb2.NodeStepUsageQuery(job_id=42, **query)
@@ -298,7 +302,7 @@ def _ctld_usage(ctl: FakeController) -> Any:
     token = _caller.set(Identity(uid=ALICE, gid=ALICE, host="login"))
     try:
         request = ctld_pb2.StepUsageQuery(job_id=42, step_id="batch")
-        return asyncio.run(ControllerServicer(ctl).GetStepUsage(request, FakeContext()))  # type: ignore[arg-type]
+        return asyncio.run(ControllerServicer(ctl, Serving()).GetStepUsage(request, FakeContext()))  # type: ignore[arg-type]
     finally:
         _caller.reset(token)
 
