@@ -13,8 +13,9 @@ PostgreSQL, so:
 
 Times are Unix epoch seconds, 0 meaning "not yet" / unknown, exactly as on the wire.
 
-``SchemaVersion`` holds a single row with the version of this layout (``SCHEMA_VERSION``); it is
-written when the schema is created, and later migrations start from it.
+``SchemaVersion`` holds a single row with the version of the whole layout; the numbered steps
+of ``pyslurm_dbd.migrations`` bring a database from any older version to the current one. The
+association and QOS tables are in ``pyslurm_dbd.association_models``.
 """
 
 from __future__ import annotations
@@ -32,9 +33,6 @@ from sqlalchemy import (
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 
-SCHEMA_VERSION = 2
-"""Version of the table layout defined here; bump it together with a migration."""
-
 _NAMING_CONVENTION = {
     "ix": "ix_%(table_name)s_%(column_0_N_name)s",
     "uq": "uq_%(table_name)s_%(column_0_N_name)s",
@@ -43,7 +41,7 @@ _NAMING_CONVENTION = {
 }
 
 # Surrogate keys: BIGINT everywhere, but SQLite only auto-increments "INTEGER PRIMARY KEY".
-_SurrogateKey = BigInteger().with_variant(Integer(), "sqlite")
+SurrogateKey = BigInteger().with_variant(Integer(), "sqlite")
 
 
 class Base(DeclarativeBase):
@@ -73,7 +71,7 @@ class JobRow(Base):
         Index(None, "end_time"),
     )
 
-    id: Mapped[int] = mapped_column(_SurrogateKey, primary_key=True, autoincrement=True)
+    id: Mapped[int] = mapped_column(SurrogateKey, primary_key=True, autoincrement=True)
     cluster: Mapped[str] = mapped_column(String(64))
     job_id: Mapped[int] = mapped_column(BigInteger)
     submit_time: Mapped[int] = mapped_column(BigInteger)
@@ -122,9 +120,9 @@ class StepRow(Base):
     __tablename__ = "step"
     __table_args__ = (UniqueConstraint("job_pk", "step_id"),)
 
-    id: Mapped[int] = mapped_column(_SurrogateKey, primary_key=True, autoincrement=True)
+    id: Mapped[int] = mapped_column(SurrogateKey, primary_key=True, autoincrement=True)
     job_pk: Mapped[int] = mapped_column(
-        _SurrogateKey, ForeignKey("job.id", ondelete="CASCADE")
+        SurrogateKey, ForeignKey("job.id", ondelete="CASCADE")
     )
     step_id: Mapped[str] = mapped_column(String(32))
     name: Mapped[str] = mapped_column(Text, default="")

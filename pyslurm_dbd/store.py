@@ -14,7 +14,8 @@ The store is synchronous (the daemon calls it through ``asyncio.to_thread``) and
 call uses its own session. It does not authorise: who may see which users' jobs
 (``AccountingQuery.all_users``) and the sacct default window are decided by the caller. Errors from
 the database (unreachable, constraint, disk full) propagate as ``sqlalchemy.exc.SQLAlchemyError``
-with the batch rolled back, so the sender can retry it; ``SchemaVersionError`` is fatal.
+with the batch rolled back, so the sender can retry it; ``SchemaVersionError`` (from
+``create_schema``, which runs ``pyslurm_dbd.migrations``) is fatal.
 """
 
 from __future__ import annotations
@@ -25,13 +26,16 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
-from sqlalchemy import ColumnElement, Engine, and_, create_engine, event, func, or_, select, text
+from sqlalchemy import ColumnElement, Engine, and_, create_engine, event, or_, select
 from sqlalchemy.engine import make_url
 from sqlalchemy.orm import Session, selectinload, sessionmaker
 
 from pyslurm_common.rpc.dbd_pb2 import AccountingQuery, JobRecord
 from pyslurm_common.rpc.types_pb2 import JobInfo, StepInfo
-from pyslurm_dbd.models import SCHEMA_VERSION, Base, JobRow, SchemaVersion, StepRow
+from pyslurm_dbd.migrations import SchemaVersionError, migrate, stored_version
+from pyslurm_dbd.models import JobRow, StepRow
+
+__all__ = ["AccountingStore", "SchemaVersionError", "step_sort_key"]
 
 log = logging.getLogger(__name__)
 
@@ -53,24 +57,11 @@ _STEP_FIELDS: tuple[str, ...] = (
     "num_tasks", "max_rss_kb", "user_cpu_usec", "system_cpu_usec",
 )  # fmt: skip
 
-# Schema migrations: version -> the portable DDL that brings it to version + 1.
-_MIGRATIONS: dict[int, tuple[str, ...]] = {
-    1: ("ALTER TABLE job ADD COLUMN array_job_id BIGINT NOT NULL DEFAULT 0",
-        "ALTER TABLE job ADD COLUMN array_task_str TEXT",
-        "UPDATE job SET array_task_str = ''",
-        "ALTER TABLE job ADD COLUMN array_remainder BOOLEAN NOT NULL DEFAULT FALSE",
-        "CREATE INDEX ix_job_array_job_id ON job (array_job_id)"),
-}
-
 # Named steps listed before the numbered ones, in this order (as sacct shows them).
 _NAMED_STEP_RANK = {"batch": 0, "extern": 1, "interactive": 2}
 
 # Largest number of job ids in one "IN (...)" while looking up a batch's existing rows.
 _LOOKUP_CHUNK = 500
-
-
-class SchemaVersionError(RuntimeError):
-    """The database holds a schema this code does not know (fatal: refuse to touch it)."""
 
 
 class AccountingStore:
@@ -85,32 +76,19 @@ class AccountingStore:
         """The engine, for migrations and diagnostics."""
         return self._engine
 
+    @property
+    def sessions(self) -> sessionmaker[Session]:
+        """The session factory, for the association administration on the same database."""
+        return self._sessions
+
     def create_schema(self) -> None:
-        """Create missing tables and write the schema version; safe to call on every start."""
-        Base.metadata.create_all(self._engine)
-        with self._sessions.begin() as session:
-            versions = session.scalars(select(SchemaVersion.version)).all()
-            if not versions:
-                session.add(SchemaVersion(version=SCHEMA_VERSION))
-                log.info("accounting schema created, version %d", SCHEMA_VERSION)
-                return
-            current = max(versions)
-            while current in _MIGRATIONS and current < SCHEMA_VERSION:
-                for statement in _MIGRATIONS[current]:
-                    session.execute(text(statement))
-                current += 1
-                session.add(SchemaVersion(version=current))
-                log.info("accounting schema migrated to version %d", current)
-            if current != SCHEMA_VERSION:
-                raise SchemaVersionError(
-                    f"accounting database has schema version {current},"
-                    f" this pyslurmdbd knows version {SCHEMA_VERSION}"
-                )
+        """Create or migrate the schema to the current version; safe to call on every start."""
+        migrate(self._engine)
 
     def schema_version(self) -> int | None:
         """The version written in the database, or None when there is none."""
-        with self._sessions() as session:
-            return session.scalar(select(func.max(SchemaVersion.version)))
+        with self._engine.connect() as conn:
+            return stored_version(conn) or None
 
     def record(self, records: Iterable[JobRecord]) -> None:
         """Upsert a batch of job snapshots in one transaction; the later of two snapshots wins."""

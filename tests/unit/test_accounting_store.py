@@ -1,4 +1,5 @@
-"""AccountingStore against a real SQLite file: upserts, sacct filters, the window, durability."""
+"""AccountingStore against real SQLite, MariaDB and PostgreSQL databases: upserts, sacct
+filters, the window, durability."""
 
 from __future__ import annotations
 
@@ -7,27 +8,20 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 import pytest
+from accounting_backends import accounting_url  # noqa: F401 - the parametrized backend fixture
+from sqlalchemy import create_engine, text
 
 from pyslurm_common.rpc.dbd_pb2 import AccountingQuery, JobRecord
 from pyslurm_common.rpc.types_pb2 import JobInfo, StepInfo
-from pyslurm_dbd.models import SCHEMA_VERSION
+from pyslurm_dbd.migrations import SCHEMA_VERSION
 from pyslurm_dbd.store import AccountingStore, SchemaVersionError, step_sort_key
 
 NOW = 10_000
 
 
-def _url(path: Path) -> str:
-    return f"sqlite:///{path}"
-
-
 @pytest.fixture
-def db_path(tmp_path: Path) -> Path:
-    return tmp_path / "acct" / "pyslurmdbd.sqlite"
-
-
-@pytest.fixture
-def store(db_path: Path) -> Iterator[AccountingStore]:
-    s = AccountingStore(_url(db_path))
+def store(accounting_url: str) -> Iterator[AccountingStore]:  # noqa: F811
+    s = AccountingStore(accounting_url)
     s.create_schema()
     yield s
     s.close()
@@ -75,23 +69,37 @@ def _ids(records: Sequence[JobRecord]) -> list[int]:
     return [r.job.job_id for r in records]
 
 
-def _count(db_path: Path, table: str) -> int:
-    with sqlite3.connect(db_path) as conn:
-        (n,) = conn.execute(f"SELECT count(*) FROM {table}").fetchone()
-    return int(n)
+def _sql(url: str, statement: str) -> list[tuple[object, ...]]:
+    """Run one SQL statement on its own connection (outside the store), committing it."""
+    engine = create_engine(url)
+    try:
+        with engine.begin() as conn:
+            result = conn.execute(text(statement))
+            return [tuple(row) for row in result] if result.returns_rows else []
+    finally:
+        engine.dispose()
+
+
+def _count(url: str, table: str) -> int:
+    ((n,),) = _sql(url, f"SELECT count(*) FROM {table}")
+    return int(n)  # type: ignore[call-overload]
 
 
 # --- schema and engine ----------------------------------------------------------------------
 
 
-def test_create_schema_makes_directory_writes_version_and_uses_wal(
-    store: AccountingStore, db_path: Path
-) -> None:
+def test_create_schema_writes_the_current_version(store: AccountingStore, accounting_url: str) -> None:  # noqa: F811
+    assert store.schema_version() == SCHEMA_VERSION == 3
+    assert _sql(accounting_url, "SELECT version FROM schema_version") == [(3,)]
+
+
+def test_sqlite_file_gets_its_directory_and_wal(tmp_path: Path) -> None:
+    db_path = tmp_path / "acct" / "pyslurmdbd.sqlite"
+    with AccountingStore(f"sqlite:///{db_path}") as s:
+        s.create_schema()
     assert db_path.exists()
-    assert store.schema_version() == SCHEMA_VERSION == 2
     with sqlite3.connect(db_path) as conn:
         assert conn.execute("PRAGMA journal_mode").fetchone() == ("wal",)
-        assert conn.execute("SELECT version FROM schema_version").fetchall() == [(2,)]
 
 
 def _array_task(job_id: int, array_job_id: int, task: str, remainder: bool = False) -> JobRecord:
@@ -100,41 +108,19 @@ def _array_task(job_id: int, array_job_id: int, task: str, remainder: bool = Fal
     return rec
 
 
-def test_version_1_database_is_migrated_and_keeps_its_jobs(db_path: Path) -> None:
-    first = AccountingStore(_url(db_path))
-    first.create_schema()
-    old = _record(1)
-    first.record([old])
-    first.close()
-    with sqlite3.connect(db_path) as conn:   # back to the version 1 layout, keeping the job
-        conn.execute("DROP INDEX ix_job_array_job_id")
-        for column in ("array_job_id", "array_task_str", "array_remainder"):
-            conn.execute(f"ALTER TABLE job DROP COLUMN {column}")
-        conn.execute("UPDATE schema_version SET version = 1")
-    store = AccountingStore(_url(db_path))
-    store.create_schema()
-    assert store.schema_version() == 2
-    store.record([_array_task(8, 7, "1")])
-    found = store.query(_query(job_ids=[1, 7]), NOW)
-    assert [(r.job.job_id, r.job.array_job_id, r.job.array_task_str) for r in found] == [(1, 0, ""), (8, 7, "1")]
-    assert found[0].job.name == old.job.name
-    store.close()
-
-
 def test_array_id_names_every_task_of_the_array(store: AccountingStore) -> None:
     store.record([_array_task(7, 7, "3"), _array_task(8, 7, "1"), _array_task(9, 7, "2"), _record(10)])
     assert _ids(store.query(_query(job_ids=[7]), NOW)) == [7, 8, 9]
     assert _ids(store.query(_query(job_ids=[8]), NOW)) == [8]
 
 
-def test_create_schema_twice_keeps_one_version_row(store: AccountingStore, db_path: Path) -> None:
+def test_create_schema_twice_keeps_one_version_row(store: AccountingStore, accounting_url: str) -> None:  # noqa: F811
     store.create_schema()
-    assert _count(db_path, "schema_version") == 1
+    assert _count(accounting_url, "schema_version") == 1
 
 
-def test_unknown_schema_version_is_refused(store: AccountingStore, db_path: Path) -> None:
-    with sqlite3.connect(db_path) as conn:
-        conn.execute("UPDATE schema_version SET version = 99")
+def test_unknown_schema_version_is_refused(store: AccountingStore, accounting_url: str) -> None:  # noqa: F811
+    _sql(accounting_url, "UPDATE schema_version SET version = 99")
     with pytest.raises(SchemaVersionError):
         store.create_schema()
 
@@ -142,17 +128,17 @@ def test_unknown_schema_version_is_refused(store: AccountingStore, db_path: Path
 # --- upserts --------------------------------------------------------------------------------
 
 
-def test_same_record_twice_is_one_row(store: AccountingStore, db_path: Path) -> None:
+def test_same_record_twice_is_one_row(store: AccountingStore, accounting_url: str) -> None:
     rec = _record(1, steps=[_step("batch")])
     store.record([rec])
     store.record([rec])
-    assert _count(db_path, "job") == 1
-    assert _count(db_path, "step") == 1
+    assert _count(accounting_url, "job") == 1
+    assert _count(accounting_url, "step") == 1
     assert store.query(_query(job_ids=[1]), NOW) == [rec]
 
 
 def test_later_snapshot_updates_state_end_time_and_steps(
-    store: AccountingStore, db_path: Path
+    store: AccountingStore, accounting_url: str
 ) -> None:
     store.record([_record(1, steps=[_step("batch"), _step("0"), _step("1")])])
     done = _record(
@@ -170,15 +156,15 @@ def test_later_snapshot_updates_state_end_time_and_steps(
         ("batch", "COMPLETED", 2000),
         ("0", "COMPLETED", 1500),
     ]
-    assert _count(db_path, "job") == 1
-    assert _count(db_path, "step") == 2  # step 1, absent from the snapshot, is gone
+    assert _count(accounting_url, "job") == 1
+    assert _count(accounting_url, "step") == 2  # step 1, absent from the snapshot, is gone
 
 
-def test_two_snapshots_in_one_batch_last_wins(store: AccountingStore, db_path: Path) -> None:
+def test_two_snapshots_in_one_batch_last_wins(store: AccountingStore, accounting_url: str) -> None:
     store.record([_record(1, state="RUNNING"), _record(1, state="FAILED", end=1500)])
     (got,) = store.query(_query(job_ids=[1]), NOW)
     assert (got.job.state, got.job.end_time) == ("FAILED", 1500)
-    assert _count(db_path, "job") == 1
+    assert _count(accounting_url, "job") == 1
 
 
 def test_key_includes_cluster_and_submit_time(store: AccountingStore) -> None:
@@ -215,9 +201,9 @@ def test_all_stored_fields_round_trip(store: AccountingStore) -> None:
     assert store.query(_query(job_ids=[42]), NOW) == [rec]
 
 
-def test_empty_batch_is_a_no_op(store: AccountingStore, db_path: Path) -> None:
+def test_empty_batch_is_a_no_op(store: AccountingStore, accounting_url: str) -> None:
     store.record([])
-    assert _count(db_path, "job") == 0
+    assert _count(accounting_url, "job") == 0
 
 
 # --- filters --------------------------------------------------------------------------------
@@ -347,18 +333,18 @@ def test_step_sort_key_puts_unknown_names_last() -> None:
 # --- durability -----------------------------------------------------------------------------
 
 
-def test_second_store_on_same_file_sees_the_data(db_path: Path) -> None:
-    first = AccountingStore(_url(db_path))
+def test_second_store_on_same_database_sees_the_data(accounting_url: str) -> None:  # noqa: F811
+    first = AccountingStore(accounting_url)
     first.create_schema()
     rec = _record(5, steps=[_step("batch")])
     first.record([rec])
 
-    concurrent = AccountingStore(_url(db_path))
+    concurrent = AccountingStore(accounting_url)
     assert concurrent.query(_query(job_ids=[5]), NOW) == [rec]
     concurrent.close()
     first.close()
 
-    reopened = AccountingStore(_url(db_path))
+    reopened = AccountingStore(accounting_url)
     reopened.create_schema()
     assert reopened.query(_query(job_ids=[5]), NOW) == [rec]
     reopened.close()

@@ -1,0 +1,106 @@
+"""Versioned schema migrations of the accounting database.
+
+The database records its layout version in ``schema_version`` (one row). ``migrate`` runs the
+numbered steps after that version, in order, each in its own transaction that also writes the
+new version, so a crash between two steps leaves a database that the next start finishes
+migrating. An empty database starts at version 0 and runs every step; there is no second
+"create from scratch" path.
+
+A step must be idempotent (MariaDB commits DDL implicitly, so a step can be cut in half) and may
+only add: tables (``checkfirst``), columns, rows. It creates tables from the current models,
+so a later step that adds a column to a table created by an earlier one must tolerate the column
+being there already.
+
+Errors: ``SchemaVersionError`` (fatal) for a database newer than this code; SQL errors propagate
+with the failing step rolled back.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Sequence
+
+from sqlalchemy import Connection, Engine, Table, delete, func, insert, inspect, select, text
+
+from pyslurm_dbd.association_models import AccountRow, AssociationRow, ClusterRow, QosRow, UserRow
+from pyslurm_dbd.models import JobRow, SchemaVersion, StepRow
+
+log = logging.getLogger(__name__)
+
+DEFAULT_QOS = "normal"
+"""The QOS every accounting database has (Slurm's id 1), given to new clusters' root."""
+
+
+class SchemaVersionError(RuntimeError):
+    """The database holds a schema this code does not know (fatal: refuse to touch it)."""
+
+
+def _tables(*models: type) -> list[Table]:
+    return [model.__table__ for model in models]  # type: ignore[attr-defined]
+
+
+def _create_missing(conn: Connection, tables: Sequence[Table]) -> None:
+    for table in tables:
+        table.create(conn, checkfirst=True)
+
+
+def _v1_jobs_and_steps(conn: Connection) -> None:
+    """Job and step records (the layout sacct reads)."""
+    _create_missing(conn, _tables(JobRow, StepRow))
+
+
+def _v2_job_arrays(conn: Connection) -> None:
+    """Job array columns (the layout pyslurm shipped as version 2)."""
+    present = {column["name"] for column in inspect(conn).get_columns("job")}
+    statements = {
+        "array_job_id": ["ALTER TABLE job ADD COLUMN array_job_id BIGINT NOT NULL DEFAULT 0",
+                         "CREATE INDEX ix_job_array_job_id ON job (array_job_id)"],
+        # TEXT takes no default on every backend: add it nullable, then fill it.
+        "array_task_str": ["ALTER TABLE job ADD COLUMN array_task_str TEXT", "UPDATE job SET array_task_str = ''"],
+        "array_remainder": ["ALTER TABLE job ADD COLUMN array_remainder BOOLEAN NOT NULL DEFAULT FALSE"],
+    }
+    for column, ddl in statements.items():
+        if column not in present:
+            for statement in ddl:
+                conn.execute(text(statement))
+
+
+def _v3_associations_and_qos(conn: Connection) -> None:
+    """Clusters, accounts, users, associations and QOS; the ``normal`` QOS."""
+    _create_missing(conn, _tables(ClusterRow, AccountRow, UserRow, AssociationRow, QosRow))
+    if conn.scalar(select(func.count()).select_from(QosRow).where(QosRow.name == DEFAULT_QOS)) == 0:
+        conn.execute(insert(QosRow).values(name=DEFAULT_QOS, description="Normal QOS default"))
+
+
+STEPS: dict[int, Callable[[Connection], None]] = {
+    1: _v1_jobs_and_steps,
+    2: _v2_job_arrays,
+    3: _v3_associations_and_qos,
+}
+SCHEMA_VERSION = max(STEPS)
+"""The version this code reads and writes: the number of the last step."""
+
+
+def stored_version(conn: Connection) -> int:
+    """The version recorded in the database; 0 for an empty database."""
+    if not inspect(conn).has_table(SchemaVersion.__tablename__):
+        return 0
+    return int(conn.scalar(select(func.max(SchemaVersion.version))) or 0)
+
+
+def migrate(engine: Engine) -> int:
+    """Bring the database to ``SCHEMA_VERSION``; returns the version it started from."""
+    with engine.begin() as conn:
+        start = stored_version(conn)
+        _tables(SchemaVersion)[0].create(conn, checkfirst=True)
+    if start > SCHEMA_VERSION:
+        raise SchemaVersionError(
+            f"accounting database has schema version {start}, this pyslurmdbd knows version {SCHEMA_VERSION}"
+        )
+    for version in range(start + 1, SCHEMA_VERSION + 1):
+        with engine.begin() as conn:
+            STEPS[version](conn)
+            conn.execute(delete(SchemaVersion))
+            conn.execute(insert(SchemaVersion).values(version=version))
+        log.info("accounting schema migrated to version %d (%s)", version, STEPS[version].__doc__)
+    return start
