@@ -35,8 +35,11 @@ def main() -> None:
     async def serve(stop: asyncio.Event) -> None:
         store = AccountingStore(dbd.storage_url)
         await asyncio.to_thread(store.create_schema)
+        servicer = AccountingServicer(store, {0, slurm_uid}, private)
+        if await asyncio.to_thread(servicer.admin.ensure_cluster, cfg.cluster_name):
+            log.info("cluster %s added to accounting", cfg.cluster_name)
         server = make_server(Verifier(key))
-        dbd_pb2_grpc.add_AccountingServicer_to_server(AccountingServicer(store, {0, slurm_uid}, private), server)
+        dbd_pb2_grpc.add_AccountingServicer_to_server(servicer, server)
         address = f"0.0.0.0:{dbd.dbd_port}"
         if server.add_insecure_port(address) == 0:
             fatal(PROG, f"cannot listen on {address}")

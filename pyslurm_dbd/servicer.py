@@ -1,8 +1,9 @@
-"""gRPC Accounting service: record jobs from the controller, answer sacct.
+"""gRPC Accounting service: record jobs from the controller, answer sacct and sacctmgr.
 
 Only privileged callers (root, SlurmUser) may record. Readers see their own
 jobs unless they ask for all users (`sacct -a`) and PrivateData does not hide
 jobs, or name users explicitly under the same rule; privileged callers see all.
+sacctmgr's changes are authorised by `admin` (AdminLevel); anyone may show.
 """
 from __future__ import annotations
 
@@ -16,6 +17,9 @@ from pyslurm_common.rpc import dbd_pb2, dbd_pb2_grpc, types_pb2
 from pyslurm_common.rpc_auth import caller, translate_errors
 from pyslurm_common.users import user_name
 
+from . import association_messages as messages
+from .admin import AssociationAdmin, Caller
+from .association_queries import AssociationQueries
 from .store import AccountingStore
 
 
@@ -24,6 +28,8 @@ class AccountingServicer(dbd_pb2_grpc.AccountingServicer):
         self.store = store
         self.privileged = privileged_uids
         self.private_jobs = private_jobs
+        self.admin = AssociationAdmin(store.sessions)
+        self.queries = AssociationQueries(store.sessions)
 
     @translate_errors
     async def RecordJobs(self, request: dbd_pb2.JobRecordBatch, context: grpc.aio.ServicerContext) -> types_pb2.Empty:
@@ -49,3 +55,19 @@ class AccountingServicer(dbd_pb2_grpc.AccountingServicer):
     @translate_errors
     async def Ping(self, request: types_pb2.Empty, context: grpc.aio.ServicerContext) -> types_pb2.Empty:
         return types_pb2.Empty()
+
+    @translate_errors
+    async def ChangeAssociations(self, request: dbd_pb2.AssociationChange,
+                                 context: grpc.aio.ServicerContext) -> dbd_pb2.AssociationChangeResult:
+        uid = caller().uid
+        report = await asyncio.to_thread(
+            self.admin.change, Caller(user_name(uid), uid in self.privileged), request.action, request.entity,
+            list(request.names), messages.settings(request.where), messages.settings(request.set), request.commit)
+        return messages.change_result(report)
+
+    @translate_errors
+    async def ShowAssociations(self, request: dbd_pb2.AssociationShow,
+                               context: grpc.aio.ServicerContext) -> dbd_pb2.AssociationEntities:
+        listing = await asyncio.to_thread(
+            self.queries.show, request.entity, messages.settings(request.where), request.with_assoc)
+        return messages.entities(listing)

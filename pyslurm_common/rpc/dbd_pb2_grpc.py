@@ -50,6 +50,16 @@ class AccountingStub:
                 request_serializer=types__pb2.Empty.SerializeToString,
                 response_deserializer=types__pb2.Empty.FromString,
                 _registered_method=True)
+        self.ChangeAssociations = channel.unary_unary(
+                '/pyslurm.Accounting/ChangeAssociations',
+                request_serializer=dbd__pb2.AssociationChange.SerializeToString,
+                response_deserializer=dbd__pb2.AssociationChangeResult.FromString,
+                _registered_method=True)
+        self.ShowAssociations = channel.unary_unary(
+                '/pyslurm.Accounting/ShowAssociations',
+                request_serializer=dbd__pb2.AssociationShow.SerializeToString,
+                response_deserializer=dbd__pb2.AssociationEntities.FromString,
+                _registered_method=True)
 
 
 class AccountingServicer:
@@ -73,6 +83,20 @@ class AccountingServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def ChangeAssociations(self, request, context):
+        """sacctmgr add/modify/delete; with commit=false the change is checked and reported only.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ShowAssociations(self, request, context):
+        """sacctmgr show/list.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_AccountingServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -90,6 +114,16 @@ def add_AccountingServicer_to_server(servicer, server):
                     servicer.Ping,
                     request_deserializer=types__pb2.Empty.FromString,
                     response_serializer=types__pb2.Empty.SerializeToString,
+            ),
+            'ChangeAssociations': grpc.unary_unary_rpc_method_handler(
+                    servicer.ChangeAssociations,
+                    request_deserializer=dbd__pb2.AssociationChange.FromString,
+                    response_serializer=dbd__pb2.AssociationChangeResult.SerializeToString,
+            ),
+            'ShowAssociations': grpc.unary_unary_rpc_method_handler(
+                    servicer.ShowAssociations,
+                    request_deserializer=dbd__pb2.AssociationShow.FromString,
+                    response_serializer=dbd__pb2.AssociationEntities.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -173,6 +207,60 @@ class Accounting:
             '/pyslurm.Accounting/Ping',
             types__pb2.Empty.SerializeToString,
             types__pb2.Empty.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ChangeAssociations(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/pyslurm.Accounting/ChangeAssociations',
+            dbd__pb2.AssociationChange.SerializeToString,
+            dbd__pb2.AssociationChangeResult.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ShowAssociations(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/pyslurm.Accounting/ShowAssociations',
+            dbd__pb2.AssociationShow.SerializeToString,
+            dbd__pb2.AssociationEntities.FromString,
             options,
             channel_credentials,
             insecure,

@@ -1,0 +1,207 @@
+"""sacctmgr: view and change clusters, accounts, users, associations and QOS in accounting.
+
+A change is first sent with ``commit=false``: the accounting daemon checks it and says what it
+would do, which is printed the way Slurm prints it (spec §3.4); then, unless ``-i``, sacctmgr
+asks ``Would you like to commit changes? (You have 30 seconds to decide)`` and sends it again
+with ``commit=true`` only on ``y``. ``show`` renders through ``cli.print_fields``.
+"""
+from __future__ import annotations
+
+import os
+import select
+import sys
+from typing import NoReturn, TextIO
+
+import click
+
+from pyslurm_common.errors import SlurmError, Strerror
+from pyslurm_common.rpc import messages as pb
+
+from . import client, sacctmgr_args, sacctmgr_fields
+from .app import CliError, run
+from .print_fields import FormatError, Parsable, render
+
+PROG = "sacctmgr"
+COMMIT_TIMEOUT = 30
+_PLURAL = {"account": "accounts", "user": "users", "qos": "QOS(s)", "cluster": "clusters"}
+_ADDING = {"account": " Adding Account(s)", "user": " Adding User(s)", "qos": " Adding QOS(s)",
+           "cluster": " Adding Cluster(s)"}  # fmt: skip
+_VERB = {"add": "adding", "modify": "modifying", "delete": "deleting"}
+
+
+@click.command(context_settings={"help_option_names": ["-h", "--help"], "ignore_unknown_options": True})
+@click.option("-i", "--immediate", is_flag=True, help="commit changes without asking")
+@click.option("-n", "--noheader", is_flag=True)
+@click.option("-p", "--parsable", is_flag=True)
+@click.option("-P", "--parsable2", is_flag=True)
+@click.option("-Q", "--quiet", is_flag=True)
+@click.option("-s", "--associations", is_flag=True, help="show user/account associations too")
+@click.option("--delimiter", default="|")
+@click.argument("words", nargs=-1)
+def sacctmgr(immediate: bool, noheader: bool, parsable: bool, parsable2: bool, quiet: bool,
+             associations: bool, delimiter: str, words: tuple[str, ...]) -> None:
+    """View or modify Slurm account information."""
+    try:
+        request = sacctmgr_args.parse(list(words))
+    except sacctmgr_args.ArgumentError as exc:
+        _fail(str(exc))
+    if request.command == "show":
+        request.with_assoc = request.with_assoc or associations
+        mode = Parsable.NO_TRAILING if parsable2 else Parsable.TRAILING if parsable else Parsable.NONE
+        _show(request, mode, delimiter, not noheader)
+        return
+    if request.entity == "association":
+        _fail(" Associations are changed through their user or account (e.g. 'modify user ... set')")
+    change = pb.AssociationChange(
+        action=request.command, entity=request.entity, names=request.names,
+        where=[pb.Setting(key=s.key, op=s.op, value=s.value) for s in request.where],
+        set=[pb.Setting(key=s.key, op=s.op, value=s.value) for s in request.set], commit=immediate)
+    result = _send(change, request)
+    if not (result.names or result.associations):
+        _fail({"add": " Nothing new added.", "modify": " Nothing modified",
+               "delete": " Nothing deleted"}[request.command], stream=sys.stdout)
+    if not quiet:
+        sys.stdout.write("".join(line + "\n" for line in report_lines(request.command, request.entity, result)))
+    if immediate:
+        return
+    if not _confirm():
+        print(" Changes Discarded")
+        return
+    change.commit = True
+    _send(change, request)
+
+
+def _send(change: "pb.AssociationChange", request: sacctmgr_args.Request) -> "pb.AssociationChangeResult":
+    try:
+        return client.accounting("ChangeAssociations", change, pb.AssociationChangeResult)
+    except SlurmError as exc:
+        if exc.strerror == Strerror.ACCESS_DENIED:
+            print(f"{PROG}: error: {exc.detail or exc.strerror}", file=sys.stderr)
+            _fail(f" Problem {_VERB[request.command]} {_PLURAL[request.entity]}: {exc.strerror}")
+        _fail(exc.detail or f" {exc.strerror}")
+
+
+def _fail(text: str, stream: TextIO | None = None) -> NoReturn:
+    """Slurm's sacctmgr reports its own errors as bare lines (leading space), exit status 1."""
+    print(text, file=stream or sys.stderr)
+    sys.stdout.flush()
+    raise SystemExit(1)
+
+
+def _confirm() -> bool:
+    """Slurm's commit_check: one answer within 30 s; only y/Y commits."""
+    sys.stdout.write("Would you like to commit changes? (You have 30 seconds to decide)\n(N/y): ")
+    sys.stdout.flush()
+    ready, _, _ = select.select([sys.stdin], [], [], COMMIT_TIMEOUT)
+    if not ready:
+        print("timeout")
+        return False
+    answer = os.read(sys.stdin.fileno(), 1).decode(errors="replace")
+    print()
+    return answer in ("y", "Y")
+
+
+def _association_line(key: "pb.AssociationKey", user_first: bool) -> str:
+    if user_first:
+        line = f"  U = {key.user:<9.9} A = {key.account:<10.10} C = {key.cluster:<10.10}"
+        return line + (f" P = {key.partition:<10.10}" if key.partition else "")
+    if key.user:
+        line = f"  C = {key.cluster:<10.10} A = {key.account:<20.20} U = {key.user:<9.9}"
+    else:
+        line = f"  C = {key.cluster:<10.10} A = {key.account:<20.20}"
+    return line + (f" P = {key.partition:<10.10}" if key.partition else "")
+
+
+def _settings(settings: "list[pb.Setting]", width: int) -> list[str]:
+    return [f"  {s.key:<{width}} = {s.value}" for s in settings]
+
+
+_HEADINGS = {
+    ("modify", "account"): " Modified accounts...", ("modify", "user"): " Modified users...",
+    ("modify", "qos"): " Modified qos...", ("delete", "account"): " Deleting accounts...",
+    ("delete", "user"): " Deleting users...", ("delete", "qos"): " Deleting QOS(s)...",
+    ("delete", "cluster"): " Deleting clusters...",
+}  # fmt: skip
+
+
+def report_lines(command: str, entity: str, result: "pb.AssociationChangeResult") -> list[str]:
+    """What sacctmgr prints about a change (spec §3.4), before asking to commit it."""
+    if command == "add":
+        return _add_lines(entity, result)
+    lines: list[str] = []
+    if result.names:
+        lines += [_HEADINGS[(command, entity)], *(f"  {name}" for name in result.names)]
+    # Deleting a whole user or account takes its associations along without listing them.
+    if result.associations and (command == "modify" or not result.names):
+        kind = "user" if any(a.user for a in result.associations) else "account"
+        verb = "Modified" if command == "modify" else "Deleting"
+        lines.append(f" {verb} {kind} associations...")
+        lines += [_association_line(a, user_first=False) for a in result.associations]
+    return lines
+
+
+def _add_lines(entity: str, result: "pb.AssociationChangeResult") -> list[str]:
+    lines: list[str] = []
+    if entity == "cluster":
+        lines.append(_ADDING[entity])
+        lines += [f"  Name           = {name}" for name in result.names]
+        if result.limits:
+            lines += [" Settings", *_settings(list(result.limits), 15)]
+        return lines
+    if result.names:
+        lines.append(_ADDING[entity])
+        lines += [f"  {name}" for name in result.names]
+    if entity == "qos":
+        return lines + [" Settings", *_settings(list(result.settings), 14)]
+    if entity == "account":
+        lines += [" Settings", *_settings(list(result.settings), 15), " Associations"]
+        lines += [f"  A = {a.account:<10.10} C = {a.cluster:<10.10}" for a in result.associations]
+        if result.limits:
+            lines += [" Settings", *_settings(list(result.limits), 15)]
+        return lines
+    if result.settings:
+        lines += [" Settings =", *_settings(list(result.settings), 15)]
+    lines += [" Associations =", *(_association_line(a, user_first=True) for a in result.associations)]
+    lines += [" Non Default Settings", *_settings(list(result.limits), 15)] if result.limits else []
+    return lines
+
+
+def _show(request: sacctmgr_args.Request, mode: Parsable, delimiter: str, header: bool) -> None:
+    try:
+        names, columns = sacctmgr_fields.columns(request.entity, request.format, request.with_assoc,
+                                                 request.wo_limits)
+    except FormatError as exc:
+        raise CliError(str(exc)) from None
+    show = pb.AssociationShow(entity=request.entity, with_assoc=request.with_assoc,
+                              where=[pb.Setting(key=s.key, op=s.op, value=s.value) for s in request.where])
+    try:
+        found = client.accounting("ShowAssociations", show, pb.AssociationEntities)
+    except SlurmError as exc:
+        _fail(exc.detail or f" {exc.strerror}")
+    rows = list(_rows(request, found))
+    lines = render(columns, (sacctmgr_fields.values(request.entity, names, request.with_assoc, r) for r in rows),
+                   parsable=mode, delimiter=delimiter, header=header)
+    sys.stdout.write("".join(line + "\n" for line in lines))
+
+
+def _rows(request: sacctmgr_args.Request, found: "pb.AssociationEntities") -> list[sacctmgr_fields.Row]:
+    Row = sacctmgr_fields.Row
+    if request.entity == "association":
+        return [Row(None, a) for a in found.associations]
+    if request.entity == "qos":
+        return [Row(q) for q in found.qos]
+    if request.entity == "cluster":
+        return [Row(c, c.root if c.HasField("root") else None) for c in found.clusters]
+    entities = found.accounts if request.entity == "account" else found.users
+    if not request.with_assoc:
+        return [Row(e) for e in entities]
+    rows = []
+    for entity in entities:
+        mine = [a for a in found.associations
+                if (a.key.account if request.entity == "account" else a.key.user) == entity.name]
+        rows += [Row(entity, a) for a in mine] or [Row(entity)]
+    return rows
+
+
+def main() -> None:
+    run(PROG, sacctmgr)

@@ -1,0 +1,526 @@
+"""sacctmgr's changes: add, modify and delete clusters, accounts, users, associations and QOS.
+
+``AssociationAdmin.change`` runs one change in one transaction and reports what it did as a
+``ChangeReport`` (what sacctmgr prints); with ``commit=False`` the same work is done and rolled
+back, so the report of a change awaiting the user's confirmation is exactly what committing
+would do. ``ensure_cluster`` registers the daemon's own cluster at start.
+
+Who may change what (spec §3, Slurm's AdminLevel): root, SlurmUser and users with
+AdminLevel=Administrator may change everything; Operators everything except granting
+Administrator; everyone else is refused with Slurm's "Your user doesn't have privilege to
+perform this action" (``SlurmError`` ACCESS_DENIED). Reading is ``association_queries``.
+
+Errors are ``SlurmError``: INVALID_ARGUMENT with the lines sacctmgr prints as its detail.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session, sessionmaker
+
+from pyslurm_common.errors import SlurmError, Strerror
+from pyslurm_dbd.association_models import AccountRow, AssociationRow, ClusterRow, QosRow, UserRow
+from pyslurm_dbd.association_tree import subtree
+from pyslurm_dbd.migrations import DEFAULT_QOS
+from pyslurm_dbd.settings import (ASSOCIATION_KEYS, QOS_KEYS, Key, SettingError, merge_list,
+                                  parse_admin_level, parse_name_list)
+
+NO_PRIVILEGE = "Your user doesn't have privilege to perform this action"
+ROOT = "root"
+
+
+@dataclass(frozen=True, slots=True)
+class Setting:
+    """One ``Key=value`` as typed (``op`` is ``=``, ``+=`` or ``-=``)."""
+
+    key: str
+    value: str
+    op: str = "="
+
+
+@dataclass(frozen=True, slots=True)
+class AssocKey:
+    cluster: str
+    account: str
+    user: str = ""
+    partition: str = ""
+
+
+@dataclass(slots=True)
+class ChangeReport:
+    """What a change did; all empty when there was nothing to do."""
+
+    names: list[str] = field(default_factory=list)
+    settings: list[tuple[str, str]] = field(default_factory=list)
+    limits: list[tuple[str, str]] = field(default_factory=list)
+    associations: list[AssocKey] = field(default_factory=list)
+
+
+@dataclass(frozen=True, slots=True)
+class Caller:
+    name: str
+    privileged: bool  # root or SlurmUser
+
+
+def invalid(*lines: str) -> SlurmError:
+    return SlurmError(Strerror.INVALID_ARGUMENT, "\n".join(lines))
+
+
+# --- settings as typed ----------------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class _Split:
+    """Settings split into the entity's own keys (by canonical name) and limit keys."""
+
+    own: dict[str, Setting] = field(default_factory=dict)
+    limits: list[tuple[Key, Setting]] = field(default_factory=list)
+
+
+def _split(settings: Sequence[Setting], own: dict[str, str], limit_keys: dict[str, Key] | None) -> _Split:
+    """Sort ``settings`` into ``own`` keys (alias → canonical) and ``limit_keys``; else an error."""
+    result = _Split()
+    for s in settings:
+        lower = s.key.lower()
+        if lower in own and s.op == "=":
+            result.own[own[lower]] = s
+        elif limit_keys is not None and lower in limit_keys:
+            key = limit_keys[lower]
+            if s.op != "=" and not key.is_list:
+                raise invalid(f" Unknown option: {s.key}{s.op}{s.value}")
+            result.limits.append((key, s))
+        else:
+            raise invalid(f" Unknown option: {s.key}{s.op}{s.value}",
+                          " Use keyword 'where' to modify condition")
+    return result
+
+
+def _names(s: Setting | None) -> list[str]:
+    return parse_name_list(s.value).split(",") if s is not None and s.value.strip() else []
+
+
+_WHERE = {"name": "names", "names": "names", "cluster": "clusters", "clusters": "clusters",
+          "account": "accounts", "accounts": "accounts", "acct": "accounts", "user": "users",
+          "users": "users", "partition": "partitions", "partitions": "partitions",
+          "parent": "parents"}  # fmt: skip
+
+
+def _where(settings: Sequence[Setting]) -> dict[str, list[str]]:
+    """Conditions of modify/delete: canonical name → allowed values (empty = any)."""
+    split = _split(settings, _WHERE, None)
+    return {name: _names(s) for name, s in split.own.items()}
+
+
+def _apply_limits(session: Session, row: AssociationRow | QosRow, limits: list[tuple[Key, Setting]]) -> None:
+    for key, s in limits:
+        try:
+            value = key.parse(s.value)
+        except SettingError as exc:
+            raise invalid(str(exc)) from None
+        if key.column in ("qos", "default_qos", "preempt"):
+            _check_qos_names(session, str(value))
+        if key.is_list:
+            value = merge_list(getattr(row, key.column) or "", s.op, str(value))
+        setattr(row, key.column, value)
+    if isinstance(row, AssociationRow) and row.default_qos and row.qos and row.default_qos not in row.qos.split(","):
+        raise invalid(f" Default QOS '{row.default_qos}' is not in the QOS list '{row.qos}'")
+
+
+def _check_qos_names(session: Session, names: str) -> None:
+    wanted = {n for n in names.split(",") if n}
+    known = set(session.scalars(select(QosRow.name).where(QosRow.name.in_(wanted))))
+    for name in sorted(wanted - known):
+        raise invalid(f" Unknown QOS name '{name}'")
+
+
+def _limit_report(limits: list[tuple[Key, Setting]]) -> list[tuple[str, str]]:
+    return [(key.name, f"{s.op.rstrip('=')}{s.value}" if s.op != "=" else s.value) for key, s in limits]
+
+
+# --- lookups --------------------------------------------------------------------------------
+
+
+def _clusters(session: Session, wanted: list[str]) -> list[str]:
+    """The named clusters (each must exist), or every cluster when none is named."""
+    known = list(session.scalars(select(ClusterRow.name).order_by(ClusterRow.name)))
+    for name in wanted:
+        if name not in known:
+            raise invalid(f" This cluster '{name}' doesn't exist.", "        Contact your admin to add it to accounting.")
+    return wanted or known
+
+
+def _assoc(session: Session, key: AssocKey) -> AssociationRow | None:
+    return session.scalars(select(AssociationRow).where(
+        AssociationRow.cluster == key.cluster, AssociationRow.account == key.account,
+        AssociationRow.user == key.user, AssociationRow.partition == key.partition)).first()
+
+
+def _key(row: AssociationRow) -> AssocKey:
+    return AssocKey(row.cluster, row.account, row.user, row.partition)
+
+
+def _matching_assocs(session: Session, where: dict[str, list[str]], *, users: bool) -> list[AssociationRow]:
+    stmt = select(AssociationRow).where(AssociationRow.user != "" if users else AssociationRow.user == "")
+    for name, column in (("clusters", AssociationRow.cluster), ("accounts", AssociationRow.account),
+                         ("users", AssociationRow.user), ("partitions", AssociationRow.partition),
+                         ("parents", AssociationRow.parent_account)):
+        if where.get(name):
+            stmt = stmt.where(column.in_(where[name]))
+    return list(session.scalars(stmt.order_by(AssociationRow.id)))
+
+
+# --- add ------------------------------------------------------------------------------------
+
+
+def _new_assoc(session: Session, key: AssocKey, parent: AssociationRow | None, limits: list[tuple[Key, Setting]]) -> AssociationRow:
+    """A new association below ``parent`` (None for a cluster's root), with the parent's QOS."""
+    row = AssociationRow(cluster=key.cluster, account=key.account, user=key.user, partition=key.partition,
+                         parent_account=parent.account if parent is not None else "",
+                         shares=1, qos=parent.qos if parent is not None else DEFAULT_QOS,
+                         default_qos=parent.default_qos if parent is not None else "")
+    _apply_limits(session, row, limits)
+    session.add(row)
+    session.flush()
+    return row
+
+
+def add_cluster(session: Session, names: list[str], settings: Sequence[Setting]) -> ChangeReport:
+    split = _split(settings, {"name": "names", "names": "names", "cluster": "names"}, dict(ASSOCIATION_KEYS))
+    report = ChangeReport(limits=_limit_report(split.limits))
+    if session.scalars(select(AccountRow).where(AccountRow.name == ROOT)).first() is None:
+        session.add(AccountRow(name=ROOT, description="default root account", organization=ROOT))
+    if session.scalars(select(UserRow).where(UserRow.name == ROOT)).first() is None:
+        session.add(UserRow(name=ROOT, admin_level="Administrator", default_account=ROOT))
+    for name in names + _names(split.own.get("names")):
+        if name in report.names or session.scalars(select(ClusterRow).where(ClusterRow.name == name)).first():
+            continue
+        session.add(ClusterRow(name=name))
+        root = _new_assoc(session, AssocKey(name, ROOT), None, split.limits)
+        _new_assoc(session, AssocKey(name, ROOT, ROOT), root, [])
+        report.names.append(name)
+    return report
+
+
+_ADD_ACCOUNT_KEYS = {"name": "names", "names": "names", "cluster": "clusters", "clusters": "clusters",
+                     "parent": "parent", "description": "description", "organization": "organization"}  # fmt: skip
+
+
+def add_account(session: Session, names: list[str], settings: Sequence[Setting]) -> ChangeReport:
+    split = _split(settings, _ADD_ACCOUNT_KEYS, dict(ASSOCIATION_KEYS))
+    names = list(dict.fromkeys(names + _names(split.own.get("names"))))
+    parent_name = (split.own["parent"].value.lower() if "parent" in split.own else ROOT)
+    description = split.own.get("description")
+    organization = split.own.get("organization")
+    report = ChangeReport(
+        settings=[("Description", description.value if description else "Account Name"),
+                  ("Organization", organization.value if organization else "Parent/Account Name")],
+        limits=_limit_report(split.limits))
+    for cluster in _clusters(session, _names(split.own.get("clusters"))):
+        parent = _assoc(session, AssocKey(cluster, parent_name))
+        if parent is None:
+            raise invalid(f" Parent account '{parent_name}' doesn't exist on cluster {cluster}",
+                          "        Contact your admin to add this account.")
+        for name in names:
+            if _assoc(session, AssocKey(cluster, name)) is not None:
+                continue
+            if session.scalars(select(AccountRow).where(AccountRow.name == name)).first() is None:
+                org = organization.value if organization else (parent_name if parent_name != ROOT else name)
+                session.add(AccountRow(name=name, description=description.value if description else name,
+                                       organization=org))
+            _new_assoc(session, AssocKey(cluster, name), parent, split.limits)
+            report.associations.append(AssocKey(cluster, name))
+            if name not in report.names:
+                report.names.append(name)
+    return report if report.associations else ChangeReport()
+
+
+_ADD_USER_KEYS = {"name": "names", "names": "names", "cluster": "clusters", "clusters": "clusters",
+                  "account": "accounts", "accounts": "accounts", "defaultaccount": "default_account",
+                  "adminlevel": "admin_level", "partition": "partitions", "partitions": "partitions"}  # fmt: skip
+
+
+def add_user(session: Session, names: list[str], settings: Sequence[Setting], caller_level: str) -> ChangeReport:
+    split = _split(settings, _ADD_USER_KEYS, dict(ASSOCIATION_KEYS))
+    names = list(dict.fromkeys(names + _names(split.own.get("names"))))
+    default = split.own.get("default_account")
+    accounts = _names(split.own.get("accounts")) or ([default.value.lower()] if default else [])
+    level = _admin_level_setting(split.own.get("admin_level"), caller_level)
+    report = ChangeReport(limits=_limit_report(split.limits))
+    new_users = [n for n in names if session.scalars(select(UserRow).where(UserRow.name == n)).first() is None]
+    if new_users and not accounts:
+        raise invalid(" Need a default account for these users to add.")
+    for name in new_users:
+        session.add(UserRow(name=name, admin_level=level or "None",
+                            default_account=default.value.lower() if default else accounts[0]))
+        report.names.append(name)
+    if new_users:
+        report.settings.append(("Default Account", default.value.lower() if default else accounts[0]))
+        if level:
+            report.settings.append(("Admin Level", level))
+    partitions = _names(split.own.get("partitions")) or [""]
+    for cluster in _clusters(session, _names(split.own.get("clusters"))):
+        for account in accounts:
+            parent = _assoc(session, AssocKey(cluster, account))
+            if parent is None:
+                raise invalid(f" Account '{account}' doesn't exist on cluster {cluster}",
+                              "        Contact your admin to add this account.")
+            for name in names:
+                for partition in partitions:
+                    key = AssocKey(cluster, account, name, partition)
+                    if _assoc(session, key) is None:
+                        _new_assoc(session, key, parent, split.limits)
+                        report.associations.append(key)
+    return report if report.names or report.associations else ChangeReport()
+
+
+def add_qos(session: Session, names: list[str], settings: Sequence[Setting]) -> ChangeReport:
+    split = _split(settings, {"name": "names", "names": "names"}, dict(QOS_KEYS))
+    names = list(dict.fromkeys(names + _names(split.own.get("names"))))
+    report = ChangeReport()
+    for name in names:
+        if session.scalars(select(QosRow).where(QosRow.name == name)).first() is not None:
+            continue
+        row = QosRow(name=name, description=name)
+        session.add(row)
+        _apply_limits(session, row, split.limits)
+        session.flush()
+        report.names.append(name)
+    if report.names:
+        described = any(key.column == "description" for key, _ in split.limits)
+        report.settings = [] if described else [("Description", "QOS Name")]
+        report.settings += _limit_report(split.limits)
+    return report
+
+
+def _admin_level_setting(setting: Setting | None, caller_level: str) -> str | None:
+    if setting is None:
+        return None
+    try:
+        level = parse_admin_level(setting.value)
+    except SettingError as exc:
+        raise invalid(str(exc)) from None
+    if level == "Administrator" and caller_level != "Administrator":
+        raise SlurmError(Strerror.ACCESS_DENIED, NO_PRIVILEGE)
+    return level
+
+
+# --- modify ---------------------------------------------------------------------------------
+
+
+def _modify_assocs(session: Session, rows: list[AssociationRow], limits: list[tuple[Key, Setting]], report: ChangeReport) -> None:
+    if not limits:
+        return
+    for row in rows:
+        _apply_limits(session, row, limits)
+        report.associations.append(_key(row))
+    report.limits = _limit_report(limits)
+
+
+def modify_user(session: Session, where: Sequence[Setting], settings: Sequence[Setting], caller_level: str) -> ChangeReport:
+    cond = _where(where)
+    split = _split(settings, {"adminlevel": "admin_level", "defaultaccount": "default_account"}, dict(ASSOCIATION_KEYS))
+    users = cond.get("names") or cond.get("users") or []
+    stmt = select(UserRow).order_by(UserRow.name)
+    rows = list(session.scalars(stmt.where(UserRow.name.in_(users)) if users else stmt))
+    report = ChangeReport()
+    level = _admin_level_setting(split.own.get("admin_level"), caller_level)
+    default = split.own.get("default_account")
+    for row in rows if split.own else ():
+        if level:
+            row.admin_level = level
+        if default:
+            account = default.value.lower()
+            if not session.scalars(select(AssociationRow).where(
+                    AssociationRow.user == row.name, AssociationRow.account == account)).first():
+                raise invalid(f" User '{row.name}' has no association with account '{account}'")
+            row.default_account = account
+        report.names.append(row.name)
+    report.settings = [(s_name, s.value) for s_name, s in
+                       (("Admin Level", split.own.get("admin_level")), ("Default Account", default)) if s]
+    assoc_where = dict(cond, users=[r.name for r in rows])
+    _modify_assocs(session, _matching_assocs(session, assoc_where, users=True) if rows else [], split.limits, report)
+    return report
+
+
+def modify_account(session: Session, where: Sequence[Setting], settings: Sequence[Setting]) -> ChangeReport:
+    cond = _where(where)
+    split = _split(settings, {"description": "description", "organization": "organization", "parent": "parent"},
+                   dict(ASSOCIATION_KEYS))
+    accounts = cond.get("names") or cond.get("accounts") or []
+    stmt = select(AccountRow).order_by(AccountRow.name)
+    rows = list(session.scalars(stmt.where(AccountRow.name.in_(accounts)) if accounts else stmt))
+    report = ChangeReport()
+    described = {k: s.value for k, s in split.own.items() if k in ("description", "organization")}
+    for row in rows if described else ():
+        for column, value in described.items():
+            setattr(row, column, value)
+        report.names.append(row.name)
+    report.settings = [(k.capitalize(), v) for k, v in described.items()]
+    assocs = _matching_assocs(session, dict(cond, accounts=[r.name for r in rows]), users=False) if rows else []
+    if "parent" in split.own:
+        _move(session, assocs, split.own["parent"].value.lower(), report)
+    _modify_assocs(session, assocs, split.limits, report)
+    return report
+
+
+def _move(session: Session, assocs: list[AssociationRow], parent: str, report: ChangeReport) -> None:
+    for row in assocs:
+        if _assoc(session, AssocKey(row.cluster, parent)) is None:
+            raise invalid(f" Parent account '{parent}' doesn't exist on cluster {row.cluster}")
+        everything = session.scalars(select(AssociationRow).where(AssociationRow.cluster == row.cluster)).all()
+        if any(r.account == parent and not r.user for r in subtree(everything, row)):
+            raise invalid(f" Can't move account '{row.account}' below its own sub-account '{parent}'")
+        row.parent_account = parent
+        report.associations.append(_key(row))
+    report.settings.append(("Parent", parent))
+
+
+def modify_cluster(session: Session, where: Sequence[Setting], settings: Sequence[Setting]) -> ChangeReport:
+    cond = _where(where)
+    split = _split(settings, {}, dict(ASSOCIATION_KEYS))
+    clusters = cond.get("names") or cond.get("clusters") or []
+    roots = _matching_assocs(session, {"clusters": clusters, "accounts": [ROOT]}, users=False)
+    report = ChangeReport()
+    _modify_assocs(session, [r for r in roots if not r.parent_account], split.limits, report)
+    return report
+
+
+def modify_qos(session: Session, where: Sequence[Setting], settings: Sequence[Setting]) -> ChangeReport:
+    names = _where(where).get("names") or []
+    split = _split(settings, {}, dict(QOS_KEYS))
+    stmt = select(QosRow).order_by(QosRow.id)
+    report = ChangeReport(settings=_limit_report(split.limits))
+    for row in session.scalars(stmt.where(QosRow.name.in_(names)) if names else stmt):
+        _apply_limits(session, row, split.limits)
+        report.names.append(row.name)
+    return report
+
+
+# --- delete ---------------------------------------------------------------------------------
+
+
+def delete_user(session: Session, where: Sequence[Setting]) -> ChangeReport:
+    cond = _where(where)
+    users = cond.get("names") or cond.get("users") or []
+    if not users:
+        raise invalid(" No conditions given")
+    report = ChangeReport()
+    scoped = any(cond.get(k) for k in ("accounts", "clusters", "partitions"))
+    for row in _matching_assocs(session, dict(cond, users=users), users=True):
+        report.associations.append(_key(row))
+        session.delete(row)
+    if not scoped:
+        for user in session.scalars(select(UserRow).where(UserRow.name.in_(users)).order_by(UserRow.name)):
+            report.names.append(user.name)
+            session.delete(user)
+    return report
+
+
+def delete_account(session: Session, where: Sequence[Setting]) -> ChangeReport:
+    cond = _where(where)
+    accounts = cond.get("names") or cond.get("accounts") or []
+    if not accounts:
+        raise invalid(" No conditions given")
+    if ROOT in accounts:
+        raise invalid(" You can't remove the root account")
+    report = ChangeReport()
+    for top in _matching_assocs(session, dict(cond, accounts=accounts), users=False):
+        everything = session.scalars(select(AssociationRow).where(AssociationRow.cluster == top.cluster)).all()
+        for row in subtree(everything, top):
+            if row not in session.deleted:
+                report.associations.append(_key(row))
+                session.delete(row)
+    if not cond.get("clusters"):
+        for account in session.scalars(select(AccountRow).where(AccountRow.name.in_(accounts)).order_by(AccountRow.name)):
+            report.names.append(account.name)
+            session.delete(account)
+    return report
+
+
+def delete_cluster(session: Session, where: Sequence[Setting]) -> ChangeReport:
+    cond = _where(where)
+    clusters = cond.get("names") or cond.get("clusters") or []
+    if not clusters:
+        raise invalid(" No conditions given")
+    report = ChangeReport()
+    for row in session.scalars(select(ClusterRow).where(ClusterRow.name.in_(clusters)).order_by(ClusterRow.name)):
+        for assoc in session.scalars(select(AssociationRow).where(AssociationRow.cluster == row.name)):
+            session.delete(assoc)
+        report.names.append(row.name)
+        session.delete(row)
+    return report
+
+
+def delete_qos(session: Session, where: Sequence[Setting]) -> ChangeReport:
+    names = _where(where).get("names") or []
+    if not names:
+        raise invalid(" No conditions given")
+    report = ChangeReport()
+    for row in session.scalars(select(QosRow).where(QosRow.name.in_(names)).order_by(QosRow.id)):
+        report.names.append(row.name)
+        session.delete(row)
+    for assoc in session.scalars(select(AssociationRow)):
+        assoc.qos = merge_list(assoc.qos, "-=", ",".join(report.names))
+        if assoc.default_qos in report.names:
+            assoc.default_qos = ""
+    for qos in session.scalars(select(QosRow)):
+        qos.preempt = merge_list(qos.preempt, "-=", ",".join(report.names))
+    return report
+
+
+# --- the entry point ------------------------------------------------------------------------
+
+Handler = Callable[[Session, list[str], Sequence[Setting], Sequence[Setting], str], ChangeReport]
+_HANDLERS: dict[tuple[str, str], Handler] = {
+    ("add", "cluster"): lambda s, n, w, v, lvl: add_cluster(s, n, v),
+    ("add", "account"): lambda s, n, w, v, lvl: add_account(s, n, v),
+    ("add", "user"): lambda s, n, w, v, lvl: add_user(s, n, v, lvl),
+    ("add", "qos"): lambda s, n, w, v, lvl: add_qos(s, n, v),
+    ("modify", "cluster"): lambda s, n, w, v, lvl: modify_cluster(s, w, v),
+    ("modify", "account"): lambda s, n, w, v, lvl: modify_account(s, w, v),
+    ("modify", "user"): lambda s, n, w, v, lvl: modify_user(s, w, v, lvl),
+    ("modify", "qos"): lambda s, n, w, v, lvl: modify_qos(s, w, v),
+    ("delete", "cluster"): lambda s, n, w, v, lvl: delete_cluster(s, w),
+    ("delete", "account"): lambda s, n, w, v, lvl: delete_account(s, w),
+    ("delete", "user"): lambda s, n, w, v, lvl: delete_user(s, w),
+    ("delete", "qos"): lambda s, n, w, v, lvl: delete_qos(s, w),
+}  # fmt: skip
+
+
+def admin_level(session: Session, caller: Caller) -> str:
+    """``Administrator``, ``Operator`` or ``None``: root and SlurmUser are administrators."""
+    if caller.privileged:
+        return "Administrator"
+    level = session.scalar(select(UserRow.admin_level).where(UserRow.name == caller.name))
+    return level or "None"
+
+
+class AssociationAdmin:
+    """The changes sacctmgr asks for, each in one transaction on the accounting database."""
+
+    def __init__(self, sessions: sessionmaker[Session]) -> None:
+        self._sessions = sessions
+
+    def change(self, caller: Caller, action: str, entity: str, names: Sequence[str],
+               where: Sequence[Setting], settings: Sequence[Setting], commit: bool) -> ChangeReport:
+        handler = _HANDLERS.get((action, entity))
+        if handler is None:
+            raise invalid(f" Can't {action} {entity} entities")
+        with self._sessions() as session:
+            level = admin_level(session, caller)
+            if level == "None":
+                raise SlurmError(Strerror.ACCESS_DENIED, NO_PRIVILEGE)
+            report = handler(session, [n.lower() for n in names], where, settings, level)
+            if commit:
+                session.commit()
+            else:
+                session.rollback()
+            return report
+
+    def ensure_cluster(self, name: str) -> bool:
+        """Register ``name`` (root account and user, ``normal`` QOS) unless known; True if added."""
+        with self._sessions.begin() as session:
+            return bool(add_cluster(session, [name], []).names)
