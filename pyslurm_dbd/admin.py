@@ -22,51 +22,15 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session, sessionmaker
 
 from pyslurm_common.errors import SlurmError, Strerror
+from pyslurm_dbd.admin_requests import NO_PRIVILEGE, AssocKey, Caller, ChangeReport, Setting, invalid
 from pyslurm_dbd.association_models import AccountRow, AssociationRow, ClusterRow, QosRow, UserRow
+from pyslurm_dbd.association_queries import Named, conditions, matching_associations, named_rows
 from pyslurm_dbd.association_tree import subtree
 from pyslurm_dbd.migrations import DEFAULT_QOS
 from pyslurm_dbd.settings import (ASSOCIATION_KEYS, QOS_KEYS, Key, SettingError, merge_list,
                                   parse_admin_level, parse_name_list)
 
-NO_PRIVILEGE = "Your user doesn't have privilege to perform this action"
 ROOT = "root"
-
-
-@dataclass(frozen=True, slots=True)
-class Setting:
-    """One ``Key=value`` as typed (``op`` is ``=``, ``+=`` or ``-=``)."""
-
-    key: str
-    value: str
-    op: str = "="
-
-
-@dataclass(frozen=True, slots=True)
-class AssocKey:
-    cluster: str
-    account: str
-    user: str = ""
-    partition: str = ""
-
-
-@dataclass(slots=True)
-class ChangeReport:
-    """What a change did; all empty when there was nothing to do."""
-
-    names: list[str] = field(default_factory=list)
-    settings: list[tuple[str, str]] = field(default_factory=list)
-    limits: list[tuple[str, str]] = field(default_factory=list)
-    associations: list[AssocKey] = field(default_factory=list)
-
-
-@dataclass(frozen=True, slots=True)
-class Caller:
-    name: str
-    privileged: bool  # root or SlurmUser
-
-
-def invalid(*lines: str) -> SlurmError:
-    return SlurmError(Strerror.INVALID_ARGUMENT, "\n".join(lines))
 
 
 # --- settings as typed ----------------------------------------------------------------------
@@ -100,18 +64,6 @@ def _split(settings: Sequence[Setting], own: dict[str, str], limit_keys: dict[st
 
 def _names(s: Setting | None) -> list[str]:
     return parse_name_list(s.value).split(",") if s is not None and s.value.strip() else []
-
-
-_WHERE = {"name": "names", "names": "names", "cluster": "clusters", "clusters": "clusters",
-          "account": "accounts", "accounts": "accounts", "acct": "accounts", "user": "users",
-          "users": "users", "partition": "partitions", "partitions": "partitions",
-          "parent": "parents"}  # fmt: skip
-
-
-def _where(settings: Sequence[Setting]) -> dict[str, list[str]]:
-    """Conditions of modify/delete: canonical name → allowed values (empty = any)."""
-    split = _split(settings, _WHERE, None)
-    return {name: _names(s) for name, s in split.own.items()}
 
 
 def _apply_limits(session: Session, row: AssociationRow | QosRow, limits: list[tuple[Key, Setting]]) -> None:
@@ -162,14 +114,9 @@ def _key(row: AssociationRow) -> AssocKey:
     return AssocKey(row.cluster, row.account, row.user, row.partition)
 
 
-def _matching_assocs(session: Session, where: dict[str, list[str]], *, users: bool) -> list[AssociationRow]:
-    stmt = select(AssociationRow).where(AssociationRow.user != "" if users else AssociationRow.user == "")
-    for name, column in (("clusters", AssociationRow.cluster), ("accounts", AssociationRow.account),
-                         ("users", AssociationRow.user), ("partitions", AssociationRow.partition),
-                         ("parents", AssociationRow.parent_account)):
-        if where.get(name):
-            stmt = stmt.where(column.in_(where[name]))
-    return list(session.scalars(stmt.order_by(AssociationRow.id)))
+def _or_nothing(report: ChangeReport) -> ChangeReport:
+    """The report, or the empty one when no entity or association was touched."""
+    return report if report.names or report.associations else ChangeReport()
 
 
 # --- add ------------------------------------------------------------------------------------
@@ -234,7 +181,7 @@ def add_account(session: Session, names: list[str], settings: Sequence[Setting])
             report.associations.append(AssocKey(cluster, name))
             if name not in report.names:
                 report.names.append(name)
-    return report if report.associations else ChangeReport()
+    return _or_nothing(report)
 
 
 _ADD_USER_KEYS = {"name": "names", "names": "names", "cluster": "clusters", "clusters": "clusters",
@@ -273,7 +220,7 @@ def add_user(session: Session, names: list[str], settings: Sequence[Setting], ca
                     if _assoc(session, key) is None:
                         _new_assoc(session, key, parent, split.limits)
                         report.associations.append(key)
-    return report if report.names or report.associations else ChangeReport()
+    return _or_nothing(report)
 
 
 def add_qos(session: Session, names: list[str], settings: Sequence[Setting]) -> ChangeReport:
@@ -311,7 +258,7 @@ def _admin_level_setting(setting: Setting | None, caller_level: str) -> str | No
 
 
 def _modify_assocs(session: Session, rows: list[AssociationRow], limits: list[tuple[Key, Setting]], report: ChangeReport) -> None:
-    if not limits:
+    if not (limits and rows):
         return
     for row in rows:
         _apply_limits(session, row, limits)
@@ -320,11 +267,10 @@ def _modify_assocs(session: Session, rows: list[AssociationRow], limits: list[tu
 
 
 def modify_user(session: Session, where: Sequence[Setting], settings: Sequence[Setting], caller_level: str) -> ChangeReport:
-    cond = _where(where)
+    cond = conditions(where)
     split = _split(settings, {"adminlevel": "admin_level", "defaultaccount": "default_account"}, dict(ASSOCIATION_KEYS))
     users = cond.get("names") or cond.get("users") or []
-    stmt = select(UserRow).order_by(UserRow.name)
-    rows = list(session.scalars(stmt.where(UserRow.name.in_(users)) if users else stmt))
+    rows = named_rows(session, UserRow, users)
     report = ChangeReport()
     level = _admin_level_setting(split.own.get("admin_level"), caller_level)
     default = split.own.get("default_account")
@@ -341,17 +287,16 @@ def modify_user(session: Session, where: Sequence[Setting], settings: Sequence[S
     report.settings = [(s_name, s.value) for s_name, s in
                        (("Admin Level", split.own.get("admin_level")), ("Default Account", default)) if s]
     assoc_where = dict(cond, users=[r.name for r in rows])
-    _modify_assocs(session, _matching_assocs(session, assoc_where, users=True) if rows else [], split.limits, report)
-    return report
+    _modify_assocs(session, matching_associations(session, assoc_where, users=True) if rows else [], split.limits, report)
+    return _or_nothing(report)
 
 
 def modify_account(session: Session, where: Sequence[Setting], settings: Sequence[Setting]) -> ChangeReport:
-    cond = _where(where)
+    cond = conditions(where)
     split = _split(settings, {"description": "description", "organization": "organization", "parent": "parent"},
                    dict(ASSOCIATION_KEYS))
     accounts = cond.get("names") or cond.get("accounts") or []
-    stmt = select(AccountRow).order_by(AccountRow.name)
-    rows = list(session.scalars(stmt.where(AccountRow.name.in_(accounts)) if accounts else stmt))
+    rows = named_rows(session, AccountRow, accounts)
     report = ChangeReport()
     described = {k: s.value for k, s in split.own.items() if k in ("description", "organization")}
     for row in rows if described else ():
@@ -359,11 +304,11 @@ def modify_account(session: Session, where: Sequence[Setting], settings: Sequenc
             setattr(row, column, value)
         report.names.append(row.name)
     report.settings = [(k.capitalize(), v) for k, v in described.items()]
-    assocs = _matching_assocs(session, dict(cond, accounts=[r.name for r in rows]), users=False) if rows else []
+    assocs = matching_associations(session, dict(cond, accounts=[r.name for r in rows]), users=False) if rows else []
     if "parent" in split.own:
         _move(session, assocs, split.own["parent"].value.lower(), report)
     _modify_assocs(session, assocs, split.limits, report)
-    return report
+    return _or_nothing(report)
 
 
 def _move(session: Session, assocs: list[AssociationRow], parent: str, report: ChangeReport) -> None:
@@ -379,89 +324,86 @@ def _move(session: Session, assocs: list[AssociationRow], parent: str, report: C
 
 
 def modify_cluster(session: Session, where: Sequence[Setting], settings: Sequence[Setting]) -> ChangeReport:
-    cond = _where(where)
+    cond = conditions(where)
     split = _split(settings, {}, dict(ASSOCIATION_KEYS))
     clusters = cond.get("names") or cond.get("clusters") or []
-    roots = _matching_assocs(session, {"clusters": clusters, "accounts": [ROOT]}, users=False)
+    roots = matching_associations(session, {"clusters": clusters, "accounts": [ROOT]}, users=False)
     report = ChangeReport()
     _modify_assocs(session, [r for r in roots if not r.parent_account], split.limits, report)
-    return report
+    return _or_nothing(report)
 
 
 def modify_qos(session: Session, where: Sequence[Setting], settings: Sequence[Setting]) -> ChangeReport:
-    names = _where(where).get("names") or []
+    names = conditions(where).get("names") or []
     split = _split(settings, {}, dict(QOS_KEYS))
-    stmt = select(QosRow).order_by(QosRow.id)
     report = ChangeReport(settings=_limit_report(split.limits))
-    for row in session.scalars(stmt.where(QosRow.name.in_(names)) if names else stmt):
+    for row in named_rows(session, QosRow, names):
         _apply_limits(session, row, split.limits)
         report.names.append(row.name)
-    return report
+    return _or_nothing(report)
 
 
 # --- delete ---------------------------------------------------------------------------------
 
 
-def delete_user(session: Session, where: Sequence[Setting]) -> ChangeReport:
-    cond = _where(where)
-    users = cond.get("names") or cond.get("users") or []
-    if not users:
+def _named(cond: dict[str, list[str]], plural: str) -> list[str]:
+    """The names a delete is about (``name=`` or e.g. ``users=``); deleting everything is refused."""
+    names = cond.get("names") or cond.get(plural) or []
+    if not names:
         raise invalid(" No conditions given")
+    return names
+
+
+def _delete_named(session: Session, model: Named, names: list[str], report: ChangeReport) -> None:
+    for row in named_rows(session, model, names):
+        report.names.append(row.name)
+        session.delete(row)
+
+
+def delete_user(session: Session, where: Sequence[Setting]) -> ChangeReport:
+    cond = conditions(where)
+    users = _named(cond, "users")
     report = ChangeReport()
     scoped = any(cond.get(k) for k in ("accounts", "clusters", "partitions"))
-    for row in _matching_assocs(session, dict(cond, users=users), users=True):
+    for row in matching_associations(session, dict(cond, users=users), users=True):
         report.associations.append(_key(row))
         session.delete(row)
     if not scoped:
-        for user in session.scalars(select(UserRow).where(UserRow.name.in_(users)).order_by(UserRow.name)):
-            report.names.append(user.name)
-            session.delete(user)
+        _delete_named(session, UserRow, users, report)
     return report
 
 
 def delete_account(session: Session, where: Sequence[Setting]) -> ChangeReport:
-    cond = _where(where)
-    accounts = cond.get("names") or cond.get("accounts") or []
-    if not accounts:
-        raise invalid(" No conditions given")
+    cond = conditions(where)
+    accounts = _named(cond, "accounts")
     if ROOT in accounts:
         raise invalid(" You can't remove the root account")
     report = ChangeReport()
-    for top in _matching_assocs(session, dict(cond, accounts=accounts), users=False):
+    for top in matching_associations(session, dict(cond, accounts=accounts), users=False):
         everything = session.scalars(select(AssociationRow).where(AssociationRow.cluster == top.cluster)).all()
         for row in subtree(everything, top):
             if row not in session.deleted:
                 report.associations.append(_key(row))
                 session.delete(row)
     if not cond.get("clusters"):
-        for account in session.scalars(select(AccountRow).where(AccountRow.name.in_(accounts)).order_by(AccountRow.name)):
-            report.names.append(account.name)
-            session.delete(account)
+        _delete_named(session, AccountRow, accounts, report)
     return report
 
 
 def delete_cluster(session: Session, where: Sequence[Setting]) -> ChangeReport:
-    cond = _where(where)
-    clusters = cond.get("names") or cond.get("clusters") or []
-    if not clusters:
-        raise invalid(" No conditions given")
+    cond = conditions(where)
+    clusters = _named(cond, "clusters")
     report = ChangeReport()
-    for row in session.scalars(select(ClusterRow).where(ClusterRow.name.in_(clusters)).order_by(ClusterRow.name)):
-        for assoc in session.scalars(select(AssociationRow).where(AssociationRow.cluster == row.name)):
-            session.delete(assoc)
-        report.names.append(row.name)
-        session.delete(row)
+    for assoc in session.scalars(select(AssociationRow).where(AssociationRow.cluster.in_(clusters))):
+        session.delete(assoc)
+    _delete_named(session, ClusterRow, clusters, report)
     return report
 
 
 def delete_qos(session: Session, where: Sequence[Setting]) -> ChangeReport:
-    names = _where(where).get("names") or []
-    if not names:
-        raise invalid(" No conditions given")
+    names = _named(conditions(where), "names")
     report = ChangeReport()
-    for row in session.scalars(select(QosRow).where(QosRow.name.in_(names)).order_by(QosRow.id)):
-        report.names.append(row.name)
-        session.delete(row)
+    _delete_named(session, QosRow, names, report)
     for assoc in session.scalars(select(AssociationRow)):
         assoc.qos = merge_list(assoc.qos, "-=", ",".join(report.names))
         if assoc.default_qos in report.names:

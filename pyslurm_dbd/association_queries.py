@@ -10,18 +10,20 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session, sessionmaker
 
-from pyslurm_dbd.admin import Setting, invalid
+from pyslurm_dbd.admin_requests import Setting, invalid
 from pyslurm_dbd.association_models import AccountRow, AssociationRow, ClusterRow, QosRow, UserRow
 from pyslurm_dbd.association_tree import tree_order
 from pyslurm_dbd.settings import parse_name_list
 
 _CONDITIONS = {"name": "names", "names": "names", "cluster": "clusters", "clusters": "clusters",
                "account": "accounts", "accounts": "accounts", "acct": "accounts", "user": "users",
-               "users": "users", "partition": "partitions", "partitions": "partitions"}  # fmt: skip
+               "users": "users", "partition": "partitions", "partitions": "partitions",
+               "parent": "parents"}  # fmt: skip
 
 
 @dataclass(slots=True)
@@ -34,6 +36,7 @@ class Listing:
 
 
 def conditions(where: Sequence[Setting]) -> dict[str, list[str]]:
+    """``where`` as canonical condition → allowed values (lower-cased names)."""
     found: dict[str, list[str]] = {}
     for s in where:
         name = _CONDITIONS.get(s.key.lower())
@@ -43,15 +46,27 @@ def conditions(where: Sequence[Setting]) -> dict[str, list[str]]:
     return found
 
 
-def _associations(session: Session, cond: dict[str, list[str]], *, users: bool | None) -> list[AssociationRow]:
+def matching_associations(session: Session, cond: dict[str, list[str]], *, users: bool | None) -> list[AssociationRow]:
+    """Associations meeting ``cond``, in tree order: users' only (``users=True``), accounts' only
+    (False) or both (None)."""
     stmt = select(AssociationRow)
     if users is not None:
         stmt = stmt.where(AssociationRow.user != "" if users else AssociationRow.user == "")
     for name, column in (("clusters", AssociationRow.cluster), ("accounts", AssociationRow.account),
-                         ("users", AssociationRow.user), ("partitions", AssociationRow.partition)):
+                         ("users", AssociationRow.user), ("partitions", AssociationRow.partition),
+                         ("parents", AssociationRow.parent_account)):
         if cond.get(name):
             stmt = stmt.where(column.in_(cond[name]))
     return tree_order(session.scalars(stmt))
+
+
+Named = type[AccountRow] | type[UserRow] | type[ClusterRow] | type[QosRow]
+
+
+def named_rows(session: Session, model: Named, names: list[str]) -> list[Any]:
+    """Rows of ``model`` with these names (all when none given); QOS by id, others by name."""
+    stmt = select(model).order_by(model.id if model is QosRow else model.name)
+    return list(session.scalars(stmt.where(model.name.in_(names)) if names else stmt))
 
 
 class AssociationQueries:
@@ -64,31 +79,22 @@ class AssociationQueries:
         listing = Listing()
         with self._sessions() as session:
             if entity == "cluster":
-                clusters = names or cond.get("clusters", [])
-                stmt = select(ClusterRow).order_by(ClusterRow.name)
-                roots = {r.cluster: r for r in _associations(session, {"accounts": ["root"]}, users=False)
+                roots = {r.cluster: r for r in matching_associations(session, {"accounts": ["root"]}, users=False)
                          if not r.parent_account}
                 listing.clusters = [(row, roots.get(row.name)) for row in
-                                    session.scalars(stmt.where(ClusterRow.name.in_(clusters)) if clusters else stmt)]
-            elif entity == "account":
-                accounts = names or cond.get("accounts", [])
-                stmt = select(AccountRow).order_by(AccountRow.name)
-                listing.accounts = list(session.scalars(stmt.where(AccountRow.name.in_(accounts)) if accounts else stmt))
+                                    named_rows(session, ClusterRow, names or cond.get("clusters", []))]
+            elif entity in ("account", "user"):
+                model, plural = (AccountRow, "accounts") if entity == "account" else (UserRow, "users")
+                rows = named_rows(session, model, names or cond.get(plural, []))
+                setattr(listing, plural, rows)
                 if with_assoc:
-                    cond = dict(cond, accounts=[a.name for a in listing.accounts])
-                    listing.associations = _associations(session, cond, users=None)
-            elif entity == "user":
-                users = names or cond.get("users", [])
-                stmt = select(UserRow).order_by(UserRow.name)
-                listing.users = list(session.scalars(stmt.where(UserRow.name.in_(users)) if users else stmt))
-                if with_assoc:
-                    cond = dict(cond, users=[u.name for u in listing.users])
-                    listing.associations = _associations(session, cond, users=True)
+                    cond = dict(cond, **{plural: [row.name for row in rows]})
+                    listing.associations = matching_associations(
+                        session, cond, users=True if entity == "user" else None)
             elif entity == "association":
-                listing.associations = _associations(session, cond, users=None)
+                listing.associations = matching_associations(session, cond, users=None)
             elif entity == "qos":
-                stmt = select(QosRow).order_by(QosRow.id)
-                listing.qos = list(session.scalars(stmt.where(QosRow.name.in_(names)) if names else stmt))
+                listing.qos = named_rows(session, QosRow, names)
             else:
                 raise invalid(f" Can't show {entity} entities")
         return listing
