@@ -41,10 +41,13 @@ def _midnight(now: float) -> int:
 @click.option("--name")
 @click.option("-r", "--partition")
 @click.option("-M", "--clusters")
+@click.option("-D", "--duplicates", is_flag=True, help="every record of requeued jobs, not just the latest")
+@click.option("--json", "as_json", is_flag=True, help="Slurm's data_parser JSON instead of a table")
 def sacct(jobs: tuple[str, ...], users: str | None, allusers: bool, allocations: bool,
           formats: tuple[str, ...], brief: bool, parsable: bool, parsable2: bool, delimiter: str,
           noheader: bool, starttime: str | None, endtime: str | None, states: str | None,
-          name: str | None, partition: str | None, clusters: str | None) -> None:
+          name: str | None, partition: str | None, clusters: str | None, duplicates: bool,
+          as_json: bool) -> None:
     """Display accounting data for jobs."""
     now = time.time()
     spec = ",".join(formats) or os.environ.get("SACCT_FORMAT") or (
@@ -70,10 +73,17 @@ def sacct(jobs: tuple[str, ...], users: str | None, allusers: bool, allocations:
         job_ids=job_ids, users=users.split(",") if users else [], start_time=start, end_time=end,
         states=wanted_states, names=name.split(",") if name else [],
         partitions=partition.split(",") if partition else [],
-        all_users=allusers or (os.geteuid() == 0 and not users))
+        all_users=allusers or (os.geteuid() == 0 and not users), duplicates=duplicates)
     if not users and not query.all_users:
         query.users.append(getpass.getuser())
     records = client.accounting("QueryJobs", query, pb.JobRecordBatch).records
+    if as_json:
+        import json  # only --json needs these
+
+        from . import sacct_json
+
+        sys.stdout.write(json.dumps(sacct_json.document(records, int(now)), indent=2) + "\n")
+        return
     mode = Parsable.NO_TRAILING if parsable2 else Parsable.TRAILING if parsable else Parsable.NONE
     lines = sacct_fields.render_sacct(columns, sacct_fields.rows(records, allocations, now=int(now)),
                                       parsable=mode, delimiter=delimiter, header=not noheader)

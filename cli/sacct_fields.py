@@ -111,7 +111,8 @@ def _exit_code(r: SacctRow) -> str:
     return f"{src.exit_code}:{src.exit_signal}"
 
 
-def _elapsed(r: SacctRow) -> int:
+def elapsed_seconds(r: SacctRow) -> int:
+    """Run time of a job or step row so far (to ``now`` while running)."""
     if r.step is None:
         return job_states.run_seconds(r.job, r.now)
     if not r.step.start_time:
@@ -119,7 +120,8 @@ def _elapsed(r: SacctRow) -> int:
     return max(0, (r.step.end_time or r.now) - r.step.start_time)
 
 
-def _alloc_cpus(r: SacctRow) -> int:
+def alloc_cpus(r: SacctRow) -> int:
+    """CPUs allocated to a step, or to a job once started (0 while pending)."""
     if r.step is not None:
         return r.step.num_cpus
     started = bool(r.job.start_time)
@@ -138,7 +140,8 @@ def _alloc_nodes(r: SacctRow) -> int:
     return _node_count(r)
 
 
-def _req_mem_mb(job: pb.JobInfo) -> int:
+def req_mem_mb(job: pb.JobInfo) -> int:
+    """The job's requested memory in MB, all nodes together."""
     if job.mem_per_cpu_mb:
         return job.mem_per_cpu_mb * job.num_cpus
     return job.mem_per_node_mb * max(1, job.num_nodes)
@@ -155,7 +158,7 @@ def _tres(cpus: int, mem_mb: int, nodes: int) -> str:
 def _alloc_tres(r: SacctRow) -> str:
     if not r.job.start_time:
         return ""
-    return _tres(_alloc_cpus(r), _req_mem_mb(r.job), r.job.num_nodes)
+    return _tres(alloc_cpus(r), req_mem_mb(r.job), r.job.num_nodes)
 
 
 def _time(epoch: int) -> str:
@@ -250,16 +253,16 @@ FIELDS: dict[str, SacctField] = {
     "SystemCPU": SacctField(10, _cpu(lambda s: s.system_cpu_usec)),
     "TotalCPU": SacctField(10, _cpu(lambda s: s.user_cpu_usec + s.system_cpu_usec)),
     "UserCPU": SacctField(10, _cpu(lambda s: s.user_cpu_usec)),
-    "AllocCPUS": SacctField(10, _alloc_cpus),
+    "AllocCPUS": SacctField(10, alloc_cpus),
     "AllocNodes": SacctField(10, _alloc_nodes),
     "AllocTRES": SacctField(10, _job_only(_alloc_tres)),
     "Cluster": SacctField(10, lambda r: r.record.cluster),
     "CPUTime": SacctField(10, lambda r: units.format_duration_hms(
-        _elapsed(r) * _alloc_cpus(r))),
-    "CPUTimeRAW": SacctField(10, lambda r: _elapsed(r) * _alloc_cpus(r)),
+        elapsed_seconds(r) * alloc_cpus(r))),
+    "CPUTimeRAW": SacctField(10, lambda r: elapsed_seconds(r) * alloc_cpus(r)),
     "DerivedExitCode": SacctField(15, _job_only(_derived_exit)),
-    "Elapsed": SacctField(10, lambda r: units.format_duration_hms(_elapsed(r))),
-    "ElapsedRaw": SacctField(10, _elapsed),
+    "Elapsed": SacctField(10, lambda r: units.format_duration_hms(elapsed_seconds(r))),
+    "ElapsedRaw": SacctField(10, elapsed_seconds),
     "Eligible": SacctField(19, lambda r: _time(r.job.eligible_time)),
     "End": SacctField(19, _end),
     "ExitCode": SacctField(8, _exit_code),
@@ -268,7 +271,7 @@ FIELDS: dict[str, SacctField] = {
     "JobID": SacctField(-12, _job_id),
     "JobIDRaw": SacctField(-12, _job_id_raw),
     "JobName": SacctField(10, _job_name),
-    "NCPUS": SacctField(10, _alloc_cpus),
+    "NCPUS": SacctField(10, alloc_cpus),
     "NNodes": SacctField(8, _node_count),
     "NodeList": SacctField(15, _nodelist),
     "NTasks": SacctField(8, lambda r: r.step.num_tasks if r.step is not None else None),
@@ -277,10 +280,10 @@ FIELDS: dict[str, SacctField] = {
     "QOS": SacctField(10, _job_only(lambda r: r.job.qos)),
     "Reason": SacctField(22, _job_only(_reason)),
     "ReqCPUS": SacctField(8, lambda r: r.step.num_cpus if r.step else r.job.num_cpus),
-    "ReqMem": SacctField(10, lambda r: units.format_memory_mb(_req_mem_mb(r.job))),
+    "ReqMem": SacctField(10, lambda r: units.format_memory_mb(req_mem_mb(r.job))),
     "ReqNodes": SacctField(8, _job_only(lambda r: r.job.num_nodes)),
     "ReqTRES": SacctField(10, _job_only(lambda r: _tres(
-        r.job.num_cpus, _req_mem_mb(r.job), r.job.num_nodes))),
+        r.job.num_cpus, req_mem_mb(r.job), r.job.num_nodes))),
     "Restarts": SacctField(8, _job_only(lambda r: r.job.restarts)),
     "Start": SacctField(19, _start),
     "State": SacctField(10, _state),

@@ -26,9 +26,9 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
-from sqlalchemy import ColumnElement, Engine, and_, create_engine, event, or_, select
+from sqlalchemy import ColumnElement, Engine, and_, create_engine, event, exists, or_, select
 from sqlalchemy.engine import make_url
-from sqlalchemy.orm import Session, selectinload, sessionmaker
+from sqlalchemy.orm import Session, aliased, selectinload, sessionmaker
 
 from pyslurm_common.rpc.dbd_pb2 import AccountingQuery, JobRecord
 from pyslurm_common.rpc.types_pb2 import JobInfo, StepInfo
@@ -218,34 +218,46 @@ def _replace_steps(row: JobRow, steps: Iterable[StepInfo]) -> None:
 
 
 def _query_conditions(q: AccountingQuery, now: int) -> list[ColumnElement[bool]]:
-    """The WHERE clauses of ``q``: each given filter, and the eligibility window."""
-    conditions: list[ColumnElement[bool]] = [_window_condition(q, now)]
-    if q.job_ids:
-        # An array id names every task of the array.
-        ids = list(q.job_ids)
-        conditions.append(or_(JobRow.job_id.in_(ids), JobRow.array_job_id.in_(ids)))
-    if q.users:
-        conditions.append(JobRow.user_name.in_(list(q.users)))
-    if q.names:
-        conditions.append(JobRow.name.in_(list(q.names)))
-    if q.partitions:
-        conditions.append(JobRow.partition.in_(list(q.partitions)))
-    if q.states:
-        conditions.append(JobRow.state.in_([state.upper() for state in q.states]))
+    """The WHERE clauses of ``q``: the filters, and unless ``q.duplicates`` only the latest of
+    the matching records of each job id."""
+    conditions = _filters(q, now, JobRow)
+    if not q.duplicates:
+        later = aliased(JobRow)
+        conditions.append(~exists().where(
+            later.cluster == JobRow.cluster, later.job_id == JobRow.job_id,
+            later.submit_time > JobRow.submit_time, *_filters(q, now, later)))
     return conditions
 
 
-def _window_condition(q: AccountingQuery, now: int) -> ColumnElement[bool]:
+def _filters(q: AccountingQuery, now: int, row: Any) -> list[ColumnElement[bool]]:
+    """Each given filter of ``q`` and the eligibility window, on ``row`` (``JobRow`` or an alias)."""
+    conditions: list[ColumnElement[bool]] = [_window_condition(q, now, row)]
+    if q.job_ids:
+        # An array id names every task of the array.
+        ids = list(q.job_ids)
+        conditions.append(or_(row.job_id.in_(ids), row.array_job_id.in_(ids)))
+    if q.users:
+        conditions.append(row.user_name.in_(list(q.users)))
+    if q.names:
+        conditions.append(row.name.in_(list(q.names)))
+    if q.partitions:
+        conditions.append(row.partition.in_(list(q.partitions)))
+    if q.states:
+        conditions.append(row.state.in_([state.upper() for state in q.states]))
+    return conditions
+
+
+def _window_condition(q: AccountingQuery, now: int, row: Any) -> ColumnElement[bool]:
     """Eligible at or before the window end and not ended before its start.
 
     A job that was never eligible (eligible_time 0, e.g. held) is only listed when the query
     names job ids; then it passes the eligibility half of the test.
     """
     window_end = q.end_time or now
-    not_ended_before = or_(JobRow.end_time == 0, JobRow.end_time >= q.start_time)
-    eligible_by_end = JobRow.eligible_time <= window_end
+    not_ended_before = or_(row.end_time == 0, row.end_time >= q.start_time)
+    eligible_by_end = row.eligible_time <= window_end
     if not q.job_ids:
-        eligible_by_end = and_(JobRow.eligible_time > 0, eligible_by_end)
+        eligible_by_end = and_(row.eligible_time > 0, eligible_by_end)
     return and_(eligible_by_end, not_ended_before)
 
 

@@ -2,7 +2,15 @@
 layouts, the commit prompt, and AdminLevel rights (root, Operator, a plain user)."""
 from __future__ import annotations
 
-from .conftest import Cluster
+import pytest
+
+from .conftest import Cluster, wait_for
+
+
+@pytest.fixture(autouse=True, scope="module")
+def accounting_up(cluster: Cluster) -> None:
+    """The fixture waits for the nodes, not for the accounting daemon (still migrating its schema)."""
+    wait_for(lambda: cluster.run("sacctmgr", "-n", "show", "cluster").returncode == 0)
 
 
 def _mgr(cluster: Cluster, *args: str, user: str | None = None, input: str | None = None):  # type: ignore[no-untyped-def]

@@ -175,7 +175,7 @@ def test_key_includes_cluster_and_submit_time(store: AccountingStore) -> None:
             _record(7, submit=1000, cluster="other"),
         ]
     )
-    got = store.query(_query(job_ids=[7]), NOW)
+    got = store.query(_query(job_ids=[7], duplicates=True), NOW)
     assert [(r.cluster, r.job.submit_time) for r in got] == [
         ("lab", 1000),
         ("other", 1000),
@@ -299,12 +299,50 @@ def test_held_job_is_listed_only_by_id(store: AccountingStore) -> None:
     assert _ids(store.query(_query(job_ids=[9, 10], start_time=50), NOW)) == [9, 10]
 
 
+# --- requeued jobs: one record per submission ----------------------------------------------
+
+
+@pytest.fixture
+def requeued(store: AccountingStore) -> AccountingStore:
+    store.record(
+        [
+            _record(7, submit=1000, eligible=1000, end=1200, state="REQUEUED"),
+            _record(7, submit=1300, eligible=1300, state="RUNNING"),
+            _record(8, submit=1000, eligible=1000, end=1100, state="COMPLETED"),
+            _record(7, submit=1000, cluster="other"),
+        ]
+    )
+    return store
+
+
+def test_only_the_latest_record_of_an_id_by_default(requeued: AccountingStore) -> None:
+    got = requeued.query(_query(), NOW)
+    assert [(r.cluster, r.job.job_id, r.job.state) for r in got] == [
+        ("other", 7, "RUNNING"),
+        ("lab", 7, "RUNNING"),
+        ("lab", 8, "COMPLETED"),
+    ]
+
+
+def test_duplicates_lists_every_record(requeued: AccountingStore) -> None:
+    got = requeued.query(_query(job_ids=[7], duplicates=True), NOW)
+    assert [(r.cluster, r.job.submit_time) for r in got] == [("lab", 1000), ("other", 1000), ("lab", 1300)]
+
+
+def test_latest_is_chosen_among_the_matching_records(requeued: AccountingStore) -> None:
+    got = requeued.query(_query(states=["REQUEUED"]), NOW)
+    assert [(r.job.job_id, r.job.submit_time) for r in got] == [(7, 1000)]
+    window = requeued.query(_query(start_time=0, end_time=1250), NOW)
+    assert [(r.cluster, r.job.job_id, r.job.submit_time) for r in window] == [
+        ("lab", 7, 1000), ("other", 7, 1000), ("lab", 8, 1000)]
+
+
 # --- ordering -------------------------------------------------------------------------------
 
 
 def test_results_ordered_by_job_id_then_submit_time(store: AccountingStore) -> None:
     store.record([_record(12), _record(3, submit=1500), _record(3, submit=900), _record(7)])
-    got = store.query(_query(), NOW)
+    got = store.query(_query(duplicates=True), NOW)
     assert [(r.job.job_id, r.job.submit_time) for r in got] == [
         (3, 900),
         (3, 1500),

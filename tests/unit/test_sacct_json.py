@@ -1,0 +1,77 @@
+"""sacct --json (cli.sacct_json) and the flags sacct sends to the accounting daemon."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from cli import client, sacct, sacct_json
+from pyslurm_common.rpc import messages as pb
+
+NOW = 5000
+
+
+def _record() -> "pb.JobRecord":
+    job = pb.JobInfo(job_id=42, name="train", user_name="alice", group_name="lab", account="ml", partition="gpu",
+                     qos="normal", state="FAILED", reason="NonZeroExitCode", num_nodes=1, num_cpus=4,
+                     mem_per_node_mb=2048, time_limit_min=60, submit_time=1000, eligible_time=1000,
+                     start_time=1010, end_time=1070, nodes="node1", exit_code=3, work_dir="/home/alice",
+                     priority=7)
+    steps = [pb.StepInfo(job_id=42, step_id="batch", name="batch", state="FAILED", exit_code=3, start_time=1010,
+                         end_time=1070, nodes="node1", num_cpus=4, num_tasks=1, max_rss_kb=1024,
+                         user_cpu_usec=1_500_000, system_cpu_usec=250_000),
+             pb.StepInfo(job_id=42, step_id="0", name="python", state="CANCELLED", exit_signal=9,
+                         start_time=1020, end_time=1060, nodes="node1", num_cpus=4, num_tasks=2)]
+    return pb.JobRecord(cluster="lab", job=job, steps=steps, alloc_cpus=4)
+
+
+def test_document_layout_and_job_fields() -> None:
+    doc = sacct_json.document([_record()], NOW)
+    assert doc["errors"] == [] and doc["meta"]["Slurm"]["release"] == "22.05.8"
+    (job,) = doc["jobs"]
+    assert (job["job_id"], job["name"], job["user"], job["group"], job["account"], job["partition"]) == (
+        42, "train", "alice", "lab", "ml", "gpu")
+    assert job["state"] == {"current": "FAILED", "reason": "NonZeroExitCode"}
+    assert job["exit_code"] == {"status": "FAILED", "return_code": 3}
+    assert job["derived_exit_code"] == {"status": "FAILED", "return_code": 3}
+    assert job["time"]["elapsed"] == 60 and job["time"]["limit"] == 60
+    assert (job["time"]["submission"], job["time"]["start"], job["time"]["end"]) == (1000, 1010, 1070)
+    assert job["time"]["total"] == {"seconds": 1, "microseconds": 750_000}
+    assert job["tres"]["requested"] == [
+        {"type": "cpu", "name": "", "id": 1, "count": 4}, {"type": "mem", "name": "", "id": 2, "count": 2048},
+        {"type": "node", "name": "", "id": 4, "count": 1}, {"type": "billing", "name": "", "id": 5, "count": 4}]
+    json.dumps(doc)  # serializable as it is
+
+
+def test_steps_carry_ids_states_and_signals() -> None:
+    batch, step0 = sacct_json.document([_record()], NOW)["jobs"][0]["steps"]
+    assert batch["step"] == {"job_id": 42, "id": "42.batch", "name": "batch"}
+    assert step0["step"]["id"] == "42.0"
+    assert step0["exit_code"] == {"status": "SIGNALED", "return_code": 0, "signal": {"signal_id": 9, "name": "KILL"}}
+    assert (step0["tasks"], step0["nodes"]["list"], step0["time"]["elapsed"]) == ({"count": 2}, ["node1"], 40)
+
+
+@pytest.fixture
+def sent(monkeypatch: pytest.MonkeyPatch) -> list["pb.AccountingQuery"]:
+    queries: list[pb.AccountingQuery] = []
+
+    def fake(method: str, request: "pb.AccountingQuery", reply_type: type, timeout: float = 60.0) -> object:
+        queries.append(request)
+        return pb.JobRecordBatch(records=[_record()])
+
+    monkeypatch.setattr(client, "accounting", fake)
+    return queries
+
+
+def test_duplicates_flag_reaches_the_query(sent: list["pb.AccountingQuery"]) -> None:
+    assert CliRunner().invoke(sacct.sacct, ["-j", "42", "-X", "-n", "-P", "-o", "JobID"]).output == "42\n"
+    assert CliRunner().invoke(sacct.sacct, ["-D", "-j", "42", "-X", "-n"]).exit_code == 0
+    assert [q.duplicates for q in sent] == [False, True]
+
+
+def test_json_flag_prints_the_document(sent: list["pb.AccountingQuery"]) -> None:
+    result = CliRunner().invoke(sacct.sacct, ["--json", "-j", "42"])
+    assert result.exit_code == 0
+    assert [job["job_id"] for job in json.loads(result.output)["jobs"]] == [42]
