@@ -147,18 +147,30 @@ def req_mem_mb(job: pb.JobInfo) -> int:
     return job.mem_per_node_mb * max(1, job.num_nodes)
 
 
-def _tres(cpus: int, mem_mb: int, nodes: int) -> str:
-    items = [f"billing={cpus}", f"cpu={cpus}"]
+def _gpu_tres(job: pb.JobInfo) -> list[str]:
+    """``gres/gpu=N`` for a job with GPUs, and ``gres/gpu:<type>=N`` when it asked for a type."""
+    if not job.gpus:
+        return []
+    items = [f"gres/gpu={job.gpus}"]
+    parts = job.tres_per_node.split(":")  # gres:gpu[:type]:count
+    if len(parts) == 4 and parts[:2] == ["gres", "gpu"]:
+        items.append(f"gres/gpu:{parts[2]}={job.gpus}")
+    return items
+
+
+def _tres(job: pb.JobInfo, cpus: int) -> str:
+    """A TRES list with names in alphabetical order: ``billing=4,cpu=4,gres/gpu=2,mem=400M,node=1``."""
+    mem_mb = req_mem_mb(job)
+    items = [f"billing={cpus}", f"cpu={cpus}", f"node={job.num_nodes}", *_gpu_tres(job)]
     if mem_mb:
         items.append(f"mem={units.format_memory_mb(mem_mb)}")
-    items.append(f"node={nodes}")
-    return ",".join(items)
+    return ",".join(sorted(items))
 
 
 def _alloc_tres(r: SacctRow) -> str:
     if not r.job.start_time:
         return ""
-    return _tres(alloc_cpus(r), req_mem_mb(r.job), r.job.num_nodes)
+    return _tres(r.job, alloc_cpus(r))
 
 
 def _time(epoch: int) -> str:
@@ -282,8 +294,7 @@ FIELDS: dict[str, SacctField] = {
     "ReqCPUS": SacctField(8, lambda r: r.step.num_cpus if r.step else r.job.num_cpus),
     "ReqMem": SacctField(10, lambda r: units.format_memory_mb(req_mem_mb(r.job))),
     "ReqNodes": SacctField(8, _job_only(lambda r: r.job.num_nodes)),
-    "ReqTRES": SacctField(10, _job_only(lambda r: _tres(
-        r.job.num_cpus, req_mem_mb(r.job), r.job.num_nodes))),
+    "ReqTRES": SacctField(10, _job_only(lambda r: _tres(r.job, r.job.num_cpus))),
     "Restarts": SacctField(8, _job_only(lambda r: r.job.restarts)),
     "Start": SacctField(19, _start),
     "State": SacctField(10, _state),

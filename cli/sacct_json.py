@@ -22,8 +22,9 @@ META = {
     "plugin": {"type": "openapi/dbv0.0.38", "name": "Slurm OpenAPI DB v0.0.38"},
     "Slurm": {"version": {"major": 22, "micro": 8, "minor": 5}, "release": "22.05.8"},
 }
-# TRES ids as `sacctmgr show tres` numbers them.
+# TRES ids as `sacctmgr show tres` numbers them (gres/gpu: the first id after the fixed ones).
 _TRES_IDS = {"cpu": 1, "mem": 2, "node": 4, "billing": 5}
+_GPU_TRES_ID = 1001
 
 
 def _exit_code(code: int, sig: int) -> dict[str, Any]:
@@ -41,10 +42,13 @@ def _cpu_time(usec: int) -> dict[str, int]:
     return {"seconds": seconds, "microseconds": micro}
 
 
-def _tres(cpus: int, mem_mb: int, nodes: int) -> list[dict[str, Any]]:
+def _tres(cpus: int, mem_mb: int, nodes: int, gpus: int = 0) -> list[dict[str, Any]]:
     counts = {"cpu": cpus, "mem": mem_mb, "node": nodes, "billing": cpus}
-    return [{"type": name, "name": "", "id": _TRES_IDS[name], "count": count}
+    tres = [{"type": name, "name": "", "id": _TRES_IDS[name], "count": count}
             for name, count in counts.items() if count]
+    if gpus:
+        tres.append({"type": "gres", "name": "gpu", "id": _GPU_TRES_ID, "count": gpus})
+    return tres
 
 
 def _step(row: SacctRow) -> dict[str, Any]:
@@ -97,8 +101,8 @@ def _job(record: "pb.JobRecord", now: int) -> dict[str, Any]:
                  "limit": job.time_limit_min if job.time_limit_min > 0 else None,
                  "user": _cpu_time(user_usec), "system": _cpu_time(system_usec),
                  "total": _cpu_time(user_usec + system_usec)},
-        "tres": {"allocated": _tres(alloc_cpus(row), req_mem_mb(job), job.num_nodes) if started else [],
-                 "requested": _tres(job.num_cpus, req_mem_mb(job), job.num_nodes)},
+        "tres": {"allocated": _tres(alloc_cpus(row), req_mem_mb(job), job.num_nodes, job.gpus) if started else [],
+                 "requested": _tres(job.num_cpus, req_mem_mb(job), job.num_nodes, job.gpus)},
         "user": job.user_name,
         "working_directory": job.work_dir,
     }

@@ -9,7 +9,7 @@ migrating. An empty database starts at version 0 and runs every step; there is n
 A step must be idempotent (MariaDB commits DDL implicitly, so a step can be cut in half) and may
 only add: tables (``checkfirst``), columns, rows. It creates tables from the current models,
 so a later step that adds a column to a table created by an earlier one must tolerate the column
-being there already.
+being there already (``_add_missing_columns`` does).
 
 Errors: ``SchemaVersionError`` (fatal) for a database newer than this code; SQL errors propagate
 with the failing step rolled back.
@@ -21,6 +21,7 @@ import logging
 from collections.abc import Callable, Sequence
 
 from sqlalchemy import Connection, Engine, Table, delete, func, insert, inspect, select, text
+from sqlalchemy.schema import CreateColumn
 
 from pyslurm_dbd.association_models import AccountRow, AssociationRow, ClusterRow, QosRow, UserRow
 from pyslurm_dbd.models import JobRow, SchemaVersion, StepRow
@@ -42,6 +43,17 @@ def _tables(*models: type) -> list[Table]:
 def _create_missing(conn: Connection, tables: Sequence[Table]) -> None:
     for table in tables:
         table.create(conn, checkfirst=True)
+
+
+def _add_missing_columns(conn: Connection, table: Table, names: Sequence[str]) -> None:
+    """``ALTER TABLE ... ADD COLUMN`` for each named model column the table lacks; the column's
+    server default fills the existing rows."""
+    present = {column["name"] for column in inspect(conn).get_columns(table.name)}
+    preparer = conn.dialect.identifier_preparer
+    for name in names:
+        if name not in present:
+            column_ddl = CreateColumn(table.c[name]).compile(dialect=conn.dialect)
+            conn.execute(text(f"ALTER TABLE {preparer.format_table(table)} ADD COLUMN {column_ddl}"))
 
 
 def _v1_jobs_and_steps(conn: Connection) -> None:
@@ -72,10 +84,16 @@ def _v3_associations_and_qos(conn: Connection) -> None:
         conn.execute(insert(QosRow).values(name=DEFAULT_QOS, description="Normal QOS default"))
 
 
+def _v4_job_gpus(conn: Connection) -> None:
+    """GPUs of each job (sacct's gres/gpu TRES)."""
+    _add_missing_columns(conn, _tables(JobRow)[0], ["gpus", "tres_per_node"])
+
+
 STEPS: dict[int, Callable[[Connection], None]] = {
     1: _v1_jobs_and_steps,
     2: _v2_job_arrays,
     3: _v3_associations_and_qos,
+    4: _v4_job_gpus,
 }
 SCHEMA_VERSION = max(STEPS)
 """The version this code reads and writes: the number of the last step."""

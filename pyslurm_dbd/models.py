@@ -108,6 +108,9 @@ class JobRow(Base):
     array_job_id: Mapped[int] = mapped_column(BigInteger, default=0, index=True)
     array_task_str: Mapped[str] = mapped_column(Text, default="")
     array_remainder: Mapped[bool] = mapped_column(Boolean, default=False)
+    # Added in schema version 4, hence the server defaults (rows written before have none).
+    gpus: Mapped[int] = mapped_column(BigInteger, default=0, server_default="0")
+    tres_per_node: Mapped[str] = mapped_column(String(255), default="", server_default="")
 
     steps: Mapped[list[StepRow]] = relationship(
         back_populates="job", cascade="all, delete-orphan", passive_deletes=True

@@ -47,7 +47,7 @@ _JOB_FIELDS: tuple[str, ...] = (
     "name", "user_id", "user_name", "group_id", "group_name", "account", "partition", "qos",
     "state", "reason", "exit_code", "exit_signal", "cancelled", "cancelled_by", "eligible_time",
     "start_time", "end_time", "time_limit_min", "nodes", "num_nodes", "num_cpus", "num_tasks",
-    "mem_per_node_mb", "mem_per_cpu_mb", "work_dir", "restarts", "priority",
+    "mem_per_node_mb", "mem_per_cpu_mb", "work_dir", "restarts", "priority", "gpus", "tres_per_node",
     "array_job_id", "array_task_str", "array_remainder",
 )  # fmt: skip
 

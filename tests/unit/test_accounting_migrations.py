@@ -89,6 +89,7 @@ def test_version_1_database_is_migrated_keeping_its_jobs(accounting_url: str) ->
                                                     eligible_time=300, name="", partition="debug"))
         store.record([task])
         assert [r.job.job_id for r in store.query(AccountingQuery(job_ids=[42]), now=1000)] == [43]
+        assert (record.job.gpus, record.job.tres_per_node) == (0, "")  # columns added by version 4
         tables = set(inspect(store.engine).get_table_names())
         assert {"cluster", "account", "acct_user", "association", "qos"} <= tables
         with store.sessions() as session:

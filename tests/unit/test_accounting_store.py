@@ -89,8 +89,8 @@ def _count(url: str, table: str) -> int:
 
 
 def test_create_schema_writes_the_current_version(store: AccountingStore, accounting_url: str) -> None:  # noqa: F811
-    assert store.schema_version() == SCHEMA_VERSION == 3
-    assert _sql(accounting_url, "SELECT version FROM schema_version") == [(3,)]
+    assert store.schema_version() == SCHEMA_VERSION == 4
+    assert _sql(accounting_url, "SELECT version FROM schema_version") == [(4,)]
 
 
 def test_sqlite_file_gets_its_directory_and_wal(tmp_path: Path) -> None:
@@ -191,6 +191,7 @@ def test_all_stored_fields_round_trip(store: AccountingStore) -> None:
         mem_per_node_mb=64000, mem_per_cpu_mb=0, time_limit_min=-1, submit_time=100,
         eligible_time=101, start_time=102, end_time=103, nodes="n[1-2]", exit_code=0,
         exit_signal=15, work_dir="/home/bob", restarts=3, cancelled_by=1001, cancelled=True,
+        gpus=4, tres_per_node="gres:gpu:a100:2",
     )  # fmt: skip
     step = StepInfo(
         job_id=42, step_id="0", name="python", state="CANCELLED", exit_code=0, exit_signal=15,

@@ -18,7 +18,7 @@ def _record() -> "pb.JobRecord":
                      qos="normal", state="FAILED", reason="NonZeroExitCode", num_nodes=1, num_cpus=4,
                      mem_per_node_mb=2048, time_limit_min=60, submit_time=1000, eligible_time=1000,
                      start_time=1010, end_time=1070, nodes="node1", exit_code=3, work_dir="/home/alice",
-                     priority=7)
+                     priority=7, gpus=1)
     steps = [pb.StepInfo(job_id=42, step_id="batch", name="batch", state="FAILED", exit_code=3, start_time=1010,
                          end_time=1070, nodes="node1", num_cpus=4, num_tasks=1, max_rss_kb=1024,
                          user_cpu_usec=1_500_000, system_cpu_usec=250_000),
@@ -41,7 +41,8 @@ def test_document_layout_and_job_fields() -> None:
     assert job["time"]["total"] == {"seconds": 1, "microseconds": 750_000}
     assert job["tres"]["requested"] == [
         {"type": "cpu", "name": "", "id": 1, "count": 4}, {"type": "mem", "name": "", "id": 2, "count": 2048},
-        {"type": "node", "name": "", "id": 4, "count": 1}, {"type": "billing", "name": "", "id": 5, "count": 4}]
+        {"type": "node", "name": "", "id": 4, "count": 1}, {"type": "billing", "name": "", "id": 5, "count": 4},
+        {"type": "gres", "name": "gpu", "id": 1001, "count": 1}]
     json.dumps(doc)  # serializable as it is
 
 
