@@ -254,7 +254,21 @@ def _admin_level_setting(setting: Setting | None, caller_level: str) -> str | No
     return level
 
 
+def _protect_administrators(rows: Sequence[UserRow], caller_level: str) -> None:
+    """Only an Administrator may demote or delete an Administrator."""
+    if caller_level != "Administrator" and any(row.admin_level == "Administrator" for row in rows):
+        raise SlurmError(Strerror.ACCESS_DENIED, NO_PRIVILEGE)
+
+
 # --- modify ---------------------------------------------------------------------------------
+
+
+def _modify_conditions(where: Sequence[Setting]) -> dict[str, list[str]]:
+    """A modify must say what it modifies: without conditions Slurm refuses, and so do we."""
+    cond = conditions(where)
+    if not any(cond.values()):
+        raise invalid(" You didn't set any conditions with 'WHERE'.")
+    return cond
 
 
 def _modify_assocs(session: Session, rows: list[AssociationRow], limits: list[tuple[Key, Setting]], report: ChangeReport) -> None:
@@ -267,12 +281,14 @@ def _modify_assocs(session: Session, rows: list[AssociationRow], limits: list[tu
 
 
 def modify_user(session: Session, where: Sequence[Setting], settings: Sequence[Setting], caller_level: str) -> ChangeReport:
-    cond = conditions(where)
+    cond = _modify_conditions(where)
     split = _split(settings, {"adminlevel": "admin_level", "defaultaccount": "default_account"}, dict(ASSOCIATION_KEYS))
     users = cond.get("names") or cond.get("users") or []
     rows = named_rows(session, UserRow, users)
     report = ChangeReport()
     level = _admin_level_setting(split.own.get("admin_level"), caller_level)
+    if level:
+        _protect_administrators(rows, caller_level)
     default = split.own.get("default_account")
     for row in rows if split.own else ():
         if level:
@@ -284,15 +300,15 @@ def modify_user(session: Session, where: Sequence[Setting], settings: Sequence[S
                 raise invalid(f" User '{row.name}' has no association with account '{account}'")
             row.default_account = account
         report.names.append(row.name)
-    report.settings = [(s_name, s.value) for s_name, s in
-                       (("Admin Level", split.own.get("admin_level")), ("Default Account", default)) if s]
+    report.settings = [(name, value) for name, value in
+                       (("Admin Level", level), ("Default Account", default and default.value.lower())) if value]
     assoc_where = dict(cond, users=[r.name for r in rows])
     _modify_assocs(session, matching_associations(session, assoc_where, users=True) if rows else [], split.limits, report)
     return _or_nothing(report)
 
 
 def modify_account(session: Session, where: Sequence[Setting], settings: Sequence[Setting]) -> ChangeReport:
-    cond = conditions(where)
+    cond = _modify_conditions(where)
     split = _split(settings, {"description": "description", "organization": "organization", "parent": "parent"},
                    dict(ASSOCIATION_KEYS))
     accounts = cond.get("names") or cond.get("accounts") or []
@@ -324,7 +340,7 @@ def _move(session: Session, assocs: list[AssociationRow], parent: str, report: C
 
 
 def modify_cluster(session: Session, where: Sequence[Setting], settings: Sequence[Setting]) -> ChangeReport:
-    cond = conditions(where)
+    cond = _modify_conditions(where)
     split = _split(settings, {}, dict(ASSOCIATION_KEYS))
     clusters = cond.get("names") or cond.get("clusters") or []
     roots = matching_associations(session, {"clusters": clusters, "accounts": [ROOT]}, users=False)
@@ -334,7 +350,7 @@ def modify_cluster(session: Session, where: Sequence[Setting], settings: Sequenc
 
 
 def modify_qos(session: Session, where: Sequence[Setting], settings: Sequence[Setting]) -> ChangeReport:
-    names = conditions(where).get("names") or []
+    names = _modify_conditions(where).get("names") or []
     split = _split(settings, {}, dict(QOS_KEYS))
     report = ChangeReport(settings=_limit_report(split.limits))
     for row in named_rows(session, QosRow, names):
@@ -360,11 +376,13 @@ def _delete_named(session: Session, model: Named, names: list[str], report: Chan
         session.delete(row)
 
 
-def delete_user(session: Session, where: Sequence[Setting]) -> ChangeReport:
+def delete_user(session: Session, where: Sequence[Setting], caller_level: str) -> ChangeReport:
     cond = conditions(where)
     users = _named(cond, "users")
     report = ChangeReport()
     scoped = any(cond.get(k) for k in ("accounts", "clusters", "partitions"))
+    if not scoped:
+        _protect_administrators(named_rows(session, UserRow, users), caller_level)
     for row in matching_associations(session, dict(cond, users=users), users=True):
         report.associations.append(_key(row))
         session.delete(row)
@@ -427,7 +445,7 @@ _HANDLERS: dict[tuple[str, str], Handler] = {
     ("modify", "qos"): lambda s, n, w, v, lvl: modify_qos(s, w, v),
     ("delete", "cluster"): lambda s, n, w, v, lvl: delete_cluster(s, w),
     ("delete", "account"): lambda s, n, w, v, lvl: delete_account(s, w),
-    ("delete", "user"): lambda s, n, w, v, lvl: delete_user(s, w),
+    ("delete", "user"): lambda s, n, w, v, lvl: delete_user(s, w, lvl),
     ("delete", "qos"): lambda s, n, w, v, lvl: delete_qos(s, w),
 }  # fmt: skip
 

@@ -230,6 +230,21 @@ def test_only_administrators_and_operators_may_change(db: Db) -> None:
     assert err.value.strerror == Strerror.ACCESS_DENIED
     db.change("modify", "user", where={"name": "alice"}, set_=[S("AdminLevel", "Administrator")])
     assert db.change("add", "qos", ["q"], caller=alice).names == ["q"]
+    for demote in (lambda: db.change("modify", "user", where={"name": "alice"}, set_=[S("AdminLevel", "None")],
+                                     caller=olga),
+                   lambda: db.change("delete", "user", where={"name": "root"}, caller=olga)):
+        with pytest.raises(SlurmError) as err:
+            demote()
+        assert err.value.strerror == Strerror.ACCESS_DENIED
+    report = db.change("modify", "user", where={"name": "olga"}, set_=[S("AdminLevel", "none")], caller=alice)
+    assert report.settings == [("Admin Level", "None")]
+
+
+def test_modify_needs_conditions(db: Db) -> None:
+    for entity in ("user", "account", "qos", "cluster"):
+        with pytest.raises(SlurmError) as err:
+            db.change("modify", entity, set_=[S("Priority", "1")])
+        assert err.value.detail == " You didn't set any conditions with 'WHERE'."
 
 
 def test_unknown_keys_and_conditions_are_reported(db: Db) -> None:
