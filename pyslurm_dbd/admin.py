@@ -24,7 +24,7 @@ from sqlalchemy.orm import Session, sessionmaker
 from pyslurm_common.errors import SlurmError, Strerror
 from pyslurm_dbd.admin_requests import NO_PRIVILEGE, AssocKey, Caller, ChangeReport, Setting, invalid
 from pyslurm_dbd.association_models import AccountRow, AssociationRow, ClusterRow, QosRow, UserRow
-from pyslurm_dbd.association_queries import Named, conditions, matching_associations, named_rows
+from pyslurm_dbd.association_queries import Named, admin_level, conditions, matching_associations, named_rows
 from pyslurm_dbd.association_tree import subtree
 from pyslurm_dbd.migrations import DEFAULT_QOS
 from pyslurm_dbd.settings import (ASSOCIATION_KEYS, QOS_KEYS, Key, SettingError, merge_list,
@@ -448,14 +448,6 @@ _HANDLERS: dict[tuple[str, str], Handler] = {
     ("delete", "user"): lambda s, n, w, v, lvl: delete_user(s, w, lvl),
     ("delete", "qos"): lambda s, n, w, v, lvl: delete_qos(s, w),
 }  # fmt: skip
-
-
-def admin_level(session: Session, caller: Caller) -> str:
-    """``Administrator``, ``Operator`` or ``None``: root and SlurmUser are administrators."""
-    if caller.privileged:
-        return "Administrator"
-    level = session.scalar(select(UserRow.admin_level).where(UserRow.name == caller.name))
-    return level or "None"
 
 
 class AssociationAdmin:

@@ -1,9 +1,10 @@
 """sacctmgr's reads: clusters, accounts, users, associations and QOS matching a ``where``.
 
-Everyone may read (Slurm's default without PrivateData=accounts/users). Filters are applied in
-SQL; associations come back in tree order (``association_tree.tree_order``). Rows are returned
-detached, for the servicer to translate. Errors: ``SlurmError`` INVALID_ARGUMENT for an unknown
-condition.
+Everyone may read, except what PrivateData hides from users without an AdminLevel (as Slurm):
+``users`` shows them only their own user record and associations, ``accounts`` only the
+accounts they have an association in. Filters are applied in SQL; associations come back in tree
+order (``association_tree.tree_order``). Rows are returned detached, for the servicer to
+translate. Errors: ``SlurmError`` INVALID_ARGUMENT for an unknown condition.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.orm import Session, sessionmaker
 
-from pyslurm_dbd.admin_requests import Setting, invalid
+from pyslurm_dbd.admin_requests import Caller, Setting, invalid
 from pyslurm_dbd.association_models import AccountRow, AssociationRow, ClusterRow, QosRow, UserRow
 from pyslurm_dbd.association_tree import tree_order
 from pyslurm_dbd.settings import parse_name_list
@@ -69,32 +70,59 @@ def named_rows(session: Session, model: Named, names: list[str]) -> list[Any]:
     return list(session.scalars(stmt.where(model.name.in_(names)) if names else stmt))
 
 
-class AssociationQueries:
-    def __init__(self, sessions: sessionmaker[Session]) -> None:
-        self._sessions = sessions
+def admin_level(session: Session, caller: Caller) -> str:
+    """``Administrator``, ``Operator`` or ``None``: root and SlurmUser are administrators."""
+    if caller.privileged:
+        return "Administrator"
+    level = session.scalar(select(UserRow.admin_level).where(UserRow.name == caller.name))
+    return level or "None"
 
-    def show(self, entity: str, where: Sequence[Setting], with_assoc: bool) -> Listing:
+
+def _hide_private(listing: Listing, viewer: str, private: frozenset[str], own_accounts: set[str]) -> None:
+    if "users" in private:
+        listing.users = [u for u in listing.users if u.name == viewer]
+        listing.associations = [a for a in listing.associations if a.user == viewer]
+    if "accounts" in private:
+        listing.accounts = [a for a in listing.accounts if a.name in own_accounts]
+        listing.associations = [a for a in listing.associations if a.account in own_accounts]
+
+
+class AssociationQueries:
+    def __init__(self, sessions: sessionmaker[Session], private: frozenset[str] = frozenset()) -> None:
+        """``private``: the PrivateData words that apply here (``users``, ``accounts``)."""
+        self._sessions = sessions
+        self._private = private
+
+    def show(self, entity: str, where: Sequence[Setting], with_assoc: bool, viewer: Caller) -> Listing:
+        with self._sessions() as session:
+            listing = self._show(session, entity, where, with_assoc)
+            if self._private and admin_level(session, viewer) == "None":
+                own = set(session.scalars(select(AssociationRow.account).where(AssociationRow.user == viewer.name)))
+                _hide_private(listing, viewer.name, self._private, own)
+        return listing
+
+    @staticmethod
+    def _show(session: Session, entity: str, where: Sequence[Setting], with_assoc: bool) -> Listing:
         cond = conditions(where)
         names = cond.get("names", [])
         listing = Listing()
-        with self._sessions() as session:
-            if entity == "cluster":
-                roots = {r.cluster: r for r in matching_associations(session, {"accounts": ["root"]}, users=False)
-                         if not r.parent_account}
-                listing.clusters = [(row, roots.get(row.name)) for row in
-                                    named_rows(session, ClusterRow, names or cond.get("clusters", []))]
-            elif entity in ("account", "user"):
-                model, plural = (AccountRow, "accounts") if entity == "account" else (UserRow, "users")
-                rows = named_rows(session, model, names or cond.get(plural, []))
-                setattr(listing, plural, rows)
-                if with_assoc:
-                    cond = dict(cond, **{plural: [row.name for row in rows]})
-                    listing.associations = matching_associations(
-                        session, cond, users=True if entity == "user" else None)
-            elif entity == "association":
-                listing.associations = matching_associations(session, cond, users=None)
-            elif entity == "qos":
-                listing.qos = named_rows(session, QosRow, names)
-            else:
-                raise invalid(f" Can't show {entity} entities")
+        if entity == "cluster":
+            roots = {r.cluster: r for r in matching_associations(session, {"accounts": ["root"]}, users=False)
+                     if not r.parent_account}
+            listing.clusters = [(row, roots.get(row.name)) for row in
+                                named_rows(session, ClusterRow, names or cond.get("clusters", []))]
+        elif entity in ("account", "user"):
+            model, plural = (AccountRow, "accounts") if entity == "account" else (UserRow, "users")
+            rows = named_rows(session, model, names or cond.get(plural, []))
+            setattr(listing, plural, rows)
+            if with_assoc:
+                cond = dict(cond, **{plural: [row.name for row in rows]})
+                listing.associations = matching_associations(
+                    session, cond, users=True if entity == "user" else None)
+        elif entity == "association":
+            listing.associations = matching_associations(session, cond, users=None)
+        elif entity == "qos":
+            listing.qos = named_rows(session, QosRow, names)
+        else:
+            raise invalid(f" Can't show {entity} entities")
         return listing

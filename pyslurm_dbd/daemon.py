@@ -30,7 +30,7 @@ def main() -> None:
         fatal(PROG, str(exc))
     setup_logging(dbd.debug, dbd.log_file, opts.verbose, opts.log_file)
     write_pid_file(opts.pid_file or dbd.pid_file)
-    private = "jobs" in (cfg.value("PrivateData") or "").lower()
+    private = frozenset(word.strip() for word in (cfg.value("PrivateData") or "").lower().split(","))
 
     async def serve(stop: asyncio.Event) -> None:
         store = AccountingStore(dbd.storage_url)

@@ -24,12 +24,13 @@ from .store import AccountingStore
 
 
 class AccountingServicer(dbd_pb2_grpc.AccountingServicer):
-    def __init__(self, store: AccountingStore, privileged_uids: set[int], private_jobs: bool) -> None:
+    def __init__(self, store: AccountingStore, privileged_uids: set[int], private_data: frozenset[str]) -> None:
+        """``private_data``: the PrivateData words, lower-cased (``jobs``, ``users``, ``accounts`` ...)."""
         self.store = store
         self.privileged = privileged_uids
-        self.private_jobs = private_jobs
+        self.private_jobs = "jobs" in private_data
         self.admin = AssociationAdmin(store.sessions)
-        self.queries = AssociationQueries(store.sessions)
+        self.queries = AssociationQueries(store.sessions, private_data & {"users", "accounts"})
 
     @translate_errors
     async def RecordJobs(self, request: dbd_pb2.JobRecordBatch, context: grpc.aio.ServicerContext) -> types_pb2.Empty:
@@ -59,15 +60,18 @@ class AccountingServicer(dbd_pb2_grpc.AccountingServicer):
     @translate_errors
     async def ChangeAssociations(self, request: dbd_pb2.AssociationChange,
                                  context: grpc.aio.ServicerContext) -> dbd_pb2.AssociationChangeResult:
-        uid = caller().uid
         report = await asyncio.to_thread(
-            self.admin.change, Caller(user_name(uid), uid in self.privileged), request.action, request.entity,
-            list(request.names), messages.settings(request.where), messages.settings(request.set), request.commit)
+            self.admin.change, self._caller(), request.action, request.entity, list(request.names),
+            messages.settings(request.where), messages.settings(request.set), request.commit)
         return messages.change_result(report)
 
     @translate_errors
     async def ShowAssociations(self, request: dbd_pb2.AssociationShow,
                                context: grpc.aio.ServicerContext) -> dbd_pb2.AssociationEntities:
         listing = await asyncio.to_thread(
-            self.queries.show, request.entity, messages.settings(request.where), request.with_assoc)
+            self.queries.show, request.entity, messages.settings(request.where), request.with_assoc, self._caller())
         return messages.entities(listing)
+
+    def _caller(self) -> Caller:
+        uid = caller().uid
+        return Caller(user_name(uid), uid in self.privileged)

@@ -33,12 +33,15 @@ class Db:
         conditions = [Setting(k, v) for k, v in (where or {}).items()]
         return self.admin.change(caller, action, entity, names, conditions, set_ or [], commit)
 
+    def show(self, entity: str, where: list[Setting], viewer: Caller = ROOT, with_assoc: bool = False):  # type: ignore[no-untyped-def]
+        return self.queries.show(entity, where, with_assoc, viewer)
+
     def assocs(self, **where: str) -> list[tuple[str, str, str]]:
-        rows = self.queries.show("association", [Setting(k, v) for k, v in where.items()], False).associations
+        rows = self.show("association", [Setting(k, v) for k, v in where.items()]).associations
         return [(r.account, r.user, r.partition) for r in rows]
 
     def assoc(self, account: str, user: str = ""):  # type: ignore[no-untyped-def]
-        rows = self.queries.show("association", [Setting("account", account)], False).associations
+        rows = self.show("association", [Setting("account", account)]).associations
         return next(r for r in rows if r.user == user)
 
 
@@ -56,10 +59,10 @@ def S(key: str, value: str, op: str = "=") -> Setting:  # noqa: N802 - reads lik
 def test_registered_cluster_has_root_account_user_and_normal_qos(db: Db) -> None:
     assert db.assocs() == [("root", "", ""), ("root", "root", "")]
     assert db.assoc("root").qos == "normal"
-    (user,) = db.queries.show("user", [S("name", "root")], False).users
+    (user,) = db.show("user", [S("name", "root")]).users
     assert (user.admin_level, user.default_account) == ("Administrator", "root")
     assert not db.admin.ensure_cluster("lab")
-    assert [c.name for c, _ in db.queries.show("cluster", [], False).clusters] == ["lab"]
+    assert [c.name for c, _ in db.show("cluster", []).clusters] == ["lab"]
 
 
 def test_add_account_under_parent_inherits_qos_and_fills_defaults(db: Db) -> None:
@@ -69,7 +72,7 @@ def test_add_account_under_parent_inherits_qos_and_fills_defaults(db: Db) -> Non
     assert report.settings == [("Description", "Account Name"), ("Organization", "Parent/Account Name")]
     assert report.limits == [("MaxJobs", "5")]
     db.change("add", "account", ["theory"], set_=[S("Parent", "physics"), S("Organization", "uni")])
-    (theory,) = db.queries.show("account", [S("name", "theory")], False).accounts
+    (theory,) = db.show("account", [S("name", "theory")]).accounts
     assert (theory.description, theory.organization) == ("theory", "uni")
     assert db.assoc("theory").parent_account == "physics"
     assert db.assoc("theory").qos == "normal"
@@ -101,7 +104,7 @@ def test_add_user_needs_a_default_account_and_an_existing_account(db: Db) -> Non
 def test_dry_run_reports_without_changing_anything(db: Db) -> None:
     report = db.change("add", "account", ["ghost"], commit=False)
     assert report.names == ["ghost"]
-    assert db.queries.show("account", [S("name", "ghost")], False).accounts == []
+    assert db.show("account", [S("name", "ghost")]).accounts == []
     assert ("ghost", "", "") not in db.assocs()
 
 
@@ -134,7 +137,7 @@ def test_qos_settings_and_delete_removes_it_from_lists(db: Db) -> None:
                                             S("MaxJobsPerUser", "2"), S("MaxSubmitJobsPerUser", "5"),
                                             S("UsageFactor", "2.5"), S("Flags", "denyonlimit,NoDecay"),
                                             S("PreemptMode", "requeue"), S("GraceTime", "120")])
-    (qos,) = db.queries.show("qos", [S("name", "gpu")], False).qos
+    (qos,) = db.show("qos", [S("name", "gpu")]).qos
     assert (qos.priority, qos.max_tres_per_user, qos.max_jobs_per_user, qos.max_submit_per_user) == (
         100, "gres/gpu=4", 2, 5)
     assert (qos.usage_factor, qos.flags, qos.preempt_mode, qos.grace_time) == (
@@ -143,7 +146,7 @@ def test_qos_settings_and_delete_removes_it_from_lists(db: Db) -> None:
     db.change("modify", "cluster", where={"name": "lab"}, set_=[S("QOS", "gpu", "+=")])
     assert db.change("delete", "qos", where={"name": "gpu"}).names == ["gpu"]
     assert db.assoc("root").qos == "normal"
-    (normal,) = db.queries.show("qos", [], False).qos
+    (normal,) = db.show("qos", []).qos
     assert normal.preempt == ""
 
 
@@ -203,7 +206,7 @@ def test_delete_user_association_or_whole_user(db: Db) -> None:
     assert (part.names, part.associations) == ([], [AssocKey("lab", "a2", "bob")])
     whole = db.change("delete", "user", where={"name": "bob"})
     assert (whole.names, whole.associations) == (["bob"], [AssocKey("lab", "a1", "bob")])
-    assert db.queries.show("user", [S("name", "bob")], False).users == []
+    assert db.show("user", [S("name", "bob")]).users == []
 
 
 def test_delete_cluster_drops_its_associations(db: Db) -> None:
@@ -252,8 +255,24 @@ def test_unknown_keys_and_conditions_are_reported(db: Db) -> None:
         db.change("add", "account", ["x"], set_=[S("Colour", "blue")])
     assert err.value.detail.splitlines()[0] == " Unknown option: Colour=blue"
     with pytest.raises(SlurmError) as err:
-        db.queries.show("user", [S("colour", "blue")], False)
+        db.show("user", [S("colour", "blue")])
     assert err.value.detail == " Unknown condition: colour=blue"
     with pytest.raises(SlurmError) as err:
         db.change("add", "association", ["x"])
     assert err.value.detail == " Can't add association entities"
+
+
+def test_private_data_hides_others_from_plain_users(db: Db) -> None:
+    db.change("add", "account", ["mine", "theirs"])
+    db.change("add", "user", ["alice"], set_=[S("Account", "mine")])
+    db.change("add", "user", ["bob"], set_=[S("Account", "theirs")])
+    db.change("add", "user", ["olga"], set_=[S("Account", "theirs"), S("AdminLevel", "Operator")])
+    private = AssociationQueries(db.store.sessions, frozenset({"users", "accounts"}))
+    alice, olga = Caller("alice", False), Caller("olga", False)
+    assert [u.name for u in private.show("user", [], False, alice).users] == ["alice"]
+    assert [a.name for a in private.show("account", [], False, alice).accounts] == ["mine"]
+    assert [(a.account, a.user) for a in private.show("association", [], False, alice).associations] == [
+        ("mine", "alice")]
+    assert [q.name for q in private.show("qos", [], False, alice).qos] == ["normal"]
+    assert len(private.show("user", [], False, olga).users) == 4  # operators see everyone
+    assert len(db.show("user", [], alice).users) == 4  # without PrivateData everyone does
