@@ -41,7 +41,7 @@ fi
 "$PREFIX/bin/python" -m pip install -q --disable-pip-version-check --upgrade ".[test]"
 chmod -R a+rX "$PREFIX"
 
-for cmd in sbatch srun salloc squeue scancel sinfo sacct sacctmgr sstat scontrol pyslurm-quickstart \
+for cmd in sbatch srun salloc squeue scancel sinfo sacct sacctmgr sstat scontrol sdiag pyslurm-quickstart \
            pyslurmctld pyslurmd pyslurmdbd pyslurmsackd; do
   ln -sf "$PREFIX/bin/$cmd" "/usr/local/bin/$cmd"
 done
