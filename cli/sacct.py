@@ -12,6 +12,7 @@ from pyslurm_common import units
 from pyslurm_common.rpc import messages as pb
 
 from . import client, sacct_fields
+from . import job_lists
 from .app import die, run
 from .job_states import parse_state_list
 from .print_fields import FormatError, Parsable
@@ -56,13 +57,11 @@ def sacct(jobs: tuple[str, ...], users: str | None, allusers: bool, allocations:
         columns = sacct_fields.parse_fields(spec)
     except FormatError as exc:
         die(str(exc))
-    job_ids = []
-    for item in ",".join(jobs).split(","):
-        if item:
-            head = item.split(".")[0].split("_")[0]
-            if not head.isdigit():
-                die(f"Invalid job id: {item}")
-            job_ids.append(int(head))
+    try:
+        specs = job_lists.parse_job_list(",".join(jobs))
+    except ValueError as exc:
+        die(f"Invalid job id: {exc}")
+    job_ids = [spec.job_id for spec in specs]
     try:
         wanted_states = sorted(parse_state_list(states)) if states else []
     except ValueError as exc:
@@ -76,7 +75,9 @@ def sacct(jobs: tuple[str, ...], users: str | None, allusers: bool, allocations:
         all_users=allusers or (os.geteuid() == 0 and not users), duplicates=duplicates)
     if not users and not query.all_users:
         query.users.append(getpass.getuser())
-    records = client.accounting("QueryJobs", query, pb.JobRecordBatch).records
+    records = list(client.accounting("QueryJobs", query, pb.JobRecordBatch).records)
+    if any(spec.tasks is not None for spec in specs):   # `123_7`: only that task of array 123
+        records = [r for r in records if any(job_lists.names(spec, r.job) for spec in specs)]
     if as_json:
         import json  # only --json needs these
 

@@ -3,21 +3,16 @@ from __future__ import annotations
 
 import getpass
 import os
-import re
 import sys
-from typing import TYPE_CHECKING
 
 import click
 
 from pyslurm_common.errors import SlurmError
 from pyslurm_common.rpc import messages as pb
 
-from . import client, squeue_format
+from . import client, job_lists, squeue_format
 from .app import die, run
 from .job_states import parse_state_list, valid_states_text
-
-if TYPE_CHECKING:
-    from pyslurm_common.array_spec import JobSpec
 
 PROG = "squeue"
 
@@ -51,7 +46,10 @@ def squeue(fmt: str | None, long_fmt: str | None, noheader: bool, long_listing: 
         wanted = parse_state_list(states) if states else None
     except ValueError as exc:
         die(f"Invalid job state specified: {exc}", f"Valid job states include: {valid_states_text()}")
-    specs = _job_specs(jobs or "")
+    try:
+        specs = job_lists.parse_job_list(jobs or "")
+    except ValueError as exc:
+        die(f"Invalid job id: {exc}")
     ids = [spec.job_id for spec in specs]
     line_format = _step_format(fmt, long_fmt) if steps else _line_format(fmt, long_fmt, long_listing)
     try:
@@ -64,7 +62,7 @@ def squeue(fmt: str | None, long_fmt: str | None, noheader: bool, long_listing: 
     if expand_arrays or tasks_named:
         listed = squeue_format.expand_array_tasks(listed)
     if tasks_named:
-        listed = [j for j in listed if any(_names(spec, j) for spec in specs)]
+        listed = [j for j in listed if any(job_lists.names(spec, j) for spec in specs)]
     selected = squeue_format.visible_jobs(listed, wanted)
     if me:
         user = getpass.getuser()
@@ -81,28 +79,6 @@ def squeue(fmt: str | None, long_fmt: str | None, noheader: bool, long_listing: 
                                           with_date=long_listing)
     if lines:
         sys.stdout.write("\n".join(lines) + "\n")
-
-
-def _job_specs(text: str) -> list["JobSpec"]:
-    """-j list: `123`, `123_7`, `123_[1-3]` (split on commas outside brackets)."""
-    from pyslurm_common.array_spec import parse_job_spec
-
-    specs = []
-    for item in re.findall(r"[^,\[]+(?:\[[^\]]*\])?", text):
-        try:
-            specs.append(parse_job_spec(item))
-        except ValueError:
-            die(f"Invalid job id: {item}")
-    return specs
-
-
-def _names(spec: "JobSpec", job: pb.JobInfo) -> bool:
-    """Whether the -j entry `spec` names `job` (arrays named by id match all their records)."""
-    if spec.tasks is None:
-        return job.job_id == spec.job_id or job.array_job_id == spec.job_id
-    if job.array_job_id != spec.job_id or job.array_remainder:
-        return False
-    return int(job.array_task_str) in spec.tasks
 
 
 def _line_format(fmt: str | None, long_fmt: str | None, long_listing: bool) -> squeue_format.LineFormat:

@@ -79,6 +79,13 @@ class JobSpec:
     job_id: int
     tasks: tuple[int, ...] | None = None
 
+    def matches(self, job_id: int, array_job_id: int, task_id: int | None) -> bool:
+        """Whether this names a record (`array_job_id` 0 outside arrays, `task_id` None for a
+        pending remainder): `123` names job 123 and every record of array 123, `123_5` task 5."""
+        if self.tasks is None:
+            return self.job_id in (job_id, array_job_id)
+        return array_job_id == self.job_id and task_id is not None and task_id in self.tasks
+
     def __str__(self) -> str:
         if self.tasks is None:
             return str(self.job_id)

@@ -34,6 +34,7 @@ class Strerror(StrEnum):
     INVALID_ARRAY = "Invalid job array specification"
     INVALID_DEPENDENCY = "Job dependency problem"
     CIRCULAR_DEPENDENCY = "Circular job dependency"
+    INVALID_TIME_VALUE = "Invalid time specified"
     INTERNAL = "Unexpected error"
     TOO_MANY_CPUS = "More processors requested than permitted"
     STEP_NODES_BUSY = "Requested nodes are busy"

@@ -71,6 +71,24 @@ class DependencyChanged:
 
 
 @dataclass(frozen=True, slots=True)
+class ArrayThrottleChanged:
+    """`scontrol update jobid=<array> ArrayTaskThrottle=N` (0: no limit)."""
+
+    kind: ClassVar[str] = "array_throttle"
+    job_id: JobId
+    throttle: int
+
+
+@dataclass(frozen=True, slots=True)
+class BeginTimeChanged:
+    """`scontrol update jobid=N StartTime=<time>` of a pending job: its new begin time."""
+
+    kind: ClassVar[str] = "begin_time"
+    job_id: JobId
+    begin_time: int
+
+
+@dataclass(frozen=True, slots=True)
 class JobHoldChanged:
     kind: ClassVar[str] = "hold"
     job_id: JobId
@@ -222,11 +240,12 @@ class AllocationReleased:
 Event = (JobSubmitted | JobStarted | JobHoldChanged | JobCancelled | JobTimedOut | BatchFinished
          | JobRequeued | JobLost | NodeFailed | NodeAdminChanged | NodeCreated | NodesDeleted | JobIdsUsed
          | JobsPurged | StepStarted | StepFinished | AllocationReleased
-         | ArrayTaskStarted | ArrayTasksCancelled | DependencyChanged)
+         | ArrayTaskStarted | ArrayTasksCancelled | DependencyChanged | ArrayThrottleChanged | BeginTimeChanged)
 _KINDS: dict[str, type] = {cls.kind: cls for cls in (
     JobSubmitted, JobStarted, JobHoldChanged, JobCancelled, JobTimedOut, BatchFinished,
     JobRequeued, JobLost, NodeFailed, NodeAdminChanged, NodeCreated, NodesDeleted, JobIdsUsed, JobsPurged,
-    StepStarted, StepFinished, AllocationReleased, ArrayTaskStarted, ArrayTasksCancelled, DependencyChanged)}
+    StepStarted, StepFinished, AllocationReleased, ArrayTaskStarted, ArrayTasksCancelled, DependencyChanged,
+    ArrayThrottleChanged, BeginTimeChanged)}
 
 
 def event_to_dict(event: Event) -> dict[str, Any]:

@@ -28,8 +28,9 @@ from pyslurm_common.gres import gpu_slots, parse_gres
 
 from . import dependency as deps
 from . import reconfigure, scheduler
-from .events import (Account, AllocationReleased, ArrayTasksCancelled, ArrayTaskStarted, BatchFinished,
-                     DependencyChanged, Effect, Event, JobCancelled, JobHoldChanged, JobIdsUsed, JobLost,
+from .events import (Account, AllocationReleased, ArrayTasksCancelled, ArrayTaskStarted, ArrayThrottleChanged,
+                     BatchFinished, BeginTimeChanged, DependencyChanged, Effect, Event, JobCancelled,
+                     JobHoldChanged, JobIdsUsed, JobLost,
                      JobRequeued, JobsPurged, JobStarted, JobSubmitted, JobTimedOut, Launch, NodeAdminChanged,
                      NodeCreated, NodeFailed, NodesDeleted, SignalTasks, StepFinished, StepStarted, Terminate)
 from .job import ArrayInfo, Hold, Job, JobId, JobRequest, JobState, Reason, Step, StepUsage
@@ -244,6 +245,22 @@ class JobManager:
         if job.state is not JobState.PENDING:
             raise SlurmError(Strerror.NOT_PENDING)
         return DependencyChanged(job.job_id, self._dependency(text, job.job_id) if text else None)
+
+    def throttle_change(self, job_id: int, text: str, uid: int) -> ArrayThrottleChanged:
+        """`scontrol update jobid=<array> ArrayTaskThrottle=N`: the owner or an admin, of an array id."""
+        job = self._owned_job(job_id, uid)
+        if job.array is None or job.array.array_job_id != job.job_id:
+            raise SlurmError(Strerror.INVALID_ARGUMENT, f"Job {job_id} is not a job array")
+        if not text.isdigit():
+            raise SlurmError(Strerror.INVALID_ARGUMENT, f"Invalid ArrayTaskThrottle value: {text}")
+        return ArrayThrottleChanged(job.job_id, int(text))
+
+    def begin_change(self, job_id: int, begin_time: int, uid: int) -> BeginTimeChanged:
+        """`scontrol update jobid=N StartTime=...`: the owner or an admin, pending jobs only."""
+        job = self._owned_job(job_id, uid)
+        if job.state is not JobState.PENDING:
+            raise SlurmError(Strerror.NOT_PENDING)
+        return BeginTimeChanged(job.job_id, begin_time)
 
     def _target_view(self, part: deps.DepPart) -> deps.TargetView:
         """The job(s) a dependency part names, as they stand now."""
@@ -808,6 +825,23 @@ class JobManager:
         self._set(dataclasses.replace(job, dependency=event.dependency))
         return []
 
+    def _apply_array_throttle(self, event: ArrayThrottleChanged) -> list[Effect]:
+        # Every record of the array carries it (the master's is the one the scheduler reads).
+        for job_id in {event.job_id, *self.array_tasks.get(event.job_id, {}).values()}:
+            record = self.jobs.get(job_id)
+            if record is not None and record.array is not None:
+                self._set(dataclasses.replace(record, array=dataclasses.replace(record.array, throttle=event.throttle)))
+        return []
+
+    def _apply_begin_time(self, event: BeginTimeChanged) -> list[Effect]:
+        job = self.jobs.get(event.job_id)
+        if job is None or job.state is not JobState.PENDING:
+            return []
+        request = dataclasses.replace(job.request, begin_time=event.begin_time)
+        eligible = max(job.submit_time, event.begin_time) if job.hold is Hold.NONE else job.eligible_time
+        job = self._set(dataclasses.replace(job, request=request, eligible_time=eligible))
+        return [Account(job)]
+
     def _apply_hold(self, event: JobHoldChanged) -> list[Effect]:
         job = self.jobs.get(event.job_id)
         if job is None or job.state is not JobState.PENDING:
@@ -1177,6 +1211,8 @@ _APPLY = {
     ArrayTaskStarted: JobManager._apply_array_task_started,
     ArrayTasksCancelled: JobManager._apply_array_tasks_cancelled,
     DependencyChanged: JobManager._apply_dependency,
+    ArrayThrottleChanged: JobManager._apply_array_throttle,
+    BeginTimeChanged: JobManager._apply_begin_time,
     JobHoldChanged: JobManager._apply_hold,
     JobCancelled: JobManager._apply_cancelled,
     JobTimedOut: JobManager._apply_timeout,

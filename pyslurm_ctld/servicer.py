@@ -23,11 +23,12 @@ from pyslurm_common.gres import GresError, parse_gres
 from pyslurm_common.hostlist import HostlistError, expand
 from pyslurm_common.rpc import ctld_pb2, ctld_pb2_grpc, slurmd_pb2, types_pb2
 from pyslurm_common.rpc_auth import Serving, caller, translate_errors
+from pyslurm_common.units import parse_datetime
 from pyslurm_common.users import group_name, user_name
 
 from . import config_report, convert
 from .controller import Controller
-from .events import BatchFinished, DependencyChanged, NodeAdminChanged, StepFinished
+from .events import BatchFinished, Event, NodeAdminChanged, StepFinished
 from .job import JobId, JobState, StepUsage
 from .node_link import NodeLinkError
 from .step_layout import StepBusy, StepShape
@@ -154,18 +155,32 @@ class ControllerServicer(ctld_pb2_grpc.ControllerServicer):
 
         async def one(job_id: int) -> None:
             if request.action == "update":
-                await self.ctl.commit(self._job_update(job_id, request.settings, uid))
+                for event in self._job_update(job_id, request.settings, uid, now):
+                    await self.ctl.commit(event)
             else:
                 await self.ctl.commit(self.manager.hold_change(job_id, request.action, uid, now))
 
         return ctld_pb2.JobUpdateReply(results=await _per_job(request.job_ids, one))
 
-    def _job_update(self, job_id: int, settings: Iterable[str], uid: int) -> DependencyChanged:
-        """`scontrol update jobid=N Key=Value`: only Dependency= is supported."""
+    def _job_update(self, job_id: int, settings: Iterable[str], uid: int, now: int) -> list[Event]:
+        """`scontrol update jobid=N Key=Value ...`: Dependency=, ArrayTaskThrottle=, StartTime=.
+        Every setting is checked before any is applied."""
         changes = {key.lower(): value for key, _, value in (item.partition("=") for item in settings)}
-        if set(changes) != {"dependency"}:
-            raise SlurmError(Strerror.INVALID_ARGUMENT, "Update of this job field is not supported")
-        return self.manager.dependency_change(job_id, changes["dependency"], uid)
+        unknown = set(changes) - {"dependency", "arraytaskthrottle", "starttime"}
+        if unknown:
+            raise SlurmError(Strerror.INVALID_ARGUMENT, f"Update of this job field is not supported: {min(unknown)}")
+        events: list[Event] = []
+        if "dependency" in changes:
+            events.append(self.manager.dependency_change(job_id, changes["dependency"], uid))
+        if "arraytaskthrottle" in changes:
+            events.append(self.manager.throttle_change(job_id, changes["arraytaskthrottle"], uid))
+        if "starttime" in changes:
+            try:
+                begin = parse_datetime(changes["starttime"], now)
+            except ValueError:
+                raise SlurmError(Strerror.INVALID_TIME_VALUE) from None
+            events.append(self.manager.begin_change(job_id, begin, uid))
+        return events
 
     @translate_errors
     async def GetNodes(self, request: types_pb2.Empty, context: grpc.aio.ServicerContext) -> ctld_pb2.NodeList:

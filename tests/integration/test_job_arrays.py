@@ -21,6 +21,7 @@ def queue(cluster: Cluster, *args: str) -> list[str]:
 
 
 def test_throttled_array_runs_every_task_with_its_variables(cluster: Cluster) -> None:
+    cluster.wait_idle()   # two tasks must find room at once
     array_id = int(cluster.run("sbatch", "--parsable", user="alice", input=TASK_SCRIPT, check=True).stdout)
 
     def two_running() -> list[str] | None:
@@ -55,6 +56,8 @@ def test_throttled_array_runs_every_task_with_its_variables(cluster: Cluster) ->
     wait_for(lambda: accounted().count("COMPLETED") == 4)
     rows = sorted(accounted().splitlines())
     assert rows == sorted(f"{array_id}_{t}|{outputs[t]}|COMPLETED" for t in (1, 2, 3, 4))
+    one = cluster.run("sacct", "-n", "-P", "-j", f"{array_id}_2", "-o", "JobID,State", user="alice").stdout
+    assert one == f"{array_id}_2|COMPLETED\n{array_id}_2.batch|COMPLETED\n"
 
 
 def test_scancel_of_tasks_and_of_the_whole_array(cluster: Cluster) -> None:
@@ -69,6 +72,9 @@ def test_scancel_of_tasks_and_of_the_whole_array(cluster: Cluster) -> None:
     gone = cluster.run("squeue", "-h", "-t", "CA", "-j", f"{array_id}_[1-3],{array_id}_5", "-o", "%i %t",
                        user="alice").stdout.splitlines()
     assert sorted(gone) == [f"{array_id}_{t} CA" for t in (1, 2, 3, 5)]
+    cluster.run("scontrol", "update", f"jobid={array_id}", "ArrayTaskThrottle=3", user="alice", check=True)
+    assert queue(cluster, "-j", str(array_id)) == [
+        f"{array_id}_[0,4,6-9%3] {array_id} {array_id} 0,4,6-9 PD JobHeldUser"]
     denied = cluster.run("scancel", str(array_id), user="bob")
     assert denied.stderr == f"scancel: error: Kill job error on job id {array_id}: Access/permission denied\n"
     cluster.run("scancel", str(array_id), user="alice", check=True)

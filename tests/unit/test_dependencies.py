@@ -286,3 +286,16 @@ def test_aftercorr_pairs_task_indices(tmp_path: Path) -> None:
     assert sorted(tasks_of(mgr, paired.job_id)) == [2, 3, 4]
     assert state(mgr, paired) == (JobState.PENDING, Reason.DEPENDENCY)   # task 1's pair failed
     assert mgr.jobs[paired.job_id].array.pending == (1,)                   # type: ignore[union-attr]
+
+
+def test_start_time_update_moves_the_begin_time(tmp_path: Path) -> None:
+    mgr = make_manager(tmp_path)
+    later = submit(mgr, begin_time=5000)
+    schedule(mgr, now=200)
+    assert state(mgr, later) == (JobState.PENDING, Reason.BEGIN_TIME)
+    assert error_of(mgr.begin_change, later.job_id, 0, BOB).strerror == Strerror.ACCESS_DENIED
+    mgr.apply(mgr.begin_change(later.job_id, 201, ALICE))
+    assert mgr.jobs[later.job_id].eligible_time == 201
+    schedule(mgr, now=201)
+    assert state(mgr, later)[0] is JobState.RUNNING
+    assert error_of(mgr.begin_change, later.job_id, 300, ALICE).strerror == Strerror.NOT_PENDING

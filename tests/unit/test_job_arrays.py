@@ -298,3 +298,31 @@ def test_scontrol_shows_array_ids() -> None:
     assert lines[0].startswith("JobId=123 ArrayJobId=123 ArrayTaskId=5-10 ArrayTaskThrottle=2 JobName=")
     lines = scontrol_show.job_lines(info(130, 123, "7", state="RUNNING"), 0)
     assert lines[0].startswith("JobId=130 ArrayJobId=123 ArrayTaskId=7 JobName=")
+
+
+def test_job_lists_name_records_of_arrays() -> None:
+    from cli.job_lists import names, parse_job_list
+
+    specs = parse_job_list("12,13_[1,3],14_2.batch")
+    assert specs == [JobSpec(12), JobSpec(13, (1, 3)), JobSpec(14, (2,))]
+    with pytest.raises(ValueError, match="x_1"):
+        parse_job_list("12,x_1")
+    task, remainder, other = info(20, 13, "3", state="RUNNING"), info(13, 13, "4-9", True), info(12)
+    assert [names(specs[1], j) for j in (task, remainder, other)] == [True, False, False]
+    assert [names(JobSpec(13), j) for j in (task, remainder, other)] == [True, True, False]
+    assert names(specs[0], other) and not names(specs[0], task)
+
+
+def test_throttle_can_be_changed_by_the_owner(tmp_path: Path) -> None:
+    mgr = make_manager(tmp_path)
+    master = submit_array(mgr, "1-6%1")
+    plain = submit_array(mgr, "")
+    schedule(mgr)
+    assert len(tasks_of(mgr, master.job_id)) == 1
+    assert error_of(mgr.throttle_change, master.job_id, "3", BOB).strerror == Strerror.ACCESS_DENIED
+    assert error_of(mgr.throttle_change, plain.job_id, "3", ALICE).strerror == Strerror.INVALID_ARGUMENT
+    assert error_of(mgr.throttle_change, master.job_id, "x", ALICE).strerror == Strerror.INVALID_ARGUMENT
+    mgr.apply(mgr.throttle_change(master.job_id, "3", ALICE))
+    schedule(mgr, now=201)
+    assert len(tasks_of(mgr, master.job_id)) == 3
+    assert all(j.array.throttle == 3 for j in mgr.jobs.values() if j.array)   # type: ignore[union-attr]

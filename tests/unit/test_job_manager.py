@@ -1024,9 +1024,19 @@ def random_history(rng: random.Random, rec: Recorder, steps: int) -> None:
             target = rng.choice(masters).job_id if masters else some_job
             tasks = rng.choice([None, (1,), (2, 3), (0, 1, 2, 3, 4, 5, 6), (9,)])
             rec.decide(mgr.cancellations, JobSpec(target, tasks), rng.choice([uid, ALICE]), now)
-        elif roll < 0.67:
-            rec.decide(mgr.dependency_change, some_job, rng.choice(["", f"afterany:{rng.choice(jobs).job_id}"]),
-                       uid)
+        elif roll < 0.69 and jobs:
+            change = rng.random()
+            if change < 0.5:
+                rec.decide(mgr.dependency_change, some_job, rng.choice(["", f"afterany:{rng.choice(jobs).job_id}"]),
+                           uid)
+            elif change < 0.75:
+                arrays = [j for j in jobs if j.array and j.array.array_job_id == j.job_id] or jobs
+                target = rng.choice(arrays)
+                rec.decide(mgr.throttle_change, target.job_id, rng.choice(["0", "1", "3"]), target.uid)
+            else:
+                waiting = [j for j in jobs if j.state is JobState.PENDING] or jobs
+                target = rng.choice(waiting)
+                rec.decide(mgr.begin_change, target.job_id, now + rng.choice([0, 100]), target.uid)
         elif roll < 0.72:
             rec.decide(mgr.hold_change, some_job, rng.choice(["hold", "uhold", "release"]), uid, now)
         elif roll < 0.75:
@@ -1053,7 +1063,8 @@ def test_replaying_the_journal_rebuilds_the_live_state(tmp_path: Path, seed: int
     rec.journal.close()
     # The history must have exercised the machine, or the equalities below prove little.
     assert rec.kinds == {"submitted", "started", "hold", "cancelled", "timeout", "finished", "node_failed",
-                         "node_admin", "purged", "array_task_started", "array_tasks_cancelled", "dependency"}, rec.kinds
+                         "node_admin", "purged", "array_task_started", "array_tasks_cancelled", "dependency",
+                         "array_throttle", "begin_time"}, rec.kinds
     assert {JobState.PENDING, JobState.RUNNING, JobState.COMPLETED, JobState.FAILED, JobState.CANCELLED,
             JobState.TIMEOUT, JobState.NODE_FAIL} <= rec.states, rec.states
     assert rec.gpu_starts >= 2, rec.gpu_starts   # GPU jobs ran, not only were refused
