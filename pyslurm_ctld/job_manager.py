@@ -75,7 +75,6 @@ class JobManager:
         self.gpu_types: dict[str, dict[int, str]] = {}
         self._install_config(cfg)
         self.next_job_id = cfg.first_job_id
-        self.options = scheduling_options(cfg)
         # Array id -> task index -> the record running (or that ran) that task. Derived in `_set`.
         self.array_tasks: dict[JobId, dict[int, JobId]] = {}
         self._signalled: set[tuple[JobId, int]] = set()   # (job, start) that got their --signal
@@ -85,6 +84,7 @@ class JobManager:
         """Node and partition tables from `cfg` plus the dynamic nodes. A node that already has a
         record keeps its liveness and admin state; a new one starts from its configured State=."""
         self.cfg = cfg
+        self.options = scheduling_options(cfg)
         dynamic = tuple(self.dynamic_nodes)
         # Dynamic nodes join the partitions that take every node (Nodes=ALL), as in Slurm.
         self.partitions = {p.name: dataclasses.replace(p, nodes=p.nodes + dynamic)
