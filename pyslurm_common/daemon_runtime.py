@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import logging
 import os
 import pwd
 import signal
@@ -16,6 +17,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Awaitable, Callable, NoReturn
 
 from . import daemon_log, sd_notify
+
+log = logging.getLogger(__name__)
 
 if TYPE_CHECKING:
     from .config import SlurmConfig
@@ -93,6 +96,23 @@ def handle_reload(reload: Callable[[], Awaitable[None]]) -> None:
         task.add_done_callback(running.discard)
 
     loop.add_signal_handler(signal.SIGHUP, on_hangup)
+
+
+def reload_logging_on_hangup(read: Callable[[], tuple[str, str | None]]) -> None:
+    """For daemons whose only settings that can change while running are the log level and
+    file: SIGHUP re-reads them through `read` (which raises ConfigError for a bad file)."""
+    from .conf_syntax import ConfigError
+
+    async def reload() -> None:
+        try:
+            level, log_file = await asyncio.to_thread(read)
+        except ConfigError as exc:
+            log.error("reconfigure refused, keeping the running configuration: %s", exc)
+            return
+        daemon_log.apply(level, log_file)
+        log.info("log settings re-read: level %s", level)
+
+    handle_reload(reload)
 
 
 @dataclass(frozen=True, slots=True)

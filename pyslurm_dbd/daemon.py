@@ -8,8 +8,8 @@ from pyslurm_common import config as config_mod
 from pyslurm_common import sd_notify
 from pyslurm_common.auth import Verifier
 from pyslurm_common.daemon_log import setup_logging
-from pyslurm_common.daemon_runtime import (argument_parser, fatal, load_cluster_identity, run_until_signalled,
-                                           write_pid_file)
+from pyslurm_common.daemon_runtime import (argument_parser, fatal, load_cluster_identity, reload_logging_on_hangup,
+                                           run_until_signalled, write_pid_file)
 from pyslurm_common.rpc import dbd_pb2_grpc
 from pyslurm_common.rpc_auth import make_server
 
@@ -32,6 +32,10 @@ def main() -> None:
     write_pid_file(opts.pid_file or dbd.pid_file)
     private = frozenset(word.strip() for word in (cfg.value("PrivateData") or "").lower().split(","))
 
+    def read_log_settings() -> tuple[str, str | None]:
+        new = config_mod.load_dbd_config(dbd.path)
+        return new.debug, new.log_file
+
     async def serve(stop: asyncio.Event) -> None:
         store = AccountingStore(dbd.storage_url)
         await asyncio.to_thread(store.create_schema)
@@ -45,6 +49,7 @@ def main() -> None:
             fatal(PROG, f"cannot listen on {address}")
         await server.start()
         log.info("listening on %s, storage %s", address, dbd.storage_url.split("@")[-1])
+        reload_logging_on_hangup(read_log_settings)
         sd_notify.ready(f"listening on {address}")
         await stop.wait()
         await server.stop(grace=1)

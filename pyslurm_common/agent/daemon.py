@@ -20,7 +20,7 @@ from .. import config as config_mod
 from .. import sd_notify
 from ..auth import AuthError, Identity, load_key
 from ..daemon_log import setup_logging
-from ..daemon_runtime import argument_parser, fatal, run_until_signalled, write_pid_file
+from ..daemon_runtime import argument_parser, fatal, reload_logging_on_hangup, run_until_signalled, write_pid_file
 from ..rpc_auth import Signer, insecure_channel
 from . import protocol
 
@@ -99,6 +99,7 @@ def main() -> None:
         agent = Agent(Signer(key, host=host), f"{cfg.controller_addr}:{cfg.ctld_port}", dbd, host)
         server = await asyncio.start_unix_server(agent.handle, sock=listen_socket(cfg.auth_socket))
         log.info("listening on %s", cfg.auth_socket)
+        reload_logging_on_hangup(lambda: (config_mod.load_config(cfg.path).slurmctld_debug, None))
         sd_notify.ready(f"listening on {cfg.auth_socket}")
         await stop.wait()
         server.close()

@@ -149,3 +149,25 @@ def test_debug_levels_follow_the_configuration_on_reconfigure(lab: Cluster, conf
     conf.write_text(conf.read_text().replace("SlurmctldDebug=error", "SlurmctldDebug=verbose"))
     lab.run("scontrol", "reconfigure", check=True)
     assert ctld_log.read_text().count("reconfigured from") == reconfigured + 1
+
+
+def test_the_accounting_daemon_re_reads_its_log_settings_on_sighup(lab: Cluster) -> None:
+    dbd_conf = lab.spec.conf_dir / "slurmdbd.conf"
+    original = dbd_conf.read_text()
+    dbd_log = lab.spec.log_dir / "pyslurmdbd.log"
+    try:
+        dbd_conf.write_text(original + "DebugLevel=debug2\n")
+        lab.procs["dbd"].send_signal(signal.SIGHUP)
+        wait_for(lambda: "log settings re-read: level debug2" in dbd_log.read_text())
+        dbd_conf.write_text(original + "DebugLevel=loud\n")
+        lab.procs["dbd"].send_signal(signal.SIGHUP)
+        wait_for(lambda: f"{dbd_conf}:{len(original.splitlines()) + 1}: invalid DebugLevel value 'loud'"
+                 in dbd_log.read_text())
+        assert lab.procs["dbd"].poll() is None
+    finally:
+        dbd_conf.write_text(original)
+        lab.procs["dbd"].send_signal(signal.SIGHUP)
+    job = lab.sbatch("-o", "/dev/null", "--wrap", "true", user="bob")
+    lab.wait_state(job, "COMPLETED")
+    wait_for(lambda: lab.run("sacct", "-n", "-X", "-P", "-j", str(job), "-o", "State", user="bob").stdout
+             == "COMPLETED\n")
