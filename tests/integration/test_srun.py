@@ -201,11 +201,12 @@ def _read_until(fd: int, wanted: bytes, timeout: float = 30.0) -> bytes:
 
 
 def test_pty_runs_an_interactive_shell(cluster: Cluster) -> None:
+    work = cluster.work_dir("alice")  # made (as root) before the child drops to alice
     pid, fd = pty.fork()
     if pid == 0:  # the child: alice typing `srun --pty bash` at her terminal
         try:
             _as_user("alice")
-            os.chdir(cluster.work_dir("alice"))
+            os.chdir(work)
             env = dict(cluster.env, USER="alice", HOME=pwd.getpwnam("alice").pw_dir, TERM="dumb", PS1="$ ")
             os.execve(str(BIN / "srun"), ["srun", "--pty", "bash", "--norc", "-i"], env)
         finally:
