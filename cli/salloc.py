@@ -86,7 +86,7 @@ def _run_command(command: list[str], env: dict[str, str], job_id: int) -> tuple[
     try:
         proc = subprocess.Popen(command, env=env)
     except OSError:
-        print(f'salloc: error: Unable to exec command "{command[0]}"', file=sys.stderr)
+        print(f'salloc: error: _fork_command: Unable to find command "{command[0]}"', file=sys.stderr)
         return 1, 0
 
     def hang_up(signum: int, frame: object) -> None:

@@ -311,3 +311,15 @@ def test_interrupt_while_pending_revokes_the_allocation(cluster: Cluster) -> Non
     assert err == f"srun: Job allocation {job_id} has been revoked\nsrun: Force Terminated JobId={job_id}\n"
     assert proc.returncode == 1
     cluster.wait_state(int(job_id), "CANCELLED")
+
+
+def test_scancel_signal_reaches_the_tasks_of_one_step(cluster: Cluster) -> None:
+    script = ("#!/bin/sh\n"
+              "srun sh -c 'trap \"echo step-got-usr1; exit 0\" USR1; touch ready.$SLURM_JOB_ID; "
+              "while true; do sleep 0.1; done'\n"
+              "echo step-status-$?\n")
+    job_id = int(cluster.run("sbatch", "--parsable", user="alice", input=script, check=True).stdout)
+    wait_for(lambda: (cluster.work_dir("alice") / f"ready.{job_id}").exists())
+    cluster.run("scancel", "-s", "USR1", f"{job_id}.0", user="alice", check=True)
+    cluster.wait_state(job_id, "COMPLETED")
+    assert (cluster.work_dir("alice") / f"slurm-{job_id}.out").read_text() == "step-got-usr1\nstep-status-0\n"
