@@ -322,4 +322,6 @@ def test_scancel_signal_reaches_the_tasks_of_one_step(cluster: Cluster) -> None:
     wait_for(lambda: (cluster.work_dir("alice") / f"ready.{job_id}").exists())
     cluster.run("scancel", "-s", "USR1", f"{job_id}.0", user="alice", check=True)
     cluster.wait_state(job_id, "COMPLETED")
-    assert (cluster.work_dir("alice") / f"slurm-{job_id}.out").read_text() == "step-got-usr1\nstep-status-0\n"
+    lines = (cluster.work_dir("alice") / f"slurm-{job_id}.out").read_text().splitlines()
+    # (the task's `sleep` gets the signal too, and its shell may say so)
+    assert lines[0] == "step-got-usr1" and lines[-1] == "step-status-0", lines
