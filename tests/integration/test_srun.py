@@ -324,4 +324,4 @@ def test_scancel_signal_reaches_the_tasks_of_one_step(cluster: Cluster) -> None:
     cluster.wait_state(job_id, "COMPLETED")
     lines = (cluster.work_dir("alice") / f"slurm-{job_id}.out").read_text().splitlines()
     # (the task's `sleep` gets the signal too, and its shell may say so)
-    assert lines[0] == "step-got-usr1" and lines[-1] == "step-status-0", lines
+    assert "step-got-usr1" in lines and lines[-1] == "step-status-0", lines
