@@ -38,6 +38,7 @@ def srun(**values: Any) -> None:
     argv = list(values.pop("argv"))
     if not argv:
         die("No command given to execute.", severity="fatal")
+    _check_input_rank(values)
     listener = socket.create_server(("0.0.0.0", 0), backlog=64)
     io_key = os.urandom(16).hex()  # what secrets.token_hex does, without its import cost
     job_text = values.get("jobid") or os.environ.get("SLURM_JOB_ID") or os.environ.get("SLURM_JOBID")
@@ -59,6 +60,16 @@ def srun(**values: Any) -> None:
         request.input_task = -2  # reading the terminal from the background would stop srun (SIGTTIN)
     reply = _create_step(request, made_job, quiet=bool(values.get("quiet")))
     raise SystemExit(_run_step(values, request, reply, listener, io_key))
+
+
+def _check_input_rank(values: dict[str, Any]) -> None:
+    """`--input=N` names a task of the step (checked before any job is made)."""
+    spec = stream_spec(values.get("input"))
+    if spec.mode != "rank" or values.get("ntasks") is None:
+        return  # without -n the controller decides the task count; a missing rank gets no input
+    tasks = job_options.positive_int(values, "ntasks", "--ntasks")
+    if spec.rank >= tasks:
+        die(f"Invalid --input specification: task {spec.rank} of {tasks}")
 
 
 def _background_terminal() -> bool:

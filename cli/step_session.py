@@ -251,7 +251,10 @@ class StepSession:
         task = self.options.input_task
         if task == INPUT_ALL:
             return [(n, step_io.ALL_TASKS) for n in self._live_nodes]
-        index = self.layout.node_of(task)
+        try:
+            index = self.layout.node_of(task)
+        except ValueError:
+            return []  # no such task in the step: its input goes nowhere
         return [(n, task) for n in self._live_nodes if n.index == index]
 
     def _read_stdin(self) -> None:

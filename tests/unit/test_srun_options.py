@@ -176,3 +176,12 @@ def test_scontrol_show_step(utc: None) -> None:
         "   CPUFreqReq=Default Dist=Block\n\n")
     assert show_steps([_step()], oneliner=True).startswith("StepId=42.0 UserId=1001 ")
     assert "TimeLimit=UNLIMITED" in show_steps([_step()])
+
+
+def test_input_rank_must_be_a_task_of_the_step(capsys: pytest.CaptureFixture[str]) -> None:
+    from cli.app import run
+
+    with pytest.raises(SystemExit) as info:  # refused before any job or connection is made
+        run("srun", srun, ["-n2", "--input=2", "cat"])
+    assert info.value.code == 1
+    assert capsys.readouterr().err == "srun: error: Invalid --input specification: task 2 of 2\n"
