@@ -2,9 +2,12 @@
 outcomes) and the exit report. Spec cli-sbatch-srun-salloc.md §3.2 (-l), §3.4 (reports)."""
 from __future__ import annotations
 
+import socket
+
 import pytest
 
 from cli.step_layout import StepLayout
+from cli.step_session import SessionOptions, StepSession
 from cli.step_stream import OutputRoute, StreamConsumer, label_width
 from cli.task_report import TaskOutcome, exit_report, exit_status, status_lines
 from pyslurm_common import step_io
@@ -116,3 +119,40 @@ def test_ctrl_c_status_lines() -> None:
         "srun: StepId=7.1 task 3: exited abnormally",
         "srun: StepId=7.1 task 2: unknown",
     ]
+
+
+def _session(capsys: pytest.CaptureFixture[str], **options: bool) -> StepSession:
+    """A session with no node connected: the Ctrl-C protocol only prints and sends nothing."""
+    c, _, _ = consumer()
+    listener = socket.socket()
+    session = StepSession(listener, TWO_BY_TWO, c, SessionOptions(step="5.0", io_key="k", **options),
+                          step_gone=lambda: False, kill_wait=lambda: 30)
+    listener.close()
+    capsys.readouterr()
+    return session
+
+
+def test_ctrl_c_protocol(capsys: pytest.CaptureFixture[str]) -> None:
+    session = _session(capsys)
+    session._interrupt()
+    assert capsys.readouterr().err == ("srun: interrupt (one more within 1 sec to abort)\n"
+                                       "srun: StepId=5.0 tasks 0-3: unknown\n")
+    session._interrupt()
+    assert capsys.readouterr().err == ("srun: sending Ctrl-C to StepId=5.0\n"
+                                       "srun: forcing job termination\n"
+                                       "srun: Job step aborted: Waiting up to 32 seconds for job step to finish.\n")
+    assert session.aborting and not session.gave_up
+    session._interrupt()
+    assert capsys.readouterr().err == "srun: job abort in progress\n"
+    assert session.gave_up
+
+
+def test_quit_on_interrupt_and_disable_status(capsys: pytest.CaptureFixture[str]) -> None:
+    quitting = _session(capsys, quit_on_interrupt=True)
+    quitting._interrupt()
+    assert capsys.readouterr().err == ("srun: forcing job termination\n"
+                                       "srun: Job step aborted: Waiting up to 32 seconds for job step to finish.\n")
+    forwarding = _session(capsys, disable_status=True)
+    forwarding._interrupt()
+    forwarding._interrupt()
+    assert capsys.readouterr().err == "" and not forwarding.aborting
