@@ -156,3 +156,33 @@ def test_quit_on_interrupt_and_disable_status(capsys: pytest.CaptureFixture[str]
     forwarding._interrupt()
     forwarding._interrupt()
     assert capsys.readouterr().err == "" and not forwarding.aborting
+
+
+def test_session_accepts_only_stepds_with_the_key(capsys: pytest.CaptureFixture[str]) -> None:
+    import threading
+
+    layout = StepLayout(("node1",), (2,))
+    out: list[bytes] = []
+    c = StreamConsumer(layout, OutputRoute(out.append), OutputRoute(out.append), labelled=True)
+    listener = socket.create_server(("127.0.0.1", 0))
+    port = listener.getsockname()[1]
+    session = StepSession(listener, layout, c, SessionOptions(step="5.0", io_key="secret", input_task=-2),
+                          step_gone=lambda: False, kill_wait=lambda: 30)
+    impostor_got: list[bytes] = []
+
+    def impostor_then_stepd() -> None:
+        with socket.create_connection(("127.0.0.1", port)) as bad:
+            bad.sendall(step_io.hello("wrong", 0) + step_io.encode(step_io.STDOUT, 0, b"forged\n"))
+            impostor_got.append(bad.recv(10))
+        with socket.create_connection(("127.0.0.1", port)) as good:
+            good.sendall(step_io.hello("secret", 0) + step_io.encode(step_io.STDOUT, 1, b"real\n")
+                         + step_io.task_exit(0, 0, 0, False) + step_io.task_exit(1, 3, 0, False))
+            good.sendall(step_io.encode(step_io.NODE_DONE, 0))
+
+    stepd = threading.Thread(target=impostor_then_stepd)
+    stepd.start()
+    session.run()
+    stepd.join()
+    assert out == [b"1: real\n"]
+    assert c.outcomes == {0: TaskOutcome(0), 1: TaskOutcome(3)}
+    assert impostor_got == [b""], "srun hangs up on a stream without the key"
