@@ -32,6 +32,7 @@ SHARED: tuple[tuple[str, ...], ...] = (
     ("-q", "--qos", "qos"),
     ("-N", "--nodes", "nodes"),
     ("-n", "--ntasks", "ntasks"),
+    ("--ntasks-per-node", "ntasks_per_node"),
     ("-c", "--cpus-per-task", "cpus_per_task"),
     ("--mem", "mem"),
     ("--mem-per-cpu", "mem_per_cpu"),
@@ -79,6 +80,15 @@ def positive_int(values: Mapping[str, Any], name: str, flag: str) -> int:
     if number < 1:
         die(f"Invalid {flag} specification")
     return number
+
+
+def task_count(values: Mapping[str, Any]) -> int:
+    """-n, else --ntasks-per-node times the node count (-N, default 1); 0 when neither is given."""
+    tasks = positive_int(values, "ntasks", "--ntasks")
+    per_node = positive_int(values, "ntasks_per_node", "--ntasks-per-node")
+    if per_node and not tasks:
+        tasks = per_node * max(1, positive_int(values, "nodes", "--nodes"))
+    return tasks
 
 
 def memory_mb(values: Mapping[str, Any], name: str, flag: str) -> int:
@@ -201,16 +211,17 @@ def job_desc(values: Mapping[str, Any], default_name: str, environ: Mapping[str,
             gpu_types.add(kind)
     if len(gpu_types) > 1:
         die("Invalid GPU type specification: use one type")
-    if gpu_counts["gpus_per_task"] and values.get("ntasks") is None:
+    num_tasks = task_count(values)
+    if gpu_counts["gpus_per_task"] and not num_tasks:
         die("--gpus-per-task requires --ntasks")
     signal_number, signal_seconds, signal_batch_only = _signal(values)
     return pb.JobDesc(
         name=values.get("job_name") or default_name,
         partitions=[p for p in (values.get("partition") or "").split(",") if p],
         account=values.get("account") or "", qos=values.get("qos") or "",
-        min_nodes=positive_int(values, "nodes", "--nodes"), num_tasks=positive_int(values, "ntasks", "--ntasks"),
+        min_nodes=positive_int(values, "nodes", "--nodes"), num_tasks=num_tasks,
         cpus_per_task=positive_int(values, "cpus_per_task", "--cpus-per-task"),
-        ntasks_given=values.get("ntasks") is not None,
+        ntasks_given=num_tasks > 0,
         cpus_per_task_given=values.get("cpus_per_task") is not None,
         mem_per_node_mb=memory_mb(values, "mem", "--mem"),
         mem_per_cpu_mb=memory_mb(values, "mem_per_cpu", "--mem-per-cpu"),

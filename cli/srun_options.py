@@ -28,6 +28,7 @@ INPUT_ENV: dict[str, str | list[str]] = {
     "export": ["SRUN_EXPORT_ENV", "SLURM_EXPORT_ENV"], "gres": "SLURM_GRES", "gpus": "SLURM_GPUS",
     "gpus_per_node": "SLURM_GPUS_PER_NODE", "gpus_per_task": "SLURM_GPUS_PER_TASK",
     "ntasks": "SLURM_NTASKS", "nodes": "SLURM_NNODES", "cpus_per_task": "SRUN_CPUS_PER_TASK",
+    "ntasks_per_node": "SLURM_NTASKS_PER_NODE",
 }
 OPTIONS = [
     *job_options.shared_options(INPUT_ENV),  # type: ignore[arg-type]
@@ -110,10 +111,14 @@ def step_sizes(values: Mapping[str, Any], source: Callable[[str], ParameterSourc
     """(tasks, nodes, cpus per task) of the step; 0 = the controller's default.
 
     A node count inherited from the job (SLURM_NNODES) gives way to a smaller task count
-    from the command line, as Slurm's srun does (`srun -n1` in a two-node job)."""
-    tasks = job_options.positive_int(values, "ntasks", "--ntasks")
+    from the command line, as Slurm's srun does (`srun -n1` in a two-node job); a task count
+    inherited from the job (SLURM_NTASKS) gives way to --ntasks-per-node on the command line."""
+    tasks = job_options.task_count(values)
     nodes = job_options.positive_int(values, "nodes", "--nodes")
     cpus = job_options.positive_int(values, "cpus_per_task", "--cpus-per-task")
+    if (source("ntasks") is ParameterSource.ENVIRONMENT
+            and source("ntasks_per_node") is ParameterSource.COMMANDLINE):
+        tasks = job_options.positive_int(values, "ntasks_per_node", "--ntasks-per-node") * max(1, nodes)
     if (tasks and nodes > tasks and source("nodes") is ParameterSource.ENVIRONMENT
             and source("ntasks") is ParameterSource.COMMANDLINE):
         nodes = tasks

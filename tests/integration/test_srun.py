@@ -325,3 +325,11 @@ def test_scancel_signal_reaches_the_tasks_of_one_step(cluster: Cluster) -> None:
     lines = (cluster.work_dir("alice") / f"slurm-{job_id}.out").read_text().splitlines()
     # (the task's `sleep` gets the signal too, and its shell may say so)
     assert "step-got-usr1" in lines and lines[-1] == "step-status-0", lines
+
+
+def test_ntasks_per_node_spreads_tasks(cluster: Cluster) -> None:
+    result = cluster.run("srun", "-N2", "--ntasks-per-node=2", "-l", "printenv", "SLURMD_NODENAME", user="bob")
+    assert result.returncode == 0, result.stderr
+    by_rank = dict(line.split(": ") for line in result.stdout.splitlines())
+    assert sorted(by_rank) == ["0", "1", "2", "3"]
+    assert by_rank["0"] == by_rank["1"] != by_rank["2"] == by_rank["3"]

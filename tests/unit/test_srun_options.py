@@ -185,3 +185,17 @@ def test_input_rank_must_be_a_task_of_the_step(capsys: pytest.CaptureFixture[str
         run("srun", srun, ["-n2", "--input=2", "cat"])
     assert info.value.code == 1
     assert capsys.readouterr().err == "srun: error: Invalid --input specification: task 2 of 2\n"
+
+
+def test_ntasks_per_node(monkeypatch: pytest.MonkeyPatch) -> None:
+    req = request(["-N2", "--ntasks-per-node=3", "true"])
+    assert (req.num_tasks, req.min_nodes) == (6, 2)
+    assert request(["-n2", "--ntasks-per-node=3", "true"]).num_tasks == 2, "-n wins"
+    for name, value in {"SLURM_NTASKS": "4", "SLURM_NNODES": "2"}.items():
+        monkeypatch.setenv(name, value)
+    inside = request(["--ntasks-per-node=1", "true"])
+    assert (inside.num_tasks, inside.min_nodes) == (2, 2), "the command line beats the job's task count"
+    ctx = srun.make_context("srun", ["-N2", "--ntasks-per-node=2", "true"])
+    values = dict(ctx.params)
+    desc = allocation_desc(values, list(values.pop("argv")), ENV)
+    assert (desc.num_tasks, desc.min_nodes, desc.ntasks_given) == (4, 2, True)
