@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import signal
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 from pyslurm_common.errors import SlurmError
@@ -50,17 +50,26 @@ def submit(prog: str, desc: pb.JobDesc) -> pb.SubmitReply:
         die(*([exc.detail] if exc.detail else []), f"{failure}: {exc.strerror}")
 
 
-def wait_until_started(prog: str, job_id: int) -> pb.JobInfo:
-    """Block until the job runs; print the queued/allocated lines if it had to wait.
+def informer(prog: str, quiet: bool) -> Callable[[str], None]:
+    """Prints `<prog>: <text>` to stderr; nothing with -Q/--quiet."""
+    def say(text: str) -> None:
+        if not quiet:
+            print(f"{prog}: {text}", file=sys.stderr)
+    return say
+
+
+def wait_until_started(prog: str, job_id: int, quiet: bool = False) -> pb.JobInfo:
+    """Block until the job runs; print the queued/allocated lines if it had to wait (not with -Q).
 
     A job that ended instead (cancelled while pending) is revoked: message and exit 1."""
+    say = informer(prog, quiet)
     revoked = f"{prog}: Job allocation {job_id} has been revoked" + ("." if prog == "salloc" else "")
     try:
         with signals_interrupt():
             job = _wait(job_id, FIRST_WAIT_MS)
             waited = job.state == "PENDING"
             if waited:
-                print(f"{prog}: job {job_id} queued and waiting for resources", file=sys.stderr)
+                say(f"job {job_id} queued and waiting for resources")
             while job.state == "PENDING":
                 job = _wait(job_id, LATER_WAIT_MS)
     except Interrupted:
@@ -73,7 +82,7 @@ def wait_until_started(prog: str, job_id: int) -> pb.JobInfo:
         print(revoked, file=sys.stderr)
         raise SystemExit(1)
     if waited:
-        print(f"{prog}: job {job_id} has been allocated resources", file=sys.stderr)
+        say(f"job {job_id} has been allocated resources")
     return job
 
 

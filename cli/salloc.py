@@ -56,9 +56,10 @@ def salloc(**values: Any) -> None:
                                 script="", argv=command)
     submitted = allocation.submit(PROG, desc)
     job_id = submitted.job_id
-    print(f"salloc: Pending job allocation {job_id}", file=sys.stderr)
-    job = allocation.wait_until_started(PROG, job_id)
-    print(f"salloc: Granted job allocation {job_id}", file=sys.stderr)
+    say = allocation.informer(PROG, bool(values.get("quiet")))
+    say(f"Pending job allocation {job_id}")
+    job = allocation.wait_until_started(PROG, job_id, bool(values.get("quiet")))
+    say(f"Granted job allocation {job_id}")
     if values.get("no_shell"):
         return
     from pyslurm_common.client_settings import config_path
@@ -69,7 +70,7 @@ def salloc(**values: Any) -> None:
     env = dict(os.environ)
     env.update(allocation_environment(job, submitted.cluster, str(conf) if conf.exists() else ""))
     code, signum = _run_command(command, env, job_id)
-    print(f"salloc: Relinquishing job allocation {job_id}", file=sys.stderr)
+    say(f"Relinquishing job allocation {job_id}")
     allocation.release(job_id, exit_code=code, exit_signal=signum)
     raise SystemExit(exit_status(code, signum))
 

@@ -51,7 +51,7 @@ def srun(**values: Any) -> None:
         from .srun_options import allocation_desc
 
         job_id = allocation.submit(PROG, allocation_desc(values, argv, os.environ)).job_id
-        allocation.wait_until_started(PROG, job_id)
+        allocation.wait_until_started(PROG, job_id, bool(values.get("quiet")))
     from .step_session import terminal_size
 
     request = step_request(values, ctx.get_parameter_source, argv, os.environ, job_id,
@@ -85,6 +85,7 @@ def _create_step(request: pb.StepRequest, made_job: bool, quiet: bool) -> pb.Ste
 
     A signal meanwhile ends srun; a job srun made for this step is given back first."""
     job_id, tries, delay = request.job_id, 0, 1.0
+    say = allocation.informer(PROG, quiet)
     try:
         with allocation.signals_interrupt():
             while True:
@@ -96,9 +97,8 @@ def _create_step(request: pb.StepRequest, made_job: bool, quiet: bool) -> pb.Ste
                     die(f"Unable to create step for job {job_id}: {exc.strerror}")
                 if not reply.busy:
                     break
-                if not quiet:
-                    how = "temporarily disabled" if tries == 0 else "still disabled"
-                    print(f"srun: Job {job_id} step creation {how}, retrying ({reply.busy_reason})", file=sys.stderr)
+                how = "temporarily disabled" if tries == 0 else "still disabled"
+                say(f"Job {job_id} step creation {how}, retrying ({reply.busy_reason})")
                 tries += 1
                 time.sleep(delay)
                 delay = min(delay * 1.5, MAX_RETRY_DELAY)
@@ -106,8 +106,8 @@ def _create_step(request: pb.StepRequest, made_job: bool, quiet: bool) -> pb.Ste
         if made_job:
             allocation.release(job_id, exit_code=1)
         raise SystemExit(1)
-    if tries and not quiet:
-        print(f"srun: Step created for job {job_id}", file=sys.stderr)
+    if tries:
+        say(f"Step created for job {job_id}")
     return reply
 
 

@@ -333,3 +333,17 @@ def test_ntasks_per_node_spreads_tasks(cluster: Cluster) -> None:
     by_rank = dict(line.split(": ") for line in result.stdout.splitlines())
     assert sorted(by_rank) == ["0", "1", "2", "3"]
     assert by_rank["0"] == by_rank["1"] != by_rank["2"] == by_rank["3"]
+
+
+def test_a_step_waits_while_the_allocation_is_busy(cluster: Cluster) -> None:
+    script = ("#!/bin/sh\n"
+              "srun -n2 sh -c 'touch busy.$SLURM_JOB_ID; sleep 3' &\n"
+              "while [ ! -e busy.$SLURM_JOB_ID ]; do sleep 0.1; done\n"
+              "srun -n1 echo second-step\nwait\n")
+    job_id = int(cluster.run("sbatch", "--parsable", "-n2", "-N1", user="alice", input=script, check=True).stdout)
+    cluster.wait_state(job_id, "COMPLETED", timeout=40)
+    lines = (cluster.work_dir("alice") / f"slurm-{job_id}.out").read_text().splitlines()
+    assert lines[0] == f"srun: Job {job_id} step creation temporarily disabled, retrying (Requested nodes are busy)"
+    assert all(line == f"srun: Job {job_id} step creation still disabled, retrying (Requested nodes are busy)"
+               for line in lines[1:-2]), lines
+    assert lines[-2:] == [f"srun: Step created for job {job_id}", "second-step"]
