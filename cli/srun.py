@@ -21,7 +21,9 @@ from pyslurm_common.rpc import messages as pb
 
 from . import allocation, client, job_options
 from .app import die, run
-from .srun_options import OPTIONS, StreamSpec, normalize_args, step_request, stream_spec
+from .srun_options import OPTIONS, StreamSpec, allocation_desc, normalize_args, step_request, stream_spec
+from .step_layout import INPUT_NONE
+from .terminal import terminal_size
 
 PROG = "srun"
 DEFAULT_KILL_WAIT = 30
@@ -48,16 +50,12 @@ def srun(**values: Any) -> None:
             die(f"Invalid job id specified: {job_text}")
         job_id = int(job_text)
     else:
-        from .srun_options import allocation_desc
-
         job_id = allocation.submit(PROG, allocation_desc(values, argv, os.environ)).job_id
         allocation.wait_until_started(PROG, job_id, bool(values.get("quiet")))
-    from .step_session import terminal_size
-
     request = step_request(values, ctx.get_parameter_source, argv, os.environ, job_id,
                            listener.getsockname()[1], io_key, terminal_size())
     if not request.pty and _background_terminal():
-        request.input_task = -2  # reading the terminal from the background would stop srun (SIGTTIN)
+        request.input_task = INPUT_NONE  # reading the terminal from the background would stop srun (SIGTTIN)
     reply = _create_step(request, made_job, quiet=bool(values.get("quiet")))
     raise SystemExit(_run_step(values, request, reply, listener, io_key))
 

@@ -21,6 +21,7 @@ from pyslurm_common.rpc import messages as pb
 from . import job_options
 from .app import die
 from .job_options import option
+from .step_layout import INPUT_ALL, INPUT_NONE
 
 INPUT_ENV: dict[str, str | list[str]] = {
     "partition": "SLURM_PARTITION", "account": "SLURM_ACCOUNT", "qos": "SLURM_QOS",
@@ -103,8 +104,8 @@ def input_task(spec: StreamSpec, pty: bool) -> int:
     if pty:
         return 0
     if spec.mode == "file":
-        return -2 if spec.on_node else -1  # a local file is streamed like srun's own stdin
-    return {"all": -1, "none": -2, "rank": spec.rank}[spec.mode]
+        return INPUT_NONE if spec.on_node else INPUT_ALL  # a local file is streamed like srun's own stdin
+    return {"all": INPUT_ALL, "none": INPUT_NONE, "rank": spec.rank}[spec.mode]
 
 
 def step_sizes(values: Mapping[str, Any], source: Callable[[str], ParameterSource | None]) -> tuple[int, int, int]:

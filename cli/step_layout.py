@@ -6,6 +6,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+# StepRequest.input_task besides a rank: stdin to every task, or to none (/dev/null).
+INPUT_ALL = -1
+INPUT_NONE = -2
+
 
 @dataclass(frozen=True, slots=True)
 class StepLayout:

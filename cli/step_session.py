@@ -20,13 +20,12 @@ from dataclasses import dataclass
 
 from pyslurm_common import step_io
 
-from .step_layout import StepLayout
+from .step_layout import INPUT_ALL, INPUT_NONE, StepLayout
 from .step_stream import StreamConsumer
 from .task_report import status_lines
+from .terminal import terminal_size
 
 FORWARDED = (signal.SIGTERM, signal.SIGHUP, signal.SIGUSR1, signal.SIGUSR2, signal.SIGCONT, signal.SIGQUIT)
-INPUT_ALL = -1
-INPUT_NONE = -2
 SEND_LIMIT = 1 << 20         # stop reading stdin while a node has this much unsent
 LIVENESS_PERIOD = 5.0        # how often to ask the controller whether silent nodes still run
 INTERRUPT_WINDOW = 1.0
@@ -54,14 +53,6 @@ def window_size() -> bytes:
     """`rows cols` of the controlling terminal (WINSIZE payload); 24x80 without one."""
     rows, cols = terminal_size()
     return f"{rows} {cols}".encode()
-
-
-def terminal_size() -> tuple[int, int]:
-    try:
-        size = os.get_terminal_size(sys.stdin.fileno())
-    except (OSError, ValueError):
-        return 24, 80
-    return size.lines, size.columns
 
 
 class StepSession:

@@ -1,4 +1,5 @@
-"""srun --pty's local terminal: raw mode while the remote pty owns line editing and signals.
+"""srun --pty's local terminal: its size, and raw mode while the remote pty owns line editing
+and signals.
 
 The terminal settings are restored on every way out (normal end, exception, SystemExit);
 SIGTSTP/SIGTTOU from the remote side never reach this process because Ctrl-Z is just a byte
@@ -7,6 +8,7 @@ in raw mode.
 from __future__ import annotations
 
 import contextlib
+import os
 import sys
 from collections.abc import Iterator
 
@@ -27,3 +29,12 @@ def raw_terminal() -> Iterator[bool]:
         yield True
     finally:
         termios.tcsetattr(fd, termios.TCSADRAIN, saved)
+
+
+def terminal_size() -> tuple[int, int]:
+    """(rows, columns) of the terminal on stdin; 24x80 without one."""
+    try:
+        size = os.get_terminal_size(sys.stdin.fileno())
+    except (OSError, ValueError, AttributeError):
+        return 24, 80
+    return size.lines, size.columns
