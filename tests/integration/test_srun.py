@@ -347,3 +347,29 @@ def test_a_step_waits_while_the_allocation_is_busy(cluster: Cluster) -> None:
     assert all(line == f"srun: Job {job_id} step creation still disabled, retrying (Requested nodes are busy)"
                for line in lines[1:-2]), lines
     assert lines[-2:] == [f"srun: Step created for job {job_id}", "second-step"]
+
+
+def test_salloc_interactive_shell_through_a_pty(cluster: Cluster) -> None:
+    work = cluster.work_dir("alice")
+    pid, fd = pty.fork()
+    if pid == 0:  # alice typing `salloc -N2` at her terminal: she gets her shell with the allocation
+        try:
+            _as_user("alice")
+            os.chdir(work)
+            env = dict(cluster.env, USER="alice", HOME=pwd.getpwnam("alice").pw_dir, TERM="dumb",
+                       SHELL="/bin/bash")
+            os.execve(str(BIN / "salloc"), ["salloc", "-N2"], env)
+        finally:
+            os._exit(127)
+    shown = _read_until(fd, b"Granted job allocation")
+    os.write(fd, b"srun -l printenv SLURMD_NODENAME | sort; sleep 30 & jobs; kill %1; echo status-$((40+2))\n")
+    shown += _read_until(fd, b"status-42")
+    os.write(fd, b"exit 3\n")
+    shown += _read_until(fd, b"\0")
+    _, status = os.waitpid(pid, 0)
+    os.close(fd)
+    text = shown.decode(errors="replace").replace("\r\n", "\n")
+    assert "0: node1\n1: node2\n" in text, text
+    assert re.search(r"\[1\]\+ +Running +sleep 30 &", text), text  # job control in the shell
+    assert re.search(r"salloc: Relinquishing job allocation \d+\n", text), text
+    assert os.waitstatus_to_exitcode(status) == 3, text
