@@ -87,9 +87,11 @@ class StepdLauncher:
     async def start_server(self) -> None:
         self.socket_path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
         self.socket_path.unlink(missing_ok=True)
-        # Its stdin is our pipe: the server exits when this agent does.
+        # Its stdin is our pipe: the server exits when this agent does. -I (isolated): a root
+        # process must not import from its working directory or take PYTHON* variables.
         self._server = await asyncio.create_subprocess_exec(
-            sys.executable, "-m", "pyslurm_d.stepd_server", str(self.socket_path), stdin=asyncio.subprocess.PIPE)
+            sys.executable, "-I", "-m", "pyslurm_d.stepd_server", str(self.socket_path),
+            stdin=asyncio.subprocess.PIPE)
 
     async def launch(self, step_dir: Path, cgroup_root: Path,
                      launch: dict[str, object]) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
