@@ -58,8 +58,9 @@ def informer(prog: str, quiet: bool) -> Callable[[str], None]:
     return say
 
 
-def wait_until_started(prog: str, job_id: int, quiet: bool = False) -> pb.JobInfo:
-    """Block until the job runs; print the queued/allocated lines if it had to wait (not with -Q).
+def wait_until_started(prog: str, job_id: int, quiet: bool = False, pending_line: str = "") -> pb.JobInfo:
+    """Block until the job runs; print `pending_line` (salloc's) and the queued/allocated lines
+    if it had to wait (not with -Q): an immediate grant prints none of them, as in Slurm.
 
     A job that ended instead (cancelled while pending) is revoked: message and exit 1."""
     say = informer(prog, quiet)
@@ -69,6 +70,8 @@ def wait_until_started(prog: str, job_id: int, quiet: bool = False) -> pb.JobInf
             job = _wait(job_id, FIRST_WAIT_MS)
             waited = job.state == "PENDING"
             if waited:
+                if pending_line:
+                    say(pending_line)
                 say(f"job {job_id} queued and waiting for resources")
             while job.state == "PENDING":
                 job = _wait(job_id, LATER_WAIT_MS)

@@ -57,8 +57,8 @@ def salloc(**values: Any) -> None:
     submitted = allocation.submit(PROG, desc)
     job_id = submitted.job_id
     say = allocation.informer(PROG, bool(values.get("quiet")))
-    say(f"Pending job allocation {job_id}")
-    job = allocation.wait_until_started(PROG, job_id, bool(values.get("quiet")))
+    job = allocation.wait_until_started(PROG, job_id, bool(values.get("quiet")),
+                                        pending_line=f"Pending job allocation {job_id}")
     say(f"Granted job allocation {job_id}")
     if values.get("no_shell"):
         return
