@@ -290,7 +290,9 @@ class ControllerServicer(ctld_pb2_grpc.ControllerServicer):
             return ctld_pb2.StepReply(job_id=request.job_id, busy=True, busy_reason=str(Strerror.STEP_NODES_BUSY))
         spec = slurmd_pb2.TaskLaunch(
             argv=request.argv, environment=request.environment, work_dir=request.work_dir,
-            io_host=request.io_host or _peer_host(context.peer()), io_port=request.io_port, io_key=request.io_key,
+            io_host=request.io_host or srun_address(context.peer(), self.ctl.cfg.controller_addr),
+            io_port=request.io_port,
+            io_key=request.io_key,
             pty=request.pty, pty_rows=request.pty_rows, pty_cols=request.pty_cols, std_out=request.std_out,
             std_err=request.std_err, std_in=request.std_in, input_task=request.input_task,
             rlimits=request.rlimits, umask=request.umask, step_name=name,
@@ -371,6 +373,16 @@ def _step_number(text: str) -> int:
     if not text.isdigit():
         raise SlurmError(Strerror.INVALID_JOB_ID)
     return int(text)
+
+
+def srun_address(peer: str, controller_addr: str) -> str:
+    """Where a step's nodes reach srun: the address its request came from (through the auth
+    agent on srun's host), or, for an srun on the controller's host that came over loopback
+    (127.0.1.1 for the host name on Debian), the controller's address, which every node reaches."""
+    host = _peer_host(peer)
+    if host == "::1" or host.startswith("127."):
+        return controller_addr or host
+    return host
 
 
 def _peer_host(peer: str) -> str:

@@ -75,6 +75,16 @@ def test_a_node_on_a_second_host_registers_and_runs_jobs(lab: Cluster, hosts: tu
     assert (lab.work_dir("alice") / "remote.out").read_text() == "remote1\n"
 
 
+def test_srun_on_the_second_host_streams_back_to_this_one(lab: Cluster) -> None:
+    """The remote stepd connects back to srun here (at the controller's address, as this srun
+    talks to the controller over loopback), both ways: stdin there, stdout here."""
+    wait_for(lambda: node_states(lab).get("remote1") == "idle", timeout=30)
+    result = lab.run("srun", "-p", "remote", "sh", "-c", "echo $SLURMD_NODENAME; cat", user="alice",
+                     input="through the link\n")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == "remote1\nthrough the link\n"
+
+
 def test_a_dynamic_node_on_a_third_host_is_reached_at_its_own_address(
         lab: Cluster, hosts: tuple[SeparateHost, SeparateHost]) -> None:
     _, third = hosts

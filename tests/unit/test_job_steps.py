@@ -251,3 +251,16 @@ def test_running_steps_never_share_a_cpu(seed: int) -> None:
                 for cpu in ids:
                     assert (node, cpu) not in held
                     held.add((node, cpu))
+
+
+@pytest.mark.parametrize("peer, expected", [
+    ("ipv4:10.0.0.7:41234", "10.0.0.7"),                  # srun on another host: where it came from
+    ("ipv6:[fd00::7]:41234", "fd00::7"),
+    ("ipv4:127.0.0.1:41234", "head"),                     # srun beside the controller: its address
+    ("ipv4:127.0.1.1:41234", "head"),
+    ("ipv6:[::1]:41234", "head"),
+])
+def test_nodes_reach_srun_at_an_address_they_can_route_to(peer: str, expected: str) -> None:
+    from pyslurm_ctld.servicer import srun_address
+
+    assert srun_address(peer, "head") == expected
