@@ -19,7 +19,6 @@ from click.core import ParameterSource
 from pyslurm_common.rpc import messages as pb
 
 from . import job_options
-from .app import die
 from .job_options import option
 from .step_layout import INPUT_ALL, INPUT_NONE
 

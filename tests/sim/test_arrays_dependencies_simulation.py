@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 
 from pyslurm_common.config import load_config
-from pyslurm_ctld.events import ArrayTaskStarted, Event, JobStarted, JobSubmitted, BatchFinished
+from pyslurm_ctld.events import ArrayTaskStarted, Event, JobStarted, BatchFinished
 from pyslurm_ctld.job import Job, JobId, JobRequest, JobState, Reason
 from pyslurm_ctld.job_manager import JobManager
 

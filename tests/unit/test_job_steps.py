@@ -13,8 +13,8 @@ from typing import Any
 import pytest
 
 from pyslurm_common.errors import SlurmError, Strerror
-from pyslurm_ctld.events import (Account, AllocationReleased, BatchFinished, JobCancelled, Launch, NodeFailed,
-                                 StepFinished, StepStarted, Terminate, event_from_dict, event_to_dict)
+from pyslurm_ctld.events import (AllocationReleased, BatchFinished, JobCancelled, Launch, NodeFailed,
+                                 StepFinished, Terminate, event_from_dict, event_to_dict)
 from pyslurm_ctld.job import Allocation, Job, JobId, JobState, Reason, Step, StepUsage
 from pyslurm_ctld.job_manager import JobManager
 from pyslurm_ctld.step_layout import StepBusy, StepShape, place_step
