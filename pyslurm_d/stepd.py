@@ -17,14 +17,11 @@ the stdlib-only pyslurm_common modules).
 """
 from __future__ import annotations
 
-import contextlib
 import ctypes
 import fcntl
 import json
 import os
 import pty
-import pwd
-import resource
 import selectors
 import signal
 import socket
@@ -34,14 +31,17 @@ import termios
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Iterator
+from typing import Callable
 
 from pyslurm_common import step_io
 from pyslurm_common.filename_pattern import PatternContext, resolve
 
 from .cgroup import CgroupError, StepCgroup, join
-from .stream_relay import SrunGone, StreamRelay
 from .cgroup_limits import CgroupLimitError, Device, StepLimits, StepLimitSet, Usage, create_step_limits
+from .launch import Launch, Task
+from .stream_relay import SrunGone, StreamRelay
+from .task_exec import (exec_task, open_io_as_user, open_task_file, task_environment, user_groups,
+                        user_identity)
 
 PR_SET_CHILD_SUBREAPER = 36
 POLL = 0.02
@@ -51,62 +51,6 @@ CAUSE_SUFFIX = {
     "TIME LIMIT": " DUE TO TIME LIMIT",
     "NODE FAILURE": " DUE TO NODE FAILURE, SEE SLURMCTLD LOG FOR DETAILS",
 }
-
-
-@dataclass(slots=True)
-class Launch:
-    job_id: int
-    uid: int
-    gid: int
-    user_name: str
-    node_name: str
-    script_path: str                    # the batch script; "" for an srun step (argv[0] is run)
-    argv: list[str]
-    environment: list[str]
-    work_dir: str
-    std_out: str                        # batch: paths; srun step: patterns, "" = stream to srun
-    std_err: str
-    std_in: str
-    append: bool
-    umask: int
-    kill_wait: int
-    step: str = "batch"
-    rlimits: list[str] = field(default_factory=list)
-    unkillable_timeout: int = 60
-    cgroup_backend: str = "hybrid"
-    node_tag: str = ""
-    cpu_ids: list[int] = field(default_factory=list)     # affinity (and cpuset when constrained)
-    constrain_cpus: bool = False
-    memory_bytes: int | None = None
-    memory_swap_bytes: int | None = None
-    denied_devices: list[str] = field(default_factory=list)  # device nodes the step may not open
-    gather_frequency: int = 30          # JobAcctGatherFrequency (task=N): seconds between samples
-    # srun steps
-    task_ids: list[int] = field(default_factory=lambda: [0])   # global ranks run here
-    node_index: int = 0
-    num_tasks: int = 1
-    io_host: str = ""                   # srun's I/O listener; empty for the batch step
-    io_port: int = 0
-    io_key: str = ""
-    pty: bool = False
-    pty_rows: int = 0
-    pty_cols: int = 0
-    input_task: int = -1                # -1 all tasks, -2 none, else the rank that reads stdin
-    kill_on_bad_exit: bool = False
-    wait_seconds: int = 0
-    job_name: str = ""
-
-    @property
-    def is_batch(self) -> bool:
-        return self.step == "batch"
-
-
-@dataclass(slots=True)
-class Task:
-    rank: int
-    local_id: int
-    pid: int = 0
-    status: int | None = None
 
 
 @dataclass(slots=True)
@@ -129,137 +73,12 @@ class StepState:
         return all(t.status is not None for t in self.tasks.values())
 
 
-def _user_groups(launch: Launch) -> list[int]:
-    try:
-        return os.getgrouplist(launch.user_name, launch.gid)
-    except OSError:
-        return [launch.gid]
-
-
-@contextlib.contextmanager
-def user_identity(launch: Launch, groups: list[int]) -> Iterator[None]:
-    """Open files with the user's identity, so they are theirs (and only what they may open)."""
-    os.setgroups(groups)
-    os.setegid(launch.gid)
-    os.seteuid(launch.uid)
-    old_umask = os.umask(launch.umask)
-    try:
-        yield
-    finally:
-        os.umask(old_umask)
-        os.seteuid(0)
-        os.setegid(0)
-        os.setgroups([])
-
-
-def _open(path: str, flags: int) -> int:
-    try:
-        return os.open(path, flags, 0o666)
-    except OSError as exc:
-        raise OSError(exc.errno, f"cannot open {exc.filename}: {exc.strerror}") from exc
-
-
-def open_io_as_user(launch: Launch, groups: list[int]) -> tuple[int, int, int]:
-    """The batch step's stdin/stdout/stderr files, opened as the user."""
-    flags = os.O_WRONLY | os.O_CREAT | (os.O_APPEND if launch.append else os.O_TRUNC)
-    opened: list[int] = []
-    with user_identity(launch, groups):
-        try:
-            opened.append(_open(launch.std_in, os.O_RDONLY))
-            opened.append(_open(launch.std_out, flags))
-            opened.append(opened[1] if launch.std_err == launch.std_out else _open(launch.std_err, flags))
-        except OSError:
-            for fd in set(opened):
-                os.close(fd)
-            raise
-    return opened[0], opened[1], opened[2]
-
-
-def apply_rlimits(items: list[str]) -> None:
-    """Submit-host limits (`NAME=soft:hard`, -1 unlimited); as root, so hard limits may rise too."""
-    for item in items:
-        name, _, values = item.partition("=")
-        soft, _, hard = values.partition(":")
-        which = getattr(resource, f"RLIMIT_{name}", None)
-        if which is None:
-            continue
-        try:
-            resource.setrlimit(which, (int(soft), int(hard)))
-        except (ValueError, OSError) as exc:
-            os.write(2, f"slurmstepd: error: Can't propagate RLIMIT_{name}: {exc}\n".encode())
-
-
-def user_environment(env: dict[str, str], pw: pwd.struct_passwd) -> None:
-    """HOME, USER, LOGNAME and SHELL as the job's user has them, unless exported from the submitter."""
-    env.setdefault("HOME", pw.pw_dir)
-    env.setdefault("USER", pw.pw_name)
-    env.setdefault("LOGNAME", pw.pw_name)
-    env.setdefault("SHELL", pw.pw_shell or "/bin/sh")
-
-
 def step_limits(launch: Launch) -> StepLimits:
     return StepLimits(
         cpus=tuple(launch.cpu_ids) if launch.constrain_cpus and launch.cpu_ids else None,
         memory_bytes=launch.memory_bytes, memory_swap_bytes=launch.memory_swap_bytes,
         denied_devices=tuple(Device.of_path(p) for p in launch.denied_devices if os.path.exists(p)),
     )
-
-
-def task_environment(launch: Launch, task: Task, node_ranks: str) -> dict[str, str]:
-    env = dict(item.split("=", 1) for item in launch.environment if "=" in item)
-    if not launch.is_batch:
-        env.update({"SLURM_PROCID": str(task.rank), "SLURM_LOCALID": str(task.local_id),
-                    "SLURM_NODEID": str(launch.node_index), "SLURM_GTIDS": node_ranks,
-                    "SLURMD_NODENAME": launch.node_name})
-    return env
-
-
-def exec_task(launch: Launch, task: Task, cg: StepCgroup, limits: StepLimitSet, groups: list[int],
-              fds: tuple[int, int, int], env: dict[str, str], controlling_tty: bool) -> None:
-    """In the forked child: join the task cgroup and the limits, drop privileges, exec. Never returns."""
-    program = launch.script_path or launch.argv[0]
-    try:
-        join(cg.task_dir(task.local_id))
-        limits.join(os.getpid())
-        if launch.cpu_ids:
-            os.sched_setaffinity(0, launch.cpu_ids)
-        os.setsid()
-        if controlling_tty:
-            fcntl.ioctl(fds[0], termios.TIOCSCTTY, 0)
-        for target, fd in enumerate(fds):
-            os.dup2(fd, target)
-        os.closerange(3, 65536)   # nothing of stepd's (sockets, other tasks' pipes) leaks into the task
-        apply_rlimits(launch.rlimits)
-        os.setgroups(groups)
-        os.setgid(launch.gid)
-        os.setuid(launch.uid)
-        os.umask(launch.umask)
-        for sig in (signal.SIGCHLD, signal.SIGTERM, signal.SIGINT, signal.SIGPIPE, signal.SIGHUP):
-            signal.signal(sig, signal.SIG_DFL)
-        signal.set_wakeup_fd(-1)
-        try:
-            user_environment(env, pwd.getpwuid(launch.uid))
-        except KeyError:
-            pass
-        try:
-            os.chdir(launch.work_dir)
-        except OSError as exc:
-            os.write(2, f"slurmstepd: error: couldn't chdir to `{launch.work_dir}': {exc.strerror}: "
-                        "going to /tmp instead\n".encode())
-            os.chdir("/tmp")
-        env["PWD"] = os.getcwd()
-        env.setdefault("TMPDIR", "/tmp")
-        env["SLURM_TASK_PID"] = str(os.getpid())
-        if launch.is_batch:
-            os.execve(program, [program, *launch.argv], env)
-        os.execvpe(program, launch.argv, env)
-    except BaseException as exc:  # noqa: BLE001 - the child must never return into stepd
-        try:
-            reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-            os.write(2, f"slurmstepd: error: execve(): {program}: {reason}\n".encode())
-        finally:
-            # Slurm's codes: 127 for a batch script that cannot run, 2 for a step's program.
-            os._exit(127 if launch.is_batch else 2)
 
 
 class Stepd:
@@ -286,7 +105,7 @@ class Stepd:
                                              launch.step, step_limits(launch), v2_step_dir=self.cg.step_dir)
         except CgroupLimitError as exc:
             raise OSError(exc.errno or 0, f"cgroup limits: {exc}") from exc
-        groups = _user_groups(launch)
+        groups = user_groups(launch)
         if launch.io_port:
             self.relay = StreamRelay.connect(self.selector, launch.io_host, launch.io_port, launch.io_key,
                                              launch.node_index)
@@ -342,7 +161,7 @@ class Stepd:
             return null
         if launch.std_in:
             with user_identity(launch, groups):
-                fd = _open(self._task_path(launch.std_in, task), os.O_RDONLY)
+                fd = open_task_file(self._task_path(launch.std_in, task), os.O_RDONLY)
             self.state.fds.append(fd)
             return fd
         if not self.relay.streaming or launch.input_task == -2 or launch.input_task not in (-1, task.rank):
@@ -359,7 +178,7 @@ class Stepd:
         elif pattern:
             flags = os.O_WRONLY | os.O_CREAT | (os.O_APPEND if launch.append else os.O_TRUNC)
             with user_identity(launch, groups):
-                fd = _open(self._task_path(pattern, task), flags)
+                fd = open_task_file(self._task_path(pattern, task), flags)
         else:
             read_end, fd = os.pipe()
             self.relay.add_output(read_end, task.rank, kind)
