@@ -779,19 +779,21 @@ class JobManager:
                 or event.task_id not in master.array.pending:
             return []   # cancelled, or started, since the pass decided
         array = master.array
+        # Accounting sees the remainder shrink (the outbox keeps only a record's latest snapshot).
+        effects: list[Effect] = []
         if event.job_id == master.job_id:
             if array.pending != (event.task_id,):
                 return []   # the master runs only as the last task
             record = master
         else:
-            self._set(dataclasses.replace(master, array=_without(array, (event.task_id,))))
+            effects.append(Account(self._set(dataclasses.replace(master, array=_without(array, (event.task_id,))))))
             self.next_job_id = max(self.next_job_id, event.job_id + 1)
             record = dataclasses.replace(master, job_id=event.job_id)
         task = dataclasses.replace(array, task_id=event.task_id, pending=())
         job = self._set(transition(_in_partition(dataclasses.replace(record, array=task), event.partition),
                                    JobState.RUNNING,
                                    allocation=event.allocation, start_time=event.time, reason=Reason.NONE))
-        return [Launch(job), Account(job)]
+        return [Launch(job), Account(job), *effects]
 
     def _apply_array_tasks_cancelled(self, event: ArrayTasksCancelled) -> list[Effect]:
         master = self.jobs.get(event.array_job_id)
@@ -812,7 +814,7 @@ class JobManager:
             self.next_job_id = max(self.next_job_id, job_id + 1)
             effects.append(Account(record))
         if self.jobs[master.job_id].state is JobState.PENDING:
-            self._set(dataclasses.replace(master, array=left))
+            effects.append(Account(self._set(dataclasses.replace(master, array=left))))
         return effects
 
     def _apply_dependency(self, event: DependencyChanged) -> list[Effect]:

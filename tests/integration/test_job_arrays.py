@@ -72,6 +72,8 @@ def test_scancel_of_tasks_and_of_the_whole_array(cluster: Cluster) -> None:
     gone = cluster.run("squeue", "-h", "-t", "CA", "-j", f"{array_id}_[1-3],{array_id}_5", "-o", "%i %t",
                        user="alice").stdout.splitlines()
     assert sorted(gone) == [f"{array_id}_{t} CA" for t in (1, 2, 3, 5)]
+    wait_for(lambda: f"{array_id}_[0,4,6-9]|PENDING" in cluster.run(
+        "sacct", "-n", "-X", "-P", "-j", str(array_id), "-o", "JobID,State", user="alice").stdout.splitlines())
     cluster.run("scontrol", "update", f"jobid={array_id}", "ArrayTaskThrottle=3", user="alice", check=True)
     assert queue(cluster, "-j", str(array_id)) == [
         f"{array_id}_[0,4,6-9%3] {array_id} {array_id} 0,4,6-9 PD JobHeldUser"]

@@ -126,6 +126,8 @@ def test_tasks_split_off_lowest_first_and_the_master_runs_last(tmp_path: Path) -
     assert sorted(running) == [1, 2, 3]
     assert [running[t].job_id for t in (1, 2, 3)] == [master.job_id + 1, master.job_id + 2, master.job_id + 3]
     assert {e.job.job_id for e in effects if isinstance(e, Launch)} == {j.job_id for j in running.values()}
+    remainders = [e.job.array.pending for e in effects if isinstance(e, Account) and e.job.job_id == master.job_id]
+    assert remainders[-1] == (4, 5)   # accounting follows the remainder
     pending = mgr.jobs[master.job_id]
     assert pending.state is JobState.PENDING and pending.array.pending == (4, 5)   # type: ignore[union-attr]
     assert pending.reason is Reason.RESOURCES
@@ -203,7 +205,10 @@ def test_cancelling_pending_tasks_splits_them_off(tmp_path: Path) -> None:
     effects = mgr.apply(events[0])
     cancelled = tasks_of(mgr, master.job_id)
     assert sorted(cancelled) == [2, 3] and all(j.state is JobState.CANCELLED for j in cancelled.values())
-    assert {e.job.job_id for e in effects if isinstance(e, Account)} == {j.job_id for j in cancelled.values()}
+    # Accounting gets the cancelled tasks and the master's smaller remainder.
+    accounted = {e.job.job_id: e.job for e in effects if isinstance(e, Account)}
+    assert set(accounted) == {j.job_id for j in cancelled.values()} | {master.job_id}
+    assert accounted[master.job_id].array.pending == (1, 4, 5, 6)   # type: ignore[union-attr]
     assert mgr.jobs[master.job_id].array.pending == (1, 4, 5, 6)   # type: ignore[union-attr]
     assert mgr.jobs[master.job_id].state is JobState.PENDING
 
