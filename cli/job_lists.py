@@ -5,8 +5,9 @@ Pure. `parse_job_list` raises ValueError(<item>) for an id that does not parse.
 from __future__ import annotations
 
 import re
+from typing import Iterable
 
-from pyslurm_common.array_spec import JobSpec, parse_job_spec
+from pyslurm_common.array_spec import JobSpec, parse_indices, parse_job_spec
 from pyslurm_common.rpc import messages as pb
 
 _ITEM = re.compile(r"[^,\[]+(?:\[[^\]]*\])?")   # commas inside brackets belong to the item
@@ -27,3 +28,26 @@ def names(spec: JobSpec, job: pb.JobInfo) -> bool:
     """Whether `spec` names `job` (an array id names every record of the array)."""
     task = None if job.array_remainder or not job.array_job_id else int(job.array_task_str)
     return spec.matches(job.job_id, job.array_job_id, task)
+
+
+def expand_array_tasks(jobs: Iterable[pb.JobInfo]) -> list[pb.JobInfo]:
+    """Each pending remainder as one record per index (squeue -r); other records as they are."""
+    out: list[pb.JobInfo] = []
+    for job in jobs:
+        if not job.array_remainder or job.state != "PENDING":
+            out.append(job)
+            continue
+        for index in parse_indices(job.array_task_str):
+            task = pb.JobInfo()
+            task.CopyFrom(job)
+            task.array_task_str, task.array_remainder = str(index), False
+            out.append(task)
+    return out
+
+
+def named(jobs: Iterable[pb.JobInfo], specs: list[JobSpec]) -> list[pb.JobInfo]:
+    """The records `specs` name; a named task still pending in its array's remainder gets a
+    record of its own. Without task names, every record the controller returned."""
+    if not any(spec.tasks is not None for spec in specs):
+        return list(jobs)
+    return [j for j in expand_array_tasks(jobs) if any(names(spec, j) for spec in specs)]

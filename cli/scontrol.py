@@ -31,15 +31,18 @@ def show(words: list[str], oneliner: bool) -> None:
     entity = entity.lower()
     arg = inline or (words[1] if len(words) > 1 else "")
     if entity in ("job", "jobs"):
-        ids = [int(arg)] if arg else []
-        if arg and not arg.isdigit():
+        from . import job_lists
+
+        try:
+            specs = job_lists.parse_job_list(arg)   # 123, 123_5, 123_[1-3]
+        except ValueError:
             die("Invalid job id specified")
         try:
-            reply = client.controller("GetJobs", pb.JobQuery(job_ids=ids), pb.JobList)
+            reply = client.controller("GetJobs", pb.JobQuery(job_ids=[s.job_id for s in specs]), pb.JobList)
         except SlurmError as exc:
             print(f"slurm_load_jobs error: {exc.strerror}", file=sys.stderr)
             raise SystemExit(1)
-        jobs = sorted(reply.jobs, key=lambda j: j.job_id)
+        jobs = sorted(job_lists.named(reply.jobs, specs), key=lambda j: j.job_id)
         if not jobs:
             print("No jobs in the system")
             return

@@ -57,12 +57,9 @@ def squeue(fmt: str | None, long_fmt: str | None, noheader: bool, long_listing: 
     except SlurmError as exc:
         print(f"slurm_load_jobs error: {exc.strerror}", file=sys.stderr)
         raise SystemExit(1)
-    listed = list(reply.jobs)
-    tasks_named = any(spec.tasks is not None for spec in specs)
-    if expand_arrays or tasks_named:
-        listed = squeue_format.expand_array_tasks(listed)
-    if tasks_named:
-        listed = [j for j in listed if any(job_lists.names(spec, j) for spec in specs)]
+    listed = job_lists.named(reply.jobs, specs)
+    if expand_arrays:
+        listed = job_lists.expand_array_tasks(listed)
     selected = squeue_format.visible_jobs(listed, wanted)
     if me:
         user = getpass.getuser()

@@ -224,23 +224,6 @@ def job_id_text(job: JobInfo) -> str:
     return f"{job.array_job_id}_{job.array_task_str}"
 
 
-def expand_array_tasks(jobs: Iterable[JobInfo]) -> list[JobInfo]:
-    """``-r``: each pending remainder becomes one record per index (the others are kept as they are)."""
-    from pyslurm_common.array_spec import parse_indices
-
-    out: list[JobInfo] = []
-    for job in jobs:
-        if not job.array_remainder or job.state != "PENDING":
-            out.append(job)
-            continue
-        for index in parse_indices(job.array_task_str):
-            task = JobInfo()
-            task.CopyFrom(job)
-            task.array_task_str, task.array_remainder = str(index), False
-            out.append(task)
-    return out
-
-
 def _const(text: str) -> Getter:
     return lambda job, now: text
 

@@ -72,6 +72,8 @@ def test_scancel_of_tasks_and_of_the_whole_array(cluster: Cluster) -> None:
     gone = cluster.run("squeue", "-h", "-t", "CA", "-j", f"{array_id}_[1-3],{array_id}_5", "-o", "%i %t",
                        user="alice").stdout.splitlines()
     assert sorted(gone) == [f"{array_id}_{t} CA" for t in (1, 2, 3, 5)]
+    shown = cluster.run("scontrol", "-o", "show", "job", f"{array_id}_5", user="alice").stdout
+    assert re.match(rf"JobId=\d+ ArrayJobId={array_id} ArrayTaskId=5 JobName=wrap .* JobState=CANCELLED ", shown)
     wait_for(lambda: f"{array_id}_[0,4,6-9]|PENDING" in cluster.run(
         "sacct", "-n", "-X", "-P", "-j", str(array_id), "-o", "JobID,State", user="alice").stdout.splitlines())
     cluster.run("scontrol", "update", f"jobid={array_id}", "ArrayTaskThrottle=3", user="alice", check=True)

@@ -285,7 +285,9 @@ def test_squeue_array_ids() -> None:
 def test_squeue_r_expands_the_pending_remainder_only() -> None:
     rows = [info(123, 123, "5-6,9", True), info(130, 123, "7", state="RUNNING"),
             info(123, 123, "1-3", True, state="CANCELLED")]
-    expanded = squeue_format.expand_array_tasks(rows)
+    from cli.job_lists import expand_array_tasks
+
+    expanded = expand_array_tasks(rows)
     assert [squeue_format.job_id_text(j) for j in expanded] == ["123_5", "123_6", "123_9", "123_7", "123_[1-3]"]
 
 
@@ -316,6 +318,11 @@ def test_job_lists_name_records_of_arrays() -> None:
     assert [names(specs[1], j) for j in (task, remainder, other)] == [True, False, False]
     assert [names(JobSpec(13), j) for j in (task, remainder, other)] == [True, True, False]
     assert names(specs[0], other) and not names(specs[0], task)
+    from cli.job_lists import named
+
+    picked = named([task, remainder, other], [JobSpec(13, (3, 5))])
+    assert [(j.job_id, j.array_task_str) for j in picked] == [(20, "3"), (13, "5")]
+    assert named([task, other], [JobSpec(12)]) == [task, other]   # no task named: as returned
 
 
 def test_throttle_can_be_changed_by_the_owner(tmp_path: Path) -> None:
