@@ -11,8 +11,7 @@ import click
 from pyslurm_common import units
 from pyslurm_common.rpc import messages as pb
 
-from . import client, sacct_fields
-from . import job_lists
+from . import job_lists, sacct_database, sacct_fields
 from .app import die, run
 from .job_states import parse_state_list
 from .print_fields import FormatError, Parsable
@@ -75,7 +74,7 @@ def sacct(jobs: tuple[str, ...], users: str | None, allusers: bool, allocations:
         all_users=allusers or (os.geteuid() == 0 and not users), duplicates=duplicates)
     if not users and not query.all_users:
         query.users.append(getpass.getuser())
-    records = list(client.accounting("QueryJobs", query, pb.JobRecordBatch).records)
+    records = list(sacct_database.call("QueryJobs", query, pb.JobRecordBatch).records)
     if any(spec.tasks is not None for spec in specs):   # `123_7`: only that task of array 123
         records = [r for r in records if any(job_lists.names(spec, r.job) for spec in specs)]
     if as_json:

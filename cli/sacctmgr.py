@@ -17,7 +17,7 @@ import click
 from pyslurm_common.errors import SlurmError, Strerror
 from pyslurm_common.rpc import messages as pb
 
-from . import client, sacctmgr_args, sacctmgr_fields
+from . import sacct_database, sacctmgr_args, sacctmgr_fields
 from .app import CliError, run
 from .print_fields import FormatError, Parsable, render
 
@@ -73,7 +73,7 @@ def sacctmgr(immediate: bool, noheader: bool, parsable: bool, parsable2: bool, q
 
 def _send(change: "pb.AssociationChange", request: sacctmgr_args.Request) -> "pb.AssociationChangeResult":
     try:
-        return client.accounting("ChangeAssociations", change, pb.AssociationChangeResult)
+        return sacct_database.call("ChangeAssociations", change, pb.AssociationChangeResult)
     except SlurmError as exc:
         if exc.strerror == Strerror.ACCESS_DENIED:
             print(f"{PROG}: error: {exc.detail or exc.strerror}", file=sys.stderr)
@@ -175,7 +175,7 @@ def _show(request: sacctmgr_args.Request, mode: Parsable, delimiter: str, header
     show = pb.AssociationShow(entity=request.entity, with_assoc=request.with_assoc,
                               where=[pb.Setting(key=s.key, op=s.op, value=s.value) for s in request.where])
     try:
-        found = client.accounting("ShowAssociations", show, pb.AssociationEntities)
+        found = sacct_database.call("ShowAssociations", show, pb.AssociationEntities)
     except SlurmError as exc:
         _fail(exc.detail or f" {exc.strerror}")
     rows = list(_rows(request, found))

@@ -130,3 +130,16 @@ def test_cluster_is_registered_with_root_and_bad_input_is_reported(cluster: Clus
                              "        Contact your admin to add this account.\n")
     field = _mgr(cluster, "show", "qos", "format=nosuch")
     assert (field.returncode, field.stderr) == (1, 'sacctmgr: error: Invalid field requested: "nosuch"\n')
+
+
+def test_definitions_survive_a_daemon_restart_and_a_stopped_daemon_is_reported(cluster: Cluster) -> None:
+    assert _mgr(cluster, "-i", "add", "account", "durable").returncode == 0
+    cluster.stop("dbd")
+    try:
+        down = _mgr(cluster, "show", "account")
+        assert (down.returncode, down.stderr) == (1, "sacctmgr: error: Problem talking to the database: Connection refused\n")
+        sacct = cluster.run("sacct", "-X", "-n")
+        assert (sacct.returncode, sacct.stderr) == (1, "sacct: error: Problem talking to the database: Connection refused\n")
+    finally:
+        cluster.start("dbd")
+    wait_for(lambda: _mgr(cluster, "-n", "-P", "show", "account", "durable", "format=account").stdout == "durable\n")

@@ -1,4 +1,5 @@
-"""sacct --json (cli.sacct_json) and the flags sacct sends to the accounting daemon."""
+"""sacct --json (cli.sacct_json), the flags sacct sends to the accounting daemon, and what an
+unreachable daemon looks like."""
 
 from __future__ import annotations
 
@@ -7,7 +8,8 @@ import json
 import pytest
 from click.testing import CliRunner
 
-from cli import client, sacct, sacct_json
+from cli import client, sacct, sacct_database, sacct_json
+from cli.app import CliError
 from pyslurm_common.rpc import messages as pb
 
 NOW = 5000
@@ -76,3 +78,14 @@ def test_json_flag_prints_the_document(sent: list["pb.AccountingQuery"]) -> None
     result = CliRunner().invoke(sacct.sacct, ["--json", "-j", "42"])
     assert result.exit_code == 0
     assert [job["job_id"] for job in json.loads(result.output)["jobs"]] == [42]
+
+
+def test_unreachable_accounting_daemon_is_a_database_problem(monkeypatch: pytest.MonkeyPatch) -> None:
+    def down(*args: object, **kwargs: object) -> object:
+        raise client.ConnectError("connection refused by 127.0.0.1:6819")
+
+    monkeypatch.setattr(client, "accounting", down)
+    monkeypatch.delenv("PYSLURM_DEBUG", raising=False)
+    with pytest.raises(CliError) as err:
+        sacct_database.call("QueryJobs", pb.AccountingQuery(), pb.JobRecordBatch)
+    assert err.value.lines == ("Problem talking to the database: Connection refused",)
