@@ -376,6 +376,17 @@ def _delete_named(session: Session, model: Named, names: list[str], report: Chan
         session.delete(row)
 
 
+def _check_default_accounts_kept(session: Session, report: ChangeReport) -> None:
+    """A user keeping associations must keep one in its default account (Slurm refuses too)."""
+    session.flush()
+    for name in sorted({key.user for key in report.associations if key.user}):
+        user = session.scalars(select(UserRow).where(UserRow.name == name)).first()
+        left = set(session.scalars(select(AssociationRow.account).where(AssociationRow.user == name)))
+        if user is not None and left and user.default_account not in left:
+            raise invalid(f" Can't remove the default account '{user.default_account}' of user '{name}'"
+                          " while it has other associations: change its DefaultAccount first")
+
+
 def delete_user(session: Session, where: Sequence[Setting], caller_level: str) -> ChangeReport:
     cond = conditions(where)
     users = _named(cond, "users")
@@ -386,7 +397,9 @@ def delete_user(session: Session, where: Sequence[Setting], caller_level: str) -
     for row in matching_associations(session, dict(cond, users=users), users=True):
         report.associations.append(_key(row))
         session.delete(row)
-    if not scoped:
+    if scoped:
+        _check_default_accounts_kept(session, report)
+    else:
         _delete_named(session, UserRow, users, report)
     return report
 
@@ -403,6 +416,7 @@ def delete_account(session: Session, where: Sequence[Setting]) -> ChangeReport:
             if row not in session.deleted:
                 report.associations.append(_key(row))
                 session.delete(row)
+    _check_default_accounts_kept(session, report)
     if not cond.get("clusters"):
         _delete_named(session, AccountRow, accounts, report)
     return report

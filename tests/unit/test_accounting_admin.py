@@ -199,6 +199,20 @@ def test_delete_account_takes_its_subtree_and_root_is_kept(db: Db) -> None:
     assert err.value.detail == " No conditions given"
 
 
+def test_the_default_account_goes_last(db: Db) -> None:
+    db.change("add", "account", ["a1", "a2"])
+    db.change("add", "account", ["sub"], set_=[S("Parent", "a1")])
+    db.change("add", "user", ["bob"], set_=[S("Account", "sub,a2")])
+    expected = (" Can't remove the default account 'sub' of user 'bob' while it has other associations:"
+                " change its DefaultAccount first")
+    for entity, where in (("user", {"name": "bob", "account": "sub"}), ("account", {"name": "a1"})):
+        with pytest.raises(SlurmError) as err:
+            db.change("delete", entity, where=where)
+        assert err.value.detail == expected
+    db.change("delete", "user", where={"name": "bob", "account": "a2"})
+    assert db.change("delete", "account", where={"name": "a1"}).names == ["a1"]  # its last association
+
+
 def test_delete_user_association_or_whole_user(db: Db) -> None:
     db.change("add", "account", ["a1", "a2"])
     db.change("add", "user", ["bob"], set_=[S("Account", "a1,a2")])
