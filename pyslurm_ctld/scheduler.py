@@ -222,14 +222,20 @@ def schedule(pending: Iterable[Job], nodes: Mapping[str, NodeCapacity],
             part = partitions.get(name)
             need = job_need(job.request, part.def_mem_per_cpu_mb if part else 0)
             key = (name, job.request.time_limit_min, need)
-            if key not in static_fit:
-                static_fit[key] = _partition_reason(job, part, need, nodes)
-            if static_fit[key] is None:
+            if key in static_fit:
+                static = static_fit[key]
+            else:
+                static = static_fit[key] = _partition_reason(job, part, need, nodes)
+            if static is None:
                 assert part is not None
                 usable.append((part, need))
-            reason = reason or static_fit[key]
+            elif reason is None:
+                reason = static
         if not usable:
             decisions.append(Pend(job.job_id, reason or Reason.PARTITION_CONFIG))
+            continue
+        if all(part.name in blocked for part, _ in usable):   # the common case behind a blocked job
+            decisions.append(Pend(job.job_id, Reason.PRIORITY))
             continue
         tasks, rest_reason = _startable_tasks(job, running, allowed.get(job.job_id))
         if not tasks:
