@@ -262,6 +262,13 @@ class JobManager:
             raise SlurmError(Strerror.NOT_PENDING)
         return BeginTimeChanged(job.job_id, begin_time)
 
+    def _view(self, part: deps.DepPart, views: dict[tuple[int, int | None], deps.TargetView]) -> deps.TargetView:
+        """`_target_view`, computed once per pass for each job or task named."""
+        key = (part.job_id, part.task_id)
+        if key not in views:
+            views[key] = self._target_view(part)
+        return views[key]
+
     def _target_view(self, part: deps.DepPart) -> deps.TargetView:
         """The job(s) a dependency part names, as they stand now."""
         array_id = JobId(part.job_id)
@@ -533,6 +540,7 @@ class JobManager:
         events: list[Event] = []
         ineligible: dict[JobId, Reason] = {}
         eligible_tasks: dict[JobId, tuple[int, ...]] = {}
+        views: dict[tuple[int, int | None], deps.TargetView] = {}   # per pass: many jobs may name one array
         # singleton: free when no job of the same (user, name) runs and none submitted earlier pends.
         first_pending: dict[tuple[int, str], JobId] = {}
         if any(job.dependency is not None and job.dependency.has_singleton for job in pending):
@@ -542,14 +550,14 @@ class JobManager:
         for job in pending:
             depends = job.dependency
             if depends is not None:
-                settled = depends.resolve(lambda part: self._part_outcome(job, part))
+                settled = depends.resolve(lambda part: self._part_outcome(job, part, views))
                 if settled != depends:
                     events.append(DependencyChanged(job.job_id, settled, settled=True))
                 key = (job.uid, job.request.name)
                 free = key not in active_names and first_pending.get(key, job.job_id) == job.job_id
                 rest, corr = settled.split_corr()
                 if corr and job.array is not None and job.array.is_remainder and not settled.any_of:
-                    eligible_tasks[job.job_id] = self._corr_tasks(job.array.pending, corr)
+                    eligible_tasks[job.job_id] = self._corr_tasks(job.array.pending, corr, views)
                     outcome = rest.outcome(now, singleton_free=free) if rest else deps.PartState.FULFILLED
                     if outcome is deps.PartState.FULFILLED and not eligible_tasks[job.job_id]:
                         outcome = deps.PartState.UNFULFILLED
@@ -566,7 +574,8 @@ class JobManager:
                 ineligible[job.job_id] = Reason.BEGIN_TIME
         return events, ineligible, eligible_tasks
 
-    def _part_outcome(self, job: Job, part: deps.DepPart) -> tuple[deps.PartState, int]:
+    def _part_outcome(self, job: Job, part: deps.DepPart,
+                      views: dict[tuple[int, int | None], deps.TargetView]) -> tuple[deps.PartState, int]:
         """How `part` of `job`'s dependency stands. aftercorr pairs array task N with task N of
         the other array: a pending remainder decides it per index (`_corr_tasks`), a task by its
         own index; for a job outside arrays it is afterok."""
@@ -574,13 +583,14 @@ class JobManager:
             if job.array.is_remainder:
                 return deps.PartState.UNFULFILLED, 0
             part = dataclasses.replace(part, task_id=job.array.task_id, whole_array=False)
-        return deps.part_outcome(part, self._target_view(part))
+        return deps.part_outcome(part, self._view(part, views))
 
-    def _corr_tasks(self, pending: tuple[int, ...], corr: tuple[deps.DepPart, ...]) -> tuple[int, ...]:
+    def _corr_tasks(self, pending: tuple[int, ...], corr: tuple[deps.DepPart, ...],
+                    views: dict[tuple[int, int | None], deps.TargetView]) -> tuple[int, ...]:
         """The pending indices whose counterparts (same index of each aftercorr array) completed OK."""
         def ready(index: int, part: deps.DepPart) -> bool:
             paired = dataclasses.replace(part, task_id=index, whole_array=False)
-            return deps.part_outcome(paired, self._target_view(paired))[0] is deps.PartState.FULFILLED
+            return deps.part_outcome(paired, self._view(paired, views))[0] is deps.PartState.FULFILLED
 
         return tuple(i for i in pending if all(ready(i, part) for part in corr))
 
