@@ -52,6 +52,8 @@ def sacctmgr(immediate: bool, noheader: bool, parsable: bool, parsable2: bool, q
         return
     if request.entity == "association":
         _fail(" Associations are changed through their user or account (e.g. 'modify user ... set')")
+    if request.entity == "tres":
+        _fail(" TRES are set by AccountingStorageTRES in slurm.conf, not changed with sacctmgr")
     change = pb.AssociationChange(
         action=request.command, entity=request.entity, names=request.names,
         where=[pb.Setting(key=s.key, op=s.op, value=s.value) for s in request.where],
@@ -190,6 +192,8 @@ def _rows(request: sacctmgr_args.Request, found: "pb.AssociationEntities") -> li
         return [Row(None, a) for a in found.associations]
     if request.entity == "qos":
         return [Row(q) for q in found.qos]
+    if request.entity == "tres":
+        return [Row(t) for t in found.tres]
     if request.entity == "cluster":
         return [Row(c, c.root if c.HasField("root") else None) for c in found.clusters]
     entities = found.accounts if request.entity == "account" else found.users

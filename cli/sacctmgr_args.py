@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 COMMANDS = {"add": "add", "create": "add", "modify": "modify", "update": "modify",
             "delete": "delete", "remove": "delete", "show": "show", "list": "show"}  # fmt: skip
-ENTITIES = ("account", "association", "cluster", "qos", "user")
+ENTITIES = ("account", "association", "cluster", "qos", "tres", "user")
 _ENTITY_ALIASES = {"assoc": "association", "acct": "account"}
 _SHOW_FLAGS = {"withassoc": "with_assoc", "wassoc": "with_assoc", "wolimits": "wo_limits"}
 
@@ -42,7 +42,7 @@ class Request:
 
 
 def _entity(word: str) -> str:
-    lower = word.lower().rstrip("s") if word.lower() not in ("qos",) else "qos"
+    lower = word.lower() if word.lower() in ("qos", "tres") else word.lower().rstrip("s")
     lower = _ENTITY_ALIASES.get(lower, lower)
     if len(lower) >= 3:
         for entity in ENTITIES:

@@ -1,7 +1,7 @@
 """sacctmgr show: the field table of each entity, default formats, and the rows to print.
 
 Owns spec §3.3 of cli-sacct-sacctmgr-sprio-sshare.md: each field's format name, header and
-default width; the default field lists of ``show assoc|account|user|qos|cluster`` (with
+default width; the default field lists of ``show assoc|account|user|qos|cluster|tres`` (with
 ``withassoc`` and ``WOLimits``); value formats (durations ``[D-]HH:MM:SS``, TRES with memory
 units, Share ``parent``, blank unset limits). Rendering is ``cli.print_fields``.
 
@@ -187,6 +187,13 @@ _CLUSTER_FIELDS: dict[str, Field] = {
 }
 
 
+_TRES_FIELDS: dict[str, Field] = {
+    "Type": Field("Type", 8, lambda r: r.entity.type),
+    "Name": Field("Name", 15, lambda r: r.entity.name),
+    "ID": Field("ID", 6, lambda r: int(r.entity.id)),
+}
+
+
 def _float(value: float | None) -> str | None:
     return None if value is None else f"{value:f}"
 
@@ -201,6 +208,7 @@ DEFAULTS = {
             "GrpTRES,GrpTRESMins,GrpTRESRunMins,GrpJobs,GrpSubmit,GrpWall,MaxTRES,MaxTRESPerNode,MaxTRESMins,"
             "MaxWall,MaxTRESPU,MaxJobsPU,MaxSubmitPU,MaxTRESPA,MaxJobsPA,MaxSubmitPA,MinTRES"),
     "cluster": "Cluster,ControlHost,ControlPort,RPC,Share,GrpJobs,GrpTRES,GrpSubmit,MaxJobs,MaxTRES,MaxSubmit,MaxWall,QOS,DefaultQOS",
+    "tres": "Type,Name,ID",
 }
 _WITH_ASSOC = {
     "account": "Account,Description,Organization,Cluster,ParentName,User," + _ASSOC_LIMITS,
@@ -212,10 +220,9 @@ _WO_LIMITS = {"association": "Cluster,Account,User,Partition"}
 
 def field_table(entity: str, with_assoc: bool) -> dict[str, Field]:
     """The fields ``format=`` may name for a ``show <entity>``."""
-    if entity == "qos":
-        return _QOS_FIELDS
-    if entity == "cluster":
-        return _CLUSTER_FIELDS
+    fixed = {"qos": _QOS_FIELDS, "cluster": _CLUSTER_FIELDS, "tres": _TRES_FIELDS}.get(entity)
+    if fixed is not None:
+        return fixed
     own = {"account": _ACCOUNT_FIELDS, "user": _USER_FIELDS}.get(entity, {})
     if entity == "association" or with_assoc:
         return {**ASSOCIATION_FIELDS, **own}

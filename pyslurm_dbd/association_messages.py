@@ -65,7 +65,8 @@ def entities(listing: Listing) -> dbd_pb2.AssociationEntities:
         users=[dbd_pb2.UserRecord(name=u.name, default_account=u.default_account, admin_level=u.admin_level)
                for u in listing.users],
         associations=[association(a) for a in listing.associations],
-        qos=[qos(q) for q in listing.qos])
+        qos=[qos(q) for q in listing.qos],
+        tres=[dbd_pb2.TresRecord(type=kind, name=name, id=number) for kind, name, number in listing.tres])
     for cluster, root in listing.clusters:
         record = reply.clusters.add(name=cluster.name, control_host=cluster.control_host,
                                     control_port=cluster.control_port, rpc_version=cluster.rpc_version)

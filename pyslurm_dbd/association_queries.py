@@ -34,6 +34,7 @@ class Listing:
     users: list[UserRow] = field(default_factory=list)
     associations: list[AssociationRow] = field(default_factory=list)
     qos: list[QosRow] = field(default_factory=list)
+    tres: list[tuple[str, str, int]] = field(default_factory=list)  # (type, name, id)
 
 
 def conditions(where: Sequence[Setting]) -> dict[str, list[str]]:
@@ -88,12 +89,17 @@ def _hide_private(listing: Listing, viewer: str, private: frozenset[str], own_ac
 
 
 class AssociationQueries:
-    def __init__(self, sessions: sessionmaker[Session], private: frozenset[str] = frozenset()) -> None:
-        """``private``: the PrivateData words that apply here (``users``, ``accounts``)."""
+    def __init__(self, sessions: sessionmaker[Session], private: frozenset[str] = frozenset(),
+                 tres: Sequence[tuple[str, str, int]] = ()) -> None:
+        """``private``: the PrivateData words that apply here (``users``, ``accounts``); ``tres``:
+        the cluster's TRES table (``settings.tres_table``)."""
         self._sessions = sessions
         self._private = private
+        self._tres = list(tres)
 
     def show(self, entity: str, where: Sequence[Setting], with_assoc: bool, viewer: Caller) -> Listing:
+        if entity == "tres":
+            return Listing(tres=self._tres)
         with self._sessions() as session:
             listing = self._show(session, entity, where, with_assoc)
             if self._private and admin_level(session, viewer) == "None":

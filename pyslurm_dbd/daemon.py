@@ -14,6 +14,7 @@ from pyslurm_common.rpc import dbd_pb2_grpc
 from pyslurm_common.rpc_auth import make_server
 
 from .servicer import AccountingServicer
+from .settings import tres_table
 from .store import AccountingStore
 
 log = logging.getLogger(__name__)
@@ -39,7 +40,8 @@ def main() -> None:
     async def serve(stop: asyncio.Event) -> None:
         store = AccountingStore(dbd.storage_url)
         await asyncio.to_thread(store.create_schema)
-        servicer = AccountingServicer(store, {0, slurm_uid}, private)
+        servicer = AccountingServicer(store, {0, slurm_uid}, private,
+                                      tres_table(cfg.value("AccountingStorageTRES") or ""))
         if await asyncio.to_thread(servicer.admin.ensure_cluster, cfg.cluster_name):
             log.info("cluster %s added to accounting", cfg.cluster_name)
         server = make_server(Verifier(key))

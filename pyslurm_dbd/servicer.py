@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Sequence
 
 import grpc
 
@@ -24,13 +25,15 @@ from .store import AccountingStore
 
 
 class AccountingServicer(dbd_pb2_grpc.AccountingServicer):
-    def __init__(self, store: AccountingStore, privileged_uids: set[int], private_data: frozenset[str]) -> None:
-        """``private_data``: the PrivateData words, lower-cased (``jobs``, ``users``, ``accounts`` ...)."""
+    def __init__(self, store: AccountingStore, privileged_uids: set[int], private_data: frozenset[str],
+                 tres: Sequence[tuple[str, str, int]] = ()) -> None:
+        """``private_data``: the PrivateData words, lower-cased (``jobs``, ``users``, ``accounts`` ...);
+        ``tres``: the cluster's TRES table."""
         self.store = store
         self.privileged = privileged_uids
         self.private_jobs = "jobs" in private_data
         self.admin = AssociationAdmin(store.sessions)
-        self.queries = AssociationQueries(store.sessions, private_data & {"users", "accounts"})
+        self.queries = AssociationQueries(store.sessions, private_data & {"users", "accounts"}, tres)
 
     @translate_errors
     async def RecordJobs(self, request: dbd_pb2.JobRecordBatch, context: grpc.aio.ServicerContext) -> types_pb2.Empty:

@@ -115,6 +115,22 @@ def tres_rank(name: str) -> tuple[int, str]:
     return (TRES_ORDER.index(name), "") if name in TRES_ORDER else (len(TRES_ORDER), name)
 
 
+FIRST_CONFIGURED_TRES_ID = 1001
+"""Slurm numbers the TRES named in AccountingStorageTRES (gres/gpu ...) from here."""
+
+
+def tres_table(configured: str) -> list[tuple[str, str, int]]:
+    """(type, name, id) of every TRES: the fixed ones, then the gres/license/bb TRES named in
+    slurm.conf's AccountingStorageTRES, in the order given."""
+    items = (item.strip().lower() for item in configured.split(","))
+    extra = list(dict.fromkeys(item for item in items if item.startswith(_TRES_PREFIXES)))
+    table: list[tuple[str, str, int]] = []
+    for number, name in [*enumerate(TRES_ORDER, start=1), *enumerate(extra, start=FIRST_CONFIGURED_TRES_ID)]:
+        kind, _, sub = name.partition("/")
+        table.append((kind, sub, number))
+    return table
+
+
 def parse_tres(text: str) -> str | None:
     """``cpu=4,mem=1G,gres/gpu=2`` → canonical ``cpu=4,mem=1024,gres/gpu=2``; ``-1`` clears all,
     ``name=-1`` drops one."""

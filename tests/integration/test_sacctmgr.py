@@ -143,3 +143,12 @@ def test_definitions_survive_a_daemon_restart_and_a_stopped_daemon_is_reported(c
     finally:
         cluster.start("dbd")
     wait_for(lambda: _mgr(cluster, "-n", "-P", "show", "account", "durable", "format=account").stdout == "durable\n")
+
+
+def test_show_tres_lists_the_fixed_ids(cluster: Cluster) -> None:
+    out = _mgr(cluster, "-n", "-P", "show", "tres")
+    assert out.stdout.splitlines() == ["cpu||1", "mem||2", "energy||3", "node||4", "billing||5", "fs|disk|6",
+                                       "vmem||7", "pages||8"]
+    refused = _mgr(cluster, "-i", "add", "tres", "gres/gpu")
+    assert (refused.returncode, refused.stderr) == (
+        1, " TRES are set by AccountingStorageTRES in slurm.conf, not changed with sacctmgr\n")

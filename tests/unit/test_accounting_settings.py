@@ -7,7 +7,7 @@ import pytest
 from pyslurm_dbd.association_models import SHARES_PARENT
 from pyslurm_dbd.settings import (ASSOCIATION_KEYS, QOS_KEYS, SettingError, merge_list, parse_admin_level,
                                   parse_count, parse_fairshare, parse_minutes, parse_qos_flags, parse_seconds,
-                                  parse_tres)
+                                  parse_tres, tres_table)
 
 
 @pytest.mark.parametrize(("text", "stored"), [
@@ -63,3 +63,9 @@ def test_list_operators() -> None:
     assert merge_list("normal,high", "=", "low") == "low"
     assert merge_list("normal", "+=", "high,normal") == "normal,high"
     assert merge_list("normal,high", "-=", "normal") == "high"
+
+
+def test_tres_table_fixed_ids_then_configured_ones() -> None:
+    assert tres_table("") == [("cpu", "", 1), ("mem", "", 2), ("energy", "", 3), ("node", "", 4),
+                              ("billing", "", 5), ("fs", "disk", 6), ("vmem", "", 7), ("pages", "", 8)]
+    assert tres_table("cpu, gres/GPU,license/matlab,gres/gpu")[8:] == [("gres", "gpu", 1001), ("license", "matlab", 1002)]

@@ -108,3 +108,13 @@ def test_modify_and_delete_reports() -> None:
     assert report_lines("delete", "user", _result(names=["bob"], associations=[assoc])) == [
         " Deleting users...", "  bob"]
     assert report_lines("delete", "qos", _result(names=["high"])) == [" Deleting QOS(s)...", "  high"]
+
+
+def test_show_tres_layout() -> None:
+    assert sacctmgr_args.parse(["show", "tres"]).entity == "tres"
+    rows = [sacctmgr_fields.Row(pb.TresRecord(type="cpu", id=1)),
+            sacctmgr_fields.Row(pb.TresRecord(type="fs", name="disk", id=6)),
+            sacctmgr_fields.Row(pb.TresRecord(type="gres", name="gpu", id=1001))]
+    assert _show("tres", "", rows) == ["    Type            Name     ID ", "-------- --------------- ------ ",
+                                       "     cpu                      1 ", "      fs            disk      6 ",
+                                       "    gres             gpu   1001 "]
