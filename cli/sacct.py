@@ -40,13 +40,16 @@ def _midnight(now: float) -> int:
 @click.option("-s", "--state", "states")
 @click.option("--name")
 @click.option("-r", "--partition")
+@click.option("-A", "--accounts")
+@click.option("-q", "--qos")
 @click.option("-M", "--clusters")
 @click.option("-D", "--duplicates", is_flag=True, help="every record of requeued jobs, not just the latest")
 @click.option("--json", "as_json", is_flag=True, help="Slurm's data_parser JSON instead of a table")
 def sacct(jobs: tuple[str, ...], users: str | None, allusers: bool, allocations: bool,
           formats: tuple[str, ...], brief: bool, parsable: bool, parsable2: bool, delimiter: str,
           noheader: bool, starttime: str | None, endtime: str | None, states: str | None,
-          name: str | None, partition: str | None, clusters: str | None, duplicates: bool,
+          name: str | None, partition: str | None, accounts: str | None, qos: str | None,
+          clusters: str | None, duplicates: bool,
           as_json: bool) -> None:
     """Display accounting data for jobs."""
     now = time.time()
@@ -71,6 +74,7 @@ def sacct(jobs: tuple[str, ...], users: str | None, allusers: bool, allocations:
         job_ids=job_ids, users=users.split(",") if users else [], start_time=start, end_time=end,
         states=wanted_states, names=name.split(",") if name else [],
         partitions=partition.split(",") if partition else [],
+        accounts=accounts.lower().split(",") if accounts else [], qos=qos.lower().split(",") if qos else [],
         all_users=allusers or (os.geteuid() == 0 and not users), duplicates=duplicates)
     if not users and not query.all_users:
         query.users.append(getpass.getuser())

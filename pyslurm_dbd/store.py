@@ -242,6 +242,10 @@ def _filters(q: AccountingQuery, now: int, row: Any) -> list[ColumnElement[bool]
         conditions.append(row.name.in_(list(q.names)))
     if q.partitions:
         conditions.append(row.partition.in_(list(q.partitions)))
+    if q.accounts:
+        conditions.append(row.account.in_(list(q.accounts)))
+    if q.qos:
+        conditions.append(row.qos.in_(list(q.qos)))
     if q.states:
         conditions.append(row.state.in_([state.upper() for state in q.states]))
     return conditions

@@ -25,3 +25,16 @@ def test_sacct_json_describes_a_finished_job_and_its_batch_step(cluster: Cluster
     assert job["steps"][0]["exit_code"] == {"status": "FAILED", "return_code": 4}
     duplicates = cluster.run("sacct", "-D", "-n", "-X", "-P", "-j", str(job_id), "-o", "JobID,State", user="bob")
     assert duplicates.stdout == f"{job_id}|FAILED\n"
+
+
+def test_sacct_selects_by_account_and_qos(cluster: Cluster) -> None:
+    job_id = cluster.sbatch("-A", "physics", "--qos", "normal", "--wrap", "true", user="alice")
+    wait_for(lambda: "COMPLETED" in cluster.run("sacct", "-n", "-X", "-P", "-j", str(job_id), "-o", "State",
+                                                user="alice").stdout)
+
+    def listed(*args: str) -> bool:
+        out = cluster.run("sacct", "-n", "-X", "-P", "-o", "JobID,Account,QOS", *args, user="alice").stdout
+        return f"{job_id}|physics|normal" in out.splitlines()
+
+    assert listed("-A", "physics") and listed("-A", "chem,physics", "-q", "normal")
+    assert not listed("-A", "chem") and not listed("-q", "high")

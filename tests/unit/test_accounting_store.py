@@ -243,6 +243,16 @@ def test_filter_states(mixed: AccountingStore) -> None:
     assert _ids(mixed.query(_query(states=["COMPLETED", "failed"]), NOW)) == [1, 3]
 
 
+def test_filter_accounts_and_qos(store: AccountingStore) -> None:
+    first, second, third = _record(1), _record(2), _record(3)
+    first.job.account, second.job.account, third.job.account = "physics", "chem", "physics"
+    first.job.qos, second.job.qos, third.job.qos = "normal", "normal", "high"
+    store.record([first, second, third])
+    assert _ids(store.query(_query(accounts=["physics"]), NOW)) == [1, 3]
+    assert _ids(store.query(_query(qos=["normal"]), NOW)) == [1, 2]
+    assert _ids(store.query(_query(accounts=["physics"], qos=["normal"]), NOW)) == [1]
+
+
 def test_filters_combine(mixed: AccountingStore) -> None:
     q = _query(users=["alice"], names=["train"], partitions=["gpu"], states=["FAILED"])
     assert _ids(mixed.query(q, NOW)) == [3]

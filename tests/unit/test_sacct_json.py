@@ -74,6 +74,11 @@ def test_duplicates_flag_reaches_the_query(sent: list["pb.AccountingQuery"]) -> 
     assert [q.duplicates for q in sent] == [False, True]
 
 
+def test_account_and_qos_filters_reach_the_query(sent: list["pb.AccountingQuery"]) -> None:
+    assert CliRunner().invoke(sacct.sacct, ["-A", "Physics,chem", "-q", "high", "-n"]).exit_code == 0
+    assert (list(sent[0].accounts), list(sent[0].qos)) == (["physics", "chem"], ["high"])
+
+
 def test_json_flag_prints_the_document(sent: list["pb.AccountingQuery"]) -> None:
     result = CliRunner().invoke(sacct.sacct, ["--json", "-j", "42"])
     assert result.exit_code == 0
