@@ -6,8 +6,7 @@ starts them and exports both) and are emptied before each test. Outside CI a bac
 is not set is skipped; with ``CI`` set, a missing URL fails the test instead, so CI can never
 pass without exercising all three.
 
-Use with ``from accounting_backends import accounting_url  # noqa: F401`` (tests/unit is on
-``sys.path`` under pytest's default import mode).
+``tests/unit/conftest.py`` makes the fixture available to every unit test module.
 """
 
 from __future__ import annotations

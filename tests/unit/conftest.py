@@ -5,6 +5,7 @@ import time
 from typing import Iterator
 
 import pytest
+from accounting_backends import accounting_url  # noqa: F401 - the store tests' backend fixture
 
 
 @pytest.fixture()

@@ -6,7 +6,6 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
-from accounting_backends import accounting_url  # noqa: F401 - the parametrized backend fixture
 
 from pyslurm_common.errors import SlurmError, Strerror
 from pyslurm_dbd.admin import AssociationAdmin
@@ -46,7 +45,7 @@ class Db:
 
 
 @pytest.fixture
-def db(accounting_url: str) -> Iterator[Db]:  # noqa: F811
+def db(accounting_url: str) -> Iterator[Db]:
     d = Db(accounting_url)
     yield d
     d.store.close()

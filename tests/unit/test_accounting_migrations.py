@@ -5,7 +5,6 @@ association tables ...) without losing data."""
 from __future__ import annotations
 
 import pytest
-from accounting_backends import accounting_url  # noqa: F401 - the parametrized backend fixture
 from sqlalchemy import BigInteger, Boolean, Column, ForeignKey, Integer, MetaData, String, Table, Text
 from sqlalchemy import create_engine, inspect, insert, select
 
@@ -75,7 +74,7 @@ def _make_v1_database(url: str) -> None:
         engine.dispose()
 
 
-def test_version_1_database_is_migrated_keeping_its_jobs(accounting_url: str) -> None:  # noqa: F811
+def test_version_1_database_is_migrated_keeping_its_jobs(accounting_url: str) -> None:
     _make_v1_database(accounting_url)
     with AccountingStore(accounting_url) as store:
         assert store.schema_version() == 1
@@ -96,7 +95,7 @@ def test_version_1_database_is_migrated_keeping_its_jobs(accounting_url: str) ->
             assert session.scalars(select(QosRow.name)).all() == ["normal"]
 
 
-def test_empty_database_runs_every_step(accounting_url: str) -> None:  # noqa: F811
+def test_empty_database_runs_every_step(accounting_url: str) -> None:
     with AccountingStore(accounting_url) as store:
         assert store.schema_version() is None
         assert migrations.migrate(store.engine) == 0
@@ -104,7 +103,7 @@ def test_empty_database_runs_every_step(accounting_url: str) -> None:  # noqa: F
         assert migrations.migrate(store.engine) == migrations.SCHEMA_VERSION  # nothing left to do
 
 
-def test_steps_are_idempotent(accounting_url: str) -> None:  # noqa: F811
+def test_steps_are_idempotent(accounting_url: str) -> None:
     with AccountingStore(accounting_url) as store:
         store.create_schema()
         for step in migrations.STEPS.values():
@@ -114,7 +113,7 @@ def test_steps_are_idempotent(accounting_url: str) -> None:  # noqa: F811
             assert session.scalars(select(QosRow.name)).all() == ["normal"]
 
 
-def test_newer_database_is_refused_untouched(accounting_url: str) -> None:  # noqa: F811
+def test_newer_database_is_refused_untouched(accounting_url: str) -> None:
     with AccountingStore(accounting_url) as store:
         store.create_schema()
         with store.engine.begin() as conn:

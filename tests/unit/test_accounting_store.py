@@ -8,7 +8,6 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 import pytest
-from accounting_backends import accounting_url  # noqa: F401 - the parametrized backend fixture
 from sqlalchemy import create_engine, text
 
 from pyslurm_common.rpc.dbd_pb2 import AccountingQuery, JobRecord
@@ -20,7 +19,7 @@ NOW = 10_000
 
 
 @pytest.fixture
-def store(accounting_url: str) -> Iterator[AccountingStore]:  # noqa: F811
+def store(accounting_url: str) -> Iterator[AccountingStore]:
     s = AccountingStore(accounting_url)
     s.create_schema()
     yield s
@@ -88,7 +87,7 @@ def _count(url: str, table: str) -> int:
 # --- schema and engine ----------------------------------------------------------------------
 
 
-def test_create_schema_writes_the_current_version(store: AccountingStore, accounting_url: str) -> None:  # noqa: F811
+def test_create_schema_writes_the_current_version(store: AccountingStore, accounting_url: str) -> None:
     assert store.schema_version() == SCHEMA_VERSION == 4
     assert _sql(accounting_url, "SELECT version FROM schema_version") == [(4,)]
 
@@ -114,12 +113,12 @@ def test_array_id_names_every_task_of_the_array(store: AccountingStore) -> None:
     assert _ids(store.query(_query(job_ids=[8]), NOW)) == [8]
 
 
-def test_create_schema_twice_keeps_one_version_row(store: AccountingStore, accounting_url: str) -> None:  # noqa: F811
+def test_create_schema_twice_keeps_one_version_row(store: AccountingStore, accounting_url: str) -> None:
     store.create_schema()
     assert _count(accounting_url, "schema_version") == 1
 
 
-def test_unknown_schema_version_is_refused(store: AccountingStore, accounting_url: str) -> None:  # noqa: F811
+def test_unknown_schema_version_is_refused(store: AccountingStore, accounting_url: str) -> None:
     _sql(accounting_url, "UPDATE schema_version SET version = 99")
     with pytest.raises(SchemaVersionError):
         store.create_schema()
@@ -382,7 +381,7 @@ def test_step_sort_key_puts_unknown_names_last() -> None:
 # --- durability -----------------------------------------------------------------------------
 
 
-def test_second_store_on_same_database_sees_the_data(accounting_url: str) -> None:  # noqa: F811
+def test_second_store_on_same_database_sees_the_data(accounting_url: str) -> None:
     first = AccountingStore(accounting_url)
     first.create_schema()
     rec = _record(5, steps=[_step("batch")])
