@@ -171,7 +171,7 @@ def _add_lines(entity: str, result: "pb.AssociationChangeResult") -> list[str]:
 def _show(request: sacctmgr_args.Request, mode: Parsable, delimiter: str, header: bool) -> None:
     try:
         names, columns = sacctmgr_fields.columns(request.entity, request.format, request.with_assoc,
-                                                 request.wo_limits)
+                                                 request.wo_limits, request.tree)
     except FormatError as exc:
         raise CliError(str(exc)) from None
     show = pb.AssociationShow(entity=request.entity, with_assoc=request.with_assoc,
@@ -189,6 +189,9 @@ def _show(request: sacctmgr_args.Request, mode: Parsable, delimiter: str, header
 def _rows(request: sacctmgr_args.Request, found: "pb.AssociationEntities") -> list[sacctmgr_fields.Row]:
     Row = sacctmgr_fields.Row
     if request.entity == "association":
+        if request.tree:
+            depths = sacctmgr_fields.tree_depths(list(found.associations))
+            return [Row(None, a, depth) for a, depth in zip(found.associations, depths)]
         return [Row(None, a) for a in found.associations]
     if request.entity == "qos":
         return [Row(q) for q in found.qos]

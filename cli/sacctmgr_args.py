@@ -3,8 +3,8 @@
 Owns spec §3.1 of cli-sacct-sacctmgr-sprio-sshare.md for syntax: command and entity names with
 their aliases (``create``=``add``, ``list``=``show``, ``remove``=``delete``, ``update``=``modify``;
 entities by a prefix of at least three letters), the ``where``/``set`` keywords, the ``+=``/
-``-=`` operators, and the show-only words ``format=``, ``withassoc`` and ``WOLimits``. The values
-themselves are checked by the accounting daemon. Pure. Errors: :class:`ArgumentError`.
+``-=`` operators, and the show-only words ``format=``, ``withassoc``, ``WOLimits`` and ``tree``. The values
+themselves are checked by the accounting daemon. ``tree`` (show assoc) indents accounts by depth. Pure. Errors: :class:`ArgumentError`.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ COMMANDS = {"add": "add", "create": "add", "modify": "modify", "update": "modify
             "delete": "delete", "remove": "delete", "show": "show", "list": "show"}  # fmt: skip
 ENTITIES = ("account", "association", "cluster", "qos", "tres", "user")
 _ENTITY_ALIASES = {"assoc": "association", "acct": "account"}
-_SHOW_FLAGS = {"withassoc": "with_assoc", "wassoc": "with_assoc", "wolimits": "wo_limits"}
+_SHOW_FLAGS = {"withassoc": "with_assoc", "wassoc": "with_assoc", "wolimits": "wo_limits", "tree": "tree"}
 
 
 class ArgumentError(ValueError):
@@ -39,6 +39,7 @@ class Request:
     format: str = ""
     with_assoc: bool = False
     wo_limits: bool = False
+    tree: bool = False
 
 
 def _entity(word: str) -> str:

@@ -22,10 +22,36 @@ SHARES_PARENT = 0x7FFFFFFF  # Slurm's SLURMDB_FS_USE_PARENT, as the daemon store
 
 @dataclass(frozen=True, slots=True)
 class Row:
-    """One output line: the entity and, for association columns, one of its associations."""
+    """One output line: the entity and, for association columns, one of its associations;
+    ``depth`` (``show assoc tree``) indents the Account column."""
 
     entity: Any = None
     assoc: Any = None
+    depth: int | None = None
+
+
+TREE_ACCOUNT_WIDTH = -20
+
+
+def tree_depths(associations: Sequence[Any]) -> list[int]:
+    """Depth of each association, given in tree order: root 0, a child one more than its parent
+    (a user one more than its account); one whose parent is not listed counts as a root."""
+    depth_of: dict[tuple[str, str], int] = {}
+    depths = []
+    for a in associations:
+        if a.key.user:
+            depth = depth_of.get((a.key.cluster, a.key.account), -1) + 1
+        else:
+            depth = depth_of.get((a.key.cluster, a.parent_account), -1) + 1 if a.parent_account else 0
+            depth_of[(a.key.cluster, a.key.account)] = depth
+        depths.append(depth)
+    return depths
+
+
+def _account(row: Row) -> Value:
+    if row.assoc is None:
+        return None
+    return " " * (row.depth or 0) + row.assoc.key.account
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,7 +120,7 @@ def _blank(row: Row) -> Value:
 
 ASSOCIATION_FIELDS: dict[str, Field] = {
     "Cluster": Field("Cluster", 10, _on_assoc(lambda a: a and a.key.cluster)),
-    "Account": Field("Account", 10, _on_assoc(lambda a: a and a.key.account)),
+    "Account": Field("Account", 10, _account),
     "User": Field("User", 10, _on_assoc(lambda a: a and a.key.user)),
     "Partition": Field("Partition", 10, _on_assoc(lambda a: a and a.key.partition)),
     "ParentName": Field("Par Name", 10, _on_assoc(lambda a: a and a.parent_account)),
@@ -229,12 +255,17 @@ def field_table(entity: str, with_assoc: bool) -> dict[str, Field]:
     return own
 
 
-def columns(entity: str, spec: str, with_assoc: bool, wo_limits: bool) -> tuple[list[str], list[Column]]:
-    """The chosen field names and their printed columns (header text, width)."""
+def columns(entity: str, spec: str, with_assoc: bool, wo_limits: bool,
+            tree: bool = False) -> tuple[list[str], list[Column]]:
+    """The chosen field names and their printed columns (header text, width); with ``tree`` the
+    Account column is left-justified and 20 wide unless the format gives a width."""
     table = field_table(entity, with_assoc)
     default = (_WO_LIMITS.get(entity) if wo_limits else None) or (
         _WITH_ASSOC.get(entity) if with_assoc else None) or DEFAULTS[entity]
-    parsed = parse_field_list(spec or default, {name: f.width for name, f in table.items()})
+    widths = {name: f.width for name, f in table.items()}
+    if tree and "Account" in widths:
+        widths["Account"] = TREE_ACCOUNT_WIDTH
+    parsed = parse_field_list(spec or default, widths)
     return [c.name for c in parsed], [Column(table[c.name].header, c.width) for c in parsed]
 
 

@@ -50,6 +50,8 @@ def test_add_user_and_show_associations_in_tree_order(cluster: Cluster) -> None:
     shown = _mgr(cluster, "-n", "-P", "show", "assoc", "where", "account=chem,organic",
                  "format=Account,User,MaxJobs,MaxWall,QOS")
     assert shown.stdout.splitlines() == ["chem||||normal", "organic||7||normal", "organic|bob||02:00:00|normal"]
+    tree = _mgr(cluster, "-n", "-P", "show", "assoc", "tree", "account=chem,organic", "format=Account,User")
+    assert tree.stdout.splitlines() == ["chem|", " organic|", "  organic|bob"]
     user = _mgr(cluster, "-p", "show", "user", "bob", "withassoc", "format=User,DefaultAccount,Account,MaxWall")
     assert user.stdout.splitlines() == ["User|Def Acct|Account|MaxWall|", "bob|organic|organic|02:00:00|"]
 

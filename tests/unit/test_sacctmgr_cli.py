@@ -118,3 +118,19 @@ def test_show_tres_layout() -> None:
     assert _show("tres", "", rows) == ["    Type            Name     ID ", "-------- --------------- ------ ",
                                        "     cpu                      1 ", "      fs            disk      6 ",
                                        "    gres             gpu   1001 "]
+
+
+def test_show_assoc_tree_indents_accounts_by_depth() -> None:
+    def assoc(account: str, parent: str = "", user: str = "") -> "pb.AssociationRecord":
+        return _assoc(key=pb.AssociationKey(cluster="lab", account=account, user=user), parent_account=parent, shares=1)
+
+    listed = [assoc("root"), assoc("root", "root", "root"), assoc("phys", "root"), assoc("phys", "phys", "bob"),
+              assoc("theory", "phys")]
+    assert sacctmgr_fields.tree_depths(listed) == [0, 1, 1, 2, 2]
+    assert sacctmgr_args.parse(["show", "assoc", "tree"]).tree
+    names, columns = sacctmgr_fields.columns("association", "Account,User", False, False, tree=True)
+    rows = [sacctmgr_fields.Row(None, a, d) for a, d in zip(listed, sacctmgr_fields.tree_depths(listed))]
+    expected = [("root", ""), (" root", "root"), (" phys", ""), ("  phys", "bob"), ("  theory", "")]
+    assert render(columns, (sacctmgr_fields.values("association", names, False, r) for r in rows)) == [
+        "Account                    User ", "-------------------- ---------- ",
+        *(f"{account:<20} {user:>10} " for account, user in expected)]
