@@ -191,7 +191,7 @@ def _rows(request: sacctmgr_args.Request, found: "pb.AssociationEntities") -> li
     if request.entity == "association":
         if request.tree:
             depths = sacctmgr_fields.tree_depths(list(found.associations))
-            return [Row(None, a, depth) for a, depth in zip(found.associations, depths)]
+            return [Row(None, a, depth) for a, depth in zip(found.associations, depths, strict=True)]
         return [Row(None, a) for a in found.associations]
     if request.entity == "qos":
         return [Row(q) for q in found.qos]

@@ -129,7 +129,7 @@ def test_show_assoc_tree_indents_accounts_by_depth() -> None:
     assert sacctmgr_fields.tree_depths(listed) == [0, 1, 1, 2, 2]
     assert sacctmgr_args.parse(["show", "assoc", "tree"]).tree
     names, columns = sacctmgr_fields.columns("association", "Account,User", False, False, tree=True)
-    rows = [sacctmgr_fields.Row(None, a, d) for a, d in zip(listed, sacctmgr_fields.tree_depths(listed))]
+    rows = [sacctmgr_fields.Row(None, a, d) for a, d in zip(listed, sacctmgr_fields.tree_depths(listed), strict=True)]
     expected = [("root", ""), (" root", "root"), (" phys", ""), ("  phys", "bob"), ("  theory", "")]
     assert render(columns, (sacctmgr_fields.values("association", names, False, r) for r in rows)) == [
         "Account                    User ", "-------------------- ---------- ",
