@@ -97,6 +97,11 @@ class AssociationQueries:
         self._private = private
         self._tres = list(tres)
 
+    def admin_level(self, viewer: Caller) -> str:
+        """The viewer's AdminLevel (``Administrator`` for root and SlurmUser)."""
+        with self._sessions() as session:
+            return admin_level(session, viewer)
+
     def show(self, entity: str, where: Sequence[Setting], with_assoc: bool, viewer: Caller) -> Listing:
         if entity == "tres":
             return Listing(tres=self._tres)

@@ -1,8 +1,7 @@
 """gRPC Accounting service: record jobs from the controller, answer sacct and sacctmgr.
 
-Only privileged callers (root, SlurmUser) may record. Readers see their own
-jobs unless they ask for all users (`sacct -a`) and PrivateData does not hide
-jobs, or name users explicitly under the same rule; privileged callers see all.
+Only privileged callers (root, SlurmUser) may record. Who sees whose jobs is
+`job_visibility` (PrivateData=jobs; operators and administrators see all).
 sacctmgr's changes are authorised by `admin` (AdminLevel); anyone may show.
 """
 from __future__ import annotations
@@ -21,6 +20,7 @@ from pyslurm_common.users import user_name
 from . import association_messages as messages
 from .admin import AssociationAdmin, Caller
 from .association_queries import AssociationQueries
+from .job_visibility import visible_query
 from .store import AccountingStore
 
 
@@ -44,15 +44,9 @@ class AccountingServicer(dbd_pb2_grpc.AccountingServicer):
 
     @translate_errors
     async def QueryJobs(self, request: dbd_pb2.AccountingQuery, context: grpc.aio.ServicerContext) -> dbd_pb2.JobRecordBatch:
-        uid = caller().uid
-        query = dbd_pb2.AccountingQuery()
-        query.CopyFrom(request)
-        if uid not in self.privileged:
-            own = user_name(uid)
-            may_see_others = not self.private_jobs
-            if not (may_see_others and (request.all_users or request.users)):
-                del query.users[:]
-                query.users.append(own)
+        who = self._caller()
+        sees_everyone = who.privileged or await asyncio.to_thread(self.queries.admin_level, who) != "None"
+        query = visible_query(request, who.name, sees_everyone, self.private_jobs)
         records = await asyncio.to_thread(self.store.query, query, int(time.time()))
         return dbd_pb2.JobRecordBatch(records=records)
 
