@@ -7,7 +7,7 @@ would do. ``ensure_cluster`` registers the daemon's own cluster at start.
 
 Who may change what (spec §3, Slurm's AdminLevel): root, SlurmUser and users with
 AdminLevel=Administrator may change everything; Operators everything except granting
-Administrator; everyone else is refused with Slurm's "Your user doesn't have privilege to
+Administrator or demoting and deleting an Administrator; everyone else is refused with Slurm's "Your user doesn't have privilege to
 perform this action" (``SlurmError`` ACCESS_DENIED). Reading is ``association_queries``.
 
 Errors are ``SlurmError``: INVALID_ARGUMENT with the lines sacctmgr prints as its detail.
@@ -83,9 +83,9 @@ def _apply_limits(session: Session, row: AssociationRow | QosRow, limits: list[t
 
 def _check_qos_names(session: Session, names: str) -> None:
     wanted = {n for n in names.split(",") if n}
-    known = set(session.scalars(select(QosRow.name).where(QosRow.name.in_(wanted))))
-    for name in sorted(wanted - known):
-        raise invalid(f" Unknown QOS name '{name}'")
+    unknown = sorted(wanted - set(session.scalars(select(QosRow.name).where(QosRow.name.in_(wanted)))))
+    if unknown:
+        raise invalid(f" Unknown QOS name '{unknown[0]}'")
 
 
 def _limit_report(limits: list[tuple[Key, Setting]]) -> list[tuple[str, str]]:
@@ -192,19 +192,20 @@ _ADD_USER_KEYS = {"name": "names", "names": "names", "cluster": "clusters", "clu
 def add_user(session: Session, names: list[str], settings: Sequence[Setting], caller_level: str) -> ChangeReport:
     split = _split(settings, _ADD_USER_KEYS, dict(ASSOCIATION_KEYS))
     names = list(dict.fromkeys(names + _names(split.own.get("names"))))
-    default = split.own.get("default_account")
-    accounts = _names(split.own.get("accounts")) or ([default.value.lower()] if default else [])
+    given_default = _names(split.own.get("default_account"))[:1]
+    # The default account is one of the user's accounts: named alone, or added to the list.
+    accounts = list(dict.fromkeys(_names(split.own.get("accounts")) + given_default))
     level = _admin_level_setting(split.own.get("admin_level"), caller_level)
     report = ChangeReport(limits=_limit_report(split.limits))
     new_users = [n for n in names if session.scalars(select(UserRow).where(UserRow.name == n)).first() is None]
     if new_users and not accounts:
         raise invalid(" Need a default account for these users to add.")
+    default_account = (given_default or accounts)[0] if accounts else ""
     for name in new_users:
-        session.add(UserRow(name=name, admin_level=level or "None",
-                            default_account=default.value.lower() if default else accounts[0]))
+        session.add(UserRow(name=name, admin_level=level or "None", default_account=default_account))
         report.names.append(name)
     if new_users:
-        report.settings.append(("Default Account", default.value.lower() if default else accounts[0]))
+        report.settings.append(("Default Account", default_account))
         if level:
             report.settings.append(("Admin Level", level))
     partitions = _names(split.own.get("partitions")) or [""]

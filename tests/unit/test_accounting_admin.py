@@ -96,6 +96,8 @@ def test_add_user_needs_a_default_account_and_an_existing_account(db: Db) -> Non
     report = db.change("add", "user", ["bob"], set_=[S("Accounts", "a1,a2"), S("Partition", "gpu")])
     assert report.settings == [("Default Account", "a1")]
     assert db.assocs(user="bob") == [("a1", "bob", "gpu"), ("a2", "bob", "gpu")]
+    db.change("add", "user", ["carl"], set_=[S("Account", "a1"), S("DefaultAccount", "a2")])
+    assert db.assocs(user="carl") == [("a1", "carl", ""), ("a2", "carl", "")]  # the default joins the list
     again = db.change("add", "user", ["bob"], set_=[S("Account", "a2")])
     assert (again.names, again.associations) == ([], [AssocKey("lab", "a2", "bob")])
 
