@@ -45,6 +45,8 @@ SHARED: tuple[tuple[str, ...], ...] = (
     ("--gpus-per-node", "gpus_per_node"),
     ("--gpus-per-task", "gpus_per_task"),
     ("--signal", "signal"),
+    ("-w", "--nodelist", "nodelist"),
+    ("-x", "--exclude", "exclude"),
 )
 
 
@@ -233,5 +235,5 @@ def job_desc(values: Mapping[str, Any], default_name: str, environ: Mapping[str,
         gpus=gpu_counts["gpus"], gpus_per_node=gpu_counts["gpus_per_node"],
         gpus_per_task=gpu_counts["gpus_per_task"], gpu_type=next(iter(gpu_types), ""),
         signal_number=signal_number, signal_seconds=signal_seconds, signal_batch_only=signal_batch_only,
-        rlimits=rlimits(), **extra,
+        rlimits=rlimits(), nodelist=values.get("nodelist") or "", exclude=values.get("exclude") or "", **extra,
     )

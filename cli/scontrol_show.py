@@ -6,7 +6,7 @@ one-liner with single spaces. Job records end with an extra ``"   "`` line and a
 (``...Power=\\n   \\n\\n``), node and partition records with a blank line.
 
 Values our records do not carry are printed as the constant Slurm prints for a job/node
-without that feature (``MCS_label=N/A``, ``Reboot=0``, ``ReqNodeList=(null)`` ...).
+without that feature (``MCS_label=N/A``, ``Reboot=0`` ...).
 ``AllocNode:Sid`` prints session id ``0`` (not tracked).
 
 Pure except :func:`pyslurm_common.users.user_name` used for a node's ``Reason=`` user.
@@ -107,7 +107,7 @@ def job_lines(job: JobInfo, now: int) -> list[str]:
         f"Priority={priority} Nice={job.nice} Account={job.account} QOS={job.qos}",
         f"JobState={job_states.display_state(job)} Reason={job.reason or 'None'} "
         f"Dependency={job.dependency or '(null)'}",
-        f"Requeue={int(job.requeue)} Restarts={job.restarts} BatchFlag=1 Reboot=0 "
+        f"Requeue={int(job.requeue)} Restarts={job.restarts} BatchFlag={0 if job.launcher else 1} Reboot=0 "
         f"ExitCode={job.exit_code}:{job.exit_signal}",
         f"RunTime={units.format_duration_hms(job_states.run_seconds(job, now))} "
         f"TimeLimit={units.format_time_limit_hms(job.time_limit_min or None)} TimeMin=N/A",
@@ -116,7 +116,7 @@ def job_lines(job: JobInfo, now: int) -> list[str]:
         f"StartTime={_ts(job.start_time)} EndTime={_ts(_job_end(job))} Deadline=N/A",
         f"SuspendTime=None SecsPreSuspend=0 LastSchedEval={_ts(last_eval)} Scheduler=Main",
         f"Partition={job.partition} AllocNode:Sid={job.submit_host or 'localhost'}:0",
-        "ReqNodeList=(null) ExcNodeList=(null)",
+        f"ReqNodeList={job.req_nodes or '(null)'} ExcNodeList={job.exc_nodes or '(null)'}",
         f"NodeList={job.nodes}",
     ]
     if job.batch_host:

@@ -32,7 +32,6 @@ INPUT_ENV: dict[str, str | list[str]] = {
 }
 OPTIONS = [
     *job_options.shared_options(INPUT_ENV),  # type: ignore[arg-type]
-    option("-w", "--nodelist"),
     option("--jobid"),
     option("-o", "--output", env="SLURM_STDOUTMODE"),
     option("-e", "--error", env="SLURM_STDERRMODE"),

@@ -12,7 +12,7 @@ from pyslurm_common.config import PartitionConfig
 from pyslurm_common.errors import SlurmError, Strerror
 from pyslurm_common.filename_pattern import PatternContext, resolve
 from pyslurm_common.gres import GPU, GresError, format_gres_used, parse_gpu_option, parse_gres, parse_gres_request
-from pyslurm_common.hostlist import compress
+from pyslurm_common.hostlist import HostlistError, compress, expand
 from pyslurm_common.rpc import ctld_pb2, dbd_pb2, types_pb2
 
 from .job import Hold, Job, JobRequest, JobState, Reason, Step
@@ -40,8 +40,16 @@ def request_from_desc(desc: types_pb2.JobDesc) -> JobRequest:
         rlimits=tuple(desc.rlimits), signal_number=desc.signal_number,
         signal_seconds=desc.signal_seconds, signal_batch_only=desc.signal_batch_only,
         begin_time=desc.begin_time, kill_on_invalid_dep=desc.kill_on_invalid_dep,
-        launcher=_launcher(desc.launcher), **_gpu_request(desc),
+        launcher=_launcher(desc.launcher), required_nodes=_node_names(desc.nodelist),
+        excluded_nodes=_node_names(desc.exclude), **_gpu_request(desc),
     )
+
+
+def _node_names(hostlist: str) -> tuple[str, ...]:
+    try:
+        return tuple(expand(hostlist)) if hostlist else ()
+    except HostlistError as exc:
+        raise SlurmError(Strerror.INVALID_NODE_NAME, str(exc)) from exc
 
 
 def _launcher(name: str) -> str:
@@ -118,6 +126,8 @@ def job_info(job: Job, now: int = 0) -> types_pb2.JobInfo:
         gpu_indices=",".join(str(i) for i in alloc.gpus_on(0)) if alloc else "",
         node_names=alloc.nodes if alloc else (), cpus_per_node=alloc.cpus_per_node if alloc else (),
         steps=[step_info(job, step) for step in job.steps], launcher=req.launcher,
+        req_nodes=compress(req.required_nodes) if req.required_nodes else "",
+        exc_nodes=compress(req.excluded_nodes) if req.excluded_nodes else "",
         dependency=_dependency_text(job, now), **_array_fields(job),
     )
 

@@ -106,6 +106,8 @@ class JobRequest:
     signal_seconds: int = 0
     signal_batch_only: bool = False
     launcher: str = ""                  # "" batch script; "srun" / "salloc": no batch step
+    required_nodes: tuple[str, ...] = ()   # -w: every one of them is in the allocation
+    excluded_nodes: tuple[str, ...] = ()   # -x: none of them is
     partitions: tuple[str, ...] = ()    # -p a,b: every partition the job may run in ("partition" is the
                                         # first while it pends, then the one it runs in); () for one
     begin_time: int = 0                 # --begin: not eligible before (epoch seconds), 0 none
@@ -333,6 +335,8 @@ class Job:
         req["argv"] = tuple(req["argv"])
         req["rlimits"] = tuple(req.get("rlimits", ()))
         req["partitions"] = tuple(req.get("partitions", ()))
+        req["required_nodes"] = tuple(req.get("required_nodes", ()))
+        req["excluded_nodes"] = tuple(req.get("excluded_nodes", ()))
         values["request"] = JobRequest(**req)
         values["job_id"] = JobId(values["job_id"])
         values["state"] = JobState(values["state"])

@@ -174,8 +174,10 @@ class JobManager:
         if raw.min_nodes > nodes_in_cluster:
             raise SlurmError(Strerror.NODE_COUNT_INVALID)
         others = tuple(self._resolve_partition(name).name for name in raw.partitions)
+        self._check_node_lists(raw, (part.name, *others))
         request = self._normalised_gpus(dataclasses.replace(raw, partition=part.name, time_limit_min=time_limit,
-                                                            partitions=others if len(others) > 1 else ()),
+                                                            partitions=others if len(others) > 1 else (),
+                                                            min_nodes=max(raw.min_nodes, len(raw.required_nodes))),
                                         part)
         need = scheduler.job_need(request, self._def_mem_per_cpu(part))
         if not any(n.config.cpus >= need.cpus_per_node and n.config.real_memory_mb >= need.memory_mb_per_node
@@ -195,6 +197,17 @@ class JobManager:
             dependency=depends,
         )
         return JobSubmitted(job)
+
+    def _check_node_lists(self, req: JobRequest, partitions: tuple[str, ...]) -> None:
+        """-w/-x name known nodes; the -w ones must all be in one of the job's partitions."""
+        for name in (*req.required_nodes, *req.excluded_nodes):
+            if name not in self.nodes:
+                raise SlurmError(Strerror.INVALID_NODE_NAME)
+        if req.required_nodes and not any(set(req.required_nodes) <= set(self.partitions[p].nodes)
+                                          for p in partitions):
+            raise SlurmError(Strerror.BAD_NODE_CONFIG)
+        if set(req.required_nodes) & set(req.excluded_nodes):
+            raise SlurmError(Strerror.BAD_NODE_CONFIG)
 
     def _dependency(self, text: str, job_id: int | None = None) -> deps.Dependency:
         """`--dependency` parsed, every job it names known (Job dependency problem otherwise), and

@@ -100,6 +100,11 @@ class _Need:
     memory_mb_per_node: int   # 0: memory not tracked for this job
     gpus_per_node: int = 0
     gpu_type: str = ""        # "" any
+    required: tuple[str, ...] = ()   # -w: nodes the allocation must have
+    excluded: tuple[str, ...] = ()   # -x: nodes it may not have
+
+    def candidates(self, nodes: Sequence[str]) -> list[str]:
+        return [n for n in nodes if n not in self.excluded]
 
 
 def job_need(req: JobRequest, def_mem_per_cpu_mb: int) -> _Need:
@@ -110,7 +115,8 @@ def job_need(req: JobRequest, def_mem_per_cpu_mb: int) -> _Need:
     else:
         memory = (req.mem_per_cpu_mb or def_mem_per_cpu_mb) * cpus_per_node
     return _Need(nodes=nodes, cpus_per_node=cpus_per_node, memory_mb_per_node=memory,
-                 gpus_per_node=req.gpus_per_node, gpu_type=req.gpu_type if req.gpus_per_node else "")
+                 gpus_per_node=req.gpus_per_node, gpu_type=req.gpu_type if req.gpus_per_node else "",
+                 required=req.required_nodes, excluded=req.excluded_nodes)
 
 
 def could_ever_fit(node: NodeCapacity, need: _Need) -> bool:
@@ -149,8 +155,12 @@ def _partition_reason(job: Job, part: PartitionView | None, need: _Need,
     if need.nodes > len(part.nodes) or (part.max_nodes is not None and need.nodes > part.max_nodes) \
             or need.nodes < part.min_nodes:
         return Reason.PARTITION_NODE_LIMIT
+    if not set(need.required) <= set(part.nodes):
+        return Reason.PARTITION_CONFIG
+    if any(name in nodes and not could_ever_fit(nodes[name], need) for name in need.required):
+        return Reason.PARTITION_CONFIG
     fitting = 0
-    for name in part.nodes:
+    for name in need.candidates(part.nodes):
         if name in nodes and could_ever_fit(nodes[name], need):
             fitting += 1
             if fitting == need.nodes:
@@ -294,9 +304,11 @@ def _allocate(candidates: Sequence[str], need: _Need, free: _Free) -> Allocation
 
 
 def _select_nodes(candidates: Sequence[str], need: _Need, free: _Free) -> list[str] | None:
-    fitting = [n for n in candidates if free.fits(n, need)]
-    if len(fitting) < need.nodes:
+    allowed = need.candidates(candidates)
+    fitting = [n for n in allowed if free.fits(n, need)]
+    if len(fitting) < need.nodes or not set(need.required) <= set(fitting):
         return None
-    # Best fit: the nodes with the fewest free CPUs first, keeping big holes for big jobs.
-    fitting.sort(key=lambda n: (len(free.cpus[n]), candidates.index(n)))
+    # The -w nodes, then best fit: the nodes with the fewest free CPUs first, keeping big holes
+    # for big jobs.
+    fitting.sort(key=lambda n: (n not in need.required, len(free.cpus[n]), allowed.index(n)))
     return fitting[:need.nodes]

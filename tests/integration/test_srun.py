@@ -386,3 +386,19 @@ def test_salloc_interactive_shell_through_a_pty(cluster: Cluster) -> None:
     assert re.search(r"\[1\]\+ +Running +sleep 30 &", text), text  # job control in the shell
     assert re.search(r"salloc: Relinquishing job allocation \d+\n", text), text
     assert os.waitstatus_to_exitcode(status) == 3, text
+
+
+def test_node_lists_place_jobs_and_srun_allocations(cluster: Cluster) -> None:
+    """-w/--nodelist and -x/--exclude for srun's own allocation and for sbatch."""
+    placed = cluster.run("srun", "-w", "node2", "printenv", "SLURMD_NODENAME", user="alice")
+    assert (placed.returncode, placed.stdout) == (0, "node2\n"), placed.stderr
+    avoided = cluster.run("srun", "-x", "node1", "printenv", "SLURMD_NODENAME", user="alice")
+    assert (avoided.returncode, avoided.stdout) == (0, "node2\n"), avoided.stderr
+    job = cluster.sbatch("-w", "node2", "-o", "/dev/null", "--wrap", "true", user="alice")
+    cluster.wait_state(job, "COMPLETED")
+    assert cluster.job_field(job, "N") == "node2"
+    shown = cluster.run("scontrol", "show", "job", str(job)).stdout
+    assert "ReqNodeList=node2 ExcNodeList=(null)" in shown
+    refused = cluster.run("sbatch", "-w", "nosuch", "--wrap", "true", user="alice")
+    assert refused.returncode == 1
+    assert refused.stderr == "sbatch: error: Batch job submission failed: Invalid node name specified\n"
