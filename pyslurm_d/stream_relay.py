@@ -10,9 +10,13 @@ waiting, srun's stream is not read (srun stops sending). Stdlib only.
 """
 from __future__ import annotations
 
+import fcntl
 import os
 import selectors
 import socket
+import struct
+import termios
+import time
 from dataclasses import dataclass, field
 
 from pyslurm_common import step_io
@@ -167,11 +171,23 @@ class StreamRelay:
                     self._flush_blocking()
 
     def finish(self, node_index: int) -> None:
-        """Tell srun this node is done and hand it everything still buffered."""
+        """Tell srun this node is done and hand it everything still buffered, delivered.
+
+        Handed to the kernel is not delivered: closing a socket that still holds unread input
+        (srun's stdin, say) resets the connection and throws away whatever of our output was
+        not sent yet. So: end our direction (FIN after the data), and wait until srun's side
+        acknowledged all of it before the socket may be closed."""
         if self.sock is None:
             return
         self.send(step_io.encode(step_io.NODE_DONE, node_index))
         self._flush_blocking()
+        try:
+            self.sock.shutdown(socket.SHUT_WR)
+        except OSError:
+            return
+        deadline = time.monotonic() + FINAL_FLUSH_TIMEOUT
+        while _unacknowledged(self.sock) and time.monotonic() < deadline:
+            time.sleep(0.001)
 
     def close(self) -> None:
         for fd in list(self.outputs):
@@ -257,6 +273,14 @@ class StreamRelay:
             pass
         self.outgoing.clear()
         self.sock.setblocking(False)
+
+
+def _unacknowledged(sock: socket.socket) -> int:
+    """Bytes sent on a TCP socket that the peer has not acknowledged yet (SIOCOUTQ)."""
+    try:
+        return int(struct.unpack("i", fcntl.ioctl(sock.fileno(), termios.TIOCOUTQ, b"\0" * 4))[0])
+    except OSError:
+        return 0
 
 
 def _close(fd: int) -> None:

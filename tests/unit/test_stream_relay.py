@@ -49,16 +49,17 @@ def test_more_than_pipes_hold_goes_through_cat_and_back() -> None:
     srun_end.setblocking(True)
     reader_done = threading.Event()
 
-    def srun_reader() -> None:
+    def srun_reader() -> None:   # until the node is done, as srun reads
         reader = step_io.FrameReader()
-        while len(echoed) < len(payload):
+        while not reader_done.is_set():
             data = srun_end.recv(1 << 16)
             if not data:
                 break
             for frame in reader.feed(data):
                 if frame.kind == step_io.STDOUT:
                     echoed.extend(frame.payload)
-        reader_done.set()
+                elif frame.kind == step_io.NODE_DONE:
+                    reader_done.set()
 
     def srun_writer() -> None:
         for start in range(0, len(payload), 65536):
