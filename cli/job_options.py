@@ -47,6 +47,9 @@ SHARED: tuple[tuple[str, ...], ...] = (
     ("--signal", "signal"),
     ("-w", "--nodelist", "nodelist"),
     ("-x", "--exclude", "exclude"),
+    ("-d", "--dependency", "dependency"),
+    ("--kill-on-invalid-dep", "kill_on_invalid_dep"),
+    ("-b", "--begin", "begin"),
 )
 
 
@@ -235,5 +238,23 @@ def job_desc(values: Mapping[str, Any], default_name: str, environ: Mapping[str,
         gpus=gpu_counts["gpus"], gpus_per_node=gpu_counts["gpus_per_node"],
         gpus_per_task=gpu_counts["gpus_per_task"], gpu_type=next(iter(gpu_types), ""),
         signal_number=signal_number, signal_seconds=signal_seconds, signal_batch_only=signal_batch_only,
-        rlimits=rlimits(), nodelist=values.get("nodelist") or "", exclude=values.get("exclude") or "", **extra,
+        rlimits=rlimits(), nodelist=values.get("nodelist") or "", exclude=values.get("exclude") or "",
+        **_scheduling_fields(values), **extra,
     )
+
+
+def _scheduling_fields(values: Mapping[str, Any]) -> dict[str, Any]:
+    """--dependency, --kill-on-invalid-dep and --begin (resolved here, to epoch seconds)."""
+    begin = 0
+    if values.get("begin") is not None:
+        import time
+
+        try:
+            begin = units.parse_datetime(str(values["begin"]), time.time())
+        except ValueError:
+            die("Invalid --begin specification")
+    kill_on_invalid_dep = str(values.get("kill_on_invalid_dep") or "no").lower()
+    if kill_on_invalid_dep not in ("yes", "no"):
+        die("Invalid --kill-on-invalid-dep specification")
+    return {"dependency": values.get("dependency") or "", "begin_time": begin,
+            "kill_on_invalid_dep": kill_on_invalid_dep == "yes"}

@@ -44,9 +44,6 @@ OPTIONS = [
     option("--requeue", flag=True, env="SBATCH_REQUEUE"),
     option("--no-requeue", "no_requeue", flag=True, env="SBATCH_NO_REQUEUE"),
     option("-a", "--array", env="SBATCH_ARRAY_INX"),
-    option("-d", "--dependency"),
-    option("--kill-on-invalid-dep", "kill_on_invalid_dep"),
-    option("-b", "--begin"),
 ]
 
 
@@ -140,25 +137,12 @@ def _job_desc(values: dict[str, Any], text: str, command: str, default_name: str
         std_in=values.get("input") or "", script=text, argv=script_args, command=command,
         open_mode=open_mode or "truncate",
         requeue_set=bool(values.get("requeue") or values.get("no_requeue")),
-        requeue=not values.get("no_requeue"), **_scheduling_fields(values),
+        requeue=not values.get("no_requeue"), **_array_field(values),
     )
 
 
-def _scheduling_fields(values: dict[str, Any]) -> dict[str, Any]:
-    """--array (syntax checked here; limits by the controller), --dependency, --kill-on-invalid-dep, --begin."""
-    begin = 0
-    if values.get("begin") is not None:
-        import time
-
-        from pyslurm_common.units import parse_datetime
-
-        try:
-            begin = parse_datetime(str(values["begin"]), time.time())
-        except ValueError:
-            die("Invalid --begin specification")
-    kill_on_invalid_dep = str(values.get("kill_on_invalid_dep") or "no").lower()
-    if kill_on_invalid_dep not in ("yes", "no"):
-        die("Invalid --kill-on-invalid-dep specification")
+def _array_field(values: dict[str, Any]) -> dict[str, Any]:
+    """--array (syntax checked here; limits by the controller)."""
     array = str(values.get("array") or "")
     if array:
         from pyslurm_common.array_spec import parse_array_spec
@@ -167,8 +151,7 @@ def _scheduling_fields(values: dict[str, Any]) -> dict[str, Any]:
             parse_array_spec(array)
         except ValueError:
             die("Invalid --array specification")
-    return {"array": array, "dependency": values.get("dependency") or "", "begin_time": begin,
-            "kill_on_invalid_dep": kill_on_invalid_dep == "yes"}
+    return {"array": array}
 
 
 def main() -> None:

@@ -402,3 +402,17 @@ def test_node_lists_place_jobs_and_srun_allocations(cluster: Cluster) -> None:
     refused = cluster.run("sbatch", "-w", "nosuch", "--wrap", "true", user="alice")
     assert refused.returncode == 1
     assert refused.stderr == "sbatch: error: Batch job submission failed: Invalid node name specified\n"
+
+
+def test_srun_and_salloc_take_dependency_and_begin(cluster: Cluster) -> None:
+    first = cluster.sbatch("-o", "/dev/null", "--wrap", "sleep 2", user="alice")
+    after = cluster.run("srun", "-d", f"afterok:{first}", "true", user="alice")
+    assert after.returncode == 0, after.stderr
+    assert cluster.job_field(first, "T") == "COMPLETED"     # srun's job started only after it
+    assert "queued and waiting for resources" in after.stderr
+    later = cluster.run("salloc", "--begin", "now+2", "true", user="alice")
+    assert later.returncode == 0, later.stderr
+    assert re.search(r"salloc: Pending job allocation (\d+)\n", later.stderr), later.stderr
+    refused = cluster.run("srun", "-d", "afterok:nosuch", "true", user="alice")
+    assert refused.returncode == 1
+    assert "Job dependency problem" in refused.stderr
