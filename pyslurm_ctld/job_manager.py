@@ -26,18 +26,19 @@ from pyslurm_common.config import NodeConfig, PartitionConfig, SlurmConfig
 from pyslurm_common.errors import SlurmError, Strerror
 from pyslurm_common.gres import gpu_slots, parse_gres
 
-from . import dependency as deps
 from . import reconfigure, scheduler
+from .dependency_checks import DependencyChecks
 from .events import (Account, AllocationReleased, ArrayTasksCancelled, ArrayTaskStarted, ArrayThrottleChanged,
                      BatchFinished, BeginTimeChanged, DependencyChanged, Effect, Event, JobCancelled,
                      JobHoldChanged, JobIdsUsed, JobLost,
                      JobRequeued, JobsPurged, JobStarted, JobSubmitted, JobTimedOut, Launch, NodeAdminChanged,
                      NodeCreated, NodeFailed, NodesDeleted, SignalTasks, StepFinished, StepStarted, Terminate)
-from .job import ArrayInfo, Hold, Job, JobId, JobRequest, JobState, Reason, Step, StepUsage
+from .job import ArrayInfo, Hold, Job, JobId, JobRequest, JobState, Reason, Step
 from .nodes import NodeRecord
 from .sched_params import scheduling_options
 from .states import transition
 from .statistics import ControllerStats
+from .job_steps import node_gone_from_steps, settled, step_part_ended, terminate_steps
 from .step_layout import StepShape, place_step
 
 log = logging.getLogger(__name__)
@@ -165,7 +166,7 @@ class JobManager:
                    hold: bool, now: int, array: str = "", dependency: str = "") -> JobSubmitted:
         """The JobSubmitted event of a new job (or job array, for a non-empty `--array` spec)."""
         array_spec = self._array_spec(array) if array else None
-        depends = self._dependency(dependency) if dependency else None
+        depends = self._dependency_checks().parsed(dependency) if dependency else None
         part = self._resolve_partition(raw.partition)
         time_limit = raw.time_limit_min
         if time_limit == 0:
@@ -209,55 +210,15 @@ class JobManager:
         if set(req.required_nodes) & set(req.excluded_nodes):
             raise SlurmError(Strerror.BAD_NODE_CONFIG)
 
-    def _dependency(self, text: str, job_id: int | None = None) -> deps.Dependency:
-        """`--dependency` parsed, every job it names known (Job dependency problem otherwise), and
-        no cycle back to `job_id` (Circular job dependency)."""
-        try:
-            parsed = deps.parse(text)
-        except ValueError:
-            raise SlurmError(Strerror.INVALID_DEPENDENCY) from None
-        parts = []
-        for part in parsed.parts:
-            if part.kind is deps.DepType.SINGLETON:
-                parts.append(part)
-                continue
-            target = self.jobs.get(JobId(part.job_id))
-            if target is None or (part.task_id is not None and not self._has_task(target, part.task_id)):
-                raise SlurmError(Strerror.INVALID_DEPENDENCY)
-            whole = part.task_id is None and target.array is not None and target.array.array_job_id == target.job_id
-            parts.append(dataclasses.replace(part, whole_array=whole))
-        if job_id is not None and self._reaches(parsed.targets(), job_id):
-            raise SlurmError(Strerror.CIRCULAR_DEPENDENCY)
-        return deps.Dependency(tuple(parts), parsed.any_of)
-
-    def _has_task(self, master: Job, task_id: int) -> bool:
-        array = master.array
-        if array is None or array.array_job_id != master.job_id:
-            return False
-        return task_id in self.array_tasks.get(master.job_id, {}) or (array.is_remainder and task_id in array.pending)
-
-    def _reaches(self, targets: Iterable[int], job_id: int) -> bool:
-        """Whether following dependencies from `targets` leads back to `job_id`."""
-        seen: set[int] = set()
-        todo = list(targets)
-        while todo:
-            current = todo.pop()
-            if current == job_id:
-                return True
-            if current in seen:
-                continue
-            seen.add(current)
-            job = self.jobs.get(JobId(current))
-            if job is not None and job.dependency is not None and job.state is JobState.PENDING:
-                todo.extend(job.dependency.targets())
-        return False
+    def _dependency_checks(self) -> DependencyChecks:
+        return DependencyChecks(self.jobs, self.array_tasks, self.slurm_uid, self.options.kill_invalid_depend)
 
     def dependency_change(self, job_id: int, text: str, uid: int) -> DependencyChanged:
         """`scontrol update jobid=N dependency=...` ("" clears it): the owner or an admin, pending jobs only."""
         job = self._owned_job(job_id, uid)
         if job.state is not JobState.PENDING:
             raise SlurmError(Strerror.NOT_PENDING)
-        return DependencyChanged(job.job_id, self._dependency(text, job.job_id) if text else None)
+        return DependencyChanged(job.job_id, self._dependency_checks().parsed(text, job.job_id) if text else None)
 
     def throttle_change(self, job_id: int, text: str, uid: int) -> ArrayThrottleChanged:
         """`scontrol update jobid=<array> ArrayTaskThrottle=N`: the owner or an admin, of an array id."""
@@ -274,41 +235,6 @@ class JobManager:
         if job.state is not JobState.PENDING:
             raise SlurmError(Strerror.NOT_PENDING)
         return BeginTimeChanged(job.job_id, begin_time)
-
-    def _view(self, part: deps.DepPart, views: dict[tuple[int, int | None], deps.TargetView]) -> deps.TargetView:
-        """`_target_view`, computed once per pass for each job or task named."""
-        key = (part.job_id, part.task_id)
-        if key not in views:
-            views[key] = self._target_view(part)
-        return views[key]
-
-    def _target_view(self, part: deps.DepPart) -> deps.TargetView:
-        """The job(s) a dependency part names, as they stand now."""
-        array_id = JobId(part.job_id)
-        members = self.array_tasks.get(array_id, {})
-        job = self.jobs.get(array_id)
-        if part.task_id is not None:
-            record = members.get(part.task_id)
-            if record is not None and record in self.jobs:
-                records = [self.jobs[record]]
-            elif job is not None and job.array is not None and part.task_id in job.array.pending:
-                records = [job]          # still pending in the master (or cancelled with it)
-            else:
-                records = []
-        elif job is not None and (job.array is None or job.array.array_job_id != job.job_id):
-            records = [job]
-        else:   # an array: the master (while known) and every task split off it
-            records = [self.jobs[r] for r in {*members.values(), array_id} if r in self.jobs]
-        if not records:
-            return deps.TargetView(exists=False, all_started=True, last_start=0, all_done=True, any_failed=False)
-        finished = [r for r in records if r.state.is_finished]
-        return deps.TargetView(
-            exists=True,
-            all_started=all(r.start_time > 0 for r in records),
-            last_start=max(r.start_time for r in records),
-            all_done=len(finished) == len(records) and not any(r.completing for r in records),
-            any_failed=any(r.state is not JobState.COMPLETED or r.exit_code or r.exit_signal for r in finished),
-        )
 
     def _array_spec(self, text: str) -> ArraySpec:
         """`--array` checked against MaxArraySize (indices 0..MaxArraySize-1) and max_array_tasks."""
@@ -520,7 +446,7 @@ class JobManager:
                     array_running[job.array.array_job_id] = array_running.get(job.array.array_job_id, 0) + 1
         if not pending:
             return []
-        events, ineligible, eligible_tasks = self._eligibility(pending, active_names, now)
+        events, ineligible, eligible_tasks = self._dependency_checks().eligibility(pending, active_names, now)
         usage = self.node_usage()
         capacities = {name: self.node_capacity(name, usage[name]) for name in self.nodes}
         views = {
@@ -544,68 +470,6 @@ class JobManager:
                 if job.reason is not decision.reason:
                     self.jobs[job.job_id] = dataclasses.replace(job, reason=decision.reason)
         return events
-
-    def _eligibility(self, pending: list[Job], active_names: set[tuple[int, str]],
-                     now: int) -> tuple[list[Event], dict[JobId, Reason], dict[JobId, tuple[int, ...]]]:
-        """Begin times and dependencies: the reasons pending jobs may not start yet, the array
-        indices an aftercorr dependency lets start, and the events that settle dependency parts
-        or cancel jobs whose dependency failed."""
-        events: list[Event] = []
-        ineligible: dict[JobId, Reason] = {}
-        eligible_tasks: dict[JobId, tuple[int, ...]] = {}
-        views: dict[tuple[int, int | None], deps.TargetView] = {}   # per pass: many jobs may name one array
-        # singleton: free when no job of the same (user, name) runs and none submitted earlier pends.
-        first_pending: dict[tuple[int, str], JobId] = {}
-        if any(job.dependency is not None and job.dependency.has_singleton for job in pending):
-            for job in pending:
-                key = (job.uid, job.request.name)
-                first_pending[key] = min(first_pending.get(key, job.job_id), job.job_id)
-        for job in pending:
-            depends = job.dependency
-            if depends is not None:
-                settled = depends.resolve(lambda part: self._part_outcome(job, part, views))
-                if settled != depends:
-                    events.append(DependencyChanged(job.job_id, settled, settled=True))
-                key = (job.uid, job.request.name)
-                free = key not in active_names and first_pending.get(key, job.job_id) == job.job_id
-                rest, corr = settled.split_corr()
-                if corr and job.array is not None and job.array.is_remainder and not settled.any_of:
-                    eligible_tasks[job.job_id] = self._corr_tasks(job.array.pending, corr, views)
-                    outcome = rest.outcome(now, singleton_free=free) if rest else deps.PartState.FULFILLED
-                    if outcome is deps.PartState.FULFILLED and not eligible_tasks[job.job_id]:
-                        outcome = deps.PartState.UNFULFILLED
-                else:
-                    outcome = settled.outcome(now, singleton_free=free)
-                if outcome is deps.PartState.FAILED:
-                    ineligible[job.job_id] = Reason.DEPENDENCY_NEVER_SATISFIED
-                    if job.request.kill_on_invalid_dep or self.options.kill_invalid_depend:
-                        events.append(JobCancelled(job.job_id, self.slurm_uid, now,
-                                                   reason=Reason.DEPENDENCY_NEVER_SATISFIED))
-                elif outcome is deps.PartState.UNFULFILLED:
-                    ineligible[job.job_id] = Reason.DEPENDENCY
-            if job.request.begin_time > now:
-                ineligible[job.job_id] = Reason.BEGIN_TIME
-        return events, ineligible, eligible_tasks
-
-    def _part_outcome(self, job: Job, part: deps.DepPart,
-                      views: dict[tuple[int, int | None], deps.TargetView]) -> tuple[deps.PartState, int]:
-        """How `part` of `job`'s dependency stands. aftercorr pairs array task N with task N of
-        the other array: a pending remainder decides it per index (`_corr_tasks`), a task by its
-        own index; for a job outside arrays it is afterok."""
-        if part.kind is deps.DepType.AFTERCORR and job.array is not None:
-            if job.array.is_remainder:
-                return deps.PartState.UNFULFILLED, 0
-            part = dataclasses.replace(part, task_id=job.array.task_id, whole_array=False)
-        return deps.part_outcome(part, self._view(part, views))
-
-    def _corr_tasks(self, pending: tuple[int, ...], corr: tuple[deps.DepPart, ...],
-                    views: dict[tuple[int, int | None], deps.TargetView]) -> tuple[int, ...]:
-        """The pending indices whose counterparts (same index of each aftercorr array) completed OK."""
-        def ready(index: int, part: deps.DepPart) -> bool:
-            paired = dataclasses.replace(part, task_id=index, whole_array=False)
-            return deps.part_outcome(paired, self._view(paired, views))[0] is deps.PartState.FULFILLED
-
-        return tuple(i for i in pending if all(ready(i, part) for part in corr))
 
     def _array_task_start(self, start: scheduler.Start, task_id: int, starting: int, now: int) -> ArrayTaskStarted:
         """A task split off its array's master under a new id; the master itself runs the last
@@ -903,15 +767,8 @@ class JobManager:
     def _end_running(self, job: Job, to: JobState, cause: str, **changes: Any) -> list[Effect]:
         """A running job ends by decision: final state now, COMPLETING until its processes are gone."""
         assert job.allocation is not None
-        job = self._set(self._settled(transition(job, to, completing=True, **changes)))
+        job = self._set(settled(transition(job, to, completing=True, **changes)))
         return [Terminate(job.job_id, job.allocation.nodes, cause), Account(job)]
-
-    @staticmethod
-    def _settled(job: Job) -> Job:
-        """A completing job is done once its batch step (if it has one) and every step ended."""
-        if job.completing and (job.request.interactive or job.batch_ended) and not job.running_steps:
-            return dataclasses.replace(job, completing=False)
-        return job
 
     def _apply_finished(self, event: BatchFinished) -> list[Effect]:
         job = self.jobs.get(event.job_id)
@@ -937,18 +794,13 @@ class JobManager:
             else:
                 to, reason = JobState.COMPLETED, Reason.NONE
             # Steps the script left running end with it; the job completes once they are gone.
-            job = self._set(self._settled(transition(job, to, reason=reason, end_time=event.time,
+            job = self._set(settled(transition(job, to, reason=reason, end_time=event.time,
                                                      completing=bool(job.running_steps), **exit_info)))
-            return [*self._terminate_steps(job), Account(job)]
+            return [*terminate_steps(job), Account(job)]
         if job.completing:
-            job = self._set(self._settled(dataclasses.replace(job, **exit_info)))
+            job = self._set(settled(dataclasses.replace(job, **exit_info)))
             return [Account(job)]
         return []
-
-    @staticmethod
-    def _terminate_steps(job: Job) -> list[Effect]:
-        nodes = tuple(dict.fromkeys(n for step in job.running_steps for n in step.waiting_on))
-        return [Terminate(job.job_id, nodes, "CANCELLED")] if nodes else []
 
     def _apply_step_started(self, event: StepStarted) -> list[Effect]:
         job = self.jobs.get(event.job_id)
@@ -964,7 +816,7 @@ class JobManager:
         step = job.step(event.step_id) if job is not None else None
         if job is None or step is None or not step.running or event.node not in step.waiting_on:
             return []
-        step = _step_part_ended(step, event)
+        step = step_part_ended(step, event)
         job = dataclasses.replace(job, steps=tuple(step if s.step_id == step.step_id else s for s in job.steps))
         effects: list[Effect] = []
         if step.running and (event.launch_failed or event.cancelled):
@@ -976,8 +828,8 @@ class JobManager:
             job = transition(job, step.state, end_time=event.time, exit_code=step.exit_code,
                              exit_signal=step.exit_signal, usage=step.usage, completing=bool(job.running_steps),
                              reason=Reason.NON_ZERO_EXIT if step.state is JobState.FAILED else Reason.NONE)
-            effects += self._terminate_steps(job)
-        job = self._set(self._settled(job))
+            effects += terminate_steps(job)
+        job = self._set(settled(job))
         return [*effects, Account(job)]
 
     def _apply_released(self, event: AllocationReleased) -> list[Effect]:
@@ -985,11 +837,11 @@ class JobManager:
         if job is None or job.state is not JobState.RUNNING:
             return []
         to = JobState.FAILED if event.exit_code or event.exit_signal else JobState.COMPLETED
-        job = self._set(self._settled(transition(
+        job = self._set(settled(transition(
             job, to, end_time=event.time, exit_code=event.exit_code, exit_signal=event.exit_signal,
             completing=bool(job.running_steps),
             reason=Reason.NON_ZERO_EXIT if to is JobState.FAILED else Reason.NONE)))
-        return [*self._terminate_steps(job), Account(job)]
+        return [*terminate_steps(job), Account(job)]
 
     def _apply_requeued(self, event: JobRequeued) -> list[Effect]:
         job = self.jobs.get(event.job_id)
@@ -1045,16 +897,16 @@ class JobManager:
             survivors = alloc.nodes if reachable else tuple(n for n in alloc.nodes if n != node)
             batch_host_alive = alloc.batch_host in survivors and not job.request.interactive
             if not reachable:
-                job = _node_gone_from_steps(job, node, time)
+                job = node_gone_from_steps(job, node, time)
             if job.state is JobState.RUNNING:
-                job = self._set(self._settled(transition(
+                job = self._set(settled(transition(
                     job, JobState.NODE_FAIL, reason=Reason.NODE_DOWN, end_time=time,
                     completing=batch_host_alive or bool(job.running_steps),
                     batch_ended=job.batch_ended or not batch_host_alive)))
                 if survivors:
                     effects.append(Terminate(job.job_id, survivors, "NODE FAILURE"))
             elif job.completing:
-                job = self._set(self._settled(dataclasses.replace(
+                job = self._set(settled(dataclasses.replace(
                     job, batch_ended=job.batch_ended or not batch_host_alive)))
             else:
                 continue
@@ -1166,49 +1018,6 @@ def _apply_configured_state(rec: NodeRecord) -> None:
     else:
         return
     rec.set_reason(rec.config.reason or "set in slurm.conf", 0, 0)
-
-
-def _step_part_ended(step: Step, event: StepFinished) -> Step:
-    """The step with one node's outcome folded in; final once no node is left to report.
-
-    The first node to fail the launch, be cancelled or run out of memory decides how the
-    step ends (`end_state`); otherwise the exit figures do: highest code, first signal.
-    """
-    end_state = step.end_state
-    if end_state is None:
-        if event.launch_failed:
-            end_state = JobState.FAILED
-        elif event.cancelled:
-            end_state = JobState.CANCELLED
-        elif event.out_of_memory:
-            end_state = JobState.OUT_OF_MEMORY
-    usage = step.usage
-    if event.usage is not None:
-        usage = event.usage if usage is None else StepUsage(
-            max(usage.max_rss_kb, event.usage.max_rss_kb), usage.user_cpu_usec + event.usage.user_cpu_usec,
-            usage.system_cpu_usec + event.usage.system_cpu_usec)
-    exit_code = max(step.exit_code, event.exit_code)
-    exit_signal = step.exit_signal or event.exit_signal
-    waiting = tuple(n for n in step.waiting_on if n != event.node)
-    step = dataclasses.replace(step, waiting_on=waiting, usage=usage, exit_code=exit_code,
-                               exit_signal=exit_signal, end_state=end_state)
-    if waiting:
-        return step
-    final = end_state or (JobState.FAILED if exit_code or exit_signal else JobState.COMPLETED)
-    return dataclasses.replace(step, state=final, end_time=event.time)
-
-
-def _node_gone_from_steps(job: Job, node: str, time: int) -> Job:
-    """A failed node will never report its part of the job's running steps: they end NODE_FAIL there."""
-    steps = []
-    for step in job.steps:
-        if step.running and node in step.waiting_on:
-            waiting = tuple(n for n in step.waiting_on if n != node)
-            step = dataclasses.replace(step, waiting_on=waiting, end_state=step.end_state or JobState.NODE_FAIL)
-            if not waiting:
-                step = dataclasses.replace(step, state=step.end_state or JobState.NODE_FAIL, end_time=time)
-        steps.append(step)
-    return dataclasses.replace(job, steps=tuple(steps))
 
 
 _LOW_PREFIX = "Low "
