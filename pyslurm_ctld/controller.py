@@ -20,6 +20,8 @@ from pyslurm_common.rpc_auth import Signer
 
 from . import convert, reconfigure
 from .accounting_outbox import AccountingOutbox
+from .association_cache import AssociationCache
+from .associations import AssociationSnapshot
 from .events import (Account, Effect, Event, JobRequeued, Launch, SignalTasks, StepFinished, StepStarted, Terminate,
                      event_from_dict, event_to_dict)
 from .job import Hold, Job, JobId, JobState, Step
@@ -48,6 +50,8 @@ class Controller:
         dbd = (f"{cfg.accounting_storage_host}:{cfg.accounting_storage_port}"
                if cfg.accounting_enabled and cfg.accounting_storage_host else None)
         self.outbox = AccountingOutbox(cfg.state_save_location / "outbox", dbd, signer)
+        self.associations = AssociationCache(cfg.state_save_location, dbd, signer, cfg.cluster_name)
+        self.associations.on_change.append(self._associations_changed)
         self._sched_wake = asyncio.Event()
         self._changed = asyncio.Event()     # set (and replaced) after every commit: srun/salloc wait on it
         self._tasks: set[asyncio.Task[None]] = set()
@@ -59,7 +63,9 @@ class Controller:
     # ---- recovery ------------------------------------------------------------
 
     def recover(self) -> None:
-        """Replay the journal through `apply` (effects dropped), then compact it."""
+        """Replay the journal through `apply` (effects dropped), then compact it; load the last
+        association definitions known."""
+        self.associations.load()
         count = 0
         for data in self.journal.replay():
             self.manager.apply(event_from_dict(data))
@@ -73,6 +79,11 @@ class Controller:
         # between journaling an event and queueing its record.
         for job in self.manager.jobs.values():
             self.outbox.put(convert.job_record(job, self.cfg.cluster_name))
+
+    def _associations_changed(self, snapshot: AssociationSnapshot) -> None:
+        # Soft state, like node liveness: the accounting daemon and the cache file own it.
+        self.manager.associations = snapshot
+        self.wake_scheduler()
 
     # ---- the one way state changes --------------------------------------------
 

@@ -58,7 +58,8 @@ def main() -> None:
         handle_reload(reload_on_hangup)
         sd_notify.ready(f"listening on {address}")
         loops = [asyncio.create_task(c) for c in (
-            ctl.run_scheduler(stop), ctl.run_periodic(stop), ctl.outbox.run_sender(stop))]
+            ctl.run_scheduler(stop), ctl.run_periodic(stop), ctl.outbox.run_sender(stop),
+            ctl.associations.run(stop))]
         await stop.wait()
         for task in loops:
             task.cancel()

@@ -27,6 +27,7 @@ from pyslurm_common.errors import SlurmError, Strerror
 from pyslurm_common.gres import gpu_slots, parse_gres
 
 from . import reconfigure, scheduler
+from .associations import EMPTY, AssociationSnapshot
 from .dependency_checks import DependencyChecks
 from .events import (Account, AllocationReleased, ArrayTasksCancelled, ArrayTaskStarted, ArrayThrottleChanged,
                      BatchFinished, BeginTimeChanged, DependencyChanged, Effect, Event, JobCancelled,
@@ -80,6 +81,8 @@ class JobManager:
         self.array_tasks: dict[JobId, dict[int, JobId]] = {}
         self._signalled: set[tuple[JobId, int]] = set()   # (job, start) that got their --signal
         self.stats = ControllerStats(since=0)   # sdiag; the controller starts a fresh one after recovery
+        # Accounting's associations and QOS (soft state: association_cache installs each version).
+        self.associations: AssociationSnapshot = EMPTY
 
     def _install_config(self, cfg: SlurmConfig) -> None:
         """Node and partition tables from `cfg` plus the dynamic nodes. A node that already has a

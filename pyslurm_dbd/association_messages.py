@@ -7,7 +7,7 @@ from typing import Any
 
 from pyslurm_common.rpc import dbd_pb2
 from pyslurm_dbd.admin import ChangeReport, Setting
-from pyslurm_dbd.association_models import AssociationRow, QosRow
+from pyslurm_dbd.association_models import AssociationRow, QosRow, UserRow
 from pyslurm_dbd.association_queries import Listing
 
 _LIMIT_FIELDS = ("grp_jobs", "grp_submit", "grp_tres", "grp_wall", "max_jobs", "max_submit",
@@ -58,12 +58,21 @@ def qos(row: QosRow) -> dbd_pb2.QosRecord:
     return record
 
 
+def _user(row: UserRow) -> dbd_pb2.UserRecord:
+    return dbd_pb2.UserRecord(name=row.name, default_account=row.default_account, admin_level=row.admin_level)
+
+
+def state(listing: Listing, version: str) -> dbd_pb2.AssociationState:
+    return dbd_pb2.AssociationState(
+        version=version, users=[_user(u) for u in listing.users],
+        associations=[association(a) for a in listing.associations], qos=[qos(q) for q in listing.qos])
+
+
 def entities(listing: Listing) -> dbd_pb2.AssociationEntities:
     reply = dbd_pb2.AssociationEntities(
         accounts=[dbd_pb2.AccountRecord(name=a.name, description=a.description, organization=a.organization)
                   for a in listing.accounts],
-        users=[dbd_pb2.UserRecord(name=u.name, default_account=u.default_account, admin_level=u.admin_level)
-               for u in listing.users],
+        users=[_user(u) for u in listing.users],
         associations=[association(a) for a in listing.associations],
         qos=[qos(q) for q in listing.qos],
         tres=[dbd_pb2.TresRecord(type=kind, name=name, id=number) for kind, name, number in listing.tres])

@@ -102,6 +102,13 @@ class AssociationQueries:
         with self._sessions() as session:
             return admin_level(session, viewer)
 
+    def definitions(self, cluster: str) -> Listing:
+        """What the controller enforces: every user and QOS, the cluster's associations (tree
+        order). For the controller only: PrivateData does not apply."""
+        with self._sessions() as session:
+            return Listing(users=named_rows(session, UserRow, []), qos=named_rows(session, QosRow, []),
+                           associations=matching_associations(session, {"clusters": [cluster]}, users=None))
+
     def show(self, entity: str, where: Sequence[Setting], with_assoc: bool, viewer: Caller) -> Listing:
         if entity == "tres":
             return Listing(tres=self._tres)

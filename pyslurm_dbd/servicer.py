@@ -2,7 +2,8 @@
 
 Only privileged callers (root, SlurmUser) may record. Who sees whose jobs is
 `job_visibility` (PrivateData=jobs; operators and administrators see all).
-sacctmgr's changes are authorised by `admin` (AdminLevel); anyone may show.
+sacctmgr's changes are authorised by `admin` (AdminLevel); anyone may show. The controller
+(root, SlurmUser) watches the association definitions through `WatchAssociations`.
 """
 from __future__ import annotations
 
@@ -20,8 +21,12 @@ from pyslurm_common.users import user_name
 from . import association_messages as messages
 from .admin import AssociationAdmin, Caller
 from .association_queries import AssociationQueries
+from .association_versions import DefinitionVersions
 from .job_visibility import visible_query
 from .store import AccountingStore
+
+
+MAX_WATCH_MS = 10_000   # longest a watch is held open without a change
 
 
 class AccountingServicer(dbd_pb2_grpc.AccountingServicer):
@@ -34,6 +39,7 @@ class AccountingServicer(dbd_pb2_grpc.AccountingServicer):
         self.private_jobs = "jobs" in private_data
         self.admin = AssociationAdmin(store.sessions)
         self.queries = AssociationQueries(store.sessions, private_data & {"users", "accounts"}, tres)
+        self.versions = DefinitionVersions()
 
     @translate_errors
     async def RecordJobs(self, request: dbd_pb2.JobRecordBatch, context: grpc.aio.ServicerContext) -> types_pb2.Empty:
@@ -60,6 +66,8 @@ class AccountingServicer(dbd_pb2_grpc.AccountingServicer):
         report = await asyncio.to_thread(
             self.admin.change, self._caller(), request.action, request.entity, list(request.names),
             messages.settings(request.where), messages.settings(request.set), request.commit)
+        if request.commit:
+            self.versions.bump()
         return messages.change_result(report)
 
     @translate_errors
@@ -68,6 +76,20 @@ class AccountingServicer(dbd_pb2_grpc.AccountingServicer):
         listing = await asyncio.to_thread(
             self.queries.show, request.entity, messages.settings(request.where), request.with_assoc, self._caller())
         return messages.entities(listing)
+
+    @translate_errors
+    async def WatchAssociations(self, request: dbd_pb2.AssociationWatch,
+                                context: grpc.aio.ServicerContext) -> dbd_pb2.AssociationState:
+        if caller().uid not in self.privileged:
+            raise SlurmError(Strerror.ACCESS_DENIED)
+        await self.versions.wait_past(request.known_version, min(request.wait_ms, MAX_WATCH_MS) / 1000)
+        # The version is read before the rows: a change committed meanwhile is served again later,
+        # never claimed by an older read.
+        version = self.versions.current
+        if version == request.known_version:
+            return dbd_pb2.AssociationState(version=version, unchanged=True)
+        listing = await asyncio.to_thread(self.queries.definitions, request.cluster)
+        return messages.state(listing, version)
 
     def _caller(self) -> Caller:
         uid = caller().uid

@@ -60,6 +60,11 @@ class AccountingStub:
                 request_serializer=dbd__pb2.AssociationShow.SerializeToString,
                 response_deserializer=dbd__pb2.AssociationEntities.FromString,
                 _registered_method=True)
+        self.WatchAssociations = channel.unary_unary(
+                '/pyslurm.Accounting/WatchAssociations',
+                request_serializer=dbd__pb2.AssociationWatch.SerializeToString,
+                response_deserializer=dbd__pb2.AssociationState.FromString,
+                _registered_method=True)
 
 
 class AccountingServicer:
@@ -97,6 +102,15 @@ class AccountingServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def WatchAssociations(self, request, context):
+        """The controller's association cache (root and SlurmUser only): every association of one
+        cluster, every QOS and user. Answers at once when the definitions are not those of
+        known_version, else as soon as they change or after wait_ms (then unchanged=true).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_AccountingServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -124,6 +138,11 @@ def add_AccountingServicer_to_server(servicer, server):
                     servicer.ShowAssociations,
                     request_deserializer=dbd__pb2.AssociationShow.FromString,
                     response_serializer=dbd__pb2.AssociationEntities.SerializeToString,
+            ),
+            'WatchAssociations': grpc.unary_unary_rpc_method_handler(
+                    servicer.WatchAssociations,
+                    request_deserializer=dbd__pb2.AssociationWatch.FromString,
+                    response_serializer=dbd__pb2.AssociationState.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -261,6 +280,33 @@ class Accounting:
             '/pyslurm.Accounting/ShowAssociations',
             dbd__pb2.AssociationShow.SerializeToString,
             dbd__pb2.AssociationEntities.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def WatchAssociations(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/pyslurm.Accounting/WatchAssociations',
+            dbd__pb2.AssociationWatch.SerializeToString,
+            dbd__pb2.AssociationState.FromString,
             options,
             channel_credentials,
             insecure,
