@@ -113,6 +113,9 @@ class SlurmConfig:
     accounting_storage_type: str = "accounting_storage/none"
     accounting_storage_host: str | None = None
     accounting_storage_port: int = 6819
+    # AccountingStorageEnforce words with their implications (limits/qos/safe/wckeys imply
+    # associations, safe implies limits); empty: accounting enforces nothing.
+    accounting_storage_enforce: frozenset[str] = frozenset()
     auth_socket: Path = DEFAULT_AUTH_SOCKET
     key_file: Path
     slurmctld_log_file: str | None = None
@@ -306,6 +309,27 @@ def _debug(tok: Token | None) -> str:
     return word
 
 
+ENFORCE_WORDS = ("associations", "limits", "nojobs", "nosteps", "qos", "safe", "wckeys")
+_ENFORCE_IMPLIES = {"limits": ("associations",), "qos": ("associations",), "wckeys": ("associations",),
+                    "safe": ("associations", "limits")}
+
+
+def _enforce(tok: Token | None) -> frozenset[str]:
+    """AccountingStorageEnforce: its words plus what each implies (``all``: all but nojobs/nosteps)."""
+    words: set[str] = set()
+    if tok is None:
+        return frozenset()
+    for word in tok.value.lower().split(","):
+        word = word.strip()
+        if word == "all":
+            words.update(w for w in ENFORCE_WORDS if w not in ("nojobs", "nosteps"))
+        elif word in ENFORCE_WORDS:
+            words.update((word, *_ENFORCE_IMPLIES.get(word, ())))
+        elif word not in ("", "none", "0"):
+            raise tok.error(f"invalid {tok.key} value {word!r}: expected {', '.join(ENFORCE_WORDS)} or all")
+    return frozenset(words)
+
+
 def _optional_memory(tok: Token | None) -> int | None:
     """DefMem*/MaxMem*: absent, 0 and UNLIMITED all mean "no value"."""
     if tok is None or tok.value.upper() in ("UNLIMITED", "INFINITE"):
@@ -382,6 +406,7 @@ def load_config(path: Path | None = None) -> SlurmConfig:
         accounting_storage_type=(acct_type or "accounting_storage/none").lower(),
         accounting_storage_host=_text(store, "accountingstoragehost"),
         accounting_storage_port=port("accountingstorageport", 6819),
+        accounting_storage_enforce=_enforce(store.get("accountingstorageenforce")),
         auth_socket=auth.get("socket", DEFAULT_AUTH_SOCKET),
         key_file=auth.get("key", path.parent / DEFAULT_KEY_NAME),
         slurmctld_log_file=_text(store, "slurmctldlogfile"),

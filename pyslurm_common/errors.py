@@ -39,6 +39,9 @@ class Strerror(StrEnum):
     TOO_MANY_CPUS = "More processors requested than permitted"
     STEP_NODES_BUSY = "Requested nodes are busy"
     INVALID_CREDENTIAL = "Invalid job credential"
+    INVALID_ACCOUNT = "Invalid account or account/partition combination specified"
+    INVALID_QOS = "Invalid qos specification"
+    ACCOUNTING_POLICY = "Job violates accounting/QOS policy (job submit limit, user's size and/or time limits)"
 
 
 # gRPC status code names (strings, so this module needs no grpc import).

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from pyslurm_common.cgroup_conf import CgroupConfig
-from pyslurm_common.config import SlurmConfig
+from pyslurm_common.config import ENFORCE_WORDS, SlurmConfig
 
 SLURM_COMPAT_VERSION = "22.05.8"
 CGROUP_TITLE = "Cgroup Support Configuration"
@@ -70,6 +70,8 @@ def slurm_conf_entries(cfg: SlurmConfig, slurm_user_uid: int) -> list[tuple[str,
         "AccountingStorageType": cfg.accounting_storage_type,
         "AccountingStorageHost": cfg.accounting_storage_host or "(null)",
         "AccountingStoragePort": str(cfg.accounting_storage_port),
+        "AccountingStorageEnforce": ",".join(w for w in ENFORCE_WORDS if w in cfg.accounting_storage_enforce)
+                                    or "none",
         "MaxJobCount": str(cfg.max_job_count), "FirstJobId": str(cfg.first_job_id),
         "SLURM_CONF": str(cfg.path), "SLURM_VERSION": SLURM_COMPAT_VERSION,
     })

@@ -56,6 +56,8 @@ class Reason(StrEnum):
     DEPENDENCY = "Dependency"
     DEPENDENCY_NEVER_SATISFIED = "DependencyNeverSatisfied"
     BEGIN_TIME = "BeginTime"
+    INVALID_ACCOUNT = "InvalidAccount"
+    INVALID_QOS = "InvalidQOS"
 
 
 class Hold(StrEnum):

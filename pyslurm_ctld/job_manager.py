@@ -27,6 +27,7 @@ from pyslurm_common.errors import SlurmError, Strerror
 from pyslurm_common.gres import gpu_slots, parse_gres
 
 from . import reconfigure, scheduler
+from .association_checks import charge
 from .associations import EMPTY, AssociationSnapshot
 from .dependency_checks import DependencyChecks
 from .events import (Account, AllocationReleased, ArrayTasksCancelled, ArrayTaskStarted, ArrayThrottleChanged,
@@ -179,7 +180,10 @@ class JobManager:
             raise SlurmError(Strerror.NODE_COUNT_INVALID)
         others = tuple(self._resolve_partition(name).name for name in raw.partitions)
         self._check_node_lists(raw, (part.name, *others))
+        charged = charge(self.associations, self.cfg.accounting_storage_enforce, user_name, raw.account, raw.qos,
+                         others or (part.name,))
         request = self._normalised_gpus(dataclasses.replace(raw, partition=part.name, time_limit_min=time_limit,
+                                                            account=charged.account, qos=charged.qos,
                                                             partitions=others if len(others) > 1 else (),
                                                             min_nodes=max(raw.min_nodes, len(raw.required_nodes))),
                                         part)

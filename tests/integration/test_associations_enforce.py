@@ -55,3 +55,84 @@ def test_sacctmgr_change_reaches_the_controllers_durable_cache_within_a_second(l
     _within(1.0, lambda: any(q.name == "fast" for q in _cached(lab).qos))
     fast = next(q for q in _cached(lab).qos if q.name == "fast")
     assert (fast.priority, list(fast.preempt), fast.preempt_mode) == (50, ["normal"], "requeue")
+
+
+REFUSED_ACCOUNT = ("sbatch: error: Batch job submission failed: "
+                   "Invalid account or account/partition combination specified\n")
+
+
+def _submit(cluster: Cluster, user: str, *args: str):  # type: ignore[no-untyped-def]
+    return cluster.run("sbatch", "--parsable", "--hold", *args, "--wrap", "true", user=user)
+
+
+def _accepted(cluster: Cluster, user: str, *args: str) -> int:
+    out = _submit(cluster, user, *args)
+    assert out.returncode == 0, out.stderr
+    return int(out.stdout.strip())
+
+
+def test_a_user_without_association_cannot_submit(lab: Cluster) -> None:
+    out = _submit(lab, "bob")
+    assert (out.returncode, out.stdout, out.stderr) == (1, "", REFUSED_ACCOUNT)
+    srun = lab.run("srun", "true", user="bob")
+    assert srun.returncode == 1
+    assert srun.stderr.endswith("srun: error: Unable to allocate resources: "
+                                "Invalid account or account/partition combination specified\n")
+    salloc = lab.run("salloc", "true", user="bob")
+    assert salloc.returncode == 1
+    assert salloc.stderr.endswith("salloc: error: Job submit/allocate failed: "
+                                  "Invalid account or account/partition combination specified\n")
+    assert lab.run("squeue", "-h", "-u", "bob").stdout == ""
+
+
+def test_default_account_qos_and_checked_account_and_qos(lab: Cluster) -> None:
+    _mgr(lab, "add", "account", "physics")
+    _mgr(lab, "add", "account", "chem")
+    _mgr(lab, "add", "qos", "high")
+    _mgr(lab, "add", "user", "alice", "Account=physics")
+    job = None
+
+    def submitted() -> bool:
+        nonlocal job
+        out = _submit(lab, "alice")
+        job = int(out.stdout) if out.returncode == 0 else None
+        return job is not None
+
+    _within(1.0, submitted)       # sacctmgr's change reaches the controller within a second
+    assert lab.run("squeue", "-h", "-j", str(job), "-o", "%a|%q").stdout == "physics|normal\n"
+    shown = lab.run("scontrol", "show", "job", str(job)).stdout
+    assert "Account=physics QOS=normal" in shown
+    assert _submit(lab, "alice", "-A", "chem").stderr == REFUSED_ACCOUNT
+    assert _submit(lab, "alice", "-A", "nosuch").stderr == REFUSED_ACCOUNT
+    refused = _submit(lab, "alice", "--qos", "high")
+    assert (refused.returncode, refused.stderr) == (
+        1, "sbatch: error: Batch job submission failed: Invalid qos specification\n")
+    _mgr(lab, "modify", "user", "alice", "set", "QOS+=high")
+    _within(1.0, lambda: _submit(lab, "alice", "--qos", "high").returncode == 0)
+    _mgr(lab, "add", "user", "alice", "Account=chem", "DefaultQOS=high", "QOS=normal,high")
+    _within(1.0, lambda: _submit(lab, "alice", "-A", "chem").returncode == 0)
+    chem = _accepted(lab, "alice", "-A", "chem")
+    assert lab.run("squeue", "-h", "-j", str(chem), "-o", "%a|%q").stdout == "chem|high\n"
+    lab.run("scancel", "-u", "alice", check=True)
+
+
+def test_dbd_down_submissions_are_still_checked_from_the_cache_also_after_a_controller_restart(lab: Cluster) -> None:
+    lab.stop("dbd")
+    try:
+        for restarted in (False, True):
+            if restarted:
+                lab.stop("ctld")
+                lab.start("ctld")
+                wait_for(lambda: lab.run("squeue").returncode == 0)
+            assert _submit(lab, "bob").stderr == REFUSED_ACCOUNT
+            assert _submit(lab, "alice", "-A", "nosuch").stderr == REFUSED_ACCOUNT
+            job = _accepted(lab, "alice")
+            assert lab.run("squeue", "-h", "-j", str(job), "-o", "%a|%q").stdout == "physics|normal\n"
+    finally:
+        lab.start("dbd")
+        lab.run("scancel", "-u", "alice", check=True)
+    # The accounting daemon is back: a change made now reaches the controller again.
+    wait_for(lambda: lab.run("sacctmgr", "-n", "show", "cluster").returncode == 0)
+    _mgr(lab, "add", "user", "bob", "Account=chem")
+    _within(1.0, lambda: _submit(lab, "bob").returncode == 0)
+    lab.run("scancel", "-u", "bob", check=True)

@@ -1,0 +1,67 @@
+"""Which account and QOS a new job is charged to, as AccountingStorageEnforce demands.
+
+`charge` is the submission check (sbatch, srun, salloc, and `scontrol update` of account or
+QOS): with ``associations`` enforced a job needs an association for its user, account (the
+user's DefaultAccount when none is named) and each partition it may run in, else Slurm's
+`Invalid account or account/partition combination specified`; its QOS defaults to the
+association's DefaultQOS (else ``normal``), and with ``qos`` enforced it must be a QOS the
+association may use, else `Invalid qos specification`. Without enforcement nothing is looked up
+and the job keeps what it asked for, as before associations existed.
+
+`standing` answers the same question for a pending job at every scheduling pass, against the
+snapshot of that moment (a sacctmgr delete may have removed the association since): the
+reason it must wait (InvalidAccount, InvalidQOS) or None.
+
+Pure: reads an `AssociationSnapshot`; raises `SlurmError`.
+"""
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from pyslurm_common.errors import SlurmError, Strerror
+
+from .associations import Association, AssociationSnapshot
+from .job import Reason
+
+
+@dataclass(frozen=True, slots=True)
+class Charge:
+    account: str
+    qos: str
+    association: Association | None     # None when associations are not enforced
+
+
+def charge(snapshot: AssociationSnapshot, enforce: frozenset[str], user: str, account: str, qos: str,
+           partitions: Sequence[str]) -> Charge:
+    """The account and QOS of a job of ``user`` asking for ``account``/``qos`` ("" not given)
+    in ``partitions`` (each must be allowed); raises SlurmError when enforcement refuses."""
+    if "associations" not in enforce:
+        return Charge(account, qos, None)
+    account = (account or snapshot.default_account(user)).lower()
+    found = [snapshot.user_association(user, account, p) for p in partitions] if account else [None]
+    first = found[0]
+    if first is None or any(a is None for a in found):
+        raise SlurmError(Strerror.INVALID_ACCOUNT)
+    qos = qos.lower() or snapshot.default_qos(first)
+    if "qos" in enforce and not all(_may_use(snapshot, a, qos) for a in found if a is not None):
+        raise SlurmError(Strerror.INVALID_QOS)
+    return Charge(account, qos, first)
+
+
+def _may_use(snapshot: AssociationSnapshot, assoc: Association, qos: str) -> bool:
+    return qos in snapshot.qos and qos in assoc.qos
+
+
+def standing(snapshot: AssociationSnapshot, enforce: frozenset[str], user: str, account: str, qos: str,
+             partition: str) -> tuple[Association | None, Reason | None]:
+    """The association a pending job runs under in ``partition`` now, and why it may not start
+    there (its association or QOS is gone), or None."""
+    if "associations" not in enforce:
+        return None, None
+    assoc = snapshot.user_association(user, account, partition)
+    if assoc is None:
+        return None, Reason.INVALID_ACCOUNT
+    if "qos" in enforce and not _may_use(snapshot, assoc, qos):
+        return assoc, Reason.INVALID_QOS
+    return assoc, None

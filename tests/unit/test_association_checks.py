@@ -1,0 +1,98 @@
+"""AccountingStorageEnforce at submission: association, default account, QOS (association_checks)
+and the enforce words in slurm.conf."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from pyslurm_common.config import ConfigError, load_config
+from pyslurm_common.errors import SlurmError, Strerror
+from pyslurm_ctld.association_checks import charge, standing
+from pyslurm_ctld.associations import (AccountingUser, Association, AssociationLimits, AssociationSnapshot, Qos)
+from pyslurm_ctld.job import Reason
+
+ENFORCE = frozenset({"associations", "limits", "qos"})
+
+
+def assoc(account: str, user: str = "", partition: str = "", parent: str = "root", qos: tuple[str, ...] = ("normal",),
+          default_qos: str = "", id: int = 0) -> Association:
+    return Association(id=id, cluster="lab", account=account, user=user, partition=partition,
+                       parent_account="" if account == "root" and not user else parent, shares=1, priority=None,
+                       limits=AssociationLimits(), qos=qos, default_qos=default_qos)
+
+
+def snapshot() -> AssociationSnapshot:
+    return AssociationSnapshot(
+        version="v:1",
+        associations=(assoc("root"), assoc("physics"), assoc("physics", "alice", qos=("normal", "high")),
+                      assoc("chem"), assoc("chem", "alice", partition="gpu", qos=("high",), default_qos="high")),
+        qos={"normal": Qos(1, "normal"), "high": Qos(2, "high", priority=10)},
+        users={"alice": AccountingUser("alice", "physics", "None")})
+
+
+def test_without_enforcement_nothing_is_looked_up() -> None:
+    charged = charge(AssociationSnapshot(version=""), frozenset(), "bob", "", "", ("debug",))
+    assert (charged.account, charged.qos, charged.association) == ("", "", None)
+    assert charge(snapshot(), frozenset({"nojobs"}), "bob", "Other", "x", ("debug",)).account == "Other"
+
+
+def test_a_user_without_association_is_refused() -> None:
+    with pytest.raises(SlurmError) as exc:
+        charge(snapshot(), ENFORCE, "bob", "", "", ("debug",))
+    assert exc.value.strerror == "Invalid account or account/partition combination specified"
+    assert exc.value.detail == ""
+
+
+def test_default_account_and_default_qos() -> None:
+    charged = charge(snapshot(), ENFORCE, "alice", "", "", ("debug",))
+    assert (charged.account, charged.qos) == ("physics", "normal")
+    assert charged.association is not None and charged.association.user == "alice"
+
+
+def test_named_account_is_checked_per_partition() -> None:
+    assert charge(snapshot(), ENFORCE, "alice", "CHEM", "", ("gpu",)).qos == "high"
+    for partitions in (("debug",), ("gpu", "debug")):
+        with pytest.raises(SlurmError) as exc:
+            charge(snapshot(), ENFORCE, "alice", "chem", "", partitions)
+        assert exc.value.strerror == Strerror.INVALID_ACCOUNT
+
+
+def test_qos_must_be_allowed_by_the_association_when_qos_is_enforced() -> None:
+    assert charge(snapshot(), ENFORCE, "alice", "", "HIGH", ("debug",)).qos == "high"
+    for qos in ("nosuch", "high"):
+        with pytest.raises(SlurmError) as exc:
+            charge(snapshot(), ENFORCE, "alice", "chem" if qos == "high" else "", "normal" if qos == "high" else qos,
+                   ("gpu",) if qos == "high" else ("debug",))
+        assert exc.value.strerror == "Invalid qos specification"
+    # associations only: the QOS is not checked
+    assert charge(snapshot(), frozenset({"associations"}), "alice", "", "nosuch", ("debug",)).qos == "nosuch"
+
+
+def test_standing_of_a_pending_job_follows_the_snapshot() -> None:
+    snap = snapshot()
+    assert standing(snap, ENFORCE, "alice", "physics", "high", "debug")[1] is None
+    assert standing(snap, ENFORCE, "alice", "chem", "high", "debug") == (None, Reason.INVALID_ACCOUNT)
+    assert standing(snap, ENFORCE, "alice", "physics", "gone", "debug")[1] is Reason.INVALID_QOS
+    assert standing(snap, frozenset(), "bob", "", "", "debug") == (None, None)
+
+
+def _conf(tmp_path: Path, enforce: str) -> Path:
+    path = tmp_path / "slurm.conf"
+    path.write_text(f"ClusterName=lab\nSlurmctldHost=h\nAccountingStorageEnforce={enforce}\n"
+                    "NodeName=n1 CPUs=1\nPartitionName=p Nodes=n1\n")
+    return path
+
+
+@pytest.mark.parametrize(("written", "words"), [
+    ("none", set()), ("associations", {"associations"}), ("limits", {"associations", "limits"}),
+    ("QOS", {"associations", "qos"}), ("safe,nojobs", {"associations", "limits", "safe", "nojobs"}),
+    ("all", {"associations", "limits", "qos", "safe", "wckeys"}),
+])
+def test_enforce_words_and_what_they_imply(tmp_path: Path, written: str, words: set[str]) -> None:
+    assert load_config(_conf(tmp_path, written)).accounting_storage_enforce == words
+
+
+def test_unknown_enforce_word_names_file_line_and_key(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match=r"slurm.conf:3: invalid AccountingStorageEnforce value 'limitz'"):
+        load_config(_conf(tmp_path, "associations,limitz"))
