@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, TypeVar
 from google.protobuf.message import Message
 
 from pyslurm_common.agent import client as agent_client
+from pyslurm_common.agent import protocol as agent_protocol
 from pyslurm_common.client_settings import auth_socket
 
 if TYPE_CHECKING:
@@ -39,6 +40,12 @@ def _socket() -> Path:
 
 def controller(method: str, request: Message, reply_type: type[Reply], timeout: float = 30.0) -> Reply:
     return agent_client.call(_socket(), CONTROLLER + method, request, reply_type, timeout)
+
+
+def controller_at(index: int, method: str, request: Message, reply_type: type[Reply],
+                  timeout: float = 30.0) -> Reply:
+    """A call to the `index`-th SlurmctldHost only (0 = primary), in charge or standing by."""
+    return agent_client.call(_socket(), agent_protocol.to_controller(index, method), request, reply_type, timeout)
 
 
 def accounting(method: str, request: Message, reply_type: type[Reply], timeout: float = 60.0) -> Reply:

@@ -193,19 +193,41 @@ def delete(words: list[str]) -> None:
 
 
 def ping(words: list[str]) -> None:
-    """Slurm's lines; exit 1 when the controller does not answer (root also gets the banner)."""
+    """Slurm's line for each SlurmctldHost; exit 1 when one does not answer (root also gets
+    the banner). A backup standing by answers, so it is UP."""
     import os
 
-    try:
-        reply = client.controller("Ping", pb.Empty(), pb.PingReply, timeout=5)
-        print(f"Slurmctld(primary) at {reply.host} is UP")
-    except client.ConnectError:
-        print(f"Slurmctld(primary) at {client.cluster_config().controller_host} is DOWN")
+    from pyslurm_common.config import controller_role
+
+    controllers = client.cluster_config().controllers
+    down = False
+    for index, host in enumerate(controllers):
+        try:
+            client.controller_at(index, "Ping", pb.Empty(), pb.PingReply, timeout=5)
+            state = "UP"
+        except client.ConnectError:
+            state, down = "DOWN", True
+        print(f"Slurmctld({controller_role(index, len(controllers))}) at {host.name} is {state}")
+    if down:
         if os.getuid() == 0:
             print("*****************************************\n"
                   "** RESTORE SLURMCTLD DAEMON TO SERVICE **\n"
                   "*****************************************")
         raise SystemExit(1)
+
+
+def takeover(words: list[str]) -> None:
+    """`scontrol takeover [INDEX]`: tell a backup (default the first) to take control now."""
+    index = words[0] if words else "1"
+    controllers = client.cluster_config().controllers
+    if not index.isdigit() or not 1 <= int(index) < len(controllers):
+        die(f"Invalid backup controller index: {index}" if len(controllers) > 1 else "No backup controller configured")
+    try:
+        client.controller_at(int(index), "Takeover", pb.Empty(), pb.Empty, timeout=10)
+    except client.ConnectError:
+        die("slurm_takeover error: Unable to contact slurm controller (connect failure)")
+    except SlurmError as exc:
+        die(f"slurm_takeover error: {exc.strerror}")
 
 
 @click.command(context_settings={"help_option_names": ["--help"], "ignore_unknown_options": True})
@@ -221,7 +243,7 @@ def scontrol(oneliner: bool, details: bool, quiet: bool, words: tuple[str, ...])
     handlers: dict[str, Callable[[list[str]], None]] = {
         "show": lambda w: show(w, oneliner), "update": update, "hold": job_action("hold"),
         "uhold": job_action("uhold"), "release": job_action("release"), "ping": ping,
-        "reconfigure": reconfigure, "delete": delete,
+        "reconfigure": reconfigure, "delete": delete, "takeover": takeover,
         "version": lambda w: print("slurm 22.05.8"),
     }
     handler = handlers.get(command)

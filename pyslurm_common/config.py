@@ -31,7 +31,9 @@ from pyslurm_common.units import UNLIMITED
 
 __all__ = [
     "ConfigError",
+    "ControllerHost",
     "DbdConfig",
+    "controller_role",
     "NodeConfig",
     "PartitionConfig",
     "SlurmConfig",
@@ -90,6 +92,21 @@ class PartitionConfig:
     max_mem_per_node_mb: int | None = None  # the partition's, else the global MaxMemPerNode
 
 
+@dataclass(frozen=True, slots=True)
+class ControllerHost:
+    """One ``SlurmctldHost=name(addr)`` line: the first is the primary, later ones backups."""
+
+    name: str
+    addr: str
+
+
+def controller_role(index: int, count: int) -> str:
+    """Slurm's word for the `index`-th of `count` SlurmctldHosts: primary, backup, or backupN."""
+    if index == 0:
+        return "primary"
+    return "backup" if count == 2 else f"backup{index}"
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class SlurmConfig:
     """The whole slurm.conf.  ``entries`` keeps every global key as written, for ``show config``."""
@@ -98,6 +115,8 @@ class SlurmConfig:
     cluster_name: str  # lower-cased
     controller_host: str
     controller_addr: str
+    backup_controllers: tuple[ControllerHost, ...] = ()   # further SlurmctldHost lines, in order
+    slurmctld_timeout: int = 120    # seconds without the controller before a backup takes over
     ctld_port: int = 6817
     slurmd_port: int = 6818
     slurm_user: str = "root"
@@ -143,6 +162,11 @@ class SlurmConfig:
             if part.name == name:
                 return part
         raise KeyError(name)
+
+    @property
+    def controllers(self) -> tuple[ControllerHost, ...]:
+        """Every SlurmctldHost in order: clients and node agents try them in this order."""
+        return (ControllerHost(self.controller_host, self.controller_addr), *self.backup_controllers)
 
     @property
     def default_partition(self) -> PartitionConfig | None:
@@ -345,6 +369,7 @@ def load_config(path: Path | None = None) -> SlurmConfig:
     """Read slurm.conf and its Includes; raises :class:`ConfigError` on any invalid value."""
     path = config_path() if path is None else path
     store: Record = {}
+    backups: list[Token] = []   # SlurmctldHost lines after the first
     node_defaults: Record = {}
     part_defaults: Record = {}
     node_records: list[Record] = []
@@ -365,12 +390,13 @@ def load_config(path: Path | None = None) -> SlurmConfig:
         elif head.lower in _UNSUPPORTED_RECORDS:
             _log.warning("%s: %s records are not supported by pyslurm; line ignored", head.where, head.key)
         else:
-            _global_line(tokens, store)
+            _global_line(tokens, store, backups)
 
     cluster = _text(store, "clustername")
     if cluster is None:
         raise ConfigError(path, None, "ClusterName is required")
     host, addr = _controller(path, store)
+    backup_hosts = _backup_controllers(store, backups)
     def_mem = _optional_memory(store.get("defmempercpu"))
     nodes = _apply_down_nodes(_build_nodes(node_records), down_records)
     partitions = _build_partitions(part_records, nodes, def_mem,
@@ -391,6 +417,8 @@ def load_config(path: Path | None = None) -> SlurmConfig:
         cluster_name=cluster.lower(),
         controller_host=host,
         controller_addr=addr,
+        backup_controllers=backup_hosts,
+        slurmctld_timeout=integer("slurmctldtimeout", 120),
         ctld_port=port("slurmctldport", 6817),
         slurmd_port=port("slurmdport", 6818),
         slurm_user=_text(store, "slurmuser") or "root",
@@ -421,16 +449,16 @@ def load_config(path: Path | None = None) -> SlurmConfig:
     )
 
 
-def _global_line(tokens: list[Token], store: Record) -> None:
-    """A line of global keys; a record key other than first on a line is an error."""
+def _global_line(tokens: list[Token], store: Record, backups: list[Token]) -> None:
+    """A line of global keys; a record key other than first on a line is an error.
+    A repeated SlurmctldHost names a backup controller and goes to `backups`."""
     kept: list[Token] = []
     for tok in tokens:
         if tok.lower in _RECORD_KEYS:
             raise tok.error(f"{tok.key}= must start its line")
         if tok.lower == "slurmctldhost" and ("slurmctldhost" in store
                                              or any(t.lower == "slurmctldhost" for t in kept)):
-            # Repeats name backup controllers, which pyslurm does not run: the first one wins.
-            _log.warning("%s: backup SlurmctldHost %s ignored", tok.where, tok.value)
+            backups.append(tok)
             continue
         kept.append(tok)
     _store_globals(kept, _GLOBAL, store)
@@ -453,14 +481,28 @@ def _controller(path: Path, store: Record) -> tuple[str, str]:
     """SlurmctldHost=host[(addr)], or the pre-18.08 ControlMachine/ControlAddr pair."""
     tok = store.get("slurmctldhost")
     if tok is not None:
-        m = _CTLD_HOST.fullmatch(tok.value)
-        if m is None:
-            raise tok.error(f"invalid SlurmctldHost value {tok.value!r}: expected host or host(addr)")
-        return m.group(1), m.group(2) or m.group(1)
+        return _host_and_addr(tok)
     machine = _text(store, "controlmachine")
     if machine is None:
         raise ConfigError(path, None, "SlurmctldHost is required")
     return machine, _text(store, "controladdr") or machine
+
+
+def _host_and_addr(tok: Token) -> tuple[str, str]:
+    m = _CTLD_HOST.fullmatch(tok.value)
+    if m is None:
+        raise tok.error(f"invalid SlurmctldHost value {tok.value!r}: expected host or host(addr)")
+    return m.group(1), m.group(2) or m.group(1)
+
+
+def _backup_controllers(store: Record, repeats: list[Token]) -> tuple[ControllerHost, ...]:
+    """The SlurmctldHost lines after the first, or the pre-18.08 BackupController/BackupAddr."""
+    if repeats:
+        return tuple(ControllerHost(*_host_and_addr(tok)) for tok in repeats)
+    machine = _text(store, "backupcontroller")
+    if machine is None or "slurmctldhost" in store:
+        return ()
+    return (ControllerHost(machine, _text(store, "backupaddr") or machine),)
 
 
 # --------------------------------------------------------------------------------------------

@@ -74,6 +74,16 @@ def run_until_signalled(serve: Callable[[asyncio.Event], Awaitable[None]]) -> No
     asyncio.run(runner())
 
 
+async def wait_first(*events: asyncio.Event, timeout: float | None = None) -> None:
+    """Wait until one of `events` is set, or `timeout` seconds passed."""
+    waiters = [asyncio.ensure_future(event.wait()) for event in events]
+    try:
+        await asyncio.wait(waiters, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        for waiter in waiters:
+            waiter.cancel()
+
+
 def handle_reload(reload: Callable[[], Awaitable[None]]) -> None:
     """SIGHUP (systemd's `ExecReload=/bin/kill -HUP $MAINPID`) runs `reload` on the running loop.
 

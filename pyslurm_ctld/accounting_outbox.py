@@ -16,6 +16,7 @@ from pathlib import Path
 
 import grpc
 
+from pyslurm_common.daemon_runtime import wait_first
 from pyslurm_common.rpc import dbd_pb2, dbd_pb2_grpc
 from pyslurm_common.rpc_auth import Signer, insecure_channel
 
@@ -77,7 +78,7 @@ class AccountingOutbox:
             files = sorted(p for p in self.directory.iterdir() if p.suffix == ".rec")[:BATCH]
             if not files:
                 self._wake.clear()
-                await _wait_any((self._wake, stop), timeout=5)
+                await wait_first(self._wake, stop, timeout=5)
                 continue
             sent = await asyncio.to_thread(self._read_files, files)
             batch = dbd_pb2.JobRecordBatch()
@@ -90,7 +91,7 @@ class AccountingOutbox:
                 failures += 1
                 log.warning("accounting unreachable (%s), %d records queued; retrying in %ss",
                             exc.code().name, self.backlog(), delay)
-                await _wait_any((stop,), timeout=delay)
+                await wait_first(stop, timeout=delay)
                 continue
             failures = 0
             await asyncio.to_thread(self._remove_unchanged, sent)
@@ -114,12 +115,3 @@ class AccountingOutbox:
                     path.unlink()
             except FileNotFoundError:
                 pass
-
-
-async def _wait_any(events: tuple[asyncio.Event, ...], timeout: float) -> None:
-    waiters = [asyncio.ensure_future(e.wait()) for e in events]
-    try:
-        await asyncio.wait(waiters, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
-    finally:
-        for w in waiters:
-            w.cancel()

@@ -56,7 +56,7 @@ def slurm_conf_entries(cfg: SlurmConfig, slurm_user_uid: int) -> list[tuple[str,
     effective.update(_BUILT_IN)
     effective.update({
         "ClusterName": cfg.cluster_name,
-        "SlurmctldHost[0]": f"{cfg.controller_host}({cfg.controller_addr})",
+        **{f"SlurmctldHost[{index}]": f"{host.name}({host.addr})" for index, host in enumerate(cfg.controllers)},
         "SlurmctldPort": str(cfg.ctld_port), "SlurmdPort": str(cfg.slurmd_port),
         "SlurmUser": f"{cfg.slurm_user}({slurm_user_uid})",
         "StateSaveLocation": str(cfg.state_save_location), "SlurmdSpoolDir": cfg.slurmd_spool_dir,

@@ -112,6 +112,13 @@ class Controller:
         """Calls to node agents (launch, terminate, signal, reconfigure) still under way."""
         return len(self._tasks)
 
+    def close(self) -> None:
+        """Leave the state: stop the calls to node agents under way and close the journal
+        (a backup handing control back; the next controller in charge replays the journal)."""
+        for task in list(self._tasks):
+            task.cancel()
+        self.journal.close()
+
     def _spawn(self, coro: object) -> None:
         task = asyncio.get_running_loop().create_task(coro)  # type: ignore[arg-type]
         self._tasks.add(task)

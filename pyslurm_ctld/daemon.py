@@ -1,23 +1,31 @@
-"""pyslurmctld: load config and key, recover state, serve, run the loops."""
+"""pyslurmctld: load config and key, then serve while in charge of the state.
+
+With one SlurmctldHost this daemon is in charge from the start. With several (failover.py),
+a backup first stands by; a primary takes the state lock, or asks the controller in charge
+to hand over and stands by until it has. In charge: recover the journal, serve, run the loops,
+until stopped or asked to hand over (a backup then stands by again, a primary stops).
+"""
 from __future__ import annotations
 
 import asyncio
 import contextlib
 import logging
+import socket
 
 from pyslurm_common import daemon_log, sd_notify
 from pyslurm_common.auth import Verifier
+from pyslurm_common.cgroup_conf import CgroupConfig
+from pyslurm_common.config import ConfigError, SlurmConfig, controller_role, load_config
 from pyslurm_common.daemon_runtime import (argument_parser, fatal, handle_reload, load_cluster_identity,
-                                           run_until_signalled, write_pid_file)
-from pyslurm_common.config import ConfigError
+                                           reload_logging_on_hangup, run_until_signalled, wait_first,
+                                           write_pid_file)
 from pyslurm_common.errors import SlurmError
 from pyslurm_common.rpc import ctld_pb2_grpc
 from pyslurm_common.rpc_auth import Serving, Signer, make_server
 
-from . import reconfigure
+from . import failover, reconfigure
 from .controller import Controller
 from .journal import JournalError
-from .servicer import ControllerServicer
 
 log = logging.getLogger(__name__)
 PROG = "pyslurmctld"
@@ -31,39 +39,88 @@ def main() -> None:
     write_pid_file(opts.pid_file or cfg.slurmctld_pid_file)
     try:   # gres.conf and cgroup.conf get the same check at start as on reconfigure
         files = reconfigure.load_checked(cfg.path)
-    except ConfigError as exc:
+        index = failover.my_index(cfg.controllers, socket.gethostname(), failover.is_local_address)
+    except (ConfigError, ValueError) as exc:
         fatal(PROG, str(exc))
+    signer = Signer(key, uid=slurm_uid)
+    me = cfg.controllers[index].name
 
     async def serve(stop: asyncio.Event) -> None:
-        ctl = Controller(cfg, slurm_uid, Signer(key, uid=slurm_uid), files.cgroup)
-        ctl.on_reconfigured.append(lambda new: daemon_log.apply(new.slurmctld_debug, new.slurmctld_log_file))
-        try:
-            ctl.recover()
-        except JournalError as exc:
-            fatal(PROG, str(exc))
-        serving = Serving()
-        server = make_server(Verifier(key), serving)
-        ctld_pb2_grpc.add_ControllerServicer_to_server(ControllerServicer(ctl, serving), server)
-        address = f"0.0.0.0:{cfg.ctld_port}"
-        if server.add_insecure_port(address) == 0:
-            fatal(PROG, f"cannot listen on {address}")
-        await server.start()
-        ctl.resend_accounting()
-        log.info("listening on %s, cluster %s", address, cfg.cluster_name)
-
-        async def reload_on_hangup() -> None:
-            with contextlib.suppress(SlurmError):   # a refusal is logged by reconfigure()
-                await ctl.reconfigure()
-
-        handle_reload(reload_on_hangup)
-        sd_notify.ready(f"listening on {address}")
-        loops = [asyncio.create_task(c) for c in (
-            ctl.run_scheduler(stop), ctl.run_periodic(stop), ctl.outbox.run_sender(stop),
-            ctl.associations.run(stop))]
-        await stop.wait()
-        for task in loops:
-            task.cancel()
-        await server.stop(grace=1)
-        ctl.journal.close()
+        lock = failover.StateLock(cfg.state_save_location)
+        peers = failover.Peers(cfg, index, signer)
+        in_charge = index == 0 and lock.try_acquire(me)
+        if index == 0 and not in_charge:
+            log.info("%s holds the state: asking for control back", lock.holder())
+            await peers.ask_to_hand_over()
+        told_ready = False
+        while not stop.is_set():
+            if not in_charge:
+                reload_logging_on_hangup(lambda: _log_settings(load_config(cfg.path)))
+                if not told_ready:
+                    told_ready = sd_notify.ready(f"standby as {controller_role(index, len(cfg.controllers))}")
+                in_charge = await failover.stand_by(cfg, peers, lock, Verifier(key), slurm_uid, stop,
+                                                    eager=index == 0)
+                if not in_charge:
+                    break
+            current = _current_files(files)
+            handed_over = await serve_in_charge(current.slurm, current.cgroup, slurm_uid, signer, Verifier(key),
+                                                me, stop)
+            lock.release()
+            in_charge = False
+            told_ready = True
+            if not handed_over or index == 0:
+                break     # stopped; or a primary that handed control to a backup stops, as Slurm's
 
     run_until_signalled(serve)
+
+
+def _current_files(known: reconfigure.ConfigFiles) -> reconfigure.ConfigFiles:
+    """The configuration files as they are now (a backup may take over long after it started),
+    or `known` when they have become invalid meanwhile."""
+    try:
+        return reconfigure.load_checked(known.slurm.path)
+    except ConfigError as exc:
+        log.error("keeping the configuration read at start: %s", exc)
+        return known
+
+
+def _log_settings(cfg: SlurmConfig) -> tuple[str, str | None]:
+    return cfg.slurmctld_debug, cfg.slurmctld_log_file
+
+
+async def serve_in_charge(cfg: SlurmConfig, cgroup: CgroupConfig, slurm_uid: int, signer: Signer, verifier: Verifier,
+                          me: str, stop: asyncio.Event) -> bool:
+    """Recover the journal and serve until `stop` (False) or another controller took the
+    state over (True). The caller holds the state lock."""
+    ctl = Controller(cfg, slurm_uid, signer, cgroup)
+    ctl.on_reconfigured.append(lambda new: daemon_log.apply(new.slurmctld_debug, new.slurmctld_log_file))
+    try:
+        ctl.recover()
+    except JournalError as exc:
+        fatal(PROG, str(exc))
+    hand_over = asyncio.Event()
+    serving = Serving()
+    server = make_server(verifier, serving)
+    ctld_pb2_grpc.add_ControllerServicer_to_server(failover.InChargeServicer(ctl, serving, hand_over, me), server)
+    address = f"0.0.0.0:{cfg.ctld_port}"
+    if server.add_insecure_port(address) == 0:
+        fatal(PROG, f"cannot listen on {address}")
+    await server.start()
+    ctl.resend_accounting()
+    log.info("listening on %s, cluster %s", address, cfg.cluster_name)
+
+    async def reload_on_hangup() -> None:
+        with contextlib.suppress(SlurmError):   # a refusal is logged by reconfigure()
+            await ctl.reconfigure()
+
+    handle_reload(reload_on_hangup)
+    sd_notify.ready(f"listening on {address}")
+    loops = [asyncio.create_task(c) for c in (
+        ctl.run_scheduler(stop), ctl.run_periodic(stop), ctl.outbox.run_sender(stop),
+        ctl.associations.run(stop))]
+    await wait_first(stop, hand_over)
+    for task in loops:
+        task.cancel()
+    await server.stop(grace=1)
+    ctl.close()
+    return hand_over.is_set()

@@ -22,6 +22,7 @@ RESTART_ONLY = (
     ("ClusterName", "cluster_name"),
     ("SlurmctldHost", "controller_host"),
     ("SlurmctldHost address", "controller_addr"),
+    ("backup SlurmctldHost", "backup_controllers"),
     ("SlurmctldPort", "ctld_port"),
     ("StateSaveLocation", "state_save_location"),
     ("SlurmUser", "slurm_user"),

@@ -19,7 +19,7 @@ import grpc
 import psutil
 
 from pyslurm_common import config as config_mod
-from pyslurm_common import daemon_log, sd_notify, step_credential
+from pyslurm_common import controller_channel, daemon_log, sd_notify, step_credential
 from pyslurm_common.auth import Verifier
 from pyslurm_common.cgroup_conf import cgroup_conf_path, load_cgroup_config
 from pyslurm_common.gres import GpuDevice, load_gres_conf
@@ -27,7 +27,7 @@ from pyslurm_common.daemon_runtime import (argument_parser, fatal, handle_reload
                                            run_until_signalled, write_pid_file)
 from pyslurm_common.errors import SlurmError, Strerror
 from pyslurm_common.rpc import ctld_pb2, ctld_pb2_grpc, slurmd_pb2, slurmd_pb2_grpc, types_pb2
-from pyslurm_common.rpc_auth import Signer, caller, insecure_channel, make_server, translate_errors
+from pyslurm_common.rpc_auth import Signer, caller, make_server, translate_errors
 
 from . import cgroup, dynamic_node, hardware
 from .steps import PrologFailed, Result, StepdLauncher, StepError, StepGone, StepManager, StepPolicy
@@ -128,7 +128,7 @@ class ControllerSession:
         self.setup, self.port, self.hw, self.backend = setup, port, hw, backend
         self.signer = signer
         cfg = setup.cfg
-        self.stub = ctld_pb2_grpc.ControllerStub(insecure_channel(f"{cfg.controller_addr}:{cfg.ctld_port}"))
+        self.stub = ctld_pb2_grpc.ControllerStub(controller_channel.to_controllers(cfg))
         self.steps: StepManager | None = None
 
     @property

@@ -21,6 +21,7 @@ from .. import sd_notify
 from ..auth import AuthError, Identity, load_key
 from ..daemon_log import setup_logging
 from ..daemon_runtime import argument_parser, fatal, reload_logging_on_hangup, run_until_signalled, write_pid_file
+from ..controller_channel import FailoverChannel, to_controllers
 from ..rpc_auth import Signer, insecure_channel
 from . import protocol
 
@@ -36,10 +37,11 @@ def peer_identity(sock: socket.socket, host: str) -> Identity:
 
 
 class Agent:
-    def __init__(self, signer: Signer, ctld_address: str, dbd_address: str | None, host: str) -> None:
+    def __init__(self, signer: Signer, controllers: FailoverChannel, dbd_address: str | None, host: str) -> None:
         self._signer = signer
         self._host = host
-        self._channels = {protocol.CONTROLLER_PREFIX: insecure_channel(ctld_address)}
+        self._controllers = controllers
+        self._channels: dict[str, FailoverChannel | grpc.aio.Channel] = {protocol.CONTROLLER_PREFIX: controllers}
         if dbd_address:
             self._channels[protocol.ACCOUNTING_PREFIX] = insecure_channel(dbd_address)
 
@@ -58,7 +60,12 @@ class Agent:
             writer.close()
 
     async def _forward(self, identity: Identity, method: str, timeout_ms: int, body: bytes) -> bytes:
+        method, target = protocol.controller_target(method)
         channel = next((c for prefix, c in self._channels.items() if method.startswith(prefix)), None)
+        if target is not None and target < len(self._controllers.addresses):
+            channel = self._controllers.channel(target)
+        elif target is not None:
+            channel = None
         if channel is None:
             return protocol.encode_reply(grpc.StatusCode.UNIMPLEMENTED.value[0], f"no route for {method}", b"")
         call = channel.unary_unary(method)  # bytes in, bytes out: the agent never parses bodies
@@ -96,7 +103,7 @@ def main() -> None:
 
     async def serve(stop: asyncio.Event) -> None:
         # grpc.aio channels belong to the loop they are made on: build the agent inside it.
-        agent = Agent(Signer(key, host=host), f"{cfg.controller_addr}:{cfg.ctld_port}", dbd, host)
+        agent = Agent(Signer(key, host=host), to_controllers(cfg), dbd, host)
         server = await asyncio.start_unix_server(agent.handle, sock=listen_socket(cfg.auth_socket))
         log.info("listening on %s", cfg.auth_socket)
         reload_logging_on_hangup(lambda: (config_mod.load_config(cfg.path).slurmctld_debug, None))

@@ -3,6 +3,8 @@
 Request frame:  u32 length | u16 method length | method (e.g. /pyslurm.Controller/GetJobs) | u32 timeout ms | body
 Reply frame:    u32 length | u8 status (gRPC status code number, 0 = OK) | u32 details length | details | body
 Bodies are serialized protobuf messages; the agent does not parse them.
+A controller method goes to whichever controller is in charge; ``/pyslurm.Controller@<i>/<Method>``
+goes to the i-th SlurmctldHost only (0 = primary), for scontrol ping and takeover.
 """
 from __future__ import annotations
 
@@ -22,6 +24,20 @@ ACCOUNTING_PREFIX = "/pyslurm.Accounting/"
 
 class ProtocolError(Exception):
     pass
+
+
+def to_controller(index: int, method: str) -> str:
+    """The method name that reaches the `index`-th SlurmctldHost only."""
+    return f"/pyslurm.Controller@{index}/{method}"
+
+
+def controller_target(method: str) -> tuple[str, int | None]:
+    """(plain method name, SlurmctldHost index or None) of a requested method name."""
+    service, sep, name = method.lstrip("/").partition("/")
+    base, at, index = service.partition("@")
+    if not (sep and at and base == "pyslurm.Controller" and index.isdigit()):
+        return method, None
+    return f"/{base}/{name}", int(index)
 
 
 def encode_request(method: str, body: bytes, timeout_ms: int) -> bytes:

@@ -135,6 +135,16 @@ class ControllerStub:
                 request_serializer=types__pb2.Empty.SerializeToString,
                 response_deserializer=ctld__pb2.DiagReply.FromString,
                 _registered_method=True)
+        self.RequestControl = channel.unary_unary(
+                '/pyslurm.Controller/RequestControl',
+                request_serializer=types__pb2.Empty.SerializeToString,
+                response_deserializer=types__pb2.Empty.FromString,
+                _registered_method=True)
+        self.Takeover = channel.unary_unary(
+                '/pyslurm.Controller/Takeover',
+                request_serializer=types__pb2.Empty.SerializeToString,
+                response_deserializer=types__pb2.Empty.FromString,
+                _registered_method=True)
 
 
 class ControllerServicer:
@@ -269,6 +279,21 @@ class ControllerServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def RequestControl(self, request, context):
+        """several SlurmctldHost lines (failover.py): a returning primary, or a backup told to take
+        over, asks the controller in charge to hand the shared state over
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def Takeover(self, request, context):
+        """scontrol takeover, sent to a backup
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_ControllerServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -371,6 +396,16 @@ def add_ControllerServicer_to_server(servicer, server):
                     servicer.GetDiag,
                     request_deserializer=types__pb2.Empty.FromString,
                     response_serializer=ctld__pb2.DiagReply.SerializeToString,
+            ),
+            'RequestControl': grpc.unary_unary_rpc_method_handler(
+                    servicer.RequestControl,
+                    request_deserializer=types__pb2.Empty.FromString,
+                    response_serializer=types__pb2.Empty.SerializeToString,
+            ),
+            'Takeover': grpc.unary_unary_rpc_method_handler(
+                    servicer.Takeover,
+                    request_deserializer=types__pb2.Empty.FromString,
+                    response_serializer=types__pb2.Empty.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -913,6 +948,60 @@ class Controller:
             '/pyslurm.Controller/GetDiag',
             types__pb2.Empty.SerializeToString,
             ctld__pb2.DiagReply.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def RequestControl(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/pyslurm.Controller/RequestControl',
+            types__pb2.Empty.SerializeToString,
+            types__pb2.Empty.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def Takeover(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/pyslurm.Controller/Takeover',
+            types__pb2.Empty.SerializeToString,
+            types__pb2.Empty.FromString,
             options,
             channel_credentials,
             insecure,

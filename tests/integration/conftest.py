@@ -168,8 +168,9 @@ def two_node_spec(root: Path, name: str) -> ClusterSpec:
 @contextlib.contextmanager
 def running_cluster(make_spec: Callable[[Path, str], ClusterSpec],
                     node_args: dict[str, tuple[str, ...]] | None = None,
-                    wait_idle: bool = True) -> Iterator[Cluster]:
-    """Start every daemon of a fresh cluster; on exit stop them and check nothing is left."""
+                    wait_idle: bool = True, start_controller: bool = True) -> Iterator[Cluster]:
+    """Start every daemon of a fresh cluster (the controllers are the caller's when not
+    `start_controller`); on exit stop them and check nothing is left."""
     _ensure_users()
     root = Path(tempfile.mkdtemp(prefix="pyslurm-it-", dir="/tmp"))
     os.chmod(root, 0o755)
@@ -178,7 +179,7 @@ def running_cluster(make_spec: Callable[[Path, str], ClusterSpec],
     work = root / "work"
     work.mkdir(mode=0o755, exist_ok=True)
     c = Cluster(spec=spec, work=work, node_args=dict(node_args or {}))
-    for name in ("dbd", "ctld", *(n.name for n in spec.nodes), "agent"):
+    for name in ("dbd", *(["ctld"] if start_controller else []), *(n.name for n in spec.nodes), "agent"):
         c.start(name)
     try:
         if wait_idle:

@@ -119,11 +119,30 @@ def test_slurmctld_host_with_address(tmp_path: Path) -> None:
     assert (cfg.controller_host, cfg.controller_addr) == ("head", "10.0.0.1")
 
 
-def test_backup_slurmctld_host_is_ignored_with_warning(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
-    with caplog.at_level(logging.WARNING):
-        cfg = load(tmp_path, "SlurmctldHost=backup\n")
-    assert cfg.controller_host == "head"
-    assert f"{tmp_path / 'slurm.conf'}:3: backup SlurmctldHost backup ignored" in caplog.text
+def test_repeated_slurmctld_host_lines_name_backups_in_order(tmp_path: Path) -> None:
+    cfg = load_config(write(tmp_path, "ClusterName=c\nSlurmctldHost=head(10.0.0.1)\n"
+                                      "SlurmctldHost=head2(10.0.0.2)\nSlurmctldHost=head3\nSlurmctldTimeout=30\n"))
+    assert [(c.name, c.addr) for c in cfg.controllers] == [
+        ("head", "10.0.0.1"), ("head2", "10.0.0.2"), ("head3", "head3")]
+    assert (cfg.controller_host, cfg.controller_addr) == ("head", "10.0.0.1")
+    assert cfg.slurmctld_timeout == 30
+
+
+def test_one_controller_and_default_timeout(tmp_path: Path) -> None:
+    cfg = load(tmp_path, "")
+    assert [(c.name, c.addr) for c in cfg.controllers] == [("head", "head")]
+    assert cfg.slurmctld_timeout == 120
+
+
+def test_invalid_backup_slurmctld_host(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match=r":3: invalid SlurmctldHost value 'b\(\(x'"):
+        load(tmp_path, "SlurmctldHost=b((x\n")
+
+
+def test_old_backup_controller_aliases(tmp_path: Path) -> None:
+    cfg = load_config(write(tmp_path, "ClusterName=c\nControlMachine=old\nBackupController=old2\n"
+                                      "BackupAddr=10.1.1.2\n"))
+    assert [(c.name, c.addr) for c in cfg.controllers] == [("old", "old"), ("old2", "10.1.1.2")]
 
 
 def test_old_control_machine_aliases(tmp_path: Path) -> None:

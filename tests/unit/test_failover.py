@@ -1,0 +1,124 @@
+"""Backup controllers: which SlurmctldHost a daemon is, the state lock, the clients' order of
+trying controllers, and the agent's route to one controller (scontrol ping/takeover)."""
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+
+import grpc
+import pytest
+
+from pyslurm_common.agent.protocol import controller_target, to_controller
+from pyslurm_common.config import ControllerHost, controller_role
+from pyslurm_common.controller_channel import FailoverChannel, attempt_order
+from pyslurm_ctld.failover import StateLock, my_index, poll_interval, takeover_due
+
+HOSTS = (ControllerHost("head1", "10.0.0.1"), ControllerHost("head2", "10.0.0.2"))
+
+
+def test_one_controller_is_always_the_primary() -> None:
+    assert my_index(HOSTS[:1], "anything", lambda addr: False) == 0
+
+
+def test_a_controller_is_found_by_host_name_before_address() -> None:
+    assert my_index(HOSTS, "head2.lab.example", lambda addr: addr == "10.0.0.1") == 1
+
+
+def test_a_controller_is_found_by_its_local_address() -> None:
+    assert my_index(HOSTS, "box", lambda addr: addr == "10.0.0.2") == 1
+
+
+def test_a_host_that_is_no_controller_is_refused() -> None:
+    with pytest.raises(ValueError, match=r"this host \(box\) is none of the SlurmctldHost entries \(head1, head2\)"):
+        my_index(HOSTS, "box", lambda addr: False)
+
+
+def test_roles_as_scontrol_ping_names_them() -> None:
+    assert [controller_role(i, 2) for i in range(2)] == ["primary", "backup"]
+    assert [controller_role(i, 3) for i in range(3)] == ["primary", "backup1", "backup2"]
+
+
+def test_takeover_after_slurmctld_timeout_without_a_controller_in_charge() -> None:
+    assert not takeover_due(100.0, 219.9, 120)
+    assert takeover_due(100.0, 220.0, 120)
+    assert poll_interval(120) == 10.0 and poll_interval(2) == 0.5 and poll_interval(0) == 0.2
+
+
+def test_only_one_holder_of_the_state_lock(tmp_path: Path) -> None:
+    first, second = StateLock(tmp_path), StateLock(tmp_path)
+    assert first.try_acquire("head1")
+    assert not second.try_acquire("head2")
+    assert first.holder().startswith("head1 pid ")
+    first.release()
+    assert second.try_acquire("head2")
+    assert second.holder().startswith("head2 pid ")
+    second.release()
+
+
+def test_attempt_order_starts_with_the_controller_that_answered_last() -> None:
+    assert attempt_order(3, 0) == [0, 1, 2]
+    assert attempt_order(3, 2) == [2, 0, 1]
+
+
+def _error(code: grpc.StatusCode) -> grpc.aio.AioRpcError:
+    return grpc.aio.AioRpcError(code, grpc.aio.Metadata(), grpc.aio.Metadata(), details=code.name)
+
+
+class FakeChannel:
+    """A controller that is in charge (answers), standing by or gone (UNAVAILABLE), or failing."""
+
+    def __init__(self, address: str, outcomes: dict[str, Any]) -> None:
+        self.address = address
+        self.outcomes = outcomes
+        self.calls: list[str] = []
+
+    def unary_unary(self, method: str, *args: Any) -> Any:
+        async def call(request: Any, **kwargs: Any) -> Any:
+            self.calls.append(method)
+            outcome = self.outcomes[self.address]
+            if isinstance(outcome, grpc.StatusCode):
+                raise _error(outcome)
+            return f"{outcome}:{request}"
+        return call
+
+
+def test_calls_fail_over_to_the_controller_in_charge_and_stay_there() -> None:
+    outcomes: dict[str, Any] = {"a": grpc.StatusCode.UNAVAILABLE, "b": "from-b"}
+    made: dict[str, FakeChannel] = {}
+
+    def make(address: str) -> Any:
+        made[address] = FakeChannel(address, outcomes)
+        return made[address]
+
+    channel = FailoverChannel(["a", "b"], make_channel=make)
+    ping = channel.unary_unary("/pyslurm.Controller/Ping")
+    assert asyncio.run(ping("x", timeout=1)) == "from-b:x"
+    assert channel.preferred == 1
+    assert asyncio.run(ping("y")) == "from-b:y"
+    assert (len(made["a"].calls), len(made["b"].calls)) == (1, 2)   # b is tried first now
+    outcomes.update(a="from-a", b=grpc.StatusCode.UNAVAILABLE)          # the primary took control back
+    assert asyncio.run(ping("z")) == "from-a:z"
+    assert channel.preferred == 0
+
+
+def test_an_answer_that_is_an_error_is_not_sent_elsewhere() -> None:
+    outcomes: dict[str, Any] = {"a": grpc.StatusCode.DEADLINE_EXCEEDED, "b": "from-b"}
+    channel = FailoverChannel(["a", "b"], make_channel=lambda address: FakeChannel(address, outcomes))
+    with pytest.raises(grpc.aio.AioRpcError) as caught:
+        asyncio.run(channel.unary_unary("/pyslurm.Controller/SubmitBatchJob")("job"))
+    assert caught.value.code() == grpc.StatusCode.DEADLINE_EXCEEDED
+
+
+def test_every_controller_unavailable_reports_the_first_refusal() -> None:
+    outcomes: dict[str, Any] = {"a": grpc.StatusCode.UNAVAILABLE, "b": grpc.StatusCode.UNAVAILABLE}
+    channel = FailoverChannel(["a", "b"], make_channel=lambda address: FakeChannel(address, outcomes))
+    with pytest.raises(grpc.aio.AioRpcError) as caught:
+        asyncio.run(channel.unary_unary("/pyslurm.Controller/GetJobs")("q"))
+    assert caught.value.code() == grpc.StatusCode.UNAVAILABLE
+
+
+def test_the_agent_routes_a_method_to_one_controller() -> None:
+    assert controller_target(to_controller(1, "Ping")) == ("/pyslurm.Controller/Ping", 1)
+    assert controller_target("/pyslurm.Controller/Ping") == ("/pyslurm.Controller/Ping", None)
+    assert controller_target("/pyslurm.Accounting@1/Ping") == ("/pyslurm.Accounting@1/Ping", None)
