@@ -79,6 +79,13 @@ def parse_field_list(spec: str | Sequence[str], widths: Mapping[str, int]) -> li
     return columns
 
 
+def help_columns(names: Iterable[str], per_line: int = 4) -> list[str]:
+    """A ``--helpformat`` listing: the names alphabetically, *per_line* to a line, 20 wide."""
+    ordered = sorted(names, key=str.lower)
+    rows = [ordered[i:i + per_line] for i in range(0, len(ordered), per_line)]
+    return ["".join(f"{name:<20}" for name in row).rstrip() for row in rows]
+
+
 def _pad(text: str, width: int) -> str:
     size = abs(width)
     return text.ljust(size) if width < 0 else text.rjust(size)

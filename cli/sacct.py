@@ -31,6 +31,9 @@ def _midnight(now: float) -> int:
 @click.option("-X", "--allocations", is_flag=True)
 @click.option("-o", "--format", "--fields", "formats", multiple=True)
 @click.option("-b", "--brief", is_flag=True)
+@click.option("-l", "--long", "long_format", is_flag=True)
+@click.option("-e", "--helpformat", is_flag=True)
+@click.option("-g", "--gid", "--group", "groups")
 @click.option("-p", "--parsable", is_flag=True)
 @click.option("-P", "--parsable2", is_flag=True)
 @click.option("--delimiter", default="|")
@@ -46,15 +49,20 @@ def _midnight(now: float) -> int:
 @click.option("-D", "--duplicates", is_flag=True, help="every record of requeued jobs, not just the latest")
 @click.option("--json", "as_json", is_flag=True, help="Slurm's data_parser JSON instead of a table")
 def sacct(jobs: tuple[str, ...], users: str | None, allusers: bool, allocations: bool,
-          formats: tuple[str, ...], brief: bool, parsable: bool, parsable2: bool, delimiter: str,
+          formats: tuple[str, ...], brief: bool, long_format: bool, helpformat: bool, groups: str | None,
+          parsable: bool, parsable2: bool, delimiter: str,
           noheader: bool, starttime: str | None, endtime: str | None, states: str | None,
           name: str | None, partition: str | None, accounts: str | None, qos: str | None,
           clusters: str | None, duplicates: bool,
           as_json: bool) -> None:
     """Display accounting data for jobs."""
     now = time.time()
+    if helpformat:
+        sys.stdout.write("\n".join(sacct_fields.help_format()) + "\n")
+        return
     spec = ",".join(formats) or os.environ.get("SACCT_FORMAT") or (
-        sacct_fields.BRIEF_FIELDS if brief else sacct_fields.DEFAULT_FIELDS)
+        sacct_fields.BRIEF_FIELDS if brief else sacct_fields.LONG_FIELDS if long_format
+        else sacct_fields.DEFAULT_FIELDS)
     try:
         columns = sacct_fields.parse_fields(spec)
     except FormatError as exc:
@@ -68,10 +76,10 @@ def sacct(jobs: tuple[str, ...], users: str | None, allusers: bool, allocations:
         wanted_states = sorted(parse_state_list(states)) if states else []
     except ValueError as exc:
         die(f"Invalid state specified: {exc}")
-    start = _time_arg(starttime, now, "--starttime") if starttime else (0 if job_ids else _midnight(now))
-    end = _time_arg(endtime, now, "--endtime") if endtime else 0
+    start, end = _window(starttime, endtime, bool(job_ids), bool(wanted_states), now)
     query = pb.AccountingQuery(
         job_ids=job_ids, users=users.split(",") if users else [], start_time=start, end_time=end,
+        groups=groups.split(",") if groups else [],
         states=wanted_states, names=name.split(",") if name else [],
         partitions=partition.split(",") if partition else [],
         accounts=accounts.lower().split(",") if accounts else [], qos=qos.lower().split(",") if qos else [],
@@ -93,6 +101,24 @@ def sacct(jobs: tuple[str, ...], users: str | None, allusers: bool, allocations:
                                       parsable=mode, delimiter=delimiter, header=not noheader)
     if lines:
         sys.stdout.write("\n".join(lines) + "\n")
+
+
+def _window(starttime: str | None, endtime: str | None, with_jobs: bool, with_states: bool,
+            now: float) -> tuple[int, int]:
+    """sacct's default time window (sacct(1) DEFAULT TIME WINDOW); end 0 = now.
+
+    Start: given, else epoch with -j, else now with -s, else today's midnight. End: given, else
+    with -s the start (a state query without times asks what is in that state now), else now.
+    """
+    if starttime:
+        start = _time_arg(starttime, now, "--starttime")
+    else:
+        start = 0 if with_jobs else int(now) if with_states else _midnight(now)
+    if endtime:
+        return start, _time_arg(endtime, now, "--endtime")
+    if with_states and starttime:
+        return start, start
+    return start, int(now) if with_states else 0
 
 
 def _time_arg(text: str, now: float, flag: str) -> int:

@@ -17,12 +17,13 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 from dataclasses import dataclass
 
-from cli import job_states
-from cli.print_fields import Column, FormatError, Value, parse_field_list, record_values, render_records
+from cli import job_states, sacct_usage
+from cli.print_fields import (Column, FormatError, Value, help_columns, parse_field_list, record_values,
+                              render_records)
 from pyslurm_common import hostlist, units
 from pyslurm_common.rpc import messages as pb
 
-__all__ = ["DEFAULT_FIELDS", "BRIEF_FIELDS", "FormatError", "SacctRow", "parse_fields",
+__all__ = ["DEFAULT_FIELDS", "BRIEF_FIELDS", "LONG_FIELDS", "FormatError", "SacctRow", "parse_fields",
            "rows", "row_values", "render_sacct"]
 
 JobRecord = pb.JobRecord
@@ -30,6 +31,17 @@ StepInfo = pb.StepInfo
 
 DEFAULT_FIELDS = "JobID,JobName,Partition,Account,AllocCPUS,State,ExitCode"
 BRIEF_FIELDS = "JobID,State,ExitCode"
+# -l/--long, as sacct(1) lists it (abbreviations resolved by prefix like any -o list).
+LONG_FIELDS = (
+    "jobid,jobidraw,jobname,partition,maxvmsize,maxvmsizenode,maxvmsizetask,avevmsize,maxrss,"
+    "maxrssnode,maxrsstask,averss,maxpages,maxpagesnode,maxpagestask,avepages,mincpu,mincpunode,"
+    "mincputask,avecpu,ntasks,alloccpus,elapsed,state,exitcode,avecpufreq,reqcpufreqmin,"
+    "reqcpufreqmax,reqcpufreqgov,reqmem,consumedenergy,maxdiskread,maxdiskreadnode,maxdiskreadtask,"
+    "avediskread,maxdiskwrite,maxdiskwritenode,maxdiskwritetask,avediskwrite,reqtres,alloctres,"
+    "tresusageinave,tresusageinmax,tresusageinmaxn,tresusageinmaxt,tresusageinmin,tresusageinminn,"
+    "tresusageinmint,tresusageintot,tresusageoutmax,tresusageoutmaxn,tresusageoutmaxt,"
+    "tresusageoutave,tresusageouttot"
+)
 _NAMED_STEPS = frozenset({"batch", "extern", "interactive"})
 # Reasons sacct does not keep (it shows the last pending reason other than these).
 _PLAIN_REASONS = frozenset(
@@ -211,43 +223,25 @@ def _derived_exit(r: SacctRow) -> Value:
     return f"{worst.exit_code}:{worst.exit_signal}"
 
 
-def format_kb(kb: int) -> str:
-    """Sizes as sacct prints them: K, promoted to M/G/T only while exactly divisible (2000K stays)."""
-    if kb == 0:
-        return "0"
-    value, unit = kb, 0
-    while value % 1024 == 0 and unit < 3:
-        value //= 1024
-        unit += 1
-    return f"{value}{'KMGT'[unit]}"
+def _reserved_seconds(r: SacctRow) -> int:
+    """How long the job waited once eligible: until it started, or until now while pending."""
+    job = r.job
+    if not job.eligible_time:
+        return 0
+    until = job.start_time or (job.end_time if job.state != "PENDING" else r.now)
+    return max(0, until - job.eligible_time)
 
 
-def format_cpu_time(usec: int) -> str:
-    """TotalCPU/UserCPU/SystemCPU: `MM:SS.mmm` under an hour, else `[D-]HH:MM:SS`."""
-    seconds, micro = divmod(usec, 1_000_000)
-    days, rest = divmod(seconds, 86400)
-    hours, rest = divmod(rest, 3600)
-    minutes, secs = divmod(rest, 60)
-    if days:
-        return f"{days}-{hours:02d}:{minutes:02d}:{secs:02d}"
-    if hours:
-        return f"{hours:02d}:{minutes:02d}:{secs:02d}"
-    return f"{minutes:02d}:{secs:02d}.{micro // 1000:03d}"
-
-
-def _step_rss(r: SacctRow) -> Value:
-    """Memory is a step figure (blank on the job row); with one task, AveRSS equals MaxRSS."""
-    if r.step is None or not r.step.end_time:
+def _layout(r: SacctRow) -> Value:
+    """How a step's tasks were laid out: srun steps are always block-distributed here."""
+    if r.step is None:
         return None
-    return format_kb(r.step.max_rss_kb)
+    return "Block" if r.step.step_id.isdigit() else "Unknown"
 
 
-def _cpu(get: Callable[[pb.StepInfo], int]) -> Callable[[SacctRow], Value]:
-    """A step's CPU time; the job row shows the sum over its steps."""
-    def value(r: SacctRow) -> Value:
-        steps = [r.step] if r.step is not None else list(r.record.steps)
-        return format_cpu_time(sum(get(s) for s in steps))
-    return value
+def _unset(_: SacctRow) -> Value:
+    """Attributes pyslurm jobs never carry (comments, constraints, reservations, WCKeys)."""
+    return None
 
 
 @dataclass(frozen=True, slots=True)
@@ -260,51 +254,73 @@ class SacctField:
 
 FIELDS: dict[str, SacctField] = {
     "Account": SacctField(10, lambda r: r.job.account),
-    "AveRSS": SacctField(10, _step_rss),
-    "MaxRSS": SacctField(10, _step_rss),
-    "SystemCPU": SacctField(10, _cpu(lambda s: s.system_cpu_usec)),
-    "TotalCPU": SacctField(10, _cpu(lambda s: s.user_cpu_usec + s.system_cpu_usec)),
-    "UserCPU": SacctField(10, _cpu(lambda s: s.user_cpu_usec)),
+    "AdminComment": SacctField(15, _unset),
     "AllocCPUS": SacctField(10, alloc_cpus),
     "AllocNodes": SacctField(10, _alloc_nodes),
     "AllocTRES": SacctField(10, _job_only(_alloc_tres)),
+    "AssocID": SacctField(7, lambda r: r.record.assoc_id or None),
+    "BlockID": SacctField(16, _unset),
     "Cluster": SacctField(10, lambda r: r.record.cluster),
+    "Comment": SacctField(14, _unset),
+    "Constraints": SacctField(19, _unset),
     "CPUTime": SacctField(10, lambda r: units.format_duration_hms(
         elapsed_seconds(r) * alloc_cpus(r))),
     "CPUTimeRAW": SacctField(10, lambda r: elapsed_seconds(r) * alloc_cpus(r)),
+    "DBIndex": SacctField(9, lambda r: r.record.db_index or None),
     "DerivedExitCode": SacctField(15, _job_only(_derived_exit)),
     "Elapsed": SacctField(10, lambda r: units.format_duration_hms(elapsed_seconds(r))),
     "ElapsedRaw": SacctField(10, elapsed_seconds),
     "Eligible": SacctField(19, lambda r: _time(r.job.eligible_time)),
     "End": SacctField(19, _end),
     "ExitCode": SacctField(8, _exit_code),
+    # The main scheduler starts every job (no backfill or submit-time pass is distinguished).
+    "Flags": SacctField(19, _job_only(lambda r: "SchedMain" if r.job.start_time else None)),
     "GID": SacctField(6, _job_only(lambda r: r.job.group_id)),
     "Group": SacctField(9, _job_only(lambda r: r.job.group_name or str(r.job.group_id))),
     "JobID": SacctField(-12, _job_id),
     "JobIDRaw": SacctField(-12, _job_id_raw),
     "JobName": SacctField(10, _job_name),
+    "Layout": SacctField(9, _layout),
+    "McsLabel": SacctField(12, _unset),
     "NCPUS": SacctField(10, alloc_cpus),
     "NNodes": SacctField(8, _node_count),
     "NodeList": SacctField(15, _nodelist),
     "NTasks": SacctField(8, lambda r: r.step.num_tasks if r.step is not None else None),
     "Partition": SacctField(10, lambda r: r.job.partition if r.step is None else ""),
     "Priority": SacctField(10, _job_only(lambda r: r.job.priority)),
+    "Planned": SacctField(10, _job_only(lambda r: units.format_duration_hms(_reserved_seconds(r)))),
+    "PlannedCPU": SacctField(10, _job_only(
+        lambda r: units.format_duration_hms(_reserved_seconds(r) * r.job.num_cpus))),
+    "PlannedCPURAW": SacctField(10, _job_only(lambda r: _reserved_seconds(r) * r.job.num_cpus)),
     "QOS": SacctField(10, _job_only(lambda r: r.job.qos)),
+    "QOSRAW": SacctField(6, _job_only(lambda r: r.record.qos_id or None)),
     "Reason": SacctField(22, _job_only(_reason)),
     "ReqCPUS": SacctField(8, lambda r: r.step.num_cpus if r.step else r.job.num_cpus),
     "ReqMem": SacctField(10, lambda r: units.format_memory_mb(req_mem_mb(r.job))),
     "ReqNodes": SacctField(8, _job_only(lambda r: r.job.num_nodes)),
     "ReqTRES": SacctField(10, _job_only(lambda r: _tres(r.job, r.job.num_cpus))),
+    "Reservation": SacctField(20, _unset),
+    "ReservationId": SacctField(8, _unset),
+    "Reserved": SacctField(10, _job_only(lambda r: units.format_duration_hms(_reserved_seconds(r)))),
+    "ResvCPU": SacctField(10, _job_only(
+        lambda r: units.format_duration_hms(_reserved_seconds(r) * r.job.num_cpus))),
+    "ResvCPURAW": SacctField(10, _job_only(lambda r: _reserved_seconds(r) * r.job.num_cpus)),
     "Restarts": SacctField(8, _job_only(lambda r: r.job.restarts)),
     "Start": SacctField(19, _start),
     "State": SacctField(10, _state),
     "Submit": SacctField(19, lambda r: _time(r.job.submit_time)),
+    # Nothing suspends jobs in pyslurm (no scontrol suspend, no gang scheduling).
+    "Suspended": SacctField(10, lambda r: units.format_duration_hms(0)),
+    "SystemComment": SacctField(15, _unset),
     "Timelimit": SacctField(10, _job_only(
         lambda r: units.format_time_limit_hms(r.job.time_limit_min or None))),
     "TimelimitRaw": SacctField(10, _job_only(lambda r: _limit_raw(r.job.time_limit_min))),
     "UID": SacctField(6, _job_only(lambda r: r.job.user_id)),
     "User": SacctField(9, _job_only(lambda r: r.job.user_name or str(r.job.user_id))),
+    "WCKey": SacctField(10, _unset),
+    "WCKeyID": SacctField(10, _unset),
     "WorkDir": SacctField(20, lambda r: r.job.work_dir),
+    **{name: SacctField(width, get) for name, (width, get) in sacct_usage.FIELDS.items()},
 }  # fmt: skip
 
 WIDTHS: dict[str, int] = {name: f.width for name, f in FIELDS.items()}
@@ -313,6 +329,11 @@ WIDTHS: dict[str, int] = {name: f.width for name, f in FIELDS.items()}
 def parse_fields(spec: str | Sequence[str] = DEFAULT_FIELDS) -> list[Column]:
     """Resolve a ``-o/--format`` list against the sacct field table."""
     return parse_field_list(spec, WIDTHS)
+
+
+def help_format() -> list[str]:
+    """``-e/--helpformat``: the field names, alphabetically, in columns."""
+    return help_columns(FIELDS)
 
 
 def row_values(columns: Sequence[Column], row: SacctRow) -> list[Value]:

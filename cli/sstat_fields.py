@@ -24,8 +24,9 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 from dataclasses import dataclass
 
-from cli.print_fields import Column, FormatError, Value, parse_field_list, record_values, render_records
-from cli.sacct_fields import format_cpu_time, format_kb
+from cli.print_fields import (Column, FormatError, Value, help_columns, parse_field_list, record_values,
+                              render_records)
+from cli.sacct_usage import format_cpu_time, format_kb
 from pyslurm_common.rpc import messages as pb
 
 __all__ = ["DEFAULT_FIELDS", "FormatError", "JobStep", "help_format", "parse_fields",
@@ -117,11 +118,9 @@ def parse_fields(spec: str | Sequence[str] = DEFAULT_FIELDS) -> list[Column]:
     return parse_field_list(spec, WIDTHS)
 
 
-def help_format(per_line: int = 4) -> list[str]:
+def help_format() -> list[str]:
     """``-e/--helpformat``: the field names, alphabetically, in columns."""
-    names = sorted(FIELDS, key=str.lower)
-    rows = [names[i:i + per_line] for i in range(0, len(names), per_line)]
-    return ["".join(f"{name:<20}" for name in row).rstrip() for row in rows]
+    return help_columns(FIELDS)
 
 
 def row_values(columns: Sequence[Column], step: StepUsageInfo) -> list[Value]:

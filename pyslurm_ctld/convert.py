@@ -139,7 +139,8 @@ def step_info(job: Job, step: Step) -> types_pb2.StepInfo:
         exit_code=step.exit_code, exit_signal=step.exit_signal, start_time=step.start_time,
         end_time=step.end_time, nodes=compress(step.nodes), num_cpus=step.num_cpus, num_tasks=step.num_tasks,
         max_rss_kb=usage.max_rss_kb if usage else 0, user_cpu_usec=usage.user_cpu_usec if usage else 0,
-        system_cpu_usec=usage.system_cpu_usec if usage else 0, time_limit_min=job.request.time_limit_min,
+        system_cpu_usec=usage.system_cpu_usec if usage else 0, max_rss_node=usage.max_rss_node if usage else "",
+        time_limit_min=job.request.time_limit_min,
         partition=job.request.partition, user_id=job.uid, user_name=job.user_name, argv=step.argv,
         tasks_per_node=compress_counts(step.tasks_per_node))
 
@@ -184,6 +185,7 @@ def job_record(job: Job, cluster: str) -> dbd_pb2.JobRecord:
             max_rss_kb=job.usage.max_rss_kb if job.usage else 0,
             user_cpu_usec=job.usage.user_cpu_usec if job.usage else 0,
             system_cpu_usec=job.usage.system_cpu_usec if job.usage else 0,
+            max_rss_node=job.allocation.batch_host if job.usage else "",
         ))
     steps += info.steps
     return dbd_pb2.JobRecord(cluster=cluster, job=info, steps=steps,

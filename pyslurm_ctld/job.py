@@ -143,6 +143,7 @@ class StepUsage:
     max_rss_kb: int
     user_cpu_usec: int
     system_cpu_usec: int
+    max_rss_node: str = ""       # where the peak was seen (sacct MaxRSSNode); "" before it was tracked
 
 
 @dataclass(frozen=True, slots=True)

@@ -41,9 +41,10 @@ def step_part_ended(step: Step, event: StepFinished) -> Step:
             end_state = JobState.OUT_OF_MEMORY
     usage = step.usage
     if event.usage is not None:
+        peak = usage if usage is not None and usage.max_rss_kb >= event.usage.max_rss_kb else event.usage
         usage = event.usage if usage is None else StepUsage(
-            max(usage.max_rss_kb, event.usage.max_rss_kb), usage.user_cpu_usec + event.usage.user_cpu_usec,
-            usage.system_cpu_usec + event.usage.system_cpu_usec)
+            peak.max_rss_kb, usage.user_cpu_usec + event.usage.user_cpu_usec,
+            usage.system_cpu_usec + event.usage.system_cpu_usec, peak.max_rss_node)
     exit_code = max(step.exit_code, event.exit_code)
     exit_signal = step.exit_signal or event.exit_signal
     waiting = tuple(n for n in step.waiting_on if n != event.node)

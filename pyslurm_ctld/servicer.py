@@ -358,7 +358,7 @@ class ControllerServicer(ctld_pb2_grpc.ControllerServicer):
     @translate_errors
     async def CompleteStep(self, request: ctld_pb2.StepCompletion, context: grpc.aio.ServicerContext) -> types_pb2.Empty:
         self._require_privileged()
-        usage = StepUsage(request.max_rss_kb, request.user_cpu_usec, request.system_cpu_usec)
+        usage = StepUsage(request.max_rss_kb, request.user_cpu_usec, request.system_cpu_usec, request.node)
         if request.kill_task_failed:
             await self.ctl.commit(NodeAdminChanged((request.node,), "DRAIN", "Kill task failed", 0, int(time.time())))
         await self.ctl.commit(StepFinished(

@@ -89,11 +89,17 @@ def _v4_job_gpus(conn: Connection) -> None:
     _add_missing_columns(conn, _tables(JobRow)[0], ["gpus", "tres_per_node"])
 
 
+def _v5_step_peak_node(conn: Connection) -> None:
+    """The node of each step's peak memory (sacct MaxRSSNode)."""
+    _add_missing_columns(conn, _tables(StepRow)[0], ["max_rss_node"])
+
+
 STEPS: dict[int, Callable[[Connection], None]] = {
     1: _v1_jobs_and_steps,
     2: _v2_job_arrays,
     3: _v3_associations_and_qos,
     4: _v4_job_gpus,
+    5: _v5_step_peak_node,
 }
 SCHEMA_VERSION = max(STEPS)
 """The version this code reads and writes: the number of the last step."""

@@ -140,5 +140,7 @@ class StepRow(Base):
     max_rss_kb: Mapped[int] = mapped_column(BigInteger, default=0)
     user_cpu_usec: Mapped[int] = mapped_column(BigInteger, default=0)
     system_cpu_usec: Mapped[int] = mapped_column(BigInteger, default=0)
+    # Added in schema version 5.
+    max_rss_node: Mapped[str] = mapped_column(String(64), default="", server_default="")
 
     job: Mapped[JobRow] = relationship(back_populates="steps")

@@ -32,6 +32,7 @@ from sqlalchemy.orm import Session, aliased, selectinload, sessionmaker
 
 from pyslurm_common.rpc.dbd_pb2 import AccountingQuery, JobRecord
 from pyslurm_common.rpc.types_pb2 import JobInfo, StepInfo
+from pyslurm_dbd.association_models import AssociationRow, QosRow
 from pyslurm_dbd.migrations import SchemaVersionError, migrate, stored_version
 from pyslurm_dbd.models import JobRow, StepRow
 
@@ -54,7 +55,7 @@ _JOB_FIELDS: tuple[str, ...] = (
 # StepInfo fields stored in a column of the same name (step_id is the key).
 _STEP_FIELDS: tuple[str, ...] = (
     "name", "state", "exit_code", "exit_signal", "start_time", "end_time", "nodes", "num_cpus",
-    "num_tasks", "max_rss_kb", "user_cpu_usec", "system_cpu_usec",
+    "num_tasks", "max_rss_kb", "user_cpu_usec", "system_cpu_usec", "max_rss_node",
 )  # fmt: skip
 
 # Named steps listed before the numbered ones, in this order (as sacct shows them).
@@ -111,13 +112,13 @@ class AccountingStore:
         """Job records matching ``q``, ordered by job id then submit time; ``now`` ends the window
         when ``q.end_time`` is 0."""
         stmt = (
-            select(JobRow)
+            select(JobRow, _association_id(), _qos_id())
             .where(*_query_conditions(q, now))
             .options(selectinload(JobRow.steps))
             .order_by(JobRow.job_id, JobRow.submit_time, JobRow.id)
         )
         with self._sessions() as session:
-            return [_to_record(row) for row in session.scalars(stmt)]
+            return [_to_record(row, assoc_id or 0, qos_id or 0) for row, assoc_id, qos_id in session.execute(stmt)]
 
     def close(self) -> None:
         """Release every pooled connection."""
@@ -230,14 +231,21 @@ def _query_conditions(q: AccountingQuery, now: int) -> list[ColumnElement[bool]]
 
 
 def _filters(q: AccountingQuery, now: int, row: Any) -> list[ColumnElement[bool]]:
-    """Each given filter of ``q`` and the eligibility window, on ``row`` (``JobRow`` or an alias)."""
-    conditions: list[ColumnElement[bool]] = [_window_condition(q, now, row)]
+    """Each given filter of ``q`` and the time window, on ``row`` (``JobRow`` or an alias).
+
+    Without states the window selects on eligibility; with states (``-s``) it selects the jobs
+    that were in one of them during the window (``_state_conditions``).
+    """
+    conditions: list[ColumnElement[bool]] = [
+        or_(*_state_conditions(q, now, row)) if q.states else _window_condition(q, now, row)]
     if q.job_ids:
         # An array id names every task of the array.
         ids = list(q.job_ids)
         conditions.append(or_(row.job_id.in_(ids), row.array_job_id.in_(ids)))
     if q.users:
-        conditions.append(row.user_name.in_(list(q.users)))
+        conditions.append(_name_or_id(row.user_name, row.user_id, q.users))
+    if q.groups:
+        conditions.append(_name_or_id(row.group_name, row.group_id, q.groups))
     if q.names:
         conditions.append(row.name.in_(list(q.names)))
     if q.partitions:
@@ -246,9 +254,53 @@ def _filters(q: AccountingQuery, now: int, row: Any) -> list[ColumnElement[bool]
         conditions.append(row.account.in_(list(q.accounts)))
     if q.qos:
         conditions.append(row.qos.in_(list(q.qos)))
-    if q.states:
-        conditions.append(row.state.in_([state.upper() for state in q.states]))
     return conditions
+
+
+def _name_or_id(name: Any, number: Any, wanted: Sequence[str]) -> ColumnElement[bool]:
+    """``-u``/``-g`` lists mix names and numeric ids."""
+    ids = [int(item) for item in wanted if item.isdigit()]
+    return or_(name.in_([item for item in wanted if not item.isdigit()]), number.in_(ids))
+
+
+def _state_conditions(q: AccountingQuery, now: int, row: Any) -> list[ColumnElement[bool]]:
+    """For each state of ``q``: the job was in it at some time in [start, end] (Slurm's rule).
+
+    PENDING: eligible before the end and not started before the start; RUNNING: started before
+    the end and not ended before the start (so it includes jobs that since finished);
+    SUSPENDED is never recorded; a final state: the job is in it and ended within the window.
+    """
+    start, end = q.start_time, q.end_time or now
+    found: list[ColumnElement[bool]] = []
+    for state in {state.upper() for state in q.states}:
+        if state == "PENDING":
+            found.append(and_(row.eligible_time > 0, row.eligible_time <= end,
+                              or_(row.start_time == 0, row.start_time >= start)))
+        elif state == "RUNNING":
+            found.append(and_(row.start_time > 0, row.start_time <= end,
+                              or_(row.end_time == 0, row.end_time >= start)))
+        else:
+            found.append(and_(row.state == state, row.end_time > 0, row.end_time >= start,
+                              row.end_time <= end))
+    return found
+
+
+def _association_id() -> Any:
+    """The id of the job's association: the one of its partition, else the account-wide one."""
+    return (
+        select(AssociationRow.id)
+        .where(AssociationRow.cluster == JobRow.cluster, AssociationRow.account == JobRow.account,
+               AssociationRow.user == JobRow.user_name,
+               AssociationRow.partition.in_([JobRow.partition, ""]))
+        .order_by(AssociationRow.partition.desc())
+        .limit(1)
+        .correlate(JobRow)
+        .scalar_subquery()
+    )
+
+
+def _qos_id() -> Any:
+    return select(QosRow.id).where(QosRow.name == JobRow.qos).correlate(JobRow).scalar_subquery()
 
 
 def _window_condition(q: AccountingQuery, now: int, row: Any) -> ColumnElement[bool]:
@@ -275,8 +327,8 @@ def step_sort_key(step_id: str) -> tuple[int, int, str]:
     return (2, 0, step_id)
 
 
-def _to_record(row: JobRow) -> JobRecord:
-    """The wire record of ``row``."""
+def _to_record(row: JobRow, assoc_id: int, qos_id: int) -> JobRecord:
+    """The wire record of ``row`` with its association and QOS ids."""
     info = JobInfo(job_id=row.job_id, submit_time=row.submit_time)
     for field in _JOB_FIELDS:
         setattr(info, field, getattr(row, field))
@@ -286,6 +338,9 @@ def _to_record(row: JobRow) -> JobRecord:
         job=info,
         steps=[_to_step(row.job_id, step) for step in steps],
         alloc_cpus=row.alloc_cpus,
+        db_index=row.id,
+        assoc_id=assoc_id,
+        qos_id=qos_id,
     )
 
 

@@ -82,7 +82,7 @@ def test_version_1_database_is_migrated_keeping_its_jobs(accounting_url: str) ->
         assert store.schema_version() == migrations.SCHEMA_VERSION
         (record,) = store.query(AccountingQuery(job_ids=[41]), now=1000)
         assert (record.cluster, record.job.user_name, record.job.state) == ("lab", "alice", "COMPLETED")
-        assert [(s.step_id, s.max_rss_kb) for s in record.steps] == [("batch", 2048)]
+        assert [(s.step_id, s.max_rss_kb, s.max_rss_node) for s in record.steps] == [("batch", 2048, "")]  # v5
         assert (record.job.array_job_id, record.job.array_task_str) == (0, "")  # columns of version 2
         task = JobRecord(cluster="lab", job=JobInfo(job_id=43, array_job_id=42, array_task_str="1", submit_time=300,
                                                     eligible_time=300, name="", partition="debug"))

@@ -8,7 +8,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 import pytest
-from sqlalchemy import create_engine, text
+from sqlalchemy import create_engine, select, text
 
 from pyslurm_common.rpc.dbd_pb2 import AccountingQuery, JobRecord
 from pyslurm_common.rpc.types_pb2 import JobInfo, StepInfo
@@ -64,6 +64,15 @@ def _query(**fields: object) -> AccountingQuery:
     return AccountingQuery(**fields)  # type: ignore[arg-type]
 
 
+def _as_sent(records: Sequence[JobRecord]) -> list[JobRecord]:
+    """Query replies without the ids the daemon fills in (database index, association, QOS)."""
+    for rec in records:
+        rec.ClearField("db_index")
+        rec.ClearField("assoc_id")
+        rec.ClearField("qos_id")
+    return list(records)
+
+
 def _ids(records: Sequence[JobRecord]) -> list[int]:
     return [r.job.job_id for r in records]
 
@@ -88,8 +97,8 @@ def _count(url: str, table: str) -> int:
 
 
 def test_create_schema_writes_the_current_version(store: AccountingStore, accounting_url: str) -> None:
-    assert store.schema_version() == SCHEMA_VERSION == 4
-    assert _sql(accounting_url, "SELECT version FROM schema_version") == [(4,)]
+    assert store.schema_version() == SCHEMA_VERSION == 5
+    assert _sql(accounting_url, "SELECT version FROM schema_version") == [(5,)]
 
 
 def test_sqlite_file_gets_its_directory_and_wal(tmp_path: Path) -> None:
@@ -133,7 +142,7 @@ def test_same_record_twice_is_one_row(store: AccountingStore, accounting_url: st
     store.record([rec])
     assert _count(accounting_url, "job") == 1
     assert _count(accounting_url, "step") == 1
-    assert store.query(_query(job_ids=[1]), NOW) == [rec]
+    assert _as_sent(store.query(_query(job_ids=[1]), NOW)) == [rec]
 
 
 def test_later_snapshot_updates_state_end_time_and_steps(
@@ -198,7 +207,7 @@ def test_all_stored_fields_round_trip(store: AccountingStore) -> None:
     )  # fmt: skip
     rec = JobRecord(cluster="lab", job=job, steps=[step], alloc_cpus=8)
     store.record([rec])
-    assert store.query(_query(job_ids=[42]), NOW) == [rec]
+    assert _as_sent(store.query(_query(job_ids=[42]), NOW)) == [rec]
 
 
 def test_empty_batch_is_a_no_op(store: AccountingStore, accounting_url: str) -> None:
@@ -255,7 +264,73 @@ def test_filter_accounts_and_qos(store: AccountingStore) -> None:
 def test_filters_combine(mixed: AccountingStore) -> None:
     q = _query(users=["alice"], names=["train"], partitions=["gpu"], states=["FAILED"])
     assert _ids(mixed.query(q, NOW)) == [3]
-    assert mixed.query(_query(users=["alice"], states=["RUNNING"]), NOW) == []
+    assert mixed.query(_query(users=["carol"], states=["RUNNING"]), NOW) == []
+
+
+def test_users_and_groups_by_name_or_number(store: AccountingStore) -> None:
+    first, second = _record(1, user="alice"), _record(2, user="bob")
+    first.job.user_id, second.job.user_id = 1001, 1002
+    first.job.group_name, second.job.group_name = "lab", "staff"
+    first.job.group_id, second.job.group_id = 500, 600
+    store.record([first, second])
+    assert _ids(store.query(_query(users=["1002"]), NOW)) == [2]
+    assert _ids(store.query(_query(users=["alice", "1002"]), NOW)) == [1, 2]
+    assert _ids(store.query(_query(groups=["600"]), NOW)) == [2]
+    assert _ids(store.query(_query(groups=["lab"]), NOW)) == [1]
+
+
+# --- -s/--state: in the state at some time in the window ------------------------------------
+
+
+@pytest.fixture
+def states(store: AccountingStore) -> AccountingStore:
+    """1 ran 1100-2000 and completed; 2 runs since 3000; 3 pends (eligible 1000); 4 failed at 5000."""
+    one = _record(1, eligible=1000, state="COMPLETED", end=2000)
+    one.job.start_time = 1100
+    two = _record(2, eligible=2900, state="RUNNING")
+    two.job.start_time = 3000
+    store.record([one, two, _record(3, eligible=1000, state="PENDING"),
+                  _record(4, eligible=1000, state="FAILED", end=5000)])
+    return store
+
+
+def test_state_running_now_lists_only_what_runs_now(states: AccountingStore) -> None:
+    # sacct -s R without -S/-E: start = end = now
+    assert _ids(states.query(_query(states=["RUNNING"], start_time=NOW, end_time=NOW), NOW)) == [2]
+
+
+def test_state_running_includes_jobs_that_ran_in_the_window(states: AccountingStore) -> None:
+    q = _query(states=["RUNNING"], start_time=1500, end_time=3500)
+    assert _ids(states.query(q, NOW)) == [1, 2, 4]  # 4 started at 1000 (eligible) and ended at 5000
+
+
+def test_state_final_states_need_their_end_in_the_window(states: AccountingStore) -> None:
+    assert _ids(states.query(_query(states=["COMPLETED"], start_time=1500, end_time=2500), NOW)) == [1]
+    assert states.query(_query(states=["COMPLETED"], start_time=2500, end_time=9000), NOW) == []
+    assert _ids(states.query(_query(states=["FAILED", "COMPLETED"], start_time=0, end_time=NOW), NOW)) == [1, 4]
+
+
+def test_state_pending_means_eligible_and_not_yet_started(states: AccountingStore) -> None:
+    assert _ids(states.query(_query(states=["PENDING"], start_time=NOW, end_time=NOW), NOW)) == [3]
+    assert _ids(states.query(_query(states=["PENDING"], start_time=900, end_time=1050), NOW)) == [1, 3, 4]
+
+
+def test_query_reply_carries_db_index_association_and_qos_ids(store: AccountingStore) -> None:
+    from pyslurm_dbd.association_models import AssociationRow, QosRow
+
+    rec = _record(1, user="alice")
+    rec.job.account, rec.job.qos = "physics", "normal"
+    store.record([rec, _record(2, user="bob")])
+    with store.sessions.begin() as session:
+        session.add(AssociationRow(cluster="lab", account="physics", user="alice", partition=""))
+        session.add(AssociationRow(cluster="lab", account="physics", user="alice", partition="debug"))
+    with store.sessions() as session:
+        wanted = session.scalars(select(AssociationRow.id).where(AssociationRow.partition == "debug")).one()
+        normal = session.scalars(select(QosRow.id).where(QosRow.name == "normal")).one()
+    first, second = store.query(_query(), NOW)
+    assert (first.assoc_id, first.qos_id) == (wanted, normal)  # the partition's association wins
+    assert (second.assoc_id, second.qos_id) == (0, 0)
+    assert first.db_index != second.db_index > 0
 
 
 def test_unknown_job_id_gives_nothing(mixed: AccountingStore) -> None:
@@ -388,11 +463,11 @@ def test_second_store_on_same_database_sees_the_data(accounting_url: str) -> Non
     first.record([rec])
 
     concurrent = AccountingStore(accounting_url)
-    assert concurrent.query(_query(job_ids=[5]), NOW) == [rec]
+    assert _as_sent(concurrent.query(_query(job_ids=[5]), NOW)) == [rec]
     concurrent.close()
     first.close()
 
     reopened = AccountingStore(accounting_url)
     reopened.create_schema()
-    assert reopened.query(_query(job_ids=[5]), NOW) == [rec]
+    assert _as_sent(reopened.query(_query(job_ids=[5]), NOW)) == [rec]
     reopened.close()

@@ -115,6 +115,15 @@ def test_an_srun_job_ends_with_its_step_zero(tmp_path: Path) -> None:
     assert done.steps[0].state is JobState.FAILED and done.steps[0].end_time == 220
 
 
+def test_a_steps_usage_sums_cpu_and_keeps_the_node_of_the_peak(tmp_path: Path) -> None:
+    mgr = make_manager(tmp_path)
+    job = interactive_job(mgr, "srun", min_nodes=2)
+    step = start_step(mgr, job.job_id)
+    step_ended(mgr, job.job_id, step, "n1", usage=StepUsage(500, 10, 1, "n1"))
+    step_ended(mgr, job.job_id, step, "n2", usage=StepUsage(900, 20, 2, "n2"))
+    assert mgr.jobs[job.job_id].steps[0].usage == StepUsage(900, 30, 3, "n2")
+
+
 def test_a_cancelled_part_ends_the_rest_of_the_step(tmp_path: Path) -> None:
     mgr = make_manager(tmp_path)
     job = interactive_job(mgr, "srun", min_nodes=2)

@@ -8,6 +8,7 @@ import pytest
 
 from cli import print_fields as pf
 from cli import sacct_fields as sa
+from cli import sacct_usage
 from pyslurm_common.rpc.dbd_pb2 import JobRecord
 from pyslurm_common.rpc.types_pb2 import JobInfo, StepInfo
 
@@ -142,10 +143,10 @@ def test_renderer_numbers_and_blanks() -> None:
 @pytest.mark.parametrize(("kb", "text"), [(0, "0"), (1024, "1M"), (2000, "2000K"), (3 * 1024 * 1024, "3G"),
                                           (1536, "1536K")])
 def test_sizes_are_promoted_only_when_exact(kb: int, text: str) -> None:
-    assert sa.format_kb(kb) == text
+    assert sacct_usage.format_kb(kb) == text
 
 
 @pytest.mark.parametrize(("usec", "text"), [(4_000, "00:00.004"), (61_250_000, "01:01.250"),
                                             (3_600_000_000, "01:00:00"), (90_061_000_000, "1-01:01:01")])
 def test_cpu_times(usec: int, text: str) -> None:
-    assert sa.format_cpu_time(usec) == text
+    assert sacct_usage.format_cpu_time(usec) == text

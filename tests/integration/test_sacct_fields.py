@@ -1,0 +1,56 @@
+"""sacct's field table, long format and state filter through the real CLI on a live cluster."""
+from __future__ import annotations
+
+import grp
+import pwd
+
+from .conftest import Cluster, wait_for
+
+
+def _sacct(cluster: Cluster, *args: str, user: str | None = None) -> str:
+    return cluster.run("sacct", *args, user=user, check=True).stdout
+
+
+def test_usage_fields_of_a_finished_job_and_its_steps(cluster: Cluster) -> None:
+    job = cluster.sbatch("-J", "fields", "-N", "2", "-q", "normal", "-o", "/dev/null",
+                         "--wrap", "srun -N 2 -n 2 true", user="alice")
+    cluster.wait_state(job, "COMPLETED", timeout=40)
+    fields = "JobID,JobName,User,Group,MaxRSSNode,MaxVMSize,ReqCPUFreqMin,Layout,Flags,Suspended,QOSRAW"
+    query = ("-P", "-n", "-j", str(job), "-o", fields)
+    wait_for(lambda: len(_sacct(cluster, *query).splitlines()) == 3)
+    job_row, batch_row, step_row = (line.split("|") for line in _sacct(cluster, *query).splitlines())
+    group = grp.getgrgid(pwd.getpwnam("alice").pw_gid).gr_name
+    assert job_row[:4] == [str(job), "fields", "alice", group]
+    assert job_row[4:] == ["", "", "", "", "SchedMain", "00:00:00", "1"]   # usage is a step figure
+    nodes = cluster.run("sacct", "-P", "-n", "-X", "-j", str(job), "-o", "NodeList").stdout.strip()
+    assert batch_row[:2] == [f"{job}.batch", "batch"] and batch_row[4] in cluster.run(
+        "scontrol", "show", "hostnames", nodes).stdout.split()
+    assert batch_row[5:9] == ["0", "Unknown", "Unknown", ""]
+    assert step_row[:2] == [f"{job}.0", "true"] and step_row[7] == "Block"
+    long_lines = _sacct(cluster, "-l", "-j", str(job)).splitlines()
+    assert long_lines[0].split()[:5] == ["JobID", "JobIDRaw", "JobName", "Partition", "MaxVMSize"]
+    assert len(long_lines) == 5 and len({len(line) for line in long_lines[:2]}) == 1
+    assert "Reserved" in " ".join(_sacct(cluster, "--helpformat").split())
+    by_group = _sacct(cluster, "-X", "-n", "-P", "-g", group, "-o", "JobID", user="alice").split()
+    assert str(job) in by_group
+    assert _sacct(cluster, "-X", "-n", "-p", "--delimiter", ";", "-j", str(job), "-o", "JobID,State") == \
+        f"{job};COMPLETED;\n"
+
+
+def test_state_filter_selects_by_state_in_the_window(cluster: Cluster) -> None:
+    done = cluster.sbatch("-o", "/dev/null", "--wrap", "true", user="bob")
+    running = cluster.sbatch("-o", "/dev/null", "--wrap", "sleep 30", user="bob")
+    cluster.wait_state(done, "COMPLETED")
+    cluster.wait_state(running, "RUNNING")
+
+    def ids(*args: str) -> set[str]:
+        return set(_sacct(cluster, "-X", "-n", "-P", "-o", "JobID", "-u", "bob", *args).split())
+
+    wait_for(lambda: str(running) in ids("-s", "R"))
+    assert str(done) not in ids("-s", "R")                        # -s alone: what runs now
+    assert str(done) in ids("-s", "R", "-S", "now-1hour", "-E", "now")  # it ran in that window
+    assert str(done) in ids("-s", "CD", "-S", "now-1hour", "-E", "now")
+    assert str(running) not in ids("-s", "CD", "-S", "now-1hour", "-E", "now")
+    cluster.run("scancel", str(running), user="bob", check=True)
+    cluster.wait_state(running, "CANCELLED")
+    wait_for(lambda: str(running) in ids("-s", "CA", "-S", "now-1hour", "-E", "now"))
