@@ -47,7 +47,8 @@ def test_state_filter_selects_by_state_in_the_window(cluster: Cluster) -> None:
         return set(_sacct(cluster, "-X", "-n", "-P", "-o", "JobID", "-u", "bob", *args).split())
 
     wait_for(lambda: str(running) in ids("-s", "R"))
-    assert str(done) not in ids("-s", "R")                        # -s alone: what runs now
+    # -s alone: what runs now (once the second in which `done` ended is over)
+    wait_for(lambda: str(done) not in ids("-s", "R"), timeout=5)
     assert str(done) in ids("-s", "R", "-S", "now-1hour", "-E", "now")  # it ran in that window
     assert str(done) in ids("-s", "CD", "-S", "now-1hour", "-E", "now")
     assert str(running) not in ids("-s", "CD", "-S", "now-1hour", "-E", "now")
