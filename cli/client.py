@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import os
 from functools import lru_cache
-from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
 from google.protobuf.message import Message
@@ -33,9 +32,8 @@ def cluster_config() -> "SlurmConfig":
 
 
 @lru_cache(maxsize=1)
-def _socket() -> Path:
-    override = os.environ.get("PYSLURM_AUTH_SOCKET")
-    return Path(override) if override else auth_socket()
+def _socket() -> str:
+    return os.environ.get("PYSLURM_AUTH_SOCKET") or auth_socket()
 
 
 def controller(method: str, request: Message, reply_type: type[Reply], timeout: float = 30.0) -> Reply:

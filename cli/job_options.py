@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import os
 import resource
-import socket
 from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
 
@@ -232,7 +231,7 @@ def job_desc(values: Mapping[str, Any], default_name: str, environ: Mapping[str,
         mem_per_cpu_mb=memory_mb(values, "mem_per_cpu", "--mem-per-cpu"),
         time_limit_min=time_limit(values), work_dir=work_dir(values),
         hold=bool(values.get("hold")),
-        environment=export_environment(values.get("export"), environ), submit_host=socket.gethostname(),
+        environment=export_environment(values.get("export"), environ), submit_host=os.uname().nodename,
         umask=current_umask(), export_env=values.get("export") or "", nice=nice,
         gres=values.get("gres") or "",
         gpus=gpu_counts["gpus"], gpus_per_node=gpu_counts["gpus_per_node"],

@@ -68,7 +68,7 @@ def salloc(**values: Any) -> None:
 
     conf = config_path()
     env = dict(os.environ)
-    env.update(allocation_environment(job, submitted.cluster, str(conf) if conf.exists() else ""))
+    env.update(allocation_environment(job, submitted.cluster, conf if os.path.exists(conf) else ""))
     code, signum = _run_command(command, env, job_id)
     say(f"Relinquishing job allocation {job_id}")
     allocation.release(job_id, exit_code=code, exit_signal=signum)

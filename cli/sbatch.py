@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import os
 import sys
-from pathlib import Path
 from typing import Any
 
 import click
@@ -88,22 +87,21 @@ def _read_script(script: str | None, wrapped: str | None, chdir: str | None) -> 
         return sys.stdin.read(), "", "sbatch"
     path = _resolve_script(script, chdir)
     try:
-        data = path.read_bytes()
+        with open(path, "rb") as file:
+            data = file.read()
     except OSError:
         raise ScriptError(f"Unable to open file {script}")
-    return data.decode(errors="surrogateescape"), str(path), path.name
+    return data.decode(errors="surrogateescape"), path, os.path.basename(path)
 
 
-def _resolve_script(script: str, chdir: str | None) -> Path:
-    base = Path(chdir) if chdir else Path.cwd()
-    if script.startswith(("/", ".")):
-        return base / script if not script.startswith("/") else Path(script)
-    if (base / script).exists():
-        return base / script
+def _resolve_script(script: str, chdir: str | None) -> str:
+    # os.path, not pathlib: sbatch's start-up is a hot path.
+    local = os.path.normpath(os.path.join(chdir or os.getcwd(), script))   # an absolute one stays
+    if script.startswith(("/", ".")) or os.path.exists(local):
+        return local
     import shutil  # only for scripts found through $PATH: keeps the common start-up lean
 
-    found = shutil.which(script)
-    return Path(found) if found else base / script
+    return shutil.which(script) or local
 
 
 def _merge(ctx: click.Context, cli_values: dict[str, Any], directives: list[list[str]]) -> dict[str, Any]:

@@ -20,13 +20,17 @@ import os
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
-from pathlib import Path
+from typing import TYPE_CHECKING
 
-from pyslurm_common import hostlist
-from pyslurm_common.units import parse_memory_mb, parse_time_limit
+if TYPE_CHECKING:
+    from os import PathLike
+
+    PathName = str | PathLike[str]
 
 __all__ = ["ConfigError", "Token", "read_conf"]
-# logging and glob are imported where used: CLIs read slurm.conf on every call (start-up is hot).
+# logging, glob, hostlist and units are imported where used: CLIs read slurm.conf on every call
+# (start-up is hot) and type no values. Paths are plain os.path strings for the same reason: pathlib
+# would cost every CLI call more than reading the file; callers may pass a Path all the same.
 
 _MAX_INCLUDE_DEPTH = 16  # an Include loop fails with a clear message, not a RecursionError
 
@@ -38,7 +42,7 @@ class ConfigError(Exception):
     is then ``<file>: <message>``.
     """
 
-    def __init__(self, path: Path, line: int | None, message: str) -> None:
+    def __init__(self, path: PathName, line: int | None, message: str) -> None:
         super().__init__(path, line, message)
         self.path, self.line, self.message = path, line, message
 
@@ -57,7 +61,7 @@ class Token:
 
     key: str  # spelling as written; compare with ``lower``
     value: str  # quotes removed
-    path: Path
+    path: PathName
     line: int
 
     @property
@@ -90,12 +94,16 @@ class Token:
         return Token(self.key, first, self.path, self.line).as_int(1, 65535)
 
     def as_memory_mb(self) -> int:
+        from pyslurm_common.units import parse_memory_mb
+
         try:
             return parse_memory_mb(self.value)
         except ValueError:
             raise self._invalid("expected a size in MB (or with a K/M/G/T suffix)") from None
 
     def as_time_limit(self) -> int:
+        from pyslurm_common.units import parse_time_limit
+
         try:
             return parse_time_limit(self.value)
         except ValueError:
@@ -117,6 +125,8 @@ class Token:
         return word
 
     def as_hostlist(self) -> list[str]:
+        from pyslurm_common import hostlist
+
         try:
             return hostlist.expand(self.value)
         except hostlist.HostlistError as e:
@@ -144,10 +154,11 @@ def _strip_comment(raw: str) -> str:
     return raw
 
 
-def _logical_lines(path: Path) -> Iterator[tuple[int, str]]:
+def _logical_lines(path: PathName) -> Iterator[tuple[int, str]]:
     """(first physical line number, text) per logical line."""
     try:
-        text = path.read_text(encoding="utf-8")
+        with open(path, encoding="utf-8") as file:
+            text = file.read()
     except (OSError, UnicodeDecodeError) as e:
         raise ConfigError(path, None, f"cannot read configuration file: {e}") from None
     pending, start = "", 0
@@ -167,7 +178,7 @@ def _logical_lines(path: Path) -> Iterator[tuple[int, str]]:
         yield start, _ESCAPE.sub(r"\1", pending)
 
 
-def tokenize(text: str, path: Path, line: int) -> list[Token]:
+def tokenize(text: str, path: PathName, line: int) -> list[Token]:
     tokens: list[Token] = []
     pos, end = 0, len(text)
     while True:
@@ -188,11 +199,11 @@ def tokenize(text: str, path: Path, line: int) -> list[Token]:
 class _Reader:
     """Reads a file and its Includes in order, one token list per non-empty logical line."""
 
-    def __init__(self, conf_dir: Path) -> None:
+    def __init__(self, conf_dir: str) -> None:
         self.conf_dir = conf_dir
         self.cluster_name: str | None = None  # for ``%c`` in Include paths
 
-    def lines(self, path: Path, depth: int) -> Iterator[list[Token]]:
+    def lines(self, path: PathName, depth: int) -> Iterator[list[Token]]:
         for number, text in _logical_lines(path):
             stripped = text.strip()
             if not stripped:
@@ -207,7 +218,7 @@ class _Reader:
                     self.cluster_name = tok.value.lower()
             yield tokens
 
-    def _include(self, arg: str, path: Path, number: int, depth: int) -> Iterator[list[Token]]:
+    def _include(self, arg: str, path: PathName, number: int, depth: int) -> Iterator[list[Token]]:
         if depth >= _MAX_INCLUDE_DEPTH:
             raise ConfigError(path, number, "Include nested too deeply (an Include loop?)")
         target = arg.strip().strip('"')
@@ -215,23 +226,23 @@ class _Reader:
             if self.cluster_name is None:
                 raise ConfigError(path, number, "Include uses %c before ClusterName is set")
             target = target.replace("%c", self.cluster_name)
-        full = Path(target) if os.path.isabs(target) else self.conf_dir / target
+        full = os.path.join(self.conf_dir, target)   # an absolute target stays as it is
         if _GLOB_CHARS.search(target):
             import glob
 
-            matches = sorted(glob.glob(str(full)))
+            matches = sorted(glob.glob(full))
             if not matches:
                 import logging
 
                 logging.getLogger(__name__).warning("%s:%d: Include %s matches no file", path, number, target)
             for match in matches:
-                yield from self.lines(Path(match), depth + 1)
+                yield from self.lines(match, depth + 1)
             return
-        if not full.is_file():
+        if not os.path.isfile(full):
             raise ConfigError(path, number, f"Include file not found: {full}")
         yield from self.lines(full, depth + 1)
 
 
-def read_conf(path: Path) -> Iterator[list[Token]]:
+def read_conf(path: PathName) -> Iterator[list[Token]]:
     """Tokens of ``path`` and everything it includes, one list per logical line, in order."""
-    return _Reader(path.parent).lines(path, 0)
+    return _Reader(os.path.dirname(os.fspath(path))).lines(path, 0)

@@ -135,7 +135,7 @@ class SlurmConfig:
     # AccountingStorageEnforce words with their implications (limits/qos/safe/wckeys imply
     # associations, safe implies limits); empty: accounting enforces nothing.
     accounting_storage_enforce: frozenset[str] = frozenset()
-    auth_socket: Path = DEFAULT_AUTH_SOCKET
+    auth_socket: Path = Path(DEFAULT_AUTH_SOCKET)
     key_file: Path
     slurmctld_log_file: str | None = None
     slurmd_log_file: str | None = None
@@ -367,7 +367,7 @@ def _optional_memory(tok: Token | None) -> int | None:
 
 def load_config(path: Path | None = None) -> SlurmConfig:
     """Read slurm.conf and its Includes; raises :class:`ConfigError` on any invalid value."""
-    path = config_path() if path is None else path
+    path = Path(config_path()) if path is None else path
     store: Record = {}
     backups: list[Token] = []   # SlurmctldHost lines after the first
     node_defaults: Record = {}
@@ -401,7 +401,7 @@ def load_config(path: Path | None = None) -> SlurmConfig:
     nodes = _apply_down_nodes(_build_nodes(node_records), down_records)
     partitions = _build_partitions(part_records, nodes, def_mem,
                                    _optional_memory(store.get("maxmempernode")))
-    auth = auth_info(store.get("authinfo"), path.parent)
+    auth = auth_info(store.get("authinfo"), str(path.parent))
     acct_type = _text(store, "accountingstoragetype")
 
     def integer(key: str, default: int, minimum: int = 0) -> int:
@@ -435,8 +435,8 @@ def load_config(path: Path | None = None) -> SlurmConfig:
         accounting_storage_host=_text(store, "accountingstoragehost"),
         accounting_storage_port=port("accountingstorageport", 6819),
         accounting_storage_enforce=_enforce(store.get("accountingstorageenforce")),
-        auth_socket=auth.get("socket", DEFAULT_AUTH_SOCKET),
-        key_file=auth.get("key", path.parent / DEFAULT_KEY_NAME),
+        auth_socket=Path(auth.get("socket", DEFAULT_AUTH_SOCKET)),
+        key_file=Path(auth["key"]) if "key" in auth else path.parent / DEFAULT_KEY_NAME,
         slurmctld_log_file=_text(store, "slurmctldlogfile"),
         slurmd_log_file=_text(store, "slurmdlogfile"),
         slurmctld_pid_file=_text(store, "slurmctldpidfile"),
@@ -721,7 +721,7 @@ _SERVER_DRIVERS = {
 
 def load_dbd_config(path: Path | None = None) -> DbdConfig:
     """Read slurmdbd.conf (default: next to slurm.conf); raises :class:`ConfigError`."""
-    path = config_path().parent / "slurmdbd.conf" if path is None else path
+    path = Path(config_path()).parent / "slurmdbd.conf" if path is None else path
     store: Record = {}
     for tokens in read_conf(path):
         _store_globals(tokens, _DBD, store)

@@ -334,7 +334,7 @@ def _line(tokens: list[Token]) -> GresConfLine:
         if not files or any(not f.startswith("/") for f in files):
             raise values["file"].error(f"invalid File value {values['file'].value!r}: expected absolute paths")
     return GresConfLine(
-        path=first.path, line=first.line, nodes=tuple(nodes) if nodes is not None else None, name=name,
+        path=Path(first.path), line=first.line, nodes=tuple(nodes) if nodes is not None else None, name=name,
         type=values["type"].value if "type" in values else "", files=files,
         count=_count(values["count"]) if "count" in values else None, autodetect=autodetect,
     )

@@ -28,9 +28,11 @@ __all__ = ["HostlistError", "MAX_HOSTS", "compress", "expand"]
 # build a hundred million strings inside a CLI or the controller.
 MAX_HOSTS = 1 << 20
 
-_RANGE_ITEM = re.compile(r"(\d+)(?:-(\d+))?")
-_NUMERIC_SUFFIX = re.compile(r"^(.*?)(\d+)$", re.DOTALL)
-_FORBIDDEN_IN_NAME = re.compile(r"[\[\],\s]")
+# Patterns as strings, compiled on first use through re's own cache: every CLI imports this
+# module (slurm.conf) and most never expand a hostlist.
+_RANGE_ITEM = r"(\d+)(?:-(\d+))?"
+_NUMERIC_SUFFIX = r"(?s)^(.*?)(\d+)$"
+_FORBIDDEN_IN_NAME = r"[\[\],\s]"
 
 
 class HostlistError(ValueError):
@@ -124,7 +126,7 @@ def _expand_ranges(body: str, expr: str) -> list[str]:
     """``01-03,12`` → ['01', '02', '03', '12'] (width taken from each lower bound)."""
     values: list[str] = []
     for part in body.split(","):
-        m = _RANGE_ITEM.fullmatch(part)
+        m = re.fullmatch(_RANGE_ITEM, part)
         if m is None:
             raise HostlistError(expr)
         lo_text, hi_text = m.group(1), m.group(2)
@@ -193,9 +195,9 @@ class _Run:
 
 
 def _split_name(name: str) -> _Name:
-    if not name or _FORBIDDEN_IN_NAME.search(name):
+    if not name or re.search(_FORBIDDEN_IN_NAME, name):
         raise HostlistError(name)
-    m = _NUMERIC_SUFFIX.match(name)
+    m = re.match(_NUMERIC_SUFFIX, name)
     if m is None:
         return _Name(name, "")
     return _Name(m.group(1), m.group(2))

@@ -65,7 +65,7 @@ def wait_idle(cfg: config_mod.SlurmConfig, timeout: float = READY_TIMEOUT) -> bo
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         try:
-            nodes = call(cfg.auth_socket, "/pyslurm.Controller/GetNodes", types_pb2.Empty(), ctld_pb2.NodeList, 2).nodes
+            nodes = call(str(cfg.auth_socket), "/pyslurm.Controller/GetNodes", types_pb2.Empty(), ctld_pb2.NodeList, 2).nodes
             if nodes and all(n.state == "IDLE" and not n.flags for n in nodes):
                 return True
         except (ConnectError, Exception):  # noqa: BLE001 - daemons are still starting

@@ -50,7 +50,9 @@ _YEAR = 365 * _DAY
 # time limits
 
 
-_DIGITS = re.compile(r"\d+")
+# Patterns here are strings, compiled on first use through re's own cache: CLIs import this
+# module on every call and most parse none of these forms.
+_DIGITS = r"\d+"
 
 
 def parse_time_limit(text: str) -> int:
@@ -67,11 +69,11 @@ def parse_time_limit(text: str) -> int:
     days = 0
     if "-" in s:
         day_text, _, s = s.partition("-")
-        if not _DIGITS.fullmatch(day_text):
+        if not re.fullmatch(_DIGITS, day_text):
             raise ValueError(f"invalid time limit: {text!r}")
         days = int(day_text)
     fields = s.split(":")
-    if len(fields) > 3 or not all(_DIGITS.fullmatch(f) for f in fields):
+    if len(fields) > 3 or not all(re.fullmatch(_DIGITS, f) for f in fields):
         raise ValueError(f"invalid time limit: {text!r}")
     values = [int(f) for f in fields]
     if "-" in text:
@@ -93,7 +95,7 @@ def parse_time_limit(text: str) -> int:
 # memory
 
 
-_MEMORY = re.compile(r"(\d+)(?:([KMGT])B?)?", re.IGNORECASE)
+_MEMORY = r"(?i)(\d+)(?:([KMGT])B?)?"
 _MEMORY_FACTOR_KB = {"K": 1, "M": 1024, "G": 1024**2, "T": 1024**3}
 
 
@@ -103,7 +105,7 @@ def parse_memory_mb(text: str) -> int:
     No unit means megabytes; units are binary (G = 1024 MB); K rounds up to a whole MB.  A
     ``B`` is accepted only after a unit.
     """
-    m = _MEMORY.fullmatch(text.strip())
+    m = re.fullmatch(_MEMORY, text.strip())
     if m is None:
         raise ValueError(f"invalid memory size: {text!r}")
     number = int(m.group(1))
@@ -228,11 +230,11 @@ _DELTA_UNITS = {
     "day": _DAY,
     "week": 7 * _DAY,
 }
-_NOW_DELTA = re.compile(r"now\s*([+-])\s*(\d+)\s*([a-z]*)")
-_CLOCK = re.compile(r"(\d{1,2}):(\d{2})(?::(\d{2}))?(am|pm)?")
-_ISO_DATE = re.compile(r"(\d{4})-(\d{1,2})-(\d{1,2})")
-_SHORT_DATE = re.compile(r"(\d{1,2})([/.])(\d{1,2})(?:\2(\d{2}|\d{4}))?")
-_COMPACT_DATE = re.compile(r"(\d{2})(\d{2})(\d{2})?")
+_NOW_DELTA = r"now\s*([+-])\s*(\d+)\s*([a-z]*)"
+_CLOCK = r"(\d{1,2}):(\d{2})(?::(\d{2}))?(am|pm)?"
+_ISO_DATE = r"(\d{4})-(\d{1,2})-(\d{1,2})"
+_SHORT_DATE = r"(\d{1,2})([/.])(\d{1,2})(?:\2(\d{2}|\d{4}))?"
+_COMPACT_DATE = r"(\d{2})(\d{2})(\d{2})?"
 
 
 def parse_datetime(text: str, now: float, *, past: bool = False) -> int:
@@ -253,7 +255,7 @@ def parse_datetime(text: str, now: float, *, past: bool = False) -> int:
 
     if s == "now":
         return int(now)
-    m = _NOW_DELTA.fullmatch(s)
+    m = re.fullmatch(_NOW_DELTA, s)
     if m is not None:
         unit = m.group(3)
         unit = unit[:-1] if unit.endswith("s") else unit
@@ -290,7 +292,7 @@ def _split_date_time(s: str) -> tuple[str, str | None]:
     if "t" in s:
         date_part, _, time_part = s.partition("t")
         return date_part, time_part
-    if ":" in s and "-" in s and not _ISO_DATE.match(s):
+    if ":" in s and "-" in s and not re.match(_ISO_DATE, s):
         date_part, _, time_part = s.rpartition("-")
         return date_part, time_part
     return s, None
@@ -298,7 +300,7 @@ def _split_date_time(s: str) -> tuple[str, str | None]:
 
 def _parse_clock(s: str, text: str) -> tuple[int, int, int] | None:
     """``HH:MM[:SS][am|pm]`` → (h, m, s); None if ``s`` is not a clock time at all."""
-    m = _CLOCK.fullmatch(s)
+    m = re.fullmatch(_CLOCK, s)
     if m is None:
         return None
     hour, minute, second = int(m.group(1)), int(m.group(2)), int(m.group(3) or 0)
@@ -314,14 +316,14 @@ def _parse_clock(s: str, text: str) -> tuple[int, int, int] | None:
 
 def _parse_date(s: str, today: dt.date, text: str) -> tuple[dt.date, bool]:
     """Parse the date forms; returns (date, whether a year was given)."""
-    m = _ISO_DATE.fullmatch(s)
+    m = re.fullmatch(_ISO_DATE, s)
     if m is not None:
         return _make_date(int(m.group(1)), int(m.group(2)), int(m.group(3)), text), True
-    m = _SHORT_DATE.fullmatch(s)
+    m = re.fullmatch(_SHORT_DATE, s)
     if m is not None:
         month, day, year_text = int(m.group(1)), int(m.group(3)), m.group(4)
     else:
-        m = _COMPACT_DATE.fullmatch(s)
+        m = re.fullmatch(_COMPACT_DATE, s)
         if m is None:
             raise ValueError(f"invalid time: {text!r}")
         month, day, year_text = int(m.group(1)), int(m.group(2)), m.group(3)

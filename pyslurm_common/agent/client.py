@@ -1,12 +1,13 @@
 """CLI side of the auth agent: one blocking RPC over the unix socket.
 
 This is the hot path of every CLI call, so it imports only the stdlib and
-the protobuf message classes the caller hands in.
+the protobuf message classes the caller hands in; of the stdlib, `_socket`
+(the C module under `socket`) and no pathlib: socket.py turns every constant
+into an enum at import, which costs a CLI call more than the call itself.
 """
 from __future__ import annotations
 
-import socket
-from pathlib import Path
+import _socket
 from typing import TypeVar
 
 from google.protobuf.message import Message
@@ -26,13 +27,13 @@ class ConnectError(Exception):
     """The agent or the daemon behind it could not be reached."""
 
 
-def call(socket_path: Path, method: str, request: Message, reply_type: type[Reply],
+def call(socket_path: str, method: str, request: Message, reply_type: type[Reply],
          timeout: float = 30.0) -> Reply:
-    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    sock = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
     sock.settimeout(timeout + 5)
     try:
         try:
-            sock.connect(str(socket_path))
+            sock.connect(socket_path)
         except OSError as exc:
             raise ConnectError(f"cannot reach the auth agent at {socket_path}: {exc.strerror}") from exc
         sock.sendall(protocol.encode_request(method, request.SerializeToString(), int(timeout * 1000)))

@@ -8,8 +8,11 @@ goes to the i-th SlurmctldHost only (0 = primary), for scontrol ping and takeove
 """
 from __future__ import annotations
 
-import socket
 import struct
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from _socket import socket
 
 _LEN = struct.Struct("!I")
 _REQ_HEAD = struct.Struct("!H")
@@ -66,7 +69,7 @@ def decode_reply(payload: bytes) -> tuple[int, str, bytes]:
     return status, payload[start:start + dlen].decode(errors="replace"), payload[start + dlen:]
 
 
-def recv_frame(sock: socket.socket) -> bytes:
+def recv_frame(sock: socket) -> bytes:
     head = _recv_exact(sock, _LEN.size)
     (length,) = _LEN.unpack(head)
     if length > MAX_FRAME:
@@ -74,7 +77,7 @@ def recv_frame(sock: socket.socket) -> bytes:
     return _recv_exact(sock, length)
 
 
-def _recv_exact(sock: socket.socket, n: int) -> bytes:
+def _recv_exact(sock: socket, n: int) -> bytes:
     chunks = []
     while n:
         chunk = sock.recv(min(n, 1 << 20))

@@ -164,13 +164,13 @@ def test_spool_dir_for(tmp_path: Path) -> None:
 def test_config_path(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("PYSLURM_CONF", raising=False)
     monkeypatch.delenv("SLURM_CONF", raising=False)
-    assert config_path() == Path("/etc/pyslurm/slurm.conf")
+    assert config_path() == "/etc/pyslurm/slurm.conf"
     monkeypatch.setenv("SLURM_CONF", "/a/slurm.conf")
-    assert config_path() == Path("/a/slurm.conf")
+    assert config_path() == "/a/slurm.conf"
     monkeypatch.setenv("PYSLURM_CONF", "/b/slurm.conf")
-    assert config_path() == Path("/b/slurm.conf")
+    assert config_path() == "/b/slurm.conf"
     monkeypatch.setenv("PYSLURM_CONF", "")
-    assert config_path() == Path("/a/slurm.conf")
+    assert config_path() == "/a/slurm.conf"
 
 
 def test_load_config_uses_env_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
