@@ -49,6 +49,7 @@ def start(conf: Path, run_dir: Path, log_dir: Path, daemons: tuple[str, ...]) ->
     bin_dir = Path(sys.executable).parent
     env = dict(os.environ, PYSLURM_CONF=str(conf))
     node = _node_name()
+    launched: list[tuple[subprocess.Popen[bytes], Path]] = []
     for daemon in daemons:
         pid_file = _pid_file(run_dir, daemon, node)
         if _alive(pid_file):
@@ -57,8 +58,19 @@ def start(conf: Path, run_dir: Path, log_dir: Path, daemons: tuple[str, ...]) ->
         if daemon == "pyslurmd":
             args += ["-N", node]
         log = (log_dir / f"{daemon}.out").open("ab")
-        subprocess.Popen(args, env=env, stdin=subprocess.DEVNULL, stdout=log, stderr=log,
-                         start_new_session=True)
+        proc = subprocess.Popen(args, env=env, stdin=subprocess.DEVNULL, stdout=log, stderr=log,
+                                start_new_session=True)
+        launched.append((proc, pid_file))
+    _wait_for_pid_files(launched)
+
+
+def _wait_for_pid_files(launched: list[tuple[subprocess.Popen[bytes], Path]]) -> None:
+    """Until each daemon has written its pid file (or died): a quickstart run right after this
+    one must find them running, not start second copies that `--stop` would never know of."""
+    deadline = time.monotonic() + READY_TIMEOUT
+    for proc, pid_file in launched:
+        while _alive(pid_file) != proc.pid and proc.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.02)
 
 
 def wait_idle(cfg: config_mod.SlurmConfig, timeout: float = READY_TIMEOUT) -> bool:

@@ -128,5 +128,7 @@ def insecure_channel(address: str) -> grpc.aio.Channel:
 
 def make_server(verifier: Verifier, serving: Serving | None = None) -> grpc.aio.Server:
     """A server whose every call is authenticated; `serving` counts the calls in progress."""
+    # No SO_REUSEPORT (gRPC's default): a second copy of a daemon must fail to listen, not
+    # silently share the port with the first.
     return grpc.aio.server(interceptors=[AuthInterceptor(verifier, serving or Serving())],
-                           options=CHANNEL_OPTIONS)
+                           options=[*CHANNEL_OPTIONS, ("grpc.so_reuseport", 0)])
