@@ -40,6 +40,7 @@ from .nodes import NodeRecord
 from .sched_params import scheduling_options
 from .states import transition
 from .statistics import ControllerStats
+from .limits import default_time_limit, limit_gate, submit_refusal
 from .job_steps import node_gone_from_steps, settled, step_part_ended, terminate_steps
 from .step_layout import StepShape, place_step
 
@@ -180,8 +181,10 @@ class JobManager:
             raise SlurmError(Strerror.NODE_COUNT_INVALID)
         others = tuple(self._resolve_partition(name).name for name in raw.partitions)
         self._check_node_lists(raw, (part.name, *others))
-        charged = charge(self.associations, self.cfg.accounting_storage_enforce, user_name, raw.account, raw.qos,
-                         others or (part.name,))
+        enforce = self.cfg.accounting_storage_enforce
+        charged = charge(self.associations, enforce, user_name, raw.account, raw.qos, others or (part.name,))
+        if raw.time_limit_min == 0:
+            time_limit = default_time_limit(self.associations, enforce, charged.qos, charged.association, time_limit)
         request = self._normalised_gpus(dataclasses.replace(raw, partition=part.name, time_limit_min=time_limit,
                                                             account=charged.account, qos=charged.qos,
                                                             partitions=others if len(others) > 1 else (),
@@ -194,6 +197,8 @@ class JobManager:
         new_jobs = len(array_spec.indices) if array_spec else 1
         if self._active_job_count() + new_jobs > self.cfg.max_job_count:
             raise SlurmError(Strerror.TOO_MANY_JOBS)
+        submit_refusal(self.associations, enforce, self.jobs.values(), user_name, charged.association, request,
+                       need.tres, new_jobs)
         job_id = JobId(self._new_job_id())
         job = Job(
             job_id=job_id, request=request, uid=uid, gid=gid, user_name=user_name,
@@ -461,7 +466,8 @@ class JobManager:
                                             p.min_nodes, p.priority_tier, self._def_mem_per_cpu(p))
             for p in self.partitions.values()
         }
-        decisions = scheduler.schedule(pending, capacities, views, array_running, ineligible, eligible_tasks)
+        gate = limit_gate(self.associations, self.cfg.accounting_storage_enforce, self.jobs.values())
+        decisions = scheduler.schedule(pending, capacities, views, array_running, ineligible, eligible_tasks, gate)
         array_starts: dict[JobId, int] = {}
         for decision in decisions:
             if isinstance(decision, scheduler.Start) and decision.array_task_id is not None:

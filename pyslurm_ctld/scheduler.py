@@ -19,12 +19,17 @@ its tasks lowest index first, as many as fit and as its `%N` throttle allows (gi
 tasks already running, `array_running`), so an array costs one entry in the queue plus one
 node selection per task that actually starts. Throttled tasks pend with JobArrayTaskLimit,
 which blocks nothing.
+
+Accounting limits (QOS, associations) are a `LimitGate` passed in (limits.py): a job over a
+limit pends with the limit's reason and blocks nothing; each start is reported to the gate, so
+a job started earlier in the pass counts toward the limits of the later ones (also between
+tasks of one array).
 """
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Iterable, Mapping, Sequence
+from typing import Iterable, Mapping, Protocol, Sequence
 
 from .job import Allocation, Hold, Job, JobId, JobRequest, Reason
 
@@ -93,6 +98,16 @@ class Pend:
 Decision = Start | Pend
 
 
+class LimitGate(Protocol):
+    """Accounting limits of one pass (limits.LimitGate)."""
+
+    def blocked(self, job: Job, partition: str, tres: Mapping[str, int]) -> Reason | None:
+        """Why the job may not start in the partition with these TRES now, or None."""
+
+    def started(self, job: Job, partition: str, tres: Mapping[str, int]) -> None:
+        """A start decided in this pass: it counts from now on."""
+
+
 @dataclass(frozen=True, slots=True)
 class _Need:
     nodes: int
@@ -105,6 +120,12 @@ class _Need:
 
     def candidates(self, nodes: Sequence[str]) -> list[str]:
         return [n for n in nodes if n not in self.excluded]
+
+    @property
+    def tres(self) -> dict[str, int]:
+        """What an allocation for this need holds, in accounting's TRES names."""
+        return {"cpu": self.cpus_per_node * self.nodes, "mem": self.memory_mb_per_node * self.nodes,
+                "node": self.nodes, "gres/gpu": self.gpus_per_node * self.nodes}
 
 
 def job_need(req: JobRequest, def_mem_per_cpu_mb: int) -> _Need:
@@ -207,11 +228,13 @@ def schedule(pending: Iterable[Job], nodes: Mapping[str, NodeCapacity],
              partitions: Mapping[str, PartitionView],
              array_running: Mapping[JobId, int] | None = None,
              ineligible: Mapping[JobId, Reason] | None = None,
-             eligible_tasks: Mapping[JobId, Sequence[int]] | None = None) -> list[Decision]:
+             eligible_tasks: Mapping[JobId, Sequence[int]] | None = None,
+             limits: LimitGate | None = None) -> list[Decision]:
     """Decisions for one pass. `array_running` counts the running tasks of each array (by array
     id); `ineligible` names jobs that may not start yet whatever the resources, with the reason
     (begin time, dependency): like held jobs, they pend and block nothing. `eligible_tasks`
-    narrows an array's pending indices to those that may start (aftercorr)."""
+    narrows an array's pending indices to those that may start (aftercorr). `limits`: the
+    accounting limits, None when none are enforced."""
     running = array_running or {}
     waiting = ineligible or {}
     allowed = eligible_tasks or {}
@@ -241,6 +264,8 @@ def schedule(pending: Iterable[Job], nodes: Mapping[str, NodeCapacity],
                 usable.append((part, need))
             elif reason is None:
                 reason = static
+        if limits is not None:
+            usable, reason = _within_limits(job, usable, limits, reason)
         if not usable:
             decisions.append(Pend(job.job_id, reason or Reason.PARTITION_CONFIG))
             continue
@@ -257,14 +282,24 @@ def schedule(pending: Iterable[Job], nodes: Mapping[str, NodeCapacity],
                 waits_for = waits_for or Reason.PRIORITY
                 continue
             started = 0
+            over_limit: Reason | None = None
             for task in tasks:
+                if started and limits is not None:    # the array's tasks started so far count
+                    over_limit = limits.blocked(job, part.name, need.tres)
+                    if over_limit is not None:
+                        break
                 allocation = _allocate(part.nodes, need, free)
                 if allocation is None:
                     break
                 decisions.append(Start(job.job_id, allocation, task, part.name if len(names) > 1 else None))
+                if limits is not None:
+                    limits.started(job, part.name, need.tres)
                 started += 1
             tasks = tasks[started:]
             if not tasks:
+                break
+            if over_limit is not None:
+                waits_for = over_limit
                 break
             blocked.add(part.name)
             waits_for = Reason.RESOURCES
@@ -273,6 +308,20 @@ def schedule(pending: Iterable[Job], nodes: Mapping[str, NodeCapacity],
         elif rest_reason is not None:
             decisions.append(Pend(job.job_id, rest_reason))
     return decisions
+
+
+def _within_limits(job: Job, usable: list[tuple[PartitionView, _Need]], limits: LimitGate,
+                   reason: Reason | None) -> tuple[list[tuple[PartitionView, _Need]], Reason | None]:
+    """The partitions where the job is within its accounting limits, and the reason to give if
+    there are none (the first limit found, unless another reason came first)."""
+    within = []
+    for part, need in usable:
+        over = limits.blocked(job, part.name, need.tres)
+        if over is None:
+            within.append((part, need))
+        elif reason is None:
+            reason = over
+    return within, reason
 
 
 def _startable_tasks(job: Job, running: Mapping[JobId, int],

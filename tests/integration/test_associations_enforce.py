@@ -136,3 +136,71 @@ def test_dbd_down_submissions_are_still_checked_from_the_cache_also_after_a_cont
     _mgr(lab, "add", "user", "bob", "Account=chem")
     _within(1.0, lambda: _submit(lab, "bob").returncode == 0)
     lab.run("scancel", "-u", "bob", check=True)
+
+
+POLICY = "Job violates accounting/QOS policy (job submit limit, user's size and/or time limits)"
+
+
+def _reason(cluster: Cluster, job: int) -> str:
+    return cluster.run("squeue", "-h", "-j", str(job), "-o", "%T %r").stdout.strip()
+
+
+def _grant(cluster: Cluster, qos: str, *limits: str) -> None:
+    """A new QOS with ``limits`` that alice may use (she is in physics by the tests above)."""
+    _mgr(cluster, "add", "qos", qos, *limits)
+    _mgr(cluster, "modify", "user", "alice", "set", f"QOS+={qos}")
+    _within(1.0, lambda: _submit(cluster, "alice", "--qos", qos, "-t", "1").returncode == 0)
+    cluster.run("scancel", "-u", "alice", check=True)
+
+
+def test_qos_submit_limit_refuses_with_the_reason_as_detail(lab: Cluster) -> None:
+    _grant(lab, "few", "MaxSubmitJobsPerUser=2")
+    _accepted(lab, "alice", "--qos", "few")
+    _accepted(lab, "alice", "--qos", "few")
+    out = _submit(lab, "alice", "--qos", "few")
+    assert (out.returncode, out.stderr) == (
+        1, f"sbatch: error: QOSMaxSubmitJobPerUserLimit\nsbatch: error: Batch job submission failed: {POLICY}\n")
+    array = _submit(lab, "alice", "--qos", "few", "--array", "1-3")
+    assert array.returncode == 1
+    lab.run("scancel", "-u", "alice", check=True)
+    _within(5.0, lambda: _submit(lab, "alice", "--qos", "few").returncode == 0)
+    lab.run("scancel", "-u", "alice", check=True)
+
+
+def test_jobs_over_a_running_limit_pend_with_slurms_reason_and_start_when_it_frees(lab: Cluster) -> None:
+    _grant(lab, "onejob", "MaxJobsPerUser=1")
+    first = lab.sbatch("--qos", "onejob", "--wrap", "sleep 60", user="alice")
+    second = lab.sbatch("--qos", "onejob", "--wrap", "sleep 60", user="alice")
+    lab.wait_state(first, "RUNNING")
+    wait_for(lambda: _reason(lab, second) == "PENDING QOSMaxJobsPerUserLimit")
+    lab.run("scancel", str(first), check=True)
+    lab.wait_state(second, "RUNNING")
+    lab.run("scancel", "-u", "alice", check=True)
+
+
+def test_wall_limit_pends_or_with_deny_on_limit_is_refused_and_sets_a_missing_time_limit(lab: Cluster) -> None:
+    _grant(lab, "short", "MaxWall=10")
+    over = lab.sbatch("--qos", "short", "-t", "20", "--wrap", "true", user="alice")
+    wait_for(lambda: _reason(lab, over) == "PENDING QOSMaxWallDurationPerJobLimit")
+    fits = lab.sbatch("--qos", "short", "--hold", "--wrap", "true", user="alice")
+    assert lab.job_field(fits, "l") == "10:00"
+    _mgr(lab, "modify", "qos", "short", "set", "Flags=DenyOnLimit")
+    _within(1.0, lambda: _submit(lab, "alice", "--qos", "short", "-t", "20").returncode == 1)
+    out = _submit(lab, "alice", "--qos", "short", "-t", "20")
+    assert out.stderr == f"sbatch: error: QOSMaxWallDurationPerJobLimit\nsbatch: error: Batch job submission failed: {POLICY}\n"
+    lab.run("scancel", "-u", "alice", check=True)
+
+
+def test_account_group_cpu_limit_holds_the_accounts_jobs(lab: Cluster) -> None:
+    _mgr(lab, "modify", "account", "physics", "set", "GrpTRES=cpu=2")
+    try:
+        first = lab.sbatch("-c", "2", "--wrap", "sleep 60", user="alice")
+        lab.wait_state(first, "RUNNING")
+        second = lab.sbatch("-c", "1", "--wrap", "sleep 60", user="alice")
+        wait_for(lambda: _reason(lab, second) == "PENDING AssocGrpCpuLimit")
+        other = lab.sbatch("-c", "1", "--wrap", "sleep 60", user="bob")   # chem: not held back
+        lab.wait_state(other, "RUNNING")
+    finally:
+        _mgr(lab, "modify", "account", "physics", "set", "GrpTRES=cpu=-1")
+        lab.run("scancel", "-u", "alice")
+        lab.run("scancel", "-u", "bob")
