@@ -26,6 +26,7 @@ from pathlib import Path
 import grpc
 from google.protobuf.message import DecodeError
 
+from pyslurm_common.daemon_runtime import wait_first
 from pyslurm_common.rpc import dbd_pb2, dbd_pb2_grpc
 from pyslurm_common.rpc_auth import Signer, insecure_channel
 
@@ -145,10 +146,7 @@ class AssociationCache:
                     log.warning("association cache: accounting unreachable (%s), enforcing version %s "
                                 "until it answers", exc.code().name, self.snapshot.version or "(none)")
                 reachable = False
-                try:
-                    await asyncio.wait_for(stop.wait(), RETRY_SECONDS)
-                except TimeoutError:
-                    pass
+                await wait_first(stop, timeout=RETRY_SECONDS)
                 continue
             if not reachable:
                 log.info("association cache: accounting answers again")
