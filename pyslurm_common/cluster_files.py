@@ -37,6 +37,7 @@ class ClusterSpec:
     kill_wait: int = 30
     slurmd_timeout: int = 300
     min_job_age: int = 300
+    cred_expire: int | None = None    # AuthInfo cred_expire= (a requeued job waits this + 1 s); None: default
     extra: tuple[str, ...] = field(default=())
     # A lab box shares its GPUs and memory between users: confine every step by default.
     cgroup_conf: str = "ConstrainCores=yes\nConstrainRAMSpace=yes\nConstrainDevices=yes\n"
@@ -66,7 +67,8 @@ def render_slurm_conf(spec: ClusterSpec) -> str:
         f"SlurmctldHost={spec.controller_host}({spec.controller_addr})",
         f"SlurmctldPort={spec.ctld_port}",
         f"SlurmdPort={spec.slurmd_port}",
-        f"AuthInfo=socket={spec.auth_socket},key={spec.key_file}",
+        f"AuthInfo=socket={spec.auth_socket},key={spec.key_file}"
+        + (f",cred_expire={spec.cred_expire}" if spec.cred_expire is not None else ""),
         f"StateSaveLocation={spec.state_dir / 'ctld'}",
         f"SlurmdSpoolDir={spec.state_dir / 'spool' / '%n'}",
         f"SlurmctldPidFile={spec.run_dir / 'pyslurmctld.pid'}",

@@ -27,6 +27,7 @@ from pyslurm_common.client_settings import DEFAULT_AUTH_SOCKET, DEFAULT_KEY_NAME
 from pyslurm_common.conf_syntax import ConfigError, Token, read_conf, tokenize
 from pyslurm_common.daemon_log import LEVEL_NAMES
 from pyslurm_common.gres import GresError, parse_gres
+from pyslurm_common.preempt_conf import ModeSpec, PreemptConfig, parse_grace_time, parse_mode, preempt_config
 from pyslurm_common.units import UNLIMITED
 
 __all__ = [
@@ -90,6 +91,8 @@ class PartitionConfig:
     over_subscribe: str = "NO"  # NO, EXCLUSIVE, YES:<n>, FORCE:<n>
     def_mem_per_cpu_mb: int | None = None  # the partition's, else the global DefMemPerCPU
     max_mem_per_node_mb: int | None = None  # the partition's, else the global MaxMemPerNode
+    preempt_mode: ModeSpec | None = None  # None: the global PreemptMode
+    grace_time: int = 0  # seconds a preempted job gets between SIGTERM and the preemption
 
 
 @dataclass(frozen=True, slots=True)
@@ -145,6 +148,7 @@ class SlurmConfig:
     slurmd_debug: str = "info"
     nodes: tuple[NodeConfig, ...] = ()
     partitions: tuple[PartitionConfig, ...] = ()
+    preempt: PreemptConfig = PreemptConfig()
     entries: tuple[tuple[str, str], ...] = ()
     _node_index: Mapping[str, NodeConfig] = field(init=False, repr=False, compare=False)
 
@@ -252,12 +256,12 @@ ThreadsPerCore RealMemory TmpDisk Gres Features Feature Weight State Port Reason
 _NODE_KEYS_IGNORED = "BcastAddr CoreSpecCount CpuBind CpuSpecList MemSpecLimit TRESWeights"
 _PARTITION_KEYS = """
 PartitionName Nodes Default MaxTime DefaultTime MaxNodes MinNodes State PriorityTier
-PriorityJobFactor Priority OverSubscribe Shared DefMemPerCPU MaxMemPerNode
+PriorityJobFactor Priority OverSubscribe Shared DefMemPerCPU MaxMemPerNode PreemptMode GraceTime
 """
 _PARTITION_KEYS_IGNORED = """
 AllocNodes AllowAccounts AllowGroups AllowQos Alternate CpuBind DefCpuPerGPU DefMemPerGPU
-DefMemPerNode DenyAccounts DenyQos DisableRootJobs ExclusiveUser GraceTime Hidden LLN
-MaxCPUsPerNode MaxCPUsPerSocket MaxMemPerCPU OverTimeLimit PowerDownOnIdle PreemptMode QOS
+DefMemPerNode DenyAccounts DenyQos DisableRootJobs ExclusiveUser Hidden LLN
+MaxCPUsPerNode MaxCPUsPerSocket MaxMemPerCPU OverTimeLimit PowerDownOnIdle QOS
 ReqResv ResumeTimeout RootOnly SelectTypeParameters SuspendTime SuspendTimeout
 TRESBillingWeights
 """
@@ -445,6 +449,7 @@ def load_config(path: Path | None = None) -> SlurmConfig:
         slurmd_debug=_debug(store.get("slurmddebug")),
         nodes=nodes,
         partitions=partitions,
+        preempt=preempt_config(store.get("preempttype"), store.get("preemptmode"), store.get("preemptexempttime")),
         entries=_entries(store, _GLOBAL),
     )
 
@@ -693,6 +698,8 @@ def _partition(rec: Record, all_names: tuple[str, ...],
         over_subscribe=_over_subscribe(rec.get("oversubscribe") or rec.get("shared")),
         def_mem_per_cpu_mb=_optional_memory(rec["defmempercpu"]) if "defmempercpu" in rec else def_mem,
         max_mem_per_node_mb=_optional_memory(rec["maxmempernode"]) if "maxmempernode" in rec else max_mem,
+        preempt_mode=parse_mode(rec["preemptmode"]) if "preemptmode" in rec else None,
+        grace_time=parse_grace_time(rec["gracetime"]) if "gracetime" in rec else 0,
     )
 
 

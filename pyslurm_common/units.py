@@ -36,6 +36,7 @@ __all__ = [
     "parse_datetime",
     "parse_memory_mb",
     "parse_time_limit",
+    "parse_time_seconds",
 ]
 
 UNLIMITED = -1
@@ -63,6 +64,16 @@ def parse_time_limit(text: str) -> int:
     of zero (``0``, ``00:00:00``) means no limit, as it does for ``--time``.  Fields are not
     range-checked (``90`` and ``1:75`` are fine), as in Slurm.
     """
+    total = parse_time_seconds(text)
+    if total == UNLIMITED:
+        return UNLIMITED
+    result = math.ceil(total / _MINUTE)
+    return UNLIMITED if result == 0 else result
+
+
+def parse_time_seconds(text: str) -> int:
+    """The same forms as :func:`parse_time_limit`, to the second (a bare number is minutes, as
+    in Slurm's time_str2secs); ``UNLIMITED`` gives :data:`UNLIMITED`, zero stays 0."""
     s = text.strip()
     if s.lower() in ("unlimited", "infinite", "-1"):
         return UNLIMITED
@@ -86,9 +97,7 @@ def parse_time_limit(text: str) -> int:
         hours, (minutes, seconds) = 0, values
     else:
         hours, minutes, seconds = values
-    total = days * _DAY + hours * _HOUR + minutes * _MINUTE + seconds
-    result = math.ceil(total / _MINUTE)
-    return UNLIMITED if result == 0 else result
+    return days * _DAY + hours * _HOUR + minutes * _MINUTE + seconds
 
 
 # --------------------------------------------------------------------------------------------

@@ -22,7 +22,8 @@ from . import convert, reconfigure
 from .accounting_outbox import AccountingOutbox
 from .association_cache import AssociationCache
 from .associations import AssociationSnapshot
-from .events import (Account, Effect, Event, JobRequeued, Launch, SignalTasks, StepFinished, StepStarted, Terminate,
+from .events import (Account, Effect, Event, JobRequeued, Launch, SignalTasks, StepFinished, StepStarted, SuspendTasks,
+                     Terminate,
                      event_from_dict, event_to_dict)
 from .job import Hold, Job, JobId, JobState, Step
 from .job_env import batch_environment, merged_environment, overlay_environment, step_environment
@@ -106,6 +107,9 @@ class Controller:
             elif isinstance(effect, SignalTasks):
                 for node in effect.nodes:
                     self._spawn(self._signal(effect, node))
+            elif isinstance(effect, SuspendTasks):
+                for node in effect.nodes:
+                    self._spawn(self._suspend(effect, node))
 
     @property
     def agent_queue_size(self) -> int:
@@ -153,7 +157,7 @@ class Controller:
             script=req.script, environment=merged_environment(job, env), argv=list(req.argv),
             work_dir=req.work_dir, std_out=std_out, std_err=std_err, std_in=std_in,
             cpus=job.allocation.cpus_per_node[0], memory_mb=job.allocation.memory_mb_per_node[0],
-            umask=req.umask, append=req.append_output, kill_wait=self.cfg.kill_wait, job_name=req.name,
+            umask=req.umask, append=req.append_output or job.restarts > 0, kill_wait=self.cfg.kill_wait, job_name=req.name,
             cpu_ids=list(job.allocation.cpus_on(0)), gpu_indices=list(job.allocation.gpus_on(0)),
             rlimits=list(req.rlimits),
         )
@@ -204,6 +208,22 @@ class Controller:
                                     effect.batch_only, effect.full, effect.step)
         except NodeLinkError as exc:
             log.warning("job=%d signal on %s failed: %s", effect.job_id, node, exc)
+
+    async def _suspend(self, effect: SuspendTasks, node: str) -> None:
+        """Freeze or thaw the job's processes on `node`, retrying while the job is still in the state
+        that asked for it (a thaw must not be lost, or the job would stay stopped)."""
+        wanted = JobState.SUSPENDED if effect.suspend else JobState.RUNNING
+        while True:
+            job = self.manager.jobs.get(effect.job_id)
+            if job is None or job.state is not wanted:
+                return
+            try:
+                await self.links.suspend(node, self._address(node), effect.job_id, effect.suspend)
+                return
+            except NodeLinkError as exc:
+                log.warning("job=%d %s on %s failed, retrying: %s", effect.job_id,
+                            "suspend" if effect.suspend else "resume", node, exc)
+                await asyncio.sleep(TERMINATE_RETRY)
 
     # ---- interactive work (srun, salloc) ------------------------------------------
 

@@ -21,8 +21,9 @@ from .job_manager import NodeUsage
 from .nodes import NodeRecord
 
 
-def request_from_desc(desc: types_pb2.JobDesc) -> JobRequest:
-    """The raw request; the job manager resolves defaults and validates it."""
+def request_from_desc(desc: types_pb2.JobDesc, requeue_default: bool = True) -> JobRequest:
+    """The raw request; the job manager resolves defaults and validates it. Without --requeue or
+    --no-requeue a job may be requeued as slurm.conf's JobRequeue says (`requeue_default`)."""
     name = desc.name or "sbatch"
     std_out = desc.std_out or ("slurm-%A_%a.out" if desc.array else "slurm-%j.out")
     return JobRequest(
@@ -36,7 +37,7 @@ def request_from_desc(desc: types_pb2.JobDesc) -> JobRequest:
         script=desc.script, environment=tuple(desc.environment), argv=tuple(desc.argv),
         command=desc.command, submit_host=desc.submit_host, umask=desc.umask,
         export_env=desc.export_env, append_output=desc.open_mode == "append", nice=desc.nice,
-        requeue=desc.requeue if desc.requeue_set else True,
+        requeue=desc.requeue if desc.requeue_set else requeue_default,
         rlimits=tuple(desc.rlimits), signal_number=desc.signal_number,
         signal_seconds=desc.signal_seconds, signal_batch_only=desc.signal_batch_only,
         begin_time=desc.begin_time, kill_on_invalid_dep=desc.kill_on_invalid_dep,

@@ -143,6 +143,40 @@ class JobRequeued:
 
 
 @dataclass(frozen=True, slots=True)
+class JobPreempted:
+    """A scheduling pass chose the running job to make room for `preemptor` (`mode` CANCEL,
+    REQUEUE or SUSPEND). With `grace` > 0 and no warning given yet this is the warning (the
+    steps get SIGCONT + SIGTERM, the action follows `grace` seconds later, as a second event
+    with `grace` 0); otherwise it is the action itself."""
+
+    kind: ClassVar[str] = "preempted"
+    job_id: JobId
+    preemptor: JobId
+    mode: str
+    time: int
+    grace: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class JobSuspended:
+    """`scontrol suspend`: an operator stops a running job in place."""
+
+    kind: ClassVar[str] = "suspended"
+    job_id: JobId
+    by_uid: int
+    time: int
+
+
+@dataclass(frozen=True, slots=True)
+class JobResumed:
+    """A suspended job runs again: its preemptor ended, or `scontrol resume`."""
+
+    kind: ClassVar[str] = "resumed"
+    job_id: JobId
+    time: int
+
+
+@dataclass(frozen=True, slots=True)
 class JobLost:
     """The job's batch host registered without it (rebooted, say): the run is over (NODE_FAIL)."""
 
@@ -240,12 +274,13 @@ class AllocationReleased:
 Event = (JobSubmitted | JobStarted | JobHoldChanged | JobCancelled | JobTimedOut | BatchFinished
          | JobRequeued | JobLost | NodeFailed | NodeAdminChanged | NodeCreated | NodesDeleted | JobIdsUsed
          | JobsPurged | StepStarted | StepFinished | AllocationReleased
-         | ArrayTaskStarted | ArrayTasksCancelled | DependencyChanged | ArrayThrottleChanged | BeginTimeChanged)
+         | ArrayTaskStarted | ArrayTasksCancelled | DependencyChanged | ArrayThrottleChanged | BeginTimeChanged
+         | JobPreempted | JobSuspended | JobResumed)
 _KINDS: dict[str, type] = {cls.kind: cls for cls in (
     JobSubmitted, JobStarted, JobHoldChanged, JobCancelled, JobTimedOut, BatchFinished,
     JobRequeued, JobLost, NodeFailed, NodeAdminChanged, NodeCreated, NodesDeleted, JobIdsUsed, JobsPurged,
     StepStarted, StepFinished, AllocationReleased, ArrayTaskStarted, ArrayTasksCancelled, DependencyChanged,
-    ArrayThrottleChanged, BeginTimeChanged)}
+    ArrayThrottleChanged, BeginTimeChanged, JobPreempted, JobSuspended, JobResumed)}
 
 
 def event_to_dict(event: Event) -> dict[str, Any]:
@@ -279,6 +314,8 @@ def event_from_dict(data: dict[str, Any]) -> Event:
         values["dependency"] = Dependency.from_dict(values["dependency"])
     if "job_id" in values:
         values["job_id"] = JobId(values["job_id"])
+    if cls is JobPreempted:
+        values["preemptor"] = JobId(values["preemptor"])
     return cls(**values)  # type: ignore[no-any-return]
 
 
@@ -308,10 +345,19 @@ class SignalTasks:
 
 
 @dataclass(frozen=True, slots=True)
+class SuspendTasks:
+    """Stop (`suspend`) or continue every process of the job on its nodes (cgroup freezer)."""
+
+    job_id: JobId
+    nodes: tuple[str, ...]
+    suspend: bool
+
+
+@dataclass(frozen=True, slots=True)
 class Account:
     """Send the job's current record to accounting."""
 
     job: Job
 
 
-Effect = Launch | Terminate | SignalTasks | Account
+Effect = Launch | Terminate | SignalTasks | SuspendTasks | Account

@@ -11,6 +11,7 @@ from enum import StrEnum
 from typing import Any, NewType
 
 from pyslurm_common.gres import GPU, GresSpec, tres_per_node
+from pyslurm_common.preempt_conf import PreemptMode
 
 from .dependency import Dependency
 
@@ -327,6 +328,21 @@ class ArrayInfo:
 
 
 @dataclass(frozen=True, slots=True)
+class Preemption:
+    """A job chosen as a victim: how it is preempted, for whom, and from when (the end of its
+    grace time; its SIGTERM warning came at `noticed`)."""
+
+    mode: PreemptMode
+    preemptor: JobId
+    noticed: int
+    deadline: int
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> "Preemption":
+        return cls(PreemptMode(data["mode"]), JobId(data["preemptor"]), data["noticed"], data["deadline"])
+
+
+@dataclass(frozen=True, slots=True)
 class Job:
     job_id: JobId
     request: JobRequest
@@ -354,6 +370,9 @@ class Job:
     batch_ended: bool = False        # the batch step reported its end (interactive jobs have none)
     array: ArrayInfo | None = None
     dependency: Dependency | None = None
+    preemption: Preemption | None = None   # chosen as a victim (in grace, being requeued, or suspended)
+    suspend_time: int = 0                  # when it was last suspended (0: never)
+    suspended_secs: int = 0                # time spent suspended in this run (not counted to its limit)
 
     @property
     def running_steps(self) -> tuple[Step, ...]:
@@ -395,5 +414,7 @@ class Job:
             values["array"] = ArrayInfo.from_dict(values["array"])
         if values.get("dependency") is not None:
             values["dependency"] = Dependency.from_dict(values["dependency"])
+        if values.get("preemption") is not None:
+            values["preemption"] = Preemption.from_dict(values["preemption"])
         known = {f.name for f in fields(cls)}
         return cls(**{k: v for k, v in values.items() if k in known})

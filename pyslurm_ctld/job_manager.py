@@ -26,14 +26,14 @@ from pyslurm_common.config import NodeConfig, PartitionConfig, SlurmConfig
 from pyslurm_common.errors import SlurmError, Strerror
 from pyslurm_common.gres import gpu_slots, parse_gres
 
-from . import reconfigure, scheduler
+from . import preempt_transitions, preemption, reconfigure, scheduler
 from .association_checks import charge
 from .associations import EMPTY, AssociationSnapshot
 from .dependency_checks import DependencyChecks
 from .events import (Account, AllocationReleased, ArrayTasksCancelled, ArrayTaskStarted, ArrayThrottleChanged,
                      BatchFinished, BeginTimeChanged, DependencyChanged, Effect, Event, JobCancelled,
-                     JobHoldChanged, JobIdsUsed, JobLost,
-                     JobRequeued, JobsPurged, JobStarted, JobSubmitted, JobTimedOut, Launch, NodeAdminChanged,
+                     JobHoldChanged, JobIdsUsed, JobLost, JobPreempted,
+                     JobRequeued, JobResumed, JobSuspended, JobsPurged, JobStarted, JobSubmitted, JobTimedOut, Launch, NodeAdminChanged,
                      NodeCreated, NodeFailed, NodesDeleted, SignalTasks, StepFinished, StepStarted, Terminate)
 from .job import ArrayInfo, Hold, Job, JobId, JobRequest, JobState, Reason, Step
 from .nodes import NodeRecord
@@ -91,6 +91,7 @@ class JobManager:
         record keeps its liveness and admin state; a new one starts from its configured State=."""
         self.cfg = cfg
         self.options = scheduling_options(cfg)
+        self.requeue_delay = preempt_transitions.requeue_delay(cfg.value("AuthInfo"))
         dynamic = tuple(self.dynamic_nodes)
         # Dynamic nodes join the partitions that take every node (Nodes=ALL), as in Slurm.
         self.partitions = {p.name: dataclasses.replace(p, nodes=p.nodes + dynamic)
@@ -107,6 +108,9 @@ class JobManager:
             self.nodes[node.name] = rec
         self.gpu_types = {name: dict(enumerate(gpu_slots(parse_gres(rec.config.gres))))
                           for name, rec in self.nodes.items()}
+        self.preempt_policy = preemption.Policy(cfg.preempt, {
+            p.name: preemption.PartitionPreempt(p.priority_tier, p.preempt_mode, p.grace_time)
+            for p in self.partitions.values()})
 
     def reconfigure(self, cfg: SlurmConfig) -> None:
         """Swap in a new slurm.conf; jobs are untouched. Raises SlurmError (and changes nothing)
@@ -403,18 +407,22 @@ class JobManager:
         return JobHoldChanged(job.job_id, Hold.ADMIN, now)
 
     def node_usage(self) -> dict[str, NodeUsage]:
-        """CPU ids, memory and GPU indices held on each node by running and completing jobs."""
+        """CPU ids, memory and GPU indices held on each node by running and completing jobs
+        (and the memory and GPUs of suspended ones)."""
         cpu_ids: dict[str, set[int]] = {name: set() for name in self.nodes}
         gpu_ids: dict[str, set[int]] = {name: set() for name in self.nodes}
         mem = {name: 0 for name in self.nodes}
         counted_only: list[tuple[str, int]] = []
         for job in self.jobs.values():
             alloc = job.allocation
-            if alloc is None or not (job.state is JobState.RUNNING or job.completing):
+            suspended = job.state is JobState.SUSPENDED
+            if alloc is None or not (job.state is JobState.RUNNING or job.completing or suspended):
                 continue
             for index, node in enumerate(alloc.nodes):
                 mem[node] += alloc.memory_mb_per_node[index]
                 gpu_ids[node].update(alloc.gpus_on(index))
+                if suspended:   # a suspended job keeps its memory and GPUs, not its CPUs
+                    continue
                 if alloc.cpu_ids:
                     cpu_ids[node].update(alloc.cpus_on(index))
                 else:
@@ -456,8 +464,10 @@ class JobManager:
                 active_names.add((job.uid, job.request.name))
                 if job.array is not None:
                     array_running[job.array.array_job_id] = array_running.get(job.array.array_job_id, 0) + 1
-        if not pending:
-            return []
+        # What earlier preemptions lead to comes first; the pass after those events schedules.
+        follow_ups: list[Event] = [*preemption.follow_ups(self.jobs.values(), now), *self._resumes(now)]
+        if follow_ups or not pending:
+            return follow_ups
         events, ineligible, eligible_tasks = self._dependency_checks().eligibility(pending, active_names, now)
         usage = self.node_usage()
         capacities = {name: self.node_capacity(name, usage[name]) for name in self.nodes}
@@ -482,7 +492,23 @@ class JobManager:
                 job = self.jobs[decision.job_id]
                 if job.reason is not decision.reason:
                     self.jobs[job.job_id] = dataclasses.replace(job, reason=decision.reason)
+        if self.preempt_policy.config.enabled:
+            holding = [j for j in self.jobs.values() if j.allocation is not None
+                       and (j.state is JobState.RUNNING or j.completing)]
+            events += [JobPreempted(p.victim, p.preemptor, p.mode.value, now, p.grace)
+                       for p in preemption.plan(decisions, {j.job_id: j for j in pending}, holding, capacities,
+                                                views, self.preempt_policy, now)]
         return events
+
+    def _resumes(self, now: int) -> list[JobResumed]:
+        """Jobs suspended by preemption that may run again (their preemptor ended, their CPUs are free)."""
+        suspended = [j for j in self.jobs.values() if j.state is JobState.SUSPENDED and j.preemption is not None]
+        if not suspended:
+            return []
+        usage = self.node_usage()
+        capacities = {name: self.node_capacity(name, usage[name]) for name in self.nodes}
+        active = {j.job_id: j for j in self.jobs.values() if j.is_active}
+        return [JobResumed(r.job_id, now) for r in preemption.resumable(suspended, active, capacities)]
 
     def _array_task_start(self, start: scheduler.Start, task_id: int, starting: int, now: int) -> ArrayTaskStarted:
         """A task split off its array's master under a new id; the master itself runs the last
@@ -501,7 +527,8 @@ class JobManager:
         over = []
         for job in self.jobs.values():
             limit = job.request.time_limit_min
-            if job.state is JobState.RUNNING and limit != UNLIMITED and now >= job.start_time + (limit + grace) * 60:
+            if (job.state is JobState.RUNNING and limit != UNLIMITED
+                    and now >= job.start_time + job.suspended_secs + (limit + grace) * 60):
                 over.append(JobTimedOut(job.job_id, now))
         return over
 
@@ -858,6 +885,9 @@ class JobManager:
 
     def _apply_requeued(self, event: JobRequeued) -> list[Effect]:
         job = self.jobs.get(event.job_id)
+        if job is not None and preempt_transitions.awaiting_requeue(job):
+            return self._store(preempt_transitions.requeued(job, event.time, self.requeue_delay,
+                                                            self._basic_priority(job.job_id)))
         if job is None or job.state is not JobState.RUNNING:
             return []
         if event.node:
@@ -872,6 +902,28 @@ class JobManager:
             hold=event.hold, priority=0 if held else self._basic_priority(job.job_id),
             reason=Reason.HELD_ADMIN if event.hold is Hold.ADMIN else Reason.HELD_USER if held else Reason.NONE))
         return [Account(job)]
+
+    def _apply_preempted(self, event: JobPreempted) -> list[Effect]:
+        job = self.jobs.get(event.job_id)
+        if job is None or job.state is not JobState.RUNNING:
+            return []   # ended, or suspended, since the pass chose it
+        return self._store(preempt_transitions.preempted(job, event))
+
+    def _apply_suspended(self, event: JobSuspended) -> list[Effect]:
+        job = self.jobs.get(event.job_id)
+        if job is None or job.state is not JobState.RUNNING:
+            return []
+        return self._store(preempt_transitions.suspended(job, event.time))
+
+    def _apply_resumed(self, event: JobResumed) -> list[Effect]:
+        job = self.jobs.get(event.job_id)
+        if job is None or job.state is not JobState.SUSPENDED:
+            return []
+        return self._store(preempt_transitions.resumed(job, event))
+
+    def _store(self, changed: tuple[Job, list[Effect]]) -> list[Effect]:
+        self._set(changed[0])
+        return changed[1]
 
     def _apply_lost(self, event: JobLost) -> list[Effect]:
         job = self.jobs.get(event.job_id)
@@ -1075,4 +1127,7 @@ _APPLY = {
     StepStarted: JobManager._apply_step_started,
     StepFinished: JobManager._apply_step_finished,
     AllocationReleased: JobManager._apply_released,
+    JobPreempted: JobManager._apply_preempted,
+    JobSuspended: JobManager._apply_suspended,
+    JobResumed: JobManager._apply_resumed,
 }

@@ -59,6 +59,9 @@ class NodeLinks:
         await self._call(node, address, "SignalJob", slurmd_pb2.NodeSignalRequest(
             job_id=job_id, signal=signal, batch_only=batch_only, full=full, step=step))
 
+    async def suspend(self, node: str, address: str, job_id: int, suspend: bool) -> None:
+        await self._call(node, address, "SuspendJob", slurmd_pb2.SuspendRequest(job_id=job_id, suspend=suspend))
+
     async def step_usage(self, node: str, address: str, job_id: int, step_id: str) -> types_pb2.StepUsageList:
         """Live usage of the job's running steps on `node` (`step_id` "" = all of them)."""
         reply: types_pb2.StepUsageList = await self._call(

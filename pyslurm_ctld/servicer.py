@@ -84,7 +84,7 @@ class ControllerServicer(ctld_pb2_grpc.ControllerServicer):
     async def SubmitBatchJob(self, request: ctld_pb2.SubmitRequest, context: grpc.aio.ServicerContext) -> ctld_pb2.SubmitReply:
         who = caller()
         event = self.manager.submission(
-            convert.request_from_desc(request.job), uid=who.uid, gid=who.gid,
+            convert.request_from_desc(request.job, self.ctl.cfg.value("JobRequeue") != "0"), uid=who.uid, gid=who.gid,
             user_name=user_name(who.uid), group_name=group_name(who.gid),
             hold=request.job.hold, now=int(time.time()), array=request.job.array,
             dependency=request.job.dependency)

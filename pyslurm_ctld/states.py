@@ -20,7 +20,8 @@ _TERMINAL_FROM_RUNNING = {S.COMPLETED, S.FAILED, S.CANCELLED, S.TIMEOUT, S.NODE_
 TRANSITIONS: frozenset[tuple[JobState, JobState]] = frozenset(
     {(S.PENDING, S.RUNNING), (S.PENDING, S.CANCELLED), (S.PENDING, S.FAILED),
      (S.RUNNING, S.SUSPENDED), (S.SUSPENDED, S.RUNNING), (S.SUSPENDED, S.CANCELLED),
-     (S.RUNNING, S.PENDING)}  # requeue
+     (S.RUNNING, S.PENDING),     # requeue (the launch did not happen)
+     (S.PREEMPTED, S.PENDING)}   # requeue of a run preempted in REQUEUE mode, once its processes are gone
     | {(S.RUNNING, to) for to in _TERMINAL_FROM_RUNNING}
 )
 

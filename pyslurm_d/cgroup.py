@@ -130,6 +130,18 @@ class StepCgroup:
             except ProcessLookupError:
                 pass
 
+    def freeze(self, frozen: bool) -> None:
+        """Suspend (SIGSTOP, then the v2 freezer) or resume (thaw, then SIGCONT) the step's user
+        part. The v2 freezer is a core feature of every non-root cgroup, on hybrid hosts too; the
+        signals make the stop visible as the `T` state, as with Slurm's SIGSTOP."""
+        freeze_file = self.user_dir / "cgroup.freeze"
+        if frozen:
+            self.signal_all(signal.SIGSTOP)
+        if freeze_file.exists():
+            freeze_file.write_text("1" if frozen else "0")
+        if not frozen:
+            self.signal_all(signal.SIGCONT)
+
     def kill_all(self) -> None:
         """SIGKILL everything in the step's user part, forks in flight included."""
         kill_file = self.user_dir / "cgroup.kill"

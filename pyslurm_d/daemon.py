@@ -91,6 +91,12 @@ class NodeAgentServicer(slurmd_pb2_grpc.NodeAgentServicer):
         return types_pb2.Empty()
 
     @translate_errors
+    async def SuspendJob(self, request: slurmd_pb2.SuspendRequest, context: grpc.aio.ServicerContext) -> types_pb2.Empty:
+        self._require_controller()
+        await self.steps.command_quietly(request.job_id, "suspend" if request.suspend else "resume")
+        return types_pb2.Empty()
+
+    @translate_errors
     async def GetStepUsage(self, request: slurmd_pb2.NodeStepUsageQuery,
                            context: grpc.aio.ServicerContext) -> types_pb2.StepUsageList:
         """Live usage of the job's steps here: one step, or every step ("" step id); none when not running."""

@@ -50,6 +50,8 @@ CAUSE_SUFFIX = {
     "CANCELLED": "",
     "TIME LIMIT": " DUE TO TIME LIMIT",
     "NODE FAILURE": " DUE TO NODE FAILURE, SEE SLURMCTLD LOG FOR DETAILS",
+    "PREEMPTION": " DUE TO PREEMPTION",
+    "JOB REQUEUE": " DUE TO JOB REQUEUE",
 }
 
 
@@ -358,6 +360,10 @@ class Stepd:
             return "ok"
         if words[0] == "usage" and len(words) == 1:
             return self.usage_line()
+        if words[0] in ("suspend", "resume") and len(words) == 1:
+            self.cg.freeze(words[0] == "suspend")
+            return "ok"
+
         return f"error unknown command {words[0]}"
 
     def usage_line(self) -> str:
@@ -384,6 +390,7 @@ class Stepd:
         what = f"JOB {launch.job_id}" if launch.is_batch else f"STEP {launch.job_id}.{launch.step}"
         self._write_stderr(f"slurmstepd: error: *** {what} ON {launch.node_name} "
                            f"CANCELLED AT {stamp}{CAUSE_SUFFIX.get(cause, '')} ***\n")
+        self.cg.freeze(False)   # a suspended step must run to hear SIGTERM
         self.cg.signal_all(signal.SIGCONT)
         self.cg.signal_all(signal.SIGTERM)
         self.state.kill_deadline = time.monotonic() + launch.kill_wait

@@ -70,6 +70,11 @@ class NodeAgentStub:
                 request_serializer=types__pb2.Empty.SerializeToString,
                 response_deserializer=types__pb2.Empty.FromString,
                 _registered_method=True)
+        self.SuspendJob = channel.unary_unary(
+                '/pyslurm.NodeAgent/SuspendJob',
+                request_serializer=slurmd__pb2.SuspendRequest.SerializeToString,
+                response_deserializer=types__pb2.Empty.FromString,
+                _registered_method=True)
 
 
 class NodeAgentServicer:
@@ -118,6 +123,13 @@ class NodeAgentServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def SuspendJob(self, request, context):
+        """stop / continue every process of the job here
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_NodeAgentServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -154,6 +166,11 @@ def add_NodeAgentServicer_to_server(servicer, server):
             'Reconfigure': grpc.unary_unary_rpc_method_handler(
                     servicer.Reconfigure,
                     request_deserializer=types__pb2.Empty.FromString,
+                    response_serializer=types__pb2.Empty.SerializeToString,
+            ),
+            'SuspendJob': grpc.unary_unary_rpc_method_handler(
+                    servicer.SuspendJob,
+                    request_deserializer=slurmd__pb2.SuspendRequest.FromString,
                     response_serializer=types__pb2.Empty.SerializeToString,
             ),
     }
@@ -345,6 +362,33 @@ class NodeAgent:
             target,
             '/pyslurm.NodeAgent/Reconfigure',
             types__pb2.Empty.SerializeToString,
+            types__pb2.Empty.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def SuspendJob(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/pyslurm.NodeAgent/SuspendJob',
+            slurmd__pb2.SuspendRequest.SerializeToString,
             types__pb2.Empty.FromString,
             options,
             channel_credentials,

@@ -13,6 +13,10 @@ class FakeCgroup:
     def __init__(self) -> None:
         self.alive = True
         self.kills = 0
+        self.frozen: list[bool] = []
+
+    def freeze(self, frozen: bool) -> None:
+        self.frozen.append(frozen)
 
     def populated(self) -> bool:
         return self.alive
@@ -63,8 +67,29 @@ def test_terminate_waits_killwait_before_sigkill(tmp_path: Path, monkeypatch: py
     cg.pids = lambda: []  # type: ignore[attr-defined]
     cg.signal_all = lambda sig: None  # type: ignore[attr-defined]
     step.terminate("CANCELLED")
+    assert cg.frozen == [False]      # a suspended step is thawed first, or it could not hear SIGTERM
     step._enforce_kill_deadline()
     assert cg.kills == 0
     clock[0] = 55.0
     step._enforce_kill_deadline()
     assert cg.kills == 1
+
+
+def test_suspend_and_resume_commands_freeze_and_thaw_the_step(tmp_path: Path) -> None:
+    step, cg = _stepd(tmp_path)
+    assert step._command(["suspend"]) == "ok"
+    assert step._command(["resume"]) == "ok"
+    assert cg.frozen == [True, False]
+    assert step._command(["suspend", "now"]).startswith("error")
+
+
+def test_the_step_cgroup_freezes_its_user_part(tmp_path: Path) -> None:
+    from pyslurm_d.cgroup import StepCgroup
+    cg = StepCgroup(tmp_path, 7, "batch")
+    cg.create()
+    (cg.user_dir / "cgroup.freeze").write_text("0")
+    (cg.task_dir(0) / "cgroup.procs").write_text("")
+    cg.freeze(True)
+    assert (cg.user_dir / "cgroup.freeze").read_text() == "1"
+    cg.freeze(False)
+    assert (cg.user_dir / "cgroup.freeze").read_text() == "0"

@@ -1,0 +1,92 @@
+"""What preemption, suspension and requeue do to a job record: pure functions from the record
+and the event to the new record and the effects (the job manager stores the record).
+
+* CANCEL: the run ends PREEMPTED (COMPLETING until its processes are gone; the stderr line
+  says `DUE TO PREEMPTION`).
+* REQUEUE: the same, and once the processes are gone the job is pending again with the same
+  id (`requeued`): one more restart, a new submit time (accounting keeps the preempted run as
+  its own record), eligible only after cred_expire + 1 seconds (Slurm's delay, reason
+  BeginTime).
+* SUSPEND (and `scontrol suspend`): the job stays on its nodes, stopped; its CPUs are free for
+  others, its memory and GPUs are not. Resuming continues it; time suspended does not count
+  towards its time limit.
+* GraceTime: first the warning (SIGCONT + SIGTERM to the steps), the action at the deadline.
+"""
+from __future__ import annotations
+
+import dataclasses
+import signal
+
+from pyslurm_common.preempt_conf import PreemptMode
+
+from .events import Account, Effect, JobPreempted, JobResumed, SignalTasks, SuspendTasks, Terminate
+from .job import Job, JobState, Preemption, Reason
+from .job_steps import settled
+from .states import transition
+
+PREEMPTION_CAUSE = "PREEMPTION"
+DEFAULT_CRED_EXPIRE = 120   # seconds (AuthInfo=cred_expire=)
+
+
+def preempted(job: Job, event: JobPreempted) -> tuple[Job, list[Effect]]:
+    """The warning or the action of a preemption (the job is RUNNING)."""
+    assert job.allocation is not None
+    mode = PreemptMode(event.mode)
+    nodes = job.allocation.nodes
+    if event.grace > 0 and job.preemption is None:
+        job = dataclasses.replace(job, preemption=Preemption(mode, event.preemptor, event.time,
+                                                             event.time + event.grace))
+        return job, [SignalTasks(job.job_id, nodes, signal.SIGCONT, batch_only=False, full=False),
+                     SignalTasks(job.job_id, nodes, signal.SIGTERM, batch_only=False, full=False)]
+    noticed = job.preemption.noticed if job.preemption is not None else event.time
+    preemption = Preemption(mode, event.preemptor, noticed, event.time)
+    if mode is PreemptMode.SUSPEND:
+        job = transition(job, JobState.SUSPENDED, preemption=preemption, suspend_time=event.time)
+        return job, [SuspendTasks(job.job_id, nodes, True), Account(job)]
+    job = settled(transition(job, JobState.PREEMPTED, completing=True, end_time=event.time,
+                             preemption=preemption))
+    return job, [Terminate(job.job_id, nodes, PREEMPTION_CAUSE), Account(job)]
+
+
+def suspended(job: Job, time: int) -> tuple[Job, list[Effect]]:
+    """`scontrol suspend` of a running job."""
+    assert job.allocation is not None
+    job = transition(job, JobState.SUSPENDED, suspend_time=time)
+    return job, [SuspendTasks(job.job_id, job.allocation.nodes, True), Account(job)]
+
+
+def resumed(job: Job, event: JobResumed) -> tuple[Job, list[Effect]]:
+    assert job.allocation is not None
+    job = transition(job, JobState.RUNNING, preemption=None,
+                     suspended_secs=job.suspended_secs + max(0, event.time - job.suspend_time))
+    return job, [SuspendTasks(job.job_id, job.allocation.nodes, False), Account(job)]
+
+
+def awaiting_requeue(job: Job) -> bool:
+    """A run ended by REQUEUE preemption whose processes are all gone: it goes back to the queue."""
+    return (job.state is JobState.PREEMPTED and not job.completing and job.preemption is not None
+            and job.preemption.mode is PreemptMode.REQUEUE)
+
+
+def requeued(job: Job, time: int, delay: int, priority: int) -> tuple[Job, list[Effect]]:
+    """The job pending again with the same id, eligible `delay` seconds from now."""
+    eligible = time + delay
+    # Accounting keys a run by (id, submit time): a run preempted within its first second still
+    # gets a record of its own.
+    submit_time = max(time, job.submit_time + 1)
+    job = transition(
+        job, JobState.PENDING, request=dataclasses.replace(job.request, begin_time=eligible),
+        allocation=None, submit_time=submit_time, eligible_time=eligible, start_time=0, end_time=0,
+        restarts=job.restarts + 1, priority=priority, reason=Reason.BEGIN_TIME, preemption=None,
+        exit_code=0, exit_signal=0, usage=None, steps=(), next_step_id=0, batch_ended=False,
+        suspend_time=0, suspended_secs=0, completing=False)
+    return job, [Account(job)]
+
+
+def requeue_delay(auth_info: str | None) -> int:
+    """cred_expire + 1: how long a requeued job waits (AuthInfo=...,cred_expire=N)."""
+    for item in (auth_info or "").split(","):
+        name, _, value = item.partition("=")
+        if name.strip().lower() == "cred_expire" and value.strip().isdigit():
+            return int(value) + 1
+    return DEFAULT_CRED_EXPIRE + 1

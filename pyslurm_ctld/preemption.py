@@ -1,0 +1,294 @@
+"""Preemption decisions: which running jobs make room for which pending ones, and which
+suspended jobs may run again (spec scheduling-policy.md §6).
+
+Pure, like the scheduler it follows: the pass's pending decisions, the running jobs, the
+free resources and `now` in; `Preempt` and `Resume` decisions out. The job manager turns them
+into journaled events.
+
+Who may preempt whom:
+* preempt/partition_prio: a job of a partition with a higher PriorityTier preempts jobs of
+  lower-tier partitions that share nodes with it; the victim's partition PreemptMode (else the
+  global one) says what happens to it, its GraceTime how long it is warned first.
+* preempt/qos: a job whose QOS lists the victim's QOS in `Preempt` (the same QOS only with
+  WITHIN); the victim's QOS PreemptMode (else the global one), GraceTime, PreemptExemptTime.
+
+A pending job that waits for resources (`Resources`, or `Priority` behind one that does) looks
+first at what is free and what jobs already on their way out will free; only if that is not
+enough does it pick victims: preemptable jobs ordered lowest tier first, then smallest, then
+youngest, added one by one until it fits, then each dropped again if it still fits without it,
+so no job is preempted that the preemptor does not need. Victims younger than
+PreemptExemptTime (CANCEL and REQUEUE only) are left alone. A suspended victim keeps its
+memory and GPUs (Slurm's rule): only its CPUs are given to the preemptor.
+"""
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from typing import Iterable, Mapping, Sequence
+
+from pyslurm_common.preempt_conf import ModeSpec, PreemptConfig, PreemptMode
+
+from . import scheduler
+from .events import JobPreempted, JobRequeued
+from .job import Allocation, Hold, Job, JobId, JobState, Reason
+from .preempt_transitions import awaiting_requeue
+
+UNLIMITED = -1
+_WAITING = (Reason.RESOURCES, Reason.PRIORITY)
+
+
+@dataclass(frozen=True, slots=True)
+class PartitionPreempt:
+    """What preemption needs of one partition."""
+
+    tier: int
+    mode: ModeSpec | None = None   # None: the global PreemptMode
+    grace_time: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class QosPreempt:
+    """What preemption needs of one QOS (preempt/qos)."""
+
+    preempt: frozenset[str] = frozenset()   # the QOS names jobs of this QOS may preempt
+    mode: ModeSpec | None = None            # None: the global PreemptMode
+    grace_time: int = 0
+    exempt_time: int | None = None          # None: the global PreemptExemptTime
+
+
+@dataclass(frozen=True, slots=True)
+class Policy:
+    config: PreemptConfig
+    partitions: Mapping[str, PartitionPreempt]
+    qos: Mapping[str, QosPreempt] = dataclasses.field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class Preempt:
+    """Preempt `victim` (mode CANCEL, REQUEUE or SUSPEND) so that `preemptor` can start;
+    `grace` seconds of warning (SIGTERM) come first for CANCEL and REQUEUE."""
+
+    victim: JobId
+    preemptor: JobId
+    mode: PreemptMode
+    grace: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class Resume:
+    job_id: JobId
+
+
+class _Pool:
+    """Resources per node: CPU ids, memory, GPU indices. Plain sets, copied for each trial."""
+
+    def __init__(self, cpus: dict[str, set[int]], memory: dict[str, int], gpus: dict[str, set[int]]) -> None:
+        self.cpus, self.memory, self.gpus = cpus, memory, gpus
+
+    def copy(self) -> "_Pool":
+        return _Pool({n: set(c) for n, c in self.cpus.items()}, dict(self.memory),
+                     {n: set(g) for n, g in self.gpus.items()})
+
+    def add(self, job: Job, cpus_only: bool = False) -> None:
+        alloc = job.allocation
+        assert alloc is not None
+        for index, node in enumerate(alloc.nodes):
+            if node not in self.cpus:
+                continue
+            self.cpus[node].update(alloc.cpus_on(index))
+            if not cpus_only:
+                self.memory[node] += alloc.memory_mb_per_node[index]
+                self.gpus[node].update(alloc.gpus_on(index))
+
+    def take(self, alloc: Allocation) -> None:
+        for index, node in enumerate(alloc.nodes):
+            self.cpus[node].difference_update(alloc.cpus_on(index))
+            self.memory[node] -= alloc.memory_mb_per_node[index]
+            self.gpus[node].difference_update(alloc.gpus_on(index))
+
+    def capacities(self, nodes: Mapping[str, scheduler.NodeCapacity]) -> dict[str, scheduler.NodeCapacity]:
+        return {name: dataclasses.replace(node, free_cpu_ids=frozenset(self.cpus[name]),
+                                          free_memory_mb=self.memory[name], free_gpus=frozenset(self.gpus[name]))
+                for name, node in nodes.items()}
+
+
+def leaving(job: Job) -> bool:
+    """Whether the job's resources are already on their way back: it is completing, or it was
+    chosen as a victim and is in its grace time."""
+    return job.allocation is not None and (job.completing or (job.state is JobState.RUNNING
+                                                              and job.preemption is not None))
+
+
+def plan(decisions: Sequence[scheduler.Decision], pending: Mapping[JobId, Job], running: Iterable[Job],
+         nodes: Mapping[str, scheduler.NodeCapacity], partitions: Mapping[str, scheduler.PartitionView],
+         policy: Policy, now: int) -> list[Preempt]:
+    """Victims for the pending jobs of this pass that wait for resources, in the pass's order.
+
+    `decisions` are the scheduler's for this pass (its starts have taken their resources from
+    `nodes` already); `running` are the jobs holding allocations (running or completing)."""
+    if not policy.config.enabled:
+        return []
+    held = [job for job in running if job.allocation is not None]
+    pool = _Pool({n.name: set(n.free_cpu_ids) if n.usable else set() for n in nodes.values()},
+                 {n.name: n.free_memory_mb if n.usable else 0 for n in nodes.values()},
+                 {n.name: set(n.free_gpus) if n.usable else set() for n in nodes.values()})
+    for decision in decisions:
+        if isinstance(decision, scheduler.Start):
+            pool.take(decision.allocation)
+    for job in held:
+        if leaving(job):
+            pool.add(job)
+    candidates = [job for job in held if job.state is JobState.RUNNING and job.preemption is None
+                  and not job.completing]
+    taken: set[JobId] = set()
+    preempts: list[Preempt] = []
+    for decision in decisions:
+        if not isinstance(decision, scheduler.Pend) or decision.reason not in _WAITING:
+            continue
+        job = pending.get(decision.job_id)
+        if job is None:
+            continue
+        for name in job.request.partitions or (job.request.partition,):
+            part = partitions.get(name)
+            if part is None:
+                continue
+            victims = [(v, mode) for v in candidates if v.job_id not in taken
+                       for mode in (_victim_mode(job, part, v, partitions, policy, now),) if mode is not None]
+            if not victims:
+                continue
+            chosen = _fit(job, part, victims, pool, nodes, partitions)
+            if chosen is None:
+                continue
+            allocation, picked = chosen
+            for victim, mode in picked:
+                pool.add(victim, cpus_only=mode is PreemptMode.SUSPEND)
+                taken.add(victim.job_id)
+                preempts.append(Preempt(victim.job_id, job.job_id, mode, _grace(victim, mode, policy)))
+            pool.take(allocation)
+            break
+    return preempts
+
+
+def _fit(job: Job, part: scheduler.PartitionView, victims: list[tuple[Job, PreemptMode]], pool: _Pool,
+         nodes: Mapping[str, scheduler.NodeCapacity], partitions: Mapping[str, scheduler.PartitionView]
+         ) -> tuple[Allocation, list[tuple[Job, PreemptMode]]] | None:
+    """Where `job` starts in `part` with the fewest victims it needs, or None if even all of
+    them are not enough. With no victim needed (jobs on their way out free enough), the
+    allocation comes with an empty list: the job waits for them, and nobody else counts on it."""
+    single = dataclasses.replace(job, request=dataclasses.replace(job.request, partition=part.name, partitions=()))
+
+    def place(with_victims: Sequence[tuple[Job, PreemptMode]]) -> Allocation | None:
+        trial = pool.copy()
+        for victim, mode in with_victims:
+            trial.add(victim, cpus_only=mode is PreemptMode.SUSPEND)
+        for decision in scheduler.schedule([single], trial.capacities(nodes), {part.name: part}):
+            if isinstance(decision, scheduler.Start):
+                return decision.allocation
+        return None
+
+    found = place(())
+    if found is not None:
+        return found, []
+    ordered = sorted(victims, key=lambda vm: (partitions[vm[0].request.partition].priority_tier
+                                              if vm[0].request.partition in partitions else 0,
+                                              vm[0].allocation.total_cpus if vm[0].allocation else 0,
+                                              -vm[0].start_time, -vm[0].job_id))
+    chosen: list[tuple[Job, PreemptMode]] = []
+    for victim in ordered:
+        chosen.append(victim)
+        if place(chosen) is not None:
+            break
+    else:
+        return None
+    for victim in list(reversed(chosen)):   # drop the ones it turns out not to need
+        rest = [c for c in chosen if c is not victim]
+        if place(rest) is not None:
+            chosen = rest
+    allocation = place(chosen)
+    assert allocation is not None
+    return allocation, chosen
+
+
+def _victim_mode(job: Job, part: scheduler.PartitionView, victim: Job,
+                 partitions: Mapping[str, scheduler.PartitionView], policy: Policy, now: int) -> PreemptMode | None:
+    """What happens to `victim` if `job` (starting in `part`) preempts it; None if it may not."""
+    assert victim.allocation is not None
+    if not set(victim.allocation.nodes) & set(part.nodes):
+        return None
+    config = policy.config
+    victim_part = policy.partitions.get(victim.request.partition)
+    if config.preempt_type == "preempt/partition_prio":
+        own = policy.partitions.get(part.name)
+        if victim_part is None or own is None or victim_part.tier >= own.tier:
+            return None
+        spec = victim_part.mode or config.mode
+        exempt = config.exempt_time
+    elif config.preempt_type == "preempt/qos":
+        qos = policy.qos.get(job.request.qos)
+        victim_qos = policy.qos.get(victim.request.qos, QosPreempt())
+        if qos is None or victim.request.qos not in qos.preempt:
+            return None
+        if victim.request.qos == job.request.qos and not config.mode.within:
+            return None
+        spec = victim_qos.mode or config.mode
+        exempt = victim_qos.exempt_time if victim_qos.exempt_time is not None else config.exempt_time
+    else:
+        return None
+    mode = spec.mode
+    if mode is PreemptMode.OFF:
+        return None
+    if mode is not PreemptMode.SUSPEND and exempt > 0 and now - victim.start_time < exempt:
+        return None
+    if mode is PreemptMode.REQUEUE and not requeueable(victim):
+        return PreemptMode.CANCEL
+    return mode
+
+
+def requeueable(job: Job) -> bool:
+    """Batch jobs that allow it (--requeue, or JobRequeue=1 and not --no-requeue)."""
+    return job.request.requeue and not job.request.interactive
+
+
+def _grace(victim: Job, mode: PreemptMode, policy: Policy) -> int:
+    if mode is PreemptMode.SUSPEND:
+        return 0
+    if policy.config.preempt_type == "preempt/qos":
+        return policy.qos.get(victim.request.qos, QosPreempt()).grace_time
+    part = policy.partitions.get(victim.request.partition)
+    return part.grace_time if part is not None else 0
+
+
+def resumable(suspended: Iterable[Job], active: Mapping[JobId, Job],
+              nodes: Mapping[str, scheduler.NodeCapacity]) -> list[Resume]:
+    """Jobs suspended by preemption whose preemptor has ended and whose CPUs are free again
+    (they kept their memory and GPUs). Suspended by an operator: only `scontrol resume`."""
+    free = {n.name: set(n.free_cpu_ids) if n.usable else set() for n in nodes.values()}
+    resumes = []
+    for job in sorted(suspended, key=lambda j: j.job_id):
+        preemption = job.preemption
+        if job.state is not JobState.SUSPENDED or preemption is None or job.allocation is None:
+            continue
+        if preemption.preemptor in active:
+            continue
+        alloc = job.allocation
+        wanted = [(node, set(alloc.cpus_on(i))) for i, node in enumerate(alloc.nodes)]
+        if all(node in free and ids <= free[node] for node, ids in wanted):
+            for node, ids in wanted:
+                free[node] -= ids
+            resumes.append(Resume(job.job_id))
+    return resumes
+
+
+def follow_ups(jobs: Iterable[Job], now: int) -> list[JobRequeued | JobPreempted]:
+    """What earlier preemptions lead to now: runs ended by REQUEUE whose processes are gone go
+    back to the queue; victims whose grace time is over get the preemption itself."""
+    events: list[JobRequeued | JobPreempted] = []
+    for job in jobs:
+        preemption = job.preemption
+        if preemption is None:
+            continue
+        if awaiting_requeue(job):
+            events.append(JobRequeued(job.job_id, Hold.NONE, "", "", now))
+        elif job.state is JobState.RUNNING and now >= preemption.deadline:
+            events.append(JobPreempted(job.job_id, preemption.preemptor, preemption.mode.value, now))
+    return events
