@@ -493,11 +493,14 @@ class JobManager:
                 if job.reason is not decision.reason:
                     self.jobs[job.job_id] = dataclasses.replace(job, reason=decision.reason)
         if self.preempt_policy.config.enabled:
+            policy = self.preempt_policy
+            if policy.config.preempt_type == "preempt/qos":   # QOS come from accounting (soft state)
+                policy = dataclasses.replace(policy, qos=preemption.qos_table(self.associations.qos))
             holding = [j for j in self.jobs.values() if j.allocation is not None
                        and (j.state is JobState.RUNNING or j.completing)]
             events += [JobPreempted(p.victim, p.preemptor, p.mode.value, now, p.grace)
                        for p in preemption.plan(decisions, {j.job_id: j for j in pending}, holding, capacities,
-                                                views, self.preempt_policy, now)]
+                                                views, policy, now)]
         return events
 
     def _resumes(self, now: int) -> list[JobResumed]:

@@ -29,6 +29,7 @@ from typing import Iterable, Mapping, Sequence
 from pyslurm_common.preempt_conf import ModeSpec, PreemptConfig, PreemptMode
 
 from . import scheduler
+from .associations import Qos
 from .events import JobPreempted, JobRequeued
 from .job import Allocation, Hold, Job, JobId, JobState, Reason
 from .preempt_transitions import awaiting_requeue
@@ -228,7 +229,8 @@ def _victim_mode(job: Job, part: scheduler.PartitionView, victim: Job,
         victim_qos = policy.qos.get(victim.request.qos, QosPreempt())
         if qos is None or victim.request.qos not in qos.preempt:
             return None
-        if victim.request.qos == job.request.qos and not config.mode.within:
+        within = config.mode.within or (qos.mode is not None and qos.mode.within)
+        if victim.request.qos == job.request.qos and not within:
             return None
         spec = victim_qos.mode or config.mode
         exempt = victim_qos.exempt_time if victim_qos.exempt_time is not None else config.exempt_time
@@ -242,6 +244,21 @@ def _victim_mode(job: Job, part: scheduler.PartitionView, victim: Job,
     if mode is PreemptMode.REQUEUE and not requeueable(victim):
         return PreemptMode.CANCEL
     return mode
+
+
+def qos_table(qos: Mapping[str, Qos]) -> dict[str, QosPreempt]:
+    """What preempt/qos needs of accounting's QOS (PreemptMode as sacctmgr stores it, lower-case;
+    `cluster` means the global PreemptMode)."""
+    return {name: QosPreempt(frozenset(q.preempt), _qos_mode(q.preempt_mode), q.grace_time, q.preempt_exempt_time)
+            for name, q in qos.items()}
+
+
+def _qos_mode(text: str) -> ModeSpec | None:
+    words = {w.strip().upper() for w in text.split(",") if w.strip()}
+    if not words or words == {"CLUSTER"}:
+        return None
+    base = next((PreemptMode(w) for w in words if w in PreemptMode.__members__), PreemptMode.OFF)
+    return ModeSpec(base, "GANG" in words, "WITHIN" in words)
 
 
 def requeueable(job: Job) -> bool:

@@ -17,6 +17,7 @@ import pytest
 from pyslurm_common.config import ConfigError, load_config
 from pyslurm_common.preempt_conf import ModeSpec, PreemptConfig, PreemptMode
 from pyslurm_common.rpc import types_pb2
+from pyslurm_ctld.associations import AssociationSnapshot, Qos
 from pyslurm_ctld.convert import request_from_desc
 from pyslurm_ctld.events import (BatchFinished, Effect, JobPreempted, JobRequeued, JobResumed, JobSubmitted, SignalTasks,
                                  SuspendTasks, Terminate, event_from_dict, event_to_dict)
@@ -345,3 +346,27 @@ def test_job_requeue_zero_makes_jobs_not_requeueable() -> None:
 def test_events_round_trip() -> None:
     for event in (JobPreempted(JobId(3), JobId(4), "SUSPEND", 10, 5), JobResumed(JobId(3), 11)):
         assert event_from_dict(event_to_dict(event)) == event
+
+
+def test_preempt_qos_reads_accountings_qos(tmp_path: Path) -> None:
+    path = tmp_path / "slurm.conf"
+    path.write_text(CONF.replace("PriorityTier=2", "PriorityTier=1")
+                    + "PreemptType=preempt/qos\nPreemptMode=REQUEUE\nAuthInfo=cred_expire=10\n")
+    mgr = JobManager(load_config(path), slurm_uid=SLURM_UID)
+    register_node(mgr, "n1", now=0.0)
+    mgr.associations = AssociationSnapshot("1", qos={
+        "normal": Qos(1, "normal"),
+        "scavenger": Qos(2, "scavenger", preempt_mode="cancel"),
+        "urgent": Qos(3, "urgent", preempt=("scavenger",)),
+    })
+    normal = submit(mgr, 100, partition="low", num_tasks=2, qos="normal")
+    scavenger = submit(mgr, 100, partition="low", num_tasks=2, qos="scavenger")
+    run_pass(mgr, 101, [])
+    assert {mgr.jobs[normal.job_id].state, mgr.jobs[scavenger.job_id].state} == {JobState.RUNNING}
+    submit(mgr, 200, partition="low", num_tasks=2, qos="normal")
+    assert not any(isinstance(e, Terminate) for e in run_pass(mgr, 201, []))   # normal preempts nobody
+    submit(mgr, 200, partition="low", num_tasks=2, qos="urgent")
+    effects = run_pass(mgr, 202, [])
+    assert Terminate(scavenger.job_id, ("n1",), "PREEMPTION") in effects
+    assert mgr.jobs[scavenger.job_id].state is JobState.PREEMPTED      # its QOS says CANCEL
+    assert mgr.jobs[normal.job_id].state is JobState.RUNNING
