@@ -257,6 +257,13 @@ def _limit_hms(minutes: int, unset: str) -> str:
     return unset if minutes == 0 else units.format_time_limit_hms(minutes)
 
 
+def _access(what: str, allow: str, deny: str) -> str:
+    """``AllowAccounts=...``, or ``DenyAccounts=...`` when only a deny list is set (§3.4)."""
+    if allow in ("", "ALL") and deny:
+        return f"Deny{what}={deny}"
+    return f"Allow{what}={allow or 'ALL'}"
+
+
 def partition_lines(part: PartitionInfo) -> list[str]:
     """The ``Key=Value`` lines of one partition record (§3.4)."""
     names = list(part.nodes) or (hostlist.expand(part.node_expr) if part.node_expr else [])
@@ -269,8 +276,9 @@ def partition_lines(part: PartitionInfo) -> list[str]:
     tres += [f"node={len(names)}", f"billing={part.total_cpus}"]
     return [
         f"PartitionName={part.name}",
-        "AllowGroups=ALL AllowAccounts=ALL AllowQos=ALL",
-        f"AllocNodes=ALL Default={'YES' if part.is_default else 'NO'} QoS=N/A",
+        f"AllowGroups=ALL {_access('Accounts', part.allow_accounts, part.deny_accounts)} "
+        f"{_access('Qos', part.allow_qos, part.deny_qos)}",
+        f"AllocNodes=ALL Default={'YES' if part.is_default else 'NO'} QoS={part.qos or 'N/A'}",
         f"DefaultTime={_limit_hms(part.default_time_min, 'NONE')} DisableRootJobs=NO "
         "ExclusiveUser=NO GraceTime=0 Hidden=NO",
         f"MaxNodes={part.max_nodes or 'UNLIMITED'} "

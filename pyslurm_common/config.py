@@ -93,6 +93,12 @@ class PartitionConfig:
     max_mem_per_node_mb: int | None = None  # the partition's, else the global MaxMemPerNode
     preempt_mode: ModeSpec | None = None  # None: the global PreemptMode
     grace_time: int = 0  # seconds a preempted job gets between SIGTERM and the preemption
+    # Who may submit (lower-cased names): None is ALL; a deny list counts only without an allow list.
+    allow_accounts: tuple[str, ...] | None = None
+    deny_accounts: tuple[str, ...] = ()
+    allow_qos: tuple[str, ...] | None = None
+    deny_qos: tuple[str, ...] = ()
+    qos: str = ""                 # the partition QOS, whose limits bind every job here ("" none)
 
 
 @dataclass(frozen=True, slots=True)
@@ -257,11 +263,12 @@ _NODE_KEYS_IGNORED = "BcastAddr CoreSpecCount CpuBind CpuSpecList MemSpecLimit T
 _PARTITION_KEYS = """
 PartitionName Nodes Default MaxTime DefaultTime MaxNodes MinNodes State PriorityTier
 PriorityJobFactor Priority OverSubscribe Shared DefMemPerCPU MaxMemPerNode PreemptMode GraceTime
+AllowAccounts DenyAccounts AllowQos DenyQos QOS
 """
 _PARTITION_KEYS_IGNORED = """
-AllocNodes AllowAccounts AllowGroups AllowQos Alternate CpuBind DefCpuPerGPU DefMemPerGPU
-DefMemPerNode DenyAccounts DenyQos DisableRootJobs ExclusiveUser Hidden LLN
-MaxCPUsPerNode MaxCPUsPerSocket MaxMemPerCPU OverTimeLimit PowerDownOnIdle QOS
+AllocNodes AllowGroups Alternate CpuBind DefCpuPerGPU DefMemPerGPU
+DefMemPerNode DisableRootJobs ExclusiveUser Hidden LLN
+MaxCPUsPerNode MaxCPUsPerSocket MaxMemPerCPU OverTimeLimit PowerDownOnIdle
 ReqResv ResumeTimeout RootOnly SelectTypeParameters SuspendTime SuspendTimeout
 TRESBillingWeights
 """
@@ -700,7 +707,19 @@ def _partition(rec: Record, all_names: tuple[str, ...],
         max_mem_per_node_mb=_optional_memory(rec["maxmempernode"]) if "maxmempernode" in rec else max_mem,
         preempt_mode=parse_mode(rec["preemptmode"]) if "preemptmode" in rec else None,
         grace_time=parse_grace_time(rec["gracetime"]) if "gracetime" in rec else 0,
+        allow_accounts=_allow_list(rec.get("allowaccounts")),
+        deny_accounts=_allow_list(rec.get("denyaccounts")) or (),
+        allow_qos=_allow_list(rec.get("allowqos")),
+        deny_qos=_allow_list(rec.get("denyqos")) or (),
+        qos=rec["qos"].value.lower() if "qos" in rec else "",
     )
+
+
+def _allow_list(tok: Token | None) -> tuple[str, ...] | None:
+    """AllowAccounts/DenyAccounts/AllowQos/DenyQos: lower-cased names; None for absent or ALL."""
+    if tok is None or tok.value.upper() == "ALL":
+        return None
+    return tuple(name.strip().lower() for name in tok.value.split(",") if name.strip())
 
 
 def _over_subscribe(tok: Token | None) -> str:

@@ -8,6 +8,10 @@ association's DefaultQOS (else ``normal``), and with ``qos`` enforced it must be
 association may use, else `Invalid qos specification`. Without enforcement nothing is looked up
 and the job keeps what it asked for, as before associations existed.
 
+A partition's AllowAccounts/DenyAccounts and AllowQos/DenyQos are checked at submission too,
+whatever the enforcement, against the account and QOS the job ends up with (Slurm's same two
+refusals).
+
 `standing` answers the same question for a pending job at every scheduling pass, against the
 snapshot of that moment (a sacctmgr delete may have removed the association since): the
 reason it must wait (InvalidAccount, InvalidQOS) or None.
@@ -19,6 +23,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from pyslurm_common.config import PartitionConfig
 from pyslurm_common.errors import SlurmError, Strerror
 
 from .associations import Association, AssociationSnapshot
@@ -33,9 +38,25 @@ class Charge:
 
 
 def charge(snapshot: AssociationSnapshot, enforce: frozenset[str], user: str, account: str, qos: str,
-           partitions: Sequence[str]) -> Charge:
+           partitions: Sequence[PartitionConfig]) -> Charge:
     """The account and QOS of a job of ``user`` asking for ``account``/``qos`` ("" not given)
-    in ``partitions`` (each must be allowed); raises SlurmError when enforcement refuses."""
+    in ``partitions`` (each must be allowed); raises SlurmError when enforcement or a
+    partition refuses."""
+    charged = _charge(snapshot, enforce, user, account, qos, [p.name for p in partitions])
+    for part in partitions:
+        if not _allowed(charged.account, part.allow_accounts, part.deny_accounts):
+            raise SlurmError(Strerror.INVALID_ACCOUNT)
+        if not _allowed(charged.qos, part.allow_qos, part.deny_qos):
+            raise SlurmError(Strerror.INVALID_QOS)
+    return charged
+
+
+def _allowed(name: str, allow: tuple[str, ...] | None, deny: tuple[str, ...]) -> bool:
+    return name in allow if allow is not None else name not in deny
+
+
+def _charge(snapshot: AssociationSnapshot, enforce: frozenset[str], user: str, account: str, qos: str,
+            partitions: Sequence[str]) -> Charge:
     if "associations" not in enforce:
         return Charge(account, qos, None)
     account = (account or snapshot.default_account(user)).lower()

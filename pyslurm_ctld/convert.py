@@ -243,4 +243,8 @@ def partition_info(part: PartitionConfig, nodes: dict[str, NodeRecord]) -> ctld_
         priority_job_factor=part.priority_job_factor, over_subscribe=part.over_subscribe,
         def_mem_per_cpu=part.def_mem_per_cpu_mb or 0,
         total_memory_mb=sum(n.real_memory_mb for n in members),
+        allow_accounts="ALL" if part.allow_accounts is None else ",".join(part.allow_accounts),
+        deny_accounts=",".join(part.deny_accounts),
+        allow_qos="ALL" if part.allow_qos is None else ",".join(part.allow_qos),
+        deny_qos=",".join(part.deny_qos), qos=part.qos,
     )

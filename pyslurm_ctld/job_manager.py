@@ -186,7 +186,8 @@ class JobManager:
         others = tuple(self._resolve_partition(name).name for name in raw.partitions)
         self._check_node_lists(raw, (part.name, *others))
         enforce = self.cfg.accounting_storage_enforce
-        charged = charge(self.associations, enforce, user_name, raw.account, raw.qos, others or (part.name,))
+        charged = charge(self.associations, enforce, user_name, raw.account, raw.qos,
+                         [self.partitions[name] for name in others or (part.name,)])
         if raw.time_limit_min == 0:
             time_limit = default_time_limit(self.associations, enforce, charged.qos, charged.association, time_limit)
         request = self._normalised_gpus(dataclasses.replace(raw, partition=part.name, time_limit_min=time_limit,
@@ -476,7 +477,8 @@ class JobManager:
                                             p.min_nodes, p.priority_tier, self._def_mem_per_cpu(p))
             for p in self.partitions.values()
         }
-        gate = limit_gate(self.associations, self.cfg.accounting_storage_enforce, self.jobs.values())
+        gate = limit_gate(self.associations, self.cfg.accounting_storage_enforce, self.jobs.values(),
+                          {p.name: p.qos for p in self.partitions.values() if p.qos})
         decisions = scheduler.schedule(pending, capacities, views, array_running, ineligible, eligible_tasks, gate)
         array_starts: dict[JobId, int] = {}
         for decision in decisions:

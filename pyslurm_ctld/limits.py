@@ -15,8 +15,10 @@ Precedence (spec §5.2): a Max limit set on the job's QOS replaces the associati
 same kind (MaxWall, MaxTRESPerJob per TRES, MaxJobs, MaxSubmitJobs); an association's Max limit
 comes from the user's association, else the nearest account above that sets it. Grp limits apply
 at every level that sets them: the QOS's over all its jobs, each association's over its subtree.
-Checked in Slurm's order: QOS first, then associations from the user's up to root. Limits on
-decayed usage (GrpTRESMins, GrpWall) and partition QOS are not enforced.
+Checked in Slurm's order: the partition's QOS (slurm.conf ``QOS=``; its limits add to the job
+QOS's instead of replacing them, and bind only when the scheduler considers the job), the job's
+QOS, then associations from the user's up to root. Limits on decayed usage (GrpTRESMins,
+GrpWall) are not enforced.
 """
 from __future__ import annotations
 
@@ -230,10 +232,14 @@ class _Standing:
 class LimitGate:
     """The limits of one scheduling pass: built from the running jobs, told of each start."""
 
-    def __init__(self, snapshot: AssociationSnapshot, enforce: frozenset[str], running: Iterable[Job]) -> None:
+    def __init__(self, snapshot: AssociationSnapshot, enforce: frozenset[str], running: Iterable[Job],
+                 partition_qos: Mapping[str, str] | None = None) -> None:
+        """``partition_qos``: partition -> the QOS= of its slurm.conf line, where it has one."""
         self.snapshot = snapshot
         self.enforce = enforce
         self.usage = Usage()
+        self._partition_qos = {part: snapshot.qos[name] for part, name in (partition_qos or {}).items()
+                               if name in snapshot.qos}
         # Per pass, many pending jobs share an owner and shape: look each up once.
         self._standing: dict[tuple[str, str, str, str], _Standing] = {}
         self._per_job: dict[tuple[object, ...], Reason | None] = {}
@@ -261,7 +267,8 @@ class LimitGate:
             per_job = self._per_job[shape]
         else:
             per_job = self._per_job[shape] = _per_job_reason(where.qos, where.lineage, job.request, tres)
-        return (per_job
+        return (self._partition_qos_reason(job, partition, tres)
+                or per_job
                 or (self._qos_reason(where.qos, job, tres) if where.qos is not None else None)
                 or self._assoc_reason(where.qos, where.lineage, tres))
 
@@ -269,6 +276,17 @@ class LimitGate:
         """A start decided in this pass counts toward the limits of the jobs after it."""
         self.usage.add(job.request.qos, job.user_name, job.request.account,
                        self._standing_of(job, partition).lineage, tres)
+        part_qos = self._partition_qos.get(partition)
+        if part_qos is not None and part_qos.name != job.request.qos:
+            self.usage.add(part_qos.name, job.user_name, job.request.account, (), tres)
+
+    def _partition_qos_reason(self, job: Job, partition: str, tres: Mapping[str, int]) -> Reason | None:
+        """The partition QOS's limits, checked first (spec §5.2) with the same reasons; they add
+        to the job QOS's rather than replace them."""
+        part_qos = self._partition_qos.get(partition)
+        if part_qos is None or part_qos.name == job.request.qos:
+            return None
+        return _per_job_reason(part_qos, [], job.request, tres) or self._qos_reason(part_qos, job, tres)
 
     def _qos_reason(self, qos: Qos, job: Job, tres: Mapping[str, int]) -> Reason | None:
         lim, req = qos.limits, job.request
@@ -300,9 +318,10 @@ class LimitGate:
         return None
 
 
-def limit_gate(snapshot: AssociationSnapshot, enforce: frozenset[str], jobs: Iterable[Job]) -> LimitGate | None:
+def limit_gate(snapshot: AssociationSnapshot, enforce: frozenset[str], jobs: Iterable[Job],
+               partition_qos: Mapping[str, str] | None = None) -> LimitGate | None:
     """The gate of one pass, None when accounting enforces nothing (no lookups at all)."""
     if "associations" not in enforce:
         return None
     return LimitGate(snapshot, enforce, (j for j in jobs if j.state in (JobState.RUNNING, JobState.SUSPENDED)
-                                         and j.allocation is not None))
+                                         and j.allocation is not None), partition_qos)

@@ -19,12 +19,16 @@ ENFORCE = "AccountingStorageEnforce=associations,limits,qos"
 
 def _spec(root: Path, name: str):  # type: ignore[no-untyped-def]
     spec = two_node_spec(root, name)
-    return dataclasses.replace(spec, extra=(*spec.extra, ENFORCE))
+    return dataclasses.replace(spec, extra=(*spec.extra, ENFORCE,
+                                            "PartitionName=chemonly Nodes=node1 AllowAccounts=chem",
+                                            "PartitionName=nohigh Nodes=node1 DenyQos=high",
+                                            "PartitionName=capped Nodes=node2 QOS=partcap"))
 
 
 @pytest.fixture(scope="module")
 def lab() -> Iterator[Cluster]:
-    with running_cluster(_spec) as c:
+    with running_cluster(_spec, wait_idle=False) as c:   # sinfo -N lists nodes once per partition
+        wait_for(lambda: c.run("sinfo", "-h", "-N", "-p", "debug", "-o", "%t").stdout == "idle\nidle\n", 30)
         wait_for(lambda: c.run("sacctmgr", "-n", "show", "cluster").returncode == 0)
         yield c
 
@@ -204,3 +208,28 @@ def test_account_group_cpu_limit_holds_the_accounts_jobs(lab: Cluster) -> None:
         _mgr(lab, "modify", "account", "physics", "set", "GrpTRES=cpu=-1")
         lab.run("scancel", "-u", "alice")
         lab.run("scancel", "-u", "bob")
+
+
+def test_partition_access_lists_and_the_partition_qos(lab: Cluster) -> None:
+    assert _submit(lab, "alice", "-p", "chemonly").stderr == REFUSED_ACCOUNT
+    bob = _accepted(lab, "bob", "-p", "chemonly")
+    denied = _submit(lab, "alice", "-p", "nohigh", "--qos", "high")
+    assert (denied.returncode, denied.stderr) == (
+        1, "sbatch: error: Batch job submission failed: Invalid qos specification\n")
+    alice = _accepted(lab, "alice", "-p", "nohigh")
+    lab.run("scancel", str(bob), str(alice), check=True)
+    shown = lab.run("scontrol", "show", "partition", "chemonly").stdout.splitlines()
+    assert shown[1:3] == ["   AllowGroups=ALL AllowAccounts=chem AllowQos=ALL", "   AllocNodes=ALL Default=NO QoS=N/A"]
+    assert "   AllowGroups=ALL AllowAccounts=ALL DenyQos=high" in lab.run(
+        "scontrol", "show", "partition", "nohigh").stdout.splitlines()
+    assert "   AllocNodes=ALL Default=NO QoS=partcap" in lab.run(
+        "scontrol", "show", "partition", "capped").stdout.splitlines()
+    _mgr(lab, "add", "qos", "partcap", "GrpJobs=1")
+    try:
+        first = lab.sbatch("-p", "capped", "--wrap", "sleep 60", user="alice")
+        lab.wait_state(first, "RUNNING")
+        second = lab.sbatch("-p", "capped", "--wrap", "sleep 60", user="alice")
+        wait_for(lambda: _reason(lab, second) == "PENDING QOSGrpJobsLimit")
+        assert lab.run("squeue", "-h", "-j", str(second), "-o", "%q").stdout == "normal\n"
+    finally:
+        lab.run("scancel", "-u", "alice")

@@ -3,16 +3,21 @@ and the enforce words in slurm.conf."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from pyslurm_common.config import ConfigError, load_config
+from pyslurm_common.config import ConfigError, PartitionConfig, load_config
 from pyslurm_common.errors import SlurmError, Strerror
 from pyslurm_ctld.association_checks import charge, standing
 from pyslurm_ctld.associations import (AccountingUser, Association, AssociationLimits, AssociationSnapshot, Qos)
 from pyslurm_ctld.job import Reason
 
 ENFORCE = frozenset({"associations", "limits", "qos"})
+
+
+def parts(*names: str, **access: Any) -> list[PartitionConfig]:
+    return [PartitionConfig(name=name, nodes=(), node_expr="", **access) for name in names]
 
 
 def assoc(account: str, user: str = "", partition: str = "", parent: str = "root", qos: tuple[str, ...] = ("normal",),
@@ -32,41 +37,60 @@ def snapshot() -> AssociationSnapshot:
 
 
 def test_without_enforcement_nothing_is_looked_up() -> None:
-    charged = charge(AssociationSnapshot(version=""), frozenset(), "bob", "", "", ("debug",))
+    charged = charge(AssociationSnapshot(version=""), frozenset(), "bob", "", "", parts("debug"))
     assert (charged.account, charged.qos, charged.association) == ("", "", None)
-    assert charge(snapshot(), frozenset({"nojobs"}), "bob", "Other", "x", ("debug",)).account == "Other"
+    assert charge(snapshot(), frozenset({"nojobs"}), "bob", "Other", "x", parts("debug")).account == "Other"
 
 
 def test_a_user_without_association_is_refused() -> None:
     with pytest.raises(SlurmError) as exc:
-        charge(snapshot(), ENFORCE, "bob", "", "", ("debug",))
+        charge(snapshot(), ENFORCE, "bob", "", "", parts("debug"))
     assert exc.value.strerror == "Invalid account or account/partition combination specified"
     assert exc.value.detail == ""
 
 
 def test_default_account_and_default_qos() -> None:
-    charged = charge(snapshot(), ENFORCE, "alice", "", "", ("debug",))
+    charged = charge(snapshot(), ENFORCE, "alice", "", "", parts("debug"))
     assert (charged.account, charged.qos) == ("physics", "normal")
     assert charged.association is not None and charged.association.user == "alice"
 
 
 def test_named_account_is_checked_per_partition() -> None:
-    assert charge(snapshot(), ENFORCE, "alice", "CHEM", "", ("gpu",)).qos == "high"
-    for partitions in (("debug",), ("gpu", "debug")):
+    assert charge(snapshot(), ENFORCE, "alice", "CHEM", "", parts("gpu")).qos == "high"
+    for partitions in (parts("debug"), parts("gpu", "debug")):
         with pytest.raises(SlurmError) as exc:
             charge(snapshot(), ENFORCE, "alice", "chem", "", partitions)
         assert exc.value.strerror == Strerror.INVALID_ACCOUNT
 
 
 def test_qos_must_be_allowed_by_the_association_when_qos_is_enforced() -> None:
-    assert charge(snapshot(), ENFORCE, "alice", "", "HIGH", ("debug",)).qos == "high"
+    assert charge(snapshot(), ENFORCE, "alice", "", "HIGH", parts("debug")).qos == "high"
     for qos in ("nosuch", "high"):
         with pytest.raises(SlurmError) as exc:
             charge(snapshot(), ENFORCE, "alice", "chem" if qos == "high" else "", "normal" if qos == "high" else qos,
-                   ("gpu",) if qos == "high" else ("debug",))
+                   parts("gpu") if qos == "high" else parts("debug"))
         assert exc.value.strerror == "Invalid qos specification"
     # associations only: the QOS is not checked
-    assert charge(snapshot(), frozenset({"associations"}), "alice", "", "nosuch", ("debug",)).qos == "nosuch"
+    assert charge(snapshot(), frozenset({"associations"}), "alice", "", "nosuch", parts("debug")).qos == "nosuch"
+
+
+@pytest.mark.parametrize(("access", "account", "qos", "refusal"), [
+    ({"allow_accounts": ("chem",)}, "physics", "normal", Strerror.INVALID_ACCOUNT),
+    ({"allow_accounts": ("chem", "physics")}, "physics", "normal", None),
+    ({"deny_accounts": ("physics",)}, "physics", "normal", Strerror.INVALID_ACCOUNT),
+    ({"allow_qos": ("high",)}, "physics", "normal", Strerror.INVALID_QOS),
+    ({"allow_qos": ("high",), "deny_qos": ("high",)}, "physics", "high", None),   # a deny list needs no allow list
+    ({"deny_qos": ("high",)}, "physics", "high", Strerror.INVALID_QOS),
+])
+def test_partition_allow_and_deny_lists(access: dict[str, Any], account: str, qos: str,
+                                        refusal: Strerror | None) -> None:
+    for enforce in (ENFORCE, frozenset()):
+        if refusal is None:
+            assert charge(snapshot(), enforce, "alice", account, qos, parts("debug", **access)).account == account
+            continue
+        with pytest.raises(SlurmError) as exc:
+            charge(snapshot(), enforce, "alice", account, qos, parts("debug", **access))
+        assert exc.value.strerror == refusal
 
 
 def test_standing_of_a_pending_job_follows_the_snapshot() -> None:
@@ -96,3 +120,14 @@ def test_enforce_words_and_what_they_imply(tmp_path: Path, written: str, words: 
 def test_unknown_enforce_word_names_file_line_and_key(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match=r"slurm.conf:3: invalid AccountingStorageEnforce value 'limitz'"):
         load_config(_conf(tmp_path, "associations,limitz"))
+
+
+def test_partition_access_keys_are_read_from_slurm_conf(tmp_path: Path) -> None:
+    path = tmp_path / "slurm.conf"
+    path.write_text("ClusterName=lab\nSlurmctldHost=h\nNodeName=n1 CPUs=1\n"
+                    "PartitionName=p Nodes=n1 AllowAccounts=Physics,chem DenyQos=scavenger QOS=PartCap\n"
+                    "PartitionName=q Nodes=n1 AllowAccounts=ALL\n")
+    p, q = load_config(path).partitions
+    assert (p.allow_accounts, p.deny_accounts, p.allow_qos, p.deny_qos, p.qos) == (
+        ("physics", "chem"), (), None, ("scavenger",), "partcap")
+    assert (q.allow_accounts, q.qos) == (None, "")

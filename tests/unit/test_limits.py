@@ -155,3 +155,13 @@ def test_a_job_without_time_limit_gets_the_max_wall() -> None:
     assert default_time_limit(snap, ENFORCE, "high", alice, -1) == 10
     assert default_time_limit(snap, ENFORCE, "high", alice, 5) == 5
     assert default_time_limit(snap, frozenset({"associations"}), "normal", alice, -1) == -1
+
+
+def test_the_partition_qos_binds_every_job_of_the_partition_first() -> None:
+    snap = dataclasses.replace(world(), qos={**world().qos, "part": Qos(3, "part", limits=QosLimits(
+        grp_jobs=2, max_wall=30))})
+    gate = limit_gate(snap, ENFORCE, [running(9, "bob")], {"batch": "part"})
+    decisions = schedule([job(1), job(2, "bob"), job(3, time_limit_min=60, qos="high")],
+                         by_name(node("n1", cpus=8)), parts(partition("batch", ["n1"])), limits=gate)
+    assert outcome(decisions) == {1: ("n1",), 2: "QOSGrpJobsLimit", 3: "QOSMaxWallDurationPerJobLimit"}
+    assert limit_gate(snap, ENFORCE, [], {"batch": "nosuch"}).blocked(job(1), "batch", {"cpu": 1}) is None  # type: ignore[union-attr]

@@ -195,6 +195,14 @@ PartitionName=debug
 """
 
 
+def test_partition_access_lists_and_qos() -> None:
+    part = PartitionInfo(name="gpu", state="UP", max_time_min=-1, nodes=["n1"], allow_accounts="physics,chem",
+                         allow_qos="ALL", deny_qos="scavenger", qos="gpuq")
+    lines = sc.partition_lines(part)
+    assert lines[1] == "AllowGroups=ALL AllowAccounts=physics,chem DenyQos=scavenger"
+    assert lines[2] == "AllocNodes=ALL Default=NO QoS=gpuq"
+
+
 def test_config() -> None:
     text = sc.show_config(
         [("KillWait", "5 sec"), ("MinJobAge", "300 sec"), ("SLURM_VERSION", "22.05.8")],
