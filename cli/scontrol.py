@@ -115,6 +115,12 @@ def update(words: list[str]) -> None:
     if "jobid" in pairs:
         update_job(words)
         return
+    if "partitionname" in pairs:
+        others = [w for w in words if w.partition("=")[0].lower() != "partitionname"]
+        if not others:
+            die("No changes specified")
+        _edit_partition("update", pairs["partitionname"], others, "slurm_update error")
+        return
     if "nodename" not in pairs:
         die("Update of this entity is not supported yet (only NodeName=... State=...)")
     state = pairs.get("state", "").upper()
@@ -130,6 +136,32 @@ def update(words: list[str]) -> None:
             names=[pairs["nodename"]], state=state, reason=pairs.get("reason", "")), pb.Empty)
     except SlurmError as exc:
         _refuse(f"slurm_update error: {exc.strerror}")
+
+
+def create(words: list[str]) -> None:
+    """`create partition[name]=<p> Key=Value ...` or `create nodename=<n> CPUs=... ...` (a
+    dynamic node, before its `pyslurmd -Z` starts)."""
+    if not words:
+        die("too few arguments for keyword:create")
+    key, sep, value = words[0].partition("=")
+    key = key.lower()
+    if key == "nodename" and value:
+        try:
+            client.controller("CreateNode", pb.NodeCreateRequest(definition=" ".join(words)), pb.Empty)
+        except SlurmError as exc:
+            _refuse(*([f"{PROG}: error: {exc.detail}"] if exc.detail else []), f"Error creating node(s): {exc.strerror}")
+        return
+    if key in ("partition", "partitionname") and value:
+        _edit_partition("create", value, words[1:], "Error creating the partition")
+        return
+    die(f"Invalid creation entity: {words[0]}")
+
+
+def _edit_partition(action: str, name: str, settings: list[str], failure: str) -> None:
+    try:
+        client.controller("EditPartition", pb.PartitionEdit(action=action, name=name, settings=settings), pb.Empty)
+    except SlurmError as exc:
+        _refuse(*(f"{PROG}: error: {line}" for line in exc.detail.split("\n") if line), f"{failure}: {exc.strerror}")
 
 
 def _refuse(*lines: str) -> NoReturn:
@@ -184,6 +216,9 @@ def delete(words: list[str]) -> None:
     if not pairs:
         die("too few arguments for keyword:delete")
     key, value = pairs[0]
+    if key == "partitionname" and value:
+        _edit_partition("delete", value, [], "slurm_delete_partition error")
+        return
     if key != "nodename" or not value:
         die(f"invalid keyword: {words[0]}")
     try:
@@ -197,17 +232,17 @@ def ping(words: list[str]) -> None:
     the banner). A backup standing by answers, so it is UP."""
     import os
 
-    from pyslurm_common.config import controller_role
+    from pyslurm_common.client_settings import controller_names, controller_role
 
-    controllers = client.cluster_config().controllers
+    controllers = controller_names()
     down = False
-    for index, host in enumerate(controllers):
+    for index, name in enumerate(controllers):
         try:
             client.controller_at(index, "Ping", pb.Empty(), pb.PingReply, timeout=5)
             state = "UP"
         except client.ConnectError:
             state, down = "DOWN", True
-        print(f"Slurmctld({controller_role(index, len(controllers))}) at {host.name} is {state}")
+        print(f"Slurmctld({controller_role(index, len(controllers))}) at {name} is {state}")
     if down:
         if os.getuid() == 0:
             print("*****************************************\n"
@@ -218,8 +253,10 @@ def ping(words: list[str]) -> None:
 
 def takeover(words: list[str]) -> None:
     """`scontrol takeover [INDEX]`: tell a backup (default the first) to take control now."""
+    from pyslurm_common.client_settings import controller_names
+
     index = words[0] if words else "1"
-    controllers = client.cluster_config().controllers
+    controllers = controller_names()
     if not index.isdigit() or not 1 <= int(index) < len(controllers):
         die(f"Invalid backup controller index: {index}" if len(controllers) > 1 else "No backup controller configured")
     try:
@@ -243,7 +280,7 @@ def scontrol(oneliner: bool, details: bool, quiet: bool, words: tuple[str, ...])
     handlers: dict[str, Callable[[list[str]], None]] = {
         "show": lambda w: show(w, oneliner), "update": update, "hold": job_action("hold"),
         "uhold": job_action("uhold"), "release": job_action("release"), "ping": ping,
-        "reconfigure": reconfigure, "delete": delete, "takeover": takeover,
+        "reconfigure": reconfigure, "delete": delete, "create": create, "takeover": takeover,
         "version": lambda w: print("slurm 22.05.8"),
     }
     handler = handlers.get(command)

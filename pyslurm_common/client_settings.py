@@ -41,6 +41,28 @@ def auth_info(tok: Token | None, conf_dir: str) -> dict[str, str]:
     return result
 
 
+def controller_role(index: int, count: int) -> str:
+    """Slurm's word for the `index`-th of `count` SlurmctldHosts: primary, backup, or backupN."""
+    if index == 0:
+        return "primary"
+    return "backup" if count == 2 else f"backup{index}"
+
+
+def controller_names(path: str | None = None) -> list[str]:
+    """The SlurmctldHost names in order (primary first), read without validating the rest of
+    the file (scontrol ping must work while slurm.conf has a mistake elsewhere)."""
+    path = path or config_path()
+    hosts: list[str] = []
+    legacy: dict[str, str] = {}
+    for tokens in read_conf(path):
+        for tok in tokens:
+            if tok.lower == "slurmctldhost":
+                hosts.append(tok.value.partition("(")[0])
+            elif tok.lower in ("controlmachine", "backupcontroller"):
+                legacy[tok.lower] = tok.value
+    return hosts or [legacy[key] for key in ("controlmachine", "backupcontroller") if key in legacy]
+
+
 def auth_socket(path: str | None = None) -> str:
     """The auth agent's socket named by slurm.conf (last AuthInfo wins, as for any key)."""
     path = path or config_path()

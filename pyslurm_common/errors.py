@@ -15,6 +15,7 @@ class Strerror(StrEnum):
     INVALID_JOB_ID = "Invalid job id specified"
     ACCESS_DENIED = "Access/permission denied"
     INVALID_PARTITION = "Invalid partition name specified"
+    PARTITION_IN_USE = "Partition is in use"
     NO_DEFAULT_PARTITION = "No partition specified or system default partition"
     BAD_NODE_CONFIG = "Requested node configuration is not available"
     INVALID_TIME_LIMIT = "Requested time limit is invalid (missing or exceeds some limit)"

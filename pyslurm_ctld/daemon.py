@@ -15,7 +15,8 @@ import socket
 from pyslurm_common import daemon_log, sd_notify
 from pyslurm_common.auth import Verifier
 from pyslurm_common.cgroup_conf import CgroupConfig
-from pyslurm_common.config import ConfigError, SlurmConfig, controller_role, load_config
+from pyslurm_common.client_settings import controller_role
+from pyslurm_common.config import ConfigError, SlurmConfig, load_config
 from pyslurm_common.daemon_runtime import (argument_parser, fatal, handle_reload, load_cluster_identity,
                                            reload_logging_on_hangup, run_until_signalled, wait_first,
                                            write_pid_file)

@@ -223,6 +223,18 @@ class NodesDeleted:
 
 
 @dataclass(frozen=True, slots=True)
+class PartitionEdited:
+    """scontrol create/update/delete partition: everything the admin changed about one partition
+    on top of slurm.conf (partition_admin.py), replacing what was recorded for it before."""
+
+    kind: ClassVar[str] = "partition_edited"
+    name: str
+    created: bool                              # made by scontrol create (not only in slurm.conf)
+    deleted: bool
+    settings: tuple[tuple[str, str], ...]      # (Key, Value) as written, in order; later ones win
+
+
+@dataclass(frozen=True, slots=True)
 class JobIdsUsed:
     """Ids below `next_job_id` were handed out (kept by compaction even when their jobs are purged)."""
 
@@ -272,13 +284,15 @@ class AllocationReleased:
 
 
 Event = (JobSubmitted | JobStarted | JobHoldChanged | JobCancelled | JobTimedOut | BatchFinished
-         | JobRequeued | JobLost | NodeFailed | NodeAdminChanged | NodeCreated | NodesDeleted | JobIdsUsed
+         | JobRequeued | JobLost | NodeFailed | NodeAdminChanged | NodeCreated | NodesDeleted | PartitionEdited
+         | JobIdsUsed
          | JobsPurged | StepStarted | StepFinished | AllocationReleased
          | ArrayTaskStarted | ArrayTasksCancelled | DependencyChanged | ArrayThrottleChanged | BeginTimeChanged
          | JobPreempted | JobSuspended | JobResumed)
 _KINDS: dict[str, type] = {cls.kind: cls for cls in (
     JobSubmitted, JobStarted, JobHoldChanged, JobCancelled, JobTimedOut, BatchFinished,
-    JobRequeued, JobLost, NodeFailed, NodeAdminChanged, NodeCreated, NodesDeleted, JobIdsUsed, JobsPurged,
+    JobRequeued, JobLost, NodeFailed, NodeAdminChanged, NodeCreated, NodesDeleted, PartitionEdited, JobIdsUsed,
+    JobsPurged,
     StepStarted, StepFinished, AllocationReleased, ArrayTaskStarted, ArrayTasksCancelled, DependencyChanged,
     ArrayThrottleChanged, BeginTimeChanged, JobPreempted, JobSuspended, JobResumed)}
 
@@ -302,6 +316,8 @@ def event_from_dict(data: dict[str, Any]) -> Event:
         values["usage"] = StepUsage(**values["usage"])
     if cls in (NodeAdminChanged, NodesDeleted):
         values["nodes"] = tuple(values["nodes"])
+    if cls is PartitionEdited:
+        values["settings"] = tuple((key, value) for key, value in values["settings"])
     if cls is NodeCreated:
         values["node"] = NodeConfig(**{**values["node"], "features": tuple(values["node"]["features"])})
     if cls in (JobsPurged, ArrayTasksCancelled):

@@ -26,7 +26,7 @@ from pyslurm_common.config import NodeConfig, PartitionConfig, SlurmConfig
 from pyslurm_common.errors import SlurmError, Strerror
 from pyslurm_common.gres import gpu_slots, parse_gres
 
-from . import preempt_transitions, preemption, reconfigure, scheduler
+from . import partition_admin, preempt_transitions, preemption, reconfigure, scheduler
 from .association_checks import charge
 from .associations import EMPTY, AssociationSnapshot
 from .dependency_checks import DependencyChecks
@@ -34,7 +34,8 @@ from .events import (Account, AllocationReleased, ArrayTasksCancelled, ArrayTask
                      BatchFinished, BeginTimeChanged, DependencyChanged, Effect, Event, JobCancelled,
                      JobHoldChanged, JobIdsUsed, JobLost, JobPreempted,
                      JobRequeued, JobResumed, JobSuspended, JobsPurged, JobStarted, JobSubmitted, JobTimedOut, Launch, NodeAdminChanged,
-                     NodeCreated, NodeFailed, NodesDeleted, SignalTasks, StepFinished, StepStarted, Terminate)
+                     NodeCreated, NodeFailed, NodesDeleted, PartitionEdited, SignalTasks, StepFinished, StepStarted,
+                     Terminate)
 from .job import ArrayInfo, Hold, Job, JobId, JobRequest, JobState, Reason, Step
 from .nodes import NodeRecord
 from .sched_params import scheduling_options
@@ -73,6 +74,7 @@ class JobManager:
         self.slurm_uid = slurm_uid
         self.jobs: dict[JobId, Job] = {}
         self.dynamic_nodes: dict[str, NodeConfig] = {}   # joined with `pyslurmd -Z` (journaled)
+        self.partition_edits: dict[str, PartitionEdited] = {}   # scontrol create/update/delete partition
         self.nodes: dict[str, NodeRecord] = {}
         self.partitions: dict[str, PartitionConfig] = {}
         # Type of each GPU by global index, per node (slurm.conf was validated when loaded).
@@ -93,9 +95,10 @@ class JobManager:
         self.options = scheduling_options(cfg)
         self.requeue_delay = preempt_transitions.requeue_delay(cfg.value("AuthInfo"))
         dynamic = tuple(self.dynamic_nodes)
+        table = partition_admin.partition_table(cfg, self.partition_edits, [*(n.name for n in cfg.nodes), *dynamic])
         # Dynamic nodes join the partitions that take every node (Nodes=ALL), as in Slurm.
         self.partitions = {p.name: dataclasses.replace(p, nodes=p.nodes + dynamic)
-                           if p.node_expr.upper() == "ALL" else p for p in cfg.partitions}
+                           if p.node_expr.upper() == "ALL" else p for p in table.values()}
         old, self.nodes = self.nodes, {}
         for node in (*cfg.nodes, *self.dynamic_nodes.values()):
             rec = old.get(node.name)
@@ -142,6 +145,20 @@ class JobManager:
             raise SlurmError(Strerror.INVALID_NODE_NAME,
                              f"node {node.name} is in slurm.conf: start its pyslurmd without -Z")
         return None if self.dynamic_nodes.get(node.name) == node else NodeCreated(node)
+
+    def partition_edit(self, action: str, name: str, settings: tuple[tuple[str, str], ...],
+                       uid: int) -> PartitionEdited:
+        """scontrol create/update/delete partition (administrators): the journaled record, or
+        SlurmError (partition_admin.edit says which)."""
+        if not self.is_privileged(uid):
+            raise SlurmError(Strerror.ACCESS_DENIED)
+        jobs_in: dict[str, list[int]] = {}
+        for job in self.jobs.values():
+            if not job.state.is_finished or job.completing:
+                for part in {job.request.partition, *job.request.partitions}:
+                    jobs_in.setdefault(part, []).append(job.job_id)
+        return partition_admin.edit(action, name, settings, self.cfg, self.partition_edits, self.partitions,
+                                    [*(n.name for n in self.cfg.nodes), *self.dynamic_nodes], jobs_in)
 
     def node_deletion(self, names: Iterable[str]) -> NodesDeleted:
         """scontrol delete nodename=...: only dynamic nodes, and only while no job holds them."""
@@ -296,7 +313,7 @@ class JobManager:
 
     def _resolve_partition(self, name: str) -> PartitionConfig:
         if not name:
-            default = self.cfg.default_partition
+            default = next((p for p in self.partitions.values() if p.is_default), None)
             if default is None:
                 raise SlurmError(Strerror.NO_DEFAULT_PARTITION)
             part = default
@@ -1012,6 +1029,12 @@ class JobManager:
         self._install_config(self.cfg)
         return []
 
+    def _apply_partition_edited(self, event: PartitionEdited) -> list[Effect]:
+        self.partition_edits.pop(event.name, None)   # re-inserted last: the newest edit wins Default=YES
+        self.partition_edits[event.name] = event
+        self._install_config(self.cfg)
+        return []
+
     def _apply_nodes_deleted(self, event: NodesDeleted) -> list[Effect]:
         for name in event.nodes:
             self.dynamic_nodes.pop(name, None)
@@ -1046,6 +1069,7 @@ class JobManager:
         yield JobIdsUsed(self.next_job_id)
         for node in self.dynamic_nodes.values():
             yield NodeCreated(node)
+        yield from self.partition_edits.values()
         for job in self.jobs.values():
             yield JobSubmitted(job)
         for rec in self.nodes.values():
@@ -1127,6 +1151,7 @@ _APPLY = {
     NodeAdminChanged: JobManager._apply_node_admin,
     NodeCreated: JobManager._apply_node_created,
     NodesDeleted: JobManager._apply_nodes_deleted,
+    PartitionEdited: JobManager._apply_partition_edited,
     JobIdsUsed: JobManager._apply_ids_used,
     JobsPurged: JobManager._apply_purged,
     StepStarted: JobManager._apply_step_started,

@@ -26,7 +26,7 @@ from pyslurm_common.rpc_auth import Serving, caller, translate_errors
 from pyslurm_common.units import parse_datetime
 from pyslurm_common.users import group_name, user_name
 
-from . import config_report, convert
+from . import config_report, convert, partition_admin
 from .controller import Controller
 from .events import BatchFinished, Event, NodeAdminChanged, StepFinished
 from .job import JobId, JobState, StepUsage
@@ -210,6 +210,25 @@ class ControllerServicer(ctld_pb2_grpc.ControllerServicer):
         event = self.manager.node_deletion(_node_names(request.names))
         await self.ctl.commit(event)
         log.info("nodes %s deleted by uid %d", ",".join(event.nodes), caller().uid)
+        return types_pb2.Empty()
+
+    @translate_errors
+    async def CreateNode(self, request: ctld_pb2.NodeCreateRequest, context: grpc.aio.ServicerContext) -> types_pb2.Empty:
+        """scontrol create nodename=...: a dynamic node, defined before its pyslurmd -Z starts."""
+        self._require_privileged()
+        name = request.definition.split(None, 1)[0].partition("=")[2] if request.definition.strip() else ""
+        if name in self.manager.nodes:
+            raise SlurmError(Strerror.INVALID_NODE_NAME, f"Node {name} already exists")
+        await self._create_dynamic_node(name, request.definition)
+        return types_pb2.Empty()
+
+    @translate_errors
+    async def EditPartition(self, request: ctld_pb2.PartitionEdit, context: grpc.aio.ServicerContext) -> types_pb2.Empty:
+        settings = partition_admin.settings_from_words(request.settings)
+        event = self.manager.partition_edit(request.action, request.name, settings, caller().uid)
+        await self.ctl.commit(event)
+        log.info("partition %s: %s %s by uid %d", request.name, request.action, " ".join(request.settings),
+                 caller().uid)
         return types_pb2.Empty()
 
     @translate_errors

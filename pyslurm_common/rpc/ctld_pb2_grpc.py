@@ -130,6 +130,16 @@ class ControllerStub:
                 request_serializer=ctld__pb2.NodeDeleteRequest.SerializeToString,
                 response_deserializer=types__pb2.Empty.FromString,
                 _registered_method=True)
+        self.CreateNode = channel.unary_unary(
+                '/pyslurm.Controller/CreateNode',
+                request_serializer=ctld__pb2.NodeCreateRequest.SerializeToString,
+                response_deserializer=types__pb2.Empty.FromString,
+                _registered_method=True)
+        self.EditPartition = channel.unary_unary(
+                '/pyslurm.Controller/EditPartition',
+                request_serializer=ctld__pb2.PartitionEdit.SerializeToString,
+                response_deserializer=types__pb2.Empty.FromString,
+                _registered_method=True)
         self.GetDiag = channel.unary_unary(
                 '/pyslurm.Controller/GetDiag',
                 request_serializer=types__pb2.Empty.SerializeToString,
@@ -272,6 +282,20 @@ class ControllerServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def CreateNode(self, request, context):
+        """scontrol create nodename=
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def EditPartition(self, request, context):
+        """scontrol create/update/delete partition
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
     def GetDiag(self, request, context):
         """sdiag
         """
@@ -390,6 +414,16 @@ def add_ControllerServicer_to_server(servicer, server):
             'DeleteNodes': grpc.unary_unary_rpc_method_handler(
                     servicer.DeleteNodes,
                     request_deserializer=ctld__pb2.NodeDeleteRequest.FromString,
+                    response_serializer=types__pb2.Empty.SerializeToString,
+            ),
+            'CreateNode': grpc.unary_unary_rpc_method_handler(
+                    servicer.CreateNode,
+                    request_deserializer=ctld__pb2.NodeCreateRequest.FromString,
+                    response_serializer=types__pb2.Empty.SerializeToString,
+            ),
+            'EditPartition': grpc.unary_unary_rpc_method_handler(
+                    servicer.EditPartition,
+                    request_deserializer=ctld__pb2.PartitionEdit.FromString,
                     response_serializer=types__pb2.Empty.SerializeToString,
             ),
             'GetDiag': grpc.unary_unary_rpc_method_handler(
@@ -920,6 +954,60 @@ class Controller:
             target,
             '/pyslurm.Controller/DeleteNodes',
             ctld__pb2.NodeDeleteRequest.SerializeToString,
+            types__pb2.Empty.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def CreateNode(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/pyslurm.Controller/CreateNode',
+            ctld__pb2.NodeCreateRequest.SerializeToString,
+            types__pb2.Empty.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def EditPartition(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/pyslurm.Controller/EditPartition',
+            ctld__pb2.PartitionEdit.SerializeToString,
             types__pb2.Empty.FromString,
             options,
             channel_credentials,

@@ -10,7 +10,8 @@ import grpc
 import pytest
 
 from pyslurm_common.agent.protocol import controller_target, to_controller
-from pyslurm_common.config import ControllerHost, controller_role
+from pyslurm_common.client_settings import controller_names, controller_role
+from pyslurm_common.config import ControllerHost
 from pyslurm_common.controller_channel import FailoverChannel, attempt_order
 from pyslurm_ctld.failover import StateLock, my_index, poll_interval, takeover_due
 
@@ -37,6 +38,14 @@ def test_a_host_that_is_no_controller_is_refused() -> None:
 def test_roles_as_scontrol_ping_names_them() -> None:
     assert [controller_role(i, 2) for i in range(2)] == ["primary", "backup"]
     assert [controller_role(i, 3) for i in range(3)] == ["primary", "backup1", "backup2"]
+
+
+def test_scontrol_reads_the_controller_names_without_checking_the_rest(tmp_path: Path) -> None:
+    conf = tmp_path / "slurm.conf"
+    conf.write_text("SlurmctldHost=head1(10.0.0.1)\nSlurmctldHost=head2\nKillWait=soon\n")
+    assert controller_names(str(conf)) == ["head1", "head2"]
+    conf.write_text("ControlMachine=old\nBackupController=old2\n")
+    assert controller_names(str(conf)) == ["old", "old2"]
 
 
 def test_takeover_after_slurmctld_timeout_without_a_controller_in_charge() -> None:

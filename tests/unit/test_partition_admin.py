@@ -1,0 +1,102 @@
+"""scontrol create/update/delete partition (pyslurm_ctld/partition_admin.py) and how the job
+manager journals them: checked like slurm.conf lines, refused in Slurm's words, replayed."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from pyslurm_common.config import load_config, parse_partition_line, partition_line
+from pyslurm_common.errors import SlurmError
+from pyslurm_ctld.events import event_from_dict, event_to_dict
+from pyslurm_ctld.job_manager import JobManager
+from pyslurm_ctld.partition_admin import settings_from_words
+from pyslurm_common.units import UNLIMITED
+
+CONF = """\
+ClusterName=lab
+SlurmctldHost=head
+NodeName=n[1-3] CPUs=4 RealMemory=4000
+PartitionName=debug Nodes=n[1-2] Default=YES MaxTime=60
+PartitionName=all Nodes=ALL
+"""
+ROOT, SLURM_UID, ALICE = 0, 450, 1000
+
+
+@pytest.fixture
+def manager(tmp_path: Path) -> JobManager:
+    (tmp_path / "slurm.conf").write_text(CONF)
+    return JobManager(load_config(tmp_path / "slurm.conf"), SLURM_UID)
+
+
+def change(manager: JobManager, action: str, name: str, *words: str, uid: int = ROOT) -> None:
+    manager.apply(manager.partition_edit(action, name, settings_from_words(words), uid))
+
+
+def test_a_partition_reads_back_from_its_own_line(manager: JobManager) -> None:
+    for part in manager.partitions.values():
+        assert parse_partition_line(partition_line(part), Path("x"), manager.cfg, ("n1", "n2", "n3")) == part
+
+
+def test_update_changes_only_the_keys_given(manager: JobManager) -> None:
+    change(manager, "update", "debug", "State=DOWN", "MaxTime=30")
+    debug = manager.partitions["debug"]
+    assert (debug.state, debug.max_time_min, debug.nodes, debug.is_default) == ("DOWN", 30, ("n1", "n2"), True)
+    change(manager, "update", "debug", "Nodes=n3", "MaxTime=UNLIMITED")
+    debug = manager.partitions["debug"]
+    assert (debug.state, debug.max_time_min, debug.nodes) == ("DOWN", UNLIMITED, ("n3",))
+    assert manager.nodes["n3"].partitions == ["debug", "all"]
+
+
+def test_create_and_delete_a_partition(manager: JobManager) -> None:
+    change(manager, "create", "gpu", "Nodes=n3", "MaxTime=2:00:00", "Default=YES")
+    gpu = manager.partitions["gpu"]
+    assert (gpu.nodes, gpu.max_time_min, gpu.is_default) == (("n3",), 120, True)
+    assert not manager.partitions["debug"].is_default          # one default: the newest
+    change(manager, "delete", "gpu")
+    assert "gpu" not in manager.partitions
+    change(manager, "delete", "all")
+    assert list(manager.partitions) == ["debug"]
+
+
+@pytest.mark.parametrize(("action", "name", "words", "strerror", "detail"), [
+    ("update", "nope", ("State=UP",), "Invalid partition name specified", ""),
+    ("create", "debug", ("Nodes=n1",), "Invalid partition name specified", ""),
+    ("create", "DEFAULT", ("Nodes=n1",), "Invalid argument", 'PartitionName cannot be "DEFAULT".'),
+    ("update", "debug", ("Nodes=n9",), "Invalid node name specified", "Invalid node name specified: n9"),
+    ("update", "debug", ("State=SIDEWAYS",), "Invalid argument", "invalid State value 'SIDEWAYS'"),
+    ("update", "debug", ("Colour=blue",), "Invalid argument",
+     "Update of this parameter is not supported: Colour=blue\nRequest aborted"),
+])
+def test_refusals(manager: JobManager, action: str, name: str, words: tuple[str, ...], strerror: str,
+                  detail: str) -> None:
+    with pytest.raises(SlurmError) as caught:
+        change(manager, action, name, *words)
+    assert caught.value.strerror == strerror
+    assert caught.value.detail.startswith(detail)
+
+
+def test_only_administrators_change_partitions(manager: JobManager) -> None:
+    with pytest.raises(SlurmError, match="Access/permission denied"):
+        change(manager, "update", "debug", "State=DOWN", uid=ALICE)
+    change(manager, "update", "debug", "State=DRAIN", uid=SLURM_UID)
+    assert manager.partitions["debug"].state == "DRAIN"
+
+
+def test_changes_replay_from_the_journal_and_survive_compaction(manager: JobManager, tmp_path: Path) -> None:
+    change(manager, "create", "gpu", "Nodes=n3", "Default=YES")
+    change(manager, "update", "debug", "MaxTime=10")
+    change(manager, "delete", "all")
+    for events in ([*manager.partition_edits.values()], list(manager.snapshot_events())):
+        again = JobManager(manager.cfg, SLURM_UID)
+        for event in events:
+            again.apply(event_from_dict(event_to_dict(event)))
+        assert again.partitions == manager.partitions
+
+
+def test_changes_stay_over_a_reconfigured_slurm_conf(manager: JobManager, tmp_path: Path) -> None:
+    change(manager, "update", "debug", "State=DOWN")
+    (tmp_path / "slurm.conf").write_text(CONF.replace("MaxTime=60", "MaxTime=90"))
+    manager.reconfigure(load_config(tmp_path / "slurm.conf"))
+    debug = manager.partitions["debug"]
+    assert (debug.state, debug.max_time_min) == ("DOWN", 90)
