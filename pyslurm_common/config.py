@@ -41,7 +41,6 @@ __all__ = [
     "load_config",
     "load_dbd_config",
     "parse_partition_line",
-    "partition_line",
     "parse_node_line",
 ]
 
@@ -630,25 +629,6 @@ def parse_partition_line(text: str, origin: Path, cfg: SlurmConfig, node_names: 
     max_mem = cfg.value("MaxMemPerNode")
     return _partition({t.lower: t for t in tokens}, tuple(node_names), cfg.def_mem_per_cpu_mb,
                       _optional_memory(Token("MaxMemPerNode", max_mem, cfg.path, 0)) if max_mem else None)
-
-
-def partition_line(part: PartitionConfig) -> str:
-    """``part`` as the slurm.conf line that defines it (what parse_partition_line reads back)."""
-    def limit(minutes: int | None) -> str:
-        return "UNLIMITED" if minutes is None or minutes == UNLIMITED else str(minutes)
-
-    words = [f"PartitionName={part.name}", f"Nodes={part.node_expr or ','.join(part.nodes)}",
-             f"Default={'YES' if part.is_default else 'NO'}", f"State={part.state}",
-             f"MaxTime={limit(part.max_time_min)}", f"MinNodes={part.min_nodes}",
-             f"MaxNodes={limit(part.max_nodes)}", f"PriorityTier={part.priority_tier}",
-             f"PriorityJobFactor={part.priority_job_factor}", f"OverSubscribe={part.over_subscribe}",
-             f"DefMemPerCPU={part.def_mem_per_cpu_mb or 'UNLIMITED'}",
-             f"MaxMemPerNode={part.max_mem_per_node_mb or 'UNLIMITED'}"]
-    if part.default_time_min is not None:
-        words.append(f"DefaultTime={limit(part.default_time_min)}")
-    if not (part.nodes or part.node_expr):
-        words.remove("Nodes=")    # a partition without nodes (yet)
-    return " ".join(words)
 
 
 def _apply_down_nodes(nodes: tuple[NodeConfig, ...], records: list[Record]) -> tuple[NodeConfig, ...]:

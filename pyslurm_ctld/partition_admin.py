@@ -16,8 +16,7 @@ import logging
 from collections.abc import Collection, Iterable, Mapping
 from pathlib import Path
 
-from pyslurm_common.config import (ConfigError, PartitionConfig, SlurmConfig, parse_partition_line,
-                                   partition_line)
+from pyslurm_common.config import ConfigError, PartitionConfig, SlurmConfig, parse_partition_line
 from pyslurm_common.errors import SlurmError, Strerror
 from pyslurm_common.hostlist import HostlistError, expand
 
@@ -26,12 +25,19 @@ from .events import PartitionEdited
 log = logging.getLogger(__name__)
 ORIGIN = Path("scontrol")
 
-# What `scontrol create/update partition` may set (lower case, as slurm.conf spells them).
-SETTABLE = {
-    "nodes": "Nodes", "state": "State", "maxtime": "MaxTime", "defaulttime": "DefaultTime",
-    "default": "Default", "maxnodes": "MaxNodes", "minnodes": "MinNodes", "prioritytier": "PriorityTier",
-    "priorityjobfactor": "PriorityJobFactor", "priority": "Priority", "oversubscribe": "OverSubscribe",
-    "shared": "OverSubscribe", "defmempercpu": "DefMemPerCPU", "maxmempernode": "MaxMemPerNode",
+# What `scontrol create/update partition` may set: key (lower case) -> (slurm.conf spelling, the
+# PartitionConfig fields it decides). An update changes those fields only, so whatever else
+# slurm.conf says about the partition stays as it is.
+SETTABLE: dict[str, tuple[str, tuple[str, ...]]] = {
+    "nodes": ("Nodes", ("nodes", "node_expr")), "state": ("State", ("state",)),
+    "maxtime": ("MaxTime", ("max_time_min",)), "defaulttime": ("DefaultTime", ("default_time_min",)),
+    "default": ("Default", ("is_default",)), "maxnodes": ("MaxNodes", ("max_nodes",)),
+    "minnodes": ("MinNodes", ("min_nodes",)), "prioritytier": ("PriorityTier", ("priority_tier",)),
+    "priorityjobfactor": ("PriorityJobFactor", ("priority_job_factor",)),
+    "priority": ("Priority", ("priority_tier", "priority_job_factor")),
+    "oversubscribe": ("OverSubscribe", ("over_subscribe",)), "shared": ("OverSubscribe", ("over_subscribe",)),
+    "defmempercpu": ("DefMemPerCPU", ("def_mem_per_cpu_mb",)),
+    "maxmempernode": ("MaxMemPerNode", ("max_mem_per_node_mb",)),
 }
 
 
@@ -43,11 +49,11 @@ def settings_from_words(words: Iterable[str]) -> tuple[tuple[str, str], ...]:
         key, sep, value = word.partition("=")
         if not sep:
             raise SlurmError(Strerror.INVALID_ARGUMENT, f"Invalid input: {word}  Request aborted")
-        canonical = SETTABLE.get(key.lower())
-        if canonical is None:
+        known = SETTABLE.get(key.lower())
+        if known is None:
             raise SlurmError(Strerror.INVALID_ARGUMENT,
                              f"Update of this parameter is not supported: {word}\nRequest aborted")
-        settings.append((canonical, value))
+        settings.append((known[0], value))
     return tuple(settings)
 
 
@@ -80,9 +86,12 @@ def edited_partition(cfg: SlurmConfig, edit: PartitionEdited, node_names: Collec
     base = next((p for p in cfg.partitions if p.name == edit.name), None)
     if edit.deleted or (base is None and not edit.created):
         return None
-    line = partition_line(base) if base is not None else f"PartitionName={edit.name}"
     written = " ".join(f"{key}={_quoted(value)}" for key, value in edit.settings)
-    return parse_partition_line(f"{line} {written}", ORIGIN, cfg, node_names)
+    given = parse_partition_line(f"PartitionName={edit.name} {written}", ORIGIN, cfg, node_names)
+    if base is None:
+        return given
+    fields = {name for key, _ in edit.settings for name in SETTABLE[key.lower()][1]}
+    return dataclasses.replace(base, **{name: getattr(given, name) for name in fields})
 
 
 def edit(action: str, name: str, settings: tuple[tuple[str, str], ...], cfg: SlurmConfig,
