@@ -1,12 +1,15 @@
 #!/usr/bin/env python3
-"""One full scheduling pass of the controller over many pending jobs (issue: scheduling pass).
+"""One full scheduling pass of the controller over many pending jobs (issue 5: main pass and
+main + backfill pass).
 
-    /opt/pyslurm/bin/python bench/bench_schedule.py [--jobs 1000,10000] [--nodes 100,1000] [--repeat 5]
+    /opt/pyslurm/bin/python bench/bench_schedule.py [--jobs 1000,10000,50000] [--nodes 100,1000] [--repeat 5]
 
 Builds a real JobManager from a generated slurm.conf (nodes with 64 CPUs, one partition),
 submits the pending jobs through `submission` + `apply` as the controller does, registers
 every node, fills the cluster so every job is left pending (the worst case: each pass looks at
-every job), and times `schedule_pass`. Prints one JSON object per size.
+every job, and backfill reserves bf_max_job_test=500 of them), and times `schedule_pass` with
+sched/builtin (`main`) and with sched/backfill (`main+backfill`). Prints one JSON object per
+size and scheduler.
 """
 from __future__ import annotations
 
@@ -59,7 +62,7 @@ def manager(nodes: int, jobs: int, workdir: Path) -> JobManager:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--jobs", default="1000,10000")
+    parser.add_argument("--jobs", default="1000,10000,50000")
     parser.add_argument("--nodes", default="100,1000")
     parser.add_argument("--repeat", type=int, default=5)
     opts = parser.parse_args()
@@ -67,15 +70,20 @@ def main() -> None:
         for nodes in map(int, opts.nodes.split(",")):
             for jobs in map(int, opts.jobs.split(",")):
                 mgr = manager(nodes, jobs, Path(tmp))
-                times = []
-                for _ in range(opts.repeat):
-                    start = time.perf_counter()
-                    started = mgr.schedule_pass(4)
-                    times.append(time.perf_counter() - start)
-                    assert not started, "the cluster was meant to be full"
-                print(json.dumps({"bench": "schedule_pass", "nodes": nodes, "pending_jobs": jobs,
-                                  "median_ms": round(statistics.median(times) * 1000, 2),
-                                  "min_ms": round(min(times) * 1000, 2)}))
+                with_backfill = mgr.options
+                for label, options in (("main", dataclasses.replace(with_backfill, backfill=None)),
+                                       ("main+backfill", with_backfill)):
+                    mgr.options = options
+                    times = []
+                    for _ in range(opts.repeat):
+                        start = time.perf_counter()
+                        started = mgr.schedule_pass(4)
+                        times.append(time.perf_counter() - start)
+                        assert not started, "the cluster was meant to be full"
+                    print(json.dumps({"bench": "schedule_pass", "scheduler": label, "nodes": nodes,
+                                      "pending_jobs": jobs, "reserved": len(mgr.expected),
+                                      "median_ms": round(statistics.median(times) * 1000, 2),
+                                      "min_ms": round(min(times) * 1000, 2)}), flush=True)
 
 
 if __name__ == "__main__":

@@ -2,8 +2,8 @@
 
 Keys pyslurm acts on are shown with the value in force (the default when slurm.conf is
 silent, units as Slurm prints them: `300 sec`); plugin keys show what pyslurm actually
-does (a FIFO scheduler is `sched/builtin`, cgroup tracking is `proctrack/cgroup`), not what
-a copied slurm.conf may claim. Other keys written in slurm.conf are listed as written.
+does (cgroup tracking is `proctrack/cgroup`), not what a copied slurm.conf may claim;
+SchedulerType is the one in force (sched/backfill unless sched/builtin was chosen). Other keys written in slurm.conf are listed as written.
 The cgroup.conf section names the cgroup backend each node detected. Pure.
 """
 from __future__ import annotations
@@ -17,7 +17,6 @@ SLURM_COMPAT_VERSION = "22.05.8"
 CGROUP_TITLE = "Cgroup Support Configuration"
 # How pyslurm works, whatever slurm.conf says.
 _BUILT_IN = {
-    "SchedulerType": "sched/builtin",
     "SelectType": "select/cons_tres",
     "SelectTypeParameters": "CR_CORE_MEMORY",
     "PriorityType": "priority/basic",
@@ -74,6 +73,7 @@ def slurm_conf_entries(cfg: SlurmConfig, slurm_user_uid: int) -> list[tuple[str,
                                     or "none",
         "MaxJobCount": str(cfg.max_job_count), "FirstJobId": str(cfg.first_job_id),
         "SLURM_CONF": str(cfg.path), "SLURM_VERSION": SLURM_COMPAT_VERSION,
+        "SchedulerType": (cfg.value("SchedulerType") or "sched/backfill").lower(),
     })
     for key, value in written.values():
         effective.setdefault(key, value)

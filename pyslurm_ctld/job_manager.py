@@ -29,6 +29,7 @@ from pyslurm_common.gres import gpu_slots, parse_gres
 from . import partition_admin, preempt_transitions, preemption, reconfigure, scheduler
 from .association_checks import charge
 from .associations import EMPTY, AssociationSnapshot
+from .backfill import Backfill, Reservation, running_jobs
 from .dependency_checks import DependencyChecks
 from .events import (Account, AllocationReleased, ArrayTasksCancelled, ArrayTaskStarted, ArrayThrottleChanged,
                      BatchFinished, BeginTimeChanged, DependencyChanged, Effect, Event, JobCancelled,
@@ -87,6 +88,9 @@ class JobManager:
         self.stats = ControllerStats(since=0)   # sdiag; the controller starts a fresh one after recovery
         # Accounting's associations and QOS (soft state: association_cache installs each version).
         self.associations: AssociationSnapshot = EMPTY
+        # Soft state of the last pass, like pending reasons: when and where backfill expects each
+        # pending job to start (squeue --start, StartTime, SchedNodeList, scontrol explain).
+        self.expected: dict[JobId, Reservation] = {}
 
     def _install_config(self, cfg: SlurmConfig) -> None:
         """Node and partition tables from `cfg` plus the dynamic nodes. A node that already has a
@@ -466,7 +470,7 @@ class JobManager:
             name=name, usable=rec.usable, cpus=rec.config.cpus, memory_mb=rec.config.real_memory_mb,
             free_cpu_ids=self._all_cpu_ids(rec.config.cpus) - usage.cpu_ids,
             free_memory_mb=rec.config.real_memory_mb - usage.memory_mb,
-            gpu_types=gpus, free_gpus=frozenset(gpus) - usage.gpu_ids)
+            gpu_types=gpus, free_gpus=frozenset(gpus) - usage.gpu_ids, weight=rec.config.weight)
 
     def schedule_pass(self, now: int) -> list[Event]:
         """Run the scheduler; record pending reasons (soft state). Returns, in commit order:
@@ -496,7 +500,12 @@ class JobManager:
         }
         gate = limit_gate(self.associations, self.cfg.accounting_storage_enforce, self.jobs.values(),
                           {p.name: p.qos for p in self.partitions.values() if p.qos})
-        decisions = scheduler.schedule(pending, capacities, views, array_running, ineligible, eligible_tasks, gate)
+        policy = self.options.backfill
+        backfill = None if policy is None else Backfill(policy, capacities, running_jobs(self.jobs.values(), now), now)
+        decisions = scheduler.schedule(pending, capacities, views, array_running, ineligible, eligible_tasks, gate,
+                                       backfill)
+        self.expected = {d.job_id: d.expected for d in decisions
+                         if isinstance(d, scheduler.Pend) and d.expected is not None}
         array_starts: dict[JobId, int] = {}
         for decision in decisions:
             if isinstance(decision, scheduler.Start) and decision.array_task_id is not None:

@@ -1,8 +1,10 @@
-"""The `SchedulerParameters` and `DependencyParameters` options the controller acts on.
+"""The `SchedulerType`, `SchedulerParameters` and `DependencyParameters` options the controller
+acts on.
 
-Both are comma lists of `name` or `name=value` items (config-slurm-conf.md). Parsed once,
-when the job manager is built; options we do not act on are ignored, as Slurm ignores
-unknown ones. Errors: `ConfigError` for a number that does not parse (fatal at start).
+The parameters are comma lists of `name` or `name=value` items (config-slurm-conf.md §3.1).
+Parsed once, when the job manager is built; options we do not act on are ignored, as Slurm
+ignores unknown ones. Errors: `ConfigError` for a number that does not parse or an unknown
+SchedulerType (fatal at start).
 """
 from __future__ import annotations
 
@@ -10,11 +12,16 @@ from dataclasses import dataclass
 
 from pyslurm_common.config import ConfigError, SlurmConfig
 
+from .backfill import BackfillPolicy
+
+SCHEDULER_TYPES = ("sched/backfill", "sched/builtin")
+
 
 @dataclass(frozen=True, slots=True)
 class SchedulingOptions:
     max_array_tasks: int          # most tasks one array may have (max_array_tasks, default MaxArraySize)
     kill_invalid_depend: bool     # cancel jobs whose dependency can never be satisfied
+    backfill: BackfillPolicy | None = None   # None: sched/builtin (strict priority per partition only)
 
 
 def _items(text: str | None) -> dict[str, str]:
@@ -29,12 +36,25 @@ def _items(text: str | None) -> dict[str, str]:
 def scheduling_options(cfg: SlurmConfig) -> SchedulingOptions:
     sched = _items(cfg.value("SchedulerParameters"))
     depend = _items(cfg.value("DependencyParameters"))
-    max_tasks = cfg.max_array_size
-    if "max_array_tasks" in sched:
-        text = sched["max_array_tasks"]
-        if not text.isdigit():
-            raise ConfigError(f"{cfg.path}: SchedulerParameters: invalid max_array_tasks={text}")
-        max_tasks = int(text)
+
+    def number(name: str, default: int, least: int = 0) -> int:
+        if name not in sched:
+            return default
+        text = sched[name]
+        if not text.lstrip("-").isdigit() or int(text) < least:
+            raise ConfigError(cfg.path, None, f"SchedulerParameters: invalid {name}={text}")
+        return int(text)
+
+    kind = (cfg.value("SchedulerType") or SCHEDULER_TYPES[0]).lower()
+    if kind not in SCHEDULER_TYPES:
+        raise ConfigError(cfg.path, None, f"SchedulerType={kind}: not one of {', '.join(SCHEDULER_TYPES)}")
+    default = BackfillPolicy()
+    # Backfill runs in every pass (see backfill.py); bf_interval=-1 still turns it off.
+    backfill = None if kind == "sched/builtin" or number("bf_interval", 30, -1) == -1 else BackfillPolicy(
+        window_s=number("bf_window", default.window_s // 60, 1) * 60,
+        resolution_s=number("bf_resolution", default.resolution_s, 1),
+        max_job_test=number("bf_max_job_test", default.max_job_test, 1))
     # kill_invalid_depend moved from SchedulerParameters to DependencyParameters; both count.
-    return SchedulingOptions(max_array_tasks=max_tasks,
-                             kill_invalid_depend="kill_invalid_depend" in sched or "kill_invalid_depend" in depend)
+    return SchedulingOptions(max_array_tasks=number("max_array_tasks", cfg.max_array_size),
+                             kill_invalid_depend="kill_invalid_depend" in sched or "kill_invalid_depend" in depend,
+                             backfill=backfill)

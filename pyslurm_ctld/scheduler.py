@@ -24,6 +24,11 @@ Accounting limits (QOS, associations) are a `LimitGate` passed in (limits.py): a
 limit pends with the limit's reason and blocks nothing; each start is reported to the gate, so
 a job started earlier in the pass counts toward the limits of the later ones (also between
 tasks of one array).
+
+With backfill (backfill.py), every job the rules above leave pending for Resources or Priority
+is then placed in time, in the same priority walk: it starts now if that delays no job ahead of
+it, else it is reserved at its earliest start (the Pend carries that `Reservation`), and what a
+reservation holds leaves the "free now" view of the jobs behind it.
 """
 from __future__ import annotations
 
@@ -31,6 +36,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Iterable, Mapping, Protocol, Sequence
 
+from .backfill import Backfill, Reservation
 from .job import Allocation, Hold, Job, JobId, JobRequest, Reason
 
 UNLIMITED = -1
@@ -47,6 +53,7 @@ class NodeCapacity:
     free_memory_mb: int
     gpu_types: Mapping[int, str] = field(default_factory=dict)   # every GPU: index -> type ("" untyped)
     free_gpus: frozenset[int] = frozenset()
+    weight: int = 1       # Weight=: lower weights are allocated first
     _gpus_by_type: Mapping[str, tuple[int, ...]] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -93,6 +100,7 @@ class Start:
 class Pend:
     job_id: JobId
     reason: Reason
+    expected: Reservation | None = None   # when and where backfill expects it to start
 
 
 Decision = Start | Pend
@@ -199,6 +207,7 @@ class _Free:
         self.cpus = {n.name: n.free_cpu_ids if n.usable else nothing for n in nodes.values()}
         self.memory = {n.name: n.free_memory_mb if n.usable else 0 for n in nodes.values()}
         self.gpus = {n.name: n.free_gpus if n.usable else nothing for n in nodes.values()}
+        self.weights = {n.name: n.weight for n in nodes.values()}
 
     def gpus_for(self, name: str, need: _Need) -> list[int]:
         """Free GPUs of `name` of the requested type, lowest index first."""
@@ -223,18 +232,28 @@ class _Free:
         self.memory[name] -= need.memory_mb_per_node
         return cpu_ids, gpu_ids
 
+    def claim(self, allocation: Allocation) -> None:
+        """Withdraw what backfill started or reserved (a reservation's ids may be busy now: then
+        nothing changes for them; its memory is withheld now all the same, which is safe)."""
+        for index, name in enumerate(allocation.nodes):
+            self.cpus[name] = self.cpus[name].difference(allocation.cpus_on(index))
+            self.gpus[name] = self.gpus[name].difference(allocation.gpus_on(index))
+            self.memory[name] -= allocation.memory_mb_per_node[index]
+
 
 def schedule(pending: Iterable[Job], nodes: Mapping[str, NodeCapacity],
              partitions: Mapping[str, PartitionView],
              array_running: Mapping[JobId, int] | None = None,
              ineligible: Mapping[JobId, Reason] | None = None,
              eligible_tasks: Mapping[JobId, Sequence[int]] | None = None,
-             limits: LimitGate | None = None) -> list[Decision]:
+             limits: LimitGate | None = None,
+             backfill: Backfill | None = None) -> list[Decision]:
     """Decisions for one pass. `array_running` counts the running tasks of each array (by array
     id); `ineligible` names jobs that may not start yet whatever the resources, with the reason
     (begin time, dependency): like held jobs, they pend and block nothing. `eligible_tasks`
     narrows an array's pending indices to those that may start (aftercorr). `limits`: the
-    accounting limits, None when none are enforced."""
+    accounting limits, None when none are enforced. `backfill`, the pass's time map, places
+    the jobs left waiting for resources."""
     running = array_running or {}
     waiting = ineligible or {}
     allowed = eligible_tasks or {}
@@ -269,7 +288,7 @@ def schedule(pending: Iterable[Job], nodes: Mapping[str, NodeCapacity],
         if not usable:
             decisions.append(Pend(job.job_id, reason or Reason.PARTITION_CONFIG))
             continue
-        if all(part.name in blocked for part, _ in usable):   # the common case behind a blocked job
+        if backfill is None and all(part.name in blocked for part, _ in usable):   # the common case behind a blocked job
             decisions.append(Pend(job.job_id, Reason.PRIORITY))
             continue
         tasks, rest_reason = _startable_tasks(job, running, allowed.get(job.job_id))
@@ -294,6 +313,9 @@ def schedule(pending: Iterable[Job], nodes: Mapping[str, NodeCapacity],
                 decisions.append(Start(job.job_id, allocation, task, part.name if len(names) > 1 else None))
                 if limits is not None:
                     limits.started(job, part.name, need.tres)
+                if backfill is not None:
+                    backfill.book(job.job_id, allocation, backfill.now,
+                                  backfill.end_of(backfill.now, job.request.time_limit_min))
                 started += 1
             tasks = tasks[started:]
             if not tasks:
@@ -303,8 +325,12 @@ def schedule(pending: Iterable[Job], nodes: Mapping[str, NodeCapacity],
                 break
             blocked.add(part.name)
             waits_for = Reason.RESOURCES
+        expected: Reservation | None = None
+        if tasks and backfill is not None and backfill.tested < backfill.policy.max_job_test \
+                and waits_for in (None, Reason.RESOURCES, Reason.PRIORITY):
+            tasks, expected = _backfill(job, tasks, usable, backfill, free, decisions, len(names) > 1, limits)
         if tasks:
-            decisions.append(Pend(job.job_id, waits_for or Reason.RESOURCES))
+            decisions.append(Pend(job.job_id, waits_for or Reason.RESOURCES, expected))
         elif rest_reason is not None:
             decisions.append(Pend(job.job_id, rest_reason))
     return decisions
@@ -322,6 +348,35 @@ def _within_limits(job: Job, usable: list[tuple[PartitionView, _Need]], limits: 
         elif reason is None:
             reason = over
     return within, reason
+
+
+def _backfill(job: Job, tasks: Sequence[int | None], usable: list[tuple[PartitionView, _Need]],
+              backfill: Backfill, free: _Free, decisions: list[Decision], several: bool,
+              limits: LimitGate | None) -> tuple[Sequence[int | None], Reservation | None]:
+    """Start what of a waiting job delays no reservation ahead of it, and reserve the rest at its
+    earliest start: the tasks still pending, and the reservation of the first of them. A task
+    the accounting limits stop (the array's earlier starts count) is neither started nor reserved."""
+    backfill.tested += 1
+    limit = job.request.time_limit_min
+    for index, task in enumerate(tasks):
+        within = usable if limits is None else [
+            (part, need) for part, need in usable if limits.blocked(job, part.name, need.tres) is None]
+        placed = backfill.place([(part.name, part.nodes, need) for part, need in within], limit, free.weights)
+        if placed is None:
+            return tasks[index:], None
+        partition, start, allocation = placed
+        end = backfill.end_of(start, limit)
+        free.claim(allocation)
+        if start == backfill.now:
+            backfill.book(job.job_id, allocation, start, end)
+            decisions.append(Start(job.job_id, allocation, task, partition if several else None))
+            if limits is not None:
+                limits.started(job, partition, next(need.tres for part, need in within if part.name == partition))
+            continue
+        reservation = Reservation(start, end, allocation, partition, backfill.holders(allocation, start))
+        backfill.book(job.job_id, allocation, start, end)
+        return tasks[index:], reservation
+    return (), None
 
 
 def _startable_tasks(job: Job, running: Mapping[JobId, int],
@@ -357,7 +412,7 @@ def _select_nodes(candidates: Sequence[str], need: _Need, free: _Free) -> list[s
     fitting = [n for n in allowed if free.fits(n, need)]
     if len(fitting) < need.nodes or not set(need.required) <= set(fitting):
         return None
-    # The -w nodes, then best fit: the nodes with the fewest free CPUs first, keeping big holes
-    # for big jobs.
-    fitting.sort(key=lambda n: (n not in need.required, len(free.cpus[n]), allowed.index(n)))
+    # The -w nodes, then the lowest Weight, then best fit: the nodes with the fewest free CPUs
+    # first, keeping big holes for big jobs.
+    fitting.sort(key=lambda n: (n not in need.required, free.weights[n], len(free.cpus[n]), allowed.index(n)))
     return fitting[:need.nodes]

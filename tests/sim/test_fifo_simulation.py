@@ -282,6 +282,21 @@ def check_capacity(running: dict[JobId, Job], cluster: Cluster) -> None:
 # ---- the run --------------------------------------------------------------------------------
 
 
+def admit(now: int, arrivals: list[tuple[int, Arrival]], releases: list[tuple[int, JobId]],
+          pending: dict[JobId, Job], durations: dict[JobId, int]) -> None:
+    """Queue the jobs submitted by `now` (remembering how long each will run) and release the
+    held ones whose time has come (they come back with a priority of 500)."""
+    while arrivals and arrivals[-1][0] <= now:
+        _, arrival = arrivals.pop()
+        pending[arrival.job.job_id] = arrival.job
+        durations[arrival.job.job_id] = arrival.duration
+        if arrival.release_after is not None:
+            heapq.heappush(releases, (now + arrival.release_after, arrival.job.job_id))
+    while releases and releases[0][0] <= now:
+        _, job_id = heapq.heappop(releases)
+        pending[job_id] = dataclasses.replace(pending[job_id], hold=Hold.NONE, priority=500)
+
+
 @dataclass
 class Stats:
     steps: int = 0
@@ -326,15 +341,7 @@ def simulate(seed: int) -> Stats:
             job = running.pop(job_id)
             assert now - job.start_time == durations[job_id]
             done[job_id] = transition(job, JobState.COMPLETED, end_time=now)
-        while arrivals and arrivals[-1][0] <= now:
-            _, arrival = arrivals.pop()
-            pending[arrival.job.job_id] = arrival.job
-            durations[arrival.job.job_id] = arrival.duration
-            if arrival.release_after is not None:
-                heapq.heappush(releases, (now + arrival.release_after, arrival.job.job_id))
-        while releases and releases[0][0] <= now:
-            _, job_id = heapq.heappop(releases)
-            pending[job_id] = dataclasses.replace(pending[job_id], hold=Hold.NONE, priority=500)
+        admit(now, arrivals, releases, pending, durations)
         while changes and changes[-1][0] <= now:
             _, name, drained = changes.pop()
             (cluster.drained.add if drained else cluster.drained.discard)(name)

@@ -29,7 +29,7 @@ def test_show_config_has_effective_values_with_slurms_units(tmp_path: Path) -> N
     assert entries["SlurmctldTimeout"] == "60 sec" and entries["MessageTimeout"] == "10 sec"
     assert entries["ReturnToService"] == "2" and entries["SlurmctldDebug"] == "debug2"
     assert entries["SlurmUser"] == "root(450)" and entries["DefMemPerNode"] == "UNLIMITED"
-    assert entries["SchedulerType"] == "sched/builtin"       # what pyslurm does, not what was copied in
+    assert entries["SchedulerType"] == "sched/backfill"
     assert entries["FooBar"] == "1" and entries["SLURM_VERSION"] == "22.05.8"
     keys = list(dict(config_report.slurm_conf_entries(load_config(tmp_path / "slurm.conf"), 0)))
     assert keys == sorted(keys, key=str.lower)

@@ -221,7 +221,7 @@ def test_max_job_count_counts_only_active_jobs(tmp_path: Path) -> None:
 
 
 def test_schedule_pass_starts_jobs_and_records_pending_reasons(tmp_path: Path) -> None:
-    mgr = make_manager(tmp_path)
+    mgr = make_manager(tmp_path, extra="SchedulerType=sched/builtin\n")
     big = submit(mgr, cpus_per_task=8)
     blocked = submit(mgr, cpus_per_task=8)
     behind = submit(mgr)
@@ -232,6 +232,23 @@ def test_schedule_pass_starts_jobs_and_records_pending_reasons(tmp_path: Path) -
     assert effects == [Launch(started), Account(started)]
     assert (mgr.jobs[blocked.job_id].reason, mgr.jobs[behind.job_id].reason) == (Reason.RESOURCES, Reason.PRIORITY)
     assert mgr.node_usage() == {"n1": NodeUsage(frozenset(), 0), "n2": NodeUsage(frozenset(range(8)), 0)}
+
+
+def test_backfill_starts_what_delays_nobody_and_records_expected_starts(tmp_path: Path) -> None:
+    """sched/backfill (the default): the blocked job is reserved at the end of the running one;
+    a short job behind it starts now on the other node; the pass keeps the expected start."""
+    mgr = make_manager(tmp_path, extra="SchedulerParameters=bf_resolution=60\n")
+    big = run_job(mgr, cpus_per_task=8, time_limit_min=30, now=200)
+    blocked = submit(mgr, cpus_per_task=8, time_limit_min=30)
+    behind = submit(mgr, time_limit_min=10)
+    schedule(mgr, now=300)
+    assert mgr.jobs[behind.job_id].state is JobState.RUNNING
+    assert mgr.jobs[behind.job_id].allocation.nodes == ("n1",)
+    assert mgr.jobs[blocked.job_id].reason is Reason.RESOURCES
+    expected = mgr.expected[blocked.job_id]
+    assert (expected.start_time, expected.nodes) == (2040, ("n2",))     # 200 + 30 min, on the minute grid
+    assert [h.job_id for h in expected.waits_for] == [big.job_id]
+    assert behind.job_id not in mgr.expected
 
 
 def test_unregistered_nodes_get_no_jobs(tmp_path: Path) -> None:
@@ -342,7 +359,7 @@ def test_gpu_jobs_get_specific_gpus_and_cpus_and_node_usage_derives_them(tmp_pat
 
 
 def test_busy_gpus_leave_a_job_pending_for_resources(tmp_path: Path) -> None:
-    mgr = gpu_manager(tmp_path)
+    mgr = make_manager(tmp_path, conf=GPU_CONF + "SchedulerType=sched/builtin\n")
     run_job(mgr, partition="gpu", gpus_per_node=2, gpu_type="a100")   # g1's a100s
     run_job(mgr, partition="gpu", gpus_per_node=4)                    # only g2 still has four
     waiting = submit(mgr, partition="gpu", gpus_per_node=1, gpu_type="a100")
@@ -895,6 +912,15 @@ def durable(jobs: dict[JobId, Job]) -> dict[JobId, Job]:
             for jid, j in jobs.items()}
 
 
+def validate_throttle(mgr: JobManager, array_id: JobId) -> None:
+    """A task start never takes an array past its throttle (lowering the throttle below what
+    already runs is allowed: nothing is stopped, no task starts until fewer run)."""
+    running = sum(1 for j in mgr.jobs.values()
+                  if j.array is not None and j.array.array_job_id == array_id and j.state is JobState.RUNNING)
+    throttle = next(j.array.throttle for j in mgr.jobs.values() if j.array and j.array.array_job_id == array_id)
+    assert not throttle or running <= throttle, (array_id, running)
+
+
 def validate_state(mgr: JobManager) -> None:
     """Invariants that hold after every event (dask's validate_state)."""
     for job in mgr.jobs.values():
@@ -916,13 +942,6 @@ def validate_state(mgr: JobManager) -> None:
             master = mgr.jobs.get(array.array_job_id)
             assert master is None or master.array is None or array.task_id not in master.array.pending \
                 or master.job_id == job.job_id, job
-    running_tasks: dict[JobId, int] = {}
-    for job in mgr.jobs.values():
-        if job.array is not None and job.state is JobState.RUNNING:
-            running_tasks[job.array.array_job_id] = running_tasks.get(job.array.array_job_id, 0) + 1
-    for array_id, count in running_tasks.items():
-        throttle = next(j.array.throttle for j in mgr.jobs.values() if j.array and j.array.array_job_id == array_id)
-        assert not throttle or count <= throttle, (array_id, count)
     for name, used in mgr.node_usage().items():
         config = mgr.nodes[name].config
         assert used.cpus <= config.cpus and used.memory_mb <= config.real_memory_mb, (name, used)
@@ -964,6 +983,8 @@ class Recorder:
         self.gpu_starts += isinstance(event, (JobStarted, ArrayTaskStarted)) and event.allocation.total_gpus > 0
         self.after_each.append((durable(self.mgr.jobs), self.mgr.next_job_id))
         validate_state(self.mgr)
+        if isinstance(event, ArrayTaskStarted):
+            validate_throttle(self.mgr, event.array_job_id)
 
     def commit_all(self, events: Iterable[Event]) -> None:
         start = len(self.after_each)
