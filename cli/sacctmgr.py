@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import select
 import sys
+import time
 from typing import NoReturn, TextIO
 
 import click
@@ -17,7 +18,7 @@ import click
 from pyslurm_common.errors import SlurmError, Strerror
 from pyslurm_common.rpc import messages as pb
 
-from . import sacct_database, sacctmgr_args, sacctmgr_fields
+from . import client, sacct_database, sacctmgr_args, sacctmgr_events, sacctmgr_fields
 from .app import CliError, run
 from .print_fields import FormatError, Parsable, render
 
@@ -48,8 +49,13 @@ def sacctmgr(immediate: bool, noheader: bool, parsable: bool, parsable2: bool, q
     if request.command == "show":
         request.with_assoc = request.with_assoc or associations
         mode = Parsable.NO_TRAILING if parsable2 else Parsable.TRAILING if parsable else Parsable.NONE
-        _show(request, mode, delimiter, not noheader)
+        if request.entity == "event":
+            _show_events(request, mode, delimiter, not noheader)
+        else:
+            _show(request, mode, delimiter, not noheader)
         return
+    if request.entity == "event":
+        _fail(" Events are recorded by the controller; they can only be listed ('show event')")
     if request.entity == "association":
         _fail(" Associations are changed through their user or account (e.g. 'modify user ... set')")
     if request.entity == "tres":
@@ -182,6 +188,24 @@ def _show(request: sacctmgr_args.Request, mode: Parsable, delimiter: str, header
         _fail(exc.detail or f" {exc.strerror}")
     rows = list(_rows(request, found))
     lines = render(columns, (sacctmgr_fields.values(request.entity, names, request.with_assoc, r) for r in rows),
+                   parsable=mode, delimiter=delimiter, header=header)
+    sys.stdout.write("".join(line + "\n" for line in lines))
+
+
+def _show_events(request: sacctmgr_args.Request, mode: Parsable, delimiter: str, header: bool) -> None:
+    now = time.time()
+    try:
+        query = sacctmgr_events.query(request.where, client.cluster_config().cluster_name, now)
+        names, columns = sacctmgr_events.columns(request.format, query.kind == "cluster")
+    except sacctmgr_events.EventArgumentError as exc:
+        _fail(str(exc))
+    except FormatError as exc:
+        raise CliError(str(exc)) from None
+    try:
+        found = sacct_database.call("QueryEvents", query, pb.NodeEventList)
+    except SlurmError as exc:
+        _fail(f" Error with request: {exc.detail or exc.strerror}")
+    lines = render(columns, (sacctmgr_events.values(names, e, int(now)) for e in found.events),
                    parsable=mode, delimiter=delimiter, header=header)
     sys.stdout.write("".join(line + "\n" for line in lines))
 

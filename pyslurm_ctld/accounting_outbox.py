@@ -1,17 +1,21 @@
-"""Durable outbox of job records for the accounting daemon.
+"""Durable outbox of job records and node events for the accounting daemon.
 
 Each job has one file, `<job_id>-<submit_time>.rec`, holding its latest
 serialized `JobRecord`; a newer snapshot atomically replaces an unsent older
-one (records are full snapshots, so only the latest matters). A sender task
-ships files in batches and deletes a file only if it was not replaced while
-in flight. Files are fsync'd, so records survive a controller crash while the
-accounting daemon is down; nothing is dropped, only retried.
+one (records are full snapshots, so only the latest matters). Node events are
+not snapshots (a node that went down and came back is two periods' worth), so
+each has a file of its own, `node-<time>-<ns>.ev`, named so that they sort in
+the order they happened. A sender task ships files in batches and deletes a
+file only if it was not replaced while in flight. Files are fsync'd, so
+records survive a controller crash while the accounting daemon is down;
+nothing is dropped, only retried (the daemon takes every record idempotently).
 """
 from __future__ import annotations
 
 import asyncio
 import logging
 import os
+import time
 from pathlib import Path
 
 import grpc
@@ -22,6 +26,9 @@ from pyslurm_common.rpc_auth import Signer, insecure_channel
 
 log = logging.getLogger(__name__)
 BATCH = 500
+JOB_SUFFIX = ".rec"
+EVENT_SUFFIX = ".ev"
+_SUFFIXES = (JOB_SUFFIX, EVENT_SUFFIX)
 RETRY_SECONDS = (0.5, 1, 2, 5)
 
 
@@ -37,8 +44,14 @@ class AccountingOutbox:
 
     def put(self, record: dbd_pb2.JobRecord) -> None:
         """Queue a record; it reaches disk in the next write batch (same loop turn)."""
-        name = f"{record.job.job_id}-{record.job.submit_time}.rec"
-        self._pending[name] = record.SerializeToString()
+        self._queue(f"{record.job.job_id}-{record.job.submit_time}{JOB_SUFFIX}", record.SerializeToString())
+
+    def put_node_event(self, record: dbd_pb2.NodeEventRecord) -> None:
+        """Queue a node or cluster event, after every event queued before it."""
+        self._queue(f"node-{record.time:012d}-{time.time_ns():020d}{EVENT_SUFFIX}", record.SerializeToString())
+
+    def _queue(self, name: str, data: bytes) -> None:
+        self._pending[name] = data
         if not self._writing:
             self._writing = True
             asyncio.get_running_loop().create_task(self._write_pending())
@@ -67,7 +80,7 @@ class AccountingOutbox:
             os.close(fd)
 
     def backlog(self) -> int:
-        return sum(1 for p in self.directory.iterdir() if p.suffix == ".rec")
+        return sum(1 for p in self.directory.iterdir() if p.suffix in _SUFFIXES)
 
     async def run_sender(self, stop: asyncio.Event) -> None:
         if self._address is None:
@@ -75,15 +88,15 @@ class AccountingOutbox:
         stub = dbd_pb2_grpc.AccountingStub(insecure_channel(self._address))
         failures = 0
         while not stop.is_set():
-            files = sorted(p for p in self.directory.iterdir() if p.suffix == ".rec")[:BATCH]
+            files = sorted(p for p in self.directory.iterdir() if p.suffix in _SUFFIXES)[:BATCH]
             if not files:
                 self._wake.clear()
                 await wait_first(self._wake, stop, timeout=5)
                 continue
             sent = await asyncio.to_thread(self._read_files, files)
             batch = dbd_pb2.JobRecordBatch()
-            for _, _, data in sent:
-                batch.records.add().ParseFromString(data)
+            for path, _, data in sent:
+                (batch.node_events if path.suffix == EVENT_SUFFIX else batch.records).add().ParseFromString(data)
             try:
                 await stub.RecordJobs(batch, timeout=30, metadata=self._signer.metadata())
             except grpc.aio.AioRpcError as exc:

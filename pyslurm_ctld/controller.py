@@ -20,6 +20,7 @@ from pyslurm_common.rpc_auth import Signer
 
 from . import convert, reconfigure
 from .accounting_outbox import AccountingOutbox
+from .node_events import NODE_STATE_EVENTS, NodeEvent, NodeEventWatcher
 from .association_cache import AssociationCache
 from .associations import AssociationSnapshot
 from .events import (Account, Effect, Event, JobRequeued, Launch, SignalTasks, StepFinished, StepStarted, SuspendTasks,
@@ -51,6 +52,7 @@ class Controller:
         dbd = (f"{cfg.accounting_storage_host}:{cfg.accounting_storage_port}"
                if cfg.accounting_enabled and cfg.accounting_storage_host else None)
         self.outbox = AccountingOutbox(cfg.state_save_location / "outbox", dbd, signer)
+        self.node_events = NodeEventWatcher()
         self.associations = AssociationCache(cfg.state_save_location, dbd, signer, cfg.cluster_name)
         self.associations.on_change.append(self._associations_changed)
         self._sched_wake = asyncio.Event()
@@ -80,6 +82,15 @@ class Controller:
         # between journaling an event and queueing its record.
         for job in self.manager.jobs.values():
             self.outbox.put(convert.job_record(job, self.cfg.cluster_name))
+        self._send_node_events(self.node_events.baseline(self.manager.nodes, int(time.time())))
+
+    def report_node_changes(self) -> None:
+        """Tell accounting about nodes that went DOWN/DRAIN or came back, and a new cluster size."""
+        self._send_node_events(self.node_events.changes(self.manager.nodes, int(time.time())))
+
+    def _send_node_events(self, events: list[NodeEvent]) -> None:
+        for event in events:
+            self.outbox.put_node_event(convert.node_event_record(event, self.cfg.cluster_name))
 
     def _associations_changed(self, snapshot: AssociationSnapshot) -> None:
         # Soft state, like node liveness: the accounting daemon and the cache file own it.
@@ -91,6 +102,8 @@ class Controller:
     async def commit(self, event: Event) -> None:
         await self.journal.append(event_to_dict(event))
         self.perform(self.manager.apply(event))
+        if isinstance(event, NODE_STATE_EVENTS):
+            self.report_node_changes()
         self.wake_scheduler()
         changed, self._changed = self._changed, asyncio.Event()
         changed.set()
@@ -305,6 +318,7 @@ class Controller:
             raise
         self.cfg, self.cgroup = files.slurm, files.cgroup
         self.config_read_at = int(time.time())
+        self.report_node_changes()
         for hook in self.on_reconfigured:
             hook(self.cfg)
         log.info("reconfigured from %s: %d nodes, %d partitions", self.cfg.path, len(self.manager.nodes),

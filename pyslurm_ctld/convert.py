@@ -18,6 +18,7 @@ from pyslurm_common.rpc import ctld_pb2, dbd_pb2, types_pb2
 from .job import Hold, Job, JobRequest, JobState, Reason, Step
 from .job_env import compress_counts
 from .job_manager import NodeUsage
+from .node_events import NodeEvent
 from .nodes import NodeRecord
 
 
@@ -191,6 +192,12 @@ def job_record(job: Job, cluster: str) -> dbd_pb2.JobRecord:
     steps += info.steps
     return dbd_pb2.JobRecord(cluster=cluster, job=info, steps=steps,
                              alloc_cpus=job.allocation.total_cpus if job.allocation else 0)
+
+
+def node_event_record(event: NodeEvent, cluster: str) -> dbd_pb2.NodeEventRecord:
+    return dbd_pb2.NodeEventRecord(
+        cluster=cluster, node=event.node, state=event.state, reason=event.reason, reason_uid=event.reason_uid,
+        time=event.time, cpus=event.cpus, cluster_nodes=event.cluster_nodes)
 
 
 def _batch_step_state(job: Job) -> str:

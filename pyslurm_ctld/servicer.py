@@ -339,6 +339,7 @@ class ControllerServicer(ctld_pb2_grpc.ControllerServicer):
             address=request.address or _peer_host(context.peer()), port=request.port,
             boot_time=request.boot_time, slurmd_start_time=int(time.time()), arch=request.arch,
             os=request.os, cgroup_backend=request.cgroup_backend)
+        self.ctl.report_node_changes()    # registration may bring a DOWN node back
         for event in self.manager.lost_jobs(rec.name, request.running_jobs, int(time.time())):
             await self.ctl.commit(event)
         self.ctl.wake_scheduler()

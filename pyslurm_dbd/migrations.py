@@ -25,6 +25,7 @@ from sqlalchemy.schema import CreateColumn
 
 from pyslurm_dbd.association_models import AccountRow, AssociationRow, ClusterRow, QosRow, UserRow
 from pyslurm_dbd.models import JobRow, SchemaVersion, StepRow
+from pyslurm_dbd.usage_models import AssocHourRow, ClusterHourRow, NodeEventRow
 
 log = logging.getLogger(__name__)
 
@@ -94,12 +95,18 @@ def _v5_step_peak_node(conn: Connection) -> None:
     _add_missing_columns(conn, _tables(StepRow)[0], ["max_rss_node"])
 
 
+def _v6_events_and_usage(conn: Connection) -> None:
+    """Node events and the hourly usage rollups (sacctmgr show event, sreport)."""
+    _create_missing(conn, _tables(NodeEventRow, ClusterHourRow, AssocHourRow))
+
+
 STEPS: dict[int, Callable[[Connection], None]] = {
     1: _v1_jobs_and_steps,
     2: _v2_job_arrays,
     3: _v3_associations_and_qos,
     4: _v4_job_gpus,
     5: _v5_step_peak_node,
+    6: _v6_events_and_usage,
 }
 SCHEMA_VERSION = max(STEPS)
 """The version this code reads and writes: the number of the last step."""

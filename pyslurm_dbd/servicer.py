@@ -21,6 +21,7 @@ from pyslurm_common.users import user_name
 from . import association_messages as messages
 from .admin import AssociationAdmin, Caller
 from .association_queries import AssociationQueries
+from .event_store import EventStore
 from .association_versions import DefinitionVersions
 from .job_visibility import visible_query
 from .store import AccountingStore
@@ -37,6 +38,8 @@ class AccountingServicer(dbd_pb2_grpc.AccountingServicer):
         self.store = store
         self.privileged = privileged_uids
         self.private_jobs = "jobs" in private_data
+        self.private_events = "events" in private_data
+        self.events = EventStore(store.sessions)
         self.admin = AssociationAdmin(store.sessions)
         self.queries = AssociationQueries(store.sessions, private_data & {"users", "accounts"}, tres)
         self.versions = DefinitionVersions()
@@ -46,13 +49,21 @@ class AccountingServicer(dbd_pb2_grpc.AccountingServicer):
         if caller().uid not in self.privileged:
             raise SlurmError(Strerror.ACCESS_DENIED)
         await asyncio.to_thread(self.store.record, list(request.records))
+        await asyncio.to_thread(self.events.record, list(request.node_events))
         return types_pb2.Empty()
+
+    @translate_errors
+    async def QueryEvents(self, request: dbd_pb2.EventQuery, context: grpc.aio.ServicerContext) -> dbd_pb2.NodeEventList:
+        """Anyone may list events unless PrivateData=events; then operators and above."""
+        if self.private_events and not await self._sees_everyone():
+            raise SlurmError(Strerror.ACCESS_DENIED)
+        events = await asyncio.to_thread(self.events.query, request, int(time.time()))
+        return dbd_pb2.NodeEventList(events=events)
 
     @translate_errors
     async def QueryJobs(self, request: dbd_pb2.AccountingQuery, context: grpc.aio.ServicerContext) -> dbd_pb2.JobRecordBatch:
         who = self._caller()
-        sees_everyone = who.privileged or await asyncio.to_thread(self.queries.admin_level, who) != "None"
-        query = visible_query(request, who.name, sees_everyone, self.private_jobs)
+        query = visible_query(request, who.name, await self._sees_everyone(), self.private_jobs)
         records = await asyncio.to_thread(self.store.query, query, int(time.time()))
         return dbd_pb2.JobRecordBatch(records=records)
 
@@ -90,6 +101,11 @@ class AccountingServicer(dbd_pb2_grpc.AccountingServicer):
             return dbd_pb2.AssociationState(version=version, unchanged=True)
         listing = await asyncio.to_thread(self.queries.definitions, request.cluster)
         return messages.state(listing, version)
+
+    async def _sees_everyone(self) -> bool:
+        """root, SlurmUser, operators and administrators."""
+        who = self._caller()
+        return who.privileged or await asyncio.to_thread(self.queries.admin_level, who) != "None"
 
     def _caller(self) -> Caller:
         uid = caller().uid

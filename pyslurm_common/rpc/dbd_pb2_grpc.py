@@ -45,6 +45,11 @@ class AccountingStub:
                 request_serializer=dbd__pb2.AccountingQuery.SerializeToString,
                 response_deserializer=dbd__pb2.JobRecordBatch.FromString,
                 _registered_method=True)
+        self.QueryEvents = channel.unary_unary(
+                '/pyslurm.Accounting/QueryEvents',
+                request_serializer=dbd__pb2.EventQuery.SerializeToString,
+                response_deserializer=dbd__pb2.NodeEventList.FromString,
+                _registered_method=True)
         self.Ping = channel.unary_unary(
                 '/pyslurm.Accounting/Ping',
                 request_serializer=types__pb2.Empty.SerializeToString,
@@ -78,6 +83,13 @@ class AccountingServicer:
 
     def QueryJobs(self, request, context):
         """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def QueryEvents(self, request, context):
+        """sacctmgr show event.
+        """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
@@ -123,6 +135,11 @@ def add_AccountingServicer_to_server(servicer, server):
                     servicer.QueryJobs,
                     request_deserializer=dbd__pb2.AccountingQuery.FromString,
                     response_serializer=dbd__pb2.JobRecordBatch.SerializeToString,
+            ),
+            'QueryEvents': grpc.unary_unary_rpc_method_handler(
+                    servicer.QueryEvents,
+                    request_deserializer=dbd__pb2.EventQuery.FromString,
+                    response_serializer=dbd__pb2.NodeEventList.SerializeToString,
             ),
             'Ping': grpc.unary_unary_rpc_method_handler(
                     servicer.Ping,
@@ -199,6 +216,33 @@ class Accounting:
             '/pyslurm.Accounting/QueryJobs',
             dbd__pb2.AccountingQuery.SerializeToString,
             dbd__pb2.JobRecordBatch.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def QueryEvents(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/pyslurm.Accounting/QueryEvents',
+            dbd__pb2.EventQuery.SerializeToString,
+            dbd__pb2.NodeEventList.FromString,
             options,
             channel_credentials,
             insecure,
