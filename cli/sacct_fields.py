@@ -232,6 +232,12 @@ def _reserved_seconds(r: SacctRow) -> int:
     return max(0, until - job.eligible_time)
 
 
+def _suspended_seconds(r: SacctRow) -> int:
+    """Time the job spent suspended, the current suspension counted to now."""
+    job = r.job
+    return job.suspended_secs + (max(0, r.now - job.suspend_time) if job.suspend_time else 0)
+
+
 def _layout(r: SacctRow) -> Value:
     """How a step's tasks were laid out: srun steps are always block-distributed here."""
     if r.step is None:
@@ -309,8 +315,7 @@ FIELDS: dict[str, SacctField] = {
     "Start": SacctField(19, _start),
     "State": SacctField(10, _state),
     "Submit": SacctField(19, lambda r: _time(r.job.submit_time)),
-    # Nothing suspends jobs in pyslurm (no scontrol suspend, no gang scheduling).
-    "Suspended": SacctField(10, lambda r: units.format_duration_hms(0)),
+    "Suspended": SacctField(10, _job_only(lambda r: units.format_duration_hms(_suspended_seconds(r)))),
     "SystemComment": SacctField(15, _unset),
     "Timelimit": SacctField(10, _job_only(
         lambda r: units.format_time_limit_hms(r.job.time_limit_min or None))),

@@ -130,7 +130,8 @@ def job_info(job: Job, now: int = 0) -> types_pb2.JobInfo:
         steps=[step_info(job, step) for step in job.steps], launcher=req.launcher,
         req_nodes=compress(req.required_nodes) if req.required_nodes else "",
         exc_nodes=compress(req.excluded_nodes) if req.excluded_nodes else "",
-        dependency=_dependency_text(job, now), **_array_fields(job),
+        dependency=_dependency_text(job, now), suspended_secs=job.suspended_secs,
+        suspend_time=job.suspend_time if job.state is JobState.SUSPENDED else 0, **_array_fields(job),
     )
 
 

@@ -100,6 +100,11 @@ def _v6_events_and_usage(conn: Connection) -> None:
     _create_missing(conn, _tables(NodeEventRow, ClusterHourRow, AssocHourRow))
 
 
+def _v7_job_suspended_time(conn: Connection) -> None:
+    """How long each job was suspended (sacct Suspended)."""
+    _add_missing_columns(conn, _tables(JobRow)[0], ["suspended_secs", "suspend_time"])
+
+
 STEPS: dict[int, Callable[[Connection], None]] = {
     1: _v1_jobs_and_steps,
     2: _v2_job_arrays,
@@ -107,6 +112,7 @@ STEPS: dict[int, Callable[[Connection], None]] = {
     4: _v4_job_gpus,
     5: _v5_step_peak_node,
     6: _v6_events_and_usage,
+    7: _v7_job_suspended_time,
 }
 SCHEMA_VERSION = max(STEPS)
 """The version this code reads and writes: the number of the last step."""

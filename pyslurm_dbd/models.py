@@ -111,6 +111,9 @@ class JobRow(Base):
     # Added in schema version 4, hence the server defaults (rows written before have none).
     gpus: Mapped[int] = mapped_column(BigInteger, default=0, server_default="0")
     tres_per_node: Mapped[str] = mapped_column(String(255), default="", server_default="")
+    # Added in schema version 7.
+    suspended_secs: Mapped[int] = mapped_column(BigInteger, default=0, server_default="0")
+    suspend_time: Mapped[int] = mapped_column(BigInteger, default=0, server_default="0")
 
     steps: Mapped[list[StepRow]] = relationship(
         back_populates="job", cascade="all, delete-orphan", passive_deletes=True

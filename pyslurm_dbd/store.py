@@ -49,7 +49,7 @@ _JOB_FIELDS: tuple[str, ...] = (
     "state", "reason", "exit_code", "exit_signal", "cancelled", "cancelled_by", "eligible_time",
     "start_time", "end_time", "time_limit_min", "nodes", "num_nodes", "num_cpus", "num_tasks",
     "mem_per_node_mb", "mem_per_cpu_mb", "work_dir", "restarts", "priority", "gpus", "tres_per_node",
-    "array_job_id", "array_task_str", "array_remainder",
+    "array_job_id", "array_task_str", "array_remainder", "suspended_secs", "suspend_time",
 )  # fmt: skip
 
 # StepInfo fields stored in a column of the same name (step_id is the key).

@@ -97,8 +97,8 @@ def _count(url: str, table: str) -> int:
 
 
 def test_create_schema_writes_the_current_version(store: AccountingStore, accounting_url: str) -> None:
-    assert store.schema_version() == SCHEMA_VERSION == 6
-    assert _sql(accounting_url, "SELECT version FROM schema_version") == [(6,)]
+    assert store.schema_version() == SCHEMA_VERSION == 7
+    assert _sql(accounting_url, "SELECT version FROM schema_version") == [(7,)]
 
 
 def test_sqlite_file_gets_its_directory_and_wal(tmp_path: Path) -> None:

@@ -78,9 +78,18 @@ def test_wait_ids_layout_and_flags() -> None:
     got = _values("Reserved,ResvCPURAW,Planned,Suspended,AssocID,DBIndex,QOSRAW,Layout,Flags,Comment")
     assert got == [
         ["00:00:30", 120, "00:00:30", "00:00:00", 7, 12, 1, None, "SchedMain", None],
-        [None, None, None, "00:00:00", 7, 12, None, "Unknown", None, None],
-        [None, None, None, "00:00:00", 7, 12, None, "Block", None, None],
+        [None, None, None, None, 7, 12, None, "Unknown", None, None],
+        [None, None, None, None, 7, 12, None, "Block", None, None],
     ]
+
+
+def test_suspended_time_counts_the_current_suspension_to_now() -> None:
+    record = _record()
+    record.job.state, record.job.end_time = "SUSPENDED", 0
+    record.job.suspended_secs, record.job.suspend_time = 50, T0 + 40
+    assert _values("Suspended", record, now=T0 + 100)[0] == ["00:01:50"]
+    record.job.suspend_time = 0
+    assert _values("Suspended", record, now=T0 + 100)[0] == ["00:00:50"]
 
 
 def test_pending_job_waits_until_now() -> None:
