@@ -89,6 +89,16 @@ class BeginTimeChanged:
 
 
 @dataclass(frozen=True, slots=True)
+class JobChargeChanged:
+    """`scontrol update jobid=N Account=... QOS=...` of a pending job: what it is charged to now."""
+
+    kind: ClassVar[str] = "charge"
+    job_id: JobId
+    account: str
+    qos: str
+
+
+@dataclass(frozen=True, slots=True)
 class JobHoldChanged:
     kind: ClassVar[str] = "hold"
     job_id: JobId
@@ -288,13 +298,13 @@ Event = (JobSubmitted | JobStarted | JobHoldChanged | JobCancelled | JobTimedOut
          | JobIdsUsed
          | JobsPurged | StepStarted | StepFinished | AllocationReleased
          | ArrayTaskStarted | ArrayTasksCancelled | DependencyChanged | ArrayThrottleChanged | BeginTimeChanged
-         | JobPreempted | JobSuspended | JobResumed)
+         | JobChargeChanged | JobPreempted | JobSuspended | JobResumed)
 _KINDS: dict[str, type] = {cls.kind: cls for cls in (
     JobSubmitted, JobStarted, JobHoldChanged, JobCancelled, JobTimedOut, BatchFinished,
     JobRequeued, JobLost, NodeFailed, NodeAdminChanged, NodeCreated, NodesDeleted, PartitionEdited, JobIdsUsed,
     JobsPurged,
     StepStarted, StepFinished, AllocationReleased, ArrayTaskStarted, ArrayTasksCancelled, DependencyChanged,
-    ArrayThrottleChanged, BeginTimeChanged, JobPreempted, JobSuspended, JobResumed)}
+    ArrayThrottleChanged, BeginTimeChanged, JobChargeChanged, JobPreempted, JobSuspended, JobResumed)}
 
 
 def event_to_dict(event: Event) -> dict[str, Any]:

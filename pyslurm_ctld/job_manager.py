@@ -32,7 +32,7 @@ from .associations import EMPTY, AssociationSnapshot
 from .backfill import Backfill, Reservation, running_jobs
 from .dependency_checks import DependencyChecks
 from .events import (Account, AllocationReleased, ArrayTasksCancelled, ArrayTaskStarted, ArrayThrottleChanged,
-                     BatchFinished, BeginTimeChanged, DependencyChanged, Effect, Event, JobCancelled,
+                     BatchFinished, BeginTimeChanged, DependencyChanged, JobChargeChanged, Effect, Event, JobCancelled,
                      JobHoldChanged, JobIdsUsed, JobLost, JobPreempted,
                      JobRequeued, JobResumed, JobSuspended, JobsPurged, JobStarted, JobSubmitted, JobTimedOut, Launch, NodeAdminChanged,
                      NodeCreated, NodeFailed, NodesDeleted, PartitionEdited, SignalTasks, StepFinished, StepStarted,
@@ -273,6 +273,18 @@ class JobManager:
         if job.state is not JobState.PENDING:
             raise SlurmError(Strerror.NOT_PENDING)
         return BeginTimeChanged(job.job_id, begin_time)
+
+    def charge_change(self, job_id: int, account: str | None, qos: str | None, uid: int) -> JobChargeChanged:
+        """`scontrol update jobid=N Account=/QOS=` (None: unchanged, "" the default): the owner or
+        an admin, pending jobs only, checked as at submission (association_checks.charge)."""
+        job = self._owned_job(job_id, uid)
+        if job.state is not JobState.PENDING:
+            raise SlurmError(Strerror.NOT_PENDING)
+        req = job.request
+        charged = charge(self.associations, self.cfg.accounting_storage_enforce, job.user_name,
+                         req.account if account is None else account, req.qos if qos is None else qos,
+                         [self.partitions[p] for p in req.partitions or (req.partition,) if p in self.partitions])
+        return JobChargeChanged(job.job_id, charged.account, charged.qos)
 
     def _array_spec(self, text: str) -> ArraySpec:
         """`--array` checked against MaxArraySize (indices 0..MaxArraySize-1) and max_array_tasks."""
@@ -802,6 +814,13 @@ class JobManager:
         job = self._set(dataclasses.replace(job, request=request, eligible_time=eligible))
         return [Account(job)]
 
+    def _apply_charge(self, event: JobChargeChanged) -> list[Effect]:
+        job = self.jobs.get(event.job_id)
+        if job is None or job.state is not JobState.PENDING:
+            return []
+        request = dataclasses.replace(job.request, account=event.account, qos=event.qos)
+        return [Account(self._set(dataclasses.replace(job, request=request)))]
+
     def _apply_hold(self, event: JobHoldChanged) -> list[Effect]:
         job = self.jobs.get(event.job_id)
         if job is None or job.state is not JobState.PENDING:
@@ -1150,6 +1169,7 @@ _APPLY = {
     DependencyChanged: JobManager._apply_dependency,
     ArrayThrottleChanged: JobManager._apply_array_throttle,
     BeginTimeChanged: JobManager._apply_begin_time,
+    JobChargeChanged: JobManager._apply_charge,
     JobHoldChanged: JobManager._apply_hold,
     JobCancelled: JobManager._apply_cancelled,
     JobTimedOut: JobManager._apply_timeout,

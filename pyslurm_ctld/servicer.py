@@ -163,10 +163,11 @@ class ControllerServicer(ctld_pb2_grpc.ControllerServicer):
         return ctld_pb2.JobUpdateReply(results=await _per_job(request.job_ids, one))
 
     def _job_update(self, job_id: int, settings: Iterable[str], uid: int, now: int) -> list[Event]:
-        """`scontrol update jobid=N Key=Value ...`: Dependency=, ArrayTaskThrottle=, StartTime=.
+        """`scontrol update jobid=N Key=Value ...`: Dependency=, ArrayTaskThrottle=, StartTime=,
+        Account=, QOS=.
         Every setting is checked before any is applied."""
         changes = {key.lower(): value for key, _, value in (item.partition("=") for item in settings)}
-        unknown = set(changes) - {"dependency", "arraytaskthrottle", "starttime"}
+        unknown = set(changes) - {"dependency", "arraytaskthrottle", "starttime", "account", "qos"}
         if unknown:
             raise SlurmError(Strerror.INVALID_ARGUMENT, f"Update of this job field is not supported: {min(unknown)}")
         events: list[Event] = []
@@ -180,6 +181,8 @@ class ControllerServicer(ctld_pb2_grpc.ControllerServicer):
             except ValueError:
                 raise SlurmError(Strerror.INVALID_TIME_VALUE) from None
             events.append(self.manager.begin_change(job_id, begin, uid))
+        if "account" in changes or "qos" in changes:
+            events.append(self.manager.charge_change(job_id, changes.get("account"), changes.get("qos"), uid))
         return events
 
     @translate_errors

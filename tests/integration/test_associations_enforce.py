@@ -233,3 +233,17 @@ def test_partition_access_lists_and_the_partition_qos(lab: Cluster) -> None:
         assert lab.run("squeue", "-h", "-j", str(second), "-o", "%q").stdout == "normal\n"
     finally:
         lab.run("scancel", "-u", "alice")
+
+
+def test_scontrol_update_of_a_pending_jobs_account_and_qos(lab: Cluster) -> None:
+    job = _accepted(lab, "alice")
+    assert lab.run("squeue", "-h", "-j", str(job), "-o", "%a|%q").stdout == "physics|normal\n"
+    lab.run("scontrol", "update", f"jobid={job}", "account=chem", "qos=high", user="alice", check=True)
+    assert lab.run("squeue", "-h", "-j", str(job), "-o", "%a|%q").stdout == "chem|high\n"
+    refused = lab.run("scontrol", "update", f"jobid={job}", "account=nosuch", user="alice")
+    assert refused.returncode == 1
+    assert "Invalid account or account/partition combination specified" in refused.stderr
+    other = lab.run("scontrol", "update", f"jobid={job}", "qos=normal", user="bob")
+    assert other.returncode == 1 and "Access/permission denied" in other.stderr
+    assert lab.run("squeue", "-h", "-j", str(job), "-o", "%a|%q").stdout == "chem|high\n"
+    lab.run("scancel", str(job), check=True)
