@@ -1,17 +1,30 @@
 #!/usr/bin/env bash
 # Install pyslurm from this checkout into /opt/pyslurm and start a single-box cluster.
 #
-#   sudo ./install.sh              install (or upgrade) and start the cluster (pyslurm-quickstart)
-#   sudo ./install.sh --no-start   install only
+#   sudo ./install.sh              install (or upgrade) and start the cluster
+#   sudo ./install.sh --no-start   install (or upgrade) only
+#   sudo ./install.sh --uninstall  remove the installation; configuration, key, job state,
+#                                  accounting data and logs stay (/etc/pyslurm, /var/lib/pyslurm)
 #
-# Re-running upgrades in place; configuration, state and accounting data are kept.
+# Re-running upgrades in place and keeps configuration, state and accounting data. On a host run
+# by systemd the units go to /etc/systemd/system (pointing at this installation) and the cluster
+# runs under them (`systemctl status pyslurmctld`); elsewhere pyslurm-quickstart starts the
+# daemons. Paths for tests and packagers: PYSLURM_PREFIX, PYSLURM_BIN_DIR (command links),
+# PYSLURM_UNIT_DIR (setting it installs the units there even without systemd running).
 set -euo pipefail
 
 PREFIX=${PYSLURM_PREFIX:-/opt/pyslurm}
+BIN_DIR=${PYSLURM_BIN_DIR:-/usr/local/bin}
+UNIT_DIR=${PYSLURM_UNIT_DIR:-/etc/systemd/system}
+UNITS="pyslurmdbd pyslurmctld pyslurmd pyslurmsackd"
+COMMANDS="sbatch srun salloc squeue scancel sinfo sacct sacctmgr sstat scontrol sdiag pyslurm-quickstart
+          pyslurmctld pyslurmd pyslurmdbd pyslurmsackd"
+ACTION=install
 START=1
 for arg in "$@"; do
   case "$arg" in
     --no-start) START=0 ;;
+    --uninstall) ACTION=uninstall ;;
     *) echo "install.sh: unknown option $arg" >&2; exit 2 ;;
   esac
 done
@@ -21,6 +34,41 @@ if [ "$(id -u)" -ne 0 ]; then
   exit 1
 fi
 cd "$(dirname "$0")"
+
+# systemd manages the daemons only where it is the init system (not in containers or chroots).
+SYSTEMD=0
+[ -d /run/systemd/system ] && command -v systemctl >/dev/null && SYSTEMD=1
+INSTALL_UNITS=$SYSTEMD
+[ -n "${PYSLURM_UNIT_DIR:-}" ] && INSTALL_UNITS=1
+
+uninstall() {
+  if [ "$SYSTEMD" -eq 1 ]; then
+    for unit in $UNITS; do
+      systemctl disable --now "$unit.service" 2>/dev/null || true
+    done
+  elif [ -x "$PREFIX/bin/pyslurm-quickstart" ]; then
+    "$PREFIX/bin/pyslurm-quickstart" --stop || true
+  fi
+  for unit in $UNITS; do
+    # only units this installation wrote (they name its prefix)
+    if [ -f "$UNIT_DIR/$unit.service" ] && grep -q "^ExecStart=$PREFIX/bin/" "$UNIT_DIR/$unit.service"; then
+      rm -f "$UNIT_DIR/$unit.service"
+    fi
+  done
+  [ "$SYSTEMD" -eq 1 ] && systemctl daemon-reload
+  for cmd in $COMMANDS; do
+    if [ "$(readlink "$BIN_DIR/$cmd" 2>/dev/null)" = "$PREFIX/bin/$cmd" ]; then
+      rm -f "$BIN_DIR/$cmd"
+    fi
+  done
+  rm -rf "$PREFIX"
+  echo "pyslurm removed from $PREFIX; configuration (/etc/pyslurm) and data (/var/lib/pyslurm) are kept"
+}
+
+if [ "$ACTION" = uninstall ]; then
+  uninstall
+  exit 0
+fi
 
 # Debian/Ubuntu system Python (>= 3.11) with venv; pyenv and friends are not visible to job users.
 PY=/usr/bin/python3
@@ -41,12 +89,31 @@ fi
 "$PREFIX/bin/python" -m pip install -q --disable-pip-version-check --upgrade ".[test]"
 chmod -R a+rX "$PREFIX"
 
-for cmd in sbatch srun salloc squeue scancel sinfo sacct sacctmgr sstat scontrol sdiag pyslurm-quickstart \
-           pyslurmctld pyslurmd pyslurmdbd pyslurmsackd; do
-  ln -sf "$PREFIX/bin/$cmd" "/usr/local/bin/$cmd"
+mkdir -p "$BIN_DIR"
+for cmd in $COMMANDS; do
+  ln -sf "$PREFIX/bin/$cmd" "$BIN_DIR/$cmd"
 done
-echo "pyslurm installed in $PREFIX (commands linked into /usr/local/bin)"
+echo "pyslurm installed in $PREFIX (commands linked into $BIN_DIR)"
+
+if [ "$INSTALL_UNITS" -eq 1 ]; then
+  mkdir -p "$UNIT_DIR"
+  for unit in $UNITS; do
+    sed "s|/opt/pyslurm/bin/|$PREFIX/bin/|g" "systemd/$unit.service" > "$UNIT_DIR/$unit.service"
+    chmod 644 "$UNIT_DIR/$unit.service"
+  done
+  echo "systemd units installed in $UNIT_DIR"
+fi
 
 if [ "$START" -eq 1 ]; then
-  "$PREFIX/bin/pyslurm-quickstart"
+  if [ "$SYSTEMD" -eq 1 ]; then
+    "$PREFIX/bin/pyslurm-quickstart" --no-start   # configuration, key and directories, unless present
+    systemctl daemon-reload
+    systemctl enable pyslurmdbd pyslurmctld pyslurmd pyslurmsackd
+    # an upgrade: the running daemons pick up the new code (jobs keep running in their stepds)
+    systemctl restart pyslurmdbd pyslurmctld pyslurmd pyslurmsackd
+  else
+    "$PREFIX/bin/pyslurm-quickstart"
+  fi
+elif [ "$SYSTEMD" -eq 1 ]; then
+  systemctl daemon-reload
 fi

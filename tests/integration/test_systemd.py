@@ -59,3 +59,24 @@ def test_daemons_tell_systemd_when_ready_and_when_stopping(tmp_path: Path) -> No
         finally:
             if proc.poll() is None:
                 proc.kill()
+
+
+def test_a_daemon_feeds_the_systemd_watchdog(tmp_path: Path) -> None:
+    """With WatchdogSec= in a unit, systemd sets WATCHDOG_USEC; the daemon pings at half of it."""
+    spec = ClusterSpec(cluster_name="watchdog", conf_dir=tmp_path / "etc", state_dir=tmp_path / "state",
+                       run_dir=tmp_path / "run", nodes=(NodeSpec("n1", 1, 100, port=free_port()),),
+                       ctld_port=free_port(), dbd_port=free_port())
+    write_cluster(spec)
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    listener.bind(str(tmp_path / "notify.sock"))
+    listener.settimeout(20)
+    env = {"PATH": "/usr/bin:/bin", "PYSLURM_CONF": str(spec.slurm_conf), "NOTIFY_SOCKET": str(tmp_path / "notify.sock"),
+           "WATCHDOG_USEC": "400000"}
+    proc = subprocess.Popen([str(BIN / "pyslurmsackd")], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        messages = [listener.recv(4096) for _ in range(4)]
+        assert messages.count(b"WATCHDOG=1") >= 2
+        assert any(m.startswith(b"READY=1") for m in messages)
+    finally:
+        proc.terminate()
+        proc.wait(timeout=15)

@@ -1,0 +1,41 @@
+"""install.sh as an admin runs it, into temporary locations (PYSLURM_PREFIX, PYSLURM_BIN_DIR,
+PYSLURM_UNIT_DIR): a fresh install, a re-run that upgrades in place, and --uninstall, which
+removes the installation, its command links and units, and nothing else."""
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+UNITS = ("pyslurmctld", "pyslurmd", "pyslurmdbd", "pyslurmsackd")
+
+
+def install(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    env = dict(os.environ, PYSLURM_PREFIX=str(tmp_path / "prefix"), PYSLURM_BIN_DIR=str(tmp_path / "bin"),
+               PYSLURM_UNIT_DIR=str(tmp_path / "units"))
+    return subprocess.run([str(REPO / "install.sh"), *args], env=env, capture_output=True, text=True, timeout=600)
+
+
+def test_install_upgrade_and_uninstall(tmp_path: Path) -> None:
+    prefix, bin_dir, units = tmp_path / "prefix", tmp_path / "bin", tmp_path / "units"
+    first = install(tmp_path, "--no-start")
+    assert first.returncode == 0, first.stderr
+    assert os.readlink(bin_dir / "sbatch") == f"{prefix}/bin/sbatch"
+    for unit in UNITS:
+        text = (units / f"{unit}.service").read_text()
+        assert f"ExecStart={prefix}/bin/{unit} -D " in text and "/opt/pyslurm/" not in text
+    version = subprocess.run([str(bin_dir / "scontrol"), "version"], capture_output=True, text=True)
+    assert version.stdout == "slurm 22.05.8\n"
+
+    (bin_dir / "mine").symlink_to("/usr/bin/true")    # someone else's command stays
+    again = install(tmp_path, "--no-start")           # an upgrade: same place, same links
+    assert again.returncode == 0, again.stderr
+    assert subprocess.run([str(prefix / "bin" / "python"), "-c", "import pyslurm_ctld.failover"]).returncode == 0
+
+    removed = install(tmp_path, "--uninstall")
+    assert removed.returncode == 0, removed.stderr
+    assert "configuration (/etc/pyslurm) and data (/var/lib/pyslurm) are kept" in removed.stdout
+    assert not prefix.exists()
+    assert sorted(p.name for p in bin_dir.iterdir()) == ["mine"]
+    assert list(units.iterdir()) == []
