@@ -68,8 +68,16 @@ def job_tres(job: JobInfo) -> str:
     return ",".join(items)
 
 
+def _job_start(job: JobInfo) -> int:
+    """Start time, or for a pending job the start backfill expects (0 = Unknown)."""
+    return job.expected_start if job.state == "PENDING" else job.start_time
+
+
 def _job_end(job: JobInfo) -> int:
-    """End time, or the expected end of an active job with a limit (0 = Unknown)."""
+    """End time, or the expected end of an active job (or one backfill expects to start) with a
+    limit (0 = Unknown)."""
+    if job.state == "PENDING":
+        return job.expected_start + job.time_limit_min * 60 if job.expected_start and job.time_limit_min > 0 else 0
     active = job.state in ("RUNNING", "SUSPENDED") and not job.completing
     if active and job.time_limit_min > 0 and job.start_time:
         return job.start_time + job.time_limit_min * 60
@@ -113,11 +121,11 @@ def job_lines(job: JobInfo, now: int) -> list[str]:
         f"TimeLimit={units.format_time_limit_hms(job.time_limit_min or None)} TimeMin=N/A",
         f"SubmitTime={_ts(job.submit_time)} EligibleTime={_ts(job.eligible_time)}",
         f"AccrueTime={_ts(job.eligible_time)}",
-        f"StartTime={_ts(job.start_time)} EndTime={_ts(_job_end(job))} Deadline=N/A",
+        f"StartTime={_ts(_job_start(job))} EndTime={_ts(_job_end(job))} Deadline=N/A",
         f"SuspendTime=None SecsPreSuspend=0 LastSchedEval={_ts(last_eval)} Scheduler=Main",
         f"Partition={job.partition} AllocNode:Sid={job.submit_host or 'localhost'}:0",
         f"ReqNodeList={job.req_nodes or '(null)'} ExcNodeList={job.exc_nodes or '(null)'}",
-        f"NodeList={job.nodes}",
+        f"NodeList={job.nodes}" + (f" SchedNodeList={job.sched_nodes}" if job.sched_nodes else ""),
     ]
     if job.batch_host:
         lines.append(f"BatchHost={job.batch_host}")

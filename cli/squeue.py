@@ -33,15 +33,18 @@ PROG = "squeue"
 @click.option("-S", "--sort")
 @click.option("-s", "--steps", is_flag=True)
 @click.option("-r", "--array", "expand_arrays", is_flag=True)
+@click.option("--start", "start", is_flag=True)
 @click.option("--version", "-V", "version", is_flag=True)
 def squeue(fmt: str | None, long_fmt: str | None, noheader: bool, long_listing: bool,
            user: str | None, me: bool, jobs: str | None, states: str | None, partition: str | None,
            name: str | None, account: str | None, nodelist: str | None, sort: str | None,
-           steps: bool, expand_arrays: bool, version: bool) -> None:
+           steps: bool, expand_arrays: bool, start: bool, version: bool) -> None:
     """View information about jobs in the queue."""
     if version:
         click.echo("slurm 22.05.8")
         return
+    if start:       # expected start times of pending jobs, earliest first
+        states, sort, fmt = states or "PD", sort or "S", fmt or (None if long_fmt else squeue_format.START_FORMAT)
     try:
         wanted = parse_state_list(states) if states else None
     except ValueError as exc:

@@ -198,6 +198,11 @@ def _end_time(job: JobInfo, now: int) -> str:
     return _ts(job.end_time)
 
 
+def start_or_expected(job: JobInfo) -> int:
+    """When the job started, or, pending, when backfill expects it to (0: not known)."""
+    return job.start_time if job.state != "PENDING" else job.expected_start
+
+
 def _ts(epoch: int) -> str:
     return units.format_timestamp(epoch, unknown="N/A")
 
@@ -269,7 +274,7 @@ JOB_FIELDS: dict[str, JobField] = {
     "priority": JobField("PRIORITY", lambda j, n: str(j.priority)),
     "reason": JobField("REASON", lambda j, n: _reason(j)),
     "reasonlist": JobField(REASONLIST_HEADER, lambda j, n: _reasonlist(j), "reasonlist"),
-    "start_time": JobField("START_TIME", lambda j, n: _ts(j.start_time)),
+    "start_time": JobField("START_TIME", lambda j, n: _ts(start_or_expected(j))),
     "state_compact": JobField("ST", lambda j, n: job_states.display_state_compact(j)),
     "state": JobField("STATE", lambda j, n: job_states.display_state(j)),
     "user": JobField("USER", lambda j, n: j.user_name or str(j.user_id)),
@@ -281,7 +286,7 @@ JOB_FIELDS: dict[str, JobField] = {
     "exc_nodes": JobField("EXC_NODES", _const("")),
     "core_spec": JobField("CORE_SPEC", _const("N/A")),
     "nice": JobField("NICE", lambda j, n: str(j.nice)),
-    "sched_nodes": JobField("SCHEDNODES", _const("(null)"), "nodes"),
+    "sched_nodes": JobField("SCHEDNODES", lambda j, n: j.sched_nodes or "(null)", "nodes"),
     "sct": JobField("S:C:T", _const("*:*:*")),
     "work_dir": JobField("WORK_DIR", lambda j, n: j.work_dir),
     # -O only
@@ -408,7 +413,7 @@ _SORT_KEYS: dict[str, Callable[[JobInfo], int | str]] = {
     "j": lambda j: j.name,
     "a": lambda j: j.account,
     "q": lambda j: j.qos,
-    "S": lambda j: j.start_time,
+    "S": lambda j: start_or_expected(j),
     "V": lambda j: j.submit_time,
     "e": lambda j: j.end_time,
     "D": lambda j: j.num_nodes,

@@ -15,6 +15,7 @@ from pyslurm_common.gres import GPU, GresError, format_gres_used, parse_gpu_opti
 from pyslurm_common.hostlist import HostlistError, compress, expand
 from pyslurm_common.rpc import ctld_pb2, dbd_pb2, types_pb2
 
+from .backfill import Reservation
 from .job import Hold, Job, JobRequest, JobState, Reason, Step
 from .job_env import compress_counts
 from .job_manager import NodeUsage
@@ -101,7 +102,8 @@ def io_paths(job: Job) -> tuple[str, str, str]:
             resolve(req.std_in, ctx, req.work_dir))
 
 
-def job_info(job: Job, now: int = 0) -> types_pb2.JobInfo:
+def job_info(job: Job, now: int = 0, expected: Reservation | None = None) -> types_pb2.JobInfo:
+    """The wire form of a job; `expected` is the start backfill expects for it, if pending."""
     req = job.request
     alloc = job.allocation
     std_out, std_err, std_in = io_paths(job)
@@ -132,6 +134,8 @@ def job_info(job: Job, now: int = 0) -> types_pb2.JobInfo:
         exc_nodes=compress(req.excluded_nodes) if req.excluded_nodes else "",
         dependency=_dependency_text(job, now), suspended_secs=job.suspended_secs,
         suspend_time=job.suspend_time if job.state is JobState.SUSPENDED else 0, **_array_fields(job),
+        expected_start=expected.start_time if expected else 0,
+        sched_nodes=compress(expected.nodes) if expected else "",
     )
 
 

@@ -104,7 +104,8 @@ class ControllerServicer(ctld_pb2_grpc.ControllerServicer):
         else:
             selected = list(jobs.values())
         now = int(time.time())
-        return ctld_pb2.JobList(jobs=[convert.job_info(j, now) for j in selected], now=now)
+        expected = self.manager.expected
+        return ctld_pb2.JobList(jobs=[convert.job_info(j, now, expected.get(j.job_id)) for j in selected], now=now)
 
     @translate_errors
     async def SignalJobs(self, request: ctld_pb2.SignalRequest, context: grpc.aio.ServicerContext) -> ctld_pb2.SignalReply:

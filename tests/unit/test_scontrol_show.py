@@ -214,3 +214,15 @@ def test_config() -> None:
         "MinJobAge               = 300 sec\n"
         "SLURM_VERSION           = 22.05.8\n"
     )
+
+
+def test_pending_job_shows_the_start_backfill_expects_and_its_nodes() -> None:
+    job = _held()
+    job.held, job.priority, job.reason, job.time_limit_min = False, 10, "Resources", 60
+    lines = sc.job_lines(job, _t(12, 0, 0))
+    assert lines[8] == "StartTime=Unknown EndTime=Unknown Deadline=N/A"
+    assert not any("SchedNodeList" in line for line in lines)
+    job.expected_start, job.sched_nodes = _t(13, 0, 0), "n[1-2]"
+    lines = sc.job_lines(job, _t(12, 0, 0))
+    assert lines[8] == "StartTime=2026-12-02T13:00:00 EndTime=2026-12-02T14:00:00 Deadline=N/A"
+    assert "NodeList= SchedNodeList=n[1-2]" in lines

@@ -223,3 +223,20 @@ def test_visible_jobs_filters() -> None:
     states = job_states.parse_state_list("all")
     assert sq.visible_jobs([done, run], states) == [done, run]
     assert sq.visible_jobs([done, run], frozenset({"COMPLETED"})) == [done]
+
+
+def test_start_format_shows_expected_starts_and_sched_nodes_earliest_first() -> None:
+    """squeue --start (§1.1): START_TIME N/A until backfill estimated it, SCHEDNODES (null)."""
+    known = JobInfo(job_id=662, name="big", user_name="alice", partition="debug", state="PENDING",
+                    reason="Resources", num_nodes=2, expected_start=NOW + 3600, sched_nodes="n[1-2]")
+    soon = JobInfo(job_id=663, name="small", user_name="alice", partition="debug", state="PENDING",
+                   reason="Priority", num_nodes=1, expected_start=NOW + 60, sched_nodes="n3")
+    unknown = JobInfo(job_id=664, name="far", user_name="bob", partition="debug", state="PENDING",
+                      reason="Priority", num_nodes=1)
+    fmt = sq.parse_format(sq.START_FORMAT)
+    assert sq.render_jobs(fmt, sq.sort_jobs([known, soon, unknown], "S"), NOW) == [
+        "             JOBID PARTITION     NAME     USER ST           START_TIME  NODES SCHEDNODES           NODELIST(REASON)",
+        "               664     debug      far      bob PD                  N/A      1 (null)               (Priority)",
+        "               663     debug    small    alice PD  2026-12-02T11:41:33      1 n3                   (Priority)",
+        "               662     debug      big    alice PD  2026-12-02T12:40:33      2 n[1-2]               (Resources)",
+    ]

@@ -1,0 +1,59 @@
+"""Backfill through the real CLIs: sbatch, squeue --start, scontrol show job (sched/backfill is
+the default; spec scheduling-policy.md §2.3, cli-squeue-sinfo-scontrol-scancel.md §1.1, §3.2).
+
+The session cluster has two nodes of two CPUs. A job fills node1 for 5 minutes; a two-node job
+then waits for it and is reserved at its end (on the minute grid of bf_resolution=60); a 10
+minute job behind it would hold node2 past that time and must wait; a 1 minute job fits before
+it and starts at once.
+"""
+from __future__ import annotations
+
+import math
+import time
+
+from .conftest import Cluster, wait_for
+
+START_HEADER = ("             JOBID PARTITION     NAME     USER ST           START_TIME  NODES SCHEDNODES"
+                "           NODELIST(REASON)")
+
+
+def _epoch(text: str) -> int:
+    return int(time.mktime(time.strptime(text, "%Y-%m-%dT%H:%M:%S")))
+
+
+def test_backfill_reserves_the_blocked_job_and_fills_the_gap(cluster: Cluster) -> None:
+    cluster.wait_idle()
+    first = cluster.sbatch("-J", "first", "-w", "node1", "-n2", "-t", "5", "--wrap", "sleep 300", user="alice")
+    cluster.wait_state(first, "RUNNING")
+    wide = cluster.sbatch("-J", "wide", "-N2", "-n4", "-t", "5", "--wrap", "true", user="alice")
+    long = cluster.sbatch("-J", "long", "-n1", "-t", "10", "--wrap", "true", user="bob")
+    short = cluster.sbatch("-J", "short", "-n1", "-t", "1", "--wrap", "sleep 300", user="bob")
+    try:
+        cluster.wait_state(short, "RUNNING")
+        started = _epoch(cluster.job_field(first, "S"))
+        reserved = math.ceil((started + 300) / 60) * 60
+
+        def listing() -> list[str]:
+            out = cluster.run("squeue", "--start").stdout.splitlines()
+            return out if len(out) == 3 and "N/A" not in out[1] else []
+
+        lines = wait_for(listing)
+        assert isinstance(lines, list)
+        assert lines[0] == START_HEADER
+        ids = [int(line.split()[0]) for line in lines[1:]]
+        assert ids == [wide, long]                     # pending only, earliest expected start first
+        wide_line, long_line = lines[1].split(), lines[2].split()
+        assert wide_line[4:] == ["PD", time.strftime("%Y-%m-%dT%H:%M:%S", time.localtime(reserved)),
+                                 "2", "node[1-2]", "(Resources)"]
+        # `long` would still hold node2 when `wide` begins: it waits until `wide` is expected to end.
+        assert long_line[4] == "PD" and long_line[-1] == "(Priority)"
+        assert _epoch(long_line[5]) == reserved + 300
+        show = cluster.run("scontrol", "show", "job", str(wide), check=True).stdout
+        expected = time.strftime("%Y-%m-%dT%H:%M:%S", time.localtime(reserved))
+        assert f"StartTime={expected} " in show
+        assert "NodeList= SchedNodeList=node[1-2]" in show
+        running = cluster.run("squeue", "--start", "-j", str(short)).stdout.splitlines()
+        assert running == [START_HEADER]                 # --start lists pending jobs only
+    finally:
+        cluster.run("scancel", str(first), str(wide), str(long), str(short))
+        cluster.wait_idle()
