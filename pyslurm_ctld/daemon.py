@@ -58,7 +58,8 @@ def main() -> None:
             if not in_charge:
                 reload_logging_on_hangup(lambda: _log_settings(load_config(cfg.path)))
                 if not told_ready:
-                    told_ready = sd_notify.ready(f"standby as {controller_role(index, len(cfg.controllers))}")
+                    sd_notify.ready(f"standby as {controller_role(index, len(cfg.controllers))}")
+                    told_ready = True
                 in_charge = await failover.stand_by(cfg, peers, lock, Verifier(key), slurm_uid, stop,
                                                     eager=index == 0)
                 if not in_charge:

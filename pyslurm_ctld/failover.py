@@ -24,7 +24,7 @@ import logging
 import os
 import socket
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Callable, Sequence
 
 import grpc
 
@@ -33,7 +33,7 @@ from pyslurm_common.config import ControllerHost, SlurmConfig
 from pyslurm_common.daemon_runtime import wait_first
 from pyslurm_common.errors import SlurmError, Strerror
 from pyslurm_common.rpc import ctld_pb2, ctld_pb2_grpc, types_pb2
-from pyslurm_common.rpc_auth import Signer, caller, insecure_channel, make_server, translate_errors
+from pyslurm_common.rpc_auth import Serving, Signer, caller, insecure_channel, make_server, translate_errors
 
 from .controller import Controller
 from .servicer import ControllerServicer
@@ -169,7 +169,7 @@ class Peers:
 class InChargeServicer(ControllerServicer):
     """The controller service of the controller in charge, plus the hand-over calls."""
 
-    def __init__(self, ctl: Controller, serving: Any, hand_over: asyncio.Event, host: str) -> None:
+    def __init__(self, ctl: Controller, serving: Serving, hand_over: asyncio.Event, host: str) -> None:
         super().__init__(ctl, serving)
         self._hand_over = hand_over
         self._host = host

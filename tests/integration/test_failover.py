@@ -80,6 +80,23 @@ def test_both_controllers_answer_ping_and_the_primary_serves(lab: Cluster) -> No
     assert "SlurmctldHost[0]        = ctla(10.251.81.2)\nSlurmctldHost[1]        = ctlb(10.251.81.1)\n" in shown
 
 
+def test_a_hung_primary_keeps_the_state_from_the_backup(lab: Cluster) -> None:
+    """Alive but not answering (SIGSTOP): the primary still holds the state lock, so the backup
+    waits instead of writing the journal beside it; the primary carries on when it resumes."""
+    primary = lab.procs["ctla"]
+    primary.send_signal(signal.SIGSTOP)
+    try:
+        wait_for(lambda: f"not taking over yet: ctla pid {primary.pid} still holds" in
+                 (lab.spec.log_dir / "pyslurmctld.log").read_text(), timeout=SLURMCTLD_TIMEOUT + MARGIN)
+        assert state_lock_holder(lab) == "ctla"
+    finally:
+        primary.send_signal(signal.SIGCONT)
+    wait_for(lambda: ping(lab) == BOTH_UP, timeout=MARGIN)
+    job = lab.sbatch("-o", "/dev/null", "--wrap", "true", user="alice")
+    lab.wait_state(job, "COMPLETED")
+    assert state_lock_holder(lab) == "ctla"
+
+
 def test_the_backup_takes_over_when_the_primary_dies(lab: Cluster) -> None:
     running = lab.sbatch("-o", "/dev/null", "--wrap", "sleep 6", user="alice")
     lab.wait_state(running, "RUNNING")
