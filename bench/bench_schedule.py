@@ -3,13 +3,16 @@
 main + backfill pass).
 
     /opt/pyslurm/bin/python bench/bench_schedule.py [--jobs 1000,10000,50000] [--nodes 100,1000] [--repeat 5]
+                                                    [--limits]
 
 Builds a real JobManager from a generated slurm.conf (nodes with 64 CPUs, one partition),
 submits the pending jobs through `submission` + `apply` as the controller does, registers
 every node, fills the cluster so every job is left pending (the worst case: each pass looks at
 every job, and backfill reserves bf_max_job_test=500 of them), and times `schedule_pass` with
 sched/builtin (`main`) and with sched/backfill (`main+backfill`). Prints one JSON object per
-size and scheduler.
+size and scheduler. `--limits` runs with AccountingStorageEnforce=associations,limits,qos and
+QOS and association limits that every job is checked against but none reaches (the cost of
+the limit checks on top of the pass).
 """
 from __future__ import annotations
 
@@ -22,6 +25,8 @@ import time
 from pathlib import Path
 
 from pyslurm_common.config import load_config
+from pyslurm_ctld.associations import (AccountingUser, Association, AssociationLimits, AssociationSnapshot, Qos,
+                                       QosLimits)
 from pyslurm_ctld.job import JobRequest
 from pyslurm_ctld.job_manager import JobManager
 
@@ -41,13 +46,28 @@ def _request(cpus: int) -> JobRequest:
     return JobRequest(**{**fields, **base})
 
 
-def manager(nodes: int, jobs: int, workdir: Path) -> JobManager:
+def _limits_not_reached() -> AssociationSnapshot:
+    """User u in account bench: QOS and association limits set high enough never to bind."""
+    many = 10**9
+    limits = AssociationLimits(grp_jobs=many, grp_tres={"cpu": many}, max_jobs=many, max_wall=many)
+    records = tuple(Association(i, "bench", account, user, "", parent, 1, None, limits, ("normal",), "")
+                    for i, (account, user, parent) in enumerate((("root", "", ""), ("bench", "", "root"),
+                                                                 ("bench", "u", "root")), start=1))
+    qos = Qos(1, "normal", limits=QosLimits(max_jobs_per_user=many, max_tres_per_user={"cpu": many},
+                                            grp_tres={"cpu": many}, max_wall=many))
+    return AssociationSnapshot("bench:1", records, {"normal": qos}, {"u": AccountingUser("u", "bench", "None")})
+
+
+def manager(nodes: int, jobs: int, workdir: Path, limits: bool = False) -> JobManager:
     conf = workdir / f"slurm-{nodes}.conf"
     conf.write_text(f"ClusterName=bench\nSlurmctldHost=localhost\n"
                     f"NodeName=n[1-{nodes}] CPUs={CPUS} RealMemory={MEMORY_MB}\n"
                     f"MaxJobCount={jobs + nodes + 10}\n"
-                    f"PartitionName=batch Nodes=n[1-{nodes}] Default=YES\n")
+                    f"PartitionName=batch Nodes=n[1-{nodes}] Default=YES\n"
+                    + ("AccountingStorageEnforce=associations,limits,qos\n" if limits else ""))
     mgr = JobManager(load_config(conf), slurm_uid=0)
+    if limits:
+        mgr.associations = _limits_not_reached()
     for name, rec in mgr.nodes.items():
         mgr.node_registered(name, 0.0, cpus=rec.config.cpus, real_memory_mb=rec.config.real_memory_mb)
     # Occupy every CPU first so that the measured pass keeps all `jobs` pending.
@@ -65,14 +85,16 @@ def main() -> None:
     parser.add_argument("--jobs", default="1000,10000,50000")
     parser.add_argument("--nodes", default="100,1000")
     parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--limits", action="store_true", help="enforce QOS and association limits")
     opts = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         for nodes in map(int, opts.nodes.split(",")):
             for jobs in map(int, opts.jobs.split(",")):
-                mgr = manager(nodes, jobs, Path(tmp))
+                mgr = manager(nodes, jobs, Path(tmp), opts.limits)
                 with_backfill = mgr.options
                 for label, options in (("main", dataclasses.replace(with_backfill, backfill=None)),
                                        ("main+backfill", with_backfill)):
+                    label += "+limits" if opts.limits else ""
                     mgr.options = options
                     times = []
                     for _ in range(opts.repeat):

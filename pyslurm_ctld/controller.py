@@ -55,6 +55,9 @@ class Controller:
         self.node_events = NodeEventWatcher()
         self.associations = AssociationCache(cfg.state_save_location, dbd, signer, cfg.cluster_name)
         self.associations.on_change.append(self._associations_changed)
+        if cfg.accounting_storage_enforce and dbd is None:
+            log.error("AccountingStorageEnforce needs AccountingStorageType=accounting_storage/slurmdbd and "
+                      "AccountingStorageHost: no associations are known, every submission is refused")
         self._sched_wake = asyncio.Event()
         self._changed = asyncio.Event()     # set (and replaced) after every commit: srun/salloc wait on it
         self._tasks: set[asyncio.Task[None]] = set()

@@ -183,6 +183,25 @@ def submit_refusal(snapshot: AssociationSnapshot, enforce: frozenset[str], jobs:
         return
     qos = snapshot.qos.get(req.qos)
     lineage = snapshot.lineage(assoc)
+    reason = None
+    if _has_submit_limits(qos, lineage):    # counting means a look at every job: only when it matters
+        reason = _submit_count_reason(qos, lineage, _queued(snapshot, jobs), req, user, new_jobs)
+    if reason is None and qos is not None and qos.deny_on_limit:
+        reason = _per_job_reason(qos, lineage, req, tres, with_associations=False) or \
+            _over(qos.limits.max_tres_per_user, {}, tres, _QOS_PER_USER)
+    if reason is not None:
+        raise SlurmError(Strerror.ACCOUNTING_POLICY, str(reason))
+
+
+def _has_submit_limits(qos: Qos | None, lineage: list[Association]) -> bool:
+    if qos is not None and any(limit is not None for limit in (
+            qos.limits.grp_submit, qos.limits.max_submit_per_user, qos.limits.max_submit_per_account)):
+        return True
+    return any(a.limits.max_submit is not None or a.limits.grp_submit is not None for a in lineage)
+
+
+def _queued(snapshot: AssociationSnapshot, jobs: Iterable[Job]) -> Usage:
+    """Pending and running jobs counted per QOS, user, account and association (array tasks one each)."""
     queued = Usage()
     for job in jobs:
         if job.state in (JobState.PENDING, JobState.RUNNING, JobState.SUSPENDED):
@@ -190,12 +209,7 @@ def submit_refusal(snapshot: AssociationSnapshot, enforce: frozenset[str], jobs:
             count = len(job.array.pending) if job.array is not None and job.array.is_remainder else 1
             queued.add(job.request.qos, job.user_name, job.request.account,
                        snapshot.lineage(other) if other is not None else (), {}, count)
-    reason = _submit_count_reason(qos, lineage, queued, req, user, new_jobs)
-    if reason is None and qos is not None and qos.deny_on_limit:
-        reason = _per_job_reason(qos, lineage, req, tres, with_associations=False) or \
-            _over(qos.limits.max_tres_per_user, {}, tres, _QOS_PER_USER)
-    if reason is not None:
-        raise SlurmError(Strerror.ACCOUNTING_POLICY, str(reason))
+    return queued
 
 
 def _submit_count_reason(qos: Qos | None, lineage: list[Association], queued: Usage, req: JobRequest,

@@ -247,3 +247,10 @@ def test_scontrol_update_of_a_pending_jobs_account_and_qos(lab: Cluster) -> None
     assert other.returncode == 1 and "Access/permission denied" in other.stderr
     assert lab.run("squeue", "-h", "-j", str(job), "-o", "%a|%q").stdout == "chem|high\n"
     lab.run("scancel", str(job), check=True)
+
+
+def test_accounting_records_the_account_and_qos_charged(lab: Cluster) -> None:
+    job = lab.sbatch("--qos", "normal", "--wrap", "true", user="alice")
+    lab.wait_state(job, "COMPLETED")
+    wait_for(lambda: lab.run("sacct", "-X", "-n", "-P", "-j", str(job), "-o", "Account,QOS,State",
+                             user="alice").stdout == "physics|normal|COMPLETED\n")
