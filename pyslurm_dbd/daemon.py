@@ -3,22 +3,27 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
+
+from sqlalchemy.exc import SQLAlchemyError
 
 from pyslurm_common import config as config_mod
 from pyslurm_common import sd_notify
 from pyslurm_common.auth import Verifier
 from pyslurm_common.daemon_log import setup_logging
 from pyslurm_common.daemon_runtime import (argument_parser, fatal, load_cluster_identity, reload_logging_on_hangup,
-                                           run_until_signalled, write_pid_file)
+                                           run_until_signalled, wait_first, write_pid_file)
 from pyslurm_common.rpc import dbd_pb2_grpc
 from pyslurm_common.rpc_auth import make_server
 
 from .servicer import AccountingServicer
 from .settings import tres_table
 from .store import AccountingStore
+from .usage_reports import UsageReports
 
 log = logging.getLogger(__name__)
 PROG = "pyslurmdbd"
+ROLLUP_INTERVAL = 300.0     # seconds between roll-ups of the hourly usage
 
 
 def main() -> None:
@@ -53,8 +58,19 @@ def main() -> None:
         log.info("listening on %s, storage %s", address, dbd.storage_url.split("@")[-1])
         reload_logging_on_hangup(read_log_settings)
         sd_notify.ready(f"listening on {address}")
-        await stop.wait()
+        await roll_up_periodically(servicer.usage, stop)
         await server.stop(grace=1)
         store.close()
 
     run_until_signalled(serve)
+
+
+async def roll_up_periodically(usage: UsageReports, stop: asyncio.Event) -> None:
+    """Keep the hourly usage rollups current (sreport also brings them up to date when it asks)."""
+    while not stop.is_set():
+        try:
+            hours = await asyncio.to_thread(usage.roll_up, int(time.time()))
+            log.debug("usage rolled up: %d hour(s)", hours)
+        except SQLAlchemyError as exc:
+            log.error("usage roll-up failed, retrying later: %s", exc)
+        await wait_first(stop, timeout=ROLLUP_INTERVAL)

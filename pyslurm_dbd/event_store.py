@@ -25,6 +25,7 @@ from sqlalchemy import ColumnElement, and_, or_, select
 from sqlalchemy.orm import Session, sessionmaker
 
 from pyslurm_common.rpc.dbd_pb2 import EventQuery, NodeEvent, NodeEventRecord
+from pyslurm_dbd.rollup import mark_dirty
 from pyslurm_dbd.usage_models import NodeEventRow
 
 _FIELDS = ("cluster", "node", "state", "reason", "reason_uid", "time_start", "time_end", "cpus",
@@ -45,6 +46,7 @@ class EventStore:
         with self._sessions.begin() as session:
             for rec in batch:
                 _apply(session, rec)
+            mark_dirty(session, (rec.time for rec in batch))
 
     def query(self, q: EventQuery, now: int) -> list[NodeEvent]:
         """Events matching ``q``, by cluster, node and start time."""

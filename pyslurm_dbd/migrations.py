@@ -25,7 +25,8 @@ from sqlalchemy.schema import CreateColumn
 
 from pyslurm_dbd.association_models import AccountRow, AssociationRow, ClusterRow, QosRow, UserRow
 from pyslurm_dbd.models import JobRow, SchemaVersion, StepRow
-from pyslurm_dbd.usage_models import AssocHourRow, ClusterHourRow, NodeEventRow
+from pyslurm_dbd.rollup import NOTHING_DIRTY
+from pyslurm_dbd.usage_models import AssocHourRow, ClusterHourRow, NodeEventRow, RollupStateRow
 
 log = logging.getLogger(__name__)
 
@@ -105,6 +106,13 @@ def _v7_job_suspended_time(conn: Connection) -> None:
     _add_missing_columns(conn, _tables(JobRow)[0], ["suspended_secs", "suspend_time"])
 
 
+def _v8_rollup_state(conn: Connection) -> None:
+    """Where the hourly roll-up stands; existing usage rows are recomputed from the start."""
+    _create_missing(conn, _tables(RollupStateRow))
+    if conn.scalar(select(func.count()).select_from(RollupStateRow)) == 0:
+        conn.execute(insert(RollupStateRow).values(id=1, rolled_until=0, dirty_from=NOTHING_DIRTY))
+
+
 STEPS: dict[int, Callable[[Connection], None]] = {
     1: _v1_jobs_and_steps,
     2: _v2_job_arrays,
@@ -113,6 +121,7 @@ STEPS: dict[int, Callable[[Connection], None]] = {
     5: _v5_step_peak_node,
     6: _v6_events_and_usage,
     7: _v7_job_suspended_time,
+    8: _v8_rollup_state,
 }
 SCHEMA_VERSION = max(STEPS)
 """The version this code reads and writes: the number of the last step."""

@@ -22,6 +22,7 @@ from . import association_messages as messages
 from .admin import AssociationAdmin, Caller
 from .association_queries import AssociationQueries
 from .event_store import EventStore
+from .usage_reports import UsageReports
 from .association_versions import DefinitionVersions
 from .job_visibility import visible_query
 from .store import AccountingStore
@@ -40,6 +41,8 @@ class AccountingServicer(dbd_pb2_grpc.AccountingServicer):
         self.private_jobs = "jobs" in private_data
         self.private_events = "events" in private_data
         self.events = EventStore(store.sessions)
+        self.private_usage = "usage" in private_data
+        self.usage = UsageReports(store.sessions)
         self.admin = AssociationAdmin(store.sessions)
         self.queries = AssociationQueries(store.sessions, private_data & {"users", "accounts"}, tres)
         self.versions = DefinitionVersions()
@@ -51,6 +54,20 @@ class AccountingServicer(dbd_pb2_grpc.AccountingServicer):
         await asyncio.to_thread(self.store.record, list(request.records))
         await asyncio.to_thread(self.events.record, list(request.node_events))
         return types_pb2.Empty()
+
+    @translate_errors
+    async def QueryUsage(self, request: dbd_pb2.UsageQuery, context: grpc.aio.ServicerContext) -> dbd_pb2.UsageReport:
+        """Anyone may report on usage unless PrivateData=usage; then users see only their own."""
+        query = dbd_pb2.UsageQuery()
+        query.CopyFrom(request)
+        private = self.private_usage and not await self._sees_everyone()
+        if private:
+            del query.users[:]
+            query.users.append(self._caller().name)
+        report = await asyncio.to_thread(self.usage.report, query, int(time.time()))
+        if private:
+            del report.clusters[:]
+        return report
 
     @translate_errors
     async def QueryEvents(self, request: dbd_pb2.EventQuery, context: grpc.aio.ServicerContext) -> dbd_pb2.NodeEventList:

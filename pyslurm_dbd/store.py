@@ -35,6 +35,7 @@ from pyslurm_common.rpc.types_pb2 import JobInfo, StepInfo
 from pyslurm_dbd.association_models import AssociationRow, QosRow
 from pyslurm_dbd.migrations import SchemaVersionError, migrate, stored_version
 from pyslurm_dbd.models import JobRow, StepRow
+from pyslurm_dbd.rollup import mark_dirty
 
 __all__ = ["AccountingStore", "SchemaVersionError", "step_sort_key"]
 
@@ -106,6 +107,8 @@ class AccountingStore:
                     session.add(row)
                     rows[key] = row
                 _apply_record(row, rec)
+            # The hours a record covers need rolling up again (from when it waited or ran).
+            mark_dirty(session, (t for rec in batch for t in (rec.job.eligible_time, rec.job.start_time)))
         log.debug("recorded %d job records", len(batch))
 
     def query(self, q: AccountingQuery, now: int) -> list[JobRecord]:

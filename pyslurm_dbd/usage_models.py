@@ -11,12 +11,13 @@
   ``pyslurm_dbd.rollup`` from the job and event tables, replaced hour by hour, never edited.
 
 Layout conventions as ``pyslurm_dbd.models`` (same metadata, explicit string lengths, BIGINT
-seconds). The migration that creates these tables is version 6 of ``pyslurm_dbd.migrations``.
+seconds). Migrations 6 (events, rollups) and 8 (``rollup_state``, where the roll-up stands)
+of ``pyslurm_dbd.migrations`` create these tables.
 """
 
 from __future__ import annotations
 
-from sqlalchemy import BigInteger, Index, String, Text, UniqueConstraint
+from sqlalchemy import BigInteger, Index, Integer, String, Text, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column
 
 from pyslurm_dbd.models import Base, SurrogateKey
@@ -42,6 +43,16 @@ class NodeEventRow(Base):
     time_end: Mapped[int] = mapped_column(BigInteger, default=0)
     cpus: Mapped[int] = mapped_column(BigInteger, default=0)
     cluster_nodes: Mapped[str] = mapped_column(Text, default="")
+
+
+class RollupStateRow(Base):
+    """Where the hourly roll-up stands (one row, id 1; see ``pyslurm_dbd.rollup``)."""
+
+    __tablename__ = "rollup_state"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)
+    rolled_until: Mapped[int] = mapped_column(BigInteger, default=0)
+    dirty_from: Mapped[int] = mapped_column(BigInteger)
 
 
 class ClusterHourRow(Base):

@@ -50,6 +50,11 @@ class AccountingStub:
                 request_serializer=dbd__pb2.EventQuery.SerializeToString,
                 response_deserializer=dbd__pb2.NodeEventList.FromString,
                 _registered_method=True)
+        self.QueryUsage = channel.unary_unary(
+                '/pyslurm.Accounting/QueryUsage',
+                request_serializer=dbd__pb2.UsageQuery.SerializeToString,
+                response_deserializer=dbd__pb2.UsageReport.FromString,
+                _registered_method=True)
         self.Ping = channel.unary_unary(
                 '/pyslurm.Accounting/Ping',
                 request_serializer=types__pb2.Empty.SerializeToString,
@@ -89,6 +94,13 @@ class AccountingServicer:
 
     def QueryEvents(self, request, context):
         """sacctmgr show event.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def QueryUsage(self, request, context):
+        """sreport: the hourly rollups (brought up to date first) summed over [start_time, end_time).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -140,6 +152,11 @@ def add_AccountingServicer_to_server(servicer, server):
                     servicer.QueryEvents,
                     request_deserializer=dbd__pb2.EventQuery.FromString,
                     response_serializer=dbd__pb2.NodeEventList.SerializeToString,
+            ),
+            'QueryUsage': grpc.unary_unary_rpc_method_handler(
+                    servicer.QueryUsage,
+                    request_deserializer=dbd__pb2.UsageQuery.FromString,
+                    response_serializer=dbd__pb2.UsageReport.SerializeToString,
             ),
             'Ping': grpc.unary_unary_rpc_method_handler(
                     servicer.Ping,
@@ -243,6 +260,33 @@ class Accounting:
             '/pyslurm.Accounting/QueryEvents',
             dbd__pb2.EventQuery.SerializeToString,
             dbd__pb2.NodeEventList.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def QueryUsage(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/pyslurm.Accounting/QueryUsage',
+            dbd__pb2.UsageQuery.SerializeToString,
+            dbd__pb2.UsageReport.FromString,
             options,
             channel_credentials,
             insecure,

@@ -6,7 +6,8 @@ starts them and exports both) and are emptied before each test. Outside CI a bac
 is not set is skipped; with ``CI`` set, a missing URL fails the test instead, so CI can never
 pass without exercising all three.
 
-``tests/unit/conftest.py`` makes the fixture available to every unit test module.
+``store`` is an ``AccountingStore`` on each of them with its schema created.
+``tests/unit/conftest.py`` makes both fixtures available to every unit test module.
 """
 
 from __future__ import annotations
@@ -17,6 +18,8 @@ from pathlib import Path
 
 import pytest
 from sqlalchemy import MetaData, create_engine
+
+from pyslurm_dbd.store import AccountingStore
 
 SERVER_URL_VARIABLES = {"mysql": "PYSLURM_TEST_MYSQL_URL", "pgsql": "PYSLURM_TEST_PGSQL_URL"}
 
@@ -54,3 +57,12 @@ def accounting_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[s
     drop_all_tables(url)
     yield url
     drop_all_tables(url)
+
+
+@pytest.fixture
+def store(accounting_url: str) -> Iterator[AccountingStore]:
+    """An accounting store on each backend, its schema created."""
+    accounting = AccountingStore(accounting_url)
+    accounting.create_schema()
+    yield accounting
+    accounting.close()

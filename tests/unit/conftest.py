@@ -5,7 +5,7 @@ import time
 from typing import Iterator
 
 import pytest
-from accounting_backends import accounting_url  # noqa: F401 - the store tests' backend fixture
+from accounting_backends import accounting_url, store  # noqa: F401 - the store tests' backend fixtures
 
 
 @pytest.fixture()

@@ -4,7 +4,7 @@ filters, the window, durability."""
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
@@ -16,14 +16,6 @@ from pyslurm_dbd.migrations import SCHEMA_VERSION
 from pyslurm_dbd.store import AccountingStore, SchemaVersionError, step_sort_key
 
 NOW = 10_000
-
-
-@pytest.fixture
-def store(accounting_url: str) -> Iterator[AccountingStore]:
-    s = AccountingStore(accounting_url)
-    s.create_schema()
-    yield s
-    s.close()
 
 
 def _step(step_id: str, state: str = "RUNNING", end: int = 0) -> StepInfo:
@@ -97,8 +89,8 @@ def _count(url: str, table: str) -> int:
 
 
 def test_create_schema_writes_the_current_version(store: AccountingStore, accounting_url: str) -> None:
-    assert store.schema_version() == SCHEMA_VERSION == 7
-    assert _sql(accounting_url, "SELECT version FROM schema_version") == [(7,)]
+    assert store.schema_version() == SCHEMA_VERSION == 8
+    assert _sql(accounting_url, "SELECT version FROM schema_version") == [(8,)]
 
 
 def test_sqlite_file_gets_its_directory_and_wal(tmp_path: Path) -> None:
