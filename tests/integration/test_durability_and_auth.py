@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import asyncio
 import signal
+import time
 
 import grpc
 import pytest
@@ -38,6 +39,35 @@ def test_accounting_records_wait_for_the_accounting_daemon(cluster: Cluster) -> 
     cluster.wait_idle()
     wait_for(lambda: cluster.run("sacct", "-n", "-X", "-P", "-j", str(job_id), "-o", "JobID,State",
                                  user="bob").stdout == f"{job_id}|COMPLETED\n", timeout=30)
+
+
+def test_every_record_arrives_exactly_once_after_an_outage_and_a_controller_restart(cluster: Cluster) -> None:
+    cluster.stop("dbd")
+    steps = cluster.sbatch("-N", "2", "-o", "/dev/null", "--wrap", "srun -N 2 true; srun -N 1 true", user="alice")
+    plain = [cluster.sbatch("-o", "/dev/null", "--wrap", "true", user="bob") for _ in range(5)]
+    failed = cluster.sbatch("-o", "/dev/null", "--wrap", "exit 3", user="bob")
+    running = cluster.sbatch("-o", "/dev/null", "--wrap", "sleep 4", user="alice")   # ends after the outage
+    for job in (steps, *plain):
+        cluster.wait_state(job, "COMPLETED", timeout=40)
+    cluster.wait_state(failed, "FAILED")
+    cluster.stop("ctld", signal.SIGKILL)   # queued records must survive this
+    cluster.start("ctld")
+    cluster.start("dbd")
+    cluster.wait_state(running, "COMPLETED", timeout=40)
+    ids = [steps, *plain, failed, running]
+    expected = sorted([f"{steps}|COMPLETED", f"{steps}.batch|COMPLETED", f"{steps}.0|COMPLETED",
+                       f"{steps}.1|COMPLETED", f"{failed}|FAILED", f"{failed}.batch|FAILED",
+                       f"{running}|COMPLETED", f"{running}.batch|COMPLETED",
+                       *(f"{j}|COMPLETED" for j in plain), *(f"{j}.batch|COMPLETED" for j in plain)])
+
+    def listed() -> list[str]:
+        # -D: every record of each id, so a record that arrived twice would show twice
+        out = cluster.run("sacct", "-D", "-n", "-P", "-j", ",".join(map(str, ids)), "-o", "JobID,State").stdout
+        return sorted(out.splitlines())
+
+    wait_for(lambda: listed() == expected, timeout=40)
+    time.sleep(2)                            # the outbox has nothing more to say
+    assert listed() == expected
 
 
 def test_node_that_stops_answering_goes_down_and_its_job_node_fails(cluster: Cluster) -> None:
