@@ -203,6 +203,22 @@ def job_action(action: str) -> Callable[[list[str]], None]:
     return handle
 
 
+def explain(words: list[str]) -> None:
+    """`scontrol explain job <id>` (beyond Slurm): why a pending job is not running, in plain words."""
+    entity, _, inline = (words[0] if words else "").partition("=")
+    arg = inline or (words[1] if len(words) > 1 else "")
+    if entity.lower() != "job" or not arg:
+        die("usage: scontrol explain job <job_id>")
+    if not arg.isdigit():
+        die("Invalid job id specified")
+    try:
+        reply = client.controller("ExplainJob", pb.JobQuery(job_ids=[int(arg)]), pb.JobExplanation)
+    except SlurmError as exc:
+        print(f"slurm_load_jobs error: {exc.strerror}", file=sys.stderr)
+        raise SystemExit(1)
+    sys.stdout.write("".join(line + "\n" for line in reply.lines))
+
+
 def reconfigure(words: list[str]) -> None:
     """Re-read slurm.conf (and gres.conf, cgroup.conf) on the controller and every node agent."""
     try:
@@ -281,7 +297,7 @@ def scontrol(oneliner: bool, details: bool, quiet: bool, words: tuple[str, ...])
         "show": lambda w: show(w, oneliner), "update": update, "hold": job_action("hold"),
         "uhold": job_action("uhold"), "release": job_action("release"), "ping": ping,
         "reconfigure": reconfigure, "delete": delete, "create": create, "takeover": takeover,
-        "version": lambda w: print("slurm 22.05.8"),
+        "version": lambda w: print("slurm 22.05.8"), "explain": explain,
     }
     handler = handlers.get(command)
     if handler is None:

@@ -204,6 +204,7 @@ class Backfill:
         self._earliest: dict[tuple[str, _Need, int], tuple[int, int | None]] = {}   # per node version
         self._queues: dict[tuple[str, _Need, int], _NodeQueue] = {}
         self._changed: list[str] = []     # every booking's nodes, in order: what queues must re-read
+        self._ends = {job.job_id: job.end_time for job in running}   # as expected, before rounding
         for job in running:
             end = self.round_up(max(job.end_time, now + 1)) if job.end_time != FOREVER else FOREVER
             if end == FOREVER:
@@ -329,7 +330,7 @@ class Backfill:
             timeline = self._nodes[name]
             for r in timeline.releases:
                 if r.end <= start:
-                    seen.setdefault(r.job_id, Holder(r.job_id, r.end, True))
+                    seen.setdefault(r.job_id, Holder(r.job_id, min(r.end, self._ends[r.job_id]), True))
             for b in timeline.booked:
                 if b.start < start and b.end > self.now:
                     seen.setdefault(b.job_id, Holder(b.job_id, b.end, b.start <= self.now))

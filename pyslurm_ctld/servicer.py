@@ -29,6 +29,7 @@ from pyslurm_common.users import group_name, user_name
 from . import config_report, convert, partition_admin
 from .controller import Controller
 from .events import BatchFinished, Event, NodeAdminChanged, StepFinished
+from .explain import NodeFree, explain
 from .job import JobId, JobState, StepUsage
 from .node_link import NodeLinkError
 from .step_layout import StepBusy, StepShape
@@ -258,6 +259,21 @@ class ControllerServicer(ctld_pb2_grpc.ControllerServicer):
             sections=[ctld_pb2.ConfigSection(title=config_report.CGROUP_TITLE,
                                              entries=entries(config_report.cgroup_entries(self.ctl.cgroup, backends)))],
             read_time=self.ctl.config_read_at)
+
+    @translate_errors
+    async def ExplainJob(self, request: ctld_pb2.JobQuery, context: grpc.aio.ServicerContext) -> ctld_pb2.JobExplanation:
+        manager = self.manager
+        job = manager.jobs.get(JobId(request.job_ids[0])) if len(request.job_ids) == 1 else None
+        if job is None:
+            raise SlurmError(Strerror.INVALID_JOB_ID)
+        now = int(time.time())
+        expected = manager.expected.get(job.job_id)
+        usage = manager.node_usage()
+        capacities = [manager.node_capacity(name, usage[name]) for name in manager.nodes]
+        free = {c.name: NodeFree(c.usable, c.free_cpus, c.free_memory_mb, len(c.free_gpus)) for c in capacities}
+        dependency = convert.job_info(job, now, expected).dependency
+        return ctld_pb2.JobExplanation(lines=explain(job, expected, manager.jobs, manager.partitions, free,
+                                                     dependency, now))
 
     @translate_errors
     async def GetDiag(self, request: types_pb2.Empty, context: grpc.aio.ServicerContext) -> ctld_pb2.DiagReply:

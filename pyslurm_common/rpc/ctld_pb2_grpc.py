@@ -145,6 +145,11 @@ class ControllerStub:
                 request_serializer=types__pb2.Empty.SerializeToString,
                 response_deserializer=ctld__pb2.DiagReply.FromString,
                 _registered_method=True)
+        self.ExplainJob = channel.unary_unary(
+                '/pyslurm.Controller/ExplainJob',
+                request_serializer=ctld__pb2.JobQuery.SerializeToString,
+                response_deserializer=ctld__pb2.JobExplanation.FromString,
+                _registered_method=True)
         self.RequestControl = channel.unary_unary(
                 '/pyslurm.Controller/RequestControl',
                 request_serializer=types__pb2.Empty.SerializeToString,
@@ -303,6 +308,13 @@ class ControllerServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def ExplainJob(self, request, context):
+        """scontrol explain job (beyond Slurm)
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
     def RequestControl(self, request, context):
         """several SlurmctldHost lines (failover.py): a returning primary, or a backup told to take
         over, asks the controller in charge to hand the shared state over
@@ -430,6 +442,11 @@ def add_ControllerServicer_to_server(servicer, server):
                     servicer.GetDiag,
                     request_deserializer=types__pb2.Empty.FromString,
                     response_serializer=ctld__pb2.DiagReply.SerializeToString,
+            ),
+            'ExplainJob': grpc.unary_unary_rpc_method_handler(
+                    servicer.ExplainJob,
+                    request_deserializer=ctld__pb2.JobQuery.FromString,
+                    response_serializer=ctld__pb2.JobExplanation.SerializeToString,
             ),
             'RequestControl': grpc.unary_unary_rpc_method_handler(
                     servicer.RequestControl,
@@ -1036,6 +1053,33 @@ class Controller:
             '/pyslurm.Controller/GetDiag',
             types__pb2.Empty.SerializeToString,
             ctld__pb2.DiagReply.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ExplainJob(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/pyslurm.Controller/ExplainJob',
+            ctld__pb2.JobQuery.SerializeToString,
+            ctld__pb2.JobExplanation.FromString,
             options,
             channel_credentials,
             insecure,

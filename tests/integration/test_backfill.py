@@ -1,5 +1,6 @@
-"""Backfill through the real CLIs: sbatch, squeue --start, scontrol show job (sched/backfill is
-the default; spec scheduling-policy.md §2.3, cli-squeue-sinfo-scontrol-scancel.md §1.1, §3.2).
+"""Backfill through the real CLIs: sbatch, squeue --start, scontrol show job and scontrol explain
+job (sched/backfill is the default; spec scheduling-policy.md §2.3, cli-squeue-sinfo-scontrol-
+scancel.md §1.1, §3.2; explain is beyond Slurm, README "When will my job start?").
 
 The session cluster has two nodes of two CPUs. A job fills node1 for 5 minutes; a two-node job
 then waits for it and is reserved at its end (on the minute grid of bf_resolution=60); a 10
@@ -54,6 +55,21 @@ def test_backfill_reserves_the_blocked_job_and_fills_the_gap(cluster: Cluster) -
         assert "NodeList= SchedNodeList=node[1-2]" in show
         running = cluster.run("squeue", "--start", "-j", str(short)).stdout.splitlines()
         assert running == [START_HEADER]                 # --start lists pending jobs only
+
+        explained = cluster.run("scontrol", "explain", "job", str(wide), user="bob", check=True).stdout.splitlines()
+        assert explained[0] == f"Job {wide} (wide, user alice) is PENDING, reason Resources."
+        assert explained[1] == "It asks for 2 nodes with 2 CPUs each, for a time limit of 00:05:00."
+        assert explained[3].startswith(f"It is expected to start {expected} (in ")
+        assert explained[3].endswith(") in partition debug on node[1-2].")
+        assert "  node1: needs 2 CPUs (0 free)" in explained and "  node2: needs 2 CPUs (1 free)" in explained
+        ending = time.strftime("%Y-%m-%dT%H:%M:%S", time.localtime(started + 300))
+        assert any(line.startswith(f"  job {first} (first, alice) ends {ending} (in ") for line in explained)
+        assert any(line.startswith(f"  job {short} (short, bob) ends ") for line in explained)
+        behind = cluster.run("scontrol", "explain", "job", str(long), check=True).stdout.splitlines()
+        assert behind[0] == f"Job {long} (long, user bob) is PENDING, reason Priority."
+        assert f"  job {wide} (wide, alice) until " in "\n".join(behind)
+        missing = cluster.run("scontrol", "explain", "job", "999999")
+        assert (missing.returncode, missing.stderr) == (1, "slurm_load_jobs error: Invalid job id specified\n")
     finally:
         cluster.run("scancel", str(first), str(wide), str(long), str(short))
         cluster.wait_idle()

@@ -48,7 +48,7 @@ def test_the_blocked_job_is_reserved_and_a_short_job_fills_the_gap() -> None:
     expected = got[1].expected
     assert expected is not None and (expected.start_time, expected.nodes) == (2820, ("n2",))
     assert expected.end_time == 2820 + 3600
-    assert [(h.job_id, h.end_time, h.running) for h in expected.waits_for] == [(91, 2820, True)]
+    assert [(h.job_id, h.end_time, h.running) for h in expected.waits_for] == [(91, 2800, True)]
     assert isinstance(got[2], Start) and got[2].allocation.cpu_ids == ((2, 3),)
     # The long job cannot delay the top job: it is reserved after it, at n1's release.
     assert isinstance(got[3], Pend) and got[3].reason is Reason.PRIORITY
