@@ -13,12 +13,20 @@ from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 import grpc
 
-from .rpc_auth import insecure_channel
+from .rpc_auth import CHANNEL_OPTIONS
 
 if TYPE_CHECKING:
     from .config import SlurmConfig
 
 NOT_IN_CHARGE = grpc.StatusCode.UNAVAILABLE
+# A controller that comes back (restart, failover) is reached again within seconds: gRPC's
+# default reconnect backoff grows to two minutes, during which calls to it fail at once.
+RECONNECT_OPTIONS = [("grpc.initial_reconnect_backoff_ms", 200), ("grpc.max_reconnect_backoff_ms", 2000)]
+
+
+def controller_link(address: str) -> grpc.aio.Channel:
+    """A channel to one controller (plain TCP: every call carries its signed credential)."""
+    return grpc.aio.insecure_channel(address, options=CHANNEL_OPTIONS + RECONNECT_OPTIONS)
 
 
 def attempt_order(count: int, preferred: int) -> list[int]:
@@ -28,7 +36,7 @@ def attempt_order(count: int, preferred: int) -> list[int]:
 
 class FailoverChannel:
     def __init__(self, addresses: Sequence[str],
-                 make_channel: Callable[[str], grpc.aio.Channel] = insecure_channel) -> None:
+                 make_channel: Callable[[str], grpc.aio.Channel] = controller_link) -> None:
         if not addresses:
             raise ValueError("no controller address")
         self.addresses = tuple(addresses)

@@ -33,7 +33,8 @@ from pyslurm_common.config import ControllerHost, SlurmConfig
 from pyslurm_common.daemon_runtime import wait_first
 from pyslurm_common.errors import SlurmError, Strerror
 from pyslurm_common.rpc import ctld_pb2, ctld_pb2_grpc, types_pb2
-from pyslurm_common.rpc_auth import Serving, Signer, caller, insecure_channel, make_server, translate_errors
+from pyslurm_common.controller_channel import controller_link
+from pyslurm_common.rpc_auth import Serving, Signer, caller, make_server, translate_errors
 
 from .controller import Controller
 from .servicer import ControllerServicer
@@ -42,6 +43,7 @@ log = logging.getLogger(__name__)
 
 LOCK_NAME = "controller.lock"
 STANDBY_DETAIL = "slurmctld is in standby mode (backup controller)"
+HAND_OVER_TIMEOUT = 5.0
 
 
 # ---- who am I -----------------------------------------------------------------------------
@@ -139,7 +141,7 @@ class Peers:
         self.index = index
         self.me = cfg.controllers[index]
         self._signer = signer
-        self._stubs = [(host, ctld_pb2_grpc.ControllerStub(insecure_channel(f"{host.addr}:{cfg.ctld_port}")))
+        self._stubs = [(host, ctld_pb2_grpc.ControllerStub(controller_link(f"{host.addr}:{cfg.ctld_port}")))
                        for i, host in enumerate(cfg.controllers) if i != index]
 
     async def one_in_charge(self, timeout: float) -> str | None:
@@ -157,8 +159,9 @@ class Peers:
     async def ask_to_hand_over(self) -> None:
         """RequestControl to every other controller; the one in charge leaves the state."""
         for host, stub in self._stubs:
-            try:
-                await stub.RequestControl(types_pb2.Empty(), timeout=10, metadata=self._signer.metadata())
+            try:   # wait_for_ready: a controller that just came back is still being connected to
+                await stub.RequestControl(types_pb2.Empty(), timeout=HAND_OVER_TIMEOUT, wait_for_ready=True,
+                                          metadata=self._signer.metadata())
                 log.info("asked %s to hand over control", host.name)
             except grpc.aio.AioRpcError as exc:
                 log.debug("%s did not take the hand-over request: %s", host.name, exc.code().name)
@@ -246,6 +249,8 @@ async def stand_by(cfg: SlurmConfig, peers: Peers, lock: StateLock, verifier: Ve
             if in_charge:
                 last_seen = loop.time()
             if eager or takeover_due(last_seen, loop.time(), cfg.slurmctld_timeout):
+                if eager and in_charge:
+                    await peers.ask_to_hand_over()    # the request did not reach it before: again
                 if lock.try_acquire(peers.me.name):
                     log.info("taking over control (%s)", "as asked" if eager
                              else f"no controller answered for {cfg.slurmctld_timeout}s")

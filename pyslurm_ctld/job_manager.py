@@ -101,7 +101,7 @@ class JobManager:
         dynamic = tuple(self.dynamic_nodes)
         table = partition_admin.partition_table(cfg, self.partition_edits, [*(n.name for n in cfg.nodes), *dynamic])
         # Dynamic nodes join the partitions that take every node (Nodes=ALL), as in Slurm.
-        self.partitions = {p.name: dataclasses.replace(p, nodes=p.nodes + dynamic)
+        self.partitions = {p.name: dataclasses.replace(p, nodes=tuple(dict.fromkeys(p.nodes + dynamic)))
                            if p.node_expr.upper() == "ALL" else p for p in table.values()}
         old, self.nodes = self.nodes, {}
         for node in (*cfg.nodes, *self.dynamic_nodes.values()):

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from pyslurm_common.config import load_config
+from pyslurm_common.config import load_config, parse_node_line
 from pyslurm_common.errors import SlurmError
-from pyslurm_ctld.events import event_from_dict, event_to_dict
+from pyslurm_ctld.events import NodeCreated, event_from_dict, event_to_dict
 from pyslurm_ctld.job_manager import JobManager
 from pyslurm_ctld.partition_admin import settings_from_words
 from pyslurm_common.units import UNLIMITED
@@ -98,3 +98,10 @@ def test_changes_stay_over_a_reconfigured_slurm_conf(manager: JobManager, tmp_pa
     manager.reconfigure(load_config(tmp_path / "slurm.conf"))
     debug = manager.partitions["debug"]
     assert (debug.state, debug.max_time_min) == ("DOWN", 90)
+
+
+def test_a_created_partition_of_all_nodes_takes_dynamic_nodes_once(manager: JobManager) -> None:
+    manager.apply(NodeCreated(parse_node_line("NodeName=d1 CPUs=1 RealMemory=100", Path("pyslurmd -Z"))))
+    change(manager, "create", "grow", "Nodes=ALL")
+    assert manager.partitions["grow"].nodes == ("n1", "n2", "n3", "d1")
+    assert manager.partitions["all"].nodes == ("n1", "n2", "n3", "d1")
