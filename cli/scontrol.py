@@ -219,6 +219,14 @@ def explain(words: list[str]) -> None:
     sys.stdout.write("".join(line + "\n" for line in reply.lines))
 
 
+def requeue_action(action: str) -> Callable[[list[str]], None]:
+    """`requeue [Incomplete] <jobs>` (and requeuehold): only jobs not finished with Incomplete."""
+    def handle(words: list[str]) -> None:
+        incomplete = bool(words) and words[0].lower() == "incomplete"
+        _job_request(words[incomplete:], action, ["Incomplete"] if incomplete else [])
+    return handle
+
+
 def reconfigure(words: list[str]) -> None:
     """Re-read slurm.conf (and gres.conf, cgroup.conf) on the controller and every node agent."""
     try:
@@ -296,6 +304,8 @@ def scontrol(oneliner: bool, details: bool, quiet: bool, words: tuple[str, ...])
     handlers: dict[str, Callable[[list[str]], None]] = {
         "show": lambda w: show(w, oneliner), "update": update, "hold": job_action("hold"),
         "uhold": job_action("uhold"), "release": job_action("release"), "ping": ping,
+        "requeue": requeue_action("requeue"), "requeuehold": requeue_action("requeuehold"),
+        "suspend": job_action("suspend"), "resume": job_action("resume"),
         "reconfigure": reconfigure, "delete": delete, "create": create, "takeover": takeover,
         "version": lambda w: print("slurm 22.05.8"), "explain": explain,
     }

@@ -168,6 +168,18 @@ class JobPreempted:
 
 
 @dataclass(frozen=True, slots=True)
+class JobRequeueRequested:
+    """`scontrol requeue` (`hold`: requeuehold): a running or suspended run is killed and ends
+    REQUEUED, then the job pends again with the same id; a finished job pends again at once."""
+
+    kind: ClassVar[str] = "requeue_requested"
+    job_id: JobId
+    by_uid: int
+    hold: Hold
+    time: int
+
+
+@dataclass(frozen=True, slots=True)
 class JobSuspended:
     """`scontrol suspend`: an operator stops a running job in place."""
 
@@ -298,13 +310,13 @@ Event = (JobSubmitted | JobStarted | JobHoldChanged | JobCancelled | JobTimedOut
          | JobIdsUsed
          | JobsPurged | StepStarted | StepFinished | AllocationReleased
          | ArrayTaskStarted | ArrayTasksCancelled | DependencyChanged | ArrayThrottleChanged | BeginTimeChanged
-         | JobChargeChanged | JobPreempted | JobSuspended | JobResumed)
+         | JobChargeChanged | JobPreempted | JobRequeueRequested | JobSuspended | JobResumed)
 _KINDS: dict[str, type] = {cls.kind: cls for cls in (
     JobSubmitted, JobStarted, JobHoldChanged, JobCancelled, JobTimedOut, BatchFinished,
     JobRequeued, JobLost, NodeFailed, NodeAdminChanged, NodeCreated, NodesDeleted, PartitionEdited, JobIdsUsed,
     JobsPurged,
     StepStarted, StepFinished, AllocationReleased, ArrayTaskStarted, ArrayTasksCancelled, DependencyChanged,
-    ArrayThrottleChanged, BeginTimeChanged, JobChargeChanged, JobPreempted, JobSuspended, JobResumed)}
+    ArrayThrottleChanged, BeginTimeChanged, JobChargeChanged, JobPreempted, JobRequeueRequested, JobSuspended, JobResumed)}
 
 
 def event_to_dict(event: Event) -> dict[str, Any]:
@@ -318,7 +330,7 @@ def event_from_dict(data: dict[str, Any]) -> Event:
         return JobSubmitted(job=Job.from_dict(values["job"]))
     if cls in (JobStarted, ArrayTaskStarted):
         values["allocation"] = Allocation.from_dict(values["allocation"])
-    if cls in (JobHoldChanged, JobRequeued):
+    if cls in (JobHoldChanged, JobRequeued, JobRequeueRequested):
         values["hold"] = Hold(values["hold"])
     if cls is StepStarted:
         values["step"] = Step.from_dict(values["step"])

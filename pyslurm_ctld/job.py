@@ -31,6 +31,7 @@ class JobState(StrEnum):
     BOOT_FAIL = "BOOT_FAIL"
     DEADLINE = "DEADLINE"
     OUT_OF_MEMORY = "OUT_OF_MEMORY"
+    REQUEUED = "REQUEUED"        # a run ended by `scontrol requeue` (the job itself pends again)
 
     @property
     def is_finished(self) -> bool:

@@ -26,7 +26,7 @@ from pyslurm_common.config import NodeConfig, PartitionConfig, SlurmConfig
 from pyslurm_common.errors import SlurmError, Strerror
 from pyslurm_common.gres import gpu_slots, parse_gres
 
-from . import partition_admin, preempt_transitions, preemption, reconfigure, scheduler
+from . import job_control, partition_admin, preempt_transitions, preemption, reconfigure, scheduler
 from .association_checks import charge
 from .associations import EMPTY, AssociationSnapshot
 from .backfill import Backfill, Reservation, running_jobs
@@ -34,7 +34,7 @@ from .dependency_checks import DependencyChecks
 from .events import (Account, AllocationReleased, ArrayTasksCancelled, ArrayTaskStarted, ArrayThrottleChanged,
                      BatchFinished, BeginTimeChanged, DependencyChanged, JobChargeChanged, Effect, Event, JobCancelled,
                      JobHoldChanged, JobIdsUsed, JobLost, JobPreempted,
-                     JobRequeued, JobResumed, JobSuspended, JobsPurged, JobStarted, JobSubmitted, JobTimedOut, Launch, NodeAdminChanged,
+                     JobRequeued, JobRequeueRequested, JobResumed, JobSuspended, JobsPurged, JobStarted, JobSubmitted, JobTimedOut, Launch, NodeAdminChanged,
                      NodeCreated, NodeFailed, NodesDeleted, PartitionEdited, SignalTasks, StepFinished, StepStarted,
                      Terminate)
 from .job import ArrayInfo, Hold, Job, JobId, JobRequest, JobState, Reason, Step
@@ -439,6 +439,29 @@ class JobManager:
         if action == "uhold" or not privileged:
             return JobHoldChanged(job.job_id, Hold.USER, now)
         return JobHoldChanged(job.job_id, Hold.ADMIN, now)
+
+    def requeue_request(self, job_id: int, uid: int, hold: bool, operator: bool, incomplete: bool,
+                        now: int) -> JobRequeueRequested:
+        """`scontrol requeue[hold] [Incomplete]`: the owner or an operator (see job_control)."""
+        job = self._owned_job(job_id, uid) if not operator else self._known_job(job_id)
+        return job_control.requeue_request(job, uid, hold, operator, incomplete, now)
+
+    def suspension(self, job_id: int, uid: int, operator: bool, suspend: bool, now: int) -> JobSuspended | JobResumed:
+        """`scontrol suspend|resume`: operators and administrators only. A job whose CPUs others took
+        meanwhile (its preemptor) cannot resume: that would double-book them."""
+        job = self._known_job(job_id)
+        event = job_control.suspension(job, uid, operator, suspend, now)
+        if isinstance(event, JobResumed) and job.allocation is not None:
+            usage = self.node_usage()
+            if any(set(job.allocation.cpus_on(i)) & usage[node].cpu_ids for i, node in enumerate(job.allocation.nodes)):
+                raise SlurmError(Strerror.DISABLED)
+        return event
+
+    def _known_job(self, job_id: int) -> Job:
+        job = self.jobs.get(JobId(job_id))
+        if job is None:
+            raise SlurmError(Strerror.INVALID_JOB_ID)
+        return job
 
     def node_usage(self) -> dict[str, NodeUsage]:
         """CPU ids, memory and GPU indices held on each node by running and completing jobs
@@ -959,6 +982,13 @@ class JobManager:
             return []   # ended, or suspended, since the pass chose it
         return self._store(preempt_transitions.preempted(job, event))
 
+    def _apply_requeue_requested(self, event: JobRequeueRequested) -> list[Effect]:
+        job = self.jobs.get(event.job_id)
+        if job is None or job.state is JobState.PENDING or job.completing:
+            return []
+        return self._store(preempt_transitions.requeue_requested(job, event, self.requeue_delay,
+                                                                 self._basic_priority(job.job_id)))
+
     def _apply_suspended(self, event: JobSuspended) -> list[Effect]:
         job = self.jobs.get(event.job_id)
         if job is None or job.state is not JobState.RUNNING:
@@ -1187,6 +1217,7 @@ _APPLY = {
     StepFinished: JobManager._apply_step_finished,
     AllocationReleased: JobManager._apply_released,
     JobPreempted: JobManager._apply_preempted,
+    JobRequeueRequested: JobManager._apply_requeue_requested,
     JobSuspended: JobManager._apply_suspended,
     JobResumed: JobManager._apply_resumed,
 }

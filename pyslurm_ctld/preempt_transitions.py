@@ -19,12 +19,13 @@ import signal
 
 from pyslurm_common.preempt_conf import PreemptMode
 
-from .events import Account, Effect, JobPreempted, JobResumed, SignalTasks, SuspendTasks, Terminate
-from .job import Job, JobState, Preemption, Reason
+from .events import Account, Effect, JobPreempted, JobRequeueRequested, JobResumed, SignalTasks, SuspendTasks, Terminate
+from .job import Hold, Job, JobState, Preemption, Reason
 from .job_steps import settled
 from .states import transition
 
 PREEMPTION_CAUSE = "PREEMPTION"
+REQUEUE_CAUSE = "JOB REQUEUE"
 DEFAULT_CRED_EXPIRE = 120   # seconds (AuthInfo=cred_expire=)
 
 
@@ -62,22 +63,44 @@ def resumed(job: Job, event: JobResumed) -> tuple[Job, list[Effect]]:
     return job, [SuspendTasks(job.job_id, job.allocation.nodes, False), Account(job)]
 
 
+def requeue_requested(job: Job, event: JobRequeueRequested, delay: int, priority: int) -> tuple[Job, list[Effect]]:
+    """`scontrol requeue[hold]`: a running or suspended run is killed and ends REQUEUED (a
+    suspended job comes back held, as in Slurm); a finished job pends again at once."""
+    hold = event.hold
+    if job.state in (JobState.RUNNING, JobState.SUSPENDED):
+        assert job.allocation is not None
+        if job.state is JobState.SUSPENDED and hold is Hold.NONE:
+            hold = Hold.ADMIN if event.by_uid != job.uid else Hold.USER
+        job = settled(transition(job, JobState.REQUEUED, completing=True, end_time=event.time, hold=hold,
+                                 preemption=None))
+        return job, [Terminate(job.job_id, job.allocation.nodes, REQUEUE_CAUSE), Account(job)]
+    return requeued(dataclasses.replace(job, hold=hold), event.time, delay, priority)
+
+
 def awaiting_requeue(job: Job) -> bool:
-    """A run ended by REQUEUE preemption whose processes are all gone: it goes back to the queue."""
-    return (job.state is JobState.PREEMPTED and not job.completing and job.preemption is not None
-            and job.preemption.mode is PreemptMode.REQUEUE)
+    """A run ended by `scontrol requeue` or by REQUEUE preemption whose processes are all gone:
+    the job goes back to the queue."""
+    if job.completing:
+        return False
+    return job.state is JobState.REQUEUED or (job.state is JobState.PREEMPTED and job.preemption is not None
+                                              and job.preemption.mode is PreemptMode.REQUEUE)
 
 
 def requeued(job: Job, time: int, delay: int, priority: int) -> tuple[Job, list[Effect]]:
-    """The job pending again with the same id, eligible `delay` seconds from now."""
+    """The job pending again with the same id, eligible `delay` seconds from now (held, with
+    priority 0, if the record carries a hold)."""
     eligible = time + delay
+    if job.hold is not Hold.NONE:
+        priority = 0
+    reason = (Reason.BEGIN_TIME if job.hold is Hold.NONE else Reason.HELD_ADMIN if job.hold is Hold.ADMIN
+              else Reason.HELD_USER)
     # Accounting keys a run by (id, submit time): a run preempted within its first second still
     # gets a record of its own.
     submit_time = max(time, job.submit_time + 1)
     job = transition(
         job, JobState.PENDING, request=dataclasses.replace(job.request, begin_time=eligible),
         allocation=None, submit_time=submit_time, eligible_time=eligible, start_time=0, end_time=0,
-        restarts=job.restarts + 1, priority=priority, reason=Reason.BEGIN_TIME, preemption=None,
+        restarts=job.restarts + 1, priority=priority, reason=reason, preemption=None,
         exit_code=0, exit_signal=0, usage=None, steps=(), next_step_id=0, batch_ended=False,
         suspend_time=0, suspended_secs=0, completing=False)
     return job, [Account(job)]

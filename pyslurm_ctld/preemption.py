@@ -297,15 +297,14 @@ def resumable(suspended: Iterable[Job], active: Mapping[JobId, Job],
 
 
 def follow_ups(jobs: Iterable[Job], now: int) -> list[JobRequeued | JobPreempted]:
-    """What earlier preemptions lead to now: runs ended by REQUEUE whose processes are gone go
-    back to the queue; victims whose grace time is over get the preemption itself."""
+    """What earlier preemptions and requeues lead to now: runs ended by REQUEUE preemption or
+    `scontrol requeue` whose processes are gone go back to the queue; victims whose grace time is
+    over get the preemption itself."""
     events: list[JobRequeued | JobPreempted] = []
     for job in jobs:
         preemption = job.preemption
-        if preemption is None:
-            continue
         if awaiting_requeue(job):
             events.append(JobRequeued(job.job_id, Hold.NONE, "", "", now))
-        elif job.state is JobState.RUNNING and now >= preemption.deadline:
+        elif preemption is not None and job.state is JobState.RUNNING and now >= preemption.deadline:
             events.append(JobPreempted(job.job_id, preemption.preemptor, preemption.mode.value, now))
     return events

@@ -159,10 +159,22 @@ class ControllerServicer(ctld_pb2_grpc.ControllerServicer):
             if request.action == "update":
                 for event in self._job_update(job_id, request.settings, uid, now):
                     await self.ctl.commit(event)
+            elif request.action in ("requeue", "requeuehold"):
+                incomplete = any(s.lower() == "incomplete" for s in request.settings)
+                await self.ctl.commit(self.manager.requeue_request(
+                    job_id, uid, request.action == "requeuehold", self._operator(uid), incomplete, now))
+            elif request.action in ("suspend", "resume"):
+                await self.ctl.commit(self.manager.suspension(job_id, uid, self._operator(uid),
+                                                              request.action == "suspend", now))
             else:
                 await self.ctl.commit(self.manager.hold_change(job_id, request.action, uid, now))
 
         return ctld_pb2.JobUpdateReply(results=await _per_job(request.job_ids, one))
+
+    def _operator(self, uid: int) -> bool:
+        """root, SlurmUser, or AdminLevel Operator/Administrator in accounting."""
+        return self.manager.is_privileged(uid) or \
+            self.manager.associations.admin_level(user_name(uid)) in ("Operator", "Administrator")
 
     def _job_update(self, job_id: int, settings: Iterable[str], uid: int, now: int) -> list[Event]:
         """`scontrol update jobid=N Key=Value ...`: Dependency=, ArrayTaskThrottle=, StartTime=,

@@ -151,3 +151,35 @@ def test_suspend_mode_stops_the_victim_until_the_preemptor_ends(tiered: Cluster)
     assert not any(state == "T" or frozen for state, frozen in _job_processes(low).values())
     c.run("scancel", str(low), user="alice", check=True)
     c.wait_state(low, "CANCELLED")
+
+
+def test_scontrol_suspend_resume_and_requeue(tiered: Cluster) -> None:
+    c = tiered
+    job = c.sbatch("-w", "node2", "-o", "ctl-%j.out", "--wrap",
+                   "echo run ${SLURM_RESTART_COUNT:-0}; while true; do echo tick >> ctl-ticks-$SLURM_JOB_ID; sleep 0.2; done",
+                   user="alice")
+    c.wait_state(job, "RUNNING")
+    ticks = c.work_dir("alice") / f"ctl-ticks-{job}"
+    wait_for(lambda: _ticks(ticks) > 2)
+    denied = c.run("scontrol", "suspend", str(job), user="alice")
+    assert (denied.returncode, denied.stderr) == (1, f"scontrol: error: Access/permission denied for job {job}\n")
+    c.run("scontrol", "suspend", str(job), check=True)
+    c.wait_state(job, "SUSPENDED")
+    wait_for(lambda: _stopped(job))
+    again = c.run("scontrol", "suspend", str(job))
+    assert (again.returncode, again.stderr) == (1, f"scontrol: error: Job is not running for job {job}\n")
+    c.run("scontrol", "resume", str(job), check=True)
+    c.wait_state(job, "RUNNING")
+    resumed_at = _ticks(ticks)
+    wait_for(lambda: _ticks(ticks) > resumed_at + 2)
+    other = c.run("scontrol", "requeue", str(job), user="bob")
+    assert (other.returncode, other.stderr) == (1, f"scontrol: error: Access/permission denied for job {job}\n")
+    c.run("scontrol", "requeue", str(job), user="alice", check=True)
+    wait_for(lambda: c.job_field(job, "T") in ("PENDING", "RUNNING"))
+    out = c.work_dir("alice") / f"ctl-{job}.out"
+    wait_for(lambda: "run 1" in out.read_text(), timeout=30)
+    assert re.search(rf"\*\*\* JOB {job} ON node2 CANCELLED AT \S+ DUE TO JOB REQUEUE \*\*\*", out.read_text())
+    assert _show(c, job, "Restarts") == "1"
+    wait_for(lambda: _sacct_states(c, job) == ["REQUEUED", "RUNNING"])
+    c.run("scancel", str(job), user="alice", check=True)
+    c.wait_state(job, "CANCELLED")

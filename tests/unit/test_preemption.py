@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 from pyslurm_common.config import ConfigError, load_config
+from pyslurm_common.errors import SlurmError
 from pyslurm_common.preempt_conf import ModeSpec, PreemptConfig, PreemptMode
 from pyslurm_common.rpc import types_pb2
 from pyslurm_ctld.associations import AssociationSnapshot, Qos
@@ -26,7 +27,7 @@ from pyslurm_ctld.job_manager import JobManager
 from pyslurm_ctld.preemption import PartitionPreempt, Policy, Preempt, QosPreempt, Resume, plan, resumable
 from pyslurm_ctld.scheduler import Pend, Start
 
-from test_job_manager import RAW, SLURM_UID, USERS, register_node
+from test_job_manager import RAW, ROOT, SLURM_UID, USERS, register_node
 from test_scheduler import job, node, partition
 
 ALICE, BOB = 1000, 1001
@@ -370,3 +371,75 @@ def test_preempt_qos_reads_accountings_qos(tmp_path: Path) -> None:
     assert Terminate(scavenger.job_id, ("n1",), "PREEMPTION") in effects
     assert mgr.jobs[scavenger.job_id].state is JobState.PREEMPTED      # its QOS says CANCEL
     assert mgr.jobs[normal.job_id].state is JobState.RUNNING
+
+
+# ---- scontrol requeue / requeuehold / suspend / resume --------------------------------------------
+
+
+def plain_manager(tmp_path: Path) -> JobManager:
+    path = tmp_path / "slurm.conf"
+    path.write_text(CONF + "AuthInfo=cred_expire=10\n")
+    mgr = JobManager(load_config(path), slurm_uid=SLURM_UID)
+    register_node(mgr, "n1", now=0.0)
+    return mgr
+
+
+def test_scontrol_requeue_kills_the_run_then_requeues_it(tmp_path: Path) -> None:
+    mgr = plain_manager(tmp_path)
+    job = submit(mgr, 100, partition="low", num_tasks=2)
+    run_pass(mgr, 101, [])
+    with pytest.raises(SlurmError, match="Access/permission denied"):
+        mgr.requeue_request(job.job_id, BOB, hold=False, operator=False, incomplete=False, now=150)
+    effects = mgr.apply(mgr.requeue_request(job.job_id, ALICE, hold=False, operator=False, incomplete=False, now=150))
+    ended = mgr.jobs[job.job_id]
+    assert (ended.state, ended.completing) == (JobState.REQUEUED, True)
+    assert Terminate(job.job_id, ("n1",), "JOB REQUEUE") in effects
+    with pytest.raises(SlurmError, match="Job/step already completing or completed"):
+        mgr.requeue_request(job.job_id, ALICE, hold=False, operator=False, incomplete=False, now=151)
+    mgr.apply(BatchFinished(job.job_id, 0, signal.SIGTERM, False, False, 152))
+    run_pass(mgr, 153, [])
+    again = mgr.jobs[job.job_id]
+    assert (again.state, again.restarts, again.reason) == (JobState.PENDING, 1, Reason.BEGIN_TIME)
+    with pytest.raises(SlurmError, match="Job is pending execution"):
+        mgr.requeue_request(job.job_id, ALICE, hold=False, operator=False, incomplete=False, now=154)
+
+
+def test_requeue_of_finished_jobs_and_requeuehold(tmp_path: Path) -> None:
+    mgr = plain_manager(tmp_path)
+    job = submit(mgr, 100, partition="low")
+    run_pass(mgr, 101, [])
+    mgr.apply(BatchFinished(job.job_id, 0, 0, False, False, 120))
+    with pytest.raises(SlurmError, match="Job/step already completing or completed"):
+        mgr.requeue_request(job.job_id, ALICE, hold=False, operator=False, incomplete=True, now=130)
+    mgr.apply(mgr.requeue_request(job.job_id, ROOT, hold=True, operator=True, incomplete=False, now=130))
+    held = mgr.jobs[job.job_id]
+    assert (held.state, held.restarts, held.reason, held.priority) == (JobState.PENDING, 1, Reason.HELD_ADMIN, 0)
+    no_requeue = submit(mgr, 140, partition="low", requeue=False)
+    interactive = submit(mgr, 140, partition="low", launcher="salloc")
+    run_pass(mgr, 141, [])
+    with pytest.raises(SlurmError, match="Requested operation is presently disabled"):
+        mgr.requeue_request(no_requeue.job_id, ALICE, hold=False, operator=False, incomplete=False, now=150)
+    with pytest.raises(SlurmError, match="Only batch jobs are accepted or processed"):
+        mgr.requeue_request(interactive.job_id, ALICE, hold=False, operator=False, incomplete=False, now=150)
+
+
+def test_scontrol_suspend_and_resume_are_for_operators(tmp_path: Path) -> None:
+    mgr = plain_manager(tmp_path)
+    job = submit(mgr, 100, partition="low", num_tasks=4)
+    run_pass(mgr, 101, [])
+    with pytest.raises(SlurmError, match="Access/permission denied"):
+        mgr.suspension(job.job_id, ALICE, operator=False, suspend=True, now=110)
+    with pytest.raises(SlurmError, match="Job is not suspended"):
+        mgr.suspension(job.job_id, ROOT, operator=True, suspend=False, now=110)
+    assert SuspendTasks(job.job_id, ("n1",), True) in mgr.apply(mgr.suspension(job.job_id, ROOT, True, True, 110))
+    with pytest.raises(SlurmError, match="Job is not running"):
+        mgr.suspension(job.job_id, ROOT, operator=True, suspend=True, now=111)
+    other = submit(mgr, 112, partition="low", num_tasks=4)
+    run_pass(mgr, 113, [])
+    assert mgr.jobs[other.job_id].state is JobState.RUNNING     # the suspended job's CPUs were free
+    assert run_pass(mgr, 114, []) == []                          # an operator's suspend: no automatic resume
+    with pytest.raises(SlurmError, match="Requested operation is presently disabled"):
+        mgr.suspension(job.job_id, ROOT, operator=True, suspend=False, now=115)
+    mgr.apply(BatchFinished(other.job_id, 0, 0, False, False, 120))
+    mgr.apply(mgr.suspension(job.job_id, ROOT, operator=True, suspend=False, now=130))
+    assert (mgr.jobs[job.job_id].state, mgr.jobs[job.job_id].suspended_secs) == (JobState.RUNNING, 20)

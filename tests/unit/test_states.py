@@ -34,7 +34,8 @@ def test_every_pair_in_the_table_is_accepted(source: JobState, target: JobState)
 
 ILLEGAL = [
     (S.COMPLETED, S.RUNNING),
-    (S.CANCELLED, S.PENDING),
+    (S.CANCELLED, S.RUNNING),
+    (S.REQUEUED, S.RUNNING),
     (S.PENDING, S.COMPLETED),
     (S.PENDING, S.TIMEOUT),
     (S.FAILED, S.COMPLETED),
@@ -53,8 +54,8 @@ def test_illegal_pairs_raise(source: JobState, target: JobState) -> None:
 def test_only_requeue_leaves_a_finished_state() -> None:
     finished = [s for s in JobState if s.is_finished]
     assert finished  # the enum has terminal states at all
-    # A run preempted in REQUEUE mode ends PREEMPTED, then the job pends again (Slurm's requeue).
-    assert [pair for pair in TRANSITIONS if pair[0] in finished] == [(S.PREEMPTED, S.PENDING)]
+    # Requeue (scontrol requeue, REQUEUE preemption): the ended run's job pends again, same id.
+    assert {target for source, target in TRANSITIONS if source in finished} == {S.PENDING}
 
 
 def test_every_state_is_reachable_from_pending() -> None:
