@@ -1,0 +1,65 @@
+"""The controller's accounting outbox: job snapshots and node events go to disk, then to the
+accounting daemon in one batch (node events in the order they happened), and leave the disk only
+once acknowledged. A real gRPC server stands in for pyslurmdbd."""
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import grpc
+
+from pyslurm_common.rpc import dbd_pb2, dbd_pb2_grpc, types_pb2
+from pyslurm_common.rpc_auth import Signer
+from pyslurm_ctld.accounting_outbox import AccountingOutbox
+
+
+class _Recorder(dbd_pb2_grpc.AccountingServicer):
+    def __init__(self) -> None:
+        self.batches: list[dbd_pb2.JobRecordBatch] = []
+
+    async def RecordJobs(self, request: dbd_pb2.JobRecordBatch, context: grpc.aio.ServicerContext) -> types_pb2.Empty:
+        self.batches.append(request)
+        return types_pb2.Empty()
+
+
+def _job(job_id: int, state: str) -> dbd_pb2.JobRecord:
+    return dbd_pb2.JobRecord(cluster="lab", job=types_pb2.JobInfo(job_id=job_id, submit_time=100, state=state))
+
+
+def _event(node: str, state: str, time: int) -> dbd_pb2.NodeEventRecord:
+    return dbd_pb2.NodeEventRecord(cluster="lab", node=node, state=state, time=time)
+
+
+async def _exercise(directory: Path) -> tuple[list[dbd_pb2.JobRecordBatch], int, int]:
+    recorder = _Recorder()
+    server = grpc.aio.server()
+    dbd_pb2_grpc.add_AccountingServicer_to_server(recorder, server)
+    port = server.add_insecure_port("127.0.0.1:0")
+    outbox = AccountingOutbox(directory, None, Signer(b"k" * 32))
+    outbox.put(_job(7, "RUNNING"))
+    outbox.put_node_event(_event("n1", "DOWN", 300))
+    outbox.put(_job(7, "COMPLETED"))          # replaces the unsent snapshot
+    outbox.put_node_event(_event("n1", "", 400))
+    outbox.put_node_event(_event("n2", "DRAIN", 200))
+    while outbox.backlog() < 4:
+        await asyncio.sleep(0.01)
+    queued = outbox.backlog()
+    await server.start()
+    sender = AccountingOutbox(directory, f"127.0.0.1:{port}", Signer(b"k" * 32))
+    stop = asyncio.Event()
+    task = asyncio.create_task(sender.run_sender(stop))
+    while sender.backlog():
+        await asyncio.sleep(0.01)
+    stop.set()
+    await task
+    await server.stop(None)
+    return recorder.batches, queued, sender.backlog()
+
+
+def test_records_and_events_survive_on_disk_and_go_in_order(tmp_path: Path) -> None:
+    batches, queued, left = asyncio.run(_exercise(tmp_path / "outbox"))
+    assert (queued, left) == (4, 0)
+    (batch,) = batches
+    assert [(r.job.job_id, r.job.state) for r in batch.records] == [(7, "COMPLETED")]
+    assert [(e.node, e.state, e.time) for e in batch.node_events] == [("n2", "DRAIN", 200), ("n1", "DOWN", 300),
+                                                                      ("n1", "", 400)]
