@@ -49,6 +49,7 @@ SHARED: tuple[tuple[str, ...], ...] = (
     ("-d", "--dependency", "dependency"),
     ("--kill-on-invalid-dep", "kill_on_invalid_dep"),
     ("-b", "--begin", "begin"),
+    ("-C", "--constraint", "constraint"),
 )
 
 
@@ -238,6 +239,7 @@ def job_desc(values: Mapping[str, Any], default_name: str, environ: Mapping[str,
         gpus_per_task=gpu_counts["gpus_per_task"], gpu_type=next(iter(gpu_types), ""),
         signal_number=signal_number, signal_seconds=signal_seconds, signal_batch_only=signal_batch_only,
         rlimits=rlimits(), nodelist=values.get("nodelist") or "", exclude=values.get("exclude") or "",
+        constraint=values.get("constraint") or "",
         **_scheduling_fields(values), **extra,
     )
 

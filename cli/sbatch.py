@@ -28,7 +28,7 @@ INPUT_ENV = {
     "qos": "SBATCH_QOS", "mem": "SBATCH_MEM_PER_NODE", "mem_per_cpu": "SBATCH_MEM_PER_CPU",
     "time": "SBATCH_TIMELIMIT", "export": "SBATCH_EXPORT", "gres": "SBATCH_GRES", "gpus": "SBATCH_GPUS",
     "gpus_per_node": "SBATCH_GPUS_PER_NODE", "gpus_per_task": "SBATCH_GPUS_PER_TASK",
-    "signal": "SBATCH_SIGNAL",
+    "signal": "SBATCH_SIGNAL", "constraint": "SBATCH_CONSTRAINT",
 }
 OPTIONS = [
     *job_options.shared_options(INPUT_ENV),

@@ -136,7 +136,7 @@ def job_lines(job: JobInfo, now: int) -> list[str]:
         f"TRES={job_tres(job)}",
         "Socks/Node=* NtasksPerN:B:S:C=0:0:*:* CoreSpec=*",
         f"MinCPUsNode={job.cpus_per_task or 1} {_min_memory(job)} MinTmpDiskNode=0",
-        "Features=(null) DelayBoot=00:00:00",
+        f"Features={job.features or '(null)'} DelayBoot=00:00:00",
         "OverSubscribe=OK Contiguous=0 Licenses=(null) Network=(null)",
         f"Command={_or(job.command)}",
         f"WorkDir={job.work_dir}",

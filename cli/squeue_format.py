@@ -244,7 +244,7 @@ JOB_FIELDS: dict[str, JobField] = {
     "num_nodes": JobField("NODES", lambda j, n: str(j.num_nodes)),
     "end_time": JobField("END_TIME", _end_time),
     "dependency": JobField("DEPENDENCY", lambda j, n: j.dependency or "(null)"),
-    "features": JobField("FEATURES", _const("(null)")),
+    "features": JobField("FEATURES", lambda j, n: j.features or "(null)"),
     "array_job_id": JobField("ARRAY_JOB_ID", lambda j, n: str(j.array_job_id or j.job_id)),
     "group": JobField("GROUP", lambda j, n: j.group_name or str(j.group_id)),
     "gid": JobField("GROUP", lambda j, n: str(j.group_id)),

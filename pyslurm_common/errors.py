@@ -45,6 +45,7 @@ class Strerror(StrEnum):
     INVALID_CREDENTIAL = "Invalid job credential"
     INVALID_ACCOUNT = "Invalid account or account/partition combination specified"
     INVALID_QOS = "Invalid qos specification"
+    INVALID_FEATURE = "Invalid feature specification"
     ACCOUNTING_POLICY = "Job violates accounting/QOS policy (job submit limit, user's size and/or time limits)"
 
 

@@ -156,6 +156,7 @@ class JobRequest:
                                         # first while it pends, then the one it runs in); () for one
     begin_time: int = 0                 # --begin: not eligible before (epoch seconds), 0 none
     kill_on_invalid_dep: bool = False   # cancel the job when its dependency can never be satisfied
+    features: str = ""                  # --constraint as given (features.py): each node must satisfy it
 
     @property
     def interactive(self) -> bool:

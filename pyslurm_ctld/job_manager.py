@@ -26,7 +26,7 @@ from pyslurm_common.config import NodeConfig, PartitionConfig, SlurmConfig
 from pyslurm_common.errors import SlurmError, Strerror
 from pyslurm_common.gres import gpu_slots, parse_gres
 
-from . import job_control, partition_admin, preempt_transitions, preemption, reconfigure, scheduler
+from . import features, job_control, partition_admin, preempt_transitions, preemption, reconfigure, scheduler
 from .association_checks import charge
 from .associations import EMPTY, AssociationSnapshot
 from .backfill import Backfill, Reservation, running_jobs
@@ -206,6 +206,8 @@ class JobManager:
             raise SlurmError(Strerror.NODE_COUNT_INVALID)
         others = tuple(self._resolve_partition(name).name for name in raw.partitions)
         self._check_node_lists(raw, (part.name, *others))
+        features.validated(raw.features, frozenset(f for p in (part.name, *others) for n in self.partitions[p].nodes
+                                                   if n in self.nodes for f in self.nodes[n].config.features))
         enforce = self.cfg.accounting_storage_enforce
         charged = charge(self.associations, enforce, user_name, raw.account, raw.qos,
                          [self.partitions[name] for name in others or (part.name,)])
@@ -218,7 +220,7 @@ class JobManager:
                                         part)
         need = scheduler.job_need(request, self._def_mem_per_cpu(part))
         if not any(n.config.cpus >= need.cpus_per_node and n.config.real_memory_mb >= need.memory_mb_per_node
-                   for n in self.nodes.values()):
+                   and features.satisfied(need.constraint, frozenset(n.config.features)) for n in self.nodes.values()):
             raise SlurmError(Strerror.BAD_NODE_CONFIG)
         new_jobs = len(array_spec.indices) if array_spec else 1
         if self._active_job_count() + new_jobs > self.cfg.max_job_count:
@@ -505,7 +507,8 @@ class JobManager:
             name=name, usable=rec.usable, cpus=rec.config.cpus, memory_mb=rec.config.real_memory_mb,
             free_cpu_ids=self._all_cpu_ids(rec.config.cpus) - usage.cpu_ids,
             free_memory_mb=rec.config.real_memory_mb - usage.memory_mb,
-            gpu_types=gpus, free_gpus=frozenset(gpus) - usage.gpu_ids, weight=rec.config.weight)
+            gpu_types=gpus, free_gpus=frozenset(gpus) - usage.gpu_ids, weight=rec.config.weight,
+            features=frozenset(rec.config.features))
 
     def schedule_pass(self, now: int) -> list[Event]:
         """Run the scheduler; record pending reasons (soft state). Returns, in commit order:

@@ -36,6 +36,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Iterable, Mapping, Protocol, Sequence
 
+from . import features
 from .backfill import Backfill, Reservation
 from .job import Allocation, Hold, Job, JobId, JobRequest, Reason
 
@@ -54,6 +55,7 @@ class NodeCapacity:
     gpu_types: Mapping[int, str] = field(default_factory=dict)   # every GPU: index -> type ("" untyped)
     free_gpus: frozenset[int] = frozenset()
     weight: int = 1       # Weight=: lower weights are allocated first
+    features: frozenset[str] = frozenset()   # Features=, what --constraint asks for
     _gpus_by_type: Mapping[str, tuple[int, ...]] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -125,6 +127,7 @@ class _Need:
     gpu_type: str = ""        # "" any
     required: tuple[str, ...] = ()   # -w: nodes the allocation must have
     excluded: tuple[str, ...] = ()   # -x: nodes it may not have
+    constraint: features.Constraint = ()   # --constraint: what each node must have
 
     def candidates(self, nodes: Sequence[str]) -> list[str]:
         return [n for n in nodes if n not in self.excluded]
@@ -145,12 +148,14 @@ def job_need(req: JobRequest, def_mem_per_cpu_mb: int) -> _Need:
         memory = (req.mem_per_cpu_mb or def_mem_per_cpu_mb) * cpus_per_node
     return _Need(nodes=nodes, cpus_per_node=cpus_per_node, memory_mb_per_node=memory,
                  gpus_per_node=req.gpus_per_node, gpu_type=req.gpu_type if req.gpus_per_node else "",
-                 required=req.required_nodes, excluded=req.excluded_nodes)
+                 required=req.required_nodes, excluded=req.excluded_nodes,
+                 constraint=features.parse(req.features))
 
 
 def could_ever_fit(node: NodeCapacity, need: _Need) -> bool:
     """Whether the node, empty, has what one node of the request needs."""
-    if node.cpus < need.cpus_per_node or node.memory_mb < need.memory_mb_per_node:
+    if node.cpus < need.cpus_per_node or node.memory_mb < need.memory_mb_per_node \
+            or not features.satisfied(need.constraint, node.features):
         return False
     return not need.gpus_per_node or len(node.gpus_of_type(need.gpu_type)) >= need.gpus_per_node
 
@@ -219,6 +224,8 @@ class _Free:
 
     def fits(self, name: str, need: _Need) -> bool:
         if len(self.cpus.get(name, ())) < need.cpus_per_node or self.memory.get(name, 0) < need.memory_mb_per_node:
+            return False
+        if need.constraint and not features.satisfied(need.constraint, self.nodes[name].features):
             return False
         return not need.gpus_per_node or len(self.gpus_for(name, need)) >= need.gpus_per_node
 

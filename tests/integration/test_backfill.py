@@ -73,3 +73,10 @@ def test_backfill_reserves_the_blocked_job_and_fills_the_gap(cluster: Cluster) -
     finally:
         cluster.run("scancel", str(first), str(wide), str(long), str(short))
         cluster.wait_idle()
+
+
+def test_a_constraint_naming_an_unknown_feature_is_refused(cluster: Cluster) -> None:
+    """sbatch -C (cli-sbatch-srun-salloc.md): the session cluster's nodes have no features."""
+    result = cluster.run("sbatch", "-C", "nvme&ib", "--wrap", "true", user="alice")
+    assert (result.returncode, result.stdout) == (1, "")
+    assert result.stderr == "sbatch: error: Batch job submission failed: Invalid feature specification\n"
