@@ -16,18 +16,22 @@ refusals).
 snapshot of that moment (a sacctmgr delete may have removed the association since): the
 reason it must wait (InvalidAccount, InvalidQOS) or None.
 
+`orphaned` names the jobs a sacctmgr delete took the association from (it was in the previous
+snapshot, it is not in the new one): Slurm cancels them. Jobs that never had an association
+(enforcement switched on later) are left to pend with InvalidAccount.
+
 Pure: reads an `AssociationSnapshot`; raises `SlurmError`.
 """
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from pyslurm_common.config import PartitionConfig
 from pyslurm_common.errors import SlurmError, Strerror
 
 from .associations import Association, AssociationSnapshot
-from .job import Reason
+from .job import Job, Reason
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,3 +90,13 @@ def standing(snapshot: AssociationSnapshot, enforce: frozenset[str], user: str, 
     if "qos" in enforce and not _may_use(snapshot, assoc, qos):
         return assoc, Reason.INVALID_QOS
     return assoc, None
+
+
+def orphaned(before: AssociationSnapshot, after: AssociationSnapshot, enforce: frozenset[str],
+             jobs: Iterable[Job]) -> list[Job]:
+    """Pending and running jobs whose association ``before`` had and ``after`` has not."""
+    if "associations" not in enforce or not before.version:
+        return []
+    return [job for job in jobs if not job.state.is_finished
+            and before.user_association(job.user_name, job.request.account, job.request.partition) is not None
+            and after.user_association(job.user_name, job.request.account, job.request.partition) is None]

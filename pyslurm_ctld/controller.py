@@ -22,6 +22,7 @@ from . import convert, reconfigure
 from .accounting_outbox import AccountingOutbox
 from .node_events import NODE_STATE_EVENTS, NodeEvent, NodeEventWatcher
 from .association_cache import AssociationCache
+from .association_checks import orphaned
 from .associations import AssociationSnapshot
 from .events import (Account, Effect, Event, JobRequeued, Launch, SignalTasks, StepFinished, StepStarted, SuspendTasks,
                      Terminate,
@@ -97,8 +98,21 @@ class Controller:
 
     def _associations_changed(self, snapshot: AssociationSnapshot) -> None:
         # Soft state, like node liveness: the accounting daemon and the cache file own it.
-        self.manager.associations = snapshot
+        before, self.manager.associations = self.manager.associations, snapshot
+        gone = orphaned(before, snapshot, self.cfg.accounting_storage_enforce, self.manager.jobs.values())
+        if gone:
+            self._spawn(self._cancel_orphans([job.job_id for job in gone]))
         self.wake_scheduler()
+
+    async def _cancel_orphans(self, job_ids: list[JobId]) -> None:
+        """Cancel jobs whose association sacctmgr deleted, as Slurm does."""
+        for job_id in job_ids:
+            try:
+                event = self.manager.cancellation(job_id, self.manager.slurm_uid, int(time.time()))
+            except SlurmError:
+                continue          # ended meanwhile
+            log.info("job=%d cancelled: its association was deleted", job_id)
+            await self.commit(event)
 
     # ---- the one way state changes --------------------------------------------
 

@@ -254,3 +254,13 @@ def test_accounting_records_the_account_and_qos_charged(lab: Cluster) -> None:
     lab.wait_state(job, "COMPLETED")
     wait_for(lambda: lab.run("sacct", "-X", "-n", "-P", "-j", str(job), "-o", "Account,QOS,State",
                              user="alice").stdout == "physics|normal|COMPLETED\n")
+
+
+def test_deleting_an_association_cancels_its_jobs(lab: Cluster) -> None:
+    chem = _accepted(lab, "alice", "-A", "chem")
+    physics = _accepted(lab, "alice", "-A", "physics")
+    _mgr(lab, "delete", "user", "alice", "where", "account=chem")
+    _within(1.0, lambda: lab.job_field(chem, "T") == "CANCELLED")
+    assert lab.job_field(physics, "T") == "PENDING"
+    assert _submit(lab, "alice", "-A", "chem").stderr == REFUSED_ACCOUNT
+    lab.run("scancel", str(physics), check=True)

@@ -2,16 +2,19 @@
 and the enforce words in slurm.conf."""
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 from typing import Any
 
 import pytest
+from test_scheduler import BASE_REQUEST
 
 from pyslurm_common.config import ConfigError, PartitionConfig, load_config
 from pyslurm_common.errors import SlurmError, Strerror
-from pyslurm_ctld.association_checks import charge, standing
-from pyslurm_ctld.associations import (AccountingUser, Association, AssociationLimits, AssociationSnapshot, Qos)
-from pyslurm_ctld.job import Reason
+from pyslurm_ctld.association_checks import charge, orphaned, standing
+from pyslurm_ctld.associations import (EMPTY, AccountingUser, Association, AssociationLimits, AssociationSnapshot,
+                                       Qos)
+from pyslurm_ctld.job import Job, JobId, JobState, Reason
 
 ENFORCE = frozenset({"associations", "limits", "qos"})
 
@@ -131,3 +134,18 @@ def test_partition_access_keys_are_read_from_slurm_conf(tmp_path: Path) -> None:
     assert (p.allow_accounts, p.deny_accounts, p.allow_qos, p.deny_qos, p.qos) == (
         ("physics", "chem"), (), None, ("scavenger",), "partcap")
     assert (q.allow_accounts, q.qos) == (None, "")
+
+
+def test_orphaned_jobs_are_those_whose_association_was_deleted() -> None:
+    def job(job_id: int, account: str, state: JobState = JobState.PENDING, user: str = "alice") -> Job:
+        return Job(job_id=JobId(job_id), request=dataclasses.replace(BASE_REQUEST, account=account, partition="gpu"),
+                   uid=1000, gid=1000, user_name=user, group_name=user, submit_time=0, state=state)
+
+    before = snapshot()
+    after = dataclasses.replace(before, version="v:2", associations=tuple(
+        a for a in before.associations if not (a.account == "chem" and a.user == "alice")))
+    jobs = [job(1, "chem"), job(2, "physics"), job(3, "chem", JobState.RUNNING), job(4, "chem", JobState.COMPLETED),
+            job(5, "", user="bob")]
+    assert [j.job_id for j in orphaned(before, after, ENFORCE, jobs)] == [1, 3]
+    assert orphaned(EMPTY, after, ENFORCE, jobs) == []             # the first snapshot deletes nothing
+    assert orphaned(before, after, frozenset(), jobs) == []
