@@ -34,6 +34,7 @@ OPTIONS = [
     *job_options.shared_options(INPUT_ENV),
     option("--no-shell", "no_shell", flag=True),
     option("-Q", "--quiet", flag=True),
+    option("--exclusive", flag=True, env="SALLOC_EXCLUSIVE"),
 ]
 IGNORED_WHILE_RUNNING = (signal.SIGINT, signal.SIGQUIT, signal.SIGUSR1, signal.SIGUSR2, signal.SIGTSTP,
                          signal.SIGTTIN, signal.SIGTTOU)
@@ -53,7 +54,7 @@ def salloc(**values: Any) -> None:
     """Obtain a job allocation and run a command in it."""
     command = list(values.pop("command")) or [os.environ.get("SHELL") or "/bin/sh"]
     desc = job_options.job_desc(values, os.path.basename(command[0]), os.environ, launcher="salloc",
-                                script="", argv=command)
+                                script="", argv=command, exclusive=bool(values.get("exclusive")))
     submitted = allocation.submit(PROG, desc)
     job_id = submitted.job_id
     say = allocation.informer(PROG, bool(values.get("quiet")))

@@ -43,6 +43,7 @@ OPTIONS = [
     option("--requeue", flag=True, env="SBATCH_REQUEUE"),
     option("--no-requeue", "no_requeue", flag=True, env="SBATCH_NO_REQUEUE"),
     option("-a", "--array", env="SBATCH_ARRAY_INX"),
+    option("--exclusive", flag=True, env="SBATCH_EXCLUSIVE"),
 ]
 
 
@@ -135,7 +136,7 @@ def _job_desc(values: dict[str, Any], text: str, command: str, default_name: str
         std_in=values.get("input") or "", script=text, argv=script_args, command=command,
         open_mode=open_mode or "truncate",
         requeue_set=bool(values.get("requeue") or values.get("no_requeue")),
-        requeue=not values.get("no_requeue"), **_array_field(values),
+        requeue=not values.get("no_requeue"), exclusive=bool(values.get("exclusive")), **_array_field(values),
     )
 
 

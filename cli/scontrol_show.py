@@ -137,7 +137,7 @@ def job_lines(job: JobInfo, now: int) -> list[str]:
         "Socks/Node=* NtasksPerN:B:S:C=0:0:*:* CoreSpec=*",
         f"MinCPUsNode={job.cpus_per_task or 1} {_min_memory(job)} MinTmpDiskNode=0",
         f"Features={job.features or '(null)'} DelayBoot=00:00:00",
-        "OverSubscribe=OK Contiguous=0 Licenses=(null) Network=(null)",
+        f"OverSubscribe={'NO' if job.exclusive else 'OK'} Contiguous=0 Licenses=(null) Network=(null)",
         f"Command={_or(job.command)}",
         f"WorkDir={job.work_dir}",
         f"StdErr={job.std_err or default_out}",

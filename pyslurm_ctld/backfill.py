@@ -161,6 +161,11 @@ class _NodeTimeline:
         cpus, memory, gpus = self._free_from(first, end, need)
         if len(cpus) < need.cpus_per_node or memory < need.memory_mb_per_node:
             return None
+        if need.exclusive:      # whole node: every CPU and GPU it has, free the whole time
+            cap = self.capacity
+            if len(cpus) < cap.cpus or len(gpus) < len(cap.gpu_types):
+                return None
+            return tuple(sorted(cpus)), tuple(sorted(gpus)), 0
         gpu_ids: tuple[int, ...] = ()
         if need.gpus_per_node:
             usable = [i for i in self.capacity.gpus_of_type(need.gpu_type) if i in gpus]
@@ -279,7 +284,7 @@ class Backfill:
         while queue.heap:
             start, _, _, _, version, name, fit = queue.heap[0]
             if version == self._nodes[name].version:
-                return start, Allocation((name,), (need.cpus_per_node,), (need.memory_mb_per_node,),
+                return start, Allocation((name,), (len(fit[0]),), (need.memory_mb_per_node,),
                                          cpu_ids=(fit[0],), gpu_ids=(fit[1],))
             heapq.heappop(queue.heap)
         return None
@@ -318,7 +323,7 @@ class Backfill:
         chosen = sorted(fits, key=lambda n: (n not in need.required, weights.get(n, 1), fits[n][2],
                                              position[n]))[:need.nodes]
         return Allocation(
-            nodes=tuple(chosen), cpus_per_node=(need.cpus_per_node,) * len(chosen),
+            nodes=tuple(chosen), cpus_per_node=tuple(len(fits[n][0]) for n in chosen),
             memory_mb_per_node=(need.memory_mb_per_node,) * len(chosen),
             cpu_ids=tuple(fits[n][0] for n in chosen), gpu_ids=tuple(fits[n][1] for n in chosen))
 

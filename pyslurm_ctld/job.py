@@ -157,6 +157,7 @@ class JobRequest:
     begin_time: int = 0                 # --begin: not eligible before (epoch seconds), 0 none
     kill_on_invalid_dep: bool = False   # cancel the job when its dependency can never be satisfied
     features: str = ""                  # --constraint as given (features.py): each node must satisfy it
+    exclusive: bool = False             # --exclusive: whole nodes (every CPU and GPU), memory as asked
 
     @property
     def interactive(self) -> bool:

@@ -533,7 +533,8 @@ class JobManager:
         capacities = {name: self.node_capacity(name, usage[name]) for name in self.nodes}
         views = {
             p.name: scheduler.PartitionView(p.name, p.nodes, p.state, p.max_time_min, p.max_nodes,
-                                            p.min_nodes, p.priority_tier, self._def_mem_per_cpu(p))
+                                            p.min_nodes, p.priority_tier, self._def_mem_per_cpu(p),
+                                            p.over_subscribe.upper() == "EXCLUSIVE")
             for p in self.partitions.values()
         }
         gate = limit_gate(self.associations, self.cfg.accounting_storage_enforce, self.jobs.values(),

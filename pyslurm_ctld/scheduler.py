@@ -88,6 +88,7 @@ class PartitionView:
     min_nodes: int
     priority_tier: int
     def_mem_per_cpu_mb: int = 0   # memory of jobs that ask for none (0: not tracked)
+    exclusive: bool = False       # OverSubscribe=EXCLUSIVE: every job gets whole nodes
 
 
 @dataclass(frozen=True, slots=True)
@@ -128,6 +129,7 @@ class _Need:
     required: tuple[str, ...] = ()   # -w: nodes the allocation must have
     excluded: tuple[str, ...] = ()   # -x: nodes it may not have
     constraint: features.Constraint = ()   # --constraint: what each node must have
+    exclusive: bool = False   # whole nodes: every CPU and GPU of an idle node (memory as asked)
 
     def candidates(self, nodes: Sequence[str]) -> list[str]:
         return [n for n in nodes if n not in self.excluded]
@@ -139,7 +141,8 @@ class _Need:
                 "node": self.nodes, "gres/gpu": self.gpus_per_node * self.nodes}
 
 
-def job_need(req: JobRequest, def_mem_per_cpu_mb: int) -> _Need:
+def job_need(req: JobRequest, def_mem_per_cpu_mb: int, exclusive: bool = False) -> _Need:
+    """What one node of the job needs; `exclusive`: the partition gives whole nodes."""
     nodes = max(1, req.min_nodes)
     cpus_per_node = max(1, math.ceil(req.total_cpus / nodes))
     if req.mem_per_node_mb:
@@ -149,7 +152,7 @@ def job_need(req: JobRequest, def_mem_per_cpu_mb: int) -> _Need:
     return _Need(nodes=nodes, cpus_per_node=cpus_per_node, memory_mb_per_node=memory,
                  gpus_per_node=req.gpus_per_node, gpu_type=req.gpu_type if req.gpus_per_node else "",
                  required=req.required_nodes, excluded=req.excluded_nodes,
-                 constraint=features.parse(req.features))
+                 constraint=features.parse(req.features), exclusive=exclusive or req.exclusive)
 
 
 def could_ever_fit(node: NodeCapacity, need: _Need) -> bool:
@@ -227,12 +230,22 @@ class _Free:
             return False
         if need.constraint and not features.satisfied(need.constraint, self.nodes[name].features):
             return False
+        if need.exclusive and not self._idle(name):
+            return False
         return not need.gpus_per_node or len(self.gpus_for(name, need)) >= need.gpus_per_node
 
+    def _idle(self, name: str) -> bool:
+        node = self.nodes[name]
+        return len(self.cpus[name]) == node.cpus and len(self.gpus[name]) == len(node.gpu_types)
+
     def take(self, name: str, need: _Need) -> tuple[tuple[int, ...], tuple[int, ...]]:
-        """Claim the lowest free CPU ids and GPU indices one node of the request needs."""
-        cpu_ids = tuple(sorted(self.cpus[name])[:need.cpus_per_node])
-        gpu_ids = tuple(self.gpus_for(name, need)[:need.gpus_per_node]) if need.gpus_per_node else ()
+        """Claim the lowest free CPU ids and GPU indices one node of the request needs (all of
+        them for an exclusive job)."""
+        if need.exclusive:
+            cpu_ids, gpu_ids = tuple(sorted(self.cpus[name])), tuple(sorted(self.gpus[name]))
+        else:
+            cpu_ids = tuple(sorted(self.cpus[name])[:need.cpus_per_node])
+            gpu_ids = tuple(self.gpus_for(name, need)[:need.gpus_per_node]) if need.gpus_per_node else ()
         self.cpus[name] = self.cpus[name].difference(cpu_ids)
         if gpu_ids:
             self.gpus[name] = self.gpus[name].difference(gpu_ids)
@@ -279,7 +292,7 @@ def schedule(pending: Iterable[Job], nodes: Mapping[str, NodeCapacity],
         usable: list[tuple[PartitionView, _Need]] = []
         for name in names:
             part = partitions.get(name)
-            need = job_need(job.request, part.def_mem_per_cpu_mb if part else 0)
+            need = job_need(job.request, part.def_mem_per_cpu_mb if part else 0, part is not None and part.exclusive)
             key = (name, job.request.time_limit_min, need)
             if key in static_fit:
                 static = static_fit[key]
@@ -407,7 +420,7 @@ def _allocate(candidates: Sequence[str], need: _Need, free: _Free) -> Allocation
     taken = [free.take(name, need) for name in chosen]
     return Allocation(
         nodes=tuple(chosen),
-        cpus_per_node=(need.cpus_per_node,) * len(chosen),
+        cpus_per_node=tuple(len(cpu_ids) for cpu_ids, _ in taken),
         memory_mb_per_node=(need.memory_mb_per_node,) * len(chosen),
         cpu_ids=tuple(cpu_ids for cpu_ids, _ in taken),
         gpu_ids=tuple(gpu_ids for _, gpu_ids in taken),

@@ -80,3 +80,23 @@ def test_a_constraint_naming_an_unknown_feature_is_refused(cluster: Cluster) -> 
     result = cluster.run("sbatch", "-C", "nvme&ib", "--wrap", "true", user="alice")
     assert (result.returncode, result.stdout) == (1, "")
     assert result.stderr == "sbatch: error: Batch job submission failed: Invalid feature specification\n"
+
+
+def test_an_exclusive_job_gets_its_whole_node(cluster: Cluster) -> None:
+    """sbatch --exclusive: every CPU of the node, no job beside it (cli-sbatch-srun-salloc.md)."""
+    cluster.wait_idle()
+    whole = cluster.sbatch("--exclusive", "-n1", "-t", "5", "--wrap", "sleep 300", user="alice")
+    try:
+        cluster.wait_state(whole, "RUNNING")
+        assert cluster.job_field(whole, "C") == "2"
+        show = cluster.run("scontrol", "show", "job", str(whole), check=True).stdout
+        assert "NumCPUs=2 " in show and "OverSubscribe=NO " in show
+        node = cluster.job_field(whole, "N")
+        beside = cluster.sbatch("-n1", "-w", node, "-t", "5", "--wrap", "true", user="bob")
+        time.sleep(2)
+        assert cluster.job_field(beside, "T") == "PENDING"
+        assert cluster.job_field(beside, "r") == "Resources"
+    finally:
+        cluster.run("scancel", "-u", "alice")
+        cluster.run("scancel", "-u", "bob")
+        cluster.wait_idle()
