@@ -11,7 +11,7 @@ Jobs of 50 users over the last 24 hours, 4 per minute per user. Then times, on t
 
 * ``-j <id>``: one job;
 * ``-u <user> -X -n -P`` since midnight: one user's day (~1-2k jobs, the figure real Slurm's
-  sacct takes 65-83 ms for);
+  sacct takes 65-83 ms for); -X asks for the job records without their steps;
 * ``-a -X -n -P -S now-1hours``: everyone's last hour;
 * ``-s CD -S now-6hours -E now``: the state filter;
 
@@ -104,8 +104,9 @@ def main() -> None:
         queries = {
             "sacct -j <id>": (AccountingQuery(job_ids=[opts.jobs // 2]), default, False),
             "sacct -u user07 -X -n -P (since midnight)": (
-                AccountingQuery(users=["user07"], start_time=midnight), "JobID,State", True),
-            "sacct -a -X -n -P -S now-1hours": (AccountingQuery(all_users=True, start_time=now - 3600), "JobID,State", True),
+                AccountingQuery(users=["user07"], start_time=midnight, without_steps=True), "JobID,State", True),
+            "sacct -a -X -n -P -S now-1hours": (
+                AccountingQuery(all_users=True, start_time=now - 3600, without_steps=True), "JobID,State", True),
             "sacct -a -s CD -S now-6hours -E now": (
                 AccountingQuery(all_users=True, states=["COMPLETED"], start_time=now - 6 * 3600, end_time=now),
                 default, False),

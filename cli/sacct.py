@@ -83,7 +83,8 @@ def sacct(jobs: tuple[str, ...], users: str | None, allusers: bool, allocations:
         states=wanted_states, names=name.split(",") if name else [],
         partitions=partition.split(",") if partition else [],
         accounts=accounts.lower().split(",") if accounts else [], qos=qos.lower().split(",") if qos else [],
-        all_users=allusers or (os.geteuid() == 0 and not users), duplicates=duplicates)
+        all_users=allusers or (os.geteuid() == 0 and not users), duplicates=duplicates,
+        without_steps=allocations and not as_json and not sacct_fields.needs_steps(columns))
     if not users and not query.all_users:
         query.users.append(getpass.getuser())
     records = list(sacct_database.call("QueryJobs", query, pb.JobRecordBatch).records)

@@ -43,6 +43,8 @@ LONG_FIELDS = (
     "tresusageoutave,tresusageouttot"
 )
 _NAMED_STEPS = frozenset({"batch", "extern", "interactive"})
+# Job-row fields computed from the job's steps.
+_FROM_STEPS = frozenset({"DerivedExitCode", "SystemCPU", "TotalCPU", "UserCPU"})
 # Reasons sacct does not keep (it shows the last pending reason other than these).
 _PLAIN_REASONS = frozenset(
     {"", "None", "Priority", "Resources", "NonZeroExitCode", "TimeLimit", "OutOfMemory"}
@@ -334,6 +336,11 @@ WIDTHS: dict[str, int] = {name: f.width for name, f in FIELDS.items()}
 def parse_fields(spec: str | Sequence[str] = DEFAULT_FIELDS) -> list[Column]:
     """Resolve a ``-o/--format`` list against the sacct field table."""
     return parse_field_list(spec, WIDTHS)
+
+
+def needs_steps(columns: Sequence[Column]) -> bool:
+    """Whether a job row's cells depend on its steps (so ``-X`` must still fetch them)."""
+    return any(c.name in _FROM_STEPS for c in columns)
 
 
 def help_format() -> list[str]:

@@ -28,7 +28,7 @@ from typing import Any
 
 from sqlalchemy import ColumnElement, Engine, and_, create_engine, event, exists, or_, select
 from sqlalchemy.engine import make_url
-from sqlalchemy.orm import Session, aliased, selectinload, sessionmaker
+from sqlalchemy.orm import Session, aliased, raiseload, selectinload, sessionmaker
 
 from pyslurm_common.rpc.dbd_pb2 import AccountingQuery, JobRecord
 from pyslurm_common.rpc.types_pb2 import JobInfo, StepInfo
@@ -113,15 +113,16 @@ class AccountingStore:
 
     def query(self, q: AccountingQuery, now: int) -> list[JobRecord]:
         """Job records matching ``q``, ordered by job id then submit time; ``now`` ends the window
-        when ``q.end_time`` is 0."""
+        when ``q.end_time`` is 0. With ``q.without_steps`` the records carry no steps (sacct -X)."""
         stmt = (
             select(JobRow, _association_id(), _qos_id())
             .where(*_query_conditions(q, now))
-            .options(selectinload(JobRow.steps))
+            .options(raiseload(JobRow.steps) if q.without_steps else selectinload(JobRow.steps))
             .order_by(JobRow.job_id, JobRow.submit_time, JobRow.id)
         )
         with self._sessions() as session:
-            return [_to_record(row, assoc_id or 0, qos_id or 0) for row, assoc_id, qos_id in session.execute(stmt)]
+            return [_to_record(row, assoc_id or 0, qos_id or 0, not q.without_steps)
+                    for row, assoc_id, qos_id in session.execute(stmt)]
 
     def close(self) -> None:
         """Release every pooled connection."""
@@ -330,12 +331,12 @@ def step_sort_key(step_id: str) -> tuple[int, int, str]:
     return (2, 0, step_id)
 
 
-def _to_record(row: JobRow, assoc_id: int, qos_id: int) -> JobRecord:
-    """The wire record of ``row`` with its association and QOS ids."""
+def _to_record(row: JobRow, assoc_id: int, qos_id: int, with_steps: bool = True) -> JobRecord:
+    """The wire record of ``row`` with its association and QOS ids, and its steps unless told not."""
     info = JobInfo(job_id=row.job_id, submit_time=row.submit_time)
     for field in _JOB_FIELDS:
         setattr(info, field, getattr(row, field))
-    steps = sorted(row.steps, key=lambda step: step_sort_key(step.step_id))
+    steps = sorted(row.steps, key=lambda step: step_sort_key(step.step_id)) if with_steps else []
     return JobRecord(
         cluster=row.cluster,
         job=info,

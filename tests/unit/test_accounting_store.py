@@ -259,6 +259,13 @@ def test_filters_combine(mixed: AccountingStore) -> None:
     assert mixed.query(_query(users=["carol"], states=["RUNNING"]), NOW) == []
 
 
+def test_without_steps_leaves_them_out(store: AccountingStore) -> None:
+    store.record([_record(1, steps=[_step("batch"), _step("0")])])
+    (whole,) = store.query(_query(job_ids=[1]), NOW)
+    (bare,) = store.query(_query(job_ids=[1], without_steps=True), NOW)
+    assert len(whole.steps) == 2 and len(bare.steps) == 0 and bare.job == whole.job
+
+
 def test_users_and_groups_by_name_or_number(store: AccountingStore) -> None:
     first, second = _record(1, user="alice"), _record(2, user="bob")
     first.job.user_id, second.job.user_id = 1001, 1002

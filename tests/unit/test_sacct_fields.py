@@ -136,3 +136,9 @@ def test_state_query_with_a_start_ends_at_the_start() -> None:
     start, end = sacct._window("2026-12-01T10:00:00", None, False, True, NOW)
     assert start == end == calendar.timegm((2026, 12, 1, 10, 0, 0))
     assert sacct._window("2026-12-01T10:00:00", "now", False, True, NOW)[1] == int(NOW)
+
+
+def test_only_step_derived_columns_need_steps_with_allocations_only() -> None:
+    assert not sacct_fields.needs_steps(sacct_fields.parse_fields("JobID,State,Elapsed,AllocTRES"))
+    assert sacct_fields.needs_steps(sacct_fields.parse_fields("JobID,TotalCPU"))
+    assert sacct_fields.needs_steps(sacct_fields.parse_fields("DerivedExitCode"))
