@@ -23,8 +23,9 @@ memory and GPUs (Slurm's rule): only its CPUs are given to the preemptor.
 from __future__ import annotations
 
 import dataclasses
+import itertools
 from dataclasses import dataclass
-from typing import Iterable, Mapping, Sequence
+from typing import Iterable, Iterator, Mapping, Sequence
 
 from pyslurm_common.preempt_conf import ModeSpec, PreemptConfig, PreemptMode
 
@@ -36,6 +37,9 @@ from .preempt_transitions import awaiting_requeue
 
 UNLIMITED = -1
 _WAITING = (Reason.RESOURCES, Reason.PRIORITY)
+# Pending jobs a pass looks for victims for (Slurm's quick pass looks at 100 jobs too); the next
+# pass, right after the victims' events, goes on with the rest.
+MAX_PREEMPTORS_PER_PASS = 100
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,9 +90,11 @@ class _Pool:
     def __init__(self, cpus: dict[str, set[int]], memory: dict[str, int], gpus: dict[str, set[int]]) -> None:
         self.cpus, self.memory, self.gpus = cpus, memory, gpus
 
-    def copy(self) -> "_Pool":
-        return _Pool({n: set(c) for n, c in self.cpus.items()}, dict(self.memory),
-                     {n: set(g) for n, g in self.gpus.items()})
+    def subset(self, names: Iterable[str]) -> "_Pool":
+        """A copy of the pool on `names` only."""
+        kept = [n for n in names if n in self.cpus]
+        return _Pool({n: set(self.cpus[n]) for n in kept}, {n: self.memory[n] for n in kept},
+                     {n: set(self.gpus[n]) for n in kept})
 
     def add(self, job: Job, cpus_only: bool = False) -> None:
         alloc = job.allocation
@@ -108,9 +114,10 @@ class _Pool:
             self.gpus[node].difference_update(alloc.gpus_on(index))
 
     def capacities(self, nodes: Mapping[str, scheduler.NodeCapacity]) -> dict[str, scheduler.NodeCapacity]:
-        return {name: dataclasses.replace(node, free_cpu_ids=frozenset(self.cpus[name]),
+        """The scheduler's view of the pool's nodes."""
+        return {name: dataclasses.replace(nodes[name], free_cpu_ids=frozenset(self.cpus[name]),
                                           free_memory_mb=self.memory[name], free_gpus=frozenset(self.gpus[name]))
-                for name, node in nodes.items()}
+                for name in self.cpus if name in nodes}
 
 
 def leaving(job: Job) -> bool:
@@ -143,6 +150,10 @@ def plan(decisions: Sequence[scheduler.Decision], pending: Mapping[JobId, Job], 
                   and not job.completing]
     taken: set[JobId] = set()
     preempts: list[Preempt] = []
+    # Who may be preempted depends on the preemptor's partition and QOS only: worked out once per pair.
+    options: dict[tuple[str, str], list[tuple[Job, PreemptMode]]] = {}
+    hopeless: set[tuple[object, ...]] = set()
+    searched = 0
     for decision in decisions:
         if not isinstance(decision, scheduler.Pend) or decision.reason not in _WAITING:
             continue
@@ -153,12 +164,23 @@ def plan(decisions: Sequence[scheduler.Decision], pending: Mapping[JobId, Job], 
             part = partitions.get(name)
             if part is None:
                 continue
-            victims = [(v, mode) for v in candidates if v.job_id not in taken
-                       for mode in (_victim_mode(job, part, v, partitions, policy, now),) if mode is not None]
-            if not victims:
+            key = (part.name, job.request.qos)
+            if key not in options:
+                options[key] = sorted(((v, mode) for v in candidates
+                                       for mode in (_victim_mode(job, part, v, policy, now),) if mode is not None),
+                                      key=lambda vm: _victim_order(vm[0], partitions))
+            # A shape that found no room once is not tried again in this pass (victims only get
+            # fewer; what earlier victims leave over is seen by the next pass, right after).
+            shape = (key, job.request.time_limit_min, scheduler.job_need(job.request, part.def_mem_per_cpu_mb))
+            victims = (vm for vm in options[key] if vm[0].job_id not in taken)
+            if shape in hopeless or next((vm for vm in options[key] if vm[0].job_id not in taken), None) is None:
                 continue
-            chosen = _fit(job, part, victims, pool, nodes, partitions)
+            searched += 1
+            if searched > MAX_PREEMPTORS_PER_PASS:
+                return preempts
+            chosen = _fit(job, part, victims, pool, nodes)
             if chosen is None:
+                hopeless.add(shape)
                 continue
             allocation, picked = chosen
             for victim, mode in picked:
@@ -170,19 +192,29 @@ def plan(decisions: Sequence[scheduler.Decision], pending: Mapping[JobId, Job], 
     return preempts
 
 
-def _fit(job: Job, part: scheduler.PartitionView, victims: list[tuple[Job, PreemptMode]], pool: _Pool,
-         nodes: Mapping[str, scheduler.NodeCapacity], partitions: Mapping[str, scheduler.PartitionView]
-         ) -> tuple[Allocation, list[tuple[Job, PreemptMode]]] | None:
-    """Where `job` starts in `part` with the fewest victims it needs, or None if even all of
-    them are not enough. With no victim needed (jobs on their way out free enough), the
+def _victim_order(victim: Job, partitions: Mapping[str, scheduler.PartitionView]) -> tuple[int, int, int, int]:
+    """Lowest tier first, then smallest, then youngest."""
+    part = partitions.get(victim.request.partition)
+    cpus = victim.allocation.total_cpus if victim.allocation else 0
+    return (part.priority_tier if part else 0, cpus, -victim.start_time, -victim.job_id)
+
+
+def _fit(job: Job, part: scheduler.PartitionView, victims: Iterator[tuple[Job, PreemptMode]], pool: _Pool,
+         nodes: Mapping[str, scheduler.NodeCapacity]) -> tuple[Allocation, list[tuple[Job, PreemptMode]]] | None:
+    """Where `job` starts in `part` with the fewest of the `victims` it needs (taken in their
+    order, read only as far as needed), or None if even all of them are not enough. With no victim needed (jobs on their way out free enough), the
     allocation comes with an empty list: the job waits for them, and nobody else counts on it."""
     single = dataclasses.replace(job, request=dataclasses.replace(job.request, partition=part.name, partitions=()))
 
     def place(with_victims: Sequence[tuple[Job, PreemptMode]]) -> Allocation | None:
-        trial = pool.copy()
+        # Only nodes with a free CPU or a victim can take the job: the trial looks at those alone.
+        names = {n for n, free in pool.cpus.items() if free}
+        names.update(n for victim, _ in with_victims if victim.allocation for n in victim.allocation.nodes)
+        trial = pool.subset(names)
         for victim, mode in with_victims:
             trial.add(victim, cpus_only=mode is PreemptMode.SUSPEND)
-        for decision in scheduler.schedule([single], trial.capacities(nodes), {part.name: part}):
+        view = dataclasses.replace(part, nodes=tuple(n for n in part.nodes if n in names))
+        for decision in scheduler.schedule([single], trial.capacities(nodes), {part.name: view}):
             if isinstance(decision, scheduler.Start):
                 return decision.allocation
         return None
@@ -190,18 +222,30 @@ def _fit(job: Job, part: scheduler.PartitionView, victims: list[tuple[Job, Preem
     found = place(())
     if found is not None:
         return found, []
-    ordered = sorted(victims, key=lambda vm: (partitions[vm[0].request.partition].priority_tier
-                                              if vm[0].request.partition in partitions else 0,
-                                              vm[0].allocation.total_cpus if vm[0].allocation else 0,
-                                              -vm[0].start_time, -vm[0].job_id))
-    chosen: list[tuple[Job, PreemptMode]] = []
-    for victim in ordered:
-        chosen.append(victim)
-        if place(chosen) is not None:
-            break
-    else:
-        return None
-    for victim in list(reversed(chosen)):   # drop the ones it turns out not to need
+    # The shortest prefix that is enough (more victims only add resources): doubling until one
+    # is, then halving back, so a job that needs few victims never tries many ...
+    ordered: list[tuple[Job, PreemptMode]] = []
+
+    def prefix(count: int) -> list[tuple[Job, PreemptMode]]:
+        ordered.extend(itertools.islice(victims, count - len(ordered)))
+        return ordered[:count]
+
+    high = 1
+    while place(prefix(high)) is None:
+        if len(ordered) < high:    # every victim tried
+            return None
+        high *= 2
+    high = min(high, len(ordered))
+    low = high // 2 + 1
+    while low < high:
+        middle = (low + high) // 2
+        if place(ordered[:middle]) is not None:
+            high = middle
+        else:
+            low = middle + 1
+    chosen = ordered[:low]
+    # ... less any of it that turns out not to be needed.
+    for victim in list(reversed(chosen)):
         rest = [c for c in chosen if c is not victim]
         if place(rest) is not None:
             chosen = rest
@@ -210,9 +254,9 @@ def _fit(job: Job, part: scheduler.PartitionView, victims: list[tuple[Job, Preem
     return allocation, chosen
 
 
-def _victim_mode(job: Job, part: scheduler.PartitionView, victim: Job,
-                 partitions: Mapping[str, scheduler.PartitionView], policy: Policy, now: int) -> PreemptMode | None:
-    """What happens to `victim` if `job` (starting in `part`) preempts it; None if it may not."""
+def _victim_mode(job: Job, part: scheduler.PartitionView, victim: Job, policy: Policy, now: int) -> PreemptMode | None:
+    """What happens to `victim` if `job` (starting in `part`) preempts it; None if it may not.
+    Reads only the job's QOS (and `part`), so the answer holds for every job of that pair."""
     assert victim.allocation is not None
     if not set(victim.allocation.nodes) & set(part.nodes):
         return None
