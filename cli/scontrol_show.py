@@ -113,7 +113,7 @@ def job_lines(job: JobInfo, now: int) -> list[str]:
         f"UserId={job.user_name or job.user_id}({job.user_id}) "
         f"GroupId={job.group_name or job.group_id}({job.group_id}) MCS_label=N/A",
         f"Priority={priority} Nice={job.nice} Account={job.account} QOS={job.qos}",
-        f"JobState={job_states.display_state(job)} Reason={job.reason or 'None'} "
+        f"JobState={job_states.display_state(job)} Reason={(job.reason or 'None').replace(' ', '_')} "
         f"Dependency={job.dependency or '(null)'}",
         f"Requeue={int(job.requeue)} Restarts={job.restarts} BatchFlag={0 if job.launcher else 1} Reboot=0 "
         f"ExitCode={job.exit_code}:{job.exit_signal}",

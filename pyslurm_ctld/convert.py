@@ -103,8 +103,10 @@ def io_paths(job: Job) -> tuple[str, str, str]:
             resolve(req.std_in, ctx, req.work_dir))
 
 
-def job_info(job: Job, now: int = 0, expected: Reservation | None = None) -> types_pb2.JobInfo:
-    """The wire form of a job; `expected` is the start backfill expects for it, if pending."""
+def job_info(job: Job, now: int = 0, expected: Reservation | None = None,
+             unavailable: tuple[str, ...] = ()) -> types_pb2.JobInfo:
+    """The wire form of a job; `expected` is the start backfill expects for it, if pending;
+    `unavailable`, its -w nodes that are down or drained (named with ReqNodeNotAvail, as Slurm)."""
     req = job.request
     alloc = job.allocation
     std_out, std_err, std_in = io_paths(job)
@@ -113,7 +115,9 @@ def job_info(job: Job, now: int = 0, expected: Reservation | None = None) -> typ
         user_name=job.user_name, group_name=job.group_name,
         partition=",".join(req.partitions) if req.partitions and job.state is JobState.PENDING else req.partition,
         account=req.account, qos=req.qos, state=str(job.state), completing=job.completing,
-        reason=str(job.reason), priority=job.priority, nice=req.nice,
+        reason=f"{job.reason}, UnavailableNodes:{compress(unavailable)}"
+        if job.reason is Reason.REQ_NODE_NOT_AVAIL and unavailable else str(job.reason),
+        priority=job.priority, nice=req.nice,
         num_nodes=len(alloc.nodes) if alloc else req.min_nodes,
         num_cpus=alloc.total_cpus if alloc else req.total_cpus,
         num_tasks=req.num_tasks, cpus_per_task=req.cpus_per_task,

@@ -154,6 +154,11 @@ def explain(job: Job, expected: Reservation | None, jobs: Mapping[JobId, Job],
     elif reason is Reason.ARRAY_TASK_LIMIT and job.array is not None:
         lines.append(f"Its array may run {job.array.throttle} tasks at once (%{job.array.throttle}), "
                      "and that many are running.")
+    elif reason is Reason.REQ_NODE_NOT_AVAIL:
+        down = [n for n in job.request.required_nodes if n in free and not free[n].usable]
+        lines.append(f"It asked for {compress(job.request.required_nodes)} (-w), and "
+                     f"{compress(down) if down else 'one of them'} is down or drained: it waits until "
+                     "they are back in service.")
     elif str(reason).startswith("Partition"):
         lines.append(_partition_words(job, reason, partitions))
     elif str(reason).startswith(("QOS", "Assoc", "Max")):

@@ -58,6 +58,7 @@ class Reason(StrEnum):
     DEPENDENCY = "Dependency"
     DEPENDENCY_NEVER_SATISFIED = "DependencyNeverSatisfied"
     BEGIN_TIME = "BeginTime"
+    REQ_NODE_NOT_AVAIL = "ReqNodeNotAvail"   # a -w node is down or drained (squeue names them)
     INVALID_ACCOUNT = "InvalidAccount"
     INVALID_QOS = "InvalidQOS"
     # QOS and association limits (limits.py); Slurm spells them irregularly (Cpu, Mem, Memory, GRES).

@@ -308,6 +308,10 @@ def schedule(pending: Iterable[Job], nodes: Mapping[str, NodeCapacity],
         if not usable:
             decisions.append(Pend(job.job_id, reason or Reason.PARTITION_CONFIG))
             continue
+        if any(not nodes[name].usable for name in job.request.required_nodes if name in nodes):
+            # A -w node that is down or drained: waiting for it blocks nobody else (§2.2).
+            decisions.append(Pend(job.job_id, Reason.REQ_NODE_NOT_AVAIL))
+            continue
         if backfill is None and all(part.name in blocked for part, _ in usable):   # the common case behind a blocked job
             decisions.append(Pend(job.job_id, Reason.PRIORITY))
             continue

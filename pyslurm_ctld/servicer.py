@@ -105,8 +105,9 @@ class ControllerServicer(ctld_pb2_grpc.ControllerServicer):
         else:
             selected = list(jobs.values())
         now = int(time.time())
-        expected = self.manager.expected
-        return ctld_pb2.JobList(jobs=[convert.job_info(j, now, expected.get(j.job_id)) for j in selected], now=now)
+        expected, nodes = self.manager.expected, self.manager.nodes
+        return ctld_pb2.JobList(jobs=[convert.job_info(j, now, expected.get(j.job_id), tuple(
+            n for n in j.request.required_nodes if n in nodes and not nodes[n].usable)) for j in selected], now=now)
 
     @translate_errors
     async def SignalJobs(self, request: ctld_pb2.SignalRequest, context: grpc.aio.ServicerContext) -> ctld_pb2.SignalReply:

@@ -226,3 +226,10 @@ def test_pending_job_shows_the_start_backfill_expects_and_its_nodes() -> None:
     lines = sc.job_lines(job, _t(12, 0, 0))
     assert lines[8] == "StartTime=2026-12-02T13:00:00 EndTime=2026-12-02T14:00:00 Deadline=N/A"
     assert "NodeList= SchedNodeList=n[1-2]" in lines
+
+
+def test_a_reason_with_details_has_its_spaces_replaced() -> None:
+    job = _held()
+    job.held, job.reason = False, "ReqNodeNotAvail, UnavailableNodes:n1"
+    assert sc.job_lines(job, _t(12, 0, 0))[3].startswith(
+        "JobState=PENDING Reason=ReqNodeNotAvail,_UnavailableNodes:n1 ")
