@@ -76,6 +76,8 @@ def _accepted(cluster: Cluster, user: str, *args: str) -> int:
 
 
 def test_a_user_without_association_cannot_submit(lab: Cluster) -> None:
+    shown = lab.run("scontrol", "show", "config").stdout.splitlines()
+    assert "AccountingStorageEnforce = associations,limits,qos" in shown
     out = _submit(lab, "bob")
     assert (out.returncode, out.stdout, out.stderr) == (1, "", REFUSED_ACCOUNT)
     srun = lab.run("srun", "true", user="bob")
