@@ -47,6 +47,7 @@ class Strerror(StrEnum):
     INVALID_QOS = "Invalid qos specification"
     INVALID_FEATURE = "Invalid feature specification"
     ACCOUNTING_POLICY = "Job violates accounting/QOS policy (job submit limit, user's size and/or time limits)"
+    INVALID_NICE = "Invalid --nice value"
 
 
 # gRPC status code names (strings, so this module needs no grpc import).

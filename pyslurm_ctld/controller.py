@@ -79,6 +79,7 @@ class Controller:
             count += 1
         self.journal.rewrite(event_to_dict(e) for e in self.manager.snapshot_events())
         self.manager.stats = ControllerStats(since=int(time.time()))
+        self.manager.recalculate_priorities(int(time.time()))
         log.info("recovered %d jobs from %d journal events", len(self.manager.jobs), count)
 
     def resend_accounting(self) -> None:
@@ -102,6 +103,7 @@ class Controller:
         gone = orphaned(before, snapshot, self.cfg.accounting_storage_enforce, self.manager.jobs.values())
         if gone:
             self._spawn(self._cancel_orphans([job.job_id for job in gone]))
+        self.manager.recalculate_priorities(int(time.time()))   # shares, QOS and assoc priorities changed
         self.wake_scheduler()
 
     async def _cancel_orphans(self, job_ids: list[JobId]) -> None:
@@ -375,11 +377,21 @@ class Controller:
                 await asyncio.gather(*(self.commit(e) for e in starts))
 
     async def run_periodic(self, stop: asyncio.Event) -> None:
+        next_priority_calc = time.time() + self.manager.priorities.settings.calc_period_s
         while not stop.is_set():
             await asyncio.sleep(PERIODIC)
             now = time.time()
             events: list[Event] = [*self.manager.timeouts(int(now)), *self.manager.unresponsive_nodes(now)]
             purge = self.manager.purgeable(int(now))
+            recalc = now >= next_priority_calc
+            if purge is not None or recalc:
+                # Usage of the jobs about to be purged must be charged before they go.
+                usage = self.manager.usage_update(int(now))
+                if usage is not None:
+                    await self.commit(usage)
+            if recalc:
+                self.manager.recalculate_priorities(int(now))
+                next_priority_calc = now + self.manager.priorities.settings.calc_period_s
             if purge is not None:
                 events.append(purge)
             self.perform(self.manager.signals_due(int(now)))

@@ -16,11 +16,14 @@ from pyslurm_common.hostlist import HostlistError, compress, expand
 from pyslurm_common.rpc import ctld_pb2, dbd_pb2, types_pb2
 
 from .backfill import Reservation
+from .fairshare import ShareRow
 from .job import Hold, Job, JobRequest, JobState, Reason, Step
 from .job_env import compress_counts
 from .job_manager import NodeUsage
 from .node_events import NodeEvent
 from .nodes import NodeRecord
+from .priority import PriorityFactors
+from .priority_settings import PrioritySettings
 
 
 def request_from_desc(desc: types_pb2.JobDesc, requeue_default: bool = True) -> JobRequest:
@@ -265,3 +268,35 @@ def partition_info(part: PartitionConfig, nodes: dict[str, NodeRecord]) -> ctld_
         allow_qos="ALL" if part.allow_qos is None else ",".join(part.allow_qos),
         deny_qos=",".join(part.deny_qos), qos=part.qos,
     )
+
+
+def priority_weights(settings: PrioritySettings) -> ctld_pb2.PriorityWeights:
+    return ctld_pb2.PriorityWeights(
+        age=settings.weight_age, assoc=settings.weight_assoc, fairshare=settings.weight_fairshare,
+        job_size=settings.weight_job_size, partition=settings.weight_partition, qos=settings.weight_qos,
+        tres=settings.weight_tres_text)
+
+
+def priority_factors_info(factors: PriorityFactors, settings: PrioritySettings) -> ctld_pb2.PriorityFactorsInfo:
+    weights = dict(settings.weight_tres)
+    return ctld_pb2.PriorityFactorsInfo(
+        job_id=factors.job_id, user_name=factors.user_name, partition=factors.partition,
+        priority=factors.priority, age=factors.age, assoc=factors.assoc, fairshare=factors.fairshare,
+        job_size=factors.job_size, partition_factor=factors.partition_factor, qos=factors.qos,
+        tres=[ctld_pb2.TresFactor(name=name, factor=value, weight=weights.get(name, 0.0))
+              for name, value in factors.tres],
+        site=factors.site, nice=factors.nice, fixed=factors.fixed)
+
+
+def share_info(row: ShareRow) -> ctld_pb2.ShareInfo:
+    info = ctld_pb2.ShareInfo(
+        account=row.account, user=row.user, partition=row.partition, depth=row.depth,
+        norm_shares=row.norm_shares, raw_usage=row.raw_usage, norm_usage=row.norm_usage,
+        effective_usage=row.effective_usage)
+    if row.raw_shares is not None:
+        info.raw_shares = row.raw_shares
+    if row.fairshare is not None:
+        info.fairshare = row.fairshare
+    if row.level_fs is not None:
+        info.level_fs = row.level_fs
+    return info

@@ -99,6 +99,28 @@ class JobChargeChanged:
 
 
 @dataclass(frozen=True, slots=True)
+class JobPriorityChanged:
+    """`scontrol update jobid=N priority=X nice=Y` of a pending job: its fixed priority (0:
+    computed again) and nice value, both as they are after the change."""
+
+    kind: ClassVar[str] = "priority"
+    job_id: JobId
+    admin_priority: int
+    nice: int
+    time: int
+
+
+@dataclass(frozen=True, slots=True)
+class UsageRecorded:
+    """Fairshare usage of each association (account, user, partition, billing-seconds), brought
+    up to `time`: journaled every PriorityCalcPeriod so usage survives a restart."""
+
+    kind: ClassVar[str] = "usage"
+    usage: tuple[tuple[str, str, str, float], ...]
+    time: int
+
+
+@dataclass(frozen=True, slots=True)
 class JobHoldChanged:
     kind: ClassVar[str] = "hold"
     job_id: JobId
@@ -310,13 +332,15 @@ Event = (JobSubmitted | JobStarted | JobHoldChanged | JobCancelled | JobTimedOut
          | JobIdsUsed
          | JobsPurged | StepStarted | StepFinished | AllocationReleased
          | ArrayTaskStarted | ArrayTasksCancelled | DependencyChanged | ArrayThrottleChanged | BeginTimeChanged
-         | JobChargeChanged | JobPreempted | JobRequeueRequested | JobSuspended | JobResumed)
+         | JobChargeChanged | JobPreempted | JobRequeueRequested | JobSuspended | JobResumed | JobPriorityChanged
+         | UsageRecorded)
 _KINDS: dict[str, type] = {cls.kind: cls for cls in (
     JobSubmitted, JobStarted, JobHoldChanged, JobCancelled, JobTimedOut, BatchFinished,
     JobRequeued, JobLost, NodeFailed, NodeAdminChanged, NodeCreated, NodesDeleted, PartitionEdited, JobIdsUsed,
     JobsPurged,
     StepStarted, StepFinished, AllocationReleased, ArrayTaskStarted, ArrayTasksCancelled, DependencyChanged,
-    ArrayThrottleChanged, BeginTimeChanged, JobChargeChanged, JobPreempted, JobRequeueRequested, JobSuspended, JobResumed)}
+    ArrayThrottleChanged, BeginTimeChanged, JobChargeChanged, JobPreempted, JobRequeueRequested, JobSuspended,
+    JobResumed, JobPriorityChanged, UsageRecorded)}
 
 
 def event_to_dict(event: Event) -> dict[str, Any]:
@@ -350,6 +374,8 @@ def event_from_dict(data: dict[str, Any]) -> Event:
         values["array_job_id"] = JobId(values["array_job_id"])
     if cls is DependencyChanged and values["dependency"] is not None:
         values["dependency"] = Dependency.from_dict(values["dependency"])
+    if cls is UsageRecorded:
+        values["usage"] = tuple(tuple(row) for row in values["usage"])
     if "job_id" in values:
         values["job_id"] = JobId(values["job_id"])
     if cls is JobPreempted:

@@ -24,7 +24,8 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Protocol
 
-SHARES_PARENT = 0x7FFFFFFF   # Fairshare=parent (Slurm's SLURMDB_FS_USE_PARENT)
+from .associations import SHARES_PARENT
+
 AssociationKey = tuple[str, str, str]    # (account, user, partition); user "" for an account
 
 
@@ -54,14 +55,13 @@ class Usage:
     by_association: Mapping[AssociationKey, float]
     time: int
 
-    def to_dict(self) -> dict[str, object]:
-        return {"time": self.time, "usage": [[*key, value] for key, value in sorted(self.by_association.items())]}
+    def rows(self) -> tuple[tuple[str, str, str, float], ...]:
+        """(account, user, partition, usage) rows, as the journal keeps them."""
+        return tuple((*key, value) for key, value in sorted(self.by_association.items()))
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, object]) -> "Usage":
-        rows = data["usage"]
-        assert isinstance(rows, list)
-        return cls({(a, u, p): float(v) for a, u, p, v in rows}, int(data["time"]))  # type: ignore[call-overload]
+    def from_rows(cls, rows: Iterable[tuple[str, str, str, float]], time: int) -> "Usage":
+        return cls({(account, user, part): float(value) for account, user, part, value in rows}, time)
 
 
 NO_USAGE = Usage({}, 0)
@@ -69,12 +69,13 @@ NO_USAGE = Usage({}, 0)
 
 @dataclass(frozen=True, slots=True)
 class RunningCharge:
-    """A running job as fairshare charges it."""
+    """A job that ran as fairshare charges it."""
 
     association: AssociationKey
     billing: float            # allocated CPUs (TRESBillingWeights default)
     start_time: int
     usage_factor: float = 1.0
+    end_time: int = 0         # 0: still running
 
 
 def decay_factor(seconds: float, half_life_s: int) -> float:
@@ -106,7 +107,7 @@ def last_reset(now: int, period: str) -> int:
 def charged(usage: Usage, running: Iterable[RunningCharge], now: int, half_life_s: int,
             reset_period: str = "NONE") -> Usage:
     """`usage` brought from `usage.time` to `now`: decayed, reset at a period boundary crossed,
-    plus what the running jobs used in between (each from its start, if that is later)."""
+    plus what the jobs used in between (each from its start, if that is later, to its end)."""
     since = usage.time
     boundary = last_reset(now, reset_period)
     if since and boundary > since:
@@ -116,7 +117,8 @@ def charged(usage: Usage, running: Iterable[RunningCharge], now: int, half_life_
         factor = decay_factor(now - since, half_life_s) if since else 1.0
         base = {key: value * factor for key, value in usage.by_association.items()}
     for job in running:
-        seconds = now - max(job.start_time, since) if since else now - job.start_time
+        until = min(job.end_time, now) if job.end_time else now
+        seconds = until - max(job.start_time, since)
         if seconds > 0 and job.usage_factor > 0:
             # Charged at the end of the interval; a finer split would only matter for
             # intervals near the half-life, far above PriorityCalcPeriod.

@@ -37,8 +37,13 @@ from .events import (Account, AllocationReleased, ArrayTasksCancelled, ArrayTask
                      JobRequeued, JobRequeueRequested, JobResumed, JobSuspended, JobsPurged, JobStarted, JobSubmitted, JobTimedOut, Launch, NodeAdminChanged,
                      NodeCreated, NodeFailed, NodesDeleted, PartitionEdited, SignalTasks, StepFinished, StepStarted,
                      Terminate)
+from .events import JobPriorityChanged, UsageRecorded
 from .job import ArrayInfo, Hold, Job, JobId, JobRequest, JobState, Reason, Step
+from .fairshare import ShareRow, Usage
+from .job_priorities import JobPriorities, priority_update
 from .nodes import NodeRecord
+from .priority import PriorityContext, PriorityFactors
+from .priority_settings import priority_settings
 from .sched_params import scheduling_options
 from .states import transition
 from .statistics import ControllerStats
@@ -52,8 +57,6 @@ UNLIMITED = -1
 OOM_EXIT_SIGNAL = 125
 MAX_BATCH_REQUEUE = 5      # launch-failure requeues before the job fails (Slurm's MAX_BATCH_REQUEUE)
 LAUNCH_GRACE = 10          # seconds a just-started job may be missing from its node's report
-# priority/basic: earlier jobs first, every job below this ceiling.
-BASIC_PRIORITY_CEILING = 4294901760
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,6 +83,7 @@ class JobManager:
         self.partitions: dict[str, PartitionConfig] = {}
         # Type of each GPU by global index, per node (slurm.conf was validated when loaded).
         self.gpu_types: dict[str, dict[int, str]] = {}
+        self.priorities = JobPriorities(priority_settings(cfg))
         self._install_config(cfg)
         self.next_job_id = cfg.first_job_id
         # Array id -> task index -> the record running (or that ran) that task. Derived in `_set`.
@@ -98,6 +102,7 @@ class JobManager:
         self.cfg = cfg
         self.options = scheduling_options(cfg)
         self.requeue_delay = preempt_transitions.requeue_delay(cfg.value("AuthInfo"))
+        self.priorities.settings = priority_settings(cfg)
         dynamic = tuple(self.dynamic_nodes)
         table = partition_admin.partition_table(cfg, self.partition_edits, [*(n.name for n in cfg.nodes), *dynamic])
         # Dynamic nodes join the partitions that take every node (Nodes=ALL), as in Slurm.
@@ -233,11 +238,10 @@ class JobManager:
             group_name=group_name, submit_time=now, hold=Hold.USER if hold else Hold.NONE,
             reason=Reason.HELD_USER if hold else Reason.NONE,
             eligible_time=0 if hold else max(now, request.begin_time),
-            priority=0 if hold else self._basic_priority(job_id),
             array=_array_info(job_id, array_spec.indices, array_spec.throttle) if array_spec else None,
             dependency=depends,
         )
-        return JobSubmitted(job)
+        return JobSubmitted(dataclasses.replace(job, priority=self._priority_of(job, now)))
 
     def _check_node_lists(self, req: JobRequest, partitions: tuple[str, ...]) -> None:
         """-w/-x name known nodes; the -w ones must all be in one of the job's partitions."""
@@ -348,9 +352,51 @@ class JobManager:
             return part.def_mem_per_cpu_mb
         return self.cfg.def_mem_per_cpu_mb or 0
 
-    @staticmethod
-    def _basic_priority(job_id: int) -> int:
-        return max(1, BASIC_PRIORITY_CEILING - job_id)
+    # ---- priority (job_priorities.py) -----------------------------------------------
+
+    def _priority_context(self) -> PriorityContext:
+        return self.priorities.context(self.nodes, self.partitions, self.gpu_types, self.associations)
+
+    def _priority_of(self, job: Job, now: int) -> int:
+        """`job`'s priority now (0 while held); its factors are kept for sprio."""
+        return self.priorities.priority_of(job, self._priority_context(), now)
+
+    def recalculate_priorities(self, now: int) -> None:
+        """Fairshare table and every pending job's priority (PriorityCalcPeriod; soft state)."""
+        self.priorities.refresh_shares(self.associations)
+        self.priorities.recalculated(self.jobs, self._priority_context(), now)
+
+    def usage_update(self, now: int) -> UsageRecorded | None:
+        """Fairshare usage up to `now`, to journal (priority/multifactor only)."""
+        if not self.priorities.settings.multifactor:
+            return None
+        usage = self.priorities.usage_update(self.jobs.values(), self.associations, now)
+        return UsageRecorded(usage.rows(), usage.time)
+
+    def pending_priority_factors(self, now: int) -> list[PriorityFactors]:
+        """sprio: the factors of every pending job not held (computed now for a job that has
+        none yet, its priority set from them). priority/multifactor only."""
+        if not self.priorities.settings.multifactor:
+            raise SlurmError(Strerror.DISABLED)
+        result = []
+        for job in list(self.jobs.values()):
+            if job.state is JobState.PENDING and job.hold is Hold.NONE:
+                if job.job_id not in self.priorities.factors:
+                    self._set(dataclasses.replace(job, priority=self._priority_of(job, now)))
+                result.append(self.priorities.factors[job.job_id])
+        return result
+
+    def fairshare_rows(self, now: int) -> list[ShareRow]:
+        """sshare: every association with its usage as of `now`. priority/multifactor only."""
+        if not self.priorities.settings.multifactor:
+            raise SlurmError(Strerror.DISABLED)
+        return self.priorities.live_shares(self.jobs.values(), self.associations, now)
+
+    def priority_change(self, job_id: int, uid: int, operator: bool, priority: str | None,
+                        nice: str | None, now: int) -> JobPriorityChanged | JobHoldChanged:
+        """`scontrol update jobid=N priority=X nice=Y` by the owner or an operator (rules in
+        job_priorities.priority_update)."""
+        return priority_update(self._owned_job(job_id, uid), operator or self.is_privileged(uid), priority, nice, now)
 
     def cancellation(self, job_id: int, uid: int, now: int) -> JobCancelled:
         job = self._owned_job(job_id, uid)
@@ -854,13 +900,26 @@ class JobManager:
             return []
         if event.hold is Hold.NONE:
             job = dataclasses.replace(job, hold=Hold.NONE, reason=Reason.NONE,
-                                      priority=self._basic_priority(job.job_id),
                                       eligible_time=job.eligible_time or event.time)
+            job = dataclasses.replace(job, priority=self._priority_of(job, event.time))
         else:
             reason = Reason.HELD_USER if event.hold is Hold.USER else Reason.HELD_ADMIN
             job = dataclasses.replace(job, hold=event.hold, reason=reason, priority=0)
         self._set(job)
         return [Account(job)]
+
+    def _apply_priority(self, event: JobPriorityChanged) -> list[Effect]:
+        job = self.jobs.get(event.job_id)
+        if job is None or job.state is not JobState.PENDING:
+            return []
+        job = dataclasses.replace(job, admin_priority=event.admin_priority,
+                                  request=dataclasses.replace(job.request, nice=event.nice))
+        job = self._set(dataclasses.replace(job, priority=self._priority_of(job, event.time)))
+        return [Account(job)]
+
+    def _apply_usage(self, event: UsageRecorded) -> list[Effect]:
+        self.priorities.install_usage(Usage.from_rows(event.usage, event.time), self.associations)
+        return []
 
     def _apply_cancelled(self, event: JobCancelled) -> list[Effect]:
         job = self.jobs.get(event.job_id)
@@ -963,8 +1022,9 @@ class JobManager:
     def _apply_requeued(self, event: JobRequeued) -> list[Effect]:
         job = self.jobs.get(event.job_id)
         if job is not None and preempt_transitions.awaiting_requeue(job):
-            return self._store(preempt_transitions.requeued(job, event.time, self.requeue_delay,
-                                                            self._basic_priority(job.job_id)))
+            requeued, effects = preempt_transitions.requeued(job, event.time, self.requeue_delay, 0)
+            return self._store((dataclasses.replace(requeued, priority=self._priority_of(requeued, event.time)),
+                                effects))
         if job is None or job.state is not JobState.RUNNING:
             return []
         if event.node:
@@ -976,8 +1036,9 @@ class JobManager:
         held = event.hold is not Hold.NONE
         job = self._set(transition(
             job, JobState.PENDING, allocation=None, start_time=0, end_time=0, restarts=job.restarts + 1,
-            hold=event.hold, priority=0 if held else self._basic_priority(job.job_id),
+            hold=event.hold, priority=0,
             reason=Reason.HELD_ADMIN if event.hold is Hold.ADMIN else Reason.HELD_USER if held else Reason.NONE))
+        job = self._set(dataclasses.replace(job, priority=self._priority_of(job, event.time)))
         return [Account(job)]
 
     def _apply_preempted(self, event: JobPreempted) -> list[Effect]:
@@ -1129,6 +1190,8 @@ class JobManager:
     def snapshot_events(self) -> Iterable[Event]:
         """Events that rebuild the durable state from nothing (journal compaction)."""
         yield JobIdsUsed(self.next_job_id)
+        if self.priorities.usage.time:
+            yield UsageRecorded(self.priorities.usage.rows(), self.priorities.usage.time)
         for node in self.dynamic_nodes.values():
             yield NodeCreated(node)
         yield from self.partition_edits.values()
@@ -1204,6 +1267,8 @@ _APPLY = {
     ArrayThrottleChanged: JobManager._apply_array_throttle,
     BeginTimeChanged: JobManager._apply_begin_time,
     JobChargeChanged: JobManager._apply_charge,
+    JobPriorityChanged: JobManager._apply_priority,
+    UsageRecorded: JobManager._apply_usage,
     JobHoldChanged: JobManager._apply_hold,
     JobCancelled: JobManager._apply_cancelled,
     JobTimedOut: JobManager._apply_timeout,

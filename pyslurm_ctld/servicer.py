@@ -179,10 +179,11 @@ class ControllerServicer(ctld_pb2_grpc.ControllerServicer):
 
     def _job_update(self, job_id: int, settings: Iterable[str], uid: int, now: int) -> list[Event]:
         """`scontrol update jobid=N Key=Value ...`: Dependency=, ArrayTaskThrottle=, StartTime=,
-        Account=, QOS=.
+        Account=, QOS=, Priority=, Nice=.
         Every setting is checked before any is applied."""
         changes = {key.lower(): value for key, _, value in (item.partition("=") for item in settings)}
-        unknown = set(changes) - {"dependency", "arraytaskthrottle", "starttime", "account", "qos"}
+        unknown = set(changes) - {"dependency", "arraytaskthrottle", "starttime", "account", "qos", "priority",
+                                  "nice"}
         if unknown:
             raise SlurmError(Strerror.INVALID_ARGUMENT, f"Update of this job field is not supported: {min(unknown)}")
         events: list[Event] = []
@@ -198,7 +199,16 @@ class ControllerServicer(ctld_pb2_grpc.ControllerServicer):
             events.append(self.manager.begin_change(job_id, begin, uid))
         if "account" in changes or "qos" in changes:
             events.append(self.manager.charge_change(job_id, changes.get("account"), changes.get("qos"), uid))
+        if "priority" in changes or "nice" in changes:
+            events.append(self.manager.priority_change(job_id, uid, self._is_operator(uid), changes.get("priority"),
+                                                       changes.get("nice"), now))
         return events
+
+    def _is_operator(self, uid: int) -> bool:
+        """root, SlurmUser, or AdminLevel Operator/Administrator in accounting."""
+        if self.manager.is_privileged(uid):
+            return True
+        return self.manager.associations.admin_level(user_name(uid)) in ("Operator", "Administrator")
 
     @translate_errors
     async def GetNodes(self, request: types_pb2.Empty, context: grpc.aio.ServicerContext) -> ctld_pb2.NodeList:
@@ -315,6 +325,26 @@ class ControllerServicer(ctld_pb2_grpc.ControllerServicer):
         except NodeLinkError as exc:
             log.warning("job=%d step usage: %s", request.job_id, exc)
             raise SlurmError(Strerror.COMM_FAILURE, str(exc)) from exc
+
+    @translate_errors
+    async def GetPriorityFactors(self, request: ctld_pb2.PriorityFactorsQuery,
+                                 context: grpc.aio.ServicerContext) -> ctld_pb2.PriorityFactorsReply:
+        settings = self.manager.priorities.settings
+        jobs, users = set(request.job_ids), set(request.users)
+        return ctld_pb2.PriorityFactorsReply(
+            weights=convert.priority_weights(settings), cluster=self.ctl.cfg.cluster_name,
+            jobs=[convert.priority_factors_info(f, settings) for f in self.manager.pending_priority_factors(int(time.time()))
+                  if (not jobs or f.job_id in jobs) and (not users or f.user_name in users)])
+
+    @translate_errors
+    async def GetShares(self, request: ctld_pb2.SharesQuery, context: grpc.aio.ServicerContext) -> ctld_pb2.SharesReply:
+        accounts, users = set(request.accounts), set(request.users)
+        rows = self.manager.fairshare_rows(int(time.time()))
+        # As Slurm: the account filter applies to every row, the user filter to user rows only.
+        return ctld_pb2.SharesReply(
+            fair_tree=self.manager.priorities.settings.fair_tree,
+            shares=[convert.share_info(r) for r in rows
+                    if (not accounts or r.account in accounts) and (not r.user or not users or r.user in users)])
 
     # ---- interactive work (srun, salloc) -------------------------------------------
 

@@ -85,6 +85,16 @@ class ControllerStub:
                 request_serializer=ctld__pb2.StepUsageQuery.SerializeToString,
                 response_deserializer=types__pb2.StepUsageList.FromString,
                 _registered_method=True)
+        self.GetPriorityFactors = channel.unary_unary(
+                '/pyslurm.Controller/GetPriorityFactors',
+                request_serializer=ctld__pb2.PriorityFactorsQuery.SerializeToString,
+                response_deserializer=ctld__pb2.PriorityFactorsReply.FromString,
+                _registered_method=True)
+        self.GetShares = channel.unary_unary(
+                '/pyslurm.Controller/GetShares',
+                request_serializer=ctld__pb2.SharesQuery.SerializeToString,
+                response_deserializer=ctld__pb2.SharesReply.FromString,
+                _registered_method=True)
         self.RegisterNode = channel.unary_unary(
                 '/pyslurm.Controller/RegisterNode',
                 request_serializer=ctld__pb2.NodeRegistration.SerializeToString,
@@ -222,6 +232,20 @@ class ControllerServicer:
 
     def GetStepUsage(self, request, context):
         """sstat
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def GetPriorityFactors(self, request, context):
+        """sprio
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def GetShares(self, request, context):
+        """sshare
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -382,6 +406,16 @@ def add_ControllerServicer_to_server(servicer, server):
                     servicer.GetStepUsage,
                     request_deserializer=ctld__pb2.StepUsageQuery.FromString,
                     response_serializer=types__pb2.StepUsageList.SerializeToString,
+            ),
+            'GetPriorityFactors': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetPriorityFactors,
+                    request_deserializer=ctld__pb2.PriorityFactorsQuery.FromString,
+                    response_serializer=ctld__pb2.PriorityFactorsReply.SerializeToString,
+            ),
+            'GetShares': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetShares,
+                    request_deserializer=ctld__pb2.SharesQuery.FromString,
+                    response_serializer=ctld__pb2.SharesReply.SerializeToString,
             ),
             'RegisterNode': grpc.unary_unary_rpc_method_handler(
                     servicer.RegisterNode,
@@ -729,6 +763,60 @@ class Controller:
             '/pyslurm.Controller/GetStepUsage',
             ctld__pb2.StepUsageQuery.SerializeToString,
             types__pb2.StepUsageList.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetPriorityFactors(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/pyslurm.Controller/GetPriorityFactors',
+            ctld__pb2.PriorityFactorsQuery.SerializeToString,
+            ctld__pb2.PriorityFactorsReply.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetShares(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/pyslurm.Controller/GetShares',
+            ctld__pb2.SharesQuery.SerializeToString,
+            ctld__pb2.SharesReply.FromString,
             options,
             channel_credentials,
             insecure,

@@ -112,4 +112,4 @@ def test_usage_reset_at_the_period_boundary() -> None:
 
 def test_usage_round_trips_through_the_journal_form() -> None:
     before = Usage({("a", "a1", ""): 12.5, ("b", "b1", "p"): 3.0}, 77)
-    assert Usage.from_dict(before.to_dict()) == before
+    assert Usage.from_rows(before.rows(), 77) == before

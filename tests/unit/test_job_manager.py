@@ -26,7 +26,8 @@ from pyslurm_ctld.events import (Account, ArrayTaskStarted, BatchFinished, Effec
                                  JobSubmitted, JobTimedOut, Launch, NodeAdminChanged, NodeFailed, SignalTasks,
                                  Terminate, event_from_dict, event_to_dict)
 from pyslurm_ctld.job import Allocation, Hold, Job, JobId, JobRequest, JobState, Reason
-from pyslurm_ctld.job_manager import BASIC_PRIORITY_CEILING, MAX_BATCH_REQUEUE, JobManager, NodeUsage
+from pyslurm_ctld.job_manager import MAX_BATCH_REQUEUE, JobManager, NodeUsage
+from pyslurm_ctld.priority import BASIC_PRIORITY_CEILING
 from pyslurm_ctld.journal import Journal, JournalError
 from pyslurm_ctld.nodes import NodeRecord
 

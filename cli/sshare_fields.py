@@ -1,0 +1,64 @@
+"""sshare's fields and default field lists (spec cli-sacct-sacctmgr-sprio-sshare.md §5).
+
+Rows come from the controller's fairshare table in tree order; the Account column is indented
+one space per level below root. Shares, usage and factors print with ``%f`` (six decimals),
+RawUsage as a whole number of billing-seconds, RawShares ``parent`` for Fairshare=parent and
+blank for root, LevelFS ``inf`` for an association that never ran, FairShare blank for accounts
+under Fair Tree. Rendering is the shared print_fields layout. Pure.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from pyslurm_common.rpc import messages as pb
+
+from .print_fields import Value
+
+Share = pb.ShareInfo
+SHARES_PARENT = 0x7FFFFFFF
+
+
+@dataclass(frozen=True, slots=True)
+class ShareField:
+    width: int
+    get: Callable[[Share], Value]
+
+
+def _double(value: float) -> str:
+    return f"{value:f}"
+
+
+def _optional_double(name: str) -> Callable[[Share], Value]:
+    return lambda row: _double(getattr(row, name)) if row.HasField(name) else None
+
+
+def _raw_shares(row: Share) -> Value:
+    if not row.HasField("raw_shares"):
+        return None
+    return "parent" if row.raw_shares == SHARES_PARENT else int(row.raw_shares)
+
+
+FIELDS: dict[str, ShareField] = {
+    "Account": ShareField(-20, lambda r: " " * r.depth + r.account),
+    "Cluster": ShareField(10, lambda r: None),
+    "EffectvUsage": ShareField(13, lambda r: _double(r.effective_usage)),
+    "FairShare": ShareField(10, _optional_double("fairshare")),
+    "LevelFS": ShareField(10, _optional_double("level_fs")),
+    "NormShares": ShareField(11, lambda r: _double(r.norm_shares)),
+    "NormUsage": ShareField(11, lambda r: _double(r.norm_usage)),
+    "Partition": ShareField(12, lambda r: r.partition or None),
+    "RawShares": ShareField(10, _raw_shares),
+    "RawUsage": ShareField(11, lambda r: int(r.raw_usage)),
+    "User": ShareField(10, lambda r: r.user or None),
+}
+
+
+def default_fields(fair_tree: bool, long: bool, partitions: bool) -> list[str]:
+    names = ["Account", "User", *(["Partition"] if partitions else []), "RawShares", "NormShares", "RawUsage"]
+    if long:
+        names.append("NormUsage")
+    names += ["EffectvUsage", "FairShare"]
+    if long and fair_tree:
+        names.append("LevelFS")
+    return names
