@@ -274,7 +274,9 @@ class _Tree:
                 fraction = kid.shares / shares if shares else 0.0
                 norm_shares[key] = norm_shares[parent_key] * fraction
                 own = self.usage[key] / total if total else 0.0
-                effective[key] = own + (effective[parent_key] - own) * fraction
+                # Below root, each level pulls toward its parent's effective usage; root's own
+                # children count their usage alone (root's would be 1 for all of them).
+                effective[key] = own if assoc is self.root else own + (effective[parent_key] - own) * fraction
         rows = []
         for assoc in self.order:
             key = key_of(assoc)

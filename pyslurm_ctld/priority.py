@@ -42,6 +42,15 @@ class PriorityContext:
     partition_tres: Mapping[str, Mapping[str, float]] = field(default_factory=dict)   # per partition: TRES totals
     association_of: Mapping[tuple[str, str, str], AssociationKey] = field(default_factory=dict)
     # (user, account, partition) -> the association its jobs run under, when not the plain key
+    # The highest of each, derived once: every job's factor is normalized against them.
+    max_partition_factor: int = field(init=False)
+    max_qos_priority: int = field(init=False)
+    max_association_priority: int = field(init=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "max_partition_factor", max(self.partition_factors.values(), default=0))
+        object.__setattr__(self, "max_qos_priority", max(self.qos_priorities.values(), default=0))
+        object.__setattr__(self, "max_association_priority", max(self.association_priorities.values(), default=0))
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,12 +105,11 @@ def job_priority(job: Job, settings: PrioritySettings, context: PriorityContext,
                                              (req.account, job.user_name, ""))
     age = _age(job, settings, now)
     size = _job_size(req, settings, context)
-    part = _normalized(context.partition_factors.get(req.partition, 0),
-                       max(context.partition_factors.values(), default=0), raw_all or "NO_NORMAL_PART" in flags)
-    qos = _normalized(context.qos_priorities.get(req.qos, 0), max(context.qos_priorities.values(), default=0),
+    part = _normalized(context.partition_factors.get(req.partition, 0), context.max_partition_factor,
+                       raw_all or "NO_NORMAL_PART" in flags)
+    qos = _normalized(context.qos_priorities.get(req.qos, 0), context.max_qos_priority,
                       raw_all or "NO_NORMAL_QOS" in flags)
-    assoc = _normalized(context.association_priorities.get(association, 0),
-                        max(context.association_priorities.values(), default=0),
+    assoc = _normalized(context.association_priorities.get(association, 0), context.max_association_priority,
                         raw_all or "NO_NORMAL_ASSOC" in flags)
     fairshare = context.fairshare.get(association, 0.0)
     tres = _tres_factors(req, settings, context, raw_all or "NO_NORMAL_TRES" in flags)

@@ -64,16 +64,27 @@ def test_classic_formula() -> None:
     # root -> a (2 shares) -> a1; b (1) -> b1; usage 100 each of 200.
     assocs = [Assoc("root"), Assoc("a", parent_account="root", shares=2), Assoc("a", "a1"),
               Assoc("b", parent_account="root", shares=1), Assoc("b", "b1")]
-    rows = {(r.account, r.user): r for r in share_table(assocs, usage(a1=100, b1=100), fair_tree=False)}
-    # UE_a = 0.5 + (1 - 0.5) x 2/3 = 5/6; S_a1 = 2/3: F = 2^(-(5/6)/(2/3)) = 2^-1.25
-    assert rows[("a", "a1")].effective_usage == pytest.approx(5 / 6)
+    rows = {(r.account, r.user): r for r in share_table(assocs, usage(a1=100, b1=300), fair_tree=False)}
+    # Accounts below root: UE = own normalized usage. a: 1/4, b: 3/4.
+    # a1: UE = 1/4 + (1/4 - 1/4) x 1/1 = 1/4; S_a1 = 2/3: F = 2^(-(1/4)/(2/3)) = 2^-0.375
+    assert rows[("a", "")].effective_usage == pytest.approx(0.25)
+    assert rows[("a", "a1")].effective_usage == pytest.approx(0.25)
     assert rows[("a", "a1")].norm_shares == pytest.approx(2 / 3)
-    assert rows[("a", "a1")].fairshare == pytest.approx(2 ** -1.25)
-    # UE_b = 0.5 + 0.5 x 1/3 = 2/3; S_b1 = 1/3: F = 2^-2
-    assert rows[("b", "b1")].fairshare == pytest.approx(0.25)
+    assert rows[("a", "a1")].fairshare == pytest.approx(2 ** -0.375)
+    # b1: UE 3/4, S 1/3: F = 2^-2.25
+    assert rows[("b", "b1")].fairshare == pytest.approx(2 ** -2.25)
     assert rows[("b", "b1")].level_fs is None
-    damped = {(r.account, r.user): r for r in share_table(assocs, usage(a1=100, b1=100), False, dampening=2)}
-    assert damped[("b", "b1")].fairshare == pytest.approx(0.5)
+    damped = {(r.account, r.user): r for r in share_table(assocs, usage(a1=100, b1=300), False, dampening=2)}
+    assert damped[("b", "b1")].fairshare == pytest.approx(2 ** -1.125)
+
+
+def test_classic_effective_usage_pulls_toward_the_parent() -> None:
+    # root -> a (1) -> users a1 (1), a2 (3); usage a1 = 300 of 400 total (a2 none).
+    assocs = [Assoc("root"), Assoc("a", parent_account="root"), Assoc("a", "a1"), Assoc("a", "a2", shares=3)]
+    rows = {(r.account, r.user): r for r in share_table(assocs, usage(a1=300), fair_tree=False)}
+    # UE_a = 300/300 = 1; a1: 1 + (1 - 1) x 1/4 = 1; a2: 0 + (1 - 0) x 3/4 = 0.75
+    assert rows[("a", "a2")].effective_usage == pytest.approx(0.75)
+    assert rows[("a", "a2")].fairshare == pytest.approx(2 ** -(0.75 / 0.75))
 
 
 def test_fairshare_parent_stands_where_its_account_stands() -> None:
