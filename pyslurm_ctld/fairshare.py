@@ -9,7 +9,7 @@ Owns spec scheduling-policy.md §3.2 and §4:
   the sum of the users' below them.
 * `share_table`: one `ShareRow` per association in tree order (what sshare prints), with the
   fairshare factor of each user association: Fair Tree (the default; rank of the user in a
-  depth-first walk ordered by Level Fairshare) or, with PriorityFlags=NO_FAIR_TREE, the
+  depth-first walk ordered by Level Fairshare, ties sharing a rank) or, with PriorityFlags=NO_FAIR_TREE, the
   classic `2^(-effective usage / normalized shares / dampening)`.
 
 Pure: associations, usage and `now` come in; nothing here reads a clock or does I/O. Usage is
@@ -238,20 +238,20 @@ class _Tree:
         return rows
 
     def _rank(self, siblings: list[ShareHolder], level: Mapping[AssociationKey, tuple[float, float, float]],
-              ranking: "_Ranking", factors: dict[AssociationKey, float]) -> None:
-        """Depth first, highest Level Fairshare first; users take ranks as they are met. Sibling
-        accounts with equal Level Fairshare have their children merged (Slurm's tie rule)."""
-        by_lf: dict[float, list[ShareHolder]] = {}
-        for sib in siblings:
-            by_lf.setdefault(level[key_of(sib)][2], []).append(sib)
-        for lf in sorted(by_lf, reverse=True):
-            tied = by_lf[lf]
-            ranking.new_level()
-            for user in (s for s in tied if s.user):
-                factors[key_of(user)] = ranking.take(lf)
-            merged = [kid for acct in tied if not acct.user for kid in self.kids(acct)]
-            if merged:
-                self._rank(merged, level, ranking, factors)
+              ranking: "_Ranking", factors: dict[AssociationKey, float], tied_in: bool = False) -> None:
+        """Depth first, highest Level Fairshare first; users take ranks as they are met. A user
+        whose Level Fairshare equals the sibling's before it shares that rank; the first child
+        of an account tied with its own previous sibling does too (so on a cluster where nobody
+        ran, every user ranks first)."""
+        previous: float | None = None
+        for index, sib in enumerate(sorted(siblings, key=lambda s: -level[key_of(s)][2])):
+            lf = level[key_of(sib)][2]
+            tied = tied_in if index == 0 else lf == previous
+            previous = lf
+            if sib.user:
+                factors[key_of(sib)] = ranking.take(tied)
+            else:
+                self._rank(self.kids(sib), level, ranking, factors, tied)
 
     # ---- classic -------------------------------------------------------------------
 
@@ -290,21 +290,16 @@ class _Tree:
 
 
 class _Ranking:
-    """Fair Tree ranks: n for the first user met, one less for each next; users of one level
-    with equal Level Fairshare share the rank of the first of them. Factor = rank / n."""
+    """Fair Tree ranks: n for the first user met, one less for each next; a tied user keeps the
+    rank of the one before. Factor = rank / n."""
 
     def __init__(self, users: int) -> None:
         self.users = users
         self.next = users
         self.rank = users
-        self.last_lf: float | None = None
 
-    def new_level(self) -> None:
-        self.last_lf = None
-
-    def take(self, lf: float) -> float:
-        if lf != self.last_lf:
+    def take(self, tied: bool) -> float:
+        if not tied:
             self.rank = self.next
-            self.last_lf = lf
         self.next -= 1
         return self.rank / self.users if self.users else 0.0

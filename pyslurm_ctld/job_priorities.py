@@ -163,7 +163,9 @@ class _JobAssociations(Mapping[tuple[str, str, str], AssociationKey]):
         self.associations = associations
 
     def __getitem__(self, key: tuple[str, str, str]) -> AssociationKey:
-        assoc = self.associations.user_association(*key)
+        user, account, partition = key
+        assoc = self.associations.user_association(user, account or self.associations.default_account(user),
+                                                   partition)
         if assoc is None:
             raise KeyError(key)
         return key_of(assoc)
@@ -176,8 +178,12 @@ class _JobAssociations(Mapping[tuple[str, str, str], AssociationKey]):
 
 
 def _association_key(job: Job, associations: AssociationSnapshot) -> AssociationKey:
-    assoc = associations.user_association(job.user_name, job.request.account, job.request.partition)
-    return key_of(assoc) if assoc is not None else (job.request.account, job.user_name, "")
+    """The association a job is charged to: of its account, else of the user's default one
+    (a job submitted without --account while associations are not enforced)."""
+    try:
+        return _JobAssociations(associations)[(job.user_name, job.request.account, job.request.partition)]
+    except KeyError:
+        return (job.request.account, job.user_name, "")
 
 
 def _association_priorities(associations: AssociationSnapshot) -> dict[AssociationKey, int]:

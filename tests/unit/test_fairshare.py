@@ -48,7 +48,7 @@ def test_fair_tree_ranks_users_of_the_better_served_account_first() -> None:
 
 
 def test_fair_tree_equal_level_fairshare_shares_a_rank() -> None:
-    # Nobody ran: every LF is inf. The accounts tie, so their users are merged and all tie.
+    # Nobody ran: every LF is inf. Ties share a rank, also across tied accounts: all rank first.
     factors = factors_by_association(share_table(tree(), NO_USAGE))
     assert set(factors.values()) == {1.0}
 
