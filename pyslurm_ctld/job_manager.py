@@ -1022,9 +1022,9 @@ class JobManager:
     def _apply_requeued(self, event: JobRequeued) -> list[Effect]:
         job = self.jobs.get(event.job_id)
         if job is not None and preempt_transitions.awaiting_requeue(job):
-            requeued, effects = preempt_transitions.requeued(job, event.time, self.requeue_delay, 0)
-            return self._store((dataclasses.replace(requeued, priority=self._priority_of(requeued, event.time)),
-                                effects))
+            requeued, _ = preempt_transitions.requeued(job, event.time, self.requeue_delay, 0)
+            requeued = dataclasses.replace(requeued, priority=self._priority_of(requeued, event.time))
+            return self._store((requeued, [Account(requeued)]))
         if job is None or job.state is not JobState.RUNNING:
             return []
         if event.node:
