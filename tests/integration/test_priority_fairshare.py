@@ -128,4 +128,5 @@ def test_sshare_usage_fairshare_and_restart(lab: Cluster) -> None:
     lab.start("ctld")
     wait_for(lambda: lab.run("sshare", "-a").returncode == 0, timeout=30)
     after = _shares(lab, "-a")[("physics", "alice")][4]
-    assert int(after) == pytest.approx(int(before), abs=1) and int(after) >= 6
+    # RawUsage is truncated: 6 CPU-seconds decayed over half a minute print as 5.
+    assert int(after) == pytest.approx(int(before), abs=1) and int(after) >= 5
