@@ -1022,9 +1022,8 @@ class JobManager:
     def _apply_requeued(self, event: JobRequeued) -> list[Effect]:
         job = self.jobs.get(event.job_id)
         if job is not None and preempt_transitions.awaiting_requeue(job):
-            requeued, _ = preempt_transitions.requeued(job, event.time, self.requeue_delay, 0)
-            requeued = dataclasses.replace(requeued, priority=self._priority_of(requeued, event.time))
-            return self._store((requeued, [Account(requeued)]))
+            return self._store_requeued(preempt_transitions.requeued(job, event.time, self.requeue_delay, 0),
+                                        event.time)
         if job is None or job.state is not JobState.RUNNING:
             return []
         if event.node:
@@ -1051,8 +1050,17 @@ class JobManager:
         job = self.jobs.get(event.job_id)
         if job is None or job.state is JobState.PENDING or job.completing:
             return []
-        return self._store(preempt_transitions.requeue_requested(job, event, self.requeue_delay,
-                                                                 self._basic_priority(job.job_id)))
+        return self._store_requeued(preempt_transitions.requeue_requested(job, event, self.requeue_delay, 0),
+                                    event.time)
+
+    def _store_requeued(self, changed: tuple[Job, list[Effect]], time: int) -> list[Effect]:
+        """A record back in the queue (or still ending first), with the priority PriorityType gives
+        it when pending (0 while held)."""
+        job, effects = changed
+        if job.state is JobState.PENDING:
+            job = dataclasses.replace(job, priority=self._priority_of(job, time))
+        self._set(job)
+        return [Account(job) if isinstance(effect, Account) else effect for effect in effects]
 
     def _apply_suspended(self, event: JobSuspended) -> list[Effect]:
         job = self.jobs.get(event.job_id)
