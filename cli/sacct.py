@@ -46,6 +46,7 @@ def _midnight(now: float) -> int:
 @click.option("-A", "--accounts")
 @click.option("-q", "--qos")
 @click.option("-M", "--clusters")
+@click.option("-T", "--truncate", is_flag=True, help="clip Start and End to the -S/-E window")
 @click.option("-D", "--duplicates", is_flag=True, help="every record of requeued jobs, not just the latest")
 @click.option("--json", "as_json", is_flag=True, help="Slurm's data_parser JSON instead of a table")
 def sacct(jobs: tuple[str, ...], users: str | None, allusers: bool, allocations: bool,
@@ -53,7 +54,7 @@ def sacct(jobs: tuple[str, ...], users: str | None, allusers: bool, allocations:
           parsable: bool, parsable2: bool, delimiter: str,
           noheader: bool, starttime: str | None, endtime: str | None, states: str | None,
           name: str | None, partition: str | None, accounts: str | None, qos: str | None,
-          clusters: str | None, duplicates: bool,
+          clusters: str | None, truncate: bool, duplicates: bool,
           as_json: bool) -> None:
     """Display accounting data for jobs."""
     now = time.time()
@@ -98,7 +99,9 @@ def sacct(jobs: tuple[str, ...], users: str | None, allusers: bool, allocations:
         sys.stdout.write(json.dumps(sacct_json.document(records, int(now)), indent=2) + "\n")
         return
     mode = Parsable.NO_TRAILING if parsable2 else Parsable.TRAILING if parsable else Parsable.NONE
-    lines = sacct_fields.render_sacct(columns, sacct_fields.rows(records, allocations, now=int(now)),
+    window = (start, end or int(now)) if truncate else None
+    lines = sacct_fields.render_sacct(columns, sacct_fields.rows(records, allocations, now=int(now),
+                                                                 truncate_to=window),
                                       parsable=mode, delimiter=delimiter, header=not noheader)
     if lines:
         sys.stdout.write("\n".join(lines) + "\n")

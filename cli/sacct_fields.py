@@ -58,6 +58,7 @@ class SacctRow:
     record: JobRecord
     step: StepInfo | None
     now: int
+    window: tuple[int, int] | None = None   # -T: Start and End clipped to [start, end]
 
     @property
     def job(self) -> pb.JobInfo:
@@ -65,15 +66,17 @@ class SacctRow:
 
 
 def rows(
-    records: Iterable[JobRecord], allocations_only: bool = False, *, now: int | None = None
+    records: Iterable[JobRecord], allocations_only: bool = False, *, now: int | None = None,
+    truncate_to: tuple[int, int] | None = None,
 ) -> list[SacctRow]:
-    """Job rows, each followed by its step rows unless *allocations_only* (``-X``)."""
+    """Job rows, each followed by its step rows unless *allocations_only* (``-X``); with
+    *truncate_to* (``-T``) their times are clipped to that window."""
     clock = int(time.time()) if now is None else now
     out: list[SacctRow] = []
     for rec in records:
-        out.append(SacctRow(rec, None, clock))
+        out.append(SacctRow(rec, None, clock, truncate_to))
         if not allocations_only:
-            out.extend(SacctRow(rec, step, clock) for step in rec.steps)
+            out.extend(SacctRow(rec, step, clock, truncate_to) for step in rec.steps)
     return out
 
 
@@ -126,7 +129,11 @@ def _exit_code(r: SacctRow) -> str:
 
 
 def elapsed_seconds(r: SacctRow) -> int:
-    """Run time of a job or step row so far (to ``now`` while running)."""
+    """Run time of a job or step row so far (to ``now`` while running); with ``-T`` the time
+    within the window."""
+    if r.window is not None:
+        start, end = _clipped(r)
+        return max(0, end - start) if start else 0
     if r.step is None:
         return job_states.run_seconds(r.job, r.now)
     if not r.step.start_time:
@@ -191,12 +198,23 @@ def _time(epoch: int) -> str:
     return units.format_timestamp(epoch, unknown="Unknown")
 
 
+def _clipped(r: SacctRow) -> tuple[int, int]:
+    """(start, end) of the row; with ``-T`` clipped to the window, a job still running ending at
+    the window's end. 0 = unknown."""
+    src = r.step if r.step is not None else r.job
+    start, end = src.start_time, src.end_time
+    if r.window is None or not start:
+        return start, end
+    first, last = r.window
+    return max(start, first), min(end, last) if end else last
+
+
 def _start(r: SacctRow) -> str:
-    return _time(r.step.start_time if r.step is not None else r.job.start_time)
+    return _time(_clipped(r)[0])
 
 
 def _end(r: SacctRow) -> str:
-    return _time(r.step.end_time if r.step is not None else r.job.end_time)
+    return _time(_clipped(r)[1])
 
 
 def _nodelist(r: SacctRow) -> str:

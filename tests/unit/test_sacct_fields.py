@@ -142,3 +142,17 @@ def test_only_step_derived_columns_need_steps_with_allocations_only() -> None:
     assert not sacct_fields.needs_steps(sacct_fields.parse_fields("JobID,State,Elapsed,AllocTRES"))
     assert sacct_fields.needs_steps(sacct_fields.parse_fields("JobID,TotalCPU"))
     assert sacct_fields.needs_steps(sacct_fields.parse_fields("DerivedExitCode"))
+
+
+def test_truncate_clips_start_end_and_elapsed_to_the_window() -> None:
+    first, last = T0 - 600, T0 + 30
+    done, running = _record(), _record()          # done ran T0..T0+60; running since T0
+    running.job.state, running.job.end_time = "RUNNING", 0
+    done.job.start_time = T0 - 900
+    columns = sacct_fields.parse_fields("Start,End,ElapsedRaw")
+    got = [sacct_fields.row_values(columns, row)
+           for row in sacct_fields.rows([done, running], True, now=T0 + 100, truncate_to=(first, last))]
+    assert got == [["2026-12-02T11:30:35", "2026-12-02T11:41:05", 630],
+                   ["2026-12-02T11:40:35", "2026-12-02T11:41:05", 30]]
+    plain = [sacct_fields.row_values(columns, row) for row in sacct_fields.rows([done], True, now=T0 + 100)]
+    assert plain == [["2026-12-02T11:25:35", "2026-12-02T11:41:35", 960]]
