@@ -102,6 +102,13 @@ def _array_ids(job: JobInfo) -> str:
     return text
 
 
+def _secs_pre_suspend(job: JobInfo) -> int:
+    """Seconds the job ran before its current suspension (0 when it is not suspended)."""
+    if not job.suspend_time or not job.start_time:
+        return 0
+    return max(0, job.suspend_time - job.start_time - job.suspended_secs)
+
+
 def job_lines(job: JobInfo, now: int) -> list[str]:
     """The ``Key=Value`` lines of one job record (§3.2)."""
     started = bool(job.start_time) and job.state != "PENDING"
@@ -122,7 +129,8 @@ def job_lines(job: JobInfo, now: int) -> list[str]:
         f"SubmitTime={_ts(job.submit_time)} EligibleTime={_ts(job.eligible_time)}",
         f"AccrueTime={_ts(job.eligible_time)}",
         f"StartTime={_ts(_job_start(job))} EndTime={_ts(_job_end(job))} Deadline=N/A",
-        f"SuspendTime=None SecsPreSuspend=0 LastSchedEval={_ts(last_eval)} Scheduler=Main",
+        f"SuspendTime={_ts(job.suspend_time, 'None')} SecsPreSuspend={_secs_pre_suspend(job)} "
+        f"LastSchedEval={_ts(last_eval)} Scheduler=Main",
         f"Partition={job.partition} AllocNode:Sid={job.submit_host or 'localhost'}:0",
         f"ReqNodeList={job.req_nodes or '(null)'} ExcNodeList={job.exc_nodes or '(null)'}",
         f"NodeList={job.nodes}" + (f" SchedNodeList={job.sched_nodes}" if job.sched_nodes else ""),
@@ -288,14 +296,14 @@ def partition_lines(part: PartitionInfo) -> list[str]:
         f"{_access('Qos', part.allow_qos, part.deny_qos)}",
         f"AllocNodes=ALL Default={'YES' if part.is_default else 'NO'} QoS={part.qos or 'N/A'}",
         f"DefaultTime={_limit_hms(part.default_time_min, 'NONE')} DisableRootJobs=NO "
-        "ExclusiveUser=NO GraceTime=0 Hidden=NO",
+        f"ExclusiveUser=NO GraceTime={part.grace_time} Hidden=NO",
         f"MaxNodes={part.max_nodes or 'UNLIMITED'} "
         f"MaxTime={_limit_hms(part.max_time_min, 'UNLIMITED')} "
         f"MinNodes={part.min_nodes} LLN=NO MaxCPUsPerNode=UNLIMITED",
         f"Nodes={nodes}",
         f"PriorityJobFactor={part.priority_job_factor} PriorityTier={part.priority_tier} "
         f"RootOnly=NO ReqResv=NO OverSubscribe={part.over_subscribe or 'NO'}",
-        "OverTimeLimit=NONE PreemptMode=OFF",
+        f"OverTimeLimit=NONE PreemptMode={part.preempt_mode or 'OFF'}",
         f"State={part.state or 'UP'} TotalCPUs={part.total_cpus} TotalNodes={len(names)} "
         "SelectTypeParameters=NONE",
         "JobDefaults=(null)",

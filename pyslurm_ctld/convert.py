@@ -9,6 +9,7 @@ from typing import Any
 
 from pyslurm_common.array_spec import format_ranges
 from pyslurm_common.config import PartitionConfig
+from pyslurm_common.preempt_conf import ModeSpec
 from pyslurm_common.errors import SlurmError, Strerror
 from pyslurm_common.filename_pattern import PatternContext, resolve
 from pyslurm_common.gres import GPU, GresError, format_gres_used, parse_gpu_option, parse_gres, parse_gres_request
@@ -253,7 +254,9 @@ def node_info(rec: NodeRecord, usage: NodeUsage) -> ctld_pb2.NodeInfo:
     )
 
 
-def partition_info(part: PartitionConfig, nodes: dict[str, NodeRecord]) -> ctld_pb2.PartitionInfo:
+def partition_info(part: PartitionConfig, nodes: dict[str, NodeRecord],
+                   preempt_mode: ModeSpec = ModeSpec()) -> ctld_pb2.PartitionInfo:
+    """`preempt_mode`: the global PreemptMode, shown for a partition without its own."""
     members = [nodes[n].config for n in part.nodes if n in nodes]
     return ctld_pb2.PartitionInfo(
         name=part.name, is_default=part.is_default, state=part.state,
@@ -267,6 +270,7 @@ def partition_info(part: PartitionConfig, nodes: dict[str, NodeRecord]) -> ctld_
         deny_accounts=",".join(part.deny_accounts),
         allow_qos="ALL" if part.allow_qos is None else ",".join(part.allow_qos),
         deny_qos=",".join(part.deny_qos), qos=part.qos,
+        preempt_mode=str(part.preempt_mode or preempt_mode), grace_time=part.grace_time,
     )
 
 

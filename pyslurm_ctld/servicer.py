@@ -269,7 +269,7 @@ class ControllerServicer(ctld_pb2_grpc.ControllerServicer):
     @translate_errors
     async def GetPartitions(self, request: types_pb2.Empty, context: grpc.aio.ServicerContext) -> ctld_pb2.PartitionList:
         return ctld_pb2.PartitionList(partitions=[
-            convert.partition_info(p, self.manager.nodes) for p in self.manager.partitions.values()])
+            convert.partition_info(p, self.manager.nodes, self.manager.cfg.preempt.mode) for p in self.manager.partitions.values()])
 
     @translate_errors
     async def GetConfig(self, request: types_pb2.Empty, context: grpc.aio.ServicerContext) -> ctld_pb2.ConfigDump:

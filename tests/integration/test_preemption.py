@@ -102,6 +102,8 @@ def test_cancel_mode_ends_the_victim_preempted(tiered: Cluster) -> None:
     c.wait_state(high, "COMPLETED", timeout=30)
     wait_for(lambda: _sacct_states(c, low) == ["PREEMPTED"])
     assert c.job_field(low, "T") == "PREEMPTED"
+    shown = {name: c.run("scontrol", "show", "partition", name).stdout for name in ("cancel", "suspend")}
+    assert "PreemptMode=CANCEL" in shown["cancel"] and "PreemptMode=SUSPEND,GANG" in shown["suspend"]
 
 
 def _job_processes(job: int) -> dict[int, tuple[str, bool]]:
@@ -145,6 +147,7 @@ def test_suspend_mode_stops_the_victim_until_the_preemptor_ends(tiered: Cluster)
     before = _ticks(ticks)
     time.sleep(1.5)
     assert _ticks(ticks) == before and c.job_field(low, "T") == "SUSPENDED"
+    assert _show(c, low, "SuspendTime") != "None"
     c.wait_state(high, "COMPLETED", timeout=30)
     c.wait_state(low, "RUNNING", timeout=30)
     wait_for(lambda: _ticks(ticks) > before + 2)         # it goes on where it stopped
