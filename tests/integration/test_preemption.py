@@ -186,3 +186,15 @@ def test_scontrol_suspend_resume_and_requeue(tiered: Cluster) -> None:
     wait_for(lambda: _sacct_states(c, job) == ["REQUEUED", "RUNNING"])
     c.run("scancel", str(job), user="alice", check=True)
     c.wait_state(job, "CANCELLED")
+
+
+def test_a_suspended_job_can_be_cancelled(tiered: Cluster) -> None:
+    c = tiered
+    job = c.sbatch("-w", "node2", "-o", "/dev/null", "--wrap", "sleep 302", user="alice")
+    c.wait_state(job, "RUNNING")
+    wait_for(lambda: _job_processes(job))
+    c.run("scontrol", "suspend", str(job), check=True)
+    wait_for(lambda: _stopped(job))
+    c.run("scancel", str(job), user="alice", check=True)
+    c.wait_state(job, "CANCELLED")       # thawed first, so SIGTERM could end it
+    wait_for(lambda: not _job_processes(job))
