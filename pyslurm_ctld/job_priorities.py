@@ -149,11 +149,16 @@ def priority_update(job: Job, operator: bool, priority: str | None, nice: str | 
             new_nice = int(nice)
         except ValueError:
             raise SlurmError(Strerror.INVALID_NICE) from None
-        if abs(new_nice) > NICE_LIMIT:
-            raise SlurmError(Strerror.INVALID_NICE)
-        if new_nice < 0 and not operator:
-            raise SlurmError(Strerror.ACCESS_DENIED)
+        check_nice(new_nice, operator)
     return JobPriorityChanged(job.job_id, new_priority, new_nice, now)
+
+
+def check_nice(nice: int, operator: bool) -> None:
+    """A nice value (--nice or Nice=) within ±NICE_LIMIT; below 0 (a raise) for operators only."""
+    if abs(nice) > NICE_LIMIT:
+        raise SlurmError(Strerror.INVALID_NICE)
+    if nice < 0 and not operator:
+        raise SlurmError(Strerror.ACCESS_DENIED)
 
 
 class _JobAssociations(Mapping[tuple[str, str, str], AssociationKey]):

@@ -31,6 +31,7 @@ from .controller import Controller
 from .events import BatchFinished, Event, NodeAdminChanged, StepFinished
 from .explain import NodeFree, explain
 from .job import JobId, JobState, StepUsage
+from .job_priorities import check_nice
 from .node_link import NodeLinkError
 from .step_layout import StepBusy, StepShape
 
@@ -84,6 +85,7 @@ class ControllerServicer(ctld_pb2_grpc.ControllerServicer):
     @translate_errors
     async def SubmitBatchJob(self, request: ctld_pb2.SubmitRequest, context: grpc.aio.ServicerContext) -> ctld_pb2.SubmitReply:
         who = caller()
+        check_nice(request.job.nice, self._operator(who.uid))
         event = self.manager.submission(
             convert.request_from_desc(request.job, self.ctl.cfg.value("JobRequeue") != "0"), uid=who.uid, gid=who.gid,
             user_name=user_name(who.uid), group_name=group_name(who.gid),
@@ -200,15 +202,9 @@ class ControllerServicer(ctld_pb2_grpc.ControllerServicer):
         if "account" in changes or "qos" in changes:
             events.append(self.manager.charge_change(job_id, changes.get("account"), changes.get("qos"), uid))
         if "priority" in changes or "nice" in changes:
-            events.append(self.manager.priority_change(job_id, uid, self._is_operator(uid), changes.get("priority"),
+            events.append(self.manager.priority_change(job_id, uid, self._operator(uid), changes.get("priority"),
                                                        changes.get("nice"), now))
         return events
-
-    def _is_operator(self, uid: int) -> bool:
-        """root, SlurmUser, or AdminLevel Operator/Administrator in accounting."""
-        if self.manager.is_privileged(uid):
-            return True
-        return self.manager.associations.admin_level(user_name(uid)) in ("Operator", "Administrator")
 
     @translate_errors
     async def GetNodes(self, request: types_pb2.Empty, context: grpc.aio.ServicerContext) -> ctld_pb2.NodeList:

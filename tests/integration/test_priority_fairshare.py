@@ -130,3 +130,12 @@ def test_sshare_usage_fairshare_and_restart(lab: Cluster) -> None:
     after = _shares(lab, "-a")[("physics", "alice")][4]
     # RawUsage is truncated: 6 CPU-seconds decayed over half a minute print as 5.
     assert int(after) == pytest.approx(int(before), abs=1) and int(after) >= 5
+
+
+def test_negative_nice_at_submission_is_for_operators(lab: Cluster) -> None:
+    out = lab.run("sbatch", "--nice=-5", "--begin=now+3600", "--wrap", "true", user="alice")
+    assert (out.returncode, out.stderr) == (1, "sbatch: error: Batch job submission failed: Access/permission denied\n")
+    job = lab.sbatch("--nice=-5", "--begin=now+3600", "--wrap", "true")       # root may
+    nice = lab.sbatch("--nice=50", "--begin=now+3600", "--wrap", "true", user="alice")
+    assert lab.run("sprio", "-h", "-o", "%i %N", "-j", f"{job},{nice}").stdout == f"{job} -5\n{nice} 50\n"
+    lab.run("scancel", str(job), str(nice), check=True)

@@ -143,3 +143,11 @@ def test_usage_event_round_trips(tmp_path: Path) -> None:
     event = UsageRecorded((("a", "u", "", 1.5),), 10)
     assert event_from_dict(event_to_dict(event)) == event
     assert dataclasses.asdict(event)["time"] == 10
+
+
+def test_nice_range_and_privilege() -> None:
+    from pyslurm_ctld.job_priorities import NICE_LIMIT, check_nice
+    check_nice(NICE_LIMIT, False)
+    check_nice(-NICE_LIMIT, True)
+    assert error_of(check_nice, -1, False).strerror == Strerror.ACCESS_DENIED
+    assert error_of(check_nice, NICE_LIMIT + 1, True).strerror == Strerror.INVALID_NICE
