@@ -196,6 +196,10 @@ class AssociationSnapshot:
         known = self.users.get(user)
         return known.admin_level if known is not None else "None"
 
+    def is_operator(self, user: str) -> bool:
+        """AdminLevel Operator or Administrator: may change other users' jobs."""
+        return self.admin_level(user) in ("Operator", "Administrator")
+
     @staticmethod
     def default_qos(assoc: Association) -> str:
         """The QOS of a job that names none: the association's DefaultQOS, else ``normal``

@@ -280,10 +280,12 @@ class JobManager:
             raise SlurmError(Strerror.NOT_PENDING)
         return BeginTimeChanged(job.job_id, begin_time)
 
-    def charge_change(self, job_id: int, account: str | None, qos: str | None, uid: int) -> JobChargeChanged:
-        """`scontrol update jobid=N Account=/QOS=` (None: unchanged, "" the default): the owner or
-        an admin, pending jobs only, checked as at submission (association_checks.charge)."""
-        job = self._owned_job(job_id, uid)
+    def charge_change(self, job_id: int, account: str | None, qos: str | None, uid: int,
+                      operator: bool = False) -> JobChargeChanged:
+        """`scontrol update jobid=N Account=/QOS=` (None: unchanged, "" the default): the owner, root,
+        SlurmUser or an `operator` (AdminLevel), pending jobs only, checked as at submission
+        (association_checks.charge)."""
+        job = self._owned_job(job_id, uid) if not operator else self._known_job(job_id)
         if job.state is not JobState.PENDING:
             raise SlurmError(Strerror.NOT_PENDING)
         req = job.request

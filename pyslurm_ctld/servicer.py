@@ -176,8 +176,7 @@ class ControllerServicer(ctld_pb2_grpc.ControllerServicer):
 
     def _operator(self, uid: int) -> bool:
         """root, SlurmUser, or AdminLevel Operator/Administrator in accounting."""
-        return self.manager.is_privileged(uid) or \
-            self.manager.associations.admin_level(user_name(uid)) in ("Operator", "Administrator")
+        return self.manager.is_privileged(uid) or self.manager.associations.is_operator(user_name(uid))
 
     def _job_update(self, job_id: int, settings: Iterable[str], uid: int, now: int) -> list[Event]:
         """`scontrol update jobid=N Key=Value ...`: Dependency=, ArrayTaskThrottle=, StartTime=,
@@ -200,7 +199,8 @@ class ControllerServicer(ctld_pb2_grpc.ControllerServicer):
                 raise SlurmError(Strerror.INVALID_TIME_VALUE) from None
             events.append(self.manager.begin_change(job_id, begin, uid))
         if "account" in changes or "qos" in changes:
-            events.append(self.manager.charge_change(job_id, changes.get("account"), changes.get("qos"), uid))
+            events.append(self.manager.charge_change(job_id, changes.get("account"), changes.get("qos"), uid,
+                                                     self._operator(uid)))
         if "priority" in changes or "nice" in changes:
             events.append(self.manager.priority_change(job_id, uid, self._operator(uid), changes.get("priority"),
                                                        changes.get("nice"), now))

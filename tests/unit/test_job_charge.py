@@ -3,6 +3,7 @@ scheduling pass, and `scontrol update jobid=N Account=/QOS=` (permission, pendin
 as at submission, journaled)."""
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 from test_job_manager import ALICE, BOB, ROOT, error_of, make_manager, schedule, submit
@@ -61,6 +62,11 @@ def test_update_of_account_and_qos(tmp_path: Path) -> None:
     assert error_of(mgr.charge_change, job.job_id, None, "high", ALICE).strerror == Strerror.INVALID_QOS
     assert error_of(mgr.charge_change, job.job_id, "nosuch", None, ALICE).strerror == Strerror.INVALID_ACCOUNT
     assert error_of(mgr.charge_change, job.job_id, "chem", None, BOB).strerror == Strerror.ACCESS_DENIED
+    assert mgr.charge_change(job.job_id, "chem", None, BOB, operator=True).account == "chem"
+    assert mgr.associations.is_operator("alice") is False
+    mgr.associations = dataclasses.replace(mgr.associations, users={
+        **mgr.associations.users, "bob": AccountingUser("bob", "chem", "Operator")})
+    assert mgr.associations.is_operator("bob")
     assert mgr.charge_change(job.job_id, "physics", "high", ROOT) == JobChargeChanged(job.job_id, "physics", "high")
     schedule(mgr)
     assert error_of(mgr.charge_change, job.job_id, None, "normal", ALICE).strerror == Strerror.NOT_PENDING
