@@ -18,6 +18,7 @@ from pyslurm_d.cgroup import CgroupError, find_v2_mount, own_v2_path
 from .conftest import Cluster, running_cluster, two_node_spec, wait_for
 
 CRED_EXPIRE = 4   # a requeued job is eligible again CRED_EXPIRE + 1 s later
+GRACE = 4         # GraceTime of the `grace` partition
 
 
 def _spec(root: Path, name: str) -> ClusterSpec:
@@ -29,6 +30,7 @@ def _spec(root: Path, name: str) -> ClusterSpec:
         "PartitionName=requeue Nodes=node1,node2 PriorityTier=1 PreemptMode=REQUEUE",
         "PartitionName=cancel Nodes=node1,node2 PriorityTier=1 PreemptMode=CANCEL",
         "PartitionName=suspend Nodes=node1,node2 PriorityTier=1",
+        f"PartitionName=grace Nodes=node1,node2 PriorityTier=1 PreemptMode=CANCEL GraceTime={GRACE}",
         "PartitionName=high Nodes=node1,node2 PriorityTier=10",
     ))
 
@@ -125,6 +127,17 @@ def _job_processes(job: int) -> dict[int, tuple[str, bool]]:
     return found
 
 
+def _in_step_cgroup(job: int, step: str) -> bool:
+    """Whether a process of the job runs in the cgroup of step `step` (the srun step started)."""
+    for pid in _job_processes(job):
+        try:
+            if f"/job_{job}/step_{step}/" in (Path("/proc") / str(pid) / "cgroup").read_text():
+                return True
+        except OSError:   # the process ended meanwhile
+            continue
+    return False
+
+
 def _stopped(job: int) -> bool:
     processes = _job_processes(job)
     return bool(processes) and all(state == "T" or frozen for state, frozen in processes.values())
@@ -198,3 +211,18 @@ def test_a_suspended_job_can_be_cancelled(tiered: Cluster) -> None:
     c.run("scancel", str(job), user="alice", check=True)
     c.wait_state(job, "CANCELLED")       # thawed first, so SIGTERM could end it
     wait_for(lambda: not _job_processes(job))
+
+
+def test_grace_time_warns_the_steps_then_preempts(tiered: Cluster) -> None:
+    c = tiered
+    low = _low(c, "grace", command="srun bash -c 'trap \"echo step got TERM\" TERM; while true; do sleep 0.2; done'")
+    out = c.work_dir("alice") / f"low-{low}.out"
+    wait_for(lambda: _in_step_cgroup(low, "0"))
+    submitted = time.monotonic()
+    high = _high(c, 1)
+    wait_for(lambda: "step got TERM" in out.read_text())
+    assert c.job_field(low, "T") == "RUNNING"        # warned, not yet preempted
+    c.wait_state(high, "RUNNING", timeout=30)
+    assert time.monotonic() - submitted >= GRACE
+    c.wait_state(low, "PREEMPTED", timeout=30)
+    c.wait_state(high, "COMPLETED", timeout=30)
