@@ -1118,7 +1118,7 @@ class JobManager:
             batch_host_alive = alloc.batch_host in survivors and not job.request.interactive
             if not reachable:
                 job = node_gone_from_steps(job, node, time)
-            if job.state is JobState.RUNNING:
+            if job.state in (JobState.RUNNING, JobState.SUSPENDED):   # a suspended job dies with its node too
                 job = self._set(settled(transition(
                     job, JobState.NODE_FAIL, reason=Reason.NODE_DOWN, end_time=time,
                     completing=batch_host_alive or bool(job.running_steps),

@@ -21,7 +21,8 @@ TRANSITIONS: frozenset[tuple[JobState, JobState]] = frozenset(
     {(S.PENDING, S.RUNNING), (S.PENDING, S.CANCELLED), (S.PENDING, S.FAILED),
      (S.RUNNING, S.SUSPENDED), (S.SUSPENDED, S.RUNNING), (S.SUSPENDED, S.CANCELLED),
      (S.RUNNING, S.PENDING),     # requeue (the launch did not happen)
-     (S.RUNNING, S.REQUEUED), (S.SUSPENDED, S.REQUEUED)}    # scontrol requeue ends the run
+     (S.RUNNING, S.REQUEUED), (S.SUSPENDED, S.REQUEUED),    # scontrol requeue ends the run
+     (S.SUSPENDED, S.NODE_FAIL)}
     # Requeue: a finished run's job pends again with the same id (once its processes are gone).
     | {(done, S.PENDING) for done in _TERMINAL_FROM_RUNNING | {S.REQUEUED}}
     | {(S.RUNNING, to) for to in _TERMINAL_FROM_RUNNING}

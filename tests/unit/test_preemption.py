@@ -20,8 +20,8 @@ from pyslurm_common.preempt_conf import ModeSpec, PreemptConfig, PreemptMode
 from pyslurm_common.rpc import types_pb2
 from pyslurm_ctld.associations import AssociationSnapshot, Qos
 from pyslurm_ctld.convert import request_from_desc
-from pyslurm_ctld.events import (BatchFinished, Effect, JobPreempted, JobRequeued, JobResumed, JobSubmitted, SignalTasks,
-                                 SuspendTasks, Terminate, event_from_dict, event_to_dict)
+from pyslurm_ctld.events import (BatchFinished, Effect, JobPreempted, JobRequeued, JobResumed, JobSubmitted, NodeFailed,
+                                 SignalTasks, SuspendTasks, Terminate, event_from_dict, event_to_dict)
 from pyslurm_ctld.job import Allocation, Job, JobId, JobState, Preemption, Reason
 from pyslurm_ctld.job_manager import JobManager
 from pyslurm_ctld.preemption import PartitionPreempt, Policy, Preempt, QosPreempt, Resume, plan, resumable
@@ -443,3 +443,14 @@ def test_scontrol_suspend_and_resume_are_for_operators(tmp_path: Path) -> None:
     mgr.apply(BatchFinished(other.job_id, 0, 0, False, False, 120))
     mgr.apply(mgr.suspension(job.job_id, ROOT, operator=True, suspend=False, now=130))
     assert (mgr.jobs[job.job_id].state, mgr.jobs[job.job_id].suspended_secs) == (JobState.RUNNING, 20)
+
+
+def test_a_suspended_job_fails_with_its_node(tmp_path: Path) -> None:
+    mgr = plain_manager(tmp_path)
+    job = submit(mgr, 100, partition="low", num_tasks=2, mem_per_node_mb=500)
+    run_pass(mgr, 101, [])
+    mgr.apply(mgr.suspension(job.job_id, ROOT, operator=True, suspend=True, now=110))
+    mgr.apply(NodeFailed("n1", "Not responding", 120))
+    failed = mgr.jobs[job.job_id]
+    assert (failed.state, failed.completing) == (JobState.NODE_FAIL, False)
+    assert mgr.node_usage()["n1"].memory_mb == 0
