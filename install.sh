@@ -6,7 +6,9 @@
 #   sudo ./install.sh --uninstall  remove the installation; configuration, key, job state,
 #                                  accounting data and logs stay (/etc/pyslurm, /var/lib/pyslurm)
 #
-# Re-running upgrades in place and keeps configuration, state and accounting data. On a host run
+# Re-running upgrades in place and keeps configuration, state and accounting data. The system
+# user slurm is created when missing; a new configuration runs the controller and the accounting
+# daemon as it (SlurmUser=slurm; they start as root and drop to it). On a host run
 # by systemd the units go to /etc/systemd/system (pointing at this installation) and the cluster
 # runs under them (`systemctl status pyslurmctld`); elsewhere pyslurm-quickstart starts the
 # daemons. Paths for tests and packagers: PYSLURM_PREFIX, PYSLURM_BIN_DIR (command links),
@@ -94,6 +96,11 @@ for cmd in $COMMANDS; do
   ln -sf "$PREFIX/bin/$cmd" "$BIN_DIR/$cmd"
 done
 echo "pyslurm installed in $PREFIX (commands linked into $BIN_DIR)"
+
+# The controller and the accounting daemon drop root to SlurmUser; a new configuration names
+# this system account (an existing slurm.conf keeps its SlurmUser, root included).
+id -u slurm >/dev/null 2>&1 ||
+  useradd --system --user-group --no-create-home --home-dir /var/lib/pyslurm --shell /usr/sbin/nologin slurm
 
 if [ "$INSTALL_UNITS" -eq 1 ]; then
   mkdir -p "$UNIT_DIR"

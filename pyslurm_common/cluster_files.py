@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .auth import generate_key
+from .slurm_user import give_to_slurm_user
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,6 +43,7 @@ class ClusterSpec:
     # A lab box shares its GPUs and memory between users: confine every step by default.
     cgroup_conf: str = "ConstrainCores=yes\nConstrainRAMSpace=yes\nConstrainDevices=yes\n"
     gres_conf: str = ""               # empty: GPUs are autodetected from /dev/nvidia*
+    slurm_user: str = "root"          # the controller and accounting daemon drop root to it
 
     @property
     def slurm_conf(self) -> Path:
@@ -64,6 +66,7 @@ def render_slurm_conf(spec: ClusterSpec) -> str:
     lines = [
         "# Written by pyslurm; slurm.conf syntax (see `man slurm.conf`).",
         f"ClusterName={spec.cluster_name}",
+        f"SlurmUser={spec.slurm_user}",
         f"SlurmctldHost={spec.controller_host}({spec.controller_addr})",
         f"SlurmctldPort={spec.ctld_port}",
         f"SlurmdPort={spec.slurmd_port}",
@@ -109,7 +112,7 @@ def render_dbd_conf(spec: ClusterSpec) -> str:
 
 
 def write_cluster(spec: ClusterSpec) -> None:
-    """Create the directories and files; an existing key is kept."""
+    """Create the directories and files, SlurmUser's owned by it; an existing key is kept."""
     for directory, mode in ((spec.conf_dir, 0o755), (spec.state_dir, 0o755), (spec.run_dir, 0o755),
                             (spec.log_dir, 0o700)):
         directory.mkdir(parents=True, exist_ok=True)
@@ -123,3 +126,4 @@ def write_cluster(spec: ClusterSpec) -> None:
         (spec.conf_dir / "gres.conf").write_text(spec.gres_conf)
     if not spec.key_file.exists():
         generate_key(spec.key_file)
+    give_to_slurm_user(spec.slurm_conf)

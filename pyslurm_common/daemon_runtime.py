@@ -1,4 +1,4 @@
-"""What every pyslurm daemon does the same way at start: arguments, pid file,
+"""What every pyslurm daemon does the same way at start: arguments, pid file, SlurmUser,
 signal handling (SIGTERM/SIGINT stop, SIGHUP reloads, SIGUSR2 reopens the log
 file). Each daemon's `main()` is a thin shell over this; logging itself is
 daemon_log.py."""
@@ -14,7 +14,7 @@ import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Awaitable, Callable, NoReturn
+from typing import TYPE_CHECKING, Awaitable, Callable, Iterable, NoReturn
 
 from . import daemon_log, sd_notify
 
@@ -149,6 +149,32 @@ def load_cluster_identity(prog: str, conf: Path | None) -> ClusterIdentity:
     except KeyError:
         fatal(prog, f"SlurmUser {cfg.slurm_user} does not exist")
     return ClusterIdentity(cfg, key, slurm_uid)
+
+
+def become_slurm_user(prog: str, cluster: ClusterIdentity, writes: Iterable[Path]) -> None:
+    """Run as SlurmUser from here on, as slurmctld and slurmdbd do: started as root (what needed
+    root, config, key and pid file, is done), drop to it, supplementary groups first, then the
+    group, then the user (after setuid nothing else could change); started as SlurmUser, just
+    run; anyone else cannot. Then each place in `writes` (a file, or the directory it would be
+    created in) must be writable, or a fatal error says which is not."""
+    user, uid = cluster.cfg.slurm_user, cluster.slurm_uid
+    if os.geteuid() != uid:
+        if os.geteuid() != 0:
+            fatal(prog, f"Can not set uid to SlurmUser({uid}): Operation not permitted")
+        gid = pwd.getpwuid(uid).pw_gid
+        os.initgroups(user, gid)
+        os.setgid(gid)
+        os.setuid(uid)
+    for path in writes:
+        if not _writable(path):
+            fatal(prog, f"{path} is not writable by SlurmUser {user}({uid})")
+
+
+def _writable(path: Path) -> bool:
+    """Whether this process can write `path`, or create it (and missing parents) if absent."""
+    while not os.path.exists(path) and path != path.parent:   # os.path: False, not an error, when unreachable
+        path = path.parent
+    return os.access(path, os.W_OK | (os.X_OK if os.path.isdir(path) else 0))
 
 
 def fatal(prog: str, message: str) -> NoReturn:

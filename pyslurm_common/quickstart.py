@@ -1,7 +1,8 @@
 """pyslurm-quickstart: a working single-box cluster in one command.
 
 Writes slurm.conf / slurmdbd.conf / slurm.key for this machine's hardware
-(unless a configuration already exists), starts the accounting daemon, the
+(unless a configuration already exists; SlurmUser is the system user slurm,
+created when missing), starts the accounting daemon, the
 controller, the node agent and the auth agent as detached processes, and
 waits until the node is idle. `--stop` stops them again.
 """
@@ -20,6 +21,7 @@ from . import config as config_mod
 from .agent.client import ConnectError, call
 from .cluster_files import ClusterSpec, NodeSpec, write_cluster
 from .rpc import ctld_pb2, types_pb2
+from .slurm_user import SYSTEM_USER, ensure_system_user, give_to_slurm_user
 
 DAEMONS = ("pyslurmdbd", "pyslurmctld", "pyslurmd", "pyslurmsackd")
 # The node is usable without accounting (records queue in the controller): start the rest first,
@@ -114,17 +116,19 @@ def main() -> None:
     if not conf.exists():
         from pyslurm_d import hardware  # psutil: only needed when writing a new config
 
+        ensure_system_user(SYSTEM_USER)
         hw = hardware.detect()
         node = NodeSpec(name=_node_name(), cpus=hw.cpus, real_memory_mb=hw.real_memory_mb,
                         gres=hw.gres)
         write_cluster(ClusterSpec(cluster_name=opts.cluster, conf_dir=opts.conf_dir,
                                   state_dir=opts.state_dir, run_dir=opts.run_dir, nodes=(node,),
                                   ctld_port=opts.base_port, slurmd_port=opts.base_port + 1,
-                                  dbd_port=opts.base_port + 2))
+                                  dbd_port=opts.base_port + 2, slurm_user=SYSTEM_USER))
         print(f"wrote {conf} for {node.name}: {node.cpus} CPUs, {node.real_memory_mb} MB"
               + (f", {node.gres}" if node.gres else ""))
     else:
         print(f"using existing {conf}")
+        give_to_slurm_user(conf)     # an administrator may have set SlurmUser since
     cfg = config_mod.load_config(conf)
     if opts.no_start:
         return

@@ -11,15 +11,16 @@ import asyncio
 import contextlib
 import logging
 import socket
+from pathlib import Path
 
 from pyslurm_common import daemon_log, sd_notify
 from pyslurm_common.auth import Verifier
 from pyslurm_common.cgroup_conf import CgroupConfig
 from pyslurm_common.client_settings import controller_role
 from pyslurm_common.config import ConfigError, SlurmConfig, load_config
-from pyslurm_common.daemon_runtime import (argument_parser, fatal, handle_reload, load_cluster_identity,
-                                           reload_logging_on_hangup, run_until_signalled, wait_first,
-                                           write_pid_file)
+from pyslurm_common.daemon_runtime import (argument_parser, become_slurm_user, fatal, handle_reload,
+                                           load_cluster_identity, reload_logging_on_hangup, run_until_signalled,
+                                           wait_first, write_pid_file)
 from pyslurm_common.errors import SlurmError
 from pyslurm_common.rpc import ctld_pb2_grpc
 from pyslurm_common.rpc_auth import Serving, Signer, make_server
@@ -36,8 +37,10 @@ def main() -> None:
     opts = argument_parser(PROG, "pyslurm controller").parse_args()
     cluster = load_cluster_identity(PROG, opts.conf)
     cfg, key, slurm_uid = cluster.cfg, cluster.key, cluster.slurm_uid
-    daemon_log.setup_logging(cfg.slurmctld_debug, cfg.slurmctld_log_file, opts.verbose, opts.log_file)
     write_pid_file(opts.pid_file or cfg.slurmctld_pid_file)
+    log_file = opts.log_file or cfg.slurmctld_log_file
+    become_slurm_user(PROG, cluster, [cfg.state_save_location, *([Path(log_file)] if log_file else [])])
+    daemon_log.setup_logging(cfg.slurmctld_debug, cfg.slurmctld_log_file, opts.verbose, opts.log_file)
     try:   # gres.conf and cgroup.conf get the same check at start as on reconfigure
         files = reconfigure.load_checked(cfg.path)
         index = failover.my_index(cfg.controllers, socket.gethostname(), failover.is_local_address)

@@ -4,6 +4,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from pathlib import Path
 
 from sqlalchemy.exc import SQLAlchemyError
 
@@ -11,10 +12,12 @@ from pyslurm_common import config as config_mod
 from pyslurm_common import sd_notify
 from pyslurm_common.auth import Verifier
 from pyslurm_common.daemon_log import setup_logging
-from pyslurm_common.daemon_runtime import (argument_parser, fatal, load_cluster_identity, reload_logging_on_hangup,
-                                           run_until_signalled, wait_first, write_pid_file)
+from pyslurm_common.daemon_runtime import (argument_parser, become_slurm_user, fatal, load_cluster_identity,
+                                           reload_logging_on_hangup, run_until_signalled, wait_first,
+                                           write_pid_file)
 from pyslurm_common.rpc import dbd_pb2_grpc
 from pyslurm_common.rpc_auth import make_server
+from pyslurm_common.slurm_user import sqlite_file
 
 from .servicer import AccountingServicer
 from .settings import tres_table
@@ -34,8 +37,12 @@ def main() -> None:
         dbd = config_mod.load_dbd_config(cfg.path.parent / "slurmdbd.conf")
     except config_mod.ConfigError as exc:
         fatal(PROG, str(exc))
-    setup_logging(dbd.debug, dbd.log_file, opts.verbose, opts.log_file)
     write_pid_file(opts.pid_file or dbd.pid_file)
+    log_file = opts.log_file or dbd.log_file
+    database = sqlite_file(dbd)
+    # SQLite writes its journal beside the database: the directory must be writable
+    become_slurm_user(PROG, cluster, [p for p in (database and database.parent, log_file and Path(log_file)) if p])
+    setup_logging(dbd.debug, dbd.log_file, opts.verbose, opts.log_file)
     private = frozenset(word.strip() for word in (cfg.value("PrivateData") or "").lower().split(","))
 
     def read_log_settings() -> tuple[str, str | None]:

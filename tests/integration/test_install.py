@@ -1,9 +1,12 @@
 """install.sh as an admin runs it, into temporary locations (PYSLURM_PREFIX, PYSLURM_BIN_DIR,
 PYSLURM_UNIT_DIR): a fresh install, a re-run that upgrades in place, and --uninstall, which
-removes the installation, its command links and units, and nothing else."""
+removes the installation, its command links and units, and nothing else. The system user slurm
+is created when missing (and kept: a re-run or another installation uses it)."""
 from __future__ import annotations
 
+import grp
 import os
+import pwd
 import subprocess
 from pathlib import Path
 
@@ -25,6 +28,9 @@ def test_install_upgrade_and_uninstall(tmp_path: Path) -> None:
     for unit in UNITS:
         text = (units / f"{unit}.service").read_text()
         assert f"ExecStart={prefix}/bin/{unit} -D " in text and "/opt/pyslurm/" not in text
+    slurm = pwd.getpwnam("slurm")      # SlurmUser of a new configuration: a system account
+    assert (slurm.pw_dir, slurm.pw_shell) == ("/var/lib/pyslurm", "/usr/sbin/nologin")
+    assert slurm.pw_uid < 1000 and grp.getgrgid(slurm.pw_gid).gr_name == "slurm"
     version = subprocess.run([str(bin_dir / "scontrol"), "version"], capture_output=True, text=True)
     assert version.stdout == "slurm 22.05.8\n"
 

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import os
+import pwd
 import re
 import subprocess
 from pathlib import Path
@@ -12,6 +13,8 @@ from .conftest import BIN, free_port, wait_for
 
 
 def test_quickstart_writes_config_starts_daemons_and_stops_them(tmp_path: Path) -> None:
+    for directory in (tmp_path, tmp_path.parent, tmp_path.parent.parent):
+        os.chmod(directory, 0o755)      # SlurmUser reaches its state below, as under /var/lib
     base = free_port()
     dirs = ["--conf-dir", str(tmp_path / "etc"), "--state-dir", str(tmp_path / "state"),
             "--run-dir", str(tmp_path / "run"), "--base-port", str(base)]
@@ -22,7 +25,15 @@ def test_quickstart_writes_config_starts_daemons_and_stops_them(tmp_path: Path) 
         assert started.returncode == 0, started.stderr
         cfg = load_config(tmp_path / "etc" / "slurm.conf")
         assert [n.cpus for n in cfg.nodes] == [len(os.sched_getaffinity(0))]
-        assert (tmp_path / "etc" / "slurm.key").stat().st_mode & 0o777 == 0o600
+        # the controller and the accounting daemon run as the system user slurm, which owns the key
+        slurm = pwd.getpwnam("slurm")
+        assert (cfg.slurm_user, slurm.pw_shell) == ("slurm", "/usr/sbin/nologin")
+        key = (tmp_path / "etc" / "slurm.key").stat()
+        assert (key.st_uid, key.st_mode & 0o777) == (slurm.pw_uid, 0o600)
+        for daemon in ("pyslurmctld", "pyslurmdbd"):
+            wait_for(lambda: (tmp_path / "run" / f"{daemon}.pid").exists())
+            pid = int((tmp_path / "run" / f"{daemon}.pid").read_text())
+            assert os.stat(f"/proc/{pid}").st_uid == slurm.pw_uid, daemon
         cli_env = dict(env, PYSLURM_CONF=str(cfg.path))
         sinfo = subprocess.run([str(BIN / "sinfo"), "-h", "-o", "%P %a %D %t"], env=cli_env,
                                capture_output=True, text=True)
