@@ -172,7 +172,8 @@ def _refuse(*lines: str) -> NoReturn:
 
 
 def update_job(words: list[str]) -> None:
-    """`update JobId=<id> Key=Value ...` (Dependency= for now); errors per job, as Slurm prints them."""
+    """`update JobId=<id> Key=Value ...` (the controller names what it can change); errors per job, as
+    Slurm prints them."""
     settings = [w for w in words if w.partition("=")[0].lower() != "jobid"]
     ids = [w.partition("=")[2] for w in words if w.partition("=")[0].lower() == "jobid"]
     if not settings:

@@ -99,6 +99,15 @@ class JobChargeChanged:
 
 
 @dataclass(frozen=True, slots=True)
+class JobTimeLimitChanged:
+    """`scontrol update jobid=N TimeLimit=...` of a pending or running job: its limit now."""
+
+    kind: ClassVar[str] = "time_limit"
+    job_id: JobId
+    time_limit_min: int
+
+
+@dataclass(frozen=True, slots=True)
 class JobPriorityChanged:
     """`scontrol update jobid=N priority=X nice=Y` of a pending job: its fixed priority (0:
     computed again) and nice value, both as they are after the change."""
@@ -333,14 +342,14 @@ Event = (JobSubmitted | JobStarted | JobHoldChanged | JobCancelled | JobTimedOut
          | JobsPurged | StepStarted | StepFinished | AllocationReleased
          | ArrayTaskStarted | ArrayTasksCancelled | DependencyChanged | ArrayThrottleChanged | BeginTimeChanged
          | JobChargeChanged | JobPreempted | JobRequeueRequested | JobSuspended | JobResumed | JobPriorityChanged
-         | UsageRecorded)
+         | JobTimeLimitChanged | UsageRecorded)
 _KINDS: dict[str, type] = {cls.kind: cls for cls in (
     JobSubmitted, JobStarted, JobHoldChanged, JobCancelled, JobTimedOut, BatchFinished,
     JobRequeued, JobLost, NodeFailed, NodeAdminChanged, NodeCreated, NodesDeleted, PartitionEdited, JobIdsUsed,
     JobsPurged,
     StepStarted, StepFinished, AllocationReleased, ArrayTaskStarted, ArrayTasksCancelled, DependencyChanged,
     ArrayThrottleChanged, BeginTimeChanged, JobChargeChanged, JobPreempted, JobRequeueRequested, JobSuspended,
-    JobResumed, JobPriorityChanged, UsageRecorded)}
+    JobResumed, JobPriorityChanged, JobTimeLimitChanged, UsageRecorded)}
 
 
 def event_to_dict(event: Event) -> dict[str, Any]:

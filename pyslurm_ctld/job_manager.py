@@ -37,7 +37,7 @@ from .events import (Account, AllocationReleased, ArrayTasksCancelled, ArrayTask
                      JobRequeued, JobRequeueRequested, JobResumed, JobSuspended, JobsPurged, JobStarted, JobSubmitted, JobTimedOut, Launch, NodeAdminChanged,
                      NodeCreated, NodeFailed, NodesDeleted, PartitionEdited, SignalTasks, StepFinished, StepStarted,
                      Terminate)
-from .events import JobPriorityChanged, UsageRecorded
+from .events import JobPriorityChanged, JobTimeLimitChanged, UsageRecorded
 from .job import ArrayInfo, Hold, Job, JobId, JobRequest, JobState, Reason, Step
 from .fairshare import ShareRow, Usage
 from .job_priorities import JobPriorities, priority_update
@@ -50,6 +50,7 @@ from .statistics import ControllerStats
 from .limits import default_time_limit, limit_gate, submit_refusal
 from .job_steps import node_gone_from_steps, settled, step_part_ended, terminate_steps
 from .step_layout import StepShape, place_step
+from .time_limit_update import new_time_limit
 
 log = logging.getLogger(__name__)
 
@@ -399,6 +400,12 @@ class JobManager:
         """`scontrol update jobid=N priority=X nice=Y` by the owner or an operator (rules in
         job_priorities.priority_update)."""
         return priority_update(self._owned_job(job_id, uid), operator or self.is_privileged(uid), priority, nice, now)
+
+    def time_limit_change(self, job_id: int, uid: int, operator: bool, sign: str, text: str) -> JobTimeLimitChanged:
+        """`scontrol update jobid=N TimeLimit[+-]=...` by the owner or an operator (rules in
+        time_limit_update)."""
+        job = self._owned_job(job_id, uid)
+        return JobTimeLimitChanged(job.job_id, new_time_limit(job, sign, text, operator or self.is_privileged(uid)))
 
     def cancellation(self, job_id: int, uid: int, now: int) -> JobCancelled:
         job = self._owned_job(job_id, uid)
@@ -919,6 +926,13 @@ class JobManager:
         job = self._set(dataclasses.replace(job, priority=self._priority_of(job, event.time)))
         return [Account(job)]
 
+    def _apply_time_limit(self, event: JobTimeLimitChanged) -> list[Effect]:
+        job = self.jobs.get(event.job_id)
+        if job is None or job.state.is_finished:
+            return []
+        request = dataclasses.replace(job.request, time_limit_min=event.time_limit_min)
+        return [Account(self._set(dataclasses.replace(job, request=request)))]
+
     def _apply_usage(self, event: UsageRecorded) -> list[Effect]:
         self.priorities.install_usage(Usage.from_rows(event.usage, event.time), self.associations)
         return []
@@ -1278,6 +1292,7 @@ _APPLY = {
     BeginTimeChanged: JobManager._apply_begin_time,
     JobChargeChanged: JobManager._apply_charge,
     JobPriorityChanged: JobManager._apply_priority,
+    JobTimeLimitChanged: JobManager._apply_time_limit,
     UsageRecorded: JobManager._apply_usage,
     JobHoldChanged: JobManager._apply_hold,
     JobCancelled: JobManager._apply_cancelled,

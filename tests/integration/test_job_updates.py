@@ -1,0 +1,19 @@
+"""scontrol update jobid=N TimeLimit= through the real CLIs: the owner lowers, root raises."""
+from __future__ import annotations
+
+from .conftest import Cluster
+
+
+def test_time_limit_of_a_running_job(cluster: Cluster) -> None:
+    job = cluster.sbatch("-t", "10", "--wrap", "sleep 300", user="alice")
+    cluster.wait_state(job, "RUNNING")
+    cluster.run("scontrol", "update", f"jobid={job}", "TimeLimit=5", user="alice", check=True)
+    assert cluster.job_field(job, "l") == "5:00"
+    denied = cluster.run("scontrol", "update", f"jobid={job}", "TimeLimit+=5", user="alice")
+    assert (denied.returncode, denied.stderr) == (1, f"scontrol: error: Access/permission denied for job {job}\n")
+    cluster.run("scontrol", "update", f"jobid={job}", "TimeLimit+=55", user="root", check=True)
+    assert "TimeLimit=01:00:00" in cluster.run("scontrol", "show", "job", str(job), user="alice").stdout
+    bad = cluster.run("scontrol", "update", f"jobid={job}", "TimeLimit=soon", user="root")
+    assert (bad.returncode, bad.stderr) == (
+        1, f"scontrol: error: Requested time limit is invalid (missing or exceeds some limit) for job {job}\n")
+    cluster.run("scancel", str(job), user="alice", check=True)
