@@ -112,6 +112,15 @@ def main() -> None:
     if opts.stop:
         stop(opts.run_dir)
         return
+    try:
+        _set_up_and_start(opts)
+    except config_mod.ConfigError as exc:
+        sys.exit(f"pyslurm-quickstart: error: {exc}")
+    except subprocess.CalledProcessError as exc:
+        sys.exit(f"pyslurm-quickstart: error: {' '.join(exc.cmd)} failed (exit {exc.returncode})")
+
+
+def _set_up_and_start(opts: argparse.Namespace) -> None:
     conf = opts.conf_dir / "slurm.conf"
     if not conf.exists():
         from pyslurm_d import hardware  # psutil: only needed when writing a new config

@@ -14,7 +14,7 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
-from .config import DbdConfig, SlurmConfig, load_config, load_dbd_config
+from .config import ConfigError, DbdConfig, SlurmConfig, load_config, load_dbd_config
 
 SYSTEM_USER = "slurm"
 SYSTEM_USER_HOME = Path("/var/lib/pyslurm")
@@ -78,7 +78,10 @@ def give_to_slurm_user(conf: Path) -> None:
         return
     dbd_conf = conf.parent / "slurmdbd.conf"
     dbd = load_dbd_config(dbd_conf) if dbd_conf.exists() else None
-    user = pwd.getpwnam(cfg.slurm_user)
+    try:
+        user = pwd.getpwnam(cfg.slurm_user)
+    except KeyError:
+        raise ConfigError(conf, None, f"SlurmUser {cfg.slurm_user} does not exist") from None
     owned = owned_paths(cfg, dbd)
     for tree in owned.trees:
         tree.mkdir(parents=True, exist_ok=True)

@@ -3,9 +3,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from pyslurm_common.cluster_files import ClusterSpec, NodeSpec, render_dbd_conf, render_slurm_conf
-from pyslurm_common.config import DbdConfig, SlurmConfig, load_config, load_dbd_config
-from pyslurm_common.slurm_user import owned_paths, sqlite_file
+from pyslurm_common.config import ConfigError, DbdConfig, SlurmConfig, load_config, load_dbd_config
+from pyslurm_common.slurm_user import give_to_slurm_user, owned_paths, sqlite_file
 
 
 def _configs(tmp_path: Path, state_dir: Path, *extra_dbd: str) -> tuple[SlurmConfig, DbdConfig]:
@@ -42,3 +44,10 @@ def test_server_database_has_no_file_to_give(tmp_path: Path) -> None:
     assert sqlite_file(dbd) is None
     assert tmp_path / "a" / "b" / "state" / "accounting" not in owned_paths(cfg, dbd).trees
 
+
+
+def test_a_slurm_user_that_does_not_exist_is_a_configuration_error(tmp_path: Path) -> None:
+    cfg, _ = _configs(tmp_path, tmp_path / "state")
+    cfg.path.write_text(cfg.path.read_text().replace("SlurmUser=slurm", "SlurmUser=nosuchpyslurmuser"))
+    with pytest.raises(ConfigError, match="SlurmUser nosuchpyslurmuser does not exist"):
+        give_to_slurm_user(cfg.path)
