@@ -108,6 +108,17 @@ class JobTimeLimitChanged:
 
 
 @dataclass(frozen=True, slots=True)
+class JobPartitionChanged:
+    """`scontrol update jobid=N Partition=a[,b]` of a pending job: where it may run now (the
+    first partition, and all of them when more than one is named)."""
+
+    kind: ClassVar[str] = "partition"
+    job_id: JobId
+    partition: str
+    partitions: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
 class JobPriorityChanged:
     """`scontrol update jobid=N priority=X nice=Y` of a pending job: its fixed priority (0:
     computed again) and nice value, both as they are after the change."""
@@ -342,14 +353,14 @@ Event = (JobSubmitted | JobStarted | JobHoldChanged | JobCancelled | JobTimedOut
          | JobsPurged | StepStarted | StepFinished | AllocationReleased
          | ArrayTaskStarted | ArrayTasksCancelled | DependencyChanged | ArrayThrottleChanged | BeginTimeChanged
          | JobChargeChanged | JobPreempted | JobRequeueRequested | JobSuspended | JobResumed | JobPriorityChanged
-         | JobTimeLimitChanged | UsageRecorded)
+         | JobTimeLimitChanged | JobPartitionChanged | UsageRecorded)
 _KINDS: dict[str, type] = {cls.kind: cls for cls in (
     JobSubmitted, JobStarted, JobHoldChanged, JobCancelled, JobTimedOut, BatchFinished,
     JobRequeued, JobLost, NodeFailed, NodeAdminChanged, NodeCreated, NodesDeleted, PartitionEdited, JobIdsUsed,
     JobsPurged,
     StepStarted, StepFinished, AllocationReleased, ArrayTaskStarted, ArrayTasksCancelled, DependencyChanged,
     ArrayThrottleChanged, BeginTimeChanged, JobChargeChanged, JobPreempted, JobRequeueRequested, JobSuspended,
-    JobResumed, JobPriorityChanged, JobTimeLimitChanged, UsageRecorded)}
+    JobResumed, JobPriorityChanged, JobTimeLimitChanged, JobPartitionChanged, UsageRecorded)}
 
 
 def event_to_dict(event: Event) -> dict[str, Any]:

@@ -37,7 +37,7 @@ from .events import (Account, AllocationReleased, ArrayTasksCancelled, ArrayTask
                      JobRequeued, JobRequeueRequested, JobResumed, JobSuspended, JobsPurged, JobStarted, JobSubmitted, JobTimedOut, Launch, NodeAdminChanged,
                      NodeCreated, NodeFailed, NodesDeleted, PartitionEdited, SignalTasks, StepFinished, StepStarted,
                      Terminate)
-from .events import JobPriorityChanged, JobTimeLimitChanged, UsageRecorded
+from .events import JobPartitionChanged, JobPriorityChanged, JobTimeLimitChanged, UsageRecorded
 from .job import ArrayInfo, Hold, Job, JobId, JobRequest, JobState, Reason, Step
 from .fairshare import ShareRow, Usage
 from .job_priorities import JobPriorities, priority_update
@@ -406,6 +406,26 @@ class JobManager:
         time_limit_update)."""
         job = self._owned_job(job_id, uid)
         return JobTimeLimitChanged(job.job_id, new_time_limit(job, sign, text, operator or self.is_privileged(uid)))
+
+    def partition_change(self, job_id: int, uid: int, operator: bool, names: str) -> JobPartitionChanged:
+        """`scontrol update jobid=N Partition=a[,b]`: the owner or an operator, pending jobs only,
+        each partition checked as at submission (state, -w nodes, features, association and
+        allow/deny lists, a node that could ever hold the job)."""
+        job = self._owned_job(job_id, uid) if not operator else self._known_job(job_id)
+        if job.state is not JobState.PENDING:
+            raise SlurmError(Strerror.NOT_PENDING)
+        parts = [self._resolve_partition(name) for name in names.split(",") if name] or [self._resolve_partition("")]
+        req = dataclasses.replace(job.request, partition=parts[0].name,
+                                  partitions=tuple(p.name for p in parts) if len(parts) > 1 else ())
+        self._check_node_lists(req, tuple(p.name for p in parts))
+        features.validated(req.features, frozenset(f for p in parts for n in p.nodes
+                                                   if n in self.nodes for f in self.nodes[n].config.features))
+        charge(self.associations, self.cfg.accounting_storage_enforce, job.user_name, req.account, req.qos, parts)
+        need = scheduler.job_need(req, self._def_mem_per_cpu(parts[0]))
+        if not any(n.config.cpus >= need.cpus_per_node and n.config.real_memory_mb >= need.memory_mb_per_node
+                   for p in parts for n in (self.nodes[name] for name in p.nodes if name in self.nodes)):
+            raise SlurmError(Strerror.BAD_NODE_CONFIG)
+        return JobPartitionChanged(job.job_id, req.partition, req.partitions)
 
     def cancellation(self, job_id: int, uid: int, now: int) -> JobCancelled:
         job = self._owned_job(job_id, uid)
@@ -933,6 +953,13 @@ class JobManager:
         request = dataclasses.replace(job.request, time_limit_min=event.time_limit_min)
         return [Account(self._set(dataclasses.replace(job, request=request)))]
 
+    def _apply_partition(self, event: JobPartitionChanged) -> list[Effect]:
+        job = self.jobs.get(event.job_id)
+        if job is None or job.state is not JobState.PENDING:
+            return []
+        request = dataclasses.replace(job.request, partition=event.partition, partitions=event.partitions)
+        return [Account(self._set(dataclasses.replace(job, request=request)))]
+
     def _apply_usage(self, event: UsageRecorded) -> list[Effect]:
         self.priorities.install_usage(Usage.from_rows(event.usage, event.time), self.associations)
         return []
@@ -1293,6 +1320,7 @@ _APPLY = {
     JobChargeChanged: JobManager._apply_charge,
     JobPriorityChanged: JobManager._apply_priority,
     JobTimeLimitChanged: JobManager._apply_time_limit,
+    JobPartitionChanged: JobManager._apply_partition,
     UsageRecorded: JobManager._apply_usage,
     JobHoldChanged: JobManager._apply_hold,
     JobCancelled: JobManager._apply_cancelled,

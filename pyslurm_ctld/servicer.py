@@ -180,11 +180,11 @@ class ControllerServicer(ctld_pb2_grpc.ControllerServicer):
 
     def _job_update(self, job_id: int, settings: Iterable[str], uid: int, now: int) -> list[Event]:
         """`scontrol update jobid=N Key=Value ...`: Dependency=, ArrayTaskThrottle=, StartTime=,
-        Account=, QOS=, Priority=, Nice=, TimeLimit= (and TimeLimit+=/-=).
+        Account=, QOS=, Priority=, Nice=, TimeLimit= (and TimeLimit+=/-=), Partition=.
         Every setting is checked before any is applied."""
         changes = {key.lower(): value for key, _, value in (item.partition("=") for item in settings)}
         unknown = set(changes) - {"dependency", "arraytaskthrottle", "starttime", "account", "qos", "priority",
-                                  "nice", "timelimit", "timelimit+", "timelimit-"}
+                                  "nice", "timelimit", "timelimit+", "timelimit-", "partition"}
         if unknown:
             raise SlurmError(Strerror.INVALID_ARGUMENT, f"Update of this job field is not supported: {min(unknown)}")
         events: list[Event] = []
@@ -204,6 +204,8 @@ class ControllerServicer(ctld_pb2_grpc.ControllerServicer):
         if "priority" in changes or "nice" in changes:
             events.append(self.manager.priority_change(job_id, uid, self._operator(uid), changes.get("priority"),
                                                        changes.get("nice"), now))
+        if "partition" in changes:
+            events.append(self.manager.partition_change(job_id, uid, self._operator(uid), changes["partition"]))
         for key in ("timelimit", "timelimit+", "timelimit-"):
             if key in changes:
                 events.append(self.manager.time_limit_change(job_id, uid, self._operator(uid), key[9:],

@@ -44,3 +44,19 @@ def test_job_runs_in_the_listed_partition_with_room(split_cluster: Cluster) -> N
     assert (bad.returncode, bad.stderr) == (1, "sbatch: error: invalid partition specified: nosuch\n"
                                                "sbatch: error: Batch job submission failed: Invalid partition name specified\n")
     c.run("scancel", str(filler), str(held), user="alice", check=True)
+
+
+def test_scontrol_update_partition_of_a_pending_job(split_cluster: Cluster) -> None:
+    c = split_cluster
+    job = c.sbatch("-p", "one", "--hold", "-o", "/dev/null", "--wrap", "true", user="alice")
+    denied = c.run("scontrol", "update", f"jobid={job}", "Partition=two", user="bob")
+    assert (denied.returncode, denied.stderr) == (1, f"scontrol: error: Access/permission denied for job {job}\n")
+    bad = c.run("scontrol", "update", f"jobid={job}", "Partition=nosuch", user="alice")
+    assert (bad.returncode, bad.stderr) == (1, f"scontrol: error: Invalid partition name specified for job {job}\n")
+    c.run("scontrol", "update", f"jobid={job}", "Partition=two", user="alice", check=True)
+    assert c.job_field(job, "P") == "two"
+    c.run("scontrol", "release", str(job), user="alice", check=True)
+    c.wait_state(job, "COMPLETED")
+    assert c.job_field(job, "N") == "node2"
+    late = c.run("scontrol", "update", f"jobid={job}", "Partition=one", user="alice")
+    assert (late.returncode, late.stderr) == (1, f"scontrol: error: Job is no longer pending execution for job {job}\n")
