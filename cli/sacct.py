@@ -49,15 +49,18 @@ def _midnight(now: float) -> int:
 @click.option("-T", "--truncate", is_flag=True, help="clip Start and End to the -S/-E window")
 @click.option("-D", "--duplicates", is_flag=True, help="every record of requeued jobs, not just the latest")
 @click.option("--json", "as_json", is_flag=True, help="Slurm's data_parser JSON instead of a table")
+@click.option("--noconvert", is_flag=True, help="print sizes in the unit they are counted in (2048M stays)")
+@click.option("--units", "unit", help="print sizes in this unit: K, M, G, T or P")
 def sacct(jobs: tuple[str, ...], users: str | None, allusers: bool, allocations: bool,
           formats: tuple[str, ...], brief: bool, long_format: bool, helpformat: bool, groups: str | None,
           parsable: bool, parsable2: bool, delimiter: str,
           noheader: bool, starttime: str | None, endtime: str | None, states: str | None,
           name: str | None, partition: str | None, accounts: str | None, qos: str | None,
           clusters: str | None, truncate: bool, duplicates: bool,
-          as_json: bool) -> None:
+          as_json: bool, noconvert: bool, unit: str | None) -> None:
     """Display accounting data for jobs."""
     now = time.time()
+    sizes = units.SizeFormat(_size_unit(unit) if unit is not None else None, convert=not noconvert)
     if helpformat:
         sys.stdout.write("\n".join(sacct_fields.help_format()) + "\n")
         return
@@ -101,7 +104,7 @@ def sacct(jobs: tuple[str, ...], users: str | None, allusers: bool, allocations:
     mode = Parsable.NO_TRAILING if parsable2 else Parsable.TRAILING if parsable else Parsable.NONE
     window = (start, end or int(now)) if truncate else None
     lines = sacct_fields.render_sacct(columns, sacct_fields.rows(records, allocations, now=int(now),
-                                                                 truncate_to=window),
+                                                                 truncate_to=window, sizes=sizes),
                                       parsable=mode, delimiter=delimiter, header=not noheader)
     if lines:
         sys.stdout.write("\n".join(lines) + "\n")
@@ -123,6 +126,14 @@ def _window(starttime: str | None, endtime: str | None, with_jobs: bool, with_st
     if with_states and starttime:
         return start, start
     return start, int(now) if with_states else 0
+
+
+def _size_unit(text: str) -> str:
+    """``--units``: its first letter, any case, one of K M G T P (as Slurm reads it)."""
+    letter = text[:1].upper()
+    if not letter or letter not in units.SIZE_UNITS:
+        die(f"Invalid unit type '{text[:1]}'. Possible options are {units.SIZE_UNITS}")
+    return letter
 
 
 def _time_arg(text: str, now: float, flag: str) -> int:

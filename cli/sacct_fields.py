@@ -59,6 +59,7 @@ class SacctRow:
     step: StepInfo | None
     now: int
     window: tuple[int, int] | None = None   # -T: Start and End clipped to [start, end]
+    sizes: units.SizeFormat = units.SizeFormat()   # --noconvert / --units
 
     @property
     def job(self) -> pb.JobInfo:
@@ -67,16 +68,17 @@ class SacctRow:
 
 def rows(
     records: Iterable[JobRecord], allocations_only: bool = False, *, now: int | None = None,
-    truncate_to: tuple[int, int] | None = None,
+    truncate_to: tuple[int, int] | None = None, sizes: units.SizeFormat = units.SizeFormat(),
 ) -> list[SacctRow]:
     """Job rows, each followed by its step rows unless *allocations_only* (``-X``); with
-    *truncate_to* (``-T``) their times are clipped to that window."""
+    *truncate_to* (``-T``) their times are clipped to that window; memory sizes printed as
+    *sizes* says."""
     clock = int(time.time()) if now is None else now
     out: list[SacctRow] = []
     for rec in records:
-        out.append(SacctRow(rec, None, clock, truncate_to))
+        out.append(SacctRow(rec, None, clock, truncate_to, sizes))
         if not allocations_only:
-            out.extend(SacctRow(rec, step, clock, truncate_to) for step in rec.steps)
+            out.extend(SacctRow(rec, step, clock, truncate_to, sizes) for step in rec.steps)
     return out
 
 
@@ -179,19 +181,20 @@ def _gpu_tres(job: pb.JobInfo) -> list[str]:
     return items
 
 
-def _tres(job: pb.JobInfo, cpus: int) -> str:
+def _tres(r: SacctRow, cpus: int) -> str:
     """A TRES list with names in alphabetical order: ``billing=4,cpu=4,gres/gpu=2,mem=400M,node=1``."""
+    job = r.job
     mem_mb = req_mem_mb(job)
     items = [f"billing={cpus}", f"cpu={cpus}", f"node={job.num_nodes}", *_gpu_tres(job)]
     if mem_mb:
-        items.append(f"mem={units.format_memory_mb(mem_mb)}")
+        items.append(f"mem={r.sizes(mem_mb, 'M')}")
     return ",".join(sorted(items))
 
 
 def _alloc_tres(r: SacctRow) -> str:
     if not r.job.start_time:
         return ""
-    return _tres(r.job, alloc_cpus(r))
+    return _tres(r, alloc_cpus(r))
 
 
 def _time(epoch: int) -> str:
@@ -322,9 +325,9 @@ FIELDS: dict[str, SacctField] = {
     "QOSRAW": SacctField(6, _job_only(lambda r: r.record.qos_id or None)),
     "Reason": SacctField(22, _job_only(_reason)),
     "ReqCPUS": SacctField(8, lambda r: r.step.num_cpus if r.step else r.job.num_cpus),
-    "ReqMem": SacctField(10, lambda r: units.format_memory_mb(req_mem_mb(r.job))),
+    "ReqMem": SacctField(10, lambda r: r.sizes(req_mem_mb(r.job), "M")),
     "ReqNodes": SacctField(8, _job_only(lambda r: r.job.num_nodes)),
-    "ReqTRES": SacctField(10, _job_only(lambda r: _tres(r.job, r.job.num_cpus))),
+    "ReqTRES": SacctField(10, _job_only(lambda r: _tres(r, r.job.num_cpus))),
     "Reservation": SacctField(20, _unset),
     "ReservationId": SacctField(8, _unset),
     "Reserved": SacctField(10, _job_only(lambda r: units.format_duration_hms(_reserved_seconds(r)))),

@@ -1,7 +1,9 @@
 """sacct's resource-usage fields: what a step used, read from its finished record.
 
 Owns the usage columns of spec cli-sacct-sacctmgr-sprio-sshare.md §2.4 and the sizes and CPU
-times as sacct prints them (``2000K`` stays, ``1024K`` → ``1M``; ``00:00.004``, ``01:02:03``).
+times as sacct prints them (``2000K`` stays, ``1024K`` → ``1M``, or as the row's
+:class:`~pyslurm_common.units.SizeFormat` asks: ``--noconvert`` bytes, ``--units=M``;
+``00:00.004``, ``01:02:03``).
 
 What pyslurm measures is a step's cgroup: its peak memory (and the node where it peaked) and its
 user and system CPU time, for all its tasks together. So MaxRSS is the step's peak and AveRSS the
@@ -37,16 +39,13 @@ class UsageRow(Protocol):
     @property
     def step(self) -> pb.StepInfo | None: ...
 
+    @property
+    def sizes(self) -> units.SizeFormat: ...
+
 
 def format_kb(kb: int) -> str:
-    """Sizes as sacct prints them: K, promoted to M/G/T only while exactly divisible (2000K stays)."""
-    if kb == 0:
-        return "0"
-    value, unit = kb, 0
-    while value % 1024 == 0 and unit < 3:
-        value //= 1024
-        unit += 1
-    return f"{value}{'KMGT'[unit]}"
+    """Sizes as sacct prints them by default: K, promoted to M/G/... only while exactly divisible."""
+    return units.SizeFormat()(kb, "K")
 
 
 def format_cpu_time(usec: int) -> str:
@@ -75,6 +74,12 @@ def _step_value(get: Callable[[pb.StepInfo], Value]) -> Callable[[UsageRow], Val
     return value
 
 
+def _step_rss(r: UsageRow) -> Value:
+    """A finished step's peak memory; Slurm counts it in bytes (``--noconvert`` prints bytes)."""
+    step = _finished_step(r)
+    return None if step is None else r.sizes(step.max_rss_kb * 1024)
+
+
 def _peak_node(step: pb.StepInfo) -> str:
     """Where the step peaked; records from before that was kept: its first node."""
     if step.max_rss_node or not step.nodes:
@@ -98,9 +103,14 @@ def _cpu_sum(get: Callable[[pb.StepInfo], int]) -> Callable[[UsageRow], Value]:
     return value
 
 
-def _tres_in(cpu: Callable[[pb.StepInfo], str]) -> Callable[[pb.StepInfo], str]:
-    """TRESUsageIn* figures: CPU time, memory; the rest not gathered (0)."""
-    return lambda s: f"cpu={cpu(s)},energy=0,fs/disk=0,mem={format_kb(s.max_rss_kb)},pages=0,vmem=0"
+def _tres_in(cpu: Callable[[pb.StepInfo], str]) -> Callable[[UsageRow], Value]:
+    """TRESUsageIn* figures of a finished step: CPU time, memory; the rest not gathered (0)."""
+    def value(r: UsageRow) -> Value:
+        s = _finished_step(r)
+        if s is None:
+            return None
+        return f"cpu={cpu(s)},energy=0,fs/disk=0,mem={r.sizes(s.max_rss_kb * 1024)},pages=0,vmem=0"
+    return value
 
 
 def _tres_in_nodes(s: pb.StepInfo) -> str:
@@ -138,7 +148,7 @@ FIELDS: dict[str, tuple[int, Callable[[UsageRow], Value]]] = {
     "AveDiskRead": (14, _step_value(_zero)),
     "AveDiskWrite": (14, _step_value(_zero)),
     "AvePages": (10, _step_value(_zero)),
-    "AveRSS": (10, _step_value(lambda s: format_kb(s.max_rss_kb))),
+    "AveRSS": (10, _step_rss),
     "AveVMSize": (10, _step_value(_zero)),
     "ConsumedEnergy": (14, lambda r: "0"),
     "ConsumedEnergyRaw": (17, lambda r: 0),
@@ -151,7 +161,7 @@ FIELDS: dict[str, tuple[int, Callable[[UsageRow], Value]]] = {
     "MaxPages": (8, _step_value(_zero)),
     "MaxPagesNode": (12, _step_value(_peak_node)),
     "MaxPagesTask": (14, _step_value(_task_zero)),
-    "MaxRSS": (10, _step_value(lambda s: format_kb(s.max_rss_kb))),
+    "MaxRSS": (10, _step_rss),
     "MaxRSSNode": (10, _step_value(_peak_node)),
     "MaxRSSTask": (10, _step_value(_task_zero)),
     "MaxVMSize": (10, _step_value(_zero)),
@@ -166,14 +176,14 @@ FIELDS: dict[str, tuple[int, Callable[[UsageRow], Value]]] = {
     "ReqCPUFreqMin": (13, _step_value(_unknown)),
     "SystemCPU": (10, _cpu_sum(lambda s: s.system_cpu_usec)),
     "TotalCPU": (10, _cpu_sum(_cpu_usec)),
-    "TRESUsageInAve": (14, _step_value(_tres_in(_tres_in_per_task))),
-    "TRESUsageInMax": (14, _step_value(_tres_in(_tres_in_per_task))),
+    "TRESUsageInAve": (14, _tres_in(_tres_in_per_task)),
+    "TRESUsageInMax": (14, _tres_in(_tres_in_per_task)),
     "TRESUsageInMaxNode": (18, _step_value(_tres_in_nodes)),
     "TRESUsageInMaxTask": (18, _step_value(lambda s: _TRES_IN_TASKS)),
-    "TRESUsageInMin": (14, _step_value(_tres_in(_tres_in_per_task))),
+    "TRESUsageInMin": (14, _tres_in(_tres_in_per_task)),
     "TRESUsageInMinNode": (18, _step_value(_tres_in_nodes)),
     "TRESUsageInMinTask": (18, _step_value(lambda s: _TRES_IN_TASKS)),
-    "TRESUsageInTot": (14, _step_value(_tres_in(_tres_in_total))),
+    "TRESUsageInTot": (14, _tres_in(_tres_in_total)),
     "TRESUsageOutAve": (15, _step_value(lambda s: "energy=0,fs/disk=0")),
     "TRESUsageOutMax": (15, _step_value(lambda s: "energy=0,fs/disk=0")),
     "TRESUsageOutMaxNode": (19, _step_value(lambda s: f"energy={_peak_node(s)},fs/disk={_peak_node(s)}")),

@@ -4,6 +4,7 @@ This module owns the text forms users type and read for quantities:
 
 * time limits (``--time``, partition ``MaxTime``): :func:`parse_time_limit` → minutes;
 * memory sizes (``--mem``, ``RealMemory``): :func:`parse_memory_mb` → MB, :func:`format_memory_mb`;
+  sizes as sacct/sstat print them, with ``--noconvert``/``--units``: :class:`SizeFormat`;
 * durations and limits as squeue/sinfo print them (``M:SS``, unpadded) and as scontrol/sacct
   print them (``HH:MM:SS``, zero-padded);
 * timestamps (``%Y-%m-%dT%H:%M:%S`` local time, ``SLURM_TIME_FORMAT``);
@@ -23,8 +24,11 @@ import math
 import os
 import re
 import time
+from dataclasses import dataclass
 
 __all__ = [
+    "SIZE_UNITS",
+    "SizeFormat",
     "UNLIMITED",
     "format_duration_hms",
     "format_duration_squeue",
@@ -127,14 +131,45 @@ def format_memory_mb(mb: int) -> str:
 
     ``1024`` → ``1G``, ``1000`` → ``1000M``, ``1048576`` → ``1T``, ``0`` → ``0``.
     """
-    if mb == 0:
-        return "0"
-    value = mb
-    for unit in ("M", "G", "T"):
-        if value % 1024 != 0:
-            return f"{value}{unit}"
-        value //= 1024
-    return f"{value}P"
+    return SizeFormat()(mb, "M")
+
+
+# Unit prefixes in order, each 1024 times the one before ("" = bytes).
+_SIZE_STEPS = ("", "K", "M", "G", "T", "P")
+SIZE_UNITS = "KMGTP"
+
+
+@dataclass(frozen=True, slots=True)
+class SizeFormat:
+    """How memory and disk sizes are printed (sacct ``--noconvert`` and ``--units``).
+
+    By default a size is promoted to the next unit only while exactly divisible by 1024
+    (``1024K`` → ``1M``, ``2000K`` stays); with ``convert`` False it stays in the unit it is
+    counted in (bytes print bare); ``to_unit`` (one of ``KMGTP``) prints every size in that
+    unit, with two decimals when not whole (``2.18M``), and takes precedence over ``convert``.
+    Zero is always ``0``.
+    """
+
+    to_unit: str | None = None
+    convert: bool = True
+
+    def __call__(self, value: int, unit: str = "") -> str:
+        """*value* counted in *unit* (``""`` bytes, ``K``, ``M``, ...) as text."""
+        if value == 0:
+            return "0"
+        step = _SIZE_STEPS.index(unit)
+        if self.to_unit is not None:
+            shift = _SIZE_STEPS.index(self.to_unit) - step
+            divisor = 1024 ** shift if shift > 0 else 1
+            scaled = value * 1024 ** max(0, -shift)
+            if scaled % divisor == 0:
+                return f"{scaled // divisor}{self.to_unit}"
+            return f"{scaled / divisor:.2f}{self.to_unit}"
+        if self.convert:
+            while value % 1024 == 0 and step < len(_SIZE_STEPS) - 1:
+                value //= 1024
+                step += 1
+        return f"{value}{_SIZE_STEPS[step]}"
 
 
 # --------------------------------------------------------------------------------------------

@@ -9,6 +9,8 @@ import time
 import pytest
 
 from cli import sacct, sacct_fields
+from cli.app import CliError
+from pyslurm_common import units
 from pyslurm_common.rpc.dbd_pb2 import JobRecord
 from pyslurm_common.rpc.types_pb2 import JobInfo, StepInfo
 
@@ -156,3 +158,39 @@ def test_truncate_clips_start_end_and_elapsed_to_the_window() -> None:
                    ["2026-12-02T11:40:35", "2026-12-02T11:41:05", 30]]
     plain = [sacct_fields.row_values(columns, row) for row in sacct_fields.rows([done], True, now=T0 + 100)]
     assert plain == [["2026-12-02T11:25:35", "2026-12-02T11:41:35", 960]]
+
+
+def _sized(spec: str, sizes: units.SizeFormat) -> list[list[object]]:
+    columns = sacct_fields.parse_fields(spec)
+    return [sacct_fields.row_values(columns, row)
+            for row in sacct_fields.rows([_record()], now=T0 + 100, sizes=sizes)]
+
+
+def test_noconvert_prints_sizes_in_their_counted_unit() -> None:
+    """Peak memory is counted in bytes, requested memory in megabytes (sacct(1) --noconvert)."""
+    got = _sized("MaxRSS,AveRSS,ReqMem,ReqTRES,MaxVMSize", units.SizeFormat(convert=False))
+    assert got[0] == [None, None, "4096M", "billing=4,cpu=4,mem=4096M,node=2", None]
+    assert got[1][:3] == ["2048000", "2048000", "4096M"]
+    assert got[2][:3] == ["4194304", "4194304", "4096M"]
+    assert got[2][4] == "0"
+
+
+def test_units_prints_every_size_in_that_unit() -> None:
+    got = _sized("MaxRSS,ReqMem,AllocTRES,TRESUsageInTot", units.SizeFormat("M"))
+    assert got[0][1:3] == ["4096M", "billing=4,cpu=4,mem=4096M,node=2"]
+    assert got[1][0] == "1.95M"
+    assert got[2][0] == "4M"
+    assert "mem=1.95M," in got[1][3]
+    assert _sized("ReqMem,MaxRSS", units.SizeFormat("G"))[1] == ["4G", "0.00G"]
+
+
+@pytest.mark.parametrize(("text", "unit"), [("M", "M"), ("g", "G"), ("Tera", "T"), ("p", "P")])
+def test_units_option_reads_its_first_letter(text: str, unit: str) -> None:
+    assert sacct._size_unit(text) == unit
+
+
+@pytest.mark.parametrize("text", ["X", "", "b"])
+def test_units_option_rejects_other_letters(text: str) -> None:
+    with pytest.raises(CliError) as err:
+        sacct._size_unit(text)
+    assert err.value.lines == (f"Invalid unit type '{text[:1]}'. Possible options are KMGTP",)

@@ -298,3 +298,19 @@ def test_parse_datetime_reads_no_clock(utc: None, monkeypatch: pytest.MonkeyPatc
 def test_parse_datetime_invalid(utc: None, text: str) -> None:
     with pytest.raises(ValueError):
         parse_datetime(text, NOW)
+
+
+@pytest.mark.parametrize(("fmt", "value", "unit", "text"), [
+    (units.SizeFormat(), 2_048_000, "", "2000K"),            # exact promotion only
+    (units.SizeFormat(), 4096 * 1024, "", "4M"),
+    (units.SizeFormat(), 2048, "M", "2G"),
+    (units.SizeFormat(), 0, "M", "0"),
+    (units.SizeFormat(convert=False), 2048, "M", "2048M"),   # --noconvert: the counted unit
+    (units.SizeFormat(convert=False), 2_048_000, "", "2048000"),   # bytes print bare
+    (units.SizeFormat("M"), 2_048_000, "", "1.95M"),          # --units: two decimals when not whole
+    (units.SizeFormat("K"), 2048, "M", "2097152K"),
+    (units.SizeFormat("G", convert=False), 3072, "M", "3G"),  # --units wins over --noconvert
+    (units.SizeFormat("P"), 0, "", "0"),
+])
+def test_size_format(fmt: units.SizeFormat, value: int, unit: str, text: str) -> None:
+    assert fmt(value, unit) == text
