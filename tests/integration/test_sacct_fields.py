@@ -58,17 +58,18 @@ def test_state_filter_selects_by_state_in_the_window(cluster: Cluster) -> None:
 
 
 def test_noconvert_and_units_print_sizes_as_asked(cluster: Cluster) -> None:
-    job = cluster.sbatch("--mem=1G", "-o", "/dev/null", "--wrap", "true", user="alice")
+    job = cluster.sbatch("--mem=512M", "-o", "/dev/null", "--wrap", "true", user="alice")
     cluster.wait_state(job, "COMPLETED")
     query = ("-P", "-n", "-j", str(job), "-o", "JobID,ReqMem,MaxRSS")
     wait_for(lambda: len(_sacct(cluster, *query).splitlines()) == 2)
     rows = [line.split("|") for line in _sacct(cluster, *query).splitlines()]
-    assert rows[0] == [str(job), "1G", ""]
+    assert rows[0] == [str(job), "512M", ""]
     raw = [line.split("|") for line in _sacct(cluster, "--noconvert", *query).splitlines()]
-    assert raw[0] == [str(job), "1024M", ""]
-    assert raw[1][1] == "1024M" and raw[1][2].isdigit() and int(raw[1][2]) % 1024 == 0   # bytes
+    assert raw[0] == [str(job), "512M", ""]
+    assert raw[1][1] == "512M" and raw[1][2].isdigit() and int(raw[1][2]) % 1024 == 0   # bytes
     in_k = [line.split("|") for line in _sacct(cluster, "--units=K", *query).splitlines()]
     rss_bytes = int(raw[1][2])
-    assert in_k[0][1] == "1048576K" and in_k[1][2] == (f"{rss_bytes // 1024}K" if rss_bytes else "0")
+    assert _sacct(cluster, "--units=g", *query).splitlines()[0] == f"{job}|0.50G|"
+    assert in_k[0][1] == "524288K" and in_k[1][2] == (f"{rss_bytes // 1024}K" if rss_bytes else "0")
     bad = cluster.run("sacct", "--units=X", "-j", str(job))
     assert (bad.returncode, bad.stderr) == (1, "sacct: error: Invalid unit type 'X'. Possible options are KMGTP\n")
