@@ -8,7 +8,7 @@ import time
 
 import click
 
-from pyslurm_common import units
+from pyslurm_common import hostlist, units
 from pyslurm_common.rpc import messages as pb
 
 from . import job_lists, sacct_database, sacct_fields
@@ -45,6 +45,7 @@ def _midnight(now: float) -> int:
 @click.option("-r", "--partition")
 @click.option("-A", "--accounts")
 @click.option("-q", "--qos")
+@click.option("-N", "--nodelist", help="jobs that ran on any of these nodes (a hostlist)")
 @click.option("-M", "--clusters")
 @click.option("-T", "--truncate", is_flag=True, help="clip Start and End to the -S/-E window")
 @click.option("-D", "--duplicates", is_flag=True, help="every record of requeued jobs, not just the latest")
@@ -56,7 +57,7 @@ def sacct(jobs: tuple[str, ...], users: str | None, allusers: bool, allocations:
           parsable: bool, parsable2: bool, delimiter: str,
           noheader: bool, starttime: str | None, endtime: str | None, states: str | None,
           name: str | None, partition: str | None, accounts: str | None, qos: str | None,
-          clusters: str | None, truncate: bool, duplicates: bool,
+          nodelist: str | None, clusters: str | None, truncate: bool, duplicates: bool,
           as_json: bool, noconvert: bool, unit: str | None) -> None:
     """Display accounting data for jobs."""
     now = time.time()
@@ -87,6 +88,7 @@ def sacct(jobs: tuple[str, ...], users: str | None, allusers: bool, allocations:
         states=wanted_states, names=name.split(",") if name else [],
         partitions=partition.split(",") if partition else [],
         accounts=accounts.lower().split(",") if accounts else [], qos=qos.lower().split(",") if qos else [],
+        nodes=_node_names(nodelist) if nodelist else [],
         all_users=allusers or (os.geteuid() == 0 and not users), duplicates=duplicates,
         without_steps=allocations and not as_json and not sacct_fields.needs_steps(columns))
     if not users and not query.all_users:
@@ -126,6 +128,13 @@ def _window(starttime: str | None, endtime: str | None, with_jobs: bool, with_st
     if with_states and starttime:
         return start, start
     return start, int(now) if with_states else 0
+
+
+def _node_names(expr: str) -> list[str]:
+    try:
+        return hostlist.expand(expr)
+    except hostlist.HostlistError as exc:
+        die(str(exc))
 
 
 def _size_unit(text: str) -> str:

@@ -20,10 +20,11 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Sequence
 
-from sqlalchemy import Connection, Engine, Table, delete, func, insert, inspect, select, text
+from sqlalchemy import Connection, Engine, Table, bindparam, delete, func, insert, inspect, select, text, update
 from sqlalchemy.schema import CreateColumn
 
 from pyslurm_dbd.association_models import AccountRow, AssociationRow, ClusterRow, QosRow, UserRow
+from pyslurm_dbd.job_nodes import node_names_key
 from pyslurm_dbd.models import JobRow, SchemaVersion, StepRow
 from pyslurm_dbd.rollup import NOTHING_DIRTY
 from pyslurm_dbd.usage_models import AssocHourRow, ClusterHourRow, NodeEventRow, RollupStateRow
@@ -113,6 +114,18 @@ def _v8_rollup_state(conn: Connection) -> None:
         conn.execute(insert(RollupStateRow).values(id=1, rolled_until=0, dirty_from=NOTHING_DIRTY))
 
 
+def _v9_job_node_names(conn: Connection) -> None:
+    """Each job's nodes expanded into ``node_names`` (sacct -N), filled for existing records."""
+    job = _tables(JobRow)[0]
+    if "node_names" not in {column["name"] for column in inspect(conn).get_columns("job")}:
+        # TEXT takes no default on every backend: add it nullable, then fill it.
+        conn.execute(text("ALTER TABLE job ADD COLUMN node_names TEXT"))
+    unfilled = conn.execute(select(job.c.id, job.c.nodes).where(job.c.node_names.is_(None))).all()
+    if unfilled:
+        conn.execute(update(job).where(job.c.id == bindparam("pk")).values(node_names=bindparam("names")),
+                     [{"pk": pk, "names": node_names_key(nodes or "")} for pk, nodes in unfilled])
+
+
 STEPS: dict[int, Callable[[Connection], None]] = {
     1: _v1_jobs_and_steps,
     2: _v2_job_arrays,
@@ -122,6 +135,7 @@ STEPS: dict[int, Callable[[Connection], None]] = {
     6: _v6_events_and_usage,
     7: _v7_job_suspended_time,
     8: _v8_rollup_state,
+    9: _v9_job_node_names,
 }
 SCHEMA_VERSION = max(STEPS)
 """The version this code reads and writes: the number of the last step."""

@@ -114,6 +114,9 @@ class JobRow(Base):
     # Added in schema version 7.
     suspended_secs: Mapped[int] = mapped_column(BigInteger, default=0, server_default="0")
     suspend_time: Mapped[int] = mapped_column(BigInteger, default=0, server_default="0")
+    # Added in schema version 9: the allocated nodes as pyslurm_dbd.job_nodes searches them. A
+    # LIKE '%,n1,%' cannot use an index, so none is kept: the window and other filters narrow.
+    node_names: Mapped[str] = mapped_column(Text, default="")
 
     steps: Mapped[list[StepRow]] = relationship(
         back_populates="job", cascade="all, delete-orphan", passive_deletes=True

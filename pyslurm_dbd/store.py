@@ -33,6 +33,7 @@ from sqlalchemy.orm import Session, aliased, raiseload, selectinload, sessionmak
 from pyslurm_common.rpc.dbd_pb2 import AccountingQuery, JobRecord
 from pyslurm_common.rpc.types_pb2 import JobInfo, StepInfo
 from pyslurm_dbd.association_models import AssociationRow, QosRow
+from pyslurm_dbd.job_nodes import node_names_key, ran_on_any
 from pyslurm_dbd.migrations import SchemaVersionError, migrate, stored_version
 from pyslurm_dbd.models import JobRow, StepRow
 from pyslurm_dbd.rollup import mark_dirty
@@ -199,6 +200,7 @@ def _apply_record(row: JobRow, rec: JobRecord) -> None:
     for field in _JOB_FIELDS:
         setattr(row, field, getattr(rec.job, field))
     row.alloc_cpus = rec.alloc_cpus
+    row.node_names = node_names_key(rec.job.nodes)
     _replace_steps(row, rec.steps)
 
 
@@ -258,6 +260,8 @@ def _filters(q: AccountingQuery, now: int, row: Any) -> list[ColumnElement[bool]
         conditions.append(row.account.in_(list(q.accounts)))
     if q.qos:
         conditions.append(row.qos.in_(list(q.qos)))
+    if q.nodes:
+        conditions.append(ran_on_any(row.node_names, q.nodes))
     return conditions
 
 

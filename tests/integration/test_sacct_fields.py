@@ -73,3 +73,16 @@ def test_noconvert_and_units_print_sizes_as_asked(cluster: Cluster) -> None:
     assert in_k[0][1] == "524288K" and in_k[1][2] == (f"{rss_bytes // 1024}K" if rss_bytes else "0")
     bad = cluster.run("sacct", "--units=X", "-j", str(job))
     assert (bad.returncode, bad.stderr) == (1, "sacct: error: Invalid unit type 'X'. Possible options are KMGTP\n")
+
+
+def test_nodelist_selects_jobs_that_ran_on_those_nodes(cluster: Cluster) -> None:
+    job = cluster.sbatch("-N", "1", "-o", "/dev/null", "--wrap", "true", user="bob")
+    cluster.wait_state(job, "COMPLETED")
+    query = ("-X", "-n", "-P", "-o", "JobID", "-u", "bob")
+    wait_for(lambda: str(job) in _sacct(cluster, *query).split())
+    ran_on = cluster.run("sacct", *query[:3], "-o", "NodeList", "-j", str(job)).stdout.strip()
+    all_nodes = cluster.run("sinfo", "-h", "-N", "-o", "%N").stdout.split()
+    (other,) = set(all_nodes) - {ran_on}
+    assert str(job) in _sacct(cluster, *query, "-N", ran_on).split()
+    assert str(job) in _sacct(cluster, *query, "--nodelist", f"{other},{ran_on}").split()
+    assert str(job) not in _sacct(cluster, *query, "-N", other).split()

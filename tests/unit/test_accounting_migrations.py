@@ -89,11 +89,17 @@ def test_version_1_database_is_migrated_keeping_its_jobs(accounting_url: str) ->
         store.record([task])
         assert [r.job.job_id for r in store.query(AccountingQuery(job_ids=[42]), now=1000)] == [43]
         assert (record.job.gpus, record.job.tres_per_node) == (0, "")  # columns added by version 4
+        assert _ids(store.query(AccountingQuery(nodes=["n1"]), now=1000)) == [41]  # filled by version 9
+        assert store.query(AccountingQuery(nodes=["n2"]), now=1000) == []
         tables = set(inspect(store.engine).get_table_names())
         assert {"cluster", "account", "acct_user", "association", "qos"} <= tables
         assert {"event", "usage_cluster_hour", "usage_assoc_hour"} <= tables  # version 6
         with store.sessions() as session:
             assert session.scalars(select(QosRow.name)).all() == ["normal"]
+
+
+def _ids(records: list[JobRecord]) -> list[int]:
+    return [r.job.job_id for r in records]
 
 
 def test_empty_database_runs_every_step(accounting_url: str) -> None:

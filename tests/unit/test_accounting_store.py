@@ -89,8 +89,8 @@ def _count(url: str, table: str) -> int:
 
 
 def test_create_schema_writes_the_current_version(store: AccountingStore, accounting_url: str) -> None:
-    assert store.schema_version() == SCHEMA_VERSION == 8
-    assert _sql(accounting_url, "SELECT version FROM schema_version") == [(8,)]
+    assert store.schema_version() == SCHEMA_VERSION == 9
+    assert _sql(accounting_url, "SELECT version FROM schema_version") == [(9,)]
 
 
 def test_sqlite_file_gets_its_directory_and_wal(tmp_path: Path) -> None:
@@ -251,6 +251,23 @@ def test_filter_accounts_and_qos(store: AccountingStore) -> None:
     assert _ids(store.query(_query(accounts=["physics"]), NOW)) == [1, 3]
     assert _ids(store.query(_query(qos=["normal"]), NOW)) == [1, 2]
     assert _ids(store.query(_query(accounts=["physics"], qos=["normal"]), NOW)) == [1]
+
+
+def test_filter_nodes_finds_jobs_that_ran_on_any_of_them(store: AccountingStore) -> None:
+    """-N matches whole node names inside each job's hostlist; `_` is no LIKE wildcard here."""
+    allocations = {1: "n[1-3]", 2: "n10", 3: "gpu_1,n2", 4: "gpuX1", 5: ""}
+    records = [_record(job_id) for job_id in allocations]
+    for rec in records:
+        rec.job.nodes = allocations[rec.job.job_id]
+    store.record(records)
+    assert _ids(store.query(_query(nodes=["n2"]), NOW)) == [1, 3]
+    assert _ids(store.query(_query(nodes=["n1"]), NOW)) == [1]             # not n10
+    assert _ids(store.query(_query(nodes=["n10", "n3"]), NOW)) == [1, 2]
+    assert _ids(store.query(_query(nodes=["gpu_1"]), NOW)) == [3]          # not gpuX1
+    assert _ids(store.query(_query(nodes=["n2"], job_ids=[3, 4]), NOW)) == [3]
+    records[1].job.nodes = "n2"                                              # a newer snapshot
+    store.record([records[1]])
+    assert _ids(store.query(_query(nodes=["n2"]), NOW)) == [1, 2, 3]
 
 
 def test_filters_combine(mixed: AccountingStore) -> None:

@@ -94,3 +94,9 @@ def test_unreachable_accounting_daemon_is_a_database_problem(monkeypatch: pytest
     with pytest.raises(CliError) as err:
         sacct_database.call("QueryJobs", pb.AccountingQuery(), pb.JobRecordBatch)
     assert err.value.lines == ("Problem talking to the database: Connection refused",)
+
+
+def test_nodelist_reaches_the_query_expanded(sent: list["pb.AccountingQuery"]) -> None:
+    assert CliRunner().invoke(sacct.sacct, ["-N", "n[1-2],gpu3", "-n"]).exit_code == 0
+    assert CliRunner().invoke(sacct.sacct, ["-n"]).exit_code == 0
+    assert [list(q.nodes) for q in sent] == [["n1", "n2", "gpu3"], []]
