@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import os
 import resource
-from collections.abc import Callable, Mapping
+import sys
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, TypeVar
 
 import click
@@ -239,9 +240,15 @@ def job_desc(values: Mapping[str, Any], default_name: str, environ: Mapping[str,
         gpus_per_task=gpu_counts["gpus_per_task"], gpu_type=next(iter(gpu_types), ""),
         signal_number=signal_number, signal_seconds=signal_seconds, signal_batch_only=signal_batch_only,
         rlimits=rlimits(), nodelist=values.get("nodelist") or "", exclude=values.get("exclude") or "",
-        constraint=values.get("constraint") or "",
+        constraint=values.get("constraint") or "", submit_line=submit_line(sys.argv),
         **_scheduling_fields(values), **extra,
     )
+
+
+def submit_line(argv: Sequence[str]) -> str:
+    """The command line as Slurm keeps it for sacct SubmitLine: the words joined by spaces, the
+    command by its name (``sbatch -N 2 job.sh``), as typed rather than its installed path."""
+    return " ".join([os.path.basename(argv[0]), *argv[1:]]) if argv else ""
 
 
 def _scheduling_fields(values: Mapping[str, Any]) -> dict[str, Any]:

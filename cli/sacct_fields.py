@@ -269,7 +269,8 @@ def _layout(r: SacctRow) -> Value:
 
 
 def _unset(_: SacctRow) -> Value:
-    """Attributes pyslurm jobs never carry (comments, constraints, reservations, WCKeys)."""
+    """Attributes pyslurm jobs never carry (reservations, WCKeys) or Slurm keeps only when told
+    (comments: AccountingStoreFlags=job_comment)."""
     return None
 
 
@@ -291,7 +292,7 @@ FIELDS: dict[str, SacctField] = {
     "BlockID": SacctField(16, _unset),
     "Cluster": SacctField(10, lambda r: r.record.cluster),
     "Comment": SacctField(14, _unset),
-    "Constraints": SacctField(19, _unset),
+    "Constraints": SacctField(19, _job_only(lambda r: r.job.features)),
     "CPUTime": SacctField(10, lambda r: units.format_duration_hms(
         elapsed_seconds(r) * alloc_cpus(r))),
     "CPUTimeRAW": SacctField(10, lambda r: elapsed_seconds(r) * alloc_cpus(r)),
@@ -338,6 +339,7 @@ FIELDS: dict[str, SacctField] = {
     "Start": SacctField(19, _start),
     "State": SacctField(10, _state),
     "Submit": SacctField(19, lambda r: _time(r.job.submit_time)),
+    "SubmitLine": SacctField(20, _job_only(lambda r: r.job.submit_line)),
     "Suspended": SacctField(10, _job_only(lambda r: units.format_duration_hms(_suspended_seconds(r)))),
     "SystemComment": SacctField(15, _unset),
     "Timelimit": SacctField(10, _job_only(

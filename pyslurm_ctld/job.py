@@ -159,6 +159,7 @@ class JobRequest:
     kill_on_invalid_dep: bool = False   # cancel the job when its dependency can never be satisfied
     features: str = ""                  # --constraint as given (features.py): each node must satisfy it
     exclusive: bool = False             # --exclusive: whole nodes (every CPU and GPU), memory as asked
+    submit_line: str = ""               # the sbatch/srun/salloc command line (sacct SubmitLine)
 
     @property
     def interactive(self) -> bool:

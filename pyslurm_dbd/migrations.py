@@ -126,6 +126,16 @@ def _v9_job_node_names(conn: Connection) -> None:
                      [{"pk": pk, "names": node_names_key(nodes or "")} for pk, nodes in unfilled])
 
 
+def _v10_job_constraints_and_submit_line(conn: Connection) -> None:
+    """What each job asked for by --constraint and the command line that submitted it (sacct
+    Constraints, SubmitLine); "" for the records written before."""
+    present = {column["name"] for column in inspect(conn).get_columns("job")}
+    for column in ("features", "submit_line"):
+        if column not in present:
+            conn.execute(text(f"ALTER TABLE job ADD COLUMN {column} TEXT"))
+        conn.execute(text(f"UPDATE job SET {column} = '' WHERE {column} IS NULL"))
+
+
 STEPS: dict[int, Callable[[Connection], None]] = {
     1: _v1_jobs_and_steps,
     2: _v2_job_arrays,
@@ -136,6 +146,7 @@ STEPS: dict[int, Callable[[Connection], None]] = {
     7: _v7_job_suspended_time,
     8: _v8_rollup_state,
     9: _v9_job_node_names,
+    10: _v10_job_constraints_and_submit_line,
 }
 SCHEMA_VERSION = max(STEPS)
 """The version this code reads and writes: the number of the last step."""

@@ -117,6 +117,9 @@ class JobRow(Base):
     # Added in schema version 9: the allocated nodes as pyslurm_dbd.job_nodes searches them. A
     # LIKE '%,n1,%' cannot use an index, so none is kept: the window and other filters narrow.
     node_names: Mapped[str] = mapped_column(Text, default="")
+    # Added in schema version 10: --constraint as given and the submitting command line.
+    features: Mapped[str] = mapped_column(Text, default="")
+    submit_line: Mapped[str] = mapped_column(Text, default="")
 
     steps: Mapped[list[StepRow]] = relationship(
         back_populates="job", cascade="all, delete-orphan", passive_deletes=True

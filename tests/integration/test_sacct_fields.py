@@ -86,3 +86,11 @@ def test_nodelist_selects_jobs_that_ran_on_those_nodes(cluster: Cluster) -> None
     assert str(job) in _sacct(cluster, *query, "-N", ran_on).split()
     assert str(job) in _sacct(cluster, *query, "--nodelist", f"{other},{ran_on}").split()
     assert str(job) not in _sacct(cluster, *query, "-N", other).split()
+
+
+def test_submit_line_is_the_sbatch_command_line(cluster: Cluster) -> None:
+    job = cluster.sbatch("-J", "line", "-o", "/dev/null", "--wrap", "true", user="alice")
+    cluster.wait_state(job, "COMPLETED")
+    query = ("-X", "-n", "-P", "-j", str(job), "-o", "JobName,SubmitLine,Constraints")
+    wait_for(lambda: _sacct(cluster, *query).startswith("line|"))
+    assert _sacct(cluster, *query) == "line|sbatch --parsable -J line -o /dev/null --wrap true|\n"

@@ -89,8 +89,8 @@ def _count(url: str, table: str) -> int:
 
 
 def test_create_schema_writes_the_current_version(store: AccountingStore, accounting_url: str) -> None:
-    assert store.schema_version() == SCHEMA_VERSION == 9
-    assert _sql(accounting_url, "SELECT version FROM schema_version") == [(9,)]
+    assert store.schema_version() == SCHEMA_VERSION == 10
+    assert _sql(accounting_url, "SELECT version FROM schema_version") == [(10,)]
 
 
 def test_sqlite_file_gets_its_directory_and_wal(tmp_path: Path) -> None:
@@ -487,3 +487,11 @@ def test_second_store_on_same_database_sees_the_data(accounting_url: str) -> Non
     reopened.create_schema()
     assert _as_sent(reopened.query(_query(job_ids=[5]), NOW)) == [rec]
     reopened.close()
+
+
+def test_constraints_and_submit_line_are_stored(store: AccountingStore) -> None:
+    rec = _record(1)
+    rec.job.features, rec.job.submit_line = "a|b", "salloc -C a|b -N 1"
+    store.record([rec])
+    (got,) = store.query(_query(job_ids=[1]), NOW)
+    assert (got.job.features, got.job.submit_line) == ("a|b", "salloc -C a|b -N 1")

@@ -7,6 +7,7 @@ specification` rejection), cli-squeue-sinfo-scontrol-scancel.md (squeue `%b` TRE
 from __future__ import annotations
 
 import dataclasses
+import json
 from pathlib import Path
 from typing import Any
 
@@ -129,3 +130,15 @@ def test_launch_message_carries_the_batch_hosts_cpu_ids_and_gpus(manager: JobMan
     assert (env["SLURM_JOB_GPUS"], env["CUDA_VISIBLE_DEVICES"]) == ("1,3", "0,1")
     plain = ctl.launch_message(started_job(manager))
     assert list(plain.gpu_indices) == [] and len(plain.cpu_ids) == 1
+
+
+def test_submit_line_is_kept_with_the_job_and_its_journal_record(manager: JobManager) -> None:
+    from pyslurm_ctld.events import event_from_dict, event_to_dict
+
+    req = convert.request_from_desc(desc(submit_line="sbatch -N 1 job.sh"))
+    event = manager.submission(req, 1000, 1000, "alice", "alice", False, 100)
+    replayed = event_from_dict(json.loads(json.dumps(event_to_dict(event))))
+    assert replayed == event
+    manager.apply(replayed)
+    info = convert.job_info(manager.jobs[event.job.job_id])
+    assert info.submit_line == "sbatch -N 1 job.sh"

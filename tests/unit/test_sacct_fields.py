@@ -194,3 +194,13 @@ def test_units_option_rejects_other_letters(text: str) -> None:
     with pytest.raises(CliError) as err:
         sacct._size_unit(text)
     assert err.value.lines == (f"Invalid unit type '{text[:1]}'. Possible options are KMGTP",)
+
+
+def test_constraints_and_submit_line_are_job_fields() -> None:
+    record = _record()
+    record.job.features, record.job.submit_line = "fast&ib", "sbatch -C fast&ib -N 2 train.sh"
+    assert _values("Constraints,SubmitLine", record) == [
+        ["fast&ib", "sbatch -C fast&ib -N 2 train.sh"], [None, None], [None, None]]
+    lines = sacct_fields.render_sacct(sacct_fields.parse_fields("SubmitLine"),
+                                      sacct_fields.rows([record], allocations_only=True, now=T0))
+    assert lines[2] == "sbatch -C fast&ib -+ "   # width 20, cut with a '+'
