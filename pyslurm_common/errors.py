@@ -20,6 +20,7 @@ class Strerror(StrEnum):
     BAD_NODE_CONFIG = "Requested node configuration is not available"
     INVALID_TIME_LIMIT = "Requested time limit is invalid (missing or exceeds some limit)"
     NODE_COUNT_INVALID = "Node count specification invalid"
+    INVALID_CPU_COUNT = "CPU count specification invalid"
     ALREADY_DONE = "Job/step already completing or completed"
     PARTITION_NOT_AVAIL = "Required partition not available (inactive or drain)"
     INVALID_NODE_NAME = "Invalid node name specified"

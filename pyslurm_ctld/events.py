@@ -119,6 +119,15 @@ class JobPartitionChanged:
 
 
 @dataclass(frozen=True, slots=True)
+class JobCpusChanged:
+    """`scontrol update jobid=N NumCPUs=...` of a pending job: CPUs per task now."""
+
+    kind: ClassVar[str] = "cpus"
+    job_id: JobId
+    cpus_per_task: int
+
+
+@dataclass(frozen=True, slots=True)
 class JobPriorityChanged:
     """`scontrol update jobid=N priority=X nice=Y` of a pending job: its fixed priority (0:
     computed again) and nice value, both as they are after the change."""
@@ -353,14 +362,15 @@ Event = (JobSubmitted | JobStarted | JobHoldChanged | JobCancelled | JobTimedOut
          | JobsPurged | StepStarted | StepFinished | AllocationReleased
          | ArrayTaskStarted | ArrayTasksCancelled | DependencyChanged | ArrayThrottleChanged | BeginTimeChanged
          | JobChargeChanged | JobPreempted | JobRequeueRequested | JobSuspended | JobResumed | JobPriorityChanged
-         | JobTimeLimitChanged | JobPartitionChanged | UsageRecorded)
+         | JobTimeLimitChanged | JobPartitionChanged | JobCpusChanged
+         | UsageRecorded)
 _KINDS: dict[str, type] = {cls.kind: cls for cls in (
     JobSubmitted, JobStarted, JobHoldChanged, JobCancelled, JobTimedOut, BatchFinished,
     JobRequeued, JobLost, NodeFailed, NodeAdminChanged, NodeCreated, NodesDeleted, PartitionEdited, JobIdsUsed,
     JobsPurged,
     StepStarted, StepFinished, AllocationReleased, ArrayTaskStarted, ArrayTasksCancelled, DependencyChanged,
     ArrayThrottleChanged, BeginTimeChanged, JobChargeChanged, JobPreempted, JobRequeueRequested, JobSuspended,
-    JobResumed, JobPriorityChanged, JobTimeLimitChanged, JobPartitionChanged, UsageRecorded)}
+    JobResumed, JobPriorityChanged, JobTimeLimitChanged, JobPartitionChanged, JobCpusChanged, UsageRecorded)}
 
 
 def event_to_dict(event: Event) -> dict[str, Any]:

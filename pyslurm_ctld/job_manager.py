@@ -37,7 +37,7 @@ from .events import (Account, AllocationReleased, ArrayTasksCancelled, ArrayTask
                      JobRequeued, JobRequeueRequested, JobResumed, JobSuspended, JobsPurged, JobStarted, JobSubmitted, JobTimedOut, Launch, NodeAdminChanged,
                      NodeCreated, NodeFailed, NodesDeleted, PartitionEdited, SignalTasks, StepFinished, StepStarted,
                      Terminate)
-from .events import JobPartitionChanged, JobPriorityChanged, JobTimeLimitChanged, UsageRecorded
+from .events import JobCpusChanged, JobPartitionChanged, JobPriorityChanged, JobTimeLimitChanged, UsageRecorded
 from .job import ArrayInfo, Hold, Job, JobId, JobRequest, JobState, Reason, Step
 from .fairshare import ShareRow, Usage
 from .job_priorities import JobPriorities, priority_update
@@ -426,6 +426,24 @@ class JobManager:
                    for p in parts for n in (self.nodes[name] for name in p.nodes if name in self.nodes)):
             raise SlurmError(Strerror.BAD_NODE_CONFIG)
         return JobPartitionChanged(job.job_id, req.partition, req.partitions)
+
+    def cpu_count_change(self, job_id: int, uid: int, operator: bool, text: str) -> JobCpusChanged:
+        """`scontrol update jobid=N NumCPUs=N` of a pending job (owner or operator): N CPUs in all,
+        spread evenly over its tasks, on nodes that could hold them."""
+        job = self._owned_job(job_id, uid) if not operator else self._known_job(job_id)
+        if job.state is not JobState.PENDING:
+            raise SlurmError(Strerror.NOT_PENDING)
+        tasks = max(1, job.request.num_tasks)
+        cpus = int(text) if text.isdigit() else 0
+        if cpus < 1 or cpus % tasks:
+            raise SlurmError(Strerror.INVALID_CPU_COUNT)
+        req = dataclasses.replace(job.request, cpus_per_task=cpus // tasks)
+        part = self.partitions.get(req.partition)
+        need = scheduler.job_need(req, self._def_mem_per_cpu(part))
+        if not any(n.config.cpus >= need.cpus_per_node and n.config.real_memory_mb >= need.memory_mb_per_node
+                   for n in self.nodes.values() if part is None or n.config.name in part.nodes):
+            raise SlurmError(Strerror.BAD_NODE_CONFIG)
+        return JobCpusChanged(job.job_id, req.cpus_per_task)
 
     def cancellation(self, job_id: int, uid: int, now: int) -> JobCancelled:
         job = self._owned_job(job_id, uid)
@@ -960,6 +978,13 @@ class JobManager:
         request = dataclasses.replace(job.request, partition=event.partition, partitions=event.partitions)
         return [Account(self._set(dataclasses.replace(job, request=request)))]
 
+    def _apply_cpus(self, event: JobCpusChanged) -> list[Effect]:
+        job = self.jobs.get(event.job_id)
+        if job is None or job.state is not JobState.PENDING:
+            return []
+        request = dataclasses.replace(job.request, cpus_per_task=event.cpus_per_task)
+        return [Account(self._set(dataclasses.replace(job, request=request)))]
+
     def _apply_usage(self, event: UsageRecorded) -> list[Effect]:
         self.priorities.install_usage(Usage.from_rows(event.usage, event.time), self.associations)
         return []
@@ -1321,6 +1346,7 @@ _APPLY = {
     JobPriorityChanged: JobManager._apply_priority,
     JobTimeLimitChanged: JobManager._apply_time_limit,
     JobPartitionChanged: JobManager._apply_partition,
+    JobCpusChanged: JobManager._apply_cpus,
     UsageRecorded: JobManager._apply_usage,
     JobHoldChanged: JobManager._apply_hold,
     JobCancelled: JobManager._apply_cancelled,

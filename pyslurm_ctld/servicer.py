@@ -180,11 +180,11 @@ class ControllerServicer(ctld_pb2_grpc.ControllerServicer):
 
     def _job_update(self, job_id: int, settings: Iterable[str], uid: int, now: int) -> list[Event]:
         """`scontrol update jobid=N Key=Value ...`: Dependency=, ArrayTaskThrottle=, StartTime=,
-        Account=, QOS=, Priority=, Nice=, TimeLimit= (and TimeLimit+=/-=), Partition=.
+        Account=, QOS=, Priority=, Nice=, TimeLimit= (and TimeLimit+=/-=), Partition=, NumCPUs=.
         Every setting is checked before any is applied."""
         changes = {key.lower(): value for key, _, value in (item.partition("=") for item in settings)}
         unknown = set(changes) - {"dependency", "arraytaskthrottle", "starttime", "account", "qos", "priority",
-                                  "nice", "timelimit", "timelimit+", "timelimit-", "partition"}
+                                  "nice", "timelimit", "timelimit+", "timelimit-", "partition", "numcpus"}
         if unknown:
             raise SlurmError(Strerror.INVALID_ARGUMENT, f"Update of this job field is not supported: {min(unknown)}")
         events: list[Event] = []
@@ -204,6 +204,8 @@ class ControllerServicer(ctld_pb2_grpc.ControllerServicer):
         if "priority" in changes or "nice" in changes:
             events.append(self.manager.priority_change(job_id, uid, self._operator(uid), changes.get("priority"),
                                                        changes.get("nice"), now))
+        if "numcpus" in changes:
+            events.append(self.manager.cpu_count_change(job_id, uid, self._operator(uid), changes["numcpus"]))
         if "partition" in changes:
             events.append(self.manager.partition_change(job_id, uid, self._operator(uid), changes["partition"]))
         for key in ("timelimit", "timelimit+", "timelimit-"):

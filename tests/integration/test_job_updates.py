@@ -17,3 +17,14 @@ def test_time_limit_of_a_running_job(cluster: Cluster) -> None:
     assert (bad.returncode, bad.stderr) == (
         1, f"scontrol: error: Requested time limit is invalid (missing or exceeds some limit) for job {job}\n")
     cluster.run("scancel", str(job), user="alice", check=True)
+
+
+def test_num_cpus_of_a_pending_job(cluster: Cluster) -> None:
+    job = cluster.sbatch("--hold", "-o", "/dev/null", "--wrap", "nproc", user="alice")
+    cluster.run("scontrol", "update", f"jobid={job}", "NumCPUs=2", user="alice", check=True)
+    assert cluster.job_field(job, "C") == "2"
+    bad = cluster.run("scontrol", "update", f"jobid={job}", "NumCPUs=0", user="alice")
+    assert (bad.returncode, bad.stderr) == (1, f"scontrol: error: CPU count specification invalid for job {job}\n")
+    cluster.run("scontrol", "release", str(job), user="alice", check=True)
+    cluster.wait_state(job, "COMPLETED")
+    assert "NumCPUs=2 " in cluster.run("scontrol", "show", "job", str(job), user="alice").stdout
