@@ -934,12 +934,16 @@ class JobManager:
         job = self._set(dataclasses.replace(job, request=request, eligible_time=eligible))
         return [Account(job)]
 
-    def _apply_charge(self, event: JobChargeChanged) -> list[Effect]:
-        job = self.jobs.get(event.job_id)
-        if job is None or job.state is not JobState.PENDING:
+    def _changed_request(self, job_id: JobId, pending_only: bool = True, **fields: Any) -> list[Effect]:
+        """An `scontrol update` of a pending job's request (or, with `pending_only` False, of
+        any unfinished job's): `fields` replaced; nothing when the job has moved on since."""
+        job = self.jobs.get(job_id)
+        if job is None or (job.state is not JobState.PENDING if pending_only else job.state.is_finished):
             return []
-        request = dataclasses.replace(job.request, account=event.account, qos=event.qos)
-        return [Account(self._set(dataclasses.replace(job, request=request)))]
+        return [Account(self._set(dataclasses.replace(job, request=dataclasses.replace(job.request, **fields))))]
+
+    def _apply_charge(self, event: JobChargeChanged) -> list[Effect]:
+        return self._changed_request(event.job_id, account=event.account, qos=event.qos)
 
     def _apply_hold(self, event: JobHoldChanged) -> list[Effect]:
         job = self.jobs.get(event.job_id)
@@ -965,25 +969,13 @@ class JobManager:
         return [Account(job)]
 
     def _apply_time_limit(self, event: JobTimeLimitChanged) -> list[Effect]:
-        job = self.jobs.get(event.job_id)
-        if job is None or job.state.is_finished:
-            return []
-        request = dataclasses.replace(job.request, time_limit_min=event.time_limit_min)
-        return [Account(self._set(dataclasses.replace(job, request=request)))]
+        return self._changed_request(event.job_id, pending_only=False, time_limit_min=event.time_limit_min)
 
     def _apply_partition(self, event: JobPartitionChanged) -> list[Effect]:
-        job = self.jobs.get(event.job_id)
-        if job is None or job.state is not JobState.PENDING:
-            return []
-        request = dataclasses.replace(job.request, partition=event.partition, partitions=event.partitions)
-        return [Account(self._set(dataclasses.replace(job, request=request)))]
+        return self._changed_request(event.job_id, partition=event.partition, partitions=event.partitions)
 
     def _apply_cpus(self, event: JobCpusChanged) -> list[Effect]:
-        job = self.jobs.get(event.job_id)
-        if job is None or job.state is not JobState.PENDING:
-            return []
-        request = dataclasses.replace(job.request, cpus_per_task=event.cpus_per_task)
-        return [Account(self._set(dataclasses.replace(job, request=request)))]
+        return self._changed_request(event.job_id, cpus_per_task=event.cpus_per_task)
 
     def _apply_usage(self, event: UsageRecorded) -> list[Effect]:
         self.priorities.install_usage(Usage.from_rows(event.usage, event.time), self.associations)

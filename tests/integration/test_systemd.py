@@ -35,15 +35,22 @@ def test_the_node_agent_unit_keeps_jobs_across_restarts() -> None:
         assert line in text.splitlines()
 
 
-def test_daemons_tell_systemd_when_ready_and_when_stopping(tmp_path: Path) -> None:
-    spec = ClusterSpec(cluster_name="notify", conf_dir=tmp_path / "etc", state_dir=tmp_path / "state",
+def _notify_cluster(tmp_path: Path, name: str) -> tuple[socket.socket, dict[str, str]]:
+    """A written cluster configuration and the socket systemd would listen on (NOTIFY_SOCKET):
+    the listener, and the environment a unit would give the daemons."""
+    spec = ClusterSpec(cluster_name=name, conf_dir=tmp_path / "etc", state_dir=tmp_path / "state",
                        run_dir=tmp_path / "run", nodes=(NodeSpec("n1", 1, 100, port=free_port()),),
                        ctld_port=free_port(), dbd_port=free_port())
     write_cluster(spec)
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
     listener.bind(str(tmp_path / "notify.sock"))
     listener.settimeout(20)
-    env = {"PATH": "/usr/bin:/bin", "PYSLURM_CONF": str(spec.slurm_conf), "NOTIFY_SOCKET": str(tmp_path / "notify.sock")}
+    return listener, {"PATH": "/usr/bin:/bin", "PYSLURM_CONF": str(spec.slurm_conf),
+                      "NOTIFY_SOCKET": str(tmp_path / "notify.sock")}
+
+
+def test_daemons_tell_systemd_when_ready_and_when_stopping(tmp_path: Path) -> None:
+    listener, env = _notify_cluster(tmp_path, "notify")
     for daemon in ("pyslurmctld", "pyslurmsackd"):
         proc = subprocess.Popen([str(BIN / daemon)], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         try:
@@ -63,15 +70,8 @@ def test_daemons_tell_systemd_when_ready_and_when_stopping(tmp_path: Path) -> No
 
 def test_a_daemon_feeds_the_systemd_watchdog(tmp_path: Path) -> None:
     """With WatchdogSec= in a unit, systemd sets WATCHDOG_USEC; the daemon pings at half of it."""
-    spec = ClusterSpec(cluster_name="watchdog", conf_dir=tmp_path / "etc", state_dir=tmp_path / "state",
-                       run_dir=tmp_path / "run", nodes=(NodeSpec("n1", 1, 100, port=free_port()),),
-                       ctld_port=free_port(), dbd_port=free_port())
-    write_cluster(spec)
-    listener = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
-    listener.bind(str(tmp_path / "notify.sock"))
-    listener.settimeout(20)
-    env = {"PATH": "/usr/bin:/bin", "PYSLURM_CONF": str(spec.slurm_conf), "NOTIFY_SOCKET": str(tmp_path / "notify.sock"),
-           "WATCHDOG_USEC": "400000"}
+    listener, env = _notify_cluster(tmp_path, "watchdog")
+    env["WATCHDOG_USEC"] = "400000"
     proc = subprocess.Popen([str(BIN / "pyslurmsackd")], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         messages = [listener.recv(4096) for _ in range(4)]
