@@ -173,5 +173,7 @@ def migrate(engine: Engine) -> int:
             STEPS[version](conn)
             conn.execute(delete(SchemaVersion))
             conn.execute(insert(SchemaVersion).values(version=version))
-        log.info("accounting schema migrated to version %d (%s)", version, STEPS[version].__doc__)
+        # One log line whatever the docstring's layout: each log line must read as Slurm's.
+        summary = " ".join((STEPS[version].__doc__ or "").split())
+        log.info("accounting schema migrated to version %d (%s)", version, summary)
     return start
