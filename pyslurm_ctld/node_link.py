@@ -41,8 +41,11 @@ class NodeLinks:
         try:
             return await getattr(stub, method)(request, timeout=CALL_TIMEOUT, metadata=self._signer.metadata())
         except grpc.aio.AioRpcError as exc:
-            raise NodeLinkError(f"{method} on {node}: {exc.code().name}: {exc.details()}",
-                                exc.code().name, exc.details() or "") from exc
+            details = exc.details() or ""
+            # A SlurmError's details are "detail\nstrerror": one line here, since it ends up in
+            # log lines that must each read as Slurm's.
+            raise NodeLinkError(f"{method} on {node}: {exc.code().name}: {details.replace(chr(10), ': ')}",
+                                exc.code().name, details) from exc
 
     async def launch(self, node: str, address: str, launch: slurmd_pb2.BatchLaunch) -> None:
         await self._call(node, address, "LaunchBatch", launch)
