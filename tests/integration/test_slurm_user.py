@@ -33,6 +33,9 @@ def test_controller_and_accounting_daemon_run_as_slurm_user() -> None:
     with running_cluster(slurm_user_spec) as c:
         for daemon in ("ctld", "dbd"):
             pid = c.procs[daemon].pid
+            # The drop comes once the daemon has read its configuration: the accounting daemon may
+            # still be importing when the cluster is up.
+            wait_for(lambda: _ids(pid, "Uid:") != [0] * 4, timeout=30)
             assert _ids(pid, "Uid:") == [user.pw_uid] * 4, daemon     # real, effective, saved, file system
             assert _ids(pid, "Gid:") == [user.pw_gid] * 4, daemon
             assert _ids(pid, "Groups:") == sorted(os.getgrouplist(SLURM_USER, user.pw_gid)), daemon
