@@ -225,9 +225,7 @@ class JobManager:
                                                             min_nodes=max(raw.min_nodes, len(raw.required_nodes))),
                                         part)
         need = scheduler.job_need(request, self._def_mem_per_cpu(part))
-        if not any(n.config.cpus >= need.cpus_per_node and n.config.real_memory_mb >= need.memory_mb_per_node
-                   and features.satisfied(need.constraint, frozenset(n.config.features)) for n in self.nodes.values()):
-            raise SlurmError(Strerror.BAD_NODE_CONFIG)
+        self._check_some_node_holds(need, self.nodes.values())
         new_jobs = len(array_spec.indices) if array_spec else 1
         if self._active_job_count() + new_jobs > self.cfg.max_job_count:
             raise SlurmError(Strerror.TOO_MANY_JOBS)
@@ -243,6 +241,14 @@ class JobManager:
             dependency=depends,
         )
         return JobSubmitted(dataclasses.replace(job, priority=self._priority_of(job, now)))
+
+    @staticmethod
+    def _check_some_node_holds(need: "scheduler._Need", nodes: Iterable[NodeRecord]) -> None:
+        """BAD_NODE_CONFIG unless one of `nodes`, as configured, has the CPUs, memory and features
+        one node of the request needs."""
+        if not any(n.config.cpus >= need.cpus_per_node and n.config.real_memory_mb >= need.memory_mb_per_node
+                   and features.satisfied(need.constraint, frozenset(n.config.features)) for n in nodes):
+            raise SlurmError(Strerror.BAD_NODE_CONFIG)
 
     def _check_node_lists(self, req: JobRequest, partitions: tuple[str, ...]) -> None:
         """-w/-x name known nodes; the -w ones must all be in one of the job's partitions."""
@@ -422,9 +428,7 @@ class JobManager:
                                                    if n in self.nodes for f in self.nodes[n].config.features))
         charge(self.associations, self.cfg.accounting_storage_enforce, job.user_name, req.account, req.qos, parts)
         need = scheduler.job_need(req, self._def_mem_per_cpu(parts[0]))
-        if not any(n.config.cpus >= need.cpus_per_node and n.config.real_memory_mb >= need.memory_mb_per_node
-                   for p in parts for n in (self.nodes[name] for name in p.nodes if name in self.nodes)):
-            raise SlurmError(Strerror.BAD_NODE_CONFIG)
+        self._check_some_node_holds(need, (self.nodes[name] for p in parts for name in p.nodes if name in self.nodes))
         return JobPartitionChanged(job.job_id, req.partition, req.partitions)
 
     def cpu_count_change(self, job_id: int, uid: int, operator: bool, text: str) -> JobCpusChanged:
@@ -440,9 +444,8 @@ class JobManager:
         req = dataclasses.replace(job.request, cpus_per_task=cpus // tasks)
         part = self.partitions.get(req.partition)
         need = scheduler.job_need(req, self._def_mem_per_cpu(part))
-        if not any(n.config.cpus >= need.cpus_per_node and n.config.real_memory_mb >= need.memory_mb_per_node
-                   for n in self.nodes.values() if part is None or n.config.name in part.nodes):
-            raise SlurmError(Strerror.BAD_NODE_CONFIG)
+        self._check_some_node_holds(need, (n for n in self.nodes.values()
+                                           if part is None or n.config.name in part.nodes))
         return JobCpusChanged(job.job_id, req.cpus_per_task)
 
     def cancellation(self, job_id: int, uid: int, now: int) -> JobCancelled:
