@@ -24,6 +24,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Protocol
 
+from cli import gpu_figures
 from pyslurm_common import hostlist, units
 from pyslurm_common.rpc import messages as pb
 
@@ -103,13 +104,15 @@ def _cpu_sum(get: Callable[[pb.StepInfo], int]) -> Callable[[UsageRow], Value]:
     return value
 
 
-def _tres_in(cpu: Callable[[pb.StepInfo], str]) -> Callable[[UsageRow], Value]:
-    """TRESUsageIn* figures of a finished step: CPU time, memory; the rest not gathered (0)."""
+def _tres_in(cpu: Callable[[pb.StepInfo], str], kind: gpu_figures.Kind) -> Callable[[UsageRow], Value]:
+    """TRESUsageIn* figures of a finished step: CPU time, memory, its GPUs' gres/gpumem and
+    gres/gpuutil (cli/gpu_figures.py); the rest not gathered (0)."""
     def value(r: UsageRow) -> Value:
         s = _finished_step(r)
         if s is None:
             return None
-        return f"cpu={cpu(s)},energy=0,fs/disk=0,mem={r.sizes(s.max_rss_kb * 1024)},pages=0,vmem=0"
+        tres = f"cpu={cpu(s)},energy=0,fs/disk=0,mem={r.sizes(s.max_rss_kb * 1024)},pages=0,vmem=0"
+        return gpu_figures.with_gpu_entries(tres, gpu_figures.tres_entries(s.gpus, kind, s.num_tasks, r.sizes))
     return value
 
 
@@ -176,14 +179,14 @@ FIELDS: dict[str, tuple[int, Callable[[UsageRow], Value]]] = {
     "ReqCPUFreqMin": (13, _step_value(_unknown)),
     "SystemCPU": (10, _cpu_sum(lambda s: s.system_cpu_usec)),
     "TotalCPU": (10, _cpu_sum(_cpu_usec)),
-    "TRESUsageInAve": (14, _tres_in(_tres_in_per_task)),
-    "TRESUsageInMax": (14, _tres_in(_tres_in_per_task)),
+    "TRESUsageInAve": (14, _tres_in(_tres_in_per_task, "ave")),
+    "TRESUsageInMax": (14, _tres_in(_tres_in_per_task, "max")),
     "TRESUsageInMaxNode": (18, _step_value(_tres_in_nodes)),
     "TRESUsageInMaxTask": (18, _step_value(lambda s: _TRES_IN_TASKS)),
-    "TRESUsageInMin": (14, _tres_in(_tres_in_per_task)),
+    "TRESUsageInMin": (14, _tres_in(_tres_in_per_task, "min")),
     "TRESUsageInMinNode": (18, _step_value(_tres_in_nodes)),
     "TRESUsageInMinTask": (18, _step_value(lambda s: _TRES_IN_TASKS)),
-    "TRESUsageInTot": (14, _tres_in(_tres_in_total)),
+    "TRESUsageInTot": (14, _tres_in(_tres_in_total, "tot")),
     "TRESUsageOutAve": (15, _step_value(lambda s: "energy=0,fs/disk=0")),
     "TRESUsageOutMax": (15, _step_value(lambda s: "energy=0,fs/disk=0")),
     "TRESUsageOutMaxNode": (19, _step_value(lambda s: f"energy={_peak_node(s)},fs/disk={_peak_node(s)}")),

@@ -7,8 +7,9 @@ Rows are rendered with the print_fields renderer of sacct (spec cli-sacct-sacctm
 What a step's cgroup can tell is what we show: its peak and current memory and its CPU time, for
 all its tasks together. So MaxRSS is the step's peak, AveRSS its current memory per task, AveCPU
 and MinCPU its CPU time per task, and the ``*Node``/``*Task`` fields name the node and task 0.
-Slurm's VM size, pages, disk, energy and CPU frequency fields are not kept; ``TotalCPU`` (user +
-system, as in sacct) is ours.
+The TRESUsageIn Ave/Max/Min/Tot lists add the step's GPUs as sampled so far (``gres/gpumem``,
+``gres/gpuutil``). Slurm's VM size, pages, disk, energy and CPU frequency fields are not kept;
+``TotalCPU`` (user + system, as in sacct) is ours.
 
 Which steps: ``-j 123.batch`` that step; ``-j 123 -a`` every running step; ``-j 123`` the lowest
 running step, numbered steps first, then interactive, batch, extern (Slurm's ``-j 123`` takes only
@@ -26,8 +27,10 @@ from dataclasses import dataclass
 
 from cli.print_fields import (Column, FormatError, Value, help_columns, parse_field_list, record_values,
                               render_records)
+from cli import gpu_figures
 from cli.sacct_usage import format_cpu_time, format_kb
 from pyslurm_common.rpc import messages as pb
+from pyslurm_common.units import SizeFormat, format_duration_hms
 
 __all__ = ["DEFAULT_FIELDS", "FormatError", "JobStep", "help_format", "parse_fields",
            "parse_job_steps", "render_sstat", "row_values", "select_steps"]
@@ -87,6 +90,18 @@ def _per_task(total: int, s: StepUsageInfo) -> int:
     return total // max(1, s.ntasks)
 
 
+def _tres_in(kind: gpu_figures.Kind) -> Callable[[StepUsageInfo], Value]:
+    """TRESUsageIn<kind> so far: CPU time (per task but for Tot), peak memory, and the step's
+    GPUs (gres/gpumem, gres/gpuutil; cli/gpu_figures.py); what is not gathered is 0."""
+    def value(s: StepUsageInfo) -> Value:
+        seconds = _cpu_usec(s) // 1_000_000
+        cpu = format_duration_hms(seconds if kind == "tot" else seconds // max(1, s.ntasks))
+        tres = f"cpu={cpu},energy=0,fs/disk=0,mem={format_kb(s.max_rss_kb)},pages=0,vmem=0"
+        sizes = SizeFormat()
+        return gpu_figures.with_gpu_entries(tres, gpu_figures.tres_entries(s.gpus, kind, s.ntasks, sizes))
+    return value
+
+
 @dataclass(frozen=True, slots=True)
 class SstatField:
     """Default signed width and value getter of one field."""
@@ -108,6 +123,10 @@ FIELDS: dict[str, SstatField] = {
     "Nodelist": SstatField(20, lambda s: s.node),
     "NTasks": SstatField(8, lambda s: s.ntasks),
     "TotalCPU": SstatField(10, lambda s: format_cpu_time(_cpu_usec(s))),
+    "TRESUsageInAve": SstatField(14, _tres_in("ave")),
+    "TRESUsageInMax": SstatField(14, _tres_in("max")),
+    "TRESUsageInMin": SstatField(14, _tres_in("min")),
+    "TRESUsageInTot": SstatField(14, _tres_in("tot")),
 }  # fmt: skip
 
 WIDTHS: dict[str, int] = {name: f.width for name, f in FIELDS.items()}

@@ -197,7 +197,7 @@ class Controller:
     async def step_usage(self, job_id: int, step_id: str, uid: int) -> types_pb2.StepUsageList:
         """Live usage of a running job's steps, from the nodes that run them (sstat); none if not
         running. A step on several nodes is one entry: its peak memory is the highest of any node,
-        its memory now and CPU times the sums.
+        its memory now and CPU times the sums, its GPUs those of every node.
 
         Raises SlurmError for an unknown job or a caller who is neither owner nor privileged,
         NodeLinkError when a node does not answer. Reads only: no event, no journal.
@@ -218,6 +218,7 @@ class Controller:
                 known.user_cpu_usec += info.user_cpu_usec
                 known.system_cpu_usec += info.system_cpu_usec
                 known.ntasks += info.ntasks
+                known.gpus.extend(info.gpus)
         return types_pb2.StepUsageList(steps=list(merged.values()))
 
     async def _terminate(self, job_id: int, node: str, cause: str, step: str) -> None:

@@ -18,7 +18,7 @@ from pyslurm_common.rpc import ctld_pb2, dbd_pb2, types_pb2
 
 from .backfill import Reservation
 from .fairshare import ShareRow
-from .job import Hold, Job, JobRequest, JobState, Reason, Step
+from .job import GpuUsage, Hold, Job, JobRequest, JobState, Reason, Step, StepUsage
 from .job_env import compress_counts
 from .job_manager import NodeUsage
 from .node_events import NodeEvent
@@ -149,6 +149,21 @@ def job_info(job: Job, now: int = 0, expected: Reservation | None = None,
     )
 
 
+def step_usage(request: ctld_pb2.StepCompletion | ctld_pb2.BatchCompletion, node: str = "") -> StepUsage:
+    """What a node reported a step (or the batch script) used."""
+    gpus = tuple(GpuUsage(g.node, g.index, g.samples, g.util_ave, g.util_max, g.mem_ave_bytes, g.mem_max_bytes,
+                          g.power_max_mw, g.lost) for g in request.gpus)
+    return StepUsage(request.max_rss_kb, request.user_cpu_usec, request.system_cpu_usec, node, gpus)
+
+
+def gpu_usage_info(usage: StepUsage | None) -> list[types_pb2.GpuUsage]:
+    if usage is None:
+        return []
+    return [types_pb2.GpuUsage(node=g.node, index=g.index, samples=g.samples, util_ave=g.util_ave,
+                               util_max=g.util_max, mem_ave_bytes=g.mem_ave_bytes, mem_max_bytes=g.mem_max_bytes,
+                               power_max_mw=g.power_max_mw, lost=g.lost) for g in usage.gpus]
+
+
 def step_info(job: Job, step: Step) -> types_pb2.StepInfo:
     usage = step.usage
     return types_pb2.StepInfo(
@@ -159,7 +174,7 @@ def step_info(job: Job, step: Step) -> types_pb2.StepInfo:
         system_cpu_usec=usage.system_cpu_usec if usage else 0, max_rss_node=usage.max_rss_node if usage else "",
         time_limit_min=job.request.time_limit_min,
         partition=job.request.partition, user_id=job.uid, user_name=job.user_name, argv=step.argv,
-        tasks_per_node=compress_counts(step.tasks_per_node))
+        tasks_per_node=compress_counts(step.tasks_per_node), gpus=gpu_usage_info(usage))
 
 
 def _dependency_text(job: Job, now: int) -> str:
@@ -202,7 +217,7 @@ def job_record(job: Job, cluster: str) -> dbd_pb2.JobRecord:
             max_rss_kb=job.usage.max_rss_kb if job.usage else 0,
             user_cpu_usec=job.usage.user_cpu_usec if job.usage else 0,
             system_cpu_usec=job.usage.system_cpu_usec if job.usage else 0,
-            max_rss_node=job.allocation.batch_host if job.usage else "",
+            max_rss_node=job.allocation.batch_host if job.usage else "", gpus=gpu_usage_info(job.usage),
         ))
     steps += info.steps
     return dbd_pb2.JobRecord(cluster=cluster, job=info, steps=steps,

@@ -389,7 +389,7 @@ def event_from_dict(data: dict[str, Any]) -> Event:
     if cls is StepStarted:
         values["step"] = Step.from_dict(values["step"])
     if cls in (BatchFinished, StepFinished) and values.get("usage") is not None:
-        values["usage"] = StepUsage(**values["usage"])
+        values["usage"] = StepUsage.from_dict(values["usage"])
     if cls in (NodeAdminChanged, NodesDeleted):
         values["nodes"] = tuple(values["nodes"])
     if cls is PartitionEdited:

@@ -183,13 +183,33 @@ class JobRequest:
 
 
 @dataclass(frozen=True, slots=True)
+class GpuUsage:
+    """One GPU of a step on one node, as its node agent sampled it through NVML."""
+
+    node: str
+    index: int                   # on that node (SLURM_JOB_GPUS)
+    samples: int
+    util_ave: int                # utilisation %, mean and peak over the samples
+    util_max: int
+    mem_ave_bytes: int
+    mem_max_bytes: int
+    power_max_mw: int = 0
+    lost: bool = False           # NVML lost the GPU while the step ran
+
+
+@dataclass(frozen=True, slots=True)
 class StepUsage:
-    """What a step's processes used, from its cgroup counters."""
+    """What a step's processes used, from its cgroup counters (and its GPUs, from NVML)."""
 
     max_rss_kb: int
     user_cpu_usec: int
     system_cpu_usec: int
     max_rss_node: str = ""       # where the peak was seen (sacct MaxRSSNode); "" before it was tracked
+    gpus: tuple[GpuUsage, ...] = ()
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> "StepUsage":
+        return cls(**{**data, "gpus": tuple(GpuUsage(**g) for g in data.get("gpus", ()))})
 
 
 @dataclass(frozen=True, slots=True)
@@ -296,7 +316,7 @@ class Step:
         if values.get("end_state") is not None:
             values["end_state"] = JobState(values["end_state"])
         if values.get("usage") is not None:
-            values["usage"] = StepUsage(**values["usage"])
+            values["usage"] = StepUsage.from_dict(values["usage"])
         return cls(**values)
 
 
@@ -414,7 +434,7 @@ class Job:
         if alloc is not None:
             values["allocation"] = Allocation.from_dict(alloc)
         if values.get("usage") is not None:
-            values["usage"] = StepUsage(**values["usage"])
+            values["usage"] = StepUsage.from_dict(values["usage"])
         values["steps"] = tuple(Step.from_dict(s) for s in values.get("steps", ()))
         if values.get("array") is not None:
             values["array"] = ArrayInfo.from_dict(values["array"])

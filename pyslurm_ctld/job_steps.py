@@ -44,7 +44,7 @@ def step_part_ended(step: Step, event: StepFinished) -> Step:
         peak = usage if usage is not None and usage.max_rss_kb >= event.usage.max_rss_kb else event.usage
         usage = event.usage if usage is None else StepUsage(
             peak.max_rss_kb, usage.user_cpu_usec + event.usage.user_cpu_usec,
-            usage.system_cpu_usec + event.usage.system_cpu_usec, peak.max_rss_node)
+            usage.system_cpu_usec + event.usage.system_cpu_usec, peak.max_rss_node, usage.gpus + event.usage.gpus)
     exit_code = max(step.exit_code, event.exit_code)
     exit_signal = step.exit_signal or event.exit_signal
     waiting = tuple(n for n in step.waiting_on if n != event.node)

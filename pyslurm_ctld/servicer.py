@@ -30,7 +30,7 @@ from . import config_report, convert, partition_admin
 from .controller import Controller
 from .events import BatchFinished, Event, NodeAdminChanged, StepFinished
 from .explain import NodeFree, explain
-from .job import JobId, JobState, StepUsage
+from .job import JobId, JobState
 from .job_priorities import check_nice
 from .node_link import NodeLinkError
 from .step_layout import StepBusy, StepShape
@@ -434,7 +434,7 @@ class ControllerServicer(ctld_pb2_grpc.ControllerServicer):
     @translate_errors
     async def CompleteBatch(self, request: ctld_pb2.BatchCompletion, context: grpc.aio.ServicerContext) -> types_pb2.Empty:
         self._require_privileged()
-        usage = StepUsage(request.max_rss_kb, request.user_cpu_usec, request.system_cpu_usec)
+        usage = convert.step_usage(request)
         await self.ctl.commit(BatchFinished(
             JobId(request.job_id), request.exit_code, request.exit_signal, request.out_of_memory,
             request.launch_failed, request.end_time or int(time.time()), usage=usage,
@@ -445,7 +445,7 @@ class ControllerServicer(ctld_pb2_grpc.ControllerServicer):
     @translate_errors
     async def CompleteStep(self, request: ctld_pb2.StepCompletion, context: grpc.aio.ServicerContext) -> types_pb2.Empty:
         self._require_privileged()
-        usage = StepUsage(request.max_rss_kb, request.user_cpu_usec, request.system_cpu_usec, request.node)
+        usage = convert.step_usage(request, request.node)
         if request.kill_task_failed:
             await self.ctl.commit(NodeAdminChanged((request.node,), "DRAIN", "Kill task failed", 0, int(time.time())))
         await self.ctl.commit(StepFinished(

@@ -29,7 +29,9 @@ from pyslurm_common.errors import SlurmError, Strerror
 from pyslurm_common.rpc import ctld_pb2, ctld_pb2_grpc, slurmd_pb2, slurmd_pb2_grpc, types_pb2
 from pyslurm_common.rpc_auth import Signer, caller, make_server, translate_errors
 
-from . import cgroup, dynamic_node, hardware
+from . import cgroup, dynamic_node, gpu_usage, hardware
+from .gpu_sampler import GpuSampler, gpu_probe
+from .nvml_recorded import RecordingError
 from .steps import PrologFailed, Result, StepdLauncher, StepError, StepGone, StepManager, StepPolicy
 
 log = logging.getLogger(__name__)
@@ -109,7 +111,9 @@ class NodeAgentServicer(slurmd_pb2_grpc.NodeAgentServicer):
                     job_id=request.job_id, step_id=str(usage["step"]), node=self.steps.node_name,
                     ntasks=int(usage["ntasks"]), max_rss_kb=int(usage["max_rss_bytes"]) // 1024,
                     current_rss_kb=int(usage["current_rss_bytes"]) // 1024,
-                    user_cpu_usec=int(usage["user_cpu_usec"]), system_cpu_usec=int(usage["system_cpu_usec"])))
+                    user_cpu_usec=int(usage["user_cpu_usec"]), system_cpu_usec=int(usage["system_cpu_usec"]),
+                    gpus=gpu_usage.messages(self.steps.node_name,
+                                            gpu_usage.figures(self.steps.job_dir(request.job_id, step)))))
             except StepGone:
                 continue
             except (StepError, OSError, ValueError, KeyError, TypeError) as exc:
@@ -136,6 +140,7 @@ class ControllerSession:
         cfg = setup.cfg
         self.stub = ctld_pb2_grpc.ControllerStub(controller_channel.to_controllers(cfg))
         self.steps: StepManager | None = None
+        self.gpus: GpuSampler | None = None
 
     @property
     def cfg(self) -> config_mod.SlurmConfig:
@@ -188,12 +193,18 @@ class ControllerSession:
                 await self.stub.NodeHeartbeat(ctld_pb2.Heartbeat(
                     name=self.node.name, cpu_load=psutil.getloadavg()[0],
                     free_memory_mb=psutil.virtual_memory().available // (1024 * 1024),
-                    running_jobs=self.steps.running_jobs() if self.steps else []),
+                    running_jobs=self.steps.running_jobs() if self.steps else [],
+                    gpu_activity=self.gpu_activity()),
                     timeout=5, metadata=self.signer.metadata())
             except grpc.aio.AioRpcError as exc:
                 log.warning("heartbeat failed: %s: %s", exc.code().name, exc.details())
                 if exc.code() != grpc.StatusCode.UNAVAILABLE:
                     await self.register()
+
+    def gpu_activity(self) -> list[ctld_pb2.JobGpuActivity]:
+        activity = self.gpus.activity if self.gpus else {}
+        return [ctld_pb2.JobGpuActivity(job_id=job_id, util_percent=util, sampled_at=at)
+                for job_id, (util, at) in sorted(activity.items())]
 
     async def report(self, result: Result) -> None:
         if result.get("step", "batch") != "batch":
@@ -206,7 +217,8 @@ class ControllerSession:
                 max_rss_kb=int(result.get("max_rss_kb") or 0),  # type: ignore[arg-type]
                 user_cpu_usec=int(result.get("user_cpu_usec") or 0),  # type: ignore[arg-type]
                 system_cpu_usec=int(result.get("system_cpu_usec") or 0),  # type: ignore[arg-type]
-                kill_task_failed=bool(result.get("kill_task_failed")), cancelled=bool(result.get("cancelled"))))
+                kill_task_failed=bool(result.get("kill_task_failed")), cancelled=bool(result.get("cancelled")),
+                gpus=gpu_usage.messages(self.node.name, result.get("gpus"))))
             return
         request = ctld_pb2.BatchCompletion(
             node=self.node.name, job_id=int(result["job_id"]), exit_code=int(result["exit_code"]),  # type: ignore[arg-type]
@@ -218,7 +230,8 @@ class ControllerSession:
             out_of_memory=bool(result.get("out_of_memory")),
             max_rss_kb=int(result.get("max_rss_kb") or 0),  # type: ignore[arg-type]
             user_cpu_usec=int(result.get("user_cpu_usec") or 0),  # type: ignore[arg-type]
-            system_cpu_usec=int(result.get("system_cpu_usec") or 0))  # type: ignore[arg-type]
+            system_cpu_usec=int(result.get("system_cpu_usec") or 0),  # type: ignore[arg-type]
+            gpus=gpu_usage.messages(self.node.name, result.get("gpus")))
         await self._deliver("CompleteBatch", request.job_id, request)
 
     async def _deliver(self, method: str, job_id: int, request: object) -> None:
@@ -307,6 +320,8 @@ def main() -> None:
                         help='with -Z: this node\'s slurm.conf parameters, e.g. "RealMemory=8000 Gres=gpu:2"')
     parser.add_argument("--dev-root", type=Path, default=Path("/dev"),
                         help="where GPU autodetection looks for nvidia<N> devices (containers, tests)")
+    parser.add_argument("--nvml-recording", type=Path, default=None,
+                        help="answer GPU sampling from this recording instead of NVML (tests, demos)")
     opts = parser.parse_args()
     node_name = opts.node_name or socket.gethostname().split(".")[0]
     hw = hardware.detect()
@@ -328,6 +343,10 @@ def main() -> None:
         setup = node_setup(cfg, node_name, dynamic, hw, opts.dev_root, backend)
     except config_mod.ConfigError as exc:
         fatal(PROG, str(exc))
+    try:
+        probe = gpu_probe(opts.nvml_recording)
+    except (RecordingError, OSError) as exc:
+        fatal(PROG, f"--nvml-recording: {exc}")
 
     def per_node(path: str | None) -> str | None:
         return cfg.node_path(path, node_name) if path else None
@@ -348,6 +367,7 @@ def main() -> None:
         await launcher.start_server()
         steps = StepManager(spool, root, node_name, session.report, setup.policy, launcher)
         session.steps = steps
+        session.gpus = GpuSampler(steps, probe)
 
         async def reload() -> None:
             """Re-read the files; a running step keeps the policy it started with."""
@@ -376,8 +396,11 @@ def main() -> None:
         handle_reload(reload_on_hangup)
         sd_notify.ready(f"node {node_name} listening on port {port}")
         beat = asyncio.create_task(session.run(stop))
+        sampling = asyncio.create_task(session.gpus.run(stop))
         await stop.wait()
         beat.cancel()
+        await sampling
+        session.gpus.probe.close()
         await server.stop(grace=1)
         await launcher.stop()
         if not steps.running_jobs():

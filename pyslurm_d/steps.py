@@ -23,6 +23,7 @@ from typing import Awaitable, Callable
 from pyslurm_common.cgroup_conf import CgroupConfig, memory_limits
 from pyslurm_common.rpc import slurmd_pb2
 
+from . import gpu_usage
 from .prolog import run_script, script_environment
 
 log = logging.getLogger(__name__)
@@ -184,6 +185,7 @@ class StepManager:
             "kill_wait": msg.kill_wait, "rlimits": list(msg.rlimits),
             **self.policy.limits_for(msg),
         }
+        gpu_usage.write_allocation(job_dir, msg.gpu_indices)
         await self._start_stepd((msg.job_id, BATCH), launch)
 
     async def launch_tasks(self, msg: slurmd_pb2.TaskLaunch) -> None:
@@ -207,6 +209,7 @@ class StepManager:
             "wait_seconds": msg.wait_seconds, "job_name": msg.job_name,
             **self.policy.limits_for(msg),
         }
+        gpu_usage.write_allocation(job_dir, msg.gpu_indices)
         failure = await self._start_stepd(key, launch)
         if failure:
             raise StepError(failure)
@@ -248,6 +251,7 @@ class StepManager:
             result = {"job_id": key[0], "exit_code": 1, "exit_signal": 0, "launch_failed": True,
                       "error": "stepd ended without a result", "start_time": 0, "end_time": 0}
         result["step"] = key[1]
+        result["gpus"] = gpu_usage.figures(job_dir)
         if self.policy.epilog and key[1] == BATCH:
             result["epilog_failed"] = not await self._epilog(job_dir, result)
         await self._report(result)   # retries until the controller has it

@@ -136,6 +136,14 @@ def _v10_job_constraints_and_submit_line(conn: Connection) -> None:
         conn.execute(text(f"UPDATE job SET {column} = '' WHERE {column} IS NULL"))
 
 
+def _v11_step_gpu_usage(conn: Connection) -> None:
+    """What each step's GPUs did (sacct gres/gpuutil and gres/gpumem, seff); "" for the records
+    written before."""
+    if "gpu_usage" not in {column["name"] for column in inspect(conn).get_columns("step")}:
+        conn.execute(text("ALTER TABLE step ADD COLUMN gpu_usage TEXT"))
+    conn.execute(text("UPDATE step SET gpu_usage = '' WHERE gpu_usage IS NULL"))
+
+
 STEPS: dict[int, Callable[[Connection], None]] = {
     1: _v1_jobs_and_steps,
     2: _v2_job_arrays,
@@ -147,6 +155,7 @@ STEPS: dict[int, Callable[[Connection], None]] = {
     8: _v8_rollup_state,
     9: _v9_job_node_names,
     10: _v10_job_constraints_and_submit_line,
+    11: _v11_step_gpu_usage,
 }
 SCHEMA_VERSION = max(STEPS)
 """The version this code reads and writes: the number of the last step."""

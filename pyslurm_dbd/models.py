@@ -151,5 +151,7 @@ class StepRow(Base):
     system_cpu_usec: Mapped[int] = mapped_column(BigInteger, default=0)
     # Added in schema version 5.
     max_rss_node: Mapped[str] = mapped_column(String(64), default="", server_default="")
+    # Added in schema version 11: what each of its GPUs did, a JSON list of types.proto GpuUsage.
+    gpu_usage: Mapped[str] = mapped_column(Text, default="")
 
     job: Mapped[JobRow] = relationship(back_populates="steps")

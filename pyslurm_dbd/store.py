@@ -20,18 +20,20 @@ with the batch rolled back, so the sender can retry it; ``SchemaVersionError`` (
 
 from __future__ import annotations
 
+import json
 import logging
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from types import TracebackType
 from typing import Any
 
+from google.protobuf import json_format
 from sqlalchemy import ColumnElement, Engine, and_, create_engine, event, exists, or_, select
 from sqlalchemy.engine import make_url
 from sqlalchemy.orm import Session, aliased, raiseload, selectinload, sessionmaker
 
 from pyslurm_common.rpc.dbd_pb2 import AccountingQuery, JobRecord
-from pyslurm_common.rpc.types_pb2 import JobInfo, StepInfo
+from pyslurm_common.rpc.types_pb2 import GpuUsage, JobInfo, StepInfo
 from pyslurm_dbd.association_models import AssociationRow, QosRow
 from pyslurm_dbd.job_nodes import node_names_key, ran_on_any
 from pyslurm_dbd.migrations import SchemaVersionError, migrate, stored_version
@@ -218,6 +220,7 @@ def _replace_steps(row: JobRow, steps: Iterable[StepInfo]) -> None:
             step = StepRow(step_id=info.step_id)
         for field in _STEP_FIELDS:
             setattr(step, field, getattr(info, field))
+        step.gpu_usage = _gpu_usage_text(info.gpus)
         kept[info.step_id] = step
     row.steps = list(kept.values())
 
@@ -357,4 +360,15 @@ def _to_step(job_id: int, step: StepRow) -> StepInfo:
     info = StepInfo(job_id=job_id, step_id=step.step_id)
     for field in _STEP_FIELDS:
         setattr(info, field, getattr(step, field))
+    info.gpus.extend(_gpu_usage_list(step.gpu_usage))
     return info
+
+
+def _gpu_usage_text(gpus: Iterable[GpuUsage]) -> str:
+    """A step's GPU figures as stored: a JSON list of GpuUsage objects, "" when it had none."""
+    entries = [json_format.MessageToDict(g, preserving_proto_field_name=True) for g in gpus]
+    return json.dumps(entries) if entries else ""
+
+
+def _gpu_usage_list(text: str | None) -> list[GpuUsage]:
+    return [json_format.ParseDict(entry, GpuUsage()) for entry in json.loads(text)] if text else []

@@ -92,6 +92,7 @@ def test_version_1_database_is_migrated_keeping_its_jobs(accounting_url: str) ->
         assert _ids(store.query(AccountingQuery(nodes=["n1"]), now=1000)) == [41]  # filled by version 9
         assert store.query(AccountingQuery(nodes=["n2"]), now=1000) == []
         assert (record.job.features, record.job.submit_line) == ("", "")  # columns of version 10
+        assert [list(s.gpus) for s in record.steps] == [[]]  # column of version 11
         tables = set(inspect(store.engine).get_table_names())
         assert {"cluster", "account", "acct_user", "association", "qos"} <= tables
         assert {"event", "usage_cluster_hour", "usage_assoc_hour"} <= tables  # version 6

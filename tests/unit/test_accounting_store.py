@@ -89,8 +89,8 @@ def _count(url: str, table: str) -> int:
 
 
 def test_create_schema_writes_the_current_version(store: AccountingStore, accounting_url: str) -> None:
-    assert store.schema_version() == SCHEMA_VERSION == 10
-    assert _sql(accounting_url, "SELECT version FROM schema_version") == [(10,)]
+    assert store.schema_version() == SCHEMA_VERSION == 11
+    assert _sql(accounting_url, "SELECT version FROM schema_version") == [(11,)]
 
 
 def test_sqlite_file_gets_its_directory_and_wal(tmp_path: Path) -> None:
@@ -495,3 +495,12 @@ def test_constraints_and_submit_line_are_stored(store: AccountingStore) -> None:
     store.record([rec])
     (got,) = store.query(_query(job_ids=[1]), NOW)
     assert (got.job.features, got.job.submit_line) == ("a|b", "salloc -C a|b -N 1")
+
+
+def test_step_gpu_usage_round_trips(store: AccountingStore) -> None:
+    step = _step("batch", "COMPLETED", end=1200)
+    step.gpus.add(node="gpu1", index=2, samples=7, util_ave=41, util_max=99, mem_ave_bytes=2**30,
+                  mem_max_bytes=3 * 2**30, power_max_mw=250_000, lost=True)
+    store.record([_record(5, steps=[step, _step("0")])])
+    (got,) = store.query(_query(job_ids=[5]), NOW)
+    assert [list(s.gpus) for s in got.steps] == [list(step.gpus), []]

@@ -15,7 +15,7 @@ import pytest
 from pyslurm_common.errors import SlurmError, Strerror
 from pyslurm_ctld.events import (AllocationReleased, BatchFinished, JobCancelled, Launch, NodeFailed,
                                  StepFinished, Terminate, event_from_dict, event_to_dict)
-from pyslurm_ctld.job import Allocation, Job, JobId, JobState, Reason, Step, StepUsage
+from pyslurm_ctld.job import Allocation, GpuUsage, Job, JobId, JobState, Reason, Step, StepUsage
 from pyslurm_ctld.job_manager import JobManager
 from pyslurm_ctld.step_layout import StepBusy, StepShape, place_step
 
@@ -119,9 +119,10 @@ def test_a_steps_usage_sums_cpu_and_keeps_the_node_of_the_peak(tmp_path: Path) -
     mgr = make_manager(tmp_path)
     job = interactive_job(mgr, "srun", min_nodes=2)
     step = start_step(mgr, job.job_id)
-    step_ended(mgr, job.job_id, step, "n1", usage=StepUsage(500, 10, 1, "n1"))
-    step_ended(mgr, job.job_id, step, "n2", usage=StepUsage(900, 20, 2, "n2"))
-    assert mgr.jobs[job.job_id].steps[0].usage == StepUsage(900, 30, 3, "n2")
+    gpu1, gpu2 = GpuUsage("n1", 0, 5, 90, 99, 2**30, 2**31), GpuUsage("n2", 1, 5, 10, 20, 0, 2**20, lost=True)
+    step_ended(mgr, job.job_id, step, "n1", usage=StepUsage(500, 10, 1, "n1", (gpu1,)))
+    step_ended(mgr, job.job_id, step, "n2", usage=StepUsage(900, 20, 2, "n2", (gpu2,)))
+    assert mgr.jobs[job.job_id].steps[0].usage == StepUsage(900, 30, 3, "n2", (gpu1, gpu2))
 
 
 def test_a_cancelled_part_ends_the_rest_of_the_step(tmp_path: Path) -> None:
@@ -220,7 +221,8 @@ def test_steps_survive_the_journal_round_trip(tmp_path: Path) -> None:
     event = mgr.step_creation(job.job_id, ALICE, StepShape(), "hostname", ("hostname", "-s"), 210)
     assert event_from_dict(event_to_dict(event)) == event
     mgr.apply(event)
-    finished = StepFinished(job.job_id, 0, "n1", 1, 9, 220, out_of_memory=True, usage=StepUsage(5, 6, 7))
+    finished = StepFinished(job.job_id, 0, "n1", 1, 9, 220, out_of_memory=True, usage=StepUsage(
+        5, 6, 7, "n1", (GpuUsage("n1", 3, 4, 50, 60, 100, 200, 300_000),)))
     assert event_from_dict(event_to_dict(finished)) == finished
     mgr.apply(finished)
     released = AllocationReleased(job.job_id, 1, 0, 230)

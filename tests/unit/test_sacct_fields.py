@@ -64,6 +64,20 @@ def test_tres_usage_fields() -> None:
                     "cpu=n2,energy=n2,fs/disk=n2,mem=n2,pages=n2,vmem=n2", "energy=0,fs/disk=0"]
 
 
+def test_gpu_figures_join_the_tres_usage_of_a_step_that_had_gpus() -> None:
+    record = _record()
+    srun = record.steps[1]   # 4 tasks, one GPU on each node
+    srun.gpus.add(node="n1", index=0, samples=5, util_ave=80, util_max=100, mem_max_bytes=2 * 2**30)
+    srun.gpus.add(node="n2", index=1, samples=5, util_ave=40, util_max=90, mem_max_bytes=2**30)
+    srun.gpus.add(node="n2", index=3, samples=0)   # never sampled: not counted
+    ave, peak, total = _values("TRESUsageInAve,TRESUsageInMax,TRESUsageInTot", record)[2]
+    assert ave == "cpu=00:00:02,energy=0,fs/disk=0,gres/gpumem=768M,gres/gpuutil=30,mem=4M,pages=0,vmem=0"
+    assert peak == "cpu=00:00:02,energy=0,fs/disk=0,gres/gpumem=3G,gres/gpuutil=190,mem=4M,pages=0,vmem=0"
+    assert total == "cpu=00:00:08,energy=0,fs/disk=0,gres/gpumem=3G,gres/gpuutil=120,mem=4M,pages=0,vmem=0"
+    # the batch step had no GPU figures: no gres entries at all
+    assert "gres/" not in str(_values("TRESUsageInTot", record)[1][0])
+
+
 def test_running_step_has_no_figures_yet() -> None:
     record = _record()
     record.steps[1].end_time = 0

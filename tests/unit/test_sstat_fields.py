@@ -151,3 +151,14 @@ def test_sstat_needs_jobs(controller: dict[int, Any], capsys: pytest.CaptureFixt
     assert capsys.readouterr().err == "sstat: error: You didn't give me any jobs to stat.\n"
     assert _run("-j", "42", "-o", "bogus") == 1
     assert capsys.readouterr().err == 'sstat: error: Invalid field requested: "bogus"\n'
+
+
+def test_tres_usage_so_far_includes_the_gpus_sampled() -> None:
+    step = _usage(ntasks=2, user_cpu_usec=120_000_000, system_cpu_usec=0)
+    step.gpus.add(node="node1", index=1, samples=3, util_ave=55, util_max=97, mem_max_bytes=512 * 2**20)
+    columns = sstat_fields.parse_fields("TRESUsageInAve,TRESUsageInMax,TRESUsageInTot")
+    assert sstat_fields.row_values(columns, step) == [
+        "cpu=00:01:00,energy=0,fs/disk=0,gres/gpumem=256M,gres/gpuutil=27,mem=105123K,pages=0,vmem=0",
+        "cpu=00:01:00,energy=0,fs/disk=0,gres/gpumem=512M,gres/gpuutil=97,mem=105123K,pages=0,vmem=0",
+        "cpu=00:02:00,energy=0,fs/disk=0,gres/gpumem=512M,gres/gpuutil=55,mem=105123K,pages=0,vmem=0"]
+    assert "gres/" not in str(sstat_fields.row_values(columns, _usage())[0])

@@ -1,0 +1,84 @@
+"""GPU efficiency end to end on fake /dev/nvidia* devices: the node agent samples them every
+JobAcctGatherFrequency through recorded NVML answers (pyslurmd --nvml-recording; everything above
+that seam is the real code), sstat shows the running job's gres/gpuutil and gres/gpumem, sacct
+the finished step's, and seff reports both.
+
+tests/data/nvml/lab_box.json: GPU 0 busy (35% rising to 99%), GPU 1 held idle, GPU 2 busy then
+lost, GPU 3 idle beside a process outside any job.
+"""
+from __future__ import annotations
+
+import dataclasses
+import re
+from pathlib import Path
+from typing import Iterator
+
+import pytest
+
+from pyslurm_common.cluster_files import ClusterSpec
+
+from .conftest import Cluster, running_cluster, wait_for
+from .test_gpus import _gpu_spec
+
+RECORDING = Path(__file__).parent.parent / "data" / "nvml" / "lab_box.json"
+
+
+def _sampled_spec(root: Path, name: str) -> ClusterSpec:
+    spec = _gpu_spec(root, name)
+    return dataclasses.replace(spec, extra=(*spec.extra, "JobAcctGatherFrequency=1"))
+
+
+@pytest.fixture(scope="module")
+def sampled_cluster() -> Iterator[Cluster]:
+    with running_cluster(_sampled_spec, node_args={"gpu1": ("--nvml-recording", str(RECORDING))}) as c:
+        yield c
+
+
+def _gres(tres: str) -> dict[str, str]:
+    return {k: v for k, _, v in (item.partition("=") for item in tres.split(",")) if k.startswith("gres/")}
+
+
+def test_gpu_use_is_shown_live_accounted_and_reported(sampled_cluster: Cluster) -> None:
+    c = sampled_cluster
+    job_id = c.sbatch("--gres=gpu:2", "--mem=100M", "--wrap", "sleep 6", user="alice")
+    c.wait_state(job_id, "RUNNING")
+
+    def live() -> dict[str, str]:
+        out = c.run("sstat", "-j", f"{job_id}.batch", "-n", "-P", "-o", "TRESUsageInMax", user="alice").stdout
+        return _gres(out.strip())
+
+    gres = wait_for(lambda: (g := live()) and int(g["gres/gpuutil"]) >= 92 and g, timeout=10)
+    assert isinstance(gres, dict) and gres["gres/gpumem"].endswith(("M", "G")), gres
+    running = c.run("seff", str(job_id), user="alice", check=True).stdout.splitlines()
+    assert running[3] == "State: RUNNING" and "GPUs: 2" in running, running
+    assert running[-1] == "WARNING: Efficiency statistics may be misleading for RUNNING jobs."
+
+    c.wait_state(job_id, "COMPLETED")
+
+    def accounted() -> str:
+        return c.run("sacct", "-j", str(job_id), "-n", "-P", "-o", "JobID,TRESUsageInAve,TRESUsageInMax,TRESUsageInTot",
+                     user="alice").stdout
+    out = str(wait_for(lambda: (text := accounted()) and "gres/gpuutil" in text and text))
+    batch = next(line for line in out.splitlines() if line.startswith(f"{job_id}.batch|"))
+    _, ave, peak, total = batch.split("|")
+    assert re.fullmatch(r"cpu=[0-9:]+,energy=0,fs/disk=0,gres/gpumem=\d+(\.\d+)?[KMG]?,gres/gpuutil=\d+,mem=\S+,"
+                        r"pages=0,vmem=0", peak), peak
+    # GPUs 0 and 1 (busy and idle): the peak is GPU 0's, the mean below it; the total is the mean here
+    assert _gres(peak)["gres/gpuutil"] == "99" and 0 < int(_gres(ave)["gres/gpuutil"]) < 99
+    assert _gres(total) == _gres(ave)
+
+    report = c.run("seff", str(job_id), user="alice", check=True).stdout.splitlines()
+    assert report[:5] == [f"Job ID: {job_id}", f"Cluster: {c.spec.cluster_name}", "User/Group: alice/alice",
+                          "State: COMPLETED (exit code 0)", "Cores: 1"]
+    assert report[5].startswith("CPU Utilized: ") and report[9].startswith("Memory Efficiency: ")
+    assert report[10] == "GPUs: 2"
+    assert re.fullmatch(r"GPU Utilization: \d+\.\d\d% \(mean of 2 GPUs\)", report[11]), report
+    assert re.fullmatch(r"GPU gpu1:0: utilization mean \d+%, peak 99%, memory peak 1\d\.00 GB", report[12]), report
+    assert report[13] == "GPU gpu1:1: utilization mean 0%, peak 0%, memory peak 512.00 MB"
+
+
+def test_seff_of_an_unknown_job_and_its_usage(sampled_cluster: Cluster) -> None:
+    missing = sampled_cluster.run("seff", "999999", user="alice")
+    assert (missing.returncode, missing.stdout, missing.stderr) == (2, "", "Job not found.\n")
+    usage = sampled_cluster.run("seff", user="alice")
+    assert usage.returncode == 1 and usage.stdout.startswith("Usage: seff [Options] <Jobid>\n")
