@@ -30,6 +30,7 @@ from pyslurm_common.rpc import ctld_pb2, ctld_pb2_grpc, slurmd_pb2, slurmd_pb2_g
 from pyslurm_common.rpc_auth import Signer, caller, make_server, translate_errors
 
 from . import cgroup, dynamic_node, gpu_usage, hardware
+from .gpu_job_mapping import JobMappingDir
 from .gpu_sampler import GpuSampler, gpu_probe
 from .nvml_recorded import RecordingError
 from .steps import PrologFailed, Result, StepdLauncher, StepError, StepGone, StepManager, StepPolicy
@@ -367,7 +368,9 @@ def main() -> None:
         await launcher.start_server()
         steps = StepManager(spool, root, node_name, session.report, setup.policy, launcher)
         session.steps = steps
-        session.gpus = GpuSampler(steps, probe)
+        mapping_dir = cfg.value("GpuJobMappingDir")
+        mapping = JobMappingDir(Path(mapping_dir), setup.policy.gpu_devices) if mapping_dir else None
+        session.gpus = GpuSampler(steps, probe, on_sample=mapping.update if mapping else None)
 
         async def reload() -> None:
             """Re-read the files; a running step keeps the policy it started with."""

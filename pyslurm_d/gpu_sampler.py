@@ -3,7 +3,7 @@ running steps hold, folded into each step's tallies (gpu_usage.py).
 
 One probe per agent (NVML is started once, not per step), read in a worker thread since NVML
 calls block on the driver. A node where NVML is unavailable (no binding, no driver library)
-logs that once and stops sampling; steps then report no GPU figures, as Slurm without its GPU
+logs that once and stops asking it; steps then report no GPU figures, as Slurm without its GPU
 plugin. `JobAcctGatherFrequency=0` (or task=0) turns sampling off, as it does for memory.
 
 Also keeps, per job, the utilisation of its GPUs at the latest sample, which the heartbeat
@@ -46,7 +46,7 @@ class GpuSampler:
         self.activity: dict[int, tuple[int, int]] = {}   # job id -> (utilisation %, sampled at)
 
     async def run(self, stop: asyncio.Event) -> None:
-        while self.available and not stop.is_set():
+        while not stop.is_set():
             frequency = self.steps.policy.gather_frequency
             if frequency <= 0:
                 return
@@ -75,7 +75,7 @@ class GpuSampler:
                     if index in users and job_id not in users[index]:
                         users[index].append(job_id)
             self.on_sample(users)
-        if not minors:
+        if not minors or not self.available:
             self.activity = {}
             return
         try:

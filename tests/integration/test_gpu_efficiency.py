@@ -1,6 +1,6 @@
 """GPU efficiency end to end on fake /dev/nvidia* devices: the node agent samples them every
 JobAcctGatherFrequency through recorded NVML answers (pyslurmd --nvml-recording; everything above
-that seam is the real code), sstat shows the running job's gres/gpuutil and gres/gpumem, sacct
+that seam is the real code), the node keeps dcgm-exporter's job mapping files, sstat shows the running job's gres/gpuutil and gres/gpumem, sacct
 the finished step's, and seff reports both.
 
 tests/data/nvml/lab_box.json: GPU 0 busy (35% rising to 99%), GPU 1 held idle, GPU 2 busy then
@@ -25,7 +25,8 @@ RECORDING = Path(__file__).parent.parent / "data" / "nvml" / "lab_box.json"
 
 def _sampled_spec(root: Path, name: str) -> ClusterSpec:
     spec = _gpu_spec(root, name)
-    return dataclasses.replace(spec, extra=(*spec.extra, "JobAcctGatherFrequency=1"))
+    return dataclasses.replace(spec, extra=(*spec.extra, "JobAcctGatherFrequency=1",
+                                            f"GpuJobMappingDir={root / 'dcgm'}"))
 
 
 @pytest.fixture(scope="module")
@@ -49,11 +50,16 @@ def test_gpu_use_is_shown_live_accounted_and_reported(sampled_cluster: Cluster) 
 
     gres = wait_for(lambda: (g := live()) and int(g["gres/gpuutil"]) >= 92 and g, timeout=10)
     assert isinstance(gres, dict) and gres["gres/gpumem"].endswith(("M", "G")), gres
+    # dcgm-exporter's --hpc-job-mapping-dir files: the job's two GPUs name it, the others nobody
+    mapping = c.spec.conf_dir.parent / "dcgm"
+    assert sorted(p.name for p in mapping.iterdir()) == ["0", "1", "2", "3"]
+    assert [(mapping / str(i)).read_text() for i in range(4)] == [f"{job_id}\n", f"{job_id}\n", "", ""]
     running = c.run("seff", str(job_id), user="alice", check=True).stdout.splitlines()
     assert running[3] == "State: RUNNING" and "GPUs: 2" in running, running
     assert running[-1] == "WARNING: Efficiency statistics may be misleading for RUNNING jobs."
 
     c.wait_state(job_id, "COMPLETED")
+    wait_for(lambda: (mapping / "0").read_text() == "", timeout=5)
 
     def accounted() -> str:
         return c.run("sacct", "-j", str(job_id), "-n", "-P", "-o", "JobID,TRESUsageInAve,TRESUsageInMax,TRESUsageInTot",
