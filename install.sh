@@ -18,9 +18,9 @@ set -euo pipefail
 PREFIX=${PYSLURM_PREFIX:-/opt/pyslurm}
 BIN_DIR=${PYSLURM_BIN_DIR:-/usr/local/bin}
 UNIT_DIR=${PYSLURM_UNIT_DIR:-/etc/systemd/system}
-UNITS="pyslurmdbd pyslurmctld pyslurmd pyslurmsackd"
+UNITS="pyslurmdbd pyslurmctld pyslurmd pyslurmsackd pyslurmrestd"
 COMMANDS="sbatch srun salloc squeue scancel sinfo sacct sacctmgr sstat scontrol sdiag seff pyslurm-quickstart
-          pyslurmctld pyslurmd pyslurmdbd pyslurmsackd"
+          pyslurmctld pyslurmd pyslurmdbd pyslurmsackd pyslurmrestd"
 ACTION=install
 START=1
 for arg in "$@"; do
@@ -101,6 +101,9 @@ echo "pyslurm installed in $PREFIX (commands linked into $BIN_DIR)"
 # this system account (an existing slurm.conf keeps its SlurmUser, root included).
 id -u slurm >/dev/null 2>&1 ||
   useradd --system --user-group --no-create-home --home-dir /var/lib/pyslurm --shell /usr/sbin/nologin slurm
+# pyslurmrestd runs as its own unprivileged account (never root or SlurmUser, as slurmrestd).
+id -u slurmrestd >/dev/null 2>&1 ||
+  useradd --system --user-group --no-create-home --home-dir /var/lib/pyslurm --shell /usr/sbin/nologin slurmrestd
 
 if [ "$INSTALL_UNITS" -eq 1 ]; then
   mkdir -p "$UNIT_DIR"
@@ -115,9 +118,9 @@ if [ "$START" -eq 1 ]; then
   if [ "$SYSTEMD" -eq 1 ]; then
     "$PREFIX/bin/pyslurm-quickstart" --no-start   # configuration, key and directories, unless present
     systemctl daemon-reload
-    systemctl enable pyslurmdbd pyslurmctld pyslurmd pyslurmsackd
+    systemctl enable $UNITS
     # an upgrade: the running daemons pick up the new code (jobs keep running in their stepds)
-    systemctl restart pyslurmdbd pyslurmctld pyslurmd pyslurmsackd
+    systemctl restart $UNITS
   else
     "$PREFIX/bin/pyslurm-quickstart"
   fi

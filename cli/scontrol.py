@@ -292,6 +292,43 @@ def takeover(words: list[str]) -> None:
         die(f"slurm_takeover error: {exc.strerror}")
 
 
+TOKEN_INFINITE = 2**31 - 2     # INT_MAX - 1, what Slurm sends for lifespan=infinite
+
+
+def _lifespan(text: str) -> int:
+    """Slurm's parse_int(positive) for `lifespan=`; infinite/unlimited as INT_MAX - 1."""
+    if text.lower() in ("infinite", "unlimited"):
+        return TOKEN_INFINITE
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value <= 0:
+        die(f'Invalid numeric value "{text}" for lifespan.')
+    if value > TOKEN_INFINITE:
+        die(f"Numeric argument ({value}) too large for lifespan.")
+    return value
+
+
+def token(words: list[str]) -> None:
+    """`scontrol token [lifespan=N|infinite] [username=U]`: a JWT for pyslurmrestd, minted by the
+    controller (only root/SlurmUser may name another user)."""
+    user, lifespan = "", 0
+    for word in words:
+        key, _, value = word.partition("=")
+        if key.lower() == "lifespan" and "=" in word:
+            lifespan = _lifespan(value)
+        elif key.lower() == "username" and "=" in word:
+            user = value
+        else:
+            _refuse(f"Invalid option: `{word}`")
+    try:
+        reply = client.controller("CreateToken", pb.TokenRequest(user_name=user, lifespan=lifespan), pb.TokenReply)
+    except SlurmError as exc:
+        die(f"slurm_fetch_token: error with request: {exc.strerror}")
+    print(f"SLURM_JWT={reply.token}")
+
+
 @click.command(context_settings={"help_option_names": ["--help"], "ignore_unknown_options": True})
 @click.option("-o", "--oneliner", is_flag=True)
 @click.option("-d", "--details", is_flag=True)
@@ -308,7 +345,7 @@ def scontrol(oneliner: bool, details: bool, quiet: bool, words: tuple[str, ...])
         "requeue": requeue_action("requeue"), "requeuehold": requeue_action("requeuehold"),
         "suspend": job_action("suspend"), "resume": job_action("resume"),
         "reconfigure": reconfigure, "delete": delete, "create": create, "takeover": takeover,
-        "version": lambda w: print("slurm 22.05.8"), "explain": explain,
+        "version": lambda w: print("slurm 22.05.8"), "explain": explain, "token": token,
     }
     handler = handlers.get(command)
     if handler is None:

@@ -1,4 +1,4 @@
-"""Writing a working cluster configuration: slurm.conf, slurmdbd.conf, key.
+"""Writing a working cluster configuration: slurm.conf, slurmdbd.conf, keys (cluster and JWT).
 
 Used by `pyslurm-quickstart` (one box, detected hardware) and by the test
 fixture (several node agents on one host), so both run the same layout.
@@ -9,6 +9,7 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from . import jwt_tokens
 from .auth import generate_key
 from .slurm_user import give_to_slurm_user
 
@@ -73,6 +74,7 @@ def render_slurm_conf(spec: ClusterSpec) -> str:
         f"AuthInfo=socket={spec.auth_socket},key={spec.key_file}"
         + (f",cred_expire={spec.cred_expire}" if spec.cred_expire is not None else ""),
         f"StateSaveLocation={spec.state_dir / 'ctld'}",
+        "AuthAltTypes=auth/jwt",           # scontrol token and pyslurmrestd (jwt_hs256.key in StateSaveLocation)
         f"SlurmdSpoolDir={spec.state_dir / 'spool' / '%n'}",
         f"SlurmctldPidFile={spec.run_dir / 'pyslurmctld.pid'}",
         f"SlurmdPidFile={spec.run_dir / 'pyslurmd-%n.pid'}",
@@ -126,4 +128,5 @@ def write_cluster(spec: ClusterSpec) -> None:
         (spec.conf_dir / "gres.conf").write_text(spec.gres_conf)
     if not spec.key_file.exists():
         generate_key(spec.key_file)
+    jwt_tokens.generate_key(spec.state_dir / "ctld" / jwt_tokens.KEY_NAME)
     give_to_slurm_user(spec.slurm_conf)

@@ -49,6 +49,9 @@ class Strerror(StrEnum):
     INVALID_FEATURE = "Invalid feature specification"
     ACCOUNTING_POLICY = "Job violates accounting/QOS policy (job submit limit, user's size and/or time limits)"
     INVALID_NICE = "Invalid --nice value"
+    INVALID_USER_ID = "Invalid user id"
+    PLUGIN_NOT_LOADED = "Required plugin type not loaded or initialized"
+    TOKEN_GENERATION_FAILED = "Token Generation failed."
 
 
 # gRPC status code names (strings, so this module needs no grpc import).
@@ -60,6 +63,7 @@ GRPC_CODE: dict[Strerror, str] = {
     Strerror.INTERNAL: "INTERNAL",
     Strerror.PROLOG_FAILED: "FAILED_PRECONDITION",
     Strerror.INVALID_CREDENTIAL: "PERMISSION_DENIED",
+    Strerror.INVALID_USER_ID: "PERMISSION_DENIED",
 }
 DEFAULT_GRPC_CODE = "INVALID_ARGUMENT"
 

@@ -1,10 +1,11 @@
 """pyslurm-quickstart: a working single-box cluster in one command.
 
-Writes slurm.conf / slurmdbd.conf / slurm.key for this machine's hardware
-(unless a configuration already exists; SlurmUser is the system user slurm,
-created when missing), starts the accounting daemon, the
-controller, the node agent and the auth agent as detached processes, and
-waits until the node is idle. `--stop` stops them again.
+Writes slurm.conf / slurmdbd.conf / slurm.key / jwt_hs256.key for this machine's
+hardware (unless a configuration already exists; SlurmUser is the system user
+slurm, created when missing), starts the accounting daemon, the controller, the
+node agent, the auth agent and the REST API daemon (as the system user
+slurmrestd, on the port after the accounting daemon's: 6820) as detached
+processes, and waits until the node is idle. `--stop` stops them again.
 """
 from __future__ import annotations
 
@@ -18,12 +19,14 @@ import time
 from pathlib import Path
 
 from . import config as config_mod
+from . import jwt_tokens
 from .agent.client import ConnectError, call
 from .cluster_files import ClusterSpec, NodeSpec, write_cluster
 from .rpc import ctld_pb2, types_pb2
 from .slurm_user import SYSTEM_USER, ensure_system_user, give_to_slurm_user
 
-DAEMONS = ("pyslurmdbd", "pyslurmctld", "pyslurmd", "pyslurmsackd")
+DAEMONS = ("pyslurmdbd", "pyslurmctld", "pyslurmd", "pyslurmsackd", "pyslurmrestd")
+REST_USER = "slurmrestd"      # pyslurmrestd's account: never root or SlurmUser
 # The node is usable without accounting (records queue in the controller): start the rest first,
 # and the accounting daemon (slow to import SQLAlchemy) once the node is idle.
 CORE = ("pyslurmctld", "pyslurmd", "pyslurmsackd")
@@ -47,7 +50,7 @@ def _node_name() -> str:
     return socket.gethostname().split(".")[0]
 
 
-def start(conf: Path, run_dir: Path, log_dir: Path, daemons: tuple[str, ...]) -> None:
+def start(conf: Path, run_dir: Path, log_dir: Path, daemons: tuple[str, ...], rest_port: int) -> None:
     bin_dir = Path(sys.executable).parent
     env = dict(os.environ, PYSLURM_CONF=str(conf))
     node = _node_name()
@@ -59,6 +62,8 @@ def start(conf: Path, run_dir: Path, log_dir: Path, daemons: tuple[str, ...]) ->
         args = [str(bin_dir / daemon), "-f", str(conf), "-P", str(pid_file)]
         if daemon == "pyslurmd":
             args += ["-N", node]
+        elif daemon == "pyslurmrestd":
+            args += ["-u", REST_USER, f":{rest_port}"]
         log = (log_dir / f"{daemon}.out").open("ab")
         proc = subprocess.Popen(args, env=env, stdin=subprocess.DEVNULL, stdout=log, stderr=log,
                                 start_new_session=True)
@@ -103,7 +108,7 @@ def main() -> None:
     parser.add_argument("--run-dir", type=Path, default=Path("/run/pyslurm"))
     parser.add_argument("--cluster", default=_node_name().lower())
     parser.add_argument("--base-port", type=int, default=6817,
-                        help="controller port; node agent and accounting use the next two")
+                        help="controller port; node agent, accounting and REST API use the next three")
     parser.add_argument("--no-start", action="store_true", help="only write the configuration")
     parser.add_argument("--stop", action="store_true", help="stop the daemons started by quickstart")
     opts = parser.parse_args()
@@ -137,16 +142,19 @@ def _set_up_and_start(opts: argparse.Namespace) -> None:
               + (f", {node.gres}" if node.gres else ""))
     else:
         print(f"using existing {conf}")
+        jwt_tokens.generate_key(jwt_tokens.key_path(config_mod.load_config(conf)))
         give_to_slurm_user(conf)     # an administrator may have set SlurmUser since
+    ensure_system_user(REST_USER)
     cfg = config_mod.load_config(conf)
     if opts.no_start:
         return
     opts.run_dir.mkdir(parents=True, exist_ok=True)
     log_dir = opts.state_dir / "log"
     log_dir.mkdir(parents=True, exist_ok=True)
-    start(conf, opts.run_dir, log_dir, CORE)
+    rest_port = opts.base_port + 3
+    start(conf, opts.run_dir, log_dir, CORE, rest_port)
     idle = wait_idle(cfg)
-    start(conf, opts.run_dir, log_dir, tuple(d for d in DAEMONS if d not in CORE))
+    start(conf, opts.run_dir, log_dir, tuple(d for d in DAEMONS if d not in CORE), rest_port)
     if not idle:
         sys.exit(f"pyslurm-quickstart: error: the node did not become idle; see {log_dir}")
     print(f"cluster {cfg.cluster_name} is up: try `sinfo` and `sbatch --wrap hostname`"

@@ -26,7 +26,7 @@ from pyslurm_common.rpc_auth import Serving, caller, translate_errors
 from pyslurm_common.units import parse_datetime
 from pyslurm_common.users import group_name, user_name
 
-from . import config_report, convert, partition_admin
+from . import auth_tokens, config_report, convert, partition_admin
 from .controller import Controller
 from .events import BatchFinished, Event, NodeAdminChanged, StepFinished
 from .explain import NodeFree, explain
@@ -301,6 +301,13 @@ class ControllerServicer(ctld_pb2_grpc.ControllerServicer):
         dependency = convert.job_info(job, now, expected).dependency
         return ctld_pb2.JobExplanation(lines=explain(job, expected, manager.jobs, manager.partitions, free,
                                                      dependency, now))
+
+    @translate_errors
+    async def CreateToken(self, request: ctld_pb2.TokenRequest, context: grpc.aio.ServicerContext) -> ctld_pb2.TokenReply:
+        uid = caller().uid
+        return ctld_pb2.TokenReply(token=auth_tokens.issue_token(
+            self.ctl.cfg, uid, user_name(uid), request.user_name, request.lifespan,
+            self.manager.is_privileged(uid), time.time()))
 
     @translate_errors
     async def GetDiag(self, request: types_pb2.Empty, context: grpc.aio.ServicerContext) -> ctld_pb2.DiagReply:

@@ -160,6 +160,11 @@ class ControllerStub:
                 request_serializer=ctld__pb2.JobQuery.SerializeToString,
                 response_deserializer=ctld__pb2.JobExplanation.FromString,
                 _registered_method=True)
+        self.CreateToken = channel.unary_unary(
+                '/pyslurm.Controller/CreateToken',
+                request_serializer=ctld__pb2.TokenRequest.SerializeToString,
+                response_deserializer=ctld__pb2.TokenReply.FromString,
+                _registered_method=True)
         self.RequestControl = channel.unary_unary(
                 '/pyslurm.Controller/RequestControl',
                 request_serializer=types__pb2.Empty.SerializeToString,
@@ -339,6 +344,13 @@ class ControllerServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def CreateToken(self, request, context):
+        """scontrol token (auth/jwt)
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
     def RequestControl(self, request, context):
         """several SlurmctldHost lines (failover.py): a returning primary, or a backup told to take
         over, asks the controller in charge to hand the shared state over
@@ -481,6 +493,11 @@ def add_ControllerServicer_to_server(servicer, server):
                     servicer.ExplainJob,
                     request_deserializer=ctld__pb2.JobQuery.FromString,
                     response_serializer=ctld__pb2.JobExplanation.SerializeToString,
+            ),
+            'CreateToken': grpc.unary_unary_rpc_method_handler(
+                    servicer.CreateToken,
+                    request_deserializer=ctld__pb2.TokenRequest.FromString,
+                    response_serializer=ctld__pb2.TokenReply.SerializeToString,
             ),
             'RequestControl': grpc.unary_unary_rpc_method_handler(
                     servicer.RequestControl,
@@ -1168,6 +1185,33 @@ class Controller:
             '/pyslurm.Controller/ExplainJob',
             ctld__pb2.JobQuery.SerializeToString,
             ctld__pb2.JobExplanation.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def CreateToken(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/pyslurm.Controller/CreateToken',
+            ctld__pb2.TokenRequest.SerializeToString,
+            ctld__pb2.TokenReply.FromString,
             options,
             channel_credentials,
             insecure,

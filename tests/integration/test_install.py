@@ -11,7 +11,7 @@ import subprocess
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
-UNITS = ("pyslurmctld", "pyslurmd", "pyslurmdbd", "pyslurmsackd")
+UNITS = ("pyslurmctld", "pyslurmd", "pyslurmdbd", "pyslurmsackd", "pyslurmrestd")
 
 
 def install(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
@@ -31,6 +31,9 @@ def test_install_upgrade_and_uninstall(tmp_path: Path) -> None:
     slurm = pwd.getpwnam("slurm")      # SlurmUser of a new configuration: a system account
     assert (slurm.pw_dir, slurm.pw_shell) == ("/var/lib/pyslurm", "/usr/sbin/nologin")
     assert slurm.pw_uid < 1000 and grp.getgrgid(slurm.pw_gid).gr_name == "slurm"
+    rest = pwd.getpwnam("slurmrestd")  # pyslurmrestd's own account: never root or SlurmUser
+    assert rest.pw_uid < 1000 and rest.pw_uid != slurm.pw_uid and rest.pw_shell == "/usr/sbin/nologin"
+    assert "User=slurmrestd" in (units / "pyslurmrestd.service").read_text()
     version = subprocess.run([str(bin_dir / "scontrol"), "version"], capture_output=True, text=True)
     assert version.stdout == "slurm 22.05.8\n"
 

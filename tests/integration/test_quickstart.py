@@ -1,6 +1,7 @@
 """pyslurm-quickstart: config from detected hardware, daemons started, node idle."""
 from __future__ import annotations
 
+import http.client
 import os
 import pwd
 import re
@@ -34,6 +35,13 @@ def test_quickstart_writes_config_starts_daemons_and_stops_them(tmp_path: Path) 
             wait_for(lambda: (tmp_path / "run" / f"{daemon}.pid").exists())
             pid = int((tmp_path / "run" / f"{daemon}.pid").read_text())
             assert os.stat(f"/proc/{pid}").st_uid == slurm.pw_uid, daemon
+        # the REST API daemon runs as its own unprivileged account, next to the accounting port
+        wait_for(lambda: (tmp_path / "run" / "pyslurmrestd.pid").exists())
+        restd_pid = int((tmp_path / "run" / "pyslurmrestd.pid").read_text())
+        wait_for(lambda: os.stat(f"/proc/{restd_pid}").st_uid == pwd.getpwnam("slurmrestd").pw_uid)
+        assert (tmp_path / "state" / "ctld" / "jwt_hs256.key").stat().st_mode & 0o777 == 0o600
+        anonymous = wait_for(lambda: _http_status(base + 3))
+        assert anonymous == (500, "Authentication does not apply to request")
         cli_env = dict(env, PYSLURM_CONF=str(cfg.path))
         sinfo = subprocess.run([str(BIN / "sinfo"), "-h", "-o", "%P %a %D %t"], env=cli_env,
                                capture_output=True, text=True)
@@ -49,6 +57,16 @@ def test_quickstart_writes_config_starts_daemons_and_stops_them(tmp_path: Path) 
         subprocess.run([str(BIN / "pyslurm-quickstart"), "--stop", *dirs], env=env, timeout=30)
     run_dir = tmp_path / "run"
     wait_for(lambda: not any(_alive(p) for p in run_dir.glob("*.pid")), timeout=20)
+
+
+def _http_status(port: int) -> tuple[int, str] | None:
+    try:
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
+        conn.request("GET", "/slurm/v0.0.44/ping/")
+        response = conn.getresponse()
+        return response.status, response.read().decode()
+    except OSError:
+        return None
 
 
 def _alive(pid_file: Path) -> bool:

@@ -1,0 +1,100 @@
+"""The aiohttp application: Slurm's paths for each data parser version, the error contract for
+unknown paths and unauthenticated requests, and the OpenAPI document."""
+from __future__ import annotations
+
+import grp
+import logging
+import pwd
+from dataclasses import dataclass
+from typing import Awaitable, Callable
+
+from aiohttp import web
+
+from . import openapi_doc, slurm_routes, slurmdb_routes
+from .endpoints import Call, Endpoint
+from .envelope import AUTH_DOES_NOT_APPLY, UNKNOWN_URL, VERSIONS, Context, RestError, text_response
+from .request_auth import AuthModes, authenticate
+from .upstream import Upstream
+
+log = logging.getLogger(__name__)
+ENDPOINTS: tuple[Endpoint, ...] = (*slurm_routes.ENDPOINTS, *slurmdb_routes.ENDPOINTS)
+PREFIX = {"slurmctld": "slurm", "slurmdbd": "slurmdb"}
+MAX_BODY = 8 * 1024 * 1024
+
+
+@dataclass(frozen=True, slots=True)
+class Settings:
+    cluster: str
+    controllers: tuple[str, ...]
+    accounting_host: str
+    auth: AuthModes
+
+
+def _group_of(user: str) -> str:
+    try:
+        return grp.getgrgid(pwd.getpwnam(user).pw_gid).gr_name
+    except KeyError:
+        return ""
+
+
+def _source(request: web.Request) -> str:
+    peer = request.transport.get_extra_info("peername") if request.transport else None
+    if isinstance(peer, tuple):
+        return f"[{peer[0]}]:{peer[1]}"
+    return f"unix:{request.transport.get_extra_info('sockname') if request.transport else ''}"
+
+
+def _handler(endpoint: Endpoint, version: str, settings: Settings,
+             upstream: Upstream) -> Callable[[web.Request], Awaitable[web.StreamResponse]]:
+    async def handle(request: web.Request) -> web.StreamResponse:
+        caller = authenticate(request, settings.auth)
+        if caller is None:
+            return text_response(500, AUTH_DOES_NOT_APPLY)
+        ctx = Context(version=version, plugin=endpoint.plugin, user=caller.user_name,
+                      group=_group_of(caller.user_name), source=_source(request), cluster=settings.cluster,
+                      accounting_host=settings.accounting_host)
+        call = Call(request=request, ctx=ctx, caller=caller, upstream=upstream, controllers=settings.controllers)
+        try:
+            body = await endpoint.handler(call)
+        except RestError as exc:
+            log.info("%s %s: %s (%d)", request.method, request.path, exc.error, exc.error_number)
+            return ctx.respond(endpoint.empty, [exc], call.warnings)
+        return ctx.respond(body, warnings=call.warnings)
+
+    return handle
+
+
+def paths(endpoint: Endpoint, version: str) -> list[str]:
+    """The path as Slurm's document spells it and the same without (or with) the trailing slash."""
+    path = f"/{PREFIX[endpoint.plugin]}/{version}/{endpoint.path}"
+    return [path, path.rstrip("/")] if path.endswith("/") else [path, path + "/"]
+
+
+@web.middleware
+async def slurm_errors(request: web.Request, handler: Callable[[web.Request], Awaitable[web.StreamResponse]]) -> web.StreamResponse:
+    """Unknown paths and methods get slurmrestd's plain-text 404."""
+    try:
+        return await handler(request)
+    except (web.HTTPNotFound, web.HTTPMethodNotAllowed):
+        return text_response(404, UNKNOWN_URL)
+
+
+def build_app(settings: Settings, upstream: Upstream,
+              extra_routes: Callable[[web.Application], None] | None = None) -> web.Application:
+    app = web.Application(middlewares=[slurm_errors], client_max_size=MAX_BODY)
+    for version in VERSIONS:
+        for endpoint in ENDPOINTS:
+            handle = _handler(endpoint, version, settings, upstream)
+            for path in paths(endpoint, version):
+                app.router.add_route(endpoint.method, path, handle)
+
+    async def openapi(request: web.Request) -> web.StreamResponse:
+        if authenticate(request, settings.auth) is None:
+            return text_response(500, AUTH_DOES_NOT_APPLY)
+        return web.json_response(openapi_doc.document(ENDPOINTS, VERSIONS))
+
+    for path in ("/openapi/v3", "/openapi/v3/", "/openapi", "/openapi.json"):
+        app.router.add_get(path, openapi)
+    if extra_routes is not None:
+        extra_routes(app)
+    return app

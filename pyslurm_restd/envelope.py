@@ -1,0 +1,126 @@
+"""The parts every slurmrestd answer shares: ``meta``, ``errors``, ``warnings``, Slurm's
+``{set, infinite, number}`` numbers, and Slurm's error numbers and HTTP status codes.
+
+Error numbers and the HTTP status they map to are slurmrestd's (slurm_errno.h, http.c): controller
+and accounting refusals are 422 except "Invalid job id specified" (404), a daemon that cannot be
+reached is 502, an authentication failure is 511.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from aiohttp import web
+
+from pyslurm_common.errors import Strerror
+
+RELEASE = ("25", "11", "0")     # the slurmrestd whose OpenAPI document pyslurmrestd serves
+VERSIONS = ("v0.0.44", "v0.0.43")
+UNKNOWN_URL = ("Unable to find requested URL endpoint. Please query the '/openapi/v3' endpoint or visit "
+               "'https://slurm.schedmd.com/rest_api.html' for the OpenAPI specification which includes a list "
+               "of all possible slurmrestd endpoints.")
+AUTH_DOES_NOT_APPLY = "Authentication does not apply to request"
+
+AUTH_ERROR = 1007
+CONNECTION_ERROR = 1001
+INVALID_QUERY = 9000
+FAIL_PARSING = 9001
+INVALID_JOB_DESC = 9002
+INVALID_JOB_ID = 2017
+UNEXPECTED = 1000
+
+# Slurm's error number for each strerror the daemons send back.
+ERRNO: dict[str, int] = {
+    Strerror.INVALID_PARTITION: 2000, Strerror.NO_DEFAULT_PARTITION: 2001, Strerror.ACCESS_DENIED: 2002,
+    Strerror.TOO_MANY_CPUS: 2005, Strerror.NODE_COUNT_INVALID: 2006, Strerror.INVALID_USER_ID: 2010,
+    Strerror.BAD_NODE_CONFIG: 2014, Strerror.STEP_NODES_BUSY: 2016, Strerror.INVALID_JOB_ID: INVALID_JOB_ID,
+    Strerror.INVALID_NODE_NAME: 2018, Strerror.ALREADY_DONE: 2021, Strerror.JOB_PENDING: 2024,
+    Strerror.INVALID_CREDENTIAL: 2026, Strerror.INVALID_FEATURE: 2029, Strerror.DISABLED: 2037,
+    Strerror.INVALID_DEPENDENCY: 2038, Strerror.BATCH_ONLY: 2039, Strerror.INVALID_ACCOUNT: 2045,
+    Strerror.ACCOUNTING_POLICY: 2050, Strerror.INVALID_TIME_LIMIT: 2051, Strerror.INVALID_TIME_VALUE: 2054,
+    Strerror.INVALID_QOS: 2066, Strerror.INVALID_CPU_COUNT: 2069, Strerror.PARTITION_NOT_AVAIL: 2070,
+    Strerror.CIRCULAR_DEPENDENCY: 2071, Strerror.INVALID_GRES: 2072, Strerror.NOT_PENDING: 2073,
+    Strerror.PARTITION_IN_USE: 2075, Strerror.INVALID_ARRAY: 2081, Strerror.JOB_NOT_RUNNING: 2085,
+    Strerror.JOB_NOT_SUSPENDED: 2087, Strerror.INVALID_NICE: 2123, Strerror.AUTH_FAILURE: AUTH_ERROR,
+    Strerror.COMM_FAILURE: CONNECTION_ERROR, Strerror.INTERNAL: UNEXPECTED, Strerror.INVALID_ARGUMENT: 22,
+    Strerror.TOO_MANY_JOBS: 11, Strerror.PROLOG_FAILED: 2061,
+    Strerror.PLUGIN_NOT_LOADED: 3006, Strerror.TOKEN_GENERATION_FAILED: 6003,
+}
+STRERROR = {INVALID_QUERY: "Rest invalid query", FAIL_PARSING: "Rest failed to parse query",
+            CONNECTION_ERROR: "Unable to contact slurm controller (connect failure)", UNEXPECTED: "Unexpected error"}
+
+
+def http_status(errno: int) -> int:
+    """slurmrestd's http_status_from_error()."""
+    if errno == INVALID_JOB_ID:
+        return 404
+    if errno == AUTH_ERROR:
+        return 511
+    if errno == CONNECTION_ERROR:
+        return 502
+    if errno in (FAIL_PARSING, INVALID_JOB_DESC):
+        return 400
+    if errno == INVALID_QUERY or 2000 <= errno < 3000 or 7000 <= errno < 7100:
+        return 422
+    return 500
+
+
+@dataclass(frozen=True, slots=True)
+class RestError(Exception):
+    """One entry of ``errors``; raised by a handler, it ends the request with its HTTP status."""
+
+    description: str
+    error_number: int
+    source: str
+    error: str = ""
+
+    def as_json(self) -> dict[str, Any]:
+        return {"description": self.description, "error_number": self.error_number,
+                "error": self.error or STRERROR.get(self.error_number, self.description), "source": self.source}
+
+
+def no_val(number: int | float | None, infinite: bool = False) -> dict[str, Any]:
+    """Slurm's ``*_no_val_struct``: None is "not set"."""
+    return {"set": number is not None or infinite, "infinite": infinite, "number": 0 if number is None else number}
+
+
+def time_value(epoch: int) -> dict[str, Any]:
+    """A time (0 stays 0, set: Slurm prints unset times as number 0 with set true)."""
+    return no_val(epoch)
+
+
+@dataclass(frozen=True, slots=True)
+class Context:
+    """Who asked, through which version and plugin: what ``meta`` says."""
+
+    version: str
+    plugin: str              # slurmctld or slurmdbd
+    user: str
+    group: str
+    source: str
+    cluster: str
+    accounting_host: str = ""
+
+    def meta(self) -> dict[str, Any]:
+        major, minor, micro = RELEASE
+        return {
+            "plugin": {"type": f"openapi/{self.plugin}", "name": f"Slurm OpenAPI {self.plugin}",
+                       "data_parser": f"data_parser/{self.version}",
+                       "accounting_storage": "accounting_storage/slurmdbd"},
+            "client": {"source": self.source, "user": self.user, "group": self.group},
+            "command": [],
+            "slurm": {"version": {"major": major, "micro": micro, "minor": minor},
+                      "release": ".".join(RELEASE), "cluster": self.cluster},
+        }
+
+    def respond(self, body: dict[str, Any], errors: list[RestError] = (), warnings: list[str] = (),  # type: ignore[assignment]
+                status: int | None = None) -> web.Response:
+        document = {**body, "meta": self.meta(), "errors": [e.as_json() for e in errors],
+                    "warnings": [{"description": w, "source": ""} for w in warnings]}
+        code = status if status is not None else (http_status(errors[0].error_number) if errors else 200)
+        return web.Response(status=code, text=json.dumps(document, indent=2), content_type="application/json")
+
+
+def text_response(status: int, text: str) -> web.Response:
+    return web.Response(status=status, text=text, content_type="text/plain")

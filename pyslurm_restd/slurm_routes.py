@@ -1,0 +1,254 @@
+"""``/slurm/v0.0.4x/``: the controller's endpoints (slurmrestd's openapi/slurmctld)."""
+from __future__ import annotations
+
+import signal as signals
+import time
+from typing import Any
+
+from pyslurm_common.agent import protocol
+from pyslurm_common.rpc import ctld_pb2, types_pb2
+
+from . import job_desc
+from .endpoints import Call, Endpoint
+from .upstream import UpstreamError
+from .envelope import ERRNO, INVALID_JOB_ID, RestError, no_val
+from .job_fields import job_record
+from .resource_fields import _gpu_count, node_record, partition_record, share_record, statistics
+
+_JOBS_EMPTY = {"jobs": [], "last_backfill": no_val(0), "last_update": no_val(0)}
+_NODES_EMPTY = {"nodes": [], "last_update": no_val(0)}
+_PARTS_EMPTY = {"partitions": [], "last_update": no_val(0)}
+
+
+def _job_id(text: str) -> tuple[int, str | None]:
+    """``123`` or ``123_7`` (an array task): the id to ask for and the task index."""
+    base, _, task = text.partition("_")
+    if not base.isdigit() or (task and not task.isdigit()) or len(base) > 10 or int(base) > 2**32 - 1:
+        raise RestError("Invalid job id specified", INVALID_JOB_ID, "_handle_job_get()",
+                        "Invalid job id specified")
+    return int(base), task or None
+
+
+def _signal_number(text: str) -> int:
+    name = text.upper().strip()
+    if name.isdigit() and 0 < int(name) < 65:
+        return int(name)
+    try:
+        return int(signals.Signals(name if name.startswith("SIG") else "SIG" + name))
+    except (KeyError, ValueError):
+        raise RestError(f"Unknown signal {text}", 9000, "_op_handler_job()") from None
+
+
+async def ping(call: Call) -> dict[str, Any]:
+    """Each SlurmctldHost in order, as `scontrol ping` asks them."""
+    pings = []
+    for index, host in enumerate(call.controllers):
+        started = time.monotonic()
+        try:
+            await call.upstream.call(call.caller, protocol.to_controller(index, "Ping"), types_pb2.Empty(),
+                                     ctld_pb2.PingReply)
+            responding = True
+        except UpstreamError:
+            responding = False
+        pings.append({"hostname": host, "pinged": "UP" if responding else "DOWN", "responding": responding,
+                      "latency": int((time.monotonic() - started) * 1e6),
+                      "mode": "primary" if index == 0 else "backup", "primary": index == 0})
+    return {"pings": pings}
+
+
+async def diag(call: Call) -> dict[str, Any]:
+    reply = await call.controller("GetDiag", types_pb2.Empty(), ctld_pb2.DiagReply, "slurm_get_statistics()",
+                                  "slurm_get_statistics() failed to get slurmctld statistics")
+    return {"statistics": statistics(reply)}
+
+
+async def get_jobs(call: Call) -> dict[str, Any]:
+    reply = await call.controller("GetJobs", ctld_pb2.JobQuery(), ctld_pb2.JobList, "slurm_load_jobs()",
+                                  "Unable to query jobs")
+    return {"jobs": [job_record(j, call.ctx.cluster, call.version) for j in reply.jobs], "last_backfill": no_val(reply.now),
+            "last_update": no_val(reply.now)}
+
+
+async def get_job(call: Call) -> dict[str, Any]:
+    job_id, task = _job_id(call.param("job_id"))
+    reply = await call.controller("GetJobs", ctld_pb2.JobQuery(job_ids=[job_id]), ctld_pb2.JobList,
+                                  "_handle_job_get()", f"Unable to query JobId={call.param('job_id')}")
+    jobs = [j for j in reply.jobs if task is None or (j.array_task_str == task and not j.array_remainder)]
+    if task is None:
+        jobs = [j for j in jobs if j.job_id == job_id or j.array_job_id == job_id]
+    if not jobs:
+        raise RestError(f"Unable to query JobId={call.param('job_id')}", INVALID_JOB_ID, "_handle_job_get()",
+                        "Invalid job id specified")
+    return {"jobs": [job_record(j, call.ctx.cluster, call.version) for j in jobs], "last_backfill": no_val(reply.now),
+            "last_update": no_val(reply.now)}
+
+
+async def _signal(call: Call, job_ids: list[int], signal_number: int, flags: list[str]) -> list[ctld_pb2.SignalResult]:
+    request = ctld_pb2.SignalRequest(job_ids=job_ids, signal=signal_number, batch_only="BATCH_JOB" in flags,
+                                     full="FULL_JOB" in flags)
+    reply = await call.controller("SignalJobs", request, ctld_pb2.SignalReply, "slurm_kill_job()",
+                                  "Signal request failed")
+    return list(reply.results)
+
+
+async def delete_job(call: Call) -> dict[str, Any]:
+    job_id, _ = _job_id(call.param("job_id"))
+    flags = [f for f in call.query("flags").upper().split(",") if f]
+    signal_text = call.query("signal")
+    # No signal: cancel, as scancel does (SIGTERM, KillWait, SIGKILL); a named signal is only sent.
+    number = _signal_number(signal_text) if signal_text else 0
+    results = await _signal(call, [job_id], number, flags)
+    failed = next((r for r in results if r.error), None)
+    if failed is not None:
+        raise RestError(f"Signal request failed for JobId={job_id}", ERRNO.get(failed.error, 1000),
+                        "slurm_kill_job()", failed.error)
+    return {"status": []}
+
+
+async def delete_jobs(call: Call) -> dict[str, Any]:
+    body = await call.json_body()
+    ids = body.get("jobs", [])
+    if not isinstance(ids, list) or not ids or len(ids) > 100000:
+        raise RestError("No jobs given", 9000, "_op_handler_jobs()")
+    job_ids = [_job_id(str(i))[0] for i in ids]
+    signal_text = body.get("signal", "")
+    number = _signal_number(signal_text) if isinstance(signal_text, str) and signal_text else 0
+    flags = [f for f in body.get("flags", []) if isinstance(f, str)]
+    results = await _signal(call, job_ids, number, flags)
+    return {"status": [{"error": {"string": r.error, "code": ERRNO.get(r.error, 0) if r.error else 0,
+                                  "message": r.error}, "step_id": "entire", "job_id": no_val(r.job_id),
+                        "federation": {"sibling": ""}} for r in results]}
+
+
+async def update_job(call: Call) -> dict[str, Any]:
+    job_id, _ = _job_id(call.param("job_id"))
+    settings, hold = job_desc.update(await call.json_body())
+    results: list[dict[str, Any]] = []
+    actions = ([("hold" if hold else "release", [])] if hold is not None else []) + (
+        [("update", settings)] if settings else [])
+    for action, values in actions:
+        reply = await call.controller("UpdateJobs", ctld_pb2.JobUpdateRequest(job_ids=[job_id], action=action,
+                                                                              settings=values),
+                                      ctld_pb2.JobUpdateReply, "slurm_update_job2()", "Job update requested failed")
+        for result in reply.results:
+            if result.error:
+                        raise RestError(f"Job update requested failed for JobId={job_id}",
+                                ERRNO.get(result.error, 1000), "slurm_update_job2()", result.error)
+            results.append({"job_id": result.job_id, "step_id": "", "error": "", "error_code": 0,
+                            "why": "Job update requested"})
+    if not results:
+        raise RestError("No changes requested", 9000, "slurm_update_job2()")
+    return {"results": results[-1:]}
+
+
+async def submit_job(call: Call) -> dict[str, Any]:
+    desc = job_desc.submission(await call.json_body())
+    reply = await call.controller("SubmitBatchJob", ctld_pb2.SubmitRequest(job=desc), ctld_pb2.SubmitReply,
+                                  "slurm_submit_batch_job()", "Batch job submission failed")
+    return {"job_id": reply.job_id, "step_id": "batch", "job_submit_user_msg": ""}
+
+
+async def _nodes(call: Call) -> list[ctld_pb2.NodeInfo]:
+    reply = await call.controller("GetNodes", types_pb2.Empty(), ctld_pb2.NodeList, "slurm_load_node()",
+                                  "slurm_load_node() failed")
+    return list(reply.nodes)
+
+
+async def get_nodes(call: Call) -> dict[str, Any]:
+    return {"nodes": [node_record(n, call.ctx.cluster) for n in await _nodes(call)], "last_update": no_val(int(time.time()))}
+
+
+async def get_node(call: Call) -> dict[str, Any]:
+    name = call.param("node_name")
+    nodes = [n for n in await _nodes(call) if n.name == name]
+    if not nodes:
+        raise RestError(f"Unable to query node {name}", 2018, "_op_handler_node()", "Invalid node name specified")
+    return {"nodes": [node_record(n, call.ctx.cluster) for n in nodes], "last_update": no_val(int(time.time()))}
+
+
+async def update_node(call: Call) -> dict[str, Any]:
+    body = await call.json_body()
+    states = body.get("state", [])
+    states = [states] if isinstance(states, str) else states
+    if not isinstance(states, list) or len(states) != 1 or not isinstance(states[0], str):
+        raise RestError("Give one state: DRAIN, RESUME, DOWN or UNDRAIN", 9000, "_op_handler_node()")
+    reason = body.get("reason", "")
+    if not isinstance(reason, str) or len(reason) > 1024:
+        raise RestError("Invalid reason", 9000, "_op_handler_node()")
+    await call.controller("UpdateNodes", ctld_pb2.NodeUpdateRequest(names=[call.param("node_name")],
+                                                                    state=states[0].upper(), reason=reason),
+                          types_pb2.Empty, "slurm_update_node()", "Failure to update node")
+    return {}
+
+
+async def delete_node(call: Call) -> dict[str, Any]:
+    await call.controller("DeleteNodes", ctld_pb2.NodeDeleteRequest(names=[call.param("node_name")]),
+                          types_pb2.Empty, "slurm_delete_node()", "Failure to delete node")
+    return {}
+
+
+async def _partitions(call: Call, name: str | None) -> dict[str, Any]:
+    parts = (await call.controller("GetPartitions", types_pb2.Empty(), ctld_pb2.PartitionList,
+                                   "slurm_load_partitions()", "Unable to query partitions")).partitions
+    nodes = {n.name: n for n in await _nodes(call)}
+    selected = [p for p in parts if name is None or p.name == name]
+    if name is not None and not selected:
+        raise RestError(f"Unable to find partition {name}", 2000, "_op_handler_partition()",
+                        "Invalid partition name specified")
+    return {"partitions": [partition_record(p, call.ctx.cluster, sum(_gpu_count(nodes[n].gres) for n in p.nodes
+                                                                     if n in nodes)) for p in selected],
+            "last_update": no_val(int(time.time()))}
+
+
+async def get_partitions(call: Call) -> dict[str, Any]:
+    return await _partitions(call, None)
+
+
+async def get_partition(call: Call) -> dict[str, Any]:
+    return await _partitions(call, call.param("partition_name"))
+
+
+async def get_shares(call: Call) -> dict[str, Any]:
+    query = ctld_pb2.SharesQuery(accounts=[a for a in call.query("accounts").split(",") if a],
+                                 users=[u for u in call.query("users").split(",") if u])
+    reply = await call.controller("GetShares", query, ctld_pb2.SharesReply, "slurm_associations_get_shares()",
+                                  "Unable to query shares")
+    rows = [share_record(i, r, call.ctx.cluster) for i, r in enumerate(reply.shares)]
+    return {"shares": {"shares": rows, "total_shares": sum(r["shares"]["number"] for r in rows if not r["parent"])}}
+
+
+async def reconfigure(call: Call) -> dict[str, Any]:
+    await call.controller("Reconfigure", types_pb2.Empty(), types_pb2.Empty, "slurm_reconfigure()",
+                          "slurm_reconfigure() failed")
+    return {}
+
+
+async def get_licenses(call: Call) -> dict[str, Any]:
+    return {"licenses": [], "last_update": no_val(int(time.time()))}
+
+
+async def get_reservations(call: Call) -> dict[str, Any]:
+    return {"reservations": [], "last_update": no_val(int(time.time()))}
+
+
+ENDPOINTS = (
+    Endpoint("slurmctld", "GET", "ping/", "ping", ping, {"pings": []}),
+    Endpoint("slurmctld", "GET", "diag/", "get_diag", diag, {"statistics": {}}),
+    Endpoint("slurmctld", "GET", "reconfigure/", "get_reconfigure", reconfigure),
+    Endpoint("slurmctld", "GET", "jobs/", "get_jobs", get_jobs, _JOBS_EMPTY),
+    Endpoint("slurmctld", "DELETE", "jobs/", "delete_jobs", delete_jobs, {"status": []}),
+    Endpoint("slurmctld", "GET", "job/{job_id}", "get_job", get_job, _JOBS_EMPTY),
+    Endpoint("slurmctld", "POST", "job/{job_id}", "post_job", update_job),
+    Endpoint("slurmctld", "DELETE", "job/{job_id}", "delete_job", delete_job, {"status": []}),
+    Endpoint("slurmctld", "POST", "job/submit", "post_job_submit", submit_job),
+    Endpoint("slurmctld", "GET", "nodes/", "get_nodes", get_nodes, _NODES_EMPTY),
+    Endpoint("slurmctld", "GET", "node/{node_name}", "get_node", get_node, _NODES_EMPTY),
+    Endpoint("slurmctld", "POST", "node/{node_name}", "post_node", update_node),
+    Endpoint("slurmctld", "DELETE", "node/{node_name}", "delete_node", delete_node),
+    Endpoint("slurmctld", "GET", "partitions/", "get_partitions", get_partitions, _PARTS_EMPTY),
+    Endpoint("slurmctld", "GET", "partition/{partition_name}", "get_partition", get_partition, _PARTS_EMPTY),
+    Endpoint("slurmctld", "GET", "shares", "get_shares", get_shares, {"shares": {}}),
+    Endpoint("slurmctld", "GET", "licenses/", "get_licenses", get_licenses, {"licenses": [], "last_update": no_val(0)}),
+    Endpoint("slurmctld", "GET", "reservations/", "get_reservations", get_reservations,
+             {"reservations": [], "last_update": no_val(0)}),
+)

@@ -1,0 +1,193 @@
+"""pyslurmrestd against a real cluster: Slurm's paths and error contract, every answer checked
+against Slurm 25.11's OpenAPI document (v0.0.44 and v0.0.43) and compared in shape with answers
+recorded from a real slurmrestd; local (unix socket) auth with the CLI's permission rules."""
+from __future__ import annotations
+
+import contextlib
+import pwd
+import subprocess
+import time
+from pathlib import Path
+from typing import Iterator
+
+import pytest
+
+from tests import restd_contract as contract
+from tests.integration.conftest import BIN, Cluster, free_port, wait_for
+from tests.integration.restd_http import Answer, RestClient
+
+VERSIONS = ("v0.0.44", "v0.0.43")
+
+
+@contextlib.contextmanager
+def restd(cluster: Cluster, user: str | None, *listen: str, auth: str | None = None) -> Iterator[subprocess.Popen[bytes]]:
+    """pyslurmrestd as `user` (None: started as root, it becomes its -u user or slurmrestd)."""
+    args = [str(BIN / "pyslurmrestd"), *(["-a", auth] if auth else []), *listen]
+    kw: dict[str, object] = {}
+    if user is not None:
+        pw = pwd.getpwnam(user)
+        kw = {"user": pw.pw_uid, "group": pw.pw_gid, "extra_groups": []}
+    log = (cluster.spec.log_dir / "restd.stderr").open("ab")
+    proc = subprocess.Popen(args, env=cluster.env, stdout=log, stderr=log, stdin=subprocess.DEVNULL, **kw)  # type: ignore[call-overload]
+    try:
+        yield proc
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+
+
+def _up(client: RestClient) -> bool:
+    try:
+        return client.get("/slurm/v0.0.44/ping/").status in (200, 500)
+    except OSError:
+        return False
+
+
+@pytest.fixture(scope="module")
+def local(cluster: Cluster) -> Iterator[tuple[RestClient, RestClient]]:
+    """alice's own pyslurmrestd: rest_auth/local on a unix socket, and a TCP port it cannot
+    authenticate anyone on."""
+    socket_path = cluster.work_dir("alice") / "restd.socket"
+    port = free_port()
+    with restd(cluster, "alice", f"unix:{socket_path}", f"127.0.0.1:{port}", auth="rest_auth/local"):
+        unix, tcp = RestClient(unix_path=str(socket_path)), RestClient(port=port)
+        wait_for(lambda: socket_path.exists() and _up(unix) and _up(tcp), 20)
+        yield unix, tcp
+
+
+def checked(answer: Answer, recorded: str | None = None) -> Answer:
+    """The answer, after validating it against the document and comparing it with a recording."""
+    assert answer.content_type == "application/json", answer
+    contract.validate(answer.method, answer.path, answer.status, answer.text)
+    version = answer.path.split("/")[2]
+    assert answer.json["meta"]["plugin"]["data_parser"] == f"data_parser/{version}"
+    if recorded is not None:
+        assert contract.shape_differences(answer.json, contract.recorded(version, recorded)) == []
+    return answer
+
+
+def test_unknown_path_is_slurms_plain_404(local: tuple[RestClient, RestClient]) -> None:
+    unix, _ = local
+    for path in ("/slurm/v0.0.44/nope", "/slurmdb/v0.0.43/nope/", "/slurm/v0.0.40/jobs/"):
+        answer = unix.get(path)
+        assert (answer.status, answer.content_type) == (404, "text/plain")
+        assert answer.text == (contract.RECORDED / "0.0.44" / "slurm-not-found.txt").read_text().strip()
+
+
+def test_tcp_without_credentials_is_refused(local: tuple[RestClient, RestClient]) -> None:
+    _, tcp = local
+    answer = tcp.get("/slurm/v0.0.44/jobs/")
+    assert (answer.status, answer.content_type) == (500, "text/plain")
+    assert answer.text == "Authentication does not apply to request"
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_every_read_endpoint_matches_the_contract(cluster: Cluster, local: tuple[RestClient, RestClient],
+                                                  version: str) -> None:
+    unix, _ = local
+    job_id = cluster.sbatch("--wrap", "sleep 20", user="alice")
+    cluster.wait_state(job_id, "RUNNING")
+    recorded = {
+        f"/slurm/{version}/ping/": "slurm-ping", f"/slurm/{version}/jobs/": "slurm-jobs",
+        f"/slurm/{version}/job/{job_id}": "slurm-job-running", f"/slurm/{version}/nodes/": "slurm-nodes",
+        f"/slurm/{version}/node/node1": "slurm-node-allocated", f"/slurm/{version}/partitions/": "slurm-partitions",
+        f"/slurm/{version}/partition/debug": "slurm-partitions", f"/slurm/{version}/diag/": None,
+        f"/slurm/{version}/licenses/": None, f"/slurm/{version}/reservations/": None,
+        f"/slurmdb/{version}/jobs/": None, f"/slurmdb/{version}/accounts/": "slurm-accounts",
+        f"/slurmdb/{version}/associations/": "slurmdb-associations", f"/slurmdb/{version}/users/": None,
+        f"/slurmdb/{version}/qos/": "slurm-qos", f"/slurmdb/{version}/tres/": None,
+        f"/slurmdb/{version}/clusters/": None, f"/slurmdb/{version}/config": None, f"/slurmdb/{version}/ping/": None,
+    }
+    for path, name in recorded.items():
+        answer = checked(unix.get(path), name)
+        assert answer.status == 200, answer
+        assert answer.json["errors"] == [], answer
+    job = unix.get(f"/slurm/{version}/job/{job_id}").json["jobs"][0]
+    assert (job["job_id"], job["user_name"], job["job_state"]) == (job_id, "alice", ["RUNNING"])
+    assert job["job_resources"]["nodes"]["count"] == 1
+    cluster.run("scancel", str(job_id), user="alice", check=True)
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_unknown_job_is_404_with_error_2017(local: tuple[RestClient, RestClient], version: str) -> None:
+    unix, _ = local
+    for path, recorded in ((f"/slurm/{version}/job/4000000", "slurm-job-unfound"),
+                           (f"/slurmdb/{version}/job/4000000", "slurmdb-job-unfound")):
+        answer = checked(unix.get(path), recorded)
+        assert answer.status == 404
+        assert [(e["error_number"], e["error"]) for e in answer.json["errors"]] == [(2017, "Invalid job id specified")]
+
+
+def test_submit_update_cancel_own_job_and_refusals_for_another_users(cluster: Cluster,
+                                                                      local: tuple[RestClient, RestClient]) -> None:
+    unix, _ = local
+    work = cluster.work_dir("alice")
+    submitted = checked(unix.request("POST", "/slurm/v0.0.44/job/submit", {
+        "script": "#!/bin/bash\nsleep 30\n",
+        "job": {"name": "rest", "current_working_directory": str(work), "environment": ["PATH=/usr/bin:/bin"],
+                "time_limit": {"set": True, "infinite": False, "number": 10}, "hold": True}}))
+    assert submitted.status == 200, submitted
+    job_id = submitted.json["job_id"]
+    assert cluster.job_field(job_id, "u") == "alice"          # the job is alice's: rest_auth/local
+    assert cluster.job_field(job_id, "l") == "10:00"
+    updated = checked(unix.request("POST", f"/slurm/v0.0.44/job/{job_id}", {"time_limit": 5, "hold": False}))
+    assert updated.status == 200, updated
+    assert cluster.job_field(job_id, "l") == "5:00"
+    cluster.wait_state(job_id, "RUNNING")
+    cancelled = checked(unix.request("DELETE", f"/slurm/v0.0.44/job/{job_id}"))
+    assert cancelled.status == 200, cancelled
+    wait_for(lambda: cluster.job_field(job_id, "T") in ("CANCELLED", ""), 20)
+
+    bobs = cluster.sbatch("--hold", "--wrap", "sleep 5", user="bob")
+    scancel = cluster.run("scancel", str(bobs), user="alice")
+    refused = checked(unix.request("DELETE", f"/slurm/v0.0.44/job/{bobs}"))
+    assert refused.status == 422
+    error = refused.json["errors"][0]
+    assert (error["error_number"], error["error"]) == (2002, "Access/permission denied")
+    assert "Access/permission denied" in scancel.stderr       # the same refusal as the CLI's
+    refused_update = checked(unix.request("POST", f"/slurm/v0.0.44/job/{bobs}", {"time_limit": 1}))
+    assert (refused_update.status, refused_update.json["errors"][0]["error_number"]) == (422, 2002)
+    assert cluster.job_field(bobs, "T") == "PENDING"
+    cluster.run("scancel", str(bobs), user="bob", check=True)
+
+
+def test_bad_job_description_is_refused_not_ignored(cluster: Cluster, local: tuple[RestClient, RestClient]) -> None:
+    unix, _ = local
+    answer = checked(unix.request("POST", "/slurm/v0.0.44/job/submit", {
+        "script": "#!/bin/bash\ntrue\n", "job": {"current_working_directory": "/tmp", "mail_type": ["END"]}}))
+    assert answer.status == 400
+    assert "mail_type" in answer.json["errors"][0]["description"]
+    answer = checked(unix.request("POST", "/slurm/v0.0.44/job/submit", {
+        "script": "#!/bin/bash\ntrue\n", "job": {"current_working_directory": "/tmp", "tasks": 2**40}}))
+    assert answer.status == 400
+
+
+def test_restd_refuses_root_and_slurm_user(cluster: Cluster) -> None:
+    port = free_port()
+    result = subprocess.run([str(BIN / "pyslurmrestd"), "-u", "root", f"127.0.0.1:{port}"], env=cluster.env,
+                            capture_output=True, text=True, timeout=30)
+    assert (result.returncode, result.stderr.strip()) == (
+        1, "pyslurmrestd: fatal: slurmrestd should not be run as the root user.")
+
+
+def _claims(line: str) -> dict[str, object]:
+    import jwt
+
+    assert line.startswith("SLURM_JWT=")
+    return jwt.decode(line.strip()[len("SLURM_JWT="):], options={"verify_signature": False})  # type: ignore[no-any-return]
+
+
+def test_scontrol_token_rules(cluster: Cluster) -> None:
+    own = cluster.run("scontrol", "token", user="alice", check=True).stdout
+    claims = _claims(own)
+    assert claims["sun"] == "alice" and claims["exp"] - claims["iat"] == 1800   # type: ignore[operator]
+    assert _claims(cluster.run("scontrol", "token", "lifespan=60", "username=alice", user="alice",
+                               check=True).stdout)["exp"] - _claims(own)["iat"] <= 61   # type: ignore[operator]
+    refused = cluster.run("scontrol", "token", "username=bob", user="alice")
+    assert (refused.returncode, refused.stdout, refused.stderr) == (
+        1, "", "scontrol: error: slurm_fetch_token: error with request: Invalid user id\n")
+    assert _claims(cluster.run("scontrol", "token", "username=bob", check=True).stdout)["sun"] == "bob"
+    bad = cluster.run("scontrol", "token", "lifespan=soon", user="alice")
+    assert (bad.returncode, bad.stderr) == (1, 'scontrol: error: Invalid numeric value "soon" for lifespan.\n')
+    unknown = cluster.run("scontrol", "token", "expiry=1", user="alice")
+    assert (unknown.returncode, unknown.stderr) == (1, "Invalid option: `expiry=1`\n")
