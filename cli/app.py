@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import NoReturn, Sequence
-
-import click
+from typing import Any, NoReturn, Sequence
 
 from pyslurm_common.conf_syntax import ConfigError
 from pyslurm_common.errors import SlurmError
@@ -31,17 +29,16 @@ def error_exit_code() -> int:
     return int(value) if value.isdigit() else 1
 
 
-def run(prog: str, command: click.Command, args: Sequence[str] | None = None) -> NoReturn:
+def run(prog: str, command: Any, args: Sequence[str] | None = None) -> NoReturn:
+    """Run a click command, or a plain function of the argument words (sbatch, srun and salloc:
+    their getopt tables need no click, which keeps their start-up short)."""
+    argv = list(args) if args is not None else sys.argv[1:]
     code = 0
     try:
-        command.main(args=list(args) if args is not None else sys.argv[1:], prog_name=prog,
-                     standalone_mode=False)
-    except click.exceptions.Exit as exc:
-        code = exc.exit_code
-    except click.UsageError as exc:
-        _print_error(prog, exc.format_message())
-        print(f'Try "{prog} --help" for more information', file=sys.stderr)
-        code = error_exit_code()
+        if callable(getattr(command, "main", None)):
+            _click_main(prog, command, argv)
+        else:
+            command(argv)
     except CliError as exc:
         for line in exc.lines:
             print(f"{prog}: {exc.severity}: {line}", file=sys.stderr)
@@ -59,18 +56,33 @@ def run(prog: str, command: click.Command, args: Sequence[str] | None = None) ->
     except ConfigError as exc:
         _print_error(prog, str(exc))
         code = error_exit_code()
-    except click.Abort:
-        code = 1
     except BrokenPipeError:
         sys.stderr.close()
         code = 0
     except KeyboardInterrupt:
         code = 130
+    except SystemExit as exc:
+        code = exc.code if isinstance(exc.code, int) else int(exc.code is not None)
     except Exception as exc:  # noqa: BLE001 - last line of defence: no traceback for users
         _print_error(prog, f"internal error: {exc!r}")
         code = 1
     sys.stdout.flush()
     raise SystemExit(code)
+
+
+def _click_main(prog: str, command: Any, argv: list[str]) -> None:
+    import click
+
+    try:
+        command.main(args=argv, prog_name=prog, standalone_mode=False)
+    except click.exceptions.Exit as exc:
+        raise SystemExit(exc.exit_code)
+    except click.UsageError as exc:
+        _print_error(prog, exc.format_message())
+        print(f'Try "{prog} --help" for more information', file=sys.stderr)
+        raise SystemExit(error_exit_code())
+    except click.Abort:
+        raise SystemExit(1)
 
 
 def _print_error(prog: str, text: str) -> None:

@@ -1,8 +1,7 @@
 """The allocation options sbatch, srun and salloc share, and their mapping to a JobDesc.
 
-Each command declares the same option (same flags, same destination name) but reads its own
-input environment variables (SBATCH_PARTITION, SLURM_PARTITION, SALLOC_PARTITION ...): the
-command passes a {destination: variable} table. Validation messages are Slurm's
+`values` are a command's parsed options (cli/command_line.py), keyed by each option's
+destination in its table (cli/option_tables/). Validation messages are Slurm's
 (`Invalid --<opt> specification`); every failure goes through `app.die`.
 """
 from __future__ import annotations
@@ -10,68 +9,17 @@ from __future__ import annotations
 import os
 import resource
 import sys
-from collections.abc import Callable, Mapping, Sequence
-from typing import Any, TypeVar
-
-import click
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from pyslurm_common import units
 from pyslurm_common.rpc import messages as pb
 
 from .app import die
 
-F = TypeVar("F", bound=Callable[..., Any])
 # Limits a job inherits from the submitting shell, as Slurm's PropagateResourceLimits=ALL.
 RLIMITS = ("CPU", "FSIZE", "DATA", "STACK", "CORE", "RSS", "NPROC", "NOFILE", "MEMLOCK", "AS")
-
-# (flags..., destination) of every shared option; the destination is the key of `values`.
-SHARED: tuple[tuple[str, ...], ...] = (
-    ("-J", "--job-name", "job_name"),
-    ("-p", "--partition", "partition"),
-    ("-A", "--account", "account"),
-    ("-q", "--qos", "qos"),
-    ("-N", "--nodes", "nodes"),
-    ("-n", "--ntasks", "ntasks"),
-    ("--ntasks-per-node", "ntasks_per_node"),
-    ("-c", "--cpus-per-task", "cpus_per_task"),
-    ("--mem", "mem"),
-    ("--mem-per-cpu", "mem_per_cpu"),
-    ("-t", "--time", "time"),
-    ("-D", "--chdir", "chdir"),
-    ("--export", "export"),
-    ("--nice", "nice"),
-    ("--gres", "gres"),
-    ("-G", "--gpus", "gpus"),
-    ("--gpus-per-node", "gpus_per_node"),
-    ("--gpus-per-task", "gpus_per_task"),
-    ("--signal", "signal"),
-    ("-w", "--nodelist", "nodelist"),
-    ("-x", "--exclude", "exclude"),
-    ("-d", "--dependency", "dependency"),
-    ("--kill-on-invalid-dep", "kill_on_invalid_dep"),
-    ("-b", "--begin", "begin"),
-    ("-C", "--constraint", "constraint"),
-)
-
-
-def option(*decls: str, env: str | None = None, flag: bool = False, **kw: Any) -> Callable[[F], F]:
-    if flag:
-        return click.option(*decls, is_flag=True, default=False, envvar=env, **kw)
-    return click.option(*decls, default=None, envvar=env, **kw)
-
-
-def with_options(options: list[Callable[[F], F]]) -> Callable[[F], F]:
-    """Apply click options in their listed order (as --help shows them)."""
-    def apply(func: F) -> F:
-        for opt in reversed(options):
-            func = opt(func)
-        return func
-    return apply
-
-
-def shared_options(env: Mapping[str, str]) -> list[Callable[[F], F]]:
-    """The shared options, each reading the input variable `env[destination]` if any."""
-    return [option(*spec, env=env.get(spec[-1])) for spec in SHARED]
+BARE_NICE = 100   # `--nice` without a value
 
 
 def positive_int(values: Mapping[str, Any], name: str, flag: str) -> int:
@@ -206,7 +154,7 @@ def job_desc(values: Mapping[str, Any], default_name: str, environ: Mapping[str,
     nice = 0
     if values.get("nice") is not None:
         try:
-            nice = int(values["nice"])
+            nice = int(values["nice"]) if values["nice"] != "" else BARE_NICE
         except ValueError:
             die("Invalid --nice specification")
     gpu_types = set()

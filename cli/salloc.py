@@ -11,31 +11,20 @@ import os
 import signal
 import subprocess
 import sys
-from typing import Any
-
-import click
+from collections.abc import Sequence
 
 from pyslurm_common.errors import SlurmError
 from pyslurm_common.rpc import messages as pb
 
 from . import allocation, client, job_options
 from .app import run
-from .job_options import option
+from .command_line import collect, command_line
+from .option_support import refuse_unsupported
+from .option_tables import salloc as spec
 
 PROG = "salloc"
-INPUT_ENV = {
-    "job_name": "SALLOC_JOB_NAME", "partition": "SALLOC_PARTITION", "account": "SALLOC_ACCOUNT",
-    "qos": "SALLOC_QOS", "mem": "SALLOC_MEM_PER_NODE", "mem_per_cpu": "SALLOC_MEM_PER_CPU",
-    "time": "SALLOC_TIMELIMIT", "export": "SALLOC_EXPORT", "gres": "SALLOC_GRES", "gpus": "SALLOC_GPUS",
-    "gpus_per_node": "SALLOC_GPUS_PER_NODE", "gpus_per_task": "SALLOC_GPUS_PER_TASK",
-    "signal": "SALLOC_SIGNAL",
-}
-OPTIONS = [
-    *job_options.shared_options(INPUT_ENV),
-    option("--no-shell", "no_shell", flag=True),
-    option("-Q", "--quiet", flag=True),
-    option("--exclusive", flag=True, env="SALLOC_EXCLUSIVE"),
-]
+# Beyond the shared allocation options (option_support.JOB_DESC)
+ACTED_ON = frozenset({"no_shell", "exclusive"})
 IGNORED_WHILE_RUNNING = (signal.SIGINT, signal.SIGQUIT, signal.SIGUSR1, signal.SIGUSR2, signal.SIGTSTP,
                          signal.SIGTTIN, signal.SIGTTOU)
 QUIET_DEATHS = (signal.SIGHUP, signal.SIGINT, signal.SIGQUIT, signal.SIGKILL)  # exit 0, as Slurm's salloc
@@ -46,15 +35,14 @@ class _HangUp(Exception):
     pass
 
 
-@click.command(context_settings={"allow_interspersed_args": False, "help_option_names": ["-h", "--help"]})
-@job_options.with_options(OPTIONS)
-@click.version_option("22.05.8", "-V", "--version", message="slurm %(version)s")
-@click.argument("command", nargs=-1, type=click.UNPROCESSED)
-def salloc(**values: Any) -> None:
+def salloc(args: Sequence[str]) -> None:
     """Obtain a job allocation and run a command in it."""
-    command = list(values.pop("command")) or [os.environ.get("SHELL") or "/bin/sh"]
+    cli = command_line(spec, args)
+    values = collect(spec, cli, os.environ)
+    refuse_unsupported(PROG, spec.OPTIONS, values, ACTED_ON)
+    command = list(args[cli.operand_index:]) or [os.environ.get("SHELL") or "/bin/sh"]
     desc = job_options.job_desc(values, os.path.basename(command[0]), os.environ, launcher="salloc",
-                                script="", argv=command, exclusive=bool(values.get("exclusive")))
+                                script="", argv=command, exclusive=values.given("exclusive"))
     submitted = allocation.submit(PROG, desc)
     job_id = submitted.job_id
     say = allocation.informer(PROG, bool(values.get("quiet")))

@@ -1,9 +1,8 @@
 """sbatch: submit a batch script.
 
 Precedence (lowest to highest): `#SBATCH` directives, SBATCH_* environment
-variables, command-line options. Directive arguments are parsed by this same
-click command, one directive line at a time, so both spellings accept exactly
-the same options.
+variables, command-line options. Directive words go through the same getopt table
+as the command line (cli/option_tables/sbatch.py), all lines together, as Slurm's.
 """
 from __future__ import annotations
 
@@ -11,74 +10,67 @@ import os
 import sys
 from typing import Any
 
-import click
-from click.core import ParameterSource
+from collections.abc import Sequence
 
 from pyslurm_common.errors import SlurmError
 from pyslurm_common.rpc import messages as pb
 
 from . import client, job_options
 from .app import die, run
-from .job_options import option
-from .sbatch_script import LEGACY_WARNING, ScriptError, directive_lines, legacy_directives, validate, wrap
+from .command_line import OptionValues, collect, command_line, parse_words
+from .option_support import refuse_unsupported
+from .option_tables import sbatch as spec
+from .sbatch_script import LEGACY_WARNING, ScriptError, directive_words, legacy_directives, validate, wrap
 
 PROG = "sbatch"
-INPUT_ENV = {
-    "job_name": "SBATCH_JOB_NAME", "partition": "SBATCH_PARTITION", "account": "SBATCH_ACCOUNT",
-    "qos": "SBATCH_QOS", "mem": "SBATCH_MEM_PER_NODE", "mem_per_cpu": "SBATCH_MEM_PER_CPU",
-    "time": "SBATCH_TIMELIMIT", "export": "SBATCH_EXPORT", "gres": "SBATCH_GRES", "gpus": "SBATCH_GPUS",
-    "gpus_per_node": "SBATCH_GPUS_PER_NODE", "gpus_per_task": "SBATCH_GPUS_PER_TASK",
-    "signal": "SBATCH_SIGNAL", "constraint": "SBATCH_CONSTRAINT",
-}
-OPTIONS = [
-    *job_options.shared_options(INPUT_ENV),
-    option("-o", "--output", env="SBATCH_OUTPUT"),
-    option("-e", "--error", env="SBATCH_ERROR"),
-    option("-i", "--input", env="SBATCH_INPUT"),
-    option("--open-mode", "open_mode", env="SBATCH_OPEN_MODE"),
-    option("--wrap"),
-    option("-H", "--hold", flag=True),
-    option("--parsable", flag=True),
-    option("-Q", "--quiet", flag=True),
-    option("--requeue", flag=True, env="SBATCH_REQUEUE"),
-    option("--no-requeue", "no_requeue", flag=True, env="SBATCH_NO_REQUEUE"),
-    option("-a", "--array", env="SBATCH_ARRAY_INX"),
-    option("--exclusive", flag=True, env="SBATCH_EXCLUSIVE"),
-]
+# Beyond the shared allocation options (option_support.JOB_DESC)
+ACTED_ON = frozenset({"output", "error", "input", "open_mode", "wrap", "parsable", "requeue", "no_requeue",
+                      "array", "exclusive"})
 
 
-@click.command(context_settings={"allow_interspersed_args": False, "help_option_names": ["-h", "--help"]})
-@job_options.with_options(OPTIONS)
-@click.version_option("22.05.8", "-V", "--version", message="slurm %(version)s")
-@click.argument("script", required=False)
-@click.argument("script_args", nargs=-1, type=click.UNPROCESSED)
-def sbatch(**cli_values: Any) -> None:
+def sbatch(args: Sequence[str]) -> None:
     """Submit a batch script to pyslurm."""
-    ctx = click.get_current_context()
-    script, script_args = cli_values.pop("script"), list(cli_values.pop("script_args"))
+    cli = command_line(spec, args)
+    operands = list(args[cli.operand_index:])
+    cli_values = collect(spec, cli, {})
+    script = operands[0] if operands else None
     wrapped = cli_values.get("wrap")
     if wrapped is not None and script is not None:
-        die("script argument not permitted with --wrap option")
+        die("Script arguments not permitted with --wrap option")
     try:
         text, command, default_name = _read_script(script, wrapped, cli_values.get("chdir"))
         validate(text)
         if legacy_directives(text):
             print(f"{PROG}: error: {LEGACY_WARNING}", file=sys.stderr)
-        values = _merge(ctx, cli_values, directive_lines(text, script or "stdin"))
+        directives = _directive_options(directive_words(text, script or "stdin"))
     except ScriptError as exc:
         die(*exc.lines, exit_code=exc.exit_code, severity=exc.severity)
-    desc = _job_desc(values, text, command, default_name, script_args)
+    values = collect(spec, cli, os.environ, directives)
+    refuse_unsupported(PROG, spec.OPTIONS, values, ACTED_ON)
+    desc = _job_desc(values, text, command, default_name, operands[1:])
     try:
         reply = client.controller("SubmitBatchJob", pb.SubmitRequest(job=desc), pb.SubmitReply)
     except SlurmError as exc:
         lines = ([exc.detail] if exc.detail else []) + [f"Batch job submission failed: {exc.strerror}"]
         die(*lines)
-    if values["quiet"]:
+    if values.get("quiet"):
         return
-    if values["parsable"]:
-        click.echo(str(reply.job_id))
+    if values.get("parsable"):
+        print(reply.job_id)
     else:
-        click.echo(f"Submitted batch job {reply.job_id}")
+        print(f"Submitted batch job {reply.job_id}")
+
+
+def _directive_options(components: list[list[str]]) -> list[tuple[str, Any]]:
+    """The options of the script's directives (its first hetjob component: pyslurm runs no
+    heterogeneous jobs, so a script with more is refused rather than run in part)."""
+    if len(components) > 1 and any(components[1:]):
+        die("Heterogeneous jobs (#SBATCH hetjob) are not supported")
+    words = components[0]
+    parsed = parse_words(PROG, words, spec.OPTIONS)
+    if parsed.operand_index < len(words):
+        die(f"Invalid directive found in batch script: {words[parsed.operand_index]}", exit_code=255)
+    return parsed.options
 
 
 def _read_script(script: str | None, wrapped: str | None, chdir: str | None) -> tuple[str, str, str]:
@@ -105,27 +97,7 @@ def _resolve_script(script: str, chdir: str | None) -> str:
     return shutil.which(script) or local
 
 
-def _merge(ctx: click.Context, cli_values: dict[str, Any], directives: list[list[str]]) -> dict[str, Any]:
-    """Directives < environment < command line."""
-    merged = dict(cli_values)
-    from_directives: dict[str, Any] = {}
-    for args in directives:
-        try:
-            dctx = sbatch.make_context(PROG, list(args), resilient_parsing=False)
-        except click.ClickException:
-            raise ScriptError(f"Invalid directive found in batch script: {args[0]}", exit_code=255)
-        if dctx.params.get("script") is not None:
-            raise ScriptError(f"Invalid directive found in batch script: {dctx.params['script']}", exit_code=255)
-        for name, value in dctx.params.items():
-            if dctx.get_parameter_source(name) is ParameterSource.COMMANDLINE:
-                from_directives[name] = value
-    for name, value in from_directives.items():
-        if ctx.get_parameter_source(name) not in (ParameterSource.COMMANDLINE, ParameterSource.ENVIRONMENT):
-            merged[name] = value
-    return merged
-
-
-def _job_desc(values: dict[str, Any], text: str, command: str, default_name: str,
+def _job_desc(values: OptionValues, text: str, command: str, default_name: str,
               script_args: list[str]) -> pb.JobDesc:
     open_mode = values.get("open_mode")
     if open_mode is not None and open_mode not in ("append", "truncate"):
@@ -136,7 +108,7 @@ def _job_desc(values: dict[str, Any], text: str, command: str, default_name: str
         std_in=values.get("input") or "", script=text, argv=script_args, command=command,
         open_mode=open_mode or "truncate",
         requeue_set=bool(values.get("requeue") or values.get("no_requeue")),
-        requeue=not values.get("no_requeue"), exclusive=bool(values.get("exclusive")), **_array_field(values),
+        requeue=not values.get("no_requeue"), exclusive=values.given("exclusive"), **_array_field(values),
     )
 
 

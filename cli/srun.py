@@ -12,32 +12,36 @@ import socket
 import sys
 import time
 from collections.abc import Iterator
+from collections.abc import Sequence
 from typing import IO, Any
-
-import click
 
 from pyslurm_common.errors import SlurmError
 from pyslurm_common.rpc import messages as pb
 
 from . import allocation, client, job_options
 from .app import die, run
-from .srun_options import OPTIONS, StreamSpec, allocation_desc, normalize_args, step_request, stream_spec
+from .command_line import collect, command_line
+from .option_support import refuse_unsupported
+from .option_tables import srun as spec
+from .srun_options import StreamSpec, check_mpi, allocation_desc, step_request, stream_spec
 from .step_layout import INPUT_NONE
 from .terminal import terminal_size
 
 PROG = "srun"
+# Beyond the shared allocation options (option_support.JOB_DESC)
+ACTED_ON = frozenset({"jobid", "output", "error", "input", "label", "unbuffered", "pty", "kill_on_bad_exit", "wait",
+                      "disable_status", "quit_on_interrupt", "exact", "overlap", "mpi"})
 DEFAULT_KILL_WAIT = 30
 MAX_RETRY_DELAY = 5.0
 
 
-@click.command(context_settings={"allow_interspersed_args": False, "help_option_names": ["-h", "--help"]})
-@job_options.with_options(OPTIONS)
-@click.version_option("22.05.8", "-V", "--version", message="slurm %(version)s")
-@click.argument("argv", nargs=-1, type=click.UNPROCESSED)
-def srun(**values: Any) -> None:
+def srun(args: Sequence[str]) -> None:
     """Run parallel jobs."""
-    ctx = click.get_current_context()
-    argv = list(values.pop("argv"))
+    cli = command_line(spec, args)
+    values = collect(spec, cli, os.environ)
+    refuse_unsupported(PROG, spec.OPTIONS, values, ACTED_ON)
+    check_mpi(values)
+    argv = list(args[cli.operand_index:])
     if not argv:
         die("No command given to execute.", severity="fatal")
     _check_input_rank(values)
@@ -52,7 +56,7 @@ def srun(**values: Any) -> None:
     else:
         job_id = allocation.submit(PROG, allocation_desc(values, argv, os.environ)).job_id
         allocation.wait_until_started(PROG, job_id, bool(values.get("quiet")))
-    request = step_request(values, ctx.get_parameter_source, argv, os.environ, job_id,
+    request = step_request(values, argv, os.environ, job_id,
                            listener.getsockname()[1], io_key, terminal_size())
     if not request.pty and _background_terminal():
         request.input_task = INPUT_NONE  # reading the terminal from the background would stop srun (SIGTTIN)
@@ -218,4 +222,4 @@ def _kill_wait() -> int:
 
 
 def main() -> None:
-    run(PROG, srun, normalize_args(srun, sys.argv[1:]))
+    run(PROG, srun)

@@ -9,70 +9,17 @@ from __future__ import annotations
 import os
 import re
 import socket
-from collections.abc import Callable, Mapping, Sequence
+import sys
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
-
-import click
-from click.core import ParameterSource
 
 from pyslurm_common.rpc import messages as pb
 
 from . import job_options
-from .job_options import option
+from .app import die
+from .command_line import COMMAND_LINE, ENVIRONMENT, OptionValues
 from .step_layout import INPUT_ALL, INPUT_NONE
-
-INPUT_ENV: dict[str, str | list[str]] = {
-    "partition": "SLURM_PARTITION", "account": "SLURM_ACCOUNT", "qos": "SLURM_QOS",
-    "mem": "SLURM_MEM_PER_NODE", "mem_per_cpu": "SLURM_MEM_PER_CPU", "time": "SLURM_TIMELIMIT",
-    "export": ["SRUN_EXPORT_ENV", "SLURM_EXPORT_ENV"], "gres": "SLURM_GRES", "gpus": "SLURM_GPUS",
-    "gpus_per_node": "SLURM_GPUS_PER_NODE", "gpus_per_task": "SLURM_GPUS_PER_TASK",
-    "ntasks": "SLURM_NTASKS", "nodes": "SLURM_NNODES", "cpus_per_task": "SRUN_CPUS_PER_TASK",
-    "ntasks_per_node": "SLURM_NTASKS_PER_NODE",
-}
-OPTIONS = [
-    *job_options.shared_options(INPUT_ENV),  # type: ignore[arg-type]
-    option("--jobid"),
-    option("-o", "--output", env="SLURM_STDOUTMODE"),
-    option("-e", "--error", env="SLURM_STDERRMODE"),
-    option("-i", "--input", env="SLURM_STDINMODE"),
-    option("-l", "--label", flag=True, env="SLURM_LABELIO"),
-    option("-u", "--unbuffered", flag=True, env="SLURM_UNBUFFEREDIO"),
-    option("--pty", flag=True),
-    option("-K", "--kill-on-bad-exit", "kill_on_bad_exit", flag=True, env="SLURM_KILL_BAD_EXIT"),
-    option("-W", "--wait", type=click.IntRange(min=0), env="SLURM_WAIT"),
-    option("-X", "--disable-status", "disable_status", flag=True, env="SLURM_DISABLE_STATUS"),
-    option("--quit-on-interrupt", "quit_on_interrupt", flag=True),
-    option("--exact", flag=True, env="SLURM_EXACT"),
-    option("--overlap", flag=True, env="SLURM_OVERLAP"),
-    option("--mpi", type=click.Choice(["none", "pmi2", "pmix"], case_sensitive=False)),
-    option("-Q", "--quiet", flag=True),
-]
-# Written glued (`-K1`, `--kill-on-bad-exit=0`), as srun requires for its optional values.
-_KILL_ON_BAD_EXIT = re.compile(r"^(?:-K|--kill-on-bad-exit=)([01])$")
-
-
-def normalize_args(command: click.Command, args: Sequence[str]) -> list[str]:
-    """`-K1`/`-K0` (and the long `=` forms) before the program become the -K flag or nothing."""
-    takes_value = {name for p in command.params if isinstance(p, click.Option) and not p.is_flag
-                   for name in p.opts}
-    out: list[str] = []
-    i = 0
-    while i < len(args):
-        arg = args[i]
-        if arg == "--" or not arg.startswith("-") or arg == "-":
-            return out + list(args[i:])
-        match = _KILL_ON_BAD_EXIT.match(arg)
-        if match:
-            out += ["-K"] if match.group(1) == "1" else []
-        else:
-            out.append(arg)
-            if arg in takes_value and i + 1 < len(args):
-                out.append(args[i + 1])
-                i += 1
-        i += 1
-    return out
-
 
 @dataclass(frozen=True, slots=True)
 class StreamSpec:
@@ -106,7 +53,7 @@ def input_task(spec: StreamSpec, pty: bool) -> int:
     return {"all": INPUT_ALL, "none": INPUT_NONE, "rank": spec.rank}[spec.mode]
 
 
-def step_sizes(values: Mapping[str, Any], source: Callable[[str], ParameterSource | None]) -> tuple[int, int, int]:
+def step_sizes(values: OptionValues) -> tuple[int, int, int]:
     """(tasks, nodes, cpus per task) of the step; 0 = the controller's default.
 
     A node count inherited from the job (SLURM_NNODES) gives way to a smaller task count
@@ -115,11 +62,10 @@ def step_sizes(values: Mapping[str, Any], source: Callable[[str], ParameterSourc
     tasks = job_options.task_count(values)
     nodes = job_options.positive_int(values, "nodes", "--nodes")
     cpus = job_options.positive_int(values, "cpus_per_task", "--cpus-per-task")
-    if (source("ntasks") is ParameterSource.ENVIRONMENT
-            and source("ntasks_per_node") is ParameterSource.COMMANDLINE):
+    source = values.source
+    if source("ntasks") == ENVIRONMENT and source("ntasks_per_node") == COMMAND_LINE:
         tasks = job_options.positive_int(values, "ntasks_per_node", "--ntasks-per-node") * max(1, nodes)
-    if (tasks and nodes > tasks and source("nodes") is ParameterSource.ENVIRONMENT
-            and source("ntasks") is ParameterSource.COMMANDLINE):
+    if tasks and nodes > tasks and source("nodes") == ENVIRONMENT and source("ntasks") == COMMAND_LINE:
         nodes = tasks
     return tasks, nodes, cpus
 
@@ -137,15 +83,46 @@ def step_environment(values: Mapping[str, Any], environ: Mapping[str, str], work
         env["SLURM_LABELIO"] = "1"
     if values.get("unbuffered") or values.get("pty"):
         env["SLURM_UNBUFFEREDIO"] = "1"
-    if values.get("kill_on_bad_exit"):
+    if kill_on_bad_exit(values):
         env["SLURM_KILL_BAD_EXIT"] = "1"
     return [f"{k}={v}" for k, v in env.items()]
 
 
-def step_request(values: Mapping[str, Any], source: Callable[[str], ParameterSource | None],
-                 argv: Sequence[str], environ: Mapping[str, str], job_id: int, io_port: int,
+# What Slurm 22.05 lists for `srun --mpi=list` (Debian's build; pmix_vN name a PMIx version).
+MPI_TYPES = ("pmix", "none", "cray_shasta", "pmi2")
+MPI_VERSIONED = ("pmix_v3", "pmix_v4")
+
+
+def check_mpi(values: Mapping[str, Any]) -> None:
+    """--mpi=list prints the types and ends srun; an unknown type is refused in Slurm's words."""
+    name = values.get("mpi")
+    if name is None:
+        return
+    if name == "list":
+        print("MPI plugin types are...", *(f"\t{t}" for t in MPI_TYPES), sep="\n", file=sys.stderr)
+        print(f"specific pmix plugin versions available: {','.join(MPI_VERSIONED)}", file=sys.stderr)
+        raise SystemExit(0)
+    if name not in MPI_TYPES and name not in MPI_VERSIONED:
+        die(f"Invalid MPI type '{name}', --mpi=list for acceptable types")
+
+
+def kill_on_bad_exit(values: Mapping[str, Any]) -> bool:
+    """-K / --kill-on-bad-exit[=0|1]: bare is 1."""
+    return values.get("kill_on_bad_exit") not in (None, "0")
+
+
+def wait_seconds(values: Mapping[str, Any]) -> int:
+    raw = values.get("wait")
+    if raw is None:
+        return 0
+    if not str(raw).isdigit():
+        die("Invalid --wait specification")
+    return min(int(raw), 2 ** 31 - 1)
+
+
+def step_request(values: OptionValues, argv: Sequence[str], environ: Mapping[str, str], job_id: int, io_port: int,
                  io_key: str, pty_size: tuple[int, int]) -> pb.StepRequest:
-    tasks, nodes, cpus = step_sizes(values, source)
+    tasks, nodes, cpus = step_sizes(values)
     out, err, inp = (stream_spec(values.get(k)) for k in ("output", "error", "input"))
     pty = bool(values.get("pty"))
     work_dir = job_options.work_dir(values)
@@ -154,14 +131,14 @@ def step_request(values: Mapping[str, Any], source: Callable[[str], ParameterSou
         job_id=job_id, name=values.get("job_name") or os.path.basename(argv[0]),
         num_tasks=tasks, min_nodes=nodes, cpus_per_task=cpus,
         exact=bool(values.get("exact")) or cpus > 0,
-        overlap=bool(values.get("overlap")), nodelist=values.get("nodelist") or "",
+        overlap=values.given("overlap"), nodelist=values.get("nodelist") or "",
         argv=list(argv), environment=step_environment(values, environ, work_dir, umask),
         work_dir=work_dir, io_port=io_port, io_key=io_key, pty=pty,
         std_out=out.pattern if out.on_node else "", std_err=err.pattern if err.on_node else "",
         std_in=inp.pattern if inp.on_node else "", input_task=input_task(inp, pty),
-        kill_on_bad_exit=bool(values.get("kill_on_bad_exit")), umask=umask,
+        kill_on_bad_exit=kill_on_bad_exit(values), umask=umask,
         rlimits=job_options.rlimits(), pty_rows=pty_size[0] if pty else 0, pty_cols=pty_size[1] if pty else 0,
-        wait_seconds=values.get("wait") or 0, unbuffered=bool(values.get("unbuffered")) or pty,
+        wait_seconds=wait_seconds(values), unbuffered=bool(values.get("unbuffered")) or pty,
     )
 
 

@@ -10,7 +10,7 @@ import pytest
 
 from cli.app import run
 from cli.sbatch import sbatch
-from cli.sbatch_script import ScriptError, directive_lines, legacy_directives, validate, wrap
+from cli.sbatch_script import ScriptError, directive_words, legacy_directives, validate, wrap
 
 
 def lines_of(text: str) -> tuple[str, ...]:
@@ -91,67 +91,88 @@ def test_wrap_with_a_script_argument_is_an_error(tmp_path: Path, capsys: pytest.
     with pytest.raises(SystemExit) as info:
         run("sbatch", sbatch, ["--wrap", "true", str(tmp_path / "job.sh")])
     assert info.value.code == 1
-    assert capsys.readouterr().err == "sbatch: error: script argument not permitted with --wrap option\n"
+    assert capsys.readouterr().err == "sbatch: error: Script arguments not permitted with --wrap option\n"
 
 
 # ---- #SBATCH directives --------------------------------------------------------------------------
 
 
-def directives(*lines: str) -> list[list[str]]:
-    return directive_lines("\n".join(lines) + "\n", "job.sh")
+def directives(*lines: str) -> list[str]:
+    components = directive_words("\n".join(lines) + "\n", "job.sh")
+    assert len(components) == 1
+    return components[0]
 
 
-def test_directives_in_order() -> None:
+def test_directive_words_in_order() -> None:
     assert directives("#!/bin/sh", "#SBATCH -J train", "#SBATCH --mem=4G", "srun hostname") == [
-        ["-J", "train"], ["--mem=4G"]]
+        "-J", "train", "--mem=4G"]
 
 
 def test_scanning_stops_at_the_first_command() -> None:
-    assert directives("#!/bin/sh", "#SBATCH -N 1", "echo start", "#SBATCH -N 2") == [["-N", "1"]]
+    assert directives("#!/bin/sh", "#SBATCH -N 1", "echo start", "#SBATCH -N 2") == ["-N", "1"]
     assert directives("#!/bin/sh", "  x=1", "#SBATCH -N 2") == []
 
 
 def test_blank_and_comment_lines_do_not_stop_scanning() -> None:
     assert directives("#!/bin/sh", "", "# a comment", "   ", "   # indented comment", "\t", "#SBATCH -n 4") == [
-        ["-n", "4"]]
+        "-n", "4"]
 
 
 def test_only_column_zero_lines_are_directives() -> None:
-    assert directives("#!/bin/sh", " #SBATCH -N 2", "\t#SBATCH -N 3", "#SBATCH -N 4") == [["-N", "4"]]
+    assert directives("#!/bin/sh", " #SBATCH -N 2", "\t#SBATCH -N 3", "#SBATCH -N 4") == ["-N", "4"]
 
 
-def test_the_magic_word_is_exact() -> None:
-    assert directives("#!/bin/sh", "#SBATCHX -N 2", "#sbatch -N 3", "#SBATCH-N 4", "# SBATCH -N 5",
-                      "#SBATCH\t-N 6") == [["-N", "6"]]
+def test_the_magic_word_is_matched_as_a_prefix_as_slurm_does() -> None:
+    # Slurm compares the first 7 characters only: `#SBATCH-N 4` is `-N 4`, `#SBATCHX` gives the word X
+    # (then refused as an invalid directive); other spellings are comments.
+    assert directives("#!/bin/sh", "#sbatch -N 3", "#SBATCH-N 4", "# SBATCH -N 5", "#SBATCH\t-N 6") == [
+        "-N", "4", "-N", "6"]
+    assert directives("#!/bin/sh", "#SBATCHX -N 2") == ["X", "-N", "2"]
 
 
 def test_multiple_options_per_line() -> None:
-    assert directives("#!/bin/sh", "#SBATCH -N 2 -n 4   --time=10") == [["-N", "2", "-n", "4", "--time=10"]]
+    assert directives("#!/bin/sh", "#SBATCH -N 2 -n 4   --time=10") == ["-N", "2", "-n", "4", "--time=10"]
 
 
 def test_quotes_group_and_are_removed() -> None:
     assert directives("#!/bin/sh", '#SBATCH -J "my job" --comment=\'a b\'', '#SBATCH -o "out dir"/%j.log') == [
-        ["-J", "my job", "--comment=a b"], ["-o", "out dir/%j.log"]]
+        "-J", "my job", "--comment=a b", "-o", "out dir/%j.log"]
 
 
 def test_backslash_escapes_the_next_character() -> None:
-    assert directives("#!/bin/sh", "#SBATCH -J a\\ b") == [["-J", "a b"]]
+    assert directives("#!/bin/sh", '#SBATCH -J a\\"b\\\\c') == ["-J", 'a"b\\c']
+    # ... but never a blank: Slurm ends the word there (`-J a\ b` is `-J a` and `b`)
+    assert directives("#!/bin/sh", "#SBATCH -J a\\ b") == ["-J", "a", "b"]
+
+
+def test_a_value_may_sit_on_the_next_line_and_a_trailing_backslash_vanishes() -> None:
+    assert directives("#!/bin/sh", "#SBATCH -N", "#SBATCH 2 --time=5 \\", "#SBATCH -n 1") == [
+        "-N", "2", "--time=5", "-n", "1"]
+
+
+def test_an_empty_word_ends_its_line() -> None:
+    assert directives("#!/bin/sh", '#SBATCH -J "" -N 2', "#SBATCH foo") == ["-J", "foo"]
 
 
 def test_unquoted_hash_starts_a_comment() -> None:
-    assert directives("#!/bin/sh", "#SBATCH -N 2 # two nodes", '#SBATCH -J "a#b"', "#SBATCH # nothing") == [
-        ["-N", "2"], ["-J", "a#b"]]
+    assert directives("#!/bin/sh", "#SBATCH -N 2 # two nodes", '#SBATCH -J "a#b"', "#SBATCH # nothing",
+                      "#SBATCH --comment=x#y -n 3") == ["-N", "2", "-J", "a#b", "--comment=x"]
 
 
 def test_a_directive_without_arguments_is_skipped() -> None:
-    assert directives("#!/bin/sh", "#SBATCH", "#SBATCH   ", "#SBATCH -N 1") == [["-N", "1"]]
+    assert directives("#!/bin/sh", "#SBATCH", "#SBATCH   ", "#SBATCH -N 1") == ["-N", "1"]
+
+
+def test_hetjob_separators_split_components() -> None:
+    text = "#!/bin/sh\n#SBATCH -N 2 hetjob\n#SBATCH hetjob -N 3\n#SBATCH packjob\n#SBATCH -n 1\n"
+    assert directive_words(text, "job.sh") == [["-N", "2"], ["-N", "3"], ["-n", "1"]]
 
 
 @pytest.mark.parametrize(("line", "quote"), [('#SBATCH -J "abc', '"'), ("#SBATCH -J 'abc", "'")])
 def test_unmatched_quote(line: str, quote: str) -> None:
     with pytest.raises(ScriptError) as info:
         directives("#!/bin/sh", "", line)
-    assert info.value.lines == (f"job.sh: line 3: Unmatched `{quote}' in [{line}]",)
+    assert info.value.lines == (f"job.sh: line 3: Unmatched `{quote}` in [ {quote}abc]",)
 
 
 def test_unmatched_quote_is_fatal(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -159,11 +180,11 @@ def test_unmatched_quote_is_fatal(tmp_path: Path, capsys: pytest.CaptureFixture[
     script.write_text('#!/bin/sh\n#SBATCH -J "abc\ntrue\n')
     with pytest.raises(SystemExit):
         run("sbatch", sbatch, [str(script)])
-    assert capsys.readouterr().err == f"sbatch: fatal: {script}: line 2: Unmatched `\"' in [#SBATCH -J \"abc]\n"
+    assert capsys.readouterr().err == f"sbatch: fatal: {script}: line 2: Unmatched `\"` in [ \"abc]\n"
 
 
 def test_legacy_slurm_magic_word_is_accepted() -> None:
-    assert directives("#!/bin/sh", "#SLURM -N 2") == [["-N", "2"]]
+    assert directives("#!/bin/sh", "#SLURM -N 2") == ["-N", "2"]
 
 
 def test_invalid_directive_exits_255(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -172,7 +193,13 @@ def test_invalid_directive_exits_255(tmp_path: Path, capsys: pytest.CaptureFixtu
     with pytest.raises(SystemExit) as info:
         run("sbatch", sbatch, [str(script)])
     assert info.value.code == 255
-    assert capsys.readouterr().err == "sbatch: error: Invalid directive found in batch script: --no-such-option\n"
+    assert capsys.readouterr().err == ("sbatch: unrecognized option '--no-such-option'\n"
+                                       'Try "sbatch --help" for more information\n')
+    script.write_text("#!/bin/sh\n#SBATCH -N 2 oops\ntrue\n")
+    with pytest.raises(SystemExit) as info:
+        run("sbatch", sbatch, [str(script)])
+    assert info.value.code == 255
+    assert capsys.readouterr().err == "sbatch: error: Invalid directive found in batch script: oops\n"
 
 
 def test_legacy_magic_word_is_flagged_for_the_warning() -> None:

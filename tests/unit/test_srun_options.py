@@ -6,7 +6,6 @@ from __future__ import annotations
 import signal
 from typing import Any
 
-import click
 import pytest
 
 from cli import squeue_format
@@ -15,18 +14,23 @@ from cli.app import CliError
 from cli.salloc import exit_status
 from cli.scontrol_show import show_steps
 from cli.srun import srun
-from cli.srun_options import (StreamSpec, allocation_desc, input_task, normalize_args, step_request,
+from cli.command_line import OptionValues, collect, command_line
+from cli.option_tables import srun as spec
+from cli.srun_options import (StreamSpec, allocation_desc, input_task, step_request,
                               stream_spec)
 from pyslurm_common.rpc import messages as pb
 
 ENV = {"HOME": "/home/alice", "PATH": "/usr/bin", "SLURM_JOB_ID": "9", "OTHER": "x"}
 
 
+def parse(args: list[str], environ: dict[str, str] | None = None) -> tuple[OptionValues, list[str]]:
+    cli = command_line(spec, args)
+    return collect(spec, cli, environ or {}), args[cli.operand_index:]
+
+
 def request(args: list[str], environ: dict[str, str] | None = None) -> pb.StepRequest:
-    ctx = srun.make_context("srun", normalize_args(srun, args))
-    values = dict(ctx.params)
-    argv = list(values.pop("argv"))
-    return step_request(values, ctx.get_parameter_source, argv, environ or ENV, 9, 4242, "k" * 32, (40, 120))
+    values, argv = parse(args, environ)
+    return step_request(values, argv, environ or ENV, 9, 4242, "k" * 32, (40, 120))
 
 
 def env_of(req: pb.StepRequest) -> dict[str, str]:
@@ -63,9 +67,7 @@ def test_command_options_are_not_srun_options() -> None:
 
 
 def test_sizes_default_to_the_allocation_but_the_command_line_wins(monkeypatch: pytest.MonkeyPatch) -> None:
-    inside = dict(ENV, SLURM_NTASKS="4", SLURM_NNODES="2", SRUN_CPUS_PER_TASK="2", SLURM_CPUS_PER_TASK="8")
-    for name, value in inside.items():  # input variables are read by the option parser
-        monkeypatch.setenv(name, value)
+    inside = dict(ENV, SLURM_NTASKS="4", SLURM_JOB_NUM_NODES="2", SRUN_CPUS_PER_TASK="2", SLURM_CPUS_PER_TASK="8")
     req = request(["true"], inside)
     assert (req.num_tasks, req.min_nodes, req.cpus_per_task) == (4, 2, 2)
     one = request(["-n1", "true"], inside)
@@ -106,14 +108,14 @@ def test_bad_sizes_are_refused_in_slurms_words() -> None:
     with pytest.raises(CliError) as info:
         request(["-n", "zero", "true"])
     assert info.value.lines == ("Invalid --ntasks specification",)
-    with pytest.raises(click.UsageError):
+    with pytest.raises(CliError) as info:
         request(["-W", "-1", "true"])
+    assert info.value.lines == ("Invalid --wait specification",)
 
 
 def test_allocation_desc_is_an_srun_job_named_after_the_program() -> None:
-    ctx = srun.make_context("srun", ["-n2", "-t", "5", "/usr/bin/python3", "x.py"])
-    values = dict(ctx.params)
-    desc = allocation_desc(values, list(values.pop("argv")), ENV)
+    values, argv = parse(["-n2", "-t", "5", "/usr/bin/python3", "x.py"])
+    desc = allocation_desc(values, argv, ENV)
     assert (desc.launcher, desc.name, desc.num_tasks, desc.ntasks_given, desc.time_limit_min, desc.script) == (
         "srun", "python3", 2, True, 5, "")
 
@@ -191,11 +193,8 @@ def test_ntasks_per_node(monkeypatch: pytest.MonkeyPatch) -> None:
     req = request(["-N2", "--ntasks-per-node=3", "true"])
     assert (req.num_tasks, req.min_nodes) == (6, 2)
     assert request(["-n2", "--ntasks-per-node=3", "true"]).num_tasks == 2, "-n wins"
-    for name, value in {"SLURM_NTASKS": "4", "SLURM_NNODES": "2"}.items():
-        monkeypatch.setenv(name, value)
-    inside = request(["--ntasks-per-node=1", "true"])
+    inside = request(["--ntasks-per-node=1", "true"], dict(ENV, SLURM_NTASKS="4", SLURM_JOB_NUM_NODES="2"))
     assert (inside.num_tasks, inside.min_nodes) == (2, 2), "the command line beats the job's task count"
-    ctx = srun.make_context("srun", ["-N2", "--ntasks-per-node=2", "true"])
-    values = dict(ctx.params)
-    desc = allocation_desc(values, list(values.pop("argv")), ENV)
+    values, argv = parse(["-N2", "--ntasks-per-node=2", "true"])
+    desc = allocation_desc(values, argv, ENV)
     assert (desc.num_tasks, desc.min_nodes, desc.ntasks_given) == (4, 2, True)

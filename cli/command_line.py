@@ -1,0 +1,122 @@
+"""A command's options from its table: command line, input environment variables, --help,
+--usage, --version and getopt's errors, as Slurm's sbatch, srun and salloc give them.
+
+Precedence is Slurm's: what an earlier source set, a later one overrides, in the order
+batch script directives (sbatch only, see sbatch_script.py), environment, command line.
+`OptionValues.source(dest)` tells which one a value came from.
+"""
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterable, Mapping, Sequence
+from types import ModuleType
+from typing import Any, NoReturn
+
+from .getopt_long import GetoptError, Parsed, Row, Value, getopt
+
+VERSION_LINE = "slurm 22.05.8"
+GETOPT_EXIT = 255           # Slurm exits -1 on a word getopt refuses, whatever SLURM_EXIT_ERROR says
+COMMAND_LINE, ENVIRONMENT, SCRIPT = "command line", "environment", "script"
+COUNTED = frozenset({"verbose"})   # -vv: each occurrence counts
+EARLY = ("help", "usage", "version")
+
+
+class OptionValues(dict[str, Any]):
+    """dest -> value (True for a flag, "" for an optional argument left out, else the text),
+    with where each value came from."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.sources: dict[str, str] = {}
+
+    def set_from(self, source: str, options: Iterable[tuple[str, Value]]) -> None:
+        for dest, value in options:
+            if dest in COUNTED:
+                value = (self.get(dest) or 0) + 1
+            self[dest] = value
+            self.sources[dest] = source
+
+    def source(self, dest: str) -> str | None:
+        return self.sources.get(dest)
+
+    def given(self, dest: str) -> bool:
+        return dest in self
+
+
+def usage_error(prog: str, message: str) -> NoReturn:
+    print(f"{prog}: {message}", file=sys.stderr)
+    print(f'Try "{prog} --help" for more information', file=sys.stderr)
+    raise SystemExit(GETOPT_EXIT)
+
+
+def parse_words(prog: str, words: Sequence[str], table: Sequence[Row]) -> Parsed:
+    """getopt over `words`; a refused word ends the command with getopt's message."""
+    try:
+        return getopt(words, table)
+    except GetoptError as exc:
+        usage_error(prog, str(exc))
+
+
+def environment_options(table: Sequence[Row], environ: Mapping[str, str]) -> list[tuple[str, Value]]:
+    """The options the input environment variables set, each as its option would.
+
+    A variable that is set counts even when empty (Slurm's getenv); for an option without an
+    argument its value is not looked at. Of several variables for one option the last listed wins."""
+    found: list[tuple[str, Value]] = []
+    for _name, _short, kind, dest, variables, _help in table:
+        for variable in variables:
+            if variable in environ:
+                found.append((dest, True if kind == 0 else environ[variable]))
+    return found
+
+
+def handle_early(spec: ModuleType, parsed: Parsed) -> None:
+    """--help, --usage and -V/--version act where they stand, before anything else is checked."""
+    for dest, _value in parsed.options:
+        if dest in EARLY:
+            print(render_help(spec) if dest == "help" else render_usage(spec) if dest == "usage" else VERSION_LINE)
+            raise SystemExit(0)
+
+
+def command_line(spec: ModuleType, args: Sequence[str]) -> Parsed:
+    """getopt over the command line; --help, --usage and --version act here and exit."""
+    try:
+        parsed = getopt(args, spec.OPTIONS)
+    except GetoptError as exc:
+        # Options before the refused word still act: `sbatch --help --bogus` prints the help.
+        partial = _options_before_error(args, spec.OPTIONS)
+        if partial is not None:
+            handle_early(spec, partial)
+        usage_error(spec.PROG, str(exc))
+    handle_early(spec, parsed)
+    return parsed
+
+
+def collect(spec: ModuleType, cli: Parsed, environ: Mapping[str, str],
+            script: Iterable[tuple[str, Value]] = ()) -> OptionValues:
+    """Directives, then the environment, then the command line: each overrides the ones before."""
+    values = OptionValues()
+    values.set_from(SCRIPT, script)
+    values.set_from(ENVIRONMENT, environment_options(spec.OPTIONS, environ))
+    values.set_from(COMMAND_LINE, cli.options)
+    return values
+
+
+def _options_before_error(args: Sequence[str], table: Sequence[Row]) -> Parsed | None:
+    for end in range(len(args) - 1, 0, -1):
+        try:
+            return getopt(args[:end], table)
+        except GetoptError:
+            continue
+    return None
+
+
+def render_help(spec: ModuleType) -> str:
+    blocks = {row[0]: row[5] for row in spec.OPTIONS if row[5]}
+    lines = [spec.HELP_USAGE]
+    lines += [blocks[entry[2:]] if entry.startswith("--") else entry for entry in spec.HELP_LAYOUT]
+    return "\n".join(lines)
+
+
+def render_usage(spec: ModuleType) -> str:
+    return "\n".join(spec.USAGE)

@@ -1,0 +1,38 @@
+"""Which of Slurm's options a command acts on; the rest are refused, never accepted and dropped.
+
+Every option of Slurm 22.05 parses (cli/option_tables/). An option is in ACTED_ON once the
+command carries it into the job or step as Slurm does; a few are IGNORED because Slurm itself
+ignores them in a configuration like every pyslurm cluster's (no topology, power, profiling or
+switch plugin). Anything else ends the command with an error before a job is made.
+"""
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+
+from .app import die
+from .getopt_long import Row
+
+# Options Slurm accepts and then has no effect with pyslurm's fixed plugin set.
+IGNORED = frozenset({
+    "switches",   # topology/none: no switches to count or wait for
+    "profile",    # acct_gather_profile/none
+    "power",      # no power management plugin
+    "network",    # switch/none
+})
+# What each command handles itself before any option is looked at (getopt_long, command_line).
+EARLY = frozenset({"help", "usage", "version"})
+# The allocation options cli/job_options.py turns into a JobDesc for all three commands.
+JOB_DESC = frozenset({
+    "account", "begin", "chdir", "constraint", "cpus_per_task", "dependency", "exclude", "export", "gres",
+    "gpus", "gpus_per_node", "gpus_per_task", "hold", "job_name", "mem", "mem_per_cpu", "nice", "nodelist",
+    "nodes", "ntasks", "ntasks_per_node", "partition", "qos", "signal", "time", "quiet",
+})
+
+
+def refuse_unsupported(prog: str, table: Sequence[Row], values: Mapping[str, object],
+                       acted_on: Iterable[str]) -> None:
+    handled = JOB_DESC | EARLY | IGNORED | frozenset(acted_on)
+    for dest in values:
+        if dest not in handled:
+            name = next(row[0] for row in table if row[3] == dest)
+            die(f"--{name} is not supported by pyslurm")
