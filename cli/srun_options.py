@@ -120,6 +120,13 @@ def wait_seconds(values: Mapping[str, Any]) -> int:
     return min(int(raw), 2 ** 31 - 1)
 
 
+def step_name(values: OptionValues, argv: Sequence[str]) -> str:
+    """-J names a step only from the command line; SLURM_JOB_NAME (the job's) does not."""
+    if values.source("job_name") == COMMAND_LINE:
+        return str(values["job_name"])
+    return os.path.basename(argv[0])
+
+
 def step_request(values: OptionValues, argv: Sequence[str], environ: Mapping[str, str], job_id: int, io_port: int,
                  io_key: str, pty_size: tuple[int, int]) -> pb.StepRequest:
     tasks, nodes, cpus = step_sizes(values)
@@ -128,7 +135,7 @@ def step_request(values: OptionValues, argv: Sequence[str], environ: Mapping[str
     work_dir = job_options.work_dir(values)
     umask = job_options.current_umask()
     return pb.StepRequest(
-        job_id=job_id, name=values.get("job_name") or os.path.basename(argv[0]),
+        job_id=job_id, name=step_name(values, argv),
         num_tasks=tasks, min_nodes=nodes, cpus_per_task=cpus,
         exact=bool(values.get("exact")) or cpus > 0,
         overlap=values.given("overlap"), nodelist=values.get("nodelist") or "",
