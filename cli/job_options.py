@@ -189,8 +189,22 @@ def job_desc(values: Mapping[str, Any], default_name: str, environ: Mapping[str,
         signal_number=signal_number, signal_seconds=signal_seconds, signal_batch_only=signal_batch_only,
         rlimits=rlimits(), nodelist=values.get("nodelist") or "", exclude=values.get("exclude") or "",
         constraint=values.get("constraint") or "", submit_line=submit_line(sys.argv),
+        comment=values.get("comment") or "", **_mail_fields(values),
         **_scheduling_fields(values), **extra,
     )
+
+
+def _mail_fields(values: Mapping[str, Any]) -> dict[str, str]:
+    """--mail-type (normalised; NONE is no mail) and --mail-user."""
+    mail_type = ""
+    if values.get("mail_type") is not None:
+        from .mail_types import normalise_mail_type
+
+        try:
+            mail_type = normalise_mail_type(str(values["mail_type"]))
+        except ValueError:
+            die("Invalid --mail-type specification", exit_code=255)
+    return {"mail_type": "" if mail_type == "NONE" else mail_type, "mail_user": values.get("mail_user") or ""}
 
 
 def submit_line(argv: Sequence[str]) -> str:

@@ -26,6 +26,7 @@ JOB_DESC = frozenset({
     "account", "begin", "chdir", "constraint", "cpus_per_task", "dependency", "exclude", "export", "gres",
     "gpus", "gpus_per_node", "gpus_per_task", "hold", "job_name", "mem", "mem_per_cpu", "nice", "nodelist",
     "nodes", "ntasks", "ntasks_per_node", "partition", "qos", "signal", "time", "quiet",
+    "comment", "mail_type", "mail_user",
 })
 
 

@@ -148,6 +148,7 @@ def job_lines(job: JobInfo, now: int) -> list[str]:
         f"OverSubscribe={'NO' if job.exclusive else 'OK'} Contiguous=0 Licenses=(null) Network=(null)",
         f"Command={_or(job.command)}",
         f"WorkDir={job.work_dir}",
+        *([f"Comment={job.comment} "] if job.comment else []),
         f"StdErr={job.std_err or default_out}",
         f"StdIn={job.std_in or '/dev/null'}",
         f"StdOut={job.std_out or default_out}",
@@ -155,6 +156,8 @@ def job_lines(job: JobInfo, now: int) -> list[str]:
     ]
     if job.tres_per_node:  # 22.05 prints the optional TRES lines after Power=
         lines.append(f"TresPerNode={job.tres_per_node}")
+    if job.mail_type and job.mail_user:
+        lines.append(f"MailUser={job.mail_user} MailType={job.mail_type}")
     return lines
 
 

@@ -49,7 +49,8 @@ def request_from_desc(desc: types_pb2.JobDesc, requeue_default: bool = True) -> 
         begin_time=desc.begin_time, kill_on_invalid_dep=desc.kill_on_invalid_dep,
         launcher=_launcher(desc.launcher), required_nodes=_node_names(desc.nodelist),
         excluded_nodes=_node_names(desc.exclude), features=desc.constraint.strip(),
-        exclusive=desc.exclusive, submit_line=desc.submit_line, **_gpu_request(desc),
+        exclusive=desc.exclusive, submit_line=desc.submit_line, comment=desc.comment,
+        mail_type=desc.mail_type, mail_user=desc.mail_user, **_gpu_request(desc),
     )
 
 
@@ -145,7 +146,8 @@ def job_info(job: Job, now: int = 0, expected: Reservation | None = None,
         suspend_time=job.suspend_time if job.state is JobState.SUSPENDED else 0, **_array_fields(job),
         expected_start=expected.start_time if expected else 0,
         sched_nodes=compress(expected.nodes) if expected else "", features=req.features, exclusive=req.exclusive,
-        submit_line=req.submit_line,
+        submit_line=req.submit_line, comment=req.comment, mail_type=req.mail_type,
+        mail_user=(req.mail_user or job.user_name) if req.mail_type else req.mail_user,
     )
 
 

@@ -160,6 +160,9 @@ class JobRequest:
     features: str = ""                  # --constraint as given (features.py): each node must satisfy it
     exclusive: bool = False             # --exclusive: whole nodes (every CPU and GPU), memory as asked
     submit_line: str = ""               # the sbatch/srun/salloc command line (sacct SubmitLine)
+    comment: str = ""                   # --comment
+    mail_type: str = ""                 # --mail-type, normalised (cli/mail_types.py); "" none
+    mail_user: str = ""                 # --mail-user; "" = the job's user
 
     @property
     def interactive(self) -> bool:

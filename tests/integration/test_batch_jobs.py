@@ -130,3 +130,12 @@ def test_unknown_and_malformed_ids(cluster: Cluster) -> None:
     assert (bad.returncode, bad.stderr) == (1, "scancel: error: Invalid job id abc\n")
     unknown = cluster.run("squeue", "-j", "999999", user="alice")
     assert (unknown.returncode, unknown.stderr) == (1, "slurm_load_jobs error: Invalid job id specified\n")
+
+
+def test_comment_and_mail_options_reach_scontrol_show_job(cluster: Cluster) -> None:
+    script = "#!/bin/sh\n#SBATCH --mail-type=end,fail --comment\n#SBATCH 'two words'\ntrue\n"
+    job_id = int(cluster.run("sbatch", "--parsable", "--hold", user="alice", input=script, check=True).stdout)
+    shown = cluster.run("scontrol", "show", "job", str(job_id), user="alice", check=True).stdout
+    assert "\n   Comment=two words \n" in shown
+    assert "\n   MailUser=alice MailType=END,FAIL\n" in shown
+    cluster.run("scancel", str(job_id), user="alice", check=True)
