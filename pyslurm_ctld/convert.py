@@ -18,7 +18,8 @@ from pyslurm_common.rpc import ctld_pb2, dbd_pb2, types_pb2
 
 from .backfill import Reservation
 from .fairshare import ShareRow
-from .job import GpuUsage, Hold, Job, JobRequest, JobState, Reason, Step, StepUsage
+from .events import BatchFinished, Event, JobLost, StepFinished
+from .job import GpuUsage, Hold, Job, JobId, JobRequest, JobState, Reason, Step, StepUsage
 from .job_env import compress_counts
 from .job_manager import NodeUsage
 from .node_events import NodeEvent
@@ -322,3 +323,30 @@ def share_info(row: ShareRow) -> ctld_pb2.ShareInfo:
     if row.level_fs is not None:
         info.level_fs = row.level_fs
     return info
+
+
+def batch_end(msg: ctld_pb2.BatchCompletion, now: int) -> Event:
+    """The event for a node's report that a batch script ended (CompleteBatch, or in NodeSteps)."""
+    if msg.stepd_lost:
+        return JobLost(JobId(msg.job_id), msg.node, msg.end_time or now)
+    return BatchFinished(
+        JobId(msg.job_id), msg.exit_code, msg.exit_signal, msg.out_of_memory, msg.launch_failed,
+        msg.end_time or now, usage=step_usage(msg),
+        kill_task_failed=msg.kill_task_failed, node=msg.node, epilog_failed=msg.epilog_failed)
+
+
+def step_end(msg: ctld_pb2.StepCompletion, now: int) -> StepFinished:
+    """The event for one node's part of an srun step ending (CompleteStep, or in NodeSteps)."""
+    return StepFinished(
+        JobId(msg.job_id), msg.step_id, msg.node, msg.exit_code, msg.exit_signal, msg.end_time or now,
+        out_of_memory=msg.out_of_memory, launch_failed=msg.launch_failed, cancelled=msg.cancelled,
+        usage=step_usage(msg, msg.node),
+        kill_task_failed=msg.kill_task_failed, node_failed=msg.stepd_lost)
+
+
+def node_step_ends(steps: ctld_pb2.NodeSteps, now: int) -> tuple[list[Event], list[ctld_pb2.NodeStep]]:
+    """The events for the ends a node reports with its steps, and the keys to acknowledge."""
+    events = [*(batch_end(m, now) for m in steps.batch_ends), *(step_end(m, now) for m in steps.step_ends)]
+    keys = [*(ctld_pb2.NodeStep(job_id=m.job_id, step="batch") for m in steps.batch_ends),
+            *(ctld_pb2.NodeStep(job_id=m.job_id, step=str(m.step_id)) for m in steps.step_ends)]
+    return events, keys

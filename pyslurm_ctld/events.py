@@ -251,7 +251,8 @@ class JobResumed:
 
 @dataclass(frozen=True, slots=True)
 class JobLost:
-    """The job's batch host registered without it (rebooted, say): the run is over (NODE_FAIL)."""
+    """The job's batch script ended on its node in an unknown way (the node rebooted, or the
+    script's stepd died without a result): the run is over (NODE_FAIL, see node_reconcile.py)."""
 
     kind: ClassVar[str] = "lost"
     job_id: JobId
@@ -344,6 +345,7 @@ class StepFinished:
     cancelled: bool = False
     usage: StepUsage | None = None
     kill_task_failed: bool = False
+    node_failed: bool = False        # its stepd died, or the node lost it: how it ended is unknown
 
 
 @dataclass(frozen=True, slots=True)

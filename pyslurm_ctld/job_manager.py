@@ -26,7 +26,8 @@ from pyslurm_common.config import NodeConfig, PartitionConfig, SlurmConfig
 from pyslurm_common.errors import SlurmError, Strerror
 from pyslurm_common.gres import gpu_slots, parse_gres
 
-from . import features, job_control, partition_admin, preempt_transitions, preemption, reconfigure, scheduler
+from . import (features, job_control, node_reconcile, partition_admin, preempt_transitions, preemption, reconfigure,
+               scheduler)
 from .association_checks import charge
 from .associations import EMPTY, AssociationSnapshot
 from .backfill import Backfill, Reservation, running_jobs
@@ -57,7 +58,6 @@ log = logging.getLogger(__name__)
 UNLIMITED = -1
 OOM_EXIT_SIGNAL = 125
 MAX_BATCH_REQUEUE = 5      # launch-failure requeues before the job fails (Slurm's MAX_BATCH_REQUEUE)
-LAUNCH_GRACE = 10          # seconds a just-started job may be missing from its node's report
 
 
 @dataclass(frozen=True, slots=True)
@@ -813,30 +813,6 @@ class JobManager:
         value = self.cfg.value("ReturnToService") or "0"
         return int(value) if value.isdigit() else 0
 
-    def lost_jobs(self, node: str, reported: Iterable[int], now: int) -> list[JobLost]:
-        """Jobs running on `node` (as their batch host) that its agent no longer knows about,
-        e.g. after a reboot: Slurm's "missing from batch node" -> NODE_FAIL. Jobs started in the
-        last LAUNCH_GRACE seconds may still be on their way to the node and are left alone."""
-        known = set(reported)
-        lost = []
-        for job in self.jobs.values():
-            alloc = job.allocation
-            if (job.state is JobState.RUNNING and alloc is not None and alloc.batch_host == node
-                    and not job.request.interactive and job.job_id not in known and now - job.start_time > LAUNCH_GRACE):
-                lost.append(job.job_id)
-        return [JobLost(j, node, now) for j in lost]
-
-    def stray_jobs(self, node: str, reported: Iterable[int]) -> list[int]:
-        """Jobs a node says it runs that hold no allocation there any more (e.g. after NODE_FAIL)."""
-        stray = []
-        for job_id in reported:
-            job = self.jobs.get(JobId(job_id))
-            holds_node = (job is not None and job.allocation is not None and node in job.allocation.nodes
-                          and (job.state is JobState.RUNNING or job.completing))
-            if not holds_node:
-                stray.append(job_id)
-        return stray
-
     def node_heartbeat(self, name: str, now: float, cpu_load: float, free_memory_mb: int) -> None:
         rec = self.nodes.get(name)
         if rec is None or not rec.registered:
@@ -1143,10 +1119,8 @@ class JobManager:
 
     def _apply_lost(self, event: JobLost) -> list[Effect]:
         job = self.jobs.get(event.job_id)
-        if job is None or job.state is not JobState.RUNNING:
-            return []
-        job = self._set(transition(job, JobState.NODE_FAIL, reason=Reason.NODE_DOWN, end_time=event.time))
-        return [Account(job)]
+        changed = node_reconcile.batch_lost(job, event.time) if job is not None else None
+        return self._store(changed) if changed is not None else []
 
     def _drain(self, node: str, reason: str, time: int) -> None:
         rec = self.nodes.get(node)

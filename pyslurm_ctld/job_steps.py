@@ -33,7 +33,9 @@ def step_part_ended(step: Step, event: StepFinished) -> Step:
     """
     end_state = step.end_state
     if end_state is None:
-        if event.launch_failed:
+        if event.node_failed:
+            end_state = JobState.NODE_FAIL
+        elif event.launch_failed:
             end_state = JobState.FAILED
         elif event.cancelled:
             end_state = JobState.CANCELLED

@@ -26,9 +26,9 @@ from pyslurm_common.rpc_auth import Serving, caller, translate_errors
 from pyslurm_common.units import parse_datetime
 from pyslurm_common.users import group_name, user_name
 
-from . import auth_tokens, config_report, convert, partition_admin
+from . import auth_tokens, config_report, convert, node_reconcile, partition_admin
 from .controller import Controller
-from .events import BatchFinished, Event, NodeAdminChanged, StepFinished
+from .events import Event, NodeAdminChanged, StepFinished
 from .explain import NodeFree, explain
 from .job import JobId, JobState
 from .job_priorities import check_nice
@@ -414,11 +414,9 @@ class ControllerServicer(ctld_pb2_grpc.ControllerServicer):
             boot_time=request.boot_time, slurmd_start_time=int(time.time()), arch=request.arch,
             os=request.os, cgroup_backend=request.cgroup_backend)
         self.ctl.report_node_changes()    # registration may bring a DOWN node back
-        for event in self.manager.lost_jobs(rec.name, request.running_jobs, int(time.time())):
-            await self.ctl.commit(event)
+        steps = await self._reconcile(rec.name, request.steps)
         self.ctl.wake_scheduler()
-        return ctld_pb2.RegistrationReply(accepted=True, reason=rec.reason,
-                                          terminate_jobs=self.manager.stray_jobs(rec.name, request.running_jobs))
+        return ctld_pb2.RegistrationReply(accepted=True, reason=rec.reason, steps=steps)
 
     async def _create_dynamic_node(self, name: str, definition: str) -> None:
         try:
@@ -433,33 +431,42 @@ class ControllerServicer(ctld_pb2_grpc.ControllerServicer):
             log.info("node=%s dynamic node added: %s", name, definition)
 
     @translate_errors
-    async def NodeHeartbeat(self, request: ctld_pb2.Heartbeat, context: grpc.aio.ServicerContext) -> types_pb2.Empty:
+    async def NodeHeartbeat(self, request: ctld_pb2.Heartbeat,
+                            context: grpc.aio.ServicerContext) -> ctld_pb2.StepReconciliation:
         self._require_privileged()
         self.manager.node_heartbeat(request.name, time.time(), request.cpu_load, request.free_memory_mb)
-        return types_pb2.Empty()
+        return await self._reconcile(request.name, request.steps)
+
+    async def _reconcile(self, node: str, steps: ctld_pb2.NodeSteps) -> ctld_pb2.StepReconciliation:
+        """Record the ends the node reports, then settle what it runs against what it should."""
+        now = int(time.time())
+        ends, acknowledged = convert.node_step_ends(steps, now)
+        for event in ends:
+            await self._commit_end(event)
+        running = frozenset((step.job_id, step.step) for step in steps.running)
+        outcome = node_reconcile.reconcile(self.manager.jobs.values(), node, running,
+                                           self.manager.nodes[node].boot_time, now)
+        for event in outcome.events:
+            await self.ctl.commit(event)
+        return ctld_pb2.StepReconciliation(
+            acknowledged=acknowledged,
+            kill=[ctld_pb2.NodeStep(job_id=job_id, step=step) for job_id, step in outcome.kill])
+
+    async def _commit_end(self, event: Event) -> None:
+        if isinstance(event, StepFinished) and event.kill_task_failed:
+            await self.ctl.commit(NodeAdminChanged((event.node,), "DRAIN", "Kill task failed", 0, event.time))
+        await self.ctl.commit(event)
 
     @translate_errors
     async def CompleteBatch(self, request: ctld_pb2.BatchCompletion, context: grpc.aio.ServicerContext) -> types_pb2.Empty:
         self._require_privileged()
-        usage = convert.step_usage(request)
-        await self.ctl.commit(BatchFinished(
-            JobId(request.job_id), request.exit_code, request.exit_signal, request.out_of_memory,
-            request.launch_failed, request.end_time or int(time.time()), usage=usage,
-            kill_task_failed=request.kill_task_failed, node=request.node,
-            epilog_failed=request.epilog_failed))
+        await self._commit_end(convert.batch_end(request, int(time.time())))
         return types_pb2.Empty()
 
     @translate_errors
     async def CompleteStep(self, request: ctld_pb2.StepCompletion, context: grpc.aio.ServicerContext) -> types_pb2.Empty:
         self._require_privileged()
-        usage = convert.step_usage(request, request.node)
-        if request.kill_task_failed:
-            await self.ctl.commit(NodeAdminChanged((request.node,), "DRAIN", "Kill task failed", 0, int(time.time())))
-        await self.ctl.commit(StepFinished(
-            JobId(request.job_id), request.step_id, request.node, request.exit_code, request.exit_signal,
-            request.end_time or int(time.time()), out_of_memory=request.out_of_memory,
-            launch_failed=request.launch_failed, cancelled=request.cancelled, usage=usage,
-            kill_task_failed=request.kill_task_failed))
+        await self._commit_end(convert.step_end(request, int(time.time())))
         return types_pb2.Empty()
 
 

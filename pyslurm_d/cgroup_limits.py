@@ -680,7 +680,7 @@ def create_step_limits(backend: str, node_tag: str, job_id: int, step: str, limi
     if backend in ("hybrid", "v1"):
         text = self_cgroup_text if self_cgroup_text is not None else _read(Path("/proc/self/cgroup"))
         return _undo_on_error(lambda: _v1_create(node_tag, job_id, step, limits, cgroup_fs, text),
-                              lambda: _v1_cleanup(node_tag, job_id, step, cgroup_fs, text), job_id)
+                              lambda: v1_remove_step(node_tag, job_id, step, cgroup_fs, text), job_id)
     if backend == "v2":
         return _v2_create(node_tag, job_id, limits, v2_step_dir)
     raise ValueError(f"unknown cgroup backend {backend!r}")
@@ -697,12 +697,42 @@ def _undo_on_error(action: Callable[[], _T], undo: Callable[[], None], job_id: i
         raise
 
 
-def _v1_cleanup(node_tag: str, job_id: int, step: str, cgroup_fs: Path, self_cgroup_text: str) -> None:
+_V1_CONTROLLERS = ("memory", "cpuacct", "cpuset", "devices")
+
+
+def v1_step_dirs(node_tag: str, job_id: int, step: str, cgroup_fs: Path, self_cgroup_text: str) -> dict[str, Path]:
+    """controller → the step's existing v1 directory, for a process placed as ``self_cgroup_text`` says."""
     own = v1_own_paths(self_cgroup_text)
     dirs: dict[str, Path] = {}
-    for controller in ("memory", "cpuacct", "cpuset", "devices"):
+    for controller in _V1_CONTROLLERS:
         if controller in own:
             step_dir = _v1_levels(cgroup_fs / controller / own[controller].lstrip("/"), node_tag, job_id, step)[-1]
             if step_dir.is_dir():
                 dirs[controller] = step_dir
-    V1StepLimits(job_id, dirs, 0).remove()
+    return dirs
+
+
+def v1_remove_step(node_tag: str, job_id: int, step: str, cgroup_fs: Path, self_cgroup_text: str) -> None:
+    """Remove the step's v1 directories (empty by now), then its job's and node's if unused."""
+    V1StepLimits(job_id, v1_step_dirs(node_tag, job_id, step, cgroup_fs, self_cgroup_text), 0).remove()
+
+
+def v1_steps(node_tag: str, cgroup_fs: Path, self_cgroup_text: str) -> set[tuple[int, str]]:
+    """Every (job id, step) with a directory in some v1 hierarchy of this node."""
+    own = v1_own_paths(self_cgroup_text)
+    found: set[tuple[int, str]] = set()
+    for controller in _V1_CONTROLLERS:
+        if controller in own:
+            node = _v1_levels(cgroup_fs / controller / own[controller].lstrip("/"), node_tag, 0, "")[0]
+            found |= set(step_keys(node))
+    return found
+
+
+def step_keys(node_dir: Path) -> list[tuple[int, str]]:
+    """(job id, step) of each ``job_<id>/step_<step>`` directory under a node's cgroup directory."""
+    keys = []
+    for step_dir in node_dir.glob("job_*/step_*"):
+        job_text = step_dir.parent.name[len("job_"):]
+        if job_text.isdigit() and step_dir.is_dir():
+            keys.append((int(job_text), step_dir.name[len("step_"):]))
+    return sorted(keys)

@@ -37,7 +37,6 @@ from .steps import PrologFailed, Result, StepdLauncher, StepError, StepGone, Ste
 
 log = logging.getLogger(__name__)
 PROG = "pyslurmd"
-RETRY = 0.5
 # Registration retries start fast: the controller is often starting at the same moment.
 REGISTER_BACKOFF = (0.02, 0.05, 0.1, 0.2, 0.3, 0.5)
 
@@ -160,15 +159,12 @@ class ControllerSession:
                     gres=self.setup.gres, address=self.setup.address, port=self.port,
                     boot_time=self.hw.boot_time, arch=self.hw.arch, os=self.hw.os,
                     hostname=socket.gethostname(), cgroup_backend=self.backend,
-                    running_jobs=self.steps.running_jobs() if self.steps else [],
+                    steps=self.step_report(),
                     sockets=self.hw.sockets, cores_per_socket=self.hw.cores_per_socket,
                     threads_per_core=self.hw.threads_per_core, dynamic_conf=self.setup.dynamic_conf,
                 ), timeout=5, metadata=self.signer.metadata())
                 log.info("registered as %s with the controller", self.node.name)
-                for job_id in reply.terminate_jobs:
-                    log.info("job=%d is over as far as the controller knows: terminating it", job_id)
-                    if self.steps is not None:
-                        await self.steps.command_quietly(job_id, "terminate NODE FAILURE")
+                await self.reconciled(reply.steps)
                 return
             except grpc.aio.AioRpcError as exc:
                 if exc.code() == grpc.StatusCode.INVALID_ARGUMENT:
@@ -191,25 +187,63 @@ class ControllerSession:
             except TimeoutError:
                 pass
             try:
-                await self.stub.NodeHeartbeat(ctld_pb2.Heartbeat(
+                reply = await self.stub.NodeHeartbeat(ctld_pb2.Heartbeat(
                     name=self.node.name, cpu_load=psutil.getloadavg()[0],
                     free_memory_mb=psutil.virtual_memory().available // (1024 * 1024),
-                    running_jobs=self.steps.running_jobs() if self.steps else [],
-                    gpu_activity=self.gpu_activity()),
+                    steps=self.step_report(), gpu_activity=self.gpu_activity()),
                     timeout=5, metadata=self.signer.metadata())
             except grpc.aio.AioRpcError as exc:
                 log.warning("heartbeat failed: %s: %s", exc.code().name, exc.details())
                 if exc.code() != grpc.StatusCode.UNAVAILABLE:
                     await self.register()
+                continue
+            await self.reconciled(reply)
 
     def gpu_activity(self) -> list[ctld_pb2.JobGpuActivity]:
         activity = self.gpus.activity if self.gpus else {}
         return [ctld_pb2.JobGpuActivity(job_id=job_id, util_percent=util, sampled_at=at)
                 for job_id, (util, at) in sorted(activity.items())]
 
-    async def report(self, result: Result) -> None:
+    def step_report(self) -> ctld_pb2.NodeSteps:
+        """What this node holds: the steps it runs and the ends not acknowledged yet."""
+        report = ctld_pb2.NodeSteps()
+        if self.steps is None:
+            return report
+        report.running.extend(ctld_pb2.NodeStep(job_id=job_id, step=step)
+                              for job_id, step in self.steps.running_steps())
+        for result in self.steps.unacknowledged_ends():
+            message = self.completion(result)
+            if isinstance(message, ctld_pb2.StepCompletion):
+                report.step_ends.append(message)
+            else:
+                report.batch_ends.append(message)
+        return report
+
+    async def reconciled(self, reply: ctld_pb2.StepReconciliation) -> None:
+        """Forget the ends the controller recorded; kill the steps it says must not run."""
+        if self.steps is None:
+            return
+        for key in reply.acknowledged:
+            self.steps.acknowledge((key.job_id, key.step))
+        for key in reply.kill:
+            log.info("job=%d step %s is over or unknown as far as the controller knows: terminating it",
+                     key.job_id, key.step)
+            await self.steps.command_quietly(key.job_id, "terminate NODE FAILURE", key.step)
+
+    async def report(self, result: Result) -> bool:
+        """One try to tell the controller that a step ended; True when it has recorded it."""
+        message = self.completion(result)
+        method = "CompleteStep" if isinstance(message, ctld_pb2.StepCompletion) else "CompleteBatch"
+        try:
+            await getattr(self.stub, method)(message, timeout=10, metadata=self.signer.metadata())
+            return True
+        except grpc.aio.AioRpcError as exc:
+            log.warning("job=%d completion not delivered (%s), retrying", message.job_id, exc.code().name)
+            return False
+
+    def completion(self, result: Result) -> ctld_pb2.StepCompletion | ctld_pb2.BatchCompletion:
         if result.get("step", "batch") != "batch":
-            await self._deliver("CompleteStep", int(result["job_id"]), ctld_pb2.StepCompletion(  # type: ignore[arg-type]
+            return ctld_pb2.StepCompletion(
                 node=self.node.name, job_id=int(result["job_id"]), step_id=int(result["step"]),  # type: ignore[arg-type]
                 exit_code=int(result["exit_code"]), exit_signal=int(result["exit_signal"]),  # type: ignore[arg-type]
                 out_of_memory=bool(result.get("out_of_memory")), launch_failed=bool(result["launch_failed"]),
@@ -219,9 +253,8 @@ class ControllerSession:
                 user_cpu_usec=int(result.get("user_cpu_usec") or 0),  # type: ignore[arg-type]
                 system_cpu_usec=int(result.get("system_cpu_usec") or 0),  # type: ignore[arg-type]
                 kill_task_failed=bool(result.get("kill_task_failed")), cancelled=bool(result.get("cancelled")),
-                gpus=gpu_usage.messages(self.node.name, result.get("gpus"))))
-            return
-        request = ctld_pb2.BatchCompletion(
+                stepd_lost=bool(result.get("stepd_lost")), gpus=gpu_usage.messages(self.node.name, result.get("gpus")))
+        return ctld_pb2.BatchCompletion(
             node=self.node.name, job_id=int(result["job_id"]), exit_code=int(result["exit_code"]),  # type: ignore[arg-type]
             exit_signal=int(result["exit_signal"]), launch_failed=bool(result["launch_failed"]),  # type: ignore[arg-type]
             error=str(result.get("error", "")), start_time=int(result.get("start_time") or 0),  # type: ignore[arg-type]
@@ -232,21 +265,7 @@ class ControllerSession:
             max_rss_kb=int(result.get("max_rss_kb") or 0),  # type: ignore[arg-type]
             user_cpu_usec=int(result.get("user_cpu_usec") or 0),  # type: ignore[arg-type]
             system_cpu_usec=int(result.get("system_cpu_usec") or 0),  # type: ignore[arg-type]
-            gpus=gpu_usage.messages(self.node.name, result.get("gpus")))
-        await self._deliver("CompleteBatch", request.job_id, request)
-
-    async def _deliver(self, method: str, job_id: int, request: object) -> None:
-        """Send a step's end to the controller, retrying until it has it."""
-        error = getattr(request, "error", "")
-        if error:
-            log.error("job=%d %s", job_id, error)
-        while True:
-            try:
-                await getattr(self.stub, method)(request, timeout=10, metadata=self.signer.metadata())
-                return
-            except grpc.aio.AioRpcError as exc:
-                log.warning("job=%d completion not delivered (%s), retrying", job_id, exc.code().name)
-                await asyncio.sleep(RETRY)
+            stepd_lost=bool(result.get("stepd_lost")), gpus=gpu_usage.messages(self.node.name, result.get("gpus")))
 
 
 def _gather_frequency(value: str | None) -> int:
@@ -406,7 +425,7 @@ def main() -> None:
         session.gpus.probe.close()
         await server.stop(grace=1)
         await launcher.stop()
-        if not steps.running_jobs():
+        if not steps.running_steps():
             for leftover in (root / "system", root):  # empty by now: stepds leave through `system`
                 try:
                     leftover.rmdir()

@@ -60,11 +60,10 @@ class GpuSampler:
     async def sample(self) -> None:
         """One round: read the held GPUs, fold each step's readings in, note each job's activity."""
         held: dict[tuple[int, str], tuple[int, ...]] = {}
-        for job_id in self.steps.running_jobs():
-            for step in self.steps.steps_of(job_id):
-                indices = gpu_usage.allocation(self.steps.job_dir(job_id, step))
-                if indices:
-                    held[(job_id, step)] = indices
+        for job_id, step in self.steps.running_steps():
+            indices = gpu_usage.allocation(self.steps.job_dir(job_id, step))
+            if indices:
+                held[(job_id, step)] = indices
         devices = self.steps.policy.gpu_devices
         minors = {index: minor for index in {i for ids in held.values() for i in ids}
                   if index in devices and (minor := device_minor(devices[index])) is not None}

@@ -3,10 +3,17 @@
 A step is `(job id, step)` with step "batch" or an srun step number. Its spool
 directory, `<SlurmdSpoolDir>/job<%05d id>` for the batch step and
 `job<%05d id>.<step>` for the others (root, mode 0711), holds
-the script (the user's, mode 0700), the stepd's pid and control socket, and
-finally `result.json`. The directory is removed only after the controller
-acknowledged the result, so a restarted pyslurmd finds and reports what
-finished while it was away, and re-attaches to stepds still running.
+the script (the user's, mode 0700), the stepd's pid and control socket,
+the stepd's `result.json` and finally the end to report (step_spool.py). The
+directory is removed only after the controller acknowledged the end, so a
+restarted pyslurmd finds and reports what finished while it was away, and
+re-attaches to stepds still running. A stepd that dies without a result
+leaves its tasks and cgroups behind: they are killed and removed
+(cgroup_sweep.py), and its end is reported as lost.
+
+A launch, once it reached this agent, runs to its end even if the controller
+that asked for it goes away meanwhile (its RPC is cancelled then): a
+half-done launch would leave a step that nobody watches.
 """
 from __future__ import annotations
 
@@ -23,13 +30,16 @@ from typing import Awaitable, Callable
 from pyslurm_common.cgroup_conf import CgroupConfig, memory_limits
 from pyslurm_common.rpc import slurmd_pb2
 
-from . import gpu_usage
+from . import cgroup_sweep, gpu_usage
+from .cgroup import CgroupError
 from .prolog import run_script, script_environment
+from .step_spool import read_end, read_result, write_end
 
 log = logging.getLogger(__name__)
 STEPD_START_TIMEOUT = 30.0
 SERVER_START_TIMEOUT = 10.0
 ORPHAN_POLL = 0.5
+REPORT_RETRY = 0.5
 
 Result = dict[str, object]
 StepKey = tuple[int, str]     # (job id, "batch" | "0" | "1" ...)
@@ -131,31 +141,68 @@ class StepdLauncher:
 
 class StepManager:
     def __init__(self, spool: Path, cgroup_root: Path, node_name: str,
-                 report: Callable[[Result], Awaitable[None]], policy: StepPolicy,
+                 report: Callable[[Result], Awaitable[bool]], policy: StepPolicy,
                  launcher: StepdLauncher) -> None:
         self.spool = spool
         self.launcher = launcher
         self.policy = policy
         self.cgroup_root = cgroup_root
         self.node_name = node_name
-        self._report = report
-        self._running: set[StepKey] = set()
-        self._tasks: set[asyncio.Task[None]] = set()
+        self._report = report                   # one try to tell the controller an end: True if it has it
+        self._running: set[StepKey] = set()     # launching, running or ending here
+        self._watched: set[StepKey] = set()     # a stepd was started (its end not collected yet)
+        self._ends: dict[StepKey, Result] = {}  # ended, not acknowledged by the controller yet
+        self._tasks: set[asyncio.Task[object]] = set()
 
     def job_dir(self, job_id: int, step: str = BATCH) -> Path:
         return self.spool / (f"job{job_id:05d}" if step == BATCH else f"job{job_id:05d}.{step}")
 
-    def running_jobs(self) -> list[int]:
-        return sorted({job_id for job_id, _ in self._running})
+    def running_steps(self) -> list[StepKey]:
+        """The steps held here whose end is not known yet (being launched, running or ending)."""
+        return sorted(self._running - self._ends.keys())
+
+    def unacknowledged_ends(self) -> list[Result]:
+        return [self._ends[key] for key in sorted(self._ends)]
+
+    def acknowledge(self, key: StepKey) -> None:
+        """The controller has recorded the step's end: forget it."""
+        if self._ends.pop(key, None) is not None:
+            self._running.discard(key)
+            shutil.rmtree(self.job_dir(*key), ignore_errors=True)
 
     def steps_of(self, job_id: int) -> list[str]:
         return sorted(step for j, step in self._running if j == job_id)
+
+    @property
+    def cgroup_trees(self) -> cgroup_sweep.CgroupTrees:
+        return cgroup_sweep.CgroupTrees(self.cgroup_root, self.policy.backend, self.policy.node_tag)
 
     # ---- launch ---------------------------------------------------------------
 
     async def launch_batch(self, msg: slurmd_pb2.BatchLaunch) -> None:
         if (msg.job_id, BATCH) in self._running:
             raise StepError(f"job {msg.job_id} is already running here")
+        await self._unstoppable((msg.job_id, BATCH), self._launch_batch(msg))
+
+    async def _unstoppable(self, key: StepKey, launch: Awaitable[object]) -> object:
+        """Run a launch of `key` to its end, whether or not its caller waits for it; the step is
+        held here from now on (reported to the controller), and let go if it never started."""
+        self._running.add(key)
+
+        async def run() -> object:
+            try:
+                return await launch
+            except BaseException:
+                if key not in self._watched:   # no stepd was started: nothing of it is here
+                    self._running.discard(key)
+                    shutil.rmtree(self.job_dir(*key), ignore_errors=True)
+                raise
+        task: asyncio.Task[object] = asyncio.get_running_loop().create_task(run())
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+        return await asyncio.shield(task)
+
+    async def _launch_batch(self, msg: slurmd_pb2.BatchLaunch) -> None:
         job_dir = self.job_dir(msg.job_id)
         if job_dir.exists():
             shutil.rmtree(job_dir)
@@ -193,6 +240,11 @@ class StepManager:
         key = (msg.job_id, str(msg.step_id))
         if key in self._running:
             raise StepError(f"step {msg.job_id}.{msg.step_id} is already running here")
+        failure = await self._unstoppable(key, self._launch_tasks(key, msg))
+        if failure:
+            raise StepError(str(failure))
+
+    async def _launch_tasks(self, key: StepKey, msg: slurmd_pb2.TaskLaunch) -> str:
         job_dir = self.job_dir(*key)
         if job_dir.exists():
             shutil.rmtree(job_dir)
@@ -210,24 +262,26 @@ class StepManager:
             **self.policy.limits_for(msg),
         }
         gpu_usage.write_allocation(job_dir, msg.gpu_indices)
-        failure = await self._start_stepd(key, launch)
-        if failure:
-            raise StepError(failure)
+        return await self._start_stepd(key, launch)
 
     async def _start_stepd(self, key: StepKey, launch: dict[str, object]) -> str:
         """Fork the step's stepd and wait for it to say how the start went: "" or why it failed
         (the stepd then still writes a result, which is reported as for any other end)."""
         self.cgroup_root.mkdir(parents=True, exist_ok=True)
         reader, writer = await self.launcher.launch(self.job_dir(*key), self.cgroup_root, launch)
-        self._running.add(key)
-        line = (await asyncio.wait_for(reader.readline(), STEPD_START_TIMEOUT)).decode().strip()
+        self._watched.add(key)   # from here on the stepd exists: its end is how the step ends
+        try:
+            line = (await asyncio.wait_for(reader.readline(), STEPD_START_TIMEOUT)).decode().strip()
+        except TimeoutError:
+            line = f"failed stepd did not report its start within {STEPD_START_TIMEOUT:.0f} s"
+        finally:
+            self._spawn(self._watch_stepd(key, reader, writer))
         failure = line[len("failed "):] if line.startswith("failed") else ""
         if failure:
             log.error("job=%d step %s launch failed: %s", key[0], key[1], failure)
-        self._spawn(self._watch_stepd(key, reader, writer))
         return failure
 
-    def _spawn(self, coro: Awaitable[None]) -> None:
+    def _spawn(self, coro: Awaitable[object]) -> None:
         task = asyncio.get_running_loop().create_task(coro)  # type: ignore[arg-type]
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
@@ -244,19 +298,37 @@ class StepManager:
         await self._finish(key)
 
     async def _finish(self, key: StepKey) -> None:
+        """Record the step's end durably, then tell the controller until it acknowledges it (here or
+        in a registration or heartbeat reply)."""
+        self._watched.discard(key)
         job_dir = self.job_dir(*key)
+        result = read_end(job_dir)
+        if result is None:
+            result = read_result(job_dir, key[0])
+            result["step"] = key[1]
+            result["gpus"] = gpu_usage.figures(job_dir)
+            if result.get("stepd_lost"):
+                log.error("job=%d step %s: its stepd died without a result: killing what is left of it",
+                          key[0], key[1])
+                await self._remove_cgroups(key, result)
+            if self.policy.epilog and key[1] == BATCH:
+                result["epilog_failed"] = not await self._epilog(job_dir, result)
+            write_end(job_dir, result)
+            if result.get("error"):
+                log.error("job=%d step %s %s", key[0], key[1], result["error"])
+        self._ends[key] = result
+        while key in self._ends:
+            if await self._report(result):
+                self.acknowledge(key)
+            else:
+                await asyncio.sleep(REPORT_RETRY)
+
+    async def _remove_cgroups(self, key: StepKey, result: Result) -> None:
         try:
-            result: Result = json.loads((job_dir / "result.json").read_text())
-        except (FileNotFoundError, json.JSONDecodeError):
-            result = {"job_id": key[0], "exit_code": 1, "exit_signal": 0, "launch_failed": True,
-                      "error": "stepd ended without a result", "start_time": 0, "end_time": 0}
-        result["step"] = key[1]
-        result["gpus"] = gpu_usage.figures(job_dir)
-        if self.policy.epilog and key[1] == BATCH:
-            result["epilog_failed"] = not await self._epilog(job_dir, result)
-        await self._report(result)   # retries until the controller has it
-        self._running.discard(key)
-        shutil.rmtree(job_dir, ignore_errors=True)
+            await asyncio.to_thread(cgroup_sweep.remove_step, self.cgroup_trees, key, self.policy.unkillable_timeout)
+        except (CgroupError, OSError) as exc:
+            log.error("job=%d step %s: %s", key[0], key[1], exc)
+            result["kill_task_failed"] = True   # the node gets drained, as for an unkillable step
 
     async def _epilog(self, job_dir: Path, result: Result) -> bool:
         assert self.policy.epilog is not None
@@ -312,19 +384,25 @@ class StepManager:
     # ---- restart ----------------------------------------------------------------
 
     def recover(self) -> None:
-        """Re-attach to the steps a previous pyslurmd left behind."""
+        """Re-attach to the steps a previous pyslurmd left behind, then kill and remove the step
+        cgroups that no live stepd owns (a stepd killed while this agent was away, say)."""
         self.spool.mkdir(parents=True, exist_ok=True)
+        live: set[StepKey] = set()
         for job_dir in sorted(self.spool.glob("job[0-9]*")):
             job_text, _, step = job_dir.name[3:].partition(".")
+            if not job_text.isdigit() or job_dir.name.endswith(".tmp"):
+                continue
             key = (int(job_text), step or BATCH)
             self._running.add(key)
             pid_file = job_dir / "stepd.pid"
             pid = int(pid_file.read_text()) if pid_file.exists() else 0
             if not (job_dir / "result.json").exists() and pid and _alive(pid):
                 log.info("job=%d step %s re-attached to stepd %d", key[0], key[1], pid)
+                live.add(key)
                 self._spawn(self._watch_orphan(key, pid))
             else:
                 self._spawn(self._finish(key))
+        cgroup_sweep.sweep(self.cgroup_trees, live, self.policy.unkillable_timeout)
 
 
 def _alive(pid: int) -> bool:

@@ -103,7 +103,7 @@ class ControllerStub:
         self.NodeHeartbeat = channel.unary_unary(
                 '/pyslurm.Controller/NodeHeartbeat',
                 request_serializer=ctld__pb2.Heartbeat.SerializeToString,
-                response_deserializer=types__pb2.Empty.FromString,
+                response_deserializer=ctld__pb2.StepReconciliation.FromString,
                 _registered_method=True)
         self.CompleteBatch = channel.unary_unary(
                 '/pyslurm.Controller/CompleteBatch',
@@ -437,7 +437,7 @@ def add_ControllerServicer_to_server(servicer, server):
             'NodeHeartbeat': grpc.unary_unary_rpc_method_handler(
                     servicer.NodeHeartbeat,
                     request_deserializer=ctld__pb2.Heartbeat.FromString,
-                    response_serializer=types__pb2.Empty.SerializeToString,
+                    response_serializer=ctld__pb2.StepReconciliation.SerializeToString,
             ),
             'CompleteBatch': grpc.unary_unary_rpc_method_handler(
                     servicer.CompleteBatch,
@@ -887,7 +887,7 @@ class Controller:
             target,
             '/pyslurm.Controller/NodeHeartbeat',
             ctld__pb2.Heartbeat.SerializeToString,
-            types__pb2.Empty.FromString,
+            ctld__pb2.StepReconciliation.FromString,
             options,
             channel_credentials,
             insecure,

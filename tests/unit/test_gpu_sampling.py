@@ -144,11 +144,8 @@ class _Steps:
     policy: _Policy
     running: dict[int, list[str]] = field(default_factory=dict)
 
-    def running_jobs(self) -> list[int]:
-        return sorted(self.running)
-
-    def steps_of(self, job_id: int) -> list[str]:
-        return self.running[job_id]
+    def running_steps(self) -> list[tuple[int, str]]:
+        return sorted((job_id, step) for job_id, steps in self.running.items() for step in steps)
 
     def job_dir(self, job_id: int, step: str = "batch") -> Path:
         path = self.spool / f"{job_id}.{step}"

@@ -660,21 +660,6 @@ def test_nodes_marked_down_or_drained_in_slurm_conf_start_that_way(tmp_path: Pat
     assert (mgr.nodes["n2"].down, mgr.nodes["n2"].reason) == (True, "psu")
 
 
-def test_stray_jobs(tmp_path: Path) -> None:
-    mgr = make_manager(tmp_path)
-    here = run_job(mgr, partition="long")                  # n1
-    elsewhere = run_job(mgr, cpus_per_task=8)              # n2
-    completing = run_job(mgr, partition="long")
-    mgr.apply(mgr.cancellation(completing.job_id, ALICE, now=250))
-    finished = run_job(mgr, partition="long")
-    finish(mgr, finished.job_id)
-    reported = [here.job_id, elsewhere.job_id, completing.job_id, finished.job_id, 999]
-    assert mgr.stray_jobs("n1", reported) == [elsewhere.job_id, finished.job_id, 999]
-    assert mgr.stray_jobs("n2", [elsewhere.job_id]) == []
-    mgr.apply(NodeFailed("n1", "Not responding", 400))     # NODE_FAIL: whatever runs there now is stray
-    assert mgr.stray_jobs("n1", [here.job_id, completing.job_id]) == [here.job_id, completing.job_id]
-
-
 # ---- signals -------------------------------------------------------------------------------------
 
 
@@ -1201,19 +1186,6 @@ def test_signal_before_the_limit_is_sent_once(tmp_path: Path) -> None:
     due = mgr.signals_due(200 + 540)
     assert [(e.job_id, e.signal, e.batch_only) for e in due] == [(job.job_id, 10, True)]  # type: ignore[union-attr]
     assert mgr.signals_due(200 + 541) == []
-
-
-def test_a_job_its_node_no_longer_knows_is_node_failed_after_the_launch_grace(tmp_path: Path) -> None:
-    mgr = make_manager(tmp_path)
-    job = run_job(mgr, now=200)
-    assert job.allocation is not None
-    node = job.allocation.batch_host
-    assert mgr.lost_jobs(node, [], now=205) == []                 # may still be on its way
-    assert mgr.lost_jobs(node, [job.job_id], now=300) == []       # the node has it
-    lost = mgr.lost_jobs(node, [], now=300)
-    assert [e.job_id for e in lost] == [job.job_id]
-    mgr.apply(lost[0])
-    assert (mgr.jobs[job.job_id].state, mgr.jobs[job.job_id].reason) == (JobState.NODE_FAIL, Reason.NODE_DOWN)
 
 
 def test_launch_failures_requeue_until_the_limit_then_fail(tmp_path: Path) -> None:

@@ -208,13 +208,6 @@ def test_node_failure_ends_the_steps_that_ran_there(tmp_path: Path) -> None:
     assert mgr.jobs[job.job_id].steps[0].state is JobState.NODE_FAIL
 
 
-def test_interactive_jobs_are_not_lost_when_their_first_node_runs_nothing(tmp_path: Path) -> None:
-    mgr = make_manager(tmp_path)
-    job = interactive_job(mgr, "salloc")
-    assert mgr.lost_jobs("n1", [], now=10_000) == []
-    assert mgr.jobs[job.job_id].state is JobState.RUNNING
-
-
 def test_steps_survive_the_journal_round_trip(tmp_path: Path) -> None:
     mgr = make_manager(tmp_path)
     job = interactive_job(mgr, "srun", min_nodes=2)

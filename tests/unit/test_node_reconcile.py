@@ -1,0 +1,142 @@
+"""Reconciling a node agent's report with the controller's jobs (pyslurm_ctld/node_reconcile.py):
+steps the node no longer runs end (requeued when the node never had them, NODE_FAIL when their end
+is unknown), steps it runs that are over or unknown are killed, and after that no job is left
+RUNNING or COMPLETING without a live step behind it.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+from pyslurm_common.rpc import ctld_pb2
+from pyslurm_ctld import convert
+from pyslurm_ctld.events import JobLost, JobRequeued, StepFinished, Terminate
+from pyslurm_ctld.job import Hold, Job, JobId, JobState, Reason
+from pyslurm_ctld.job_manager import JobManager
+from pyslurm_ctld.node_reconcile import LAUNCH_GRACE, Reconciliation, reconcile
+
+from test_job_manager import ALICE, finish, make_manager, run_job
+from test_job_steps import interactive_job, start_step, step_ended
+
+START = 200
+LATER = START + LAUNCH_GRACE + 1
+
+
+def check(mgr: JobManager, node: str, running: set[tuple[int, str]], now: int = LATER,
+          boot_time: int = 0) -> Reconciliation:
+    return reconcile(mgr.jobs.values(), node, frozenset(running), boot_time, now)
+
+
+def apply_all(mgr: JobManager, outcome: Reconciliation) -> None:
+    for event in outcome.events:
+        mgr.apply(event)
+
+
+def test_a_job_its_node_holds_is_left_alone(tmp_path: Path) -> None:
+    mgr = make_manager(tmp_path)
+    job = run_job(mgr, now=START, partition="long")
+    assert check(mgr, "n1", {(job.job_id, "batch")}) == Reconciliation((), ())
+
+
+def test_a_launch_that_never_reached_the_node_is_requeued_after_the_grace(tmp_path: Path) -> None:
+    mgr = make_manager(tmp_path)
+    job = run_job(mgr, now=START, partition="long")
+    assert check(mgr, "n1", set(), now=START + LAUNCH_GRACE) == Reconciliation((), ())   # still on its way
+    outcome = check(mgr, "n1", set())
+    assert outcome.events == (JobRequeued(job.job_id, Hold.NONE, "", "", LATER),)
+    apply_all(mgr, outcome)
+    again = mgr.jobs[job.job_id]
+    assert (again.state, again.restarts, again.allocation) == (JobState.PENDING, 1, None)
+    assert check(mgr, "n1", set()) == Reconciliation((), ())
+
+
+def test_a_job_on_a_node_rebooted_since_it_started_ends_node_fail(tmp_path: Path) -> None:
+    mgr = make_manager(tmp_path)
+    job = run_job(mgr, now=START, partition="long")
+    outcome = check(mgr, "n1", set(), boot_time=START + 5)
+    assert outcome.events == (JobLost(job.job_id, "n1", LATER),)
+    apply_all(mgr, outcome)
+    lost = mgr.jobs[job.job_id]
+    assert (lost.state, lost.reason, lost.completing, lost.end_time) == (JobState.NODE_FAIL, Reason.NODE_DOWN,
+                                                                         False, LATER)
+
+
+def test_a_stepd_that_died_without_a_result_ends_its_job_node_fail(tmp_path: Path) -> None:
+    mgr = make_manager(tmp_path)
+    job = run_job(mgr, now=START, partition="long")
+    event = convert.batch_end(ctld_pb2.BatchCompletion(node="n1", job_id=job.job_id, exit_signal=9,
+                                                       stepd_lost=True, end_time=250), now=260)
+    assert event == JobLost(job.job_id, "n1", 250)
+    mgr.apply(event)
+    assert mgr.jobs[job.job_id].state is JobState.NODE_FAIL
+    assert check(mgr, "n1", set()) == Reconciliation((), ())
+
+
+def test_a_cancelled_job_whose_script_is_gone_stops_completing(tmp_path: Path) -> None:
+    """The controller restarted after scancel: the terminate was lost, the script ended meanwhile."""
+    mgr = make_manager(tmp_path)
+    job = run_job(mgr, now=START, partition="long")
+    mgr.apply(mgr.cancellation(job.job_id, ALICE, now=START + 1))
+    assert mgr.jobs[job.job_id].completing
+    outcome = check(mgr, "n1", set())
+    assert outcome.events == (JobLost(job.job_id, "n1", LATER),)
+    apply_all(mgr, outcome)
+    done = mgr.jobs[job.job_id]
+    assert (done.state, done.completing) == (JobState.CANCELLED, False)
+
+
+def test_steps_that_are_over_or_unknown_are_killed(tmp_path: Path) -> None:
+    mgr = make_manager(tmp_path)
+    here = run_job(mgr, now=START, partition="long")                     # n1
+    elsewhere = run_job(mgr, now=START, cpus_per_task=8)                 # n2
+    completing = run_job(mgr, now=START, partition="long")
+    mgr.apply(mgr.cancellation(completing.job_id, ALICE, now=START + 1))
+    finished = run_job(mgr, now=START, partition="long")
+    finish(mgr, finished.job_id)
+    running = {(here.job_id, "batch"), (here.job_id, "7"), (elsewhere.job_id, "batch"),
+               (completing.job_id, "batch"), (finished.job_id, "batch"), (999, "batch"), (here.job_id, "x")}
+    outcome = check(mgr, "n1", running)
+    assert outcome.events == ()
+    assert outcome.kill == tuple(sorted(running - {(here.job_id, "batch")}))
+
+
+def test_an_srun_step_part_the_node_lost_ends_node_fail(tmp_path: Path) -> None:
+    mgr = make_manager(tmp_path)
+    job = interactive_job(mgr, "srun", min_nodes=2)
+    step = start_step(mgr, job.job_id, now=START)
+    key = (job.job_id, str(step.step_id))
+    assert check(mgr, "n1", {key}) == Reconciliation((), ())
+    outcome = check(mgr, "n1", set())
+    assert outcome.events == (StepFinished(JobId(job.job_id), step.step_id, "n1", 0, 0, LATER, node_failed=True),)
+    apply_all(mgr, outcome)
+    step_ended(mgr, job.job_id, step, "n2", now=LATER)
+    ended = mgr.jobs[job.job_id]
+    assert ended.steps[0].state is JobState.NODE_FAIL
+    assert ended.state.is_finished and not ended.completing     # srun made the job for step 0: it ends with it
+
+
+def test_salloc_allocations_hold_no_step_and_are_not_lost(tmp_path: Path) -> None:
+    mgr = make_manager(tmp_path)
+    job = interactive_job(mgr, "salloc")
+    assert check(mgr, "n1", set(), now=10_000) == Reconciliation((), ())
+    assert mgr.jobs[job.job_id].state is JobState.RUNNING
+
+
+def test_no_job_is_left_running_or_completing_without_a_live_step(tmp_path: Path) -> None:
+    """Whatever mix the controller holds, one reconciliation with a node that runs nothing leaves
+    no job expecting something of that node (and a second one finds nothing to do)."""
+    mgr = make_manager(tmp_path)
+    jobs = [run_job(mgr, now=START, partition="long") for _ in range(3)]
+    mgr.apply(mgr.cancellation(jobs[1].job_id, ALICE, now=START + 1))
+    srun = interactive_job(mgr, "srun")
+    start_step(mgr, srun.job_id, now=START)
+    effects = []
+    for event in check(mgr, "n1", set()).events:
+        effects += mgr.apply(event)
+    assert check(mgr, "n1", set()) == Reconciliation((), ())
+
+    def waits_on_n1(job: Job) -> bool:
+        return job.allocation is not None and "n1" in job.allocation.nodes and (
+            job.state is JobState.RUNNING or job.completing)
+
+    assert [job.job_id for job in mgr.jobs.values() if waits_on_n1(job)] == []
+    assert all(not isinstance(e, Terminate) or "n1" not in e.nodes for e in effects)

@@ -1,0 +1,65 @@
+"""The node's durable record of unacknowledged step ends (pyslurm_d/step_spool.py) and how the
+node agent's StepManager reports them until the controller acknowledges them (pyslurm_d/steps.py).
+"""
+from __future__ import annotations
+
+import asyncio
+import json
+import signal
+from pathlib import Path
+
+from pyslurm_common.cgroup_conf import CgroupConfig
+from pyslurm_d.step_spool import END_FILE, read_end, read_result, write_end
+from pyslurm_d.steps import StepdLauncher, StepManager, StepPolicy
+
+
+def test_an_end_is_written_whole_and_read_back(tmp_path: Path) -> None:
+    write_end(tmp_path, {"job_id": 7, "exit_code": 3})
+    assert read_end(tmp_path) == {"job_id": 7, "exit_code": 3}
+    assert not (tmp_path / (END_FILE + ".tmp")).exists()
+    (tmp_path / END_FILE).write_text('{"job_id": 7, "exit')   # torn by hand: treated as none
+    assert read_end(tmp_path) is None
+
+
+def test_a_stepd_without_a_result_ended_in_an_unknown_way(tmp_path: Path) -> None:
+    lost = read_result(tmp_path, 7)
+    assert (lost["job_id"], lost["stepd_lost"], lost["exit_signal"]) == (7, True, signal.SIGKILL)
+    (tmp_path / "result.json").write_text(json.dumps({"job_id": 7, "exit_code": 2}))
+    assert read_result(tmp_path, 7) == {"job_id": 7, "exit_code": 2}
+
+
+def _manager(tmp_path: Path, delivered: list[bool]) -> tuple[StepManager, list[dict[str, object]]]:
+    reports: list[dict[str, object]] = []
+
+    async def report(result: dict[str, object]) -> bool:
+        reports.append(result)
+        return delivered.pop(0) if delivered else False
+
+    policy = StepPolicy(cgroup=CgroupConfig(), backend="v2", node_tag="c_n1", real_memory_mb=1000, gpu_devices={})
+    return StepManager(tmp_path / "spool", tmp_path / "cg", "n1", report, policy,
+                       StepdLauncher(tmp_path / "server.sock")), reports
+
+
+def test_an_end_is_reported_until_acknowledged_and_survives_an_agent_restart(tmp_path: Path) -> None:
+    async def scenario() -> None:
+        steps, reports = _manager(tmp_path, delivered=[False, False])
+        job_dir = steps.job_dir(5)
+        job_dir.mkdir(parents=True)
+        (job_dir / "result.json").write_text(json.dumps({"job_id": 5, "exit_code": 1, "exit_signal": 0,
+                                                         "launch_failed": False}))
+        steps.recover()                                   # an agent that restarted after the step ended
+        await asyncio.sleep(0.05)
+        assert steps.running_steps() == [] and len(steps.unacknowledged_ends()) == 1
+        assert read_end(job_dir) == {**reports[0], "step": "batch"}
+        # Another agent restart before the controller had it: the same end, not a new one.
+        again, reports_again = _manager(tmp_path, delivered=[True])
+        again.recover()
+        await asyncio.sleep(0.05)
+        assert reports_again[0] == reports[0] and not job_dir.exists()
+        assert again.unacknowledged_ends() == []
+        # The first agent's retries stop once the end is acknowledged (here: by a heartbeat reply).
+        steps.acknowledge((5, "batch"))
+        count = len(reports)
+        await asyncio.sleep(0.7)
+        assert len(reports) == count
+    asyncio.run(scenario())
