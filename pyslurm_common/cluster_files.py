@@ -75,6 +75,7 @@ def render_slurm_conf(spec: ClusterSpec) -> str:
         + (f",cred_expire={spec.cred_expire}" if spec.cred_expire is not None else ""),
         f"StateSaveLocation={spec.state_dir / 'ctld'}",
         "AuthAltTypes=auth/jwt",           # scontrol token and pyslurmrestd (jwt_hs256.key in StateSaveLocation)
+        "MetricsType=metrics/openmetrics",  # pyslurmrestd's /metrics endpoints
         f"SlurmdSpoolDir={spec.state_dir / 'spool' / '%n'}",
         f"SlurmctldPidFile={spec.run_dir / 'pyslurmctld.pid'}",
         f"SlurmdPidFile={spec.run_dir / 'pyslurmd-%n.pid'}",

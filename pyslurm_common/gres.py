@@ -28,7 +28,7 @@ from pyslurm_common.conf_syntax import ConfigError, Token, read_conf
 
 __all__ = [
     "GPU", "GpuDevice", "GresConf", "GresConfLine", "GresError", "GresSpec", "NodeGres",
-    "format_gres", "format_gres_used", "format_indices", "format_tres", "gpu_slots", "load_gres_conf",
+    "format_gres", "format_gres_used", "format_indices", "format_tres", "gpu_count", "gpu_slots", "load_gres_conf",
     "node_gres_from_devices", "parse_count", "parse_gres", "parse_gres_conf", "parse_gres_request",
     "parse_gpu_option", "tres_per_node",
 ]
@@ -195,6 +195,16 @@ def format_gres_used(configured: Iterable[GresSpec], used_gpus: Iterable[int]) -
         head = _one(GresSpec(spec.name, spec.type, len(mine)))
         parts.append(f"{head}(IDX:{format_indices(mine)})" if mine else head)
     return ",".join(parts)
+
+
+def gpu_count(text: str) -> int:
+    """The GPUs a node's ``Gres=`` or ``GresUsed=`` names (``gpu:a100:2``, ``gpu:2(IDX:0,1)``); 0 when
+    it names none or cannot be read."""
+    plain = re.sub(r"\([^)]*\)", "", text)
+    try:
+        return sum(spec.count for spec in parse_gres(plain) if spec.name == GPU) if plain else 0
+    except GresError:
+        return 0
 
 
 # ---- gres.conf ----------------------------------------------------------------------------------

@@ -26,7 +26,7 @@ from pyslurm_common.rpc_auth import Serving, caller, translate_errors
 from pyslurm_common.units import parse_datetime
 from pyslurm_common.users import group_name, user_name
 
-from . import auth_tokens, config_report, convert, node_reconcile, partition_admin
+from . import auth_tokens, config_report, convert, metrics, node_reconcile, partition_admin
 from .controller import Controller
 from .events import Event, NodeAdminChanged, StepFinished
 from .explain import NodeFree, explain
@@ -309,8 +309,7 @@ class ControllerServicer(ctld_pb2_grpc.ControllerServicer):
             self.ctl.cfg, uid, user_name(uid), request.user_name, request.lifespan,
             self.manager.is_privileged(uid), time.time()))
 
-    @translate_errors
-    async def GetDiag(self, request: types_pb2.Empty, context: grpc.aio.ServicerContext) -> ctld_pb2.DiagReply:
+    def _diag(self) -> ctld_pb2.DiagReply:
         stats = self.manager.stats
         states = [job.state for job in self.manager.jobs.values()]
         now = int(time.time())
@@ -324,6 +323,19 @@ class ControllerServicer(ctld_pb2_grpc.ControllerServicer):
             schedule_cycle_max_usec=stats.cycle_max_usec, schedule_cycle_count=stats.cycle_count,
             schedule_cycle_sum_usec=stats.cycle_sum_usec, schedule_depth_sum=stats.depth_sum,
             schedule_queue_length=stats.queue_length, schedule_last_cycle_time=stats.last_cycle_time)
+
+    @translate_errors
+    async def GetDiag(self, request: types_pb2.Empty, context: grpc.aio.ServicerContext) -> ctld_pb2.DiagReply:
+        return self._diag()
+
+    @translate_errors
+    async def GetMetrics(self, request: ctld_pb2.MetricsRequest, context: grpc.aio.ServicerContext) -> ctld_pb2.MetricsReply:
+        uid = caller().uid
+        if request.set not in metrics.SETS:
+            raise SlurmError(Strerror.INVALID_ARGUMENT, f"unknown metrics set {request.set!r}")
+        if not metrics.may_read(self.ctl.cfg, user_name(uid), self.manager.is_privileged(uid)):
+            raise SlurmError(Strerror.ACCESS_DENIED)
+        return ctld_pb2.MetricsReply(gauges=metrics.collect(request.set, self.manager, self._diag))
 
     @translate_errors
     async def Ping(self, request: types_pb2.Empty, context: grpc.aio.ServicerContext) -> ctld_pb2.PingReply:

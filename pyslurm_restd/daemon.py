@@ -21,6 +21,7 @@ from pyslurm_common import sd_notify
 from pyslurm_common.daemon_log import setup_logging
 from pyslurm_common.daemon_runtime import argument_parser, fatal, run_until_signalled, write_pid_file
 
+from . import openmetrics
 from .app import Settings, build_app
 from .listen import ListenAddress, parse_listen
 from .request_auth import AuthModes
@@ -115,8 +116,13 @@ def main() -> None:
     settings = Settings(cluster=cfg.cluster_name, controllers=tuple(c.name for c in cfg.controllers),
                         accounting_host=cfg.accounting_storage_host or "", auth=modes)
 
+    upstream = Upstream(str(cfg.auth_socket))
+    metrics_on = (cfg.value("MetricsType") or "").lower() == "metrics/openmetrics"
+    own_user = pwd.getpwuid(os.getuid()).pw_name
+
     async def serve(stop: asyncio.Event) -> None:
-        app = build_app(settings, Upstream(str(cfg.auth_socket)))
+        app = build_app(settings, upstream, (lambda a: openmetrics.add_routes(a, upstream, own_user, modes))
+                        if metrics_on else None)
         runner = web.AppRunner(app, access_log=None)
         await runner.setup()
         for sock in sockets:

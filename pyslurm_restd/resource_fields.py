@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from pyslurm_common.gres import gpu_count
 from pyslurm_common.rpc import ctld_pb2
 from pyslurm_common.users import user_name
 
@@ -13,24 +14,14 @@ _NOT_SET = no_val(None)
 _INFINITE = {"set": False, "infinite": True, "number": 0}
 
 
-def _gpu_count(gres: str) -> int:
-    """GPUs in a node's Gres ("gpu:2", "gpu:a100:2(S:0)")."""
-    total = 0
-    for item in gres.split(","):
-        parts = item.split("(")[0].split(":")
-        if parts[0] == "gpu" and len(parts) > 1 and parts[-1].isdigit():
-            total += int(parts[-1])
-    return total
-
-
 def node_tres(cpus: int, mem_mb: int, gpus: int) -> str:
     mem = f"{mem_mb // 1024}G" if mem_mb and mem_mb % 1024 == 0 else f"{mem_mb}M"
     return f"cpu={cpus},mem={mem},billing={cpus}" + (f",gres/gpu={gpus}" if gpus else "")
 
 
 def node_record(node: ctld_pb2.NodeInfo, cluster: str) -> dict[str, Any]:
-    gpus = _gpu_count(node.gres)
-    used_gpus = _gpu_count(node.gres_used)
+    gpus = gpu_count(node.gres)
+    used_gpus = gpu_count(node.gres_used)
     return {
         "architecture": node.arch, "burstbuffer_network_address": "", "boards": 1,
         "boot_time": time_value(node.boot_time), "tls_cert_last_renewal": no_val(0), "cert_flags": [],

@@ -6,6 +6,7 @@ import time
 from typing import Any
 
 from pyslurm_common.agent import protocol
+from pyslurm_common.gres import gpu_count
 from pyslurm_common.rpc import ctld_pb2, types_pb2
 
 from . import job_desc
@@ -13,7 +14,7 @@ from .endpoints import Call, Endpoint
 from .upstream import UpstreamError
 from .envelope import ERRNO, INVALID_JOB_ID, RestError, no_val
 from .job_fields import job_record
-from .resource_fields import _gpu_count, node_record, partition_record, share_record, statistics
+from .resource_fields import node_record, partition_record, share_record, statistics
 
 _JOBS_EMPTY = {"jobs": [], "last_backfill": no_val(0), "last_update": no_val(0)}
 _NODES_EMPTY = {"nodes": [], "last_update": no_val(0)}
@@ -195,7 +196,7 @@ async def _partitions(call: Call, name: str | None) -> dict[str, Any]:
     if name is not None and not selected:
         raise RestError(f"Unable to find partition {name}", 2000, "_op_handler_partition()",
                         "Invalid partition name specified")
-    return {"partitions": [partition_record(p, call.ctx.cluster, sum(_gpu_count(nodes[n].gres) for n in p.nodes
+    return {"partitions": [partition_record(p, call.ctx.cluster, sum(gpu_count(nodes[n].gres) for n in p.nodes
                                                                      if n in nodes)) for p in selected],
             "last_update": no_val(int(time.time()))}
 

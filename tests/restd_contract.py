@@ -78,8 +78,12 @@ def shape_differences(ours: Any, theirs: Any, where: str = "") -> list[str]:
     elif isinstance(theirs, list):
         if not isinstance(ours, list):
             return [f"{where}: list expected"]
-        if theirs and ours:
-            problems += shape_differences(ours[0], theirs[0], f"{where}[0]")
+        # Each of our items must have the shape of some recorded item (a pending job has no
+        # job_resources, a running one has): report against the closest.
+        for index, item in enumerate(ours[:20]):
+            candidates = [shape_differences(item, other, f"{where}[{index}]") for other in theirs]
+            if candidates:
+                problems += min(candidates, key=len)
     elif theirs is not None and ours is not None:
         number = (int, float)
         same = (isinstance(ours, bool) == isinstance(theirs, bool)) and (

@@ -165,6 +165,11 @@ class ControllerStub:
                 request_serializer=ctld__pb2.TokenRequest.SerializeToString,
                 response_deserializer=ctld__pb2.TokenReply.FromString,
                 _registered_method=True)
+        self.GetMetrics = channel.unary_unary(
+                '/pyslurm.Controller/GetMetrics',
+                request_serializer=ctld__pb2.MetricsRequest.SerializeToString,
+                response_deserializer=ctld__pb2.MetricsReply.FromString,
+                _registered_method=True)
         self.RequestControl = channel.unary_unary(
                 '/pyslurm.Controller/RequestControl',
                 request_serializer=types__pb2.Empty.SerializeToString,
@@ -351,6 +356,13 @@ class ControllerServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def GetMetrics(self, request, context):
+        """OpenMetrics (MetricsType=metrics/openmetrics)
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
     def RequestControl(self, request, context):
         """several SlurmctldHost lines (failover.py): a returning primary, or a backup told to take
         over, asks the controller in charge to hand the shared state over
@@ -498,6 +510,11 @@ def add_ControllerServicer_to_server(servicer, server):
                     servicer.CreateToken,
                     request_deserializer=ctld__pb2.TokenRequest.FromString,
                     response_serializer=ctld__pb2.TokenReply.SerializeToString,
+            ),
+            'GetMetrics': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetMetrics,
+                    request_deserializer=ctld__pb2.MetricsRequest.FromString,
+                    response_serializer=ctld__pb2.MetricsReply.SerializeToString,
             ),
             'RequestControl': grpc.unary_unary_rpc_method_handler(
                     servicer.RequestControl,
@@ -1212,6 +1229,33 @@ class Controller:
             '/pyslurm.Controller/CreateToken',
             ctld__pb2.TokenRequest.SerializeToString,
             ctld__pb2.TokenReply.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetMetrics(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/pyslurm.Controller/GetMetrics',
+            ctld__pb2.MetricsRequest.SerializeToString,
+            ctld__pb2.MetricsReply.FromString,
             options,
             channel_credentials,
             insecure,

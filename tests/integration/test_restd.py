@@ -3,44 +3,16 @@ against Slurm 25.11's OpenAPI document (v0.0.44 and v0.0.43) and compared in sha
 recorded from a real slurmrestd; local (unix socket) auth with the CLI's permission rules."""
 from __future__ import annotations
 
-import contextlib
-import pwd
 import subprocess
-import time
-from pathlib import Path
 from typing import Iterator
 
 import pytest
 
 from tests import restd_contract as contract
 from tests.integration.conftest import BIN, Cluster, free_port, wait_for
-from tests.integration.restd_http import Answer, RestClient
+from tests.integration.restd_support import Answer, RestClient, restd
 
 VERSIONS = ("v0.0.44", "v0.0.43")
-
-
-@contextlib.contextmanager
-def restd(cluster: Cluster, user: str | None, *listen: str, auth: str | None = None) -> Iterator[subprocess.Popen[bytes]]:
-    """pyslurmrestd as `user` (None: started as root, it becomes its -u user or slurmrestd)."""
-    args = [str(BIN / "pyslurmrestd"), *(["-a", auth] if auth else []), *listen]
-    kw: dict[str, object] = {}
-    if user is not None:
-        pw = pwd.getpwnam(user)
-        kw = {"user": pw.pw_uid, "group": pw.pw_gid, "extra_groups": []}
-    log = (cluster.spec.log_dir / "restd.stderr").open("ab")
-    proc = subprocess.Popen(args, env=cluster.env, stdout=log, stderr=log, stdin=subprocess.DEVNULL, **kw)  # type: ignore[call-overload]
-    try:
-        yield proc
-    finally:
-        proc.terminate()
-        proc.wait(timeout=10)
-
-
-def _up(client: RestClient) -> bool:
-    try:
-        return client.get("/slurm/v0.0.44/ping/").status in (200, 500)
-    except OSError:
-        return False
 
 
 @pytest.fixture(scope="module")
@@ -51,7 +23,7 @@ def local(cluster: Cluster) -> Iterator[tuple[RestClient, RestClient]]:
     port = free_port()
     with restd(cluster, "alice", f"unix:{socket_path}", f"127.0.0.1:{port}", auth="rest_auth/local"):
         unix, tcp = RestClient(unix_path=str(socket_path)), RestClient(port=port)
-        wait_for(lambda: socket_path.exists() and _up(unix) and _up(tcp), 20)
+        wait_for(lambda: socket_path.exists() and unix.up() and tcp.up(), 20)
         yield unix, tcp
 
 

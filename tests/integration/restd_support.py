@@ -1,11 +1,40 @@
-"""A small HTTP client for the pyslurmrestd tests: TCP or unix socket, JSON or text answers."""
+"""What the pyslurmrestd tests share: starting the daemon, and a small HTTP client (TCP or unix
+socket, JSON or text answers)."""
 from __future__ import annotations
 
+import contextlib
 import http.client
 import json
+import pwd
 import socket
+import subprocess
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Iterator
+
+from pyslurm_common.slurm_user import ensure_system_user
+
+from .conftest import BIN, Cluster
+
+REST_USER = "slurmrestd"
+
+
+@contextlib.contextmanager
+def restd(cluster: Cluster, user: str | None, *listen: str, auth: str | None = None) -> Iterator[subprocess.Popen[bytes]]:
+    """pyslurmrestd as `user`; None: started as root, it becomes the system user slurmrestd."""
+    args = [str(BIN / "pyslurmrestd"), *(["-a", auth] if auth else []), *listen]
+    kw: dict[str, object] = {}
+    if user is not None:
+        pw = pwd.getpwnam(user)
+        kw = {"user": pw.pw_uid, "group": pw.pw_gid, "extra_groups": []}
+    else:
+        ensure_system_user(REST_USER)
+    log = (cluster.spec.log_dir / "restd.stderr").open("ab")
+    proc = subprocess.Popen(args, env=cluster.env, stdout=log, stderr=log, stdin=subprocess.DEVNULL, **kw)  # type: ignore[call-overload]
+    try:
+        yield proc
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
 
 
 class _UnixConnection(http.client.HTTPConnection):
@@ -61,3 +90,9 @@ class RestClient:
 
     def get(self, path: str) -> Answer:
         return self.request("GET", path)
+
+    def up(self) -> bool:
+        try:
+            return self.get("/slurm/v0.0.44/ping/").status in (200, 500)
+        except OSError:
+            return False
