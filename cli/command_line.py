@@ -18,6 +18,7 @@ VERSION_LINE = "slurm 22.05.8"
 GETOPT_EXIT = 255           # Slurm exits -1 on a word getopt refuses, whatever SLURM_EXIT_ERROR says
 COMMAND_LINE, ENVIRONMENT, SCRIPT = "command line", "environment", "script"
 COUNTED = frozenset({"verbose"})   # -vv: each occurrence counts
+MERGED = frozenset({"mail_type"})  # each occurrence adds to the ones before (Slurm ORs the flags)
 EARLY = ("help", "usage", "version")
 
 
@@ -33,6 +34,8 @@ class OptionValues(dict[str, Any]):
         for dest, value in options:
             if dest in COUNTED:
                 value = (self.get(dest) or 0) + 1
+            elif dest in MERGED and dest in self:
+                value = f"{self[dest]},{value}"
             self[dest] = value
             self.sources[dest] = source
 

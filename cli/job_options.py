@@ -93,14 +93,14 @@ def export_environment(export: str | None, environ: Mapping[str, str], *, none_k
 
 
 def _gpu_count(values: Mapping[str, Any], name: str, flag: str) -> tuple[str, int]:
-    """`[type:]N` of the --gpus* options -> (type, N)."""
+    """`[type:]N` of the --gpus* options -> (type, N); N may be 0."""
     raw = values.get(name)
     if raw is None:
         return "", 0
     kind, _, count = str(raw).rpartition(":")
-    if not count.isdigit() or int(count) < 1:
+    if not count.isdigit():
         die(f"Invalid {flag} specification")
-    return kind, int(count)
+    return (kind, int(count)) if int(count) else ("", 0)   # --gpus=0: no GPUs, as Slurm takes it
 
 
 def _signal(values: Mapping[str, Any]) -> tuple[int, int, bool]:
@@ -166,8 +166,6 @@ def job_desc(values: Mapping[str, Any], default_name: str, environ: Mapping[str,
     if len(gpu_types) > 1:
         die("Invalid GPU type specification: use one type")
     num_tasks = task_count(values)
-    if gpu_counts["gpus_per_task"] and not num_tasks:
-        die("--gpus-per-task requires --ntasks")
     signal_number, signal_seconds, signal_batch_only = _signal(values)
     return pb.JobDesc(
         name=values.get("job_name") or default_name,

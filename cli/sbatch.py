@@ -25,7 +25,7 @@ from .sbatch_script import LEGACY_WARNING, ScriptError, directive_words, legacy_
 PROG = "sbatch"
 # Beyond the shared allocation options (option_support.JOB_DESC)
 ACTED_ON = frozenset({"output", "error", "input", "open_mode", "wrap", "parsable", "requeue", "no_requeue",
-                      "array", "exclusive"})
+                      "array", "exclusive", "verbose"})
 
 
 def sbatch(args: Sequence[str]) -> None:
@@ -48,6 +48,11 @@ def sbatch(args: Sequence[str]) -> None:
     values = collect(spec, cli, os.environ, directives)
     refuse_unsupported(PROG, spec.OPTIONS, values, ACTED_ON)
     desc = _job_desc(values, text, command, default_name, operands[1:])
+    if values.get("verbose"):
+        from .defined_options import defined_options
+
+        for line in defined_options(spec.OPTIONS, values, desc.work_dir):
+            print(f"{PROG}: {line}", file=sys.stderr)
     try:
         reply = client.controller("SubmitBatchJob", pb.SubmitRequest(job=desc), pb.SubmitReply)
     except SlurmError as exc:

@@ -25,13 +25,16 @@ class ArraySpec:
 
 
 def parse_array_spec(text: str) -> ArraySpec:
-    """`1-10:2,15%3` -> ArraySpec((1, 3, 5, 7, 9, 15), 3); ValueError if it does not parse."""
+    """`1-10:2,15%3` (or `[1-10:2,15]%3`) -> ArraySpec((1, 3, 5, 7, 9, 15), 3); ValueError if it
+    does not parse."""
     body, sep, throttle_text = text.strip().partition("%")
     throttle = 0
     if sep:
         if not throttle_text.isdigit():
             raise ValueError(text)
         throttle = int(throttle_text)
+    if body.startswith("[") and body.endswith("]"):
+        body = body[1:-1]   # `[1-4]`: Slurm takes the list in brackets too
     return ArraySpec(parse_indices(body), throttle)
 
 

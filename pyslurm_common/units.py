@@ -87,6 +87,7 @@ def parse_time_seconds(text: str) -> int:
         if not re.fullmatch(_DIGITS, day_text):
             raise ValueError(f"invalid time limit: {text!r}")
         days = int(day_text)
+        s = s or "0"   # `2-` is two days, as Slurm reads it
     fields = s.split(":")
     if len(fields) > 3 or not all(re.fullmatch(_DIGITS, f) for f in fields):
         raise ValueError(f"invalid time limit: {text!r}")

@@ -34,3 +34,20 @@ def test_an_unknown_mail_type_is_refused_with_exit_255() -> None:
     with pytest.raises(CliError) as info:
         desc_of(["--mail-type=bogus"])
     assert (info.value.lines, info.value.exit_code) == (("Invalid --mail-type specification",), 255)
+
+
+def test_values_slurms_client_takes() -> None:
+    # --gpus=0 asks for none; --gpus-per-task needs no -n (the controller counts a task per node);
+    # --time=2- is two days; --array takes brackets.
+    from cli.defined_options import defined_options
+    from pyslurm_common.array_spec import parse_array_spec
+    from pyslurm_common.units import parse_time_limit
+
+    assert desc_of(["--gpus=0"]).gpus == 0
+    assert desc_of(["--gpus-per-task=1"]).gpus_per_task == 1
+    assert parse_time_limit("2-") == 2 * 24 * 60
+    assert parse_array_spec("[1-4]%2").indices == (1, 2, 3, 4)
+    values = collect(sbatch, command_line(sbatch, ["-v", "--mail-type=begin", "--mail-type=end", "-t", "2-"]), {},
+                     [("mail_type", "fail")])
+    assert defined_options(sbatch.OPTIONS, values, "/w")[2:-2] == [
+        "mail-type           : BEGIN,END,FAIL", "time                : 2-00:00:00", "verbose             : 1"]

@@ -1,0 +1,109 @@
+"""`sbatch -v`: the "defined options" block real sbatch prints before it submits.
+
+One line per option that is set, named by its long name, in the table's order, the value as
+Slurm shows it back: flags as `set` (or their own word), times as D-HH:MM:SS, file names made
+absolute, `--nice` alone as 100 ... Pure: values and the working directory in, lines out.
+"""
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+from typing import Any, Callable
+
+from .getopt_long import NONE, Row
+
+RULE = "-------------------- --------------------"
+# Flags Slurm shows by a word of their own instead of `set`.
+FLAG_WORDS = {"requeue": "requeue", "no_requeue": "no-requeue", "exclusive": "exclusive"}
+NOT_SHOWN = frozenset({"help", "usage", "version"})
+
+
+def _time(text: str) -> str:
+    from pyslurm_common import units
+
+    minutes = units.parse_time_limit(text)
+    if minutes == units.UNLIMITED:
+        return "UNLIMITED"
+    days, rest = divmod(minutes * 60, 86400)
+    hours, rest = divmod(rest, 3600)
+    clock = f"{hours:02d}:{rest // 60:02d}:{rest % 60:02d}"
+    return f"{days}-{clock}" if days else clock
+
+
+def _path(work_dir: str) -> Callable[[str], str]:
+    def absolute(text: str) -> str:
+        if text == "none":
+            return "/dev/null"
+        return text if text.startswith("/") else os.path.join(work_dir, text)
+    return absolute
+
+
+def _begin(text: str) -> str:
+    import time
+
+    from pyslurm_common import units
+
+    return time.strftime("%Y-%m-%dT%H:%M:%S", time.localtime(units.parse_datetime(text, time.time())))
+
+
+def _signal(text: str) -> str:
+    import signal
+
+    from .signals import parse_signal
+
+    prefix = text[:2] if text[:2] in ("B:", "R:") else ""
+    name, _, seconds = text[len(prefix):].partition("@")
+    shown = f"{'B:' if prefix == 'B:' else ''}{signal.Signals(parse_signal(name)).name[3:]}"
+    return shown + (f"@{seconds}" if seconds and int(seconds) != 60 else "")
+
+
+def _megabytes(text: str) -> str:
+    """A size as Slurm prints it back: in the largest unit that divides it, M left out."""
+    from pyslurm_common import units
+
+    size = units.parse_memory_mb(text)
+    for unit in "MGTP":
+        if size % 1024 or not size or unit == "P":
+            return str(size) if unit == "M" else f"{size}{unit}"
+        size //= 1024
+    return str(size)
+
+
+def _mail_type(text: str) -> str:
+    from .mail_types import normalise_mail_type
+
+    return normalise_mail_type(text)
+
+
+def _shown(dest: str, kind: int, value: Any, work_dir: str) -> str:
+    if dest == "verbose":
+        return str(value)
+    if kind == NONE or value is True:
+        return FLAG_WORDS.get(dest, "set")
+    text = str(value)
+    if dest == "exclusive":
+        return text or "exclusive"
+    if dest == "nice":
+        return text or "100"
+    if dest == "get_user_env":
+        return text or "0"
+    shapes: dict[str, Callable[[str], str]] = {
+        "time": _time, "time_min": _time, "begin": _begin, "signal": _signal, "mail_type": _mail_type,
+        "output": _path(work_dir), "error": _path(work_dir), "input": _path(work_dir),
+        "chdir": _path(os.getcwd()), "open_mode": lambda t: t[:1],
+        "mem": _megabytes, "mem_per_cpu": _megabytes, "mem_per_gpu": _megabytes, "tmp": _megabytes,
+        "gres": lambda t: t if t.startswith("gres:") or t == "none" else f"gres:{t}",
+    }
+    return shapes[dest](text) if dest in shapes else text
+
+
+def defined_options(table: Sequence[Row], values: Mapping[str, Any], work_dir: str) -> list[str]:
+    """The block's lines (without the `prog: ` prefix), first and last rule included."""
+    lines = ["defined options", RULE]
+    done: set[str] = set()
+    for name, _short, kind, dest, _env, _help in table:
+        if dest in done or dest not in values or dest in NOT_SHOWN:
+            continue
+        done.add(dest)
+        lines.append(f"{name:<20}: {_shown(dest, kind, values[dest], work_dir)}")
+    return lines + [RULE, "end of defined options"]

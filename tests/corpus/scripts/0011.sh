@@ -1,0 +1,29 @@
+#!/bin/bash -l
+
+##############################
+#       Job blueprint        #
+##############################
+
+# Give your job a name, so you can recognize it in the queue overview
+#SBATCH --job-name=streamemory_unique
+
+# Define, how many nodes you need. Here, we ask for 1 node since we have a single-node machine.
+#SBATCH --nodes=1
+# We want to launch 1 task.
+#SBATCH --ntasks=1
+# We want to use all the cores of the node.
+#SBATCH --cpus-per-task=12
+
+# You may not place any commands before the last SBATCH directive
+
+############################
+#       Actual work        #
+############################
+
+cd /home/nmeseguer/mgpusim/samples/stream
+
+cd elementwise_stride
+go run main.go -timing -parallel
+
+# Finish the script
+exit 0
