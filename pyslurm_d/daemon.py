@@ -153,18 +153,19 @@ class ControllerSession:
     async def register(self) -> None:
         attempt = 0
         while True:
+            report, launches = self.step_report()
             try:
                 reply = await self.stub.RegisterNode(ctld_pb2.NodeRegistration(
                     name=self.node.name, cpus=self.hw.cpus, real_memory_mb=self.hw.real_memory_mb,
                     gres=self.setup.gres, address=self.setup.address, port=self.port,
                     boot_time=self.hw.boot_time, arch=self.hw.arch, os=self.hw.os,
                     hostname=socket.gethostname(), cgroup_backend=self.backend,
-                    steps=self.step_report(),
+                    steps=report,
                     sockets=self.hw.sockets, cores_per_socket=self.hw.cores_per_socket,
                     threads_per_core=self.hw.threads_per_core, dynamic_conf=self.setup.dynamic_conf,
                 ), timeout=5, metadata=self.signer.metadata())
                 log.info("registered as %s with the controller", self.node.name)
-                await self.reconciled(reply.steps)
+                await self.reconciled(reply.steps, launches)
                 return
             except grpc.aio.AioRpcError as exc:
                 if exc.code() == grpc.StatusCode.INVALID_ARGUMENT:
@@ -186,29 +187,31 @@ class ControllerSession:
                 return
             except TimeoutError:
                 pass
+            report, launches = self.step_report()
             try:
                 reply = await self.stub.NodeHeartbeat(ctld_pb2.Heartbeat(
                     name=self.node.name, cpu_load=psutil.getloadavg()[0],
                     free_memory_mb=psutil.virtual_memory().available // (1024 * 1024),
-                    steps=self.step_report(), gpu_activity=self.gpu_activity()),
+                    steps=report, gpu_activity=self.gpu_activity()),
                     timeout=5, metadata=self.signer.metadata())
             except grpc.aio.AioRpcError as exc:
                 log.warning("heartbeat failed: %s: %s", exc.code().name, exc.details())
                 if exc.code() != grpc.StatusCode.UNAVAILABLE:
                     await self.register()
                 continue
-            await self.reconciled(reply)
+            await self.reconciled(reply, launches)
 
     def gpu_activity(self) -> list[ctld_pb2.JobGpuActivity]:
         activity = self.gpus.activity if self.gpus else {}
         return [ctld_pb2.JobGpuActivity(job_id=job_id, util_percent=util, sampled_at=at)
                 for job_id, (util, at) in sorted(activity.items())]
 
-    def step_report(self) -> ctld_pb2.NodeSteps:
-        """What this node holds: the steps it runs and the ends not acknowledged yet."""
+    def step_report(self) -> tuple[ctld_pb2.NodeSteps, int]:
+        """What this node holds: the steps it runs and the ends not acknowledged yet; and how many
+        launches it had begun then."""
         report = ctld_pb2.NodeSteps()
         if self.steps is None:
-            return report
+            return report, 0
         report.running.extend(ctld_pb2.NodeStep(job_id=job_id, step=step)
                               for job_id, step in self.steps.running_steps())
         for result in self.steps.unacknowledged_ends():
@@ -217,15 +220,18 @@ class ControllerSession:
                 report.step_ends.append(message)
             else:
                 report.batch_ends.append(message)
-        return report
+        return report, self.steps.launches
 
-    async def reconciled(self, reply: ctld_pb2.StepReconciliation) -> None:
-        """Forget the ends the controller recorded; kill the steps it says must not run."""
+    async def reconciled(self, reply: ctld_pb2.StepReconciliation, launches: int) -> None:
+        """Forget the ends the controller recorded; kill the steps it says must not run, unless
+        launched after the report it answers (a requeued job started again here meanwhile)."""
         if self.steps is None:
             return
         for key in reply.acknowledged:
             self.steps.acknowledge((key.job_id, key.step))
         for key in reply.kill:
+            if not self.steps.launched_by((key.job_id, key.step), launches):
+                continue
             log.info("job=%d step %s is over or unknown as far as the controller knows: terminating it",
                      key.job_id, key.step)
             await self.steps.command_quietly(key.job_id, "terminate NODE FAILURE", key.step)

@@ -33,7 +33,7 @@ from pyslurm_common.rpc import slurmd_pb2
 from . import cgroup_sweep, gpu_usage
 from .cgroup import CgroupError
 from .prolog import run_script, script_environment
-from .step_spool import read_end, read_result, write_end
+from .step_spool import END_FILE, read_end, read_result, write_end
 
 log = logging.getLogger(__name__)
 STEPD_START_TIMEOUT = 30.0
@@ -151,6 +151,8 @@ class StepManager:
         self._report = report                   # one try to tell the controller an end: True if it has it
         self._running: set[StepKey] = set()     # launching, running or ending here
         self._watched: set[StepKey] = set()     # a stepd was started (its end not collected yet)
+        self.launches = 0                       # launches begun by this agent so far
+        self._launch_number: dict[StepKey, int] = {}   # which of them is each step's (0: recovered)
         self._ends: dict[StepKey, Result] = {}  # ended, not acknowledged by the controller yet
         self._tasks: set[asyncio.Task[object]] = set()
 
@@ -167,8 +169,17 @@ class StepManager:
     def acknowledge(self, key: StepKey) -> None:
         """The controller has recorded the step's end: forget it."""
         if self._ends.pop(key, None) is not None:
-            self._running.discard(key)
+            self._forget(key)
             shutil.rmtree(self.job_dir(*key), ignore_errors=True)
+
+    def _forget(self, key: StepKey) -> None:
+        self._running.discard(key)
+        self._launch_number.pop(key, None)
+
+    def launched_by(self, key: StepKey, launches: int) -> bool:
+        """The step here now is one of the first `launches` launches (not a later run of the same
+        job and step, which a reply about an earlier report must leave alone)."""
+        return self._launch_number.get(key, 0) <= launches
 
     def steps_of(self, job_id: int) -> list[str]:
         return sorted(step for j, step in self._running if j == job_id)
@@ -188,13 +199,15 @@ class StepManager:
         """Run a launch of `key` to its end, whether or not its caller waits for it; the step is
         held here from now on (reported to the controller), and let go if it never started."""
         self._running.add(key)
+        self.launches += 1
+        self._launch_number[key] = self.launches
 
         async def run() -> object:
             try:
                 return await launch
             except BaseException:
                 if key not in self._watched:   # no stepd was started: nothing of it is here
-                    self._running.discard(key)
+                    self._forget(key)
                     shutil.rmtree(self.job_dir(*key), ignore_errors=True)
                 raise
         task: asyncio.Task[object] = asyncio.get_running_loop().create_task(run())
@@ -393,6 +406,13 @@ class StepManager:
             if not job_text.isdigit() or job_dir.name.endswith(".tmp"):
                 continue
             key = (int(job_text), step or BATCH)
+            if not any((job_dir / name).exists() for name in ("stepd.pid", "result.json", END_FILE)):
+                # A stepd writes its pid first thing: this launch was cut short before one started
+                # (during the Prolog, say). Nothing ran; the controller requeues the job.
+                log.info("job=%d step %s: its launch ended with the previous agent, before a stepd started",
+                         key[0], key[1])
+                shutil.rmtree(job_dir, ignore_errors=True)
+                continue
             self._running.add(key)
             pid_file = job_dir / "stepd.pid"
             pid = int(pid_file.read_text()) if pid_file.exists() else 0

@@ -8,9 +8,11 @@ import json
 import signal
 from pathlib import Path
 
+import pytest
+
 from pyslurm_common.cgroup_conf import CgroupConfig
 from pyslurm_d.step_spool import END_FILE, read_end, read_result, write_end
-from pyslurm_d.steps import StepdLauncher, StepManager, StepPolicy
+from pyslurm_d.steps import StepdLauncher, StepError, StepManager, StepPolicy
 
 
 def test_an_end_is_written_whole_and_read_back(tmp_path: Path) -> None:
@@ -62,4 +64,40 @@ def test_an_end_is_reported_until_acknowledged_and_survives_an_agent_restart(tmp
         count = len(reports)
         await asyncio.sleep(0.7)
         assert len(reports) == count
+    asyncio.run(scenario())
+
+
+def test_a_kill_answering_an_earlier_report_spares_a_later_run_of_the_same_step(tmp_path: Path) -> None:
+    """A heartbeat reply about a report sent before this launch began must not kill it."""
+    async def scenario() -> None:
+        steps, _ = _manager(tmp_path, delivered=[])
+        seen = steps.launches
+        go = asyncio.Event()
+
+        async def launch() -> None:
+            await go.wait()
+            raise StepError("prolog failed")
+        pending = asyncio.ensure_future(steps._unstoppable((8, "batch"), launch()))
+        await asyncio.sleep(0)
+        assert steps.running_steps() == [(8, "batch")]
+        assert not steps.launched_by((8, "batch"), seen) and steps.launched_by((8, "batch"), steps.launches)
+        go.set()
+        with pytest.raises(StepError):
+            await pending
+        assert steps.running_steps() == []     # no stepd was started: the step is let go
+    asyncio.run(scenario())
+
+
+def test_a_launch_cut_short_before_its_stepd_started_is_forgotten(tmp_path: Path) -> None:
+    """The agent died during the Prolog: nothing ran, so there is nothing to report (the controller,
+    which the node no longer tells about the job, requeues it)."""
+    async def scenario() -> None:
+        steps, reports = _manager(tmp_path, delivered=[])
+        job_dir = steps.job_dir(9)
+        job_dir.mkdir(parents=True)
+        (job_dir / "script_env.json").write_text("{}")
+        steps.recover()
+        await asyncio.sleep(0.05)
+        assert (steps.running_steps(), steps.unacknowledged_ends(), reports) == ([], [], [])
+        assert not job_dir.exists()
     asyncio.run(scenario())
