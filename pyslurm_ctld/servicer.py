@@ -426,7 +426,7 @@ class ControllerServicer(ctld_pb2_grpc.ControllerServicer):
             boot_time=request.boot_time, slurmd_start_time=int(time.time()), arch=request.arch,
             os=request.os, cgroup_backend=request.cgroup_backend)
         self.ctl.report_node_changes()    # registration may bring a DOWN node back
-        steps = await self._reconcile(rec.name, request.steps)
+        steps = await self._reconcile(rec.name, request)
         self.ctl.wake_scheduler()
         return ctld_pb2.RegistrationReply(accepted=True, reason=rec.reason, steps=steps)
 
@@ -447,11 +447,15 @@ class ControllerServicer(ctld_pb2_grpc.ControllerServicer):
                             context: grpc.aio.ServicerContext) -> ctld_pb2.StepReconciliation:
         self._require_privileged()
         self.manager.node_heartbeat(request.name, time.time(), request.cpu_load, request.free_memory_mb)
-        return await self._reconcile(request.name, request.steps)
+        return await self._reconcile(request.name, request)
 
-    async def _reconcile(self, node: str, steps: ctld_pb2.NodeSteps) -> ctld_pb2.StepReconciliation:
-        """Record the ends the node reports, then settle what it runs against what it should."""
-        now = int(time.time())
+    async def _reconcile(self, node: str, request: ctld_pb2.NodeRegistration | ctld_pb2.Heartbeat
+                         ) -> ctld_pb2.StepReconciliation:
+        """Record the ends the node reports, then settle what it runs against what it should.
+        An agent older than these reports sends none (not an empty one): it runs what it runs."""
+        if not request.HasField("steps"):
+            return ctld_pb2.StepReconciliation()
+        steps, now = request.steps, int(time.time())
         ends, acknowledged = convert.node_step_ends(steps, now)
         for event in ends:
             await self._commit_end(event)
