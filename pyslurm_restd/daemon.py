@@ -21,10 +21,11 @@ from pyslurm_common import sd_notify
 from pyslurm_common.daemon_log import setup_logging
 from pyslurm_common.daemon_runtime import argument_parser, fatal, run_until_signalled, write_pid_file
 
-from . import openmetrics
+from . import openmetrics, status_page
 from .app import Settings, build_app
 from .listen import ListenAddress, parse_listen
 from .request_auth import AuthModes
+from .status_page import PageSettings
 from .upstream import Upstream
 
 log = logging.getLogger(__name__)
@@ -120,9 +121,16 @@ def main() -> None:
     metrics_on = (cfg.value("MetricsType") or "").lower() == "metrics/openmetrics"
     own_user = pwd.getpwuid(os.getuid()).pw_name
 
+    page = PageSettings(cluster=cfg.cluster_name, own_user=own_user, private_data=cfg.value("PrivateData") or "",
+                        privileged_users=frozenset({"root", cfg.slurm_user}))
+
+    def extra_routes(app: web.Application) -> None:
+        status_page.add_routes(app, upstream, page)
+        if metrics_on:
+            openmetrics.add_routes(app, upstream, own_user, modes)
+
     async def serve(stop: asyncio.Event) -> None:
-        app = build_app(settings, upstream, (lambda a: openmetrics.add_routes(a, upstream, own_user, modes))
-                        if metrics_on else None)
+        app = build_app(settings, upstream, extra_routes)
         runner = web.AppRunner(app, access_log=None)
         await runner.setup()
         for sock in sockets:

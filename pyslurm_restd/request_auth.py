@@ -41,13 +41,17 @@ def _peer_uid(request: web.Request) -> int | None:
     return uid
 
 
-def _token_user(token: str) -> str:
+def token_claims(token: str) -> tuple[str, int]:
+    """The user and expiry a token claims, unverified ("", 0 if unreadable): for display and the
+    page cookie's lifetime only; the auth agent verifies every token it is given."""
     try:
         claims = jwt.decode(token, options={"verify_signature": False})
     except jwt.PyJWTError:
-        return ""
-    user = claims.get("sun") if isinstance(claims, dict) else None
-    return user if isinstance(user, str) else ""
+        return "", 0
+    user, expires = claims.get("sun"), claims.get("exp")
+    if not isinstance(user, str) or not isinstance(expires, int):
+        return "", 0
+    return user, expires
 
 
 def authenticate(request: web.Request, modes: AuthModes) -> Caller | None:
@@ -60,7 +64,7 @@ def authenticate(request: web.Request, modes: AuthModes) -> Caller | None:
     if token and modes.jwt:
         if len(token) > MAX_TOKEN or len(name) > 256:
             return None
-        return Caller(user_name=name or _token_user(token), token=token)
+        return Caller(user_name=name or token_claims(token)[0], token=token)
     peer = _peer_uid(request) if modes.local else None
     if peer is None:
         return None

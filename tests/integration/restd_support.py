@@ -5,15 +5,19 @@ from __future__ import annotations
 import contextlib
 import http.client
 import json
+import os
 import pwd
+import shutil
 import socket
 import subprocess
 from dataclasses import dataclass
 from typing import Any, Iterator
 
+import pytest
+
 from pyslurm_common.slurm_user import ensure_system_user
 
-from .conftest import BIN, Cluster
+from .conftest import BIN, Cluster, free_port, wait_for
 
 REST_USER = "slurmrestd"
 
@@ -46,6 +50,25 @@ class _UnixConnection(http.client.HTTPConnection):
         self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         self.sock.settimeout(self.timeout)
         self.sock.connect(self._path)
+
+
+def debian_tool(command: str, package: str) -> str:
+    """The path of a Debian package's command the tests drive; skipped without it, except in CI."""
+    path = shutil.which(command)
+    if path is None:
+        if os.environ.get("CI"):
+            raise RuntimeError(f"CI must have Debian's {package} package (.ci/run installs it)")
+        pytest.skip(f"Debian's {package} package is not installed", allow_module_level=True)
+    return path
+
+
+@contextlib.contextmanager
+def serving(cluster: Cluster) -> Iterator[int]:
+    """pyslurmrestd as systemd runs it (root, then the system user slurmrestd) on a free TCP port."""
+    port = free_port()
+    with restd(cluster, None, f"127.0.0.1:{port}"):
+        wait_for(RestClient(port=port).up, 20)
+        yield port
 
 
 @dataclass(frozen=True)

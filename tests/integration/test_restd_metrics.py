@@ -4,7 +4,6 @@ cluster and answers the query Slinky's autoscaler makes."""
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import subprocess
 import tempfile
@@ -16,22 +15,15 @@ from typing import Iterator
 import pytest
 
 from tests.integration.conftest import Cluster, free_port, wait_for
-from tests.integration.restd_support import RestClient, restd
+from tests.integration.restd_support import RestClient, debian_tool, serving
 
 SETS = ("jobs", "jobs-users-accts", "nodes", "partitions", "scheduler")
-PROMETHEUS, PROMTOOL = shutil.which("prometheus"), shutil.which("promtool")
-if not (PROMETHEUS and PROMTOOL):
-    if os.environ.get("CI"):
-        raise RuntimeError("CI must have Debian's prometheus package (.ci/run installs it)")
-    pytest.skip("Debian's prometheus package is not installed", allow_module_level=True)
+PROMETHEUS, PROMTOOL = debian_tool("prometheus", "prometheus"), debian_tool("promtool", "prometheus")
 
 
 @pytest.fixture(scope="module")
 def scrape_port(cluster: Cluster) -> Iterator[int]:
-    """pyslurmrestd as the system user slurmrestd, as systemd runs it."""
-    port = free_port()
-    with restd(cluster, None, f"127.0.0.1:{port}"):
-        wait_for(RestClient(port=port).up, 20)
+    with serving(cluster) as port:
         yield port
 
 
@@ -50,7 +42,7 @@ def test_every_endpoint_passes_promtool(cluster: Cluster, scrape_port: int) -> N
     for name in SETS:
         answer = client.get(f"/metrics/{name}")
         assert (answer.status, answer.content_type) == (200, "text/plain"), answer
-        check = subprocess.run([PROMTOOL, "check", "metrics"], input=answer.text, capture_output=True, text=True)  # type: ignore[list-item]
+        check = subprocess.run([PROMTOOL, "check", "metrics"], input=answer.text, capture_output=True, text=True)
         assert check.returncode == 0, f"/metrics/{name}: {check.stdout}{check.stderr}"
         texts[name] = answer.text
     assert _sample(texts["jobs"], "slurm_jobs_hold") >= 1
@@ -77,7 +69,7 @@ def test_prometheus_scrapes_a_running_cluster(cluster: Cluster, scrape_port: int
     (root / "prometheus.yml").write_text(json.dumps({"scrape_configs": jobs}))   # JSON is YAML
     web = free_port()
     log = (root / "prometheus.log").open("w")
-    prom = subprocess.Popen([PROMETHEUS, f"--config.file={root / 'prometheus.yml'}",   # type: ignore[list-item]
+    prom = subprocess.Popen([PROMETHEUS, f"--config.file={root / 'prometheus.yml'}",
                              f"--storage.tsdb.path={root / 'data'}", f"--web.listen-address=127.0.0.1:{web}"],
                             stdout=log, stderr=log, stdin=subprocess.DEVNULL)
     try:

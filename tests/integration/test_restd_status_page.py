@@ -1,0 +1,74 @@
+"""The status page at / in a real headless browser (Debian's chromium): it renders, shows a job
+move from waiting (with its reason in plain words) to running to finished, and a screenshot is
+kept as a test artefact ($PYSLURM_TEST_ARTIFACTS, default /tmp/pyslurm-test-artifacts)."""
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import tempfile
+from pathlib import Path
+from typing import Iterator
+
+import pytest
+
+from tests.integration.conftest import Cluster, wait_for
+from tests.integration.restd_support import RestClient, debian_tool, serving
+
+CHROMIUM = debian_tool("chromium", "chromium")
+ARTIFACTS = Path(os.environ.get("PYSLURM_TEST_ARTIFACTS", "/tmp/pyslurm-test-artifacts"))
+
+
+@pytest.fixture(scope="module")
+def page_url(cluster: Cluster) -> Iterator[str]:
+    with serving(cluster) as port:
+        yield f"http://127.0.0.1:{port}/"
+
+
+def _browser(*args: str) -> subprocess.CompletedProcess[str]:
+    with tempfile.TemporaryDirectory(prefix="pyslurm-chromium-") as profile:
+        return subprocess.run([CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu",
+                               "--disable-dev-shm-usage", f"--user-data-dir={profile}", *args],
+                              capture_output=True, text=True, timeout=120)
+
+
+def sections(url: str) -> dict[str, str]:
+    """The rendered page's sections (by heading id), as the browser built the DOM."""
+    dom = _browser("--dump-dom", url)
+    assert dom.returncode == 0, dom.stderr
+    parts = re.split(r'<h2 id="(\w+)">', dom.stdout)
+    return dict(zip(parts[1::2], parts[2::2]))
+
+
+def _has_job(section: str, job_id: int) -> bool:
+    return f"<td class=\"n\">{job_id}</td>" in section
+
+
+def test_page_follows_a_job_from_waiting_to_finished(cluster: Cluster, page_url: str) -> None:
+    job_id = cluster.sbatch("--hold", "-J", "pagejob", "--wrap", "sleep 4", user="alice")
+    waiting = sections(page_url)
+    assert set(waiting) >= {"nodes", "partitions", "pending", "running", "finished", "usage"}
+    assert "node1" in waiting["nodes"] and "debug" in waiting["partitions"]
+    assert _has_job(waiting["pending"], job_id) and "pagejob" in waiting["pending"]
+    assert "It is held by its user" in waiting["pending"]      # scontrol explain's words
+    cluster.run("scontrol", "release", str(job_id), user="alice", check=True)
+    cluster.wait_state(job_id, "RUNNING")
+    running = sections(page_url)
+    assert _has_job(running["running"], job_id) and not _has_job(running["pending"], job_id)
+    wait_for(lambda: _has_job(sections(page_url)["finished"], job_id), 60, 1)
+    finished = sections(page_url)["finished"]
+    row = finished[finished.index(f">{job_id}<"):].split("</tr>")[0]
+    assert "COMPLETED" in row and "0:0" in row
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    shot = ARTIFACTS / "status-page.png"
+    taken = _browser(f"--screenshot={shot}", "--window-size=1280,1400", "--hide-scrollbars", page_url)
+    assert taken.returncode == 0, taken.stderr
+    assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and shot.stat().st_size > 10_000
+
+
+def test_page_refreshes_itself_and_loads_nothing_from_elsewhere(page_url: str) -> None:
+    html = RestClient(port=int(page_url.rsplit(":", 1)[1].strip("/"))).get("/")
+    assert (html.status, html.content_type) == (200, "text/html")
+    assert '<meta http-equiv="refresh" content="10">' in html.text
+    assert not re.search(r"""(src|href)=["']?(https?:)?//""", html.text)   # no CDN, no external resource
+    assert "<script" not in html.text
