@@ -12,7 +12,7 @@ import sys
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from pyslurm_common import units
+from pyslurm_common import bounds, units
 from pyslurm_common.rpc import messages as pb
 
 from .app import die
@@ -22,18 +22,19 @@ RLIMITS = ("CPU", "FSIZE", "DATA", "STACK", "CORE", "RSS", "NPROC", "NOFILE", "M
 BARE_NICE = 100   # `--nice` without a value
 
 
+_COUNT_BOUNDS = {"nodes": bounds.NODE_COUNT, "ntasks": bounds.TASK_COUNT,
+                 "ntasks_per_node": bounds.TASKS_PER_NODE, "cpus_per_task": bounds.CPUS_PER_TASK}
+
+
 def positive_int(values: Mapping[str, Any], name: str, flag: str) -> int:
     """`-n 4`, `-N 2` (a `min-max` range keeps the minimum); 0 when not given."""
     raw = values.get(name)
     if raw is None:
         return 0
     try:
-        number = int(str(raw).split("-")[0])
+        return _COUNT_BOUNDS[name].parse(str(raw).split("-")[0])
     except ValueError:
         die(f"Invalid {flag} specification")
-    if number < 1:
-        die(f"Invalid {flag} specification")
-    return number
 
 
 def task_count(values: Mapping[str, Any]) -> int:
@@ -41,7 +42,15 @@ def task_count(values: Mapping[str, Any]) -> int:
     tasks = positive_int(values, "ntasks", "--ntasks")
     per_node = positive_int(values, "ntasks_per_node", "--ntasks-per-node")
     if per_node and not tasks:
-        tasks = per_node * max(1, positive_int(values, "nodes", "--nodes"))
+        tasks = tasks_on_nodes(per_node, positive_int(values, "nodes", "--nodes"))
+    return tasks
+
+
+def tasks_on_nodes(per_node: int, nodes: int) -> int:
+    """--ntasks-per-node times the node count (at least one), within the task count's bound."""
+    tasks = per_node * max(1, nodes)
+    if not bounds.TASK_COUNT.low <= tasks <= bounds.TASK_COUNT.high:
+        die("Invalid --ntasks-per-node specification")
     return tasks
 
 
@@ -98,7 +107,7 @@ def _gpu_count(values: Mapping[str, Any], name: str, flag: str) -> tuple[str, in
     if raw is None:
         return "", 0
     kind, _, count = str(raw).rpartition(":")
-    if not count.isdigit():
+    if not (bounds.GPU_COUNT.accepts(count) or (count.isdigit() and not count.strip("0"))):
         die(f"Invalid {flag} specification")
     return (kind, int(count)) if int(count) else ("", 0)   # --gpus=0: no GPUs, as Slurm takes it
 
@@ -153,10 +162,14 @@ def job_desc(values: Mapping[str, Any], default_name: str, environ: Mapping[str,
         die("--mem and --mem-per-cpu are mutually exclusive.")
     nice = 0
     if values.get("nice") is not None:
-        try:
-            nice = int(values["nice"]) if values["nice"] != "" else BARE_NICE
-        except ValueError:
-            die("Invalid --nice specification")
+        text = str(values["nice"])
+        if text == "":
+            nice = BARE_NICE
+        elif bounds.NICE.accepts(text):
+            nice = int(text)
+        else:
+            die(f"Invalid --nice value, out of range (+/- {bounds.NICE_MAX})" if text.lstrip("+-").isdigit()
+                else "Invalid --nice specification")
     gpu_types = set()
     gpu_counts = {}
     for name, flag in (("gpus", "--gpus"), ("gpus_per_node", "--gpus-per-node"), ("gpus_per_task", "--gpus-per-task")):

@@ -7,6 +7,7 @@ import sys
 
 import click
 
+from pyslurm_common.bounds import JOB_ID
 from pyslurm_common.rpc import messages as pb
 
 from . import client
@@ -49,7 +50,7 @@ def scancel(signal_name: str | None, batch: bool, full: bool, user: str | None, 
     steps: dict[str, list[int]] = {}   # step id -> jobs whose step of that id is meant
     for text in job_ids:
         match = _STEP_ID.match(text)
-        if match:
+        if match and JOB_ID.accepts(match.group(1)):
             steps.setdefault(match.group(2), []).append(int(match.group(1)))
             continue
         try:

@@ -6,7 +6,8 @@ from typing import Callable, NoReturn
 
 import click
 
-from pyslurm_common import hostlist
+from pyslurm_common import bounds, hostlist, units
+from pyslurm_common.bounds import JOB_ID, STEP_ID
 from pyslurm_common.errors import SlurmError
 from pyslurm_common.rpc import messages as pb
 
@@ -85,7 +86,7 @@ def show(words: list[str], oneliner: bool) -> None:
 def show_steps(arg: str, oneliner: bool) -> None:
     """`show step [J[.S]]`: running steps, all of them or of one job, or one step."""
     job_text, _, step_text = arg.partition(".")
-    if (job_text and not job_text.isdigit()) or (step_text and not step_text.isdigit()):
+    if (job_text and not JOB_ID.accepts(job_text)) or (step_text and not STEP_ID.accepts(step_text)):
         die("Invalid job step id specified")
     try:
         reply = client.controller("GetJobs", pb.JobQuery(job_ids=[int(job_text)] if job_text else []), pb.JobList)
@@ -178,7 +179,32 @@ def update_job(words: list[str]) -> None:
     ids = [w.partition("=")[2] for w in words if w.partition("=")[0].lower() == "jobid"]
     if not settings:
         die("No changes specified")
+    for setting in settings:
+        _check_number(setting)
     _job_request(ids, "update", settings)
+
+
+# The numbers scontrol checks itself before asking, with Slurm's words (the controller checks again).
+_UPDATE_NUMBERS = {
+    "priority": (bounds.PRIORITY, "Invalid Priority value: {}"),
+    "nice": (bounds.NICE, f"Nice value out of range (+/- {bounds.NICE_MAX}). Value ignored"),
+    "numcpus": (bounds.CPU_COUNT, "Invalid NumCPUs value: {}"),
+    "arraytaskthrottle": (bounds.ARRAY_THROTTLE, "Invalid ArrayTaskThrottle value"),
+}
+
+
+def _check_number(setting: str) -> None:
+    key, _, value = setting.partition("=")
+    key = key.lower().rstrip("+-")
+    if key == "timelimit":
+        try:
+            units.parse_time_limit(value[1:] if value[:1] in "+-" and value[1:] else value)
+        except ValueError:
+            die("Invalid TimeLimit value")
+    elif key in _UPDATE_NUMBERS:
+        bound, message = _UPDATE_NUMBERS[key]
+        if not bound.accepts(value):
+            die(message.format(value))
 
 
 def _job_request(items: list[str], action: str, settings: list[str] | None = None) -> None:
@@ -186,9 +212,10 @@ def _job_request(items: list[str], action: str, settings: list[str] | None = Non
     for item in ",".join(items).split(","):
         if not item:
             continue
-        if not item.isdigit():
+        try:
+            ids.append(JOB_ID.parse(item))
+        except ValueError:
             die(f"Invalid job id: {item}")
-        ids.append(int(item))
     if not ids:
         die(f"too few arguments for keyword:{action}")
     reply = client.controller("UpdateJobs", pb.JobUpdateRequest(job_ids=ids, action=action, settings=settings or []),
@@ -210,7 +237,7 @@ def explain(words: list[str]) -> None:
     arg = inline or (words[1] if len(words) > 1 else "")
     if entity.lower() != "job" or not arg:
         die("usage: scontrol explain job <job_id>")
-    if not arg.isdigit():
+    if not JOB_ID.accepts(arg):
         die("Invalid job id specified")
     try:
         reply = client.controller("ExplainJob", pb.JobQuery(job_ids=[int(arg)]), pb.JobExplanation)

@@ -5,6 +5,7 @@ import sys
 
 import click
 
+from pyslurm_common.bounds import JOB_ID
 from pyslurm_common.errors import SlurmError
 from pyslurm_common.rpc import messages as pb
 
@@ -56,9 +57,10 @@ def _job_ids(text: str | None) -> list[int]:
     for item in (text or "").split(","):
         if not item:
             continue
-        if not item.isdigit():
+        try:
+            ids.append(JOB_ID.parse(item))
+        except ValueError:
             die(f"Invalid job id: {item}")
-        ids.append(int(item))
     return ids
 
 

@@ -64,7 +64,8 @@ def step_sizes(values: OptionValues) -> tuple[int, int, int]:
     cpus = job_options.positive_int(values, "cpus_per_task", "--cpus-per-task")
     source = values.source
     if source("ntasks") == ENVIRONMENT and source("ntasks_per_node") == COMMAND_LINE:
-        tasks = job_options.positive_int(values, "ntasks_per_node", "--ntasks-per-node") * max(1, nodes)
+        tasks = job_options.tasks_on_nodes(job_options.positive_int(values, "ntasks_per_node", "--ntasks-per-node"),
+                                           nodes)
     if tasks and nodes > tasks and source("nodes") == ENVIRONMENT and source("ntasks") == COMMAND_LINE:
         nodes = tasks
     return tasks, nodes, cpus

@@ -6,13 +6,16 @@ optional `%N` throttle) and the range strings squeue, scontrol and sacct print
 plus the `123_[1-3]` / `123_5` / `123_*` job id forms scancel and squeue accept.
 
 Pure and stdlib only (the CLIs import it). Errors: `ValueError` with no detail; each caller
-words it as Slurm does for its command.
+words it as Slurm does for its command. Indices, throttles and job ids are bounded (bounds.py)
+before any range is built: `0-99999999999` must not fill the memory.
 """
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
 from typing import Iterable
+
+from .bounds import ARRAY_INDEX, ARRAY_THROTTLE, JOB_ID
 
 _ITEM = re.compile(r"^(\d+)(?:-(\d+)(?::(\d+))?)?$")
 _JOB_SPEC = re.compile(r"^(\d+)(?:_(\*|\d+|\[[0-9,:\-]+\]))?$")
@@ -32,7 +35,7 @@ def parse_array_spec(text: str) -> ArraySpec:
     if sep:
         if not throttle_text.isdigit():
             raise ValueError(text)
-        throttle = int(throttle_text)
+        throttle = ARRAY_THROTTLE.parse(throttle_text)
     if body.startswith("[") and body.endswith("]"):
         body = body[1:-1]   # `[1-4]`: Slurm takes the list in brackets too
     return ArraySpec(parse_indices(body), throttle)
@@ -45,9 +48,9 @@ def parse_indices(text: str) -> tuple[int, ...]:
         match = _ITEM.match(item.strip())
         if not match:
             raise ValueError(text)
-        first = int(match.group(1))
-        last = int(match.group(2)) if match.group(2) is not None else first
-        step = int(match.group(3)) if match.group(3) is not None else 1
+        first = ARRAY_INDEX.parse(match.group(1))
+        last = ARRAY_INDEX.parse(match.group(2)) if match.group(2) is not None else first
+        step = ARRAY_INDEX.parse(match.group(3)) if match.group(3) is not None else 1
         if last < first or step < 1:
             raise ValueError(text)
         found.update(range(first, last + 1, step))
@@ -102,9 +105,9 @@ def parse_job_spec(text: str) -> JobSpec:
     match = _JOB_SPEC.match(text.strip())
     if not match:
         raise ValueError(text)
-    job_id, tasks = int(match.group(1)), match.group(2)
+    job_id, tasks = JOB_ID.parse(match.group(1)), match.group(2)
     if tasks is None or tasks == "*":
         return JobSpec(job_id)
     if tasks.startswith("["):
         return JobSpec(job_id, parse_indices(tasks[1:-1]))
-    return JobSpec(job_id, (int(tasks),))
+    return JobSpec(job_id, (ARRAY_INDEX.parse(tasks),))

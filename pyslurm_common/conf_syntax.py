@@ -22,6 +22,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from .bounds import UINT32_MAX, OutOfRange
+
 if TYPE_CHECKING:
     from os import PathLike
 
@@ -78,14 +80,19 @@ class Token:
     def _invalid(self, expected: str) -> ConfigError:
         return self.error(f"invalid {self.key} value {self.value!r}: {expected}")
 
-    def as_int(self, minimum: int = 0, maximum: int | None = None) -> int:
+    def _out_of_range(self) -> ConfigError:
+        return self.error(f"{self.key} value ({self.value}) is out of range")   # Slurm's words
+
+    def as_int(self, minimum: int = 0, maximum: int = UINT32_MAX) -> int:
+        """An integer in minimum..maximum; by default what Slurm's uint32 settings hold."""
         try:
             value = int(self.value)
         except ValueError:
             raise self._invalid("expected an integer") from None
-        if value < minimum or (maximum is not None and value > maximum):
-            raise self._invalid(f">= {minimum} required" if maximum is None
-                                else f"must be in {minimum}..{maximum}")
+        if value < minimum:
+            raise self._invalid(f">= {minimum} required")
+        if value > maximum:
+            raise self._out_of_range()
         return value
 
     def as_port(self) -> int:
@@ -98,6 +105,8 @@ class Token:
 
         try:
             return parse_memory_mb(self.value)
+        except OutOfRange:
+            raise self._out_of_range() from None
         except ValueError:
             raise self._invalid("expected a size in MB (or with a K/M/G/T suffix)") from None
 
@@ -106,6 +115,8 @@ class Token:
 
         try:
             return parse_time_limit(self.value)
+        except OutOfRange:
+            raise self._out_of_range() from None
         except ValueError:
             raise self._invalid("expected a time limit such as 60, 1:00:00, 2-0 or UNLIMITED") from None
 

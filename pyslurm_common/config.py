@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import quote
 
+from pyslurm_common.bounds import ARRAY_INDEX_MAX, UINT16_MAX, UINT32_MAX
 from pyslurm_common.client_settings import DEFAULT_AUTH_SOCKET, DEFAULT_KEY_NAME, auth_info, config_path
 from pyslurm_common.conf_syntax import ConfigError, Token, read_conf, tokenize
 from pyslurm_common.daemon_log import LEVEL_NAMES
@@ -409,9 +410,9 @@ def load_config(path: Path | None = None) -> SlurmConfig:
     auth = auth_info(store.get("authinfo"), str(path.parent))
     acct_type = _text(store, "accountingstoragetype")
 
-    def integer(key: str, default: int, minimum: int = 0) -> int:
+    def integer(key: str, default: int, minimum: int = 0, maximum: int = UINT32_MAX) -> int:
         tok = store.get(key)
-        return default if tok is None else tok.as_int(minimum)
+        return default if tok is None else tok.as_int(minimum, maximum)
 
     def port(key: str, default: int) -> int:
         tok = store.get(key)
@@ -434,7 +435,7 @@ def load_config(path: Path | None = None) -> SlurmConfig:
         min_job_age=integer("minjobage", 300),
         first_job_id=integer("firstjobid", 1, minimum=1),
         max_job_count=integer("maxjobcount", 10000, minimum=1),
-        max_array_size=integer("maxarraysize", 1001),
+        max_array_size=integer("maxarraysize", 1001, maximum=ARRAY_INDEX_MAX + 1),
         def_mem_per_cpu_mb=def_mem,
         accounting_storage_type=(acct_type or "accounting_storage/none").lower(),
         accounting_storage_host=_text(store, "accountingstoragehost"),
@@ -566,9 +567,9 @@ def _gres(tok: Token | None) -> str:
 
 def _node_shape(rec: Record) -> NodeConfig:
     """Everything but name/hostname/address/port, which differ per expanded name."""
-    def num(key: str, default: int, minimum: int = 1) -> int:
+    def num(key: str, default: int, minimum: int = 1, maximum: int = UINT16_MAX) -> int:
         tok = rec.get(key)
-        return default if tok is None else tok.as_int(minimum)
+        return default if tok is None else tok.as_int(minimum, maximum)
 
     cpus_tok = rec.get("cpus") or rec.get("procs")
     boards, cores, threads = num("boards", 1), num("corespersocket", 1), num("threadspercore", 1)
@@ -580,11 +581,13 @@ def _node_shape(rec: Record) -> NodeConfig:
         sockets = boards * num("socketsperboard", 1)
     elif cpus_tok is not None:
         # CPUs alone: infer the sockets, so ``CPUs=8`` is 8 one-core sockets, as in Slurm.
-        sockets = max(1, cpus_tok.as_int(1) // (cores * threads))
+        sockets = max(1, cpus_tok.as_int(1, UINT16_MAX) // (cores * threads))
     else:
         sockets = boards
     product = sockets * cores * threads
-    cpus = product if cpus_tok is None else cpus_tok.as_int(1)
+    if product > UINT16_MAX:    # Slurm's CPU counts are uint16
+        raise (cpus_tok or rec["nodename"]).error(f"Sockets*CoresPerSocket*ThreadsPerCore ({product}) is out of range")
+    cpus = product if cpus_tok is None else cpus_tok.as_int(1, UINT16_MAX)
     if cpus_tok is not None and cpus not in (product, sockets * cores):
         # CPUs may count threads or cores; anything else is reset, with a warning, as in Slurm.
         _log.warning("%s: %s=%d does not match Sockets*CoresPerSocket*ThreadsPerCore=%d; using %d",
@@ -600,7 +603,7 @@ def _node_shape(rec: Record) -> NodeConfig:
         tmp_disk_mb=rec["tmpdisk"].as_memory_mb() if "tmpdisk" in rec else 0,
         gres=_gres(rec.get("gres")),
         features=features,
-        weight=num("weight", 1, minimum=0),
+        weight=num("weight", 1, minimum=0, maximum=UINT32_MAX),
         state=rec["state"].as_choice(_NODE_STATES) if "state" in rec else None,
         reason=rec["reason"].value if "reason" in rec else None,
     )

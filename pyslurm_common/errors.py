@@ -21,6 +21,8 @@ class Strerror(StrEnum):
     INVALID_TIME_LIMIT = "Requested time limit is invalid (missing or exceeds some limit)"
     NODE_COUNT_INVALID = "Node count specification invalid"
     INVALID_CPU_COUNT = "CPU count specification invalid"
+    BAD_TASK_COUNT = "Task count specification invalid"
+    INVALID_TASK_MEMORY = "Memory required by task is not available"
     ALREADY_DONE = "Job/step already completing or completed"
     PARTITION_NOT_AVAIL = "Required partition not available (inactive or drain)"
     INVALID_NODE_NAME = "Invalid node name specified"

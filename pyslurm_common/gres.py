@@ -24,6 +24,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from pyslurm_common.bounds import GRES_COUNT
 from pyslurm_common.conf_syntax import ConfigError, Token, read_conf
 
 __all__ = [
@@ -63,9 +64,10 @@ class GresSpec:
 def parse_count(text: str) -> int:
     """``4``, ``2K`` (x1024), ``1M`` ... as Slurm's GRES counts (suffixes are powers of 1024)."""
     match = _COUNT.fullmatch(text.strip())
-    if match is None:
+    count = int(match.group(1)) * _MULTIPLIER[match.group(2).lower()] if match else -1
+    if not GRES_COUNT.low <= count <= GRES_COUNT.high:
         raise GresError(f"invalid GRES count {text!r}")
-    return int(match.group(1)) * _MULTIPLIER[match.group(2).lower()]
+    return count
 
 
 def _is_count(text: str) -> bool:

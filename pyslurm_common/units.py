@@ -26,6 +26,8 @@ import re
 import time
 from dataclasses import dataclass
 
+from .bounds import EPOCH, MEMORY_MB, TIME_LIMIT_MIN
+
 __all__ = [
     "SIZE_UNITS",
     "SizeFormat",
@@ -66,13 +68,13 @@ def parse_time_limit(text: str) -> int:
     Forms: ``M``, ``M:S``, ``H:M:S``, ``D-H``, ``D-H:M``, ``D-H:M:S``; ``UNLIMITED``,
     ``INFINITE``, ``-1`` (any case).  Seconds round **up** to a minute (``0:30`` → 1).  A limit
     of zero (``0``, ``00:00:00``) means no limit, as it does for ``--time``.  Fields are not
-    range-checked (``90`` and ``1:75`` are fine), as in Slurm.
+    range-checked (``90`` and ``1:75`` are fine), as in Slurm; the total is (bounds.TIME_LIMIT_MIN: at most what Slurm's uint32 holds).
     """
     total = parse_time_seconds(text)
     if total == UNLIMITED:
         return UNLIMITED
     result = math.ceil(total / _MINUTE)
-    return UNLIMITED if result == 0 else result
+    return UNLIMITED if result == 0 else TIME_LIMIT_MIN.check(result)
 
 
 def parse_time_seconds(text: str) -> int:
@@ -117,14 +119,14 @@ def parse_memory_mb(text: str) -> int:
     """Parse a memory size into MB: ``4G``, ``4GB``, ``4096``, ``4096M``, ``500K`` (→ 1).
 
     No unit means megabytes; units are binary (G = 1024 MB); K rounds up to a whole MB.  A
-    ``B`` is accepted only after a unit.
+    ``B`` is accepted only after a unit. At most bounds.MEMORY_MB.
     """
     m = re.fullmatch(_MEMORY, text.strip())
     if m is None:
         raise ValueError(f"invalid memory size: {text!r}")
     number = int(m.group(1))
     unit = (m.group(2) or "M").upper()
-    return math.ceil(number * _MEMORY_FACTOR_KB[unit] / 1024)
+    return MEMORY_MB.check(-(-number * _MEMORY_FACTOR_KB[unit] // 1024))
 
 
 def format_memory_mb(mb: int) -> str:
@@ -307,7 +309,7 @@ def parse_datetime(text: str, now: float, *, past: bool = False) -> int:
         if unit not in _DELTA_UNITS:
             raise ValueError(f"invalid time: {text!r}")
         delta = int(m.group(2)) * _DELTA_UNITS[unit]
-        return int(now) + (delta if m.group(1) == "+" else -delta)
+        return EPOCH.check(max(0, int(now) + (delta if m.group(1) == "+" else -delta)))
     if s == "today":
         return _epoch(today, 0, 0, 0)
     if s == "tomorrow":

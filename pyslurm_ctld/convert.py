@@ -10,6 +10,7 @@ from typing import Any
 from pyslurm_common.array_spec import format_ranges
 from pyslurm_common.config import PartitionConfig
 from pyslurm_common.preempt_conf import ModeSpec
+from pyslurm_common.bounds import GPU_COUNT, check_fields
 from pyslurm_common.errors import SlurmError, Strerror
 from pyslurm_common.filename_pattern import PatternContext, resolve
 from pyslurm_common.gres import GPU, GresError, format_gres_used, parse_gpu_option, parse_gres, parse_gres_request
@@ -30,7 +31,9 @@ from .priority_settings import PrioritySettings
 
 def request_from_desc(desc: types_pb2.JobDesc, requeue_default: bool = True) -> JobRequest:
     """The raw request; the job manager resolves defaults and validates it. Without --requeue or
-    --no-requeue a job may be requeued as slurm.conf's JobRequeue says (`requeue_default`)."""
+    --no-requeue a job may be requeued as slurm.conf's JobRequeue says (`requeue_default`).
+    Every number must be within its bound (SlurmError otherwise): the wire allows more."""
+    check_fields(desc)
     name = desc.name or "sbatch"
     std_out = desc.std_out or ("slurm-%A_%a.out" if desc.array else "slurm-%j.out")
     return JobRequest(
@@ -83,6 +86,8 @@ def _gpu_request(desc: types_pb2.JobDesc) -> dict[str, Any]:
     if any(s.name != GPU for s in specs) or len(specs) > 1:
         raise SlurmError(Strerror.INVALID_GRES)
     from_gres = specs[0] if specs else None
+    if from_gres is not None:
+        GPU_COUNT.refuse(from_gres.count)     # the wire's GPU counts are uint32
     options = [from_gres is not None, desc.gpus > 0, desc.gpus_per_node > 0, desc.gpus_per_task > 0]
     if sum(options) > 1 or (desc.gpu_type and not any(options[1:])):
         raise SlurmError(Strerror.INVALID_GRES)

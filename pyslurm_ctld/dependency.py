@@ -17,6 +17,8 @@ from dataclasses import dataclass, replace
 from enum import StrEnum
 from typing import Any, Callable, Iterable
 
+from pyslurm_common.bounds import ARRAY_INDEX, COUNT, JOB_ID
+
 
 class DepType(StrEnum):
     AFTER = "after"
@@ -150,8 +152,8 @@ def _parse_item(item: str) -> Iterable[DepPart]:
         match = _ID.match(text)
         if not match or (match.group(3) and kind is not DepType.AFTER):
             raise ValueError(item)
-        task = int(match.group(2)) if match.group(2) is not None else None
-        parts.append(DepPart(kind, int(match.group(1)), task, int(match.group(3) or 0)))
+        task = ARRAY_INDEX.parse(match.group(2)) if match.group(2) is not None else None
+        parts.append(DepPart(kind, JOB_ID.parse(match.group(1)), task, COUNT.parse(match.group(3) or "0")))
     return parts
 
 

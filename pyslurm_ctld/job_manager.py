@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import Any, Iterable
 
 from pyslurm_common.array_spec import ArraySpec, JobSpec, parse_array_spec
+from pyslurm_common.bounds import ARRAY_THROTTLE, CPU_COUNT, CPUS_PER_TASK, OutOfRange
 from pyslurm_common.config import NodeConfig, PartitionConfig, SlurmConfig
 from pyslurm_common.errors import SlurmError, Strerror
 from pyslurm_common.gres import gpu_slots, parse_gres
@@ -276,9 +277,10 @@ class JobManager:
         job = self._owned_job(job_id, uid)
         if job.array is None or job.array.array_job_id != job.job_id:
             raise SlurmError(Strerror.INVALID_ARGUMENT, f"Job {job_id} is not a job array")
-        if not text.isdigit():
-            raise SlurmError(Strerror.INVALID_ARGUMENT, f"Invalid ArrayTaskThrottle value: {text}")
-        return ArrayThrottleChanged(job.job_id, int(text))
+        try:
+            return ArrayThrottleChanged(job.job_id, ARRAY_THROTTLE.parse(text))
+        except OutOfRange:
+            raise SlurmError(Strerror.INVALID_ARGUMENT, f"Invalid ArrayTaskThrottle value: {text}") from None
 
     def begin_change(self, job_id: int, begin_time: int, uid: int) -> BeginTimeChanged:
         """`scontrol update jobid=N StartTime=...`: the owner or an admin, pending jobs only."""
@@ -438,9 +440,13 @@ class JobManager:
         if job.state is not JobState.PENDING:
             raise SlurmError(Strerror.NOT_PENDING)
         tasks = max(1, job.request.num_tasks)
-        cpus = int(text) if text.isdigit() else 0
-        if cpus < 1 or cpus % tasks:
+        try:
+            cpus = CPU_COUNT.parse(text)
+        except OutOfRange:
+            raise SlurmError(Strerror.INVALID_CPU_COUNT) from None
+        if cpus % tasks:
             raise SlurmError(Strerror.INVALID_CPU_COUNT)
+        CPUS_PER_TASK.refuse(cpus // tasks)
         req = dataclasses.replace(job.request, cpus_per_task=cpus // tasks)
         part = self.partitions.get(req.partition)
         need = scheduler.job_need(req, self._def_mem_per_cpu(part))

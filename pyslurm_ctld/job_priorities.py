@@ -16,6 +16,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Iterable, Mapping, MutableMapping
 
+from pyslurm_common.bounds import NICE, PRIORITY, OutOfRange
 from pyslurm_common.config import PartitionConfig
 from pyslurm_common.errors import SlurmError, Strerror
 
@@ -121,9 +122,6 @@ class JobPriorities:
         self._fairshare = factors_by_association(self.shares)
 
 
-NICE_LIMIT = 2147483645     # --nice and Nice= range: ±NICE_LIMIT
-
-
 def priority_update(job: Job, operator: bool, priority: str | None, nice: str | None,
                     now: int) -> JobPriorityChanged | JobHoldChanged:
     """The event of `scontrol update jobid=N [priority=X] [nice=Y]`, with Slurm's rules: a
@@ -136,9 +134,10 @@ def priority_update(job: Job, operator: bool, priority: str | None, nice: str | 
         raise SlurmError(Strerror.NOT_PENDING)
     new_priority = job.admin_priority
     if priority is not None:
-        if not priority.strip().isdigit() or int(priority) > 0xFFFFFFFF:
-            raise SlurmError(Strerror.INVALID_ARGUMENT, f"Invalid priority value: {priority}")
-        new_priority = int(priority)
+        try:
+            new_priority = PRIORITY.parse(priority)
+        except OutOfRange:
+            raise SlurmError(Strerror.INVALID_ARGUMENT, f"Invalid priority value: {priority}") from None
         if not operator and new_priority >= job.priority:
             raise SlurmError(Strerror.ACCESS_DENIED)
         if new_priority == 0:
@@ -146,17 +145,16 @@ def priority_update(job: Job, operator: bool, priority: str | None, nice: str | 
     new_nice = job.request.nice
     if nice is not None:
         try:
-            new_nice = int(nice)
-        except ValueError:
+            new_nice = NICE.parse(nice)
+        except OutOfRange:
             raise SlurmError(Strerror.INVALID_NICE) from None
         check_nice(new_nice, operator)
     return JobPriorityChanged(job.job_id, new_priority, new_nice, now)
 
 
 def check_nice(nice: int, operator: bool) -> None:
-    """A nice value (--nice or Nice=) within ±NICE_LIMIT; below 0 (a raise) for operators only."""
-    if abs(nice) > NICE_LIMIT:
-        raise SlurmError(Strerror.INVALID_NICE)
+    """A nice value (--nice or Nice=) within its bound; below 0 (a raise) for operators only."""
+    NICE.refuse(nice)
     if nice < 0 and not operator:
         raise SlurmError(Strerror.ACCESS_DENIED)
 

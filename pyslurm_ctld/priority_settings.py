@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from pyslurm_common.bounds import COUNT
 from pyslurm_common.config import ConfigError, SlurmConfig
 from pyslurm_common.units import UNLIMITED, parse_time_limit
 
@@ -59,7 +60,7 @@ def priority_settings(cfg: SlurmConfig) -> PrioritySettings:
         text = cfg.value(key)
         if text is None:
             return default
-        if not text.strip().isdigit() or int(text) < minimum:
+        if not COUNT.accepts(text) or int(text) < minimum:
             raise fail(key, text, f"expected an integer >= {minimum}")
         return int(text)
 

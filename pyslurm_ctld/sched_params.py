@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from pyslurm_common.bounds import UINT32_MAX, Bound
 from pyslurm_common.config import ConfigError, SlurmConfig
 
 from .backfill import BackfillPolicy
@@ -41,7 +42,7 @@ def scheduling_options(cfg: SlurmConfig) -> SchedulingOptions:
         if name not in sched:
             return default
         text = sched[name]
-        if not text.lstrip("-").isdigit() or int(text) < least:
+        if not Bound(name, least, UINT32_MAX).accepts(text):
             raise ConfigError(cfg.path, None, f"SchedulerParameters: invalid {name}={text}")
         return int(text)
 

@@ -17,6 +17,7 @@ from typing import Awaitable, Callable, Iterable
 import grpc
 
 from pyslurm_common.array_spec import parse_job_spec
+from pyslurm_common.bounds import STEP_ID, STEP_REQUEST, OutOfRange, check_fields
 from pyslurm_common.config import ConfigError, parse_node_line
 from pyslurm_common.errors import SlurmError, Strerror
 from pyslurm_common.gres import GresError, parse_gres
@@ -380,6 +381,7 @@ class ControllerServicer(ctld_pb2_grpc.ControllerServicer):
     async def CreateStep(self, request: ctld_pb2.StepRequest, context: grpc.aio.ServicerContext) -> ctld_pb2.StepReply:
         if not request.argv:
             raise SlurmError(Strerror.INVALID_ARGUMENT, "no command to run")
+        check_fields(request, STEP_REQUEST)
         try:
             nodelist = tuple(expand(request.nodelist)) if request.nodelist else ()
         except HostlistError as exc:
@@ -487,9 +489,10 @@ class ControllerServicer(ctld_pb2_grpc.ControllerServicer):
 
 
 def _step_number(text: str) -> int:
-    if not text.isdigit():
-        raise SlurmError(Strerror.INVALID_JOB_ID)
-    return int(text)
+    try:
+        return STEP_ID.parse(text)
+    except OutOfRange:
+        raise SlurmError(Strerror.INVALID_JOB_ID) from None
 
 
 def srun_address(peer: str, controller_addr: str) -> str:

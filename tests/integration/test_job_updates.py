@@ -14,8 +14,7 @@ def test_time_limit_of_a_running_job(cluster: Cluster) -> None:
     cluster.run("scontrol", "update", f"jobid={job}", "TimeLimit+=55", user="root", check=True)
     assert "TimeLimit=01:00:00" in cluster.run("scontrol", "show", "job", str(job), user="alice").stdout
     bad = cluster.run("scontrol", "update", f"jobid={job}", "TimeLimit=soon", user="root")
-    assert (bad.returncode, bad.stderr) == (
-        1, f"scontrol: error: Requested time limit is invalid (missing or exceeds some limit) for job {job}\n")
+    assert (bad.returncode, bad.stderr) == (1, "scontrol: error: Invalid TimeLimit value\n")   # scontrol's own check
     cluster.run("scancel", str(job), user="alice", check=True)
 
 
@@ -24,7 +23,7 @@ def test_num_cpus_of_a_pending_job(cluster: Cluster) -> None:
     cluster.run("scontrol", "update", f"jobid={job}", "NumCPUs=2", user="alice", check=True)
     assert cluster.job_field(job, "C") == "2"
     bad = cluster.run("scontrol", "update", f"jobid={job}", "NumCPUs=0", user="alice")
-    assert (bad.returncode, bad.stderr) == (1, f"scontrol: error: CPU count specification invalid for job {job}\n")
+    assert (bad.returncode, bad.stderr) == (1, "scontrol: error: Invalid NumCPUs value: 0\n")   # scontrol's own check
     cluster.run("scontrol", "release", str(job), user="alice", check=True)
     cluster.wait_state(job, "COMPLETED")
     assert "NumCPUs=2 " in cluster.run("scontrol", "show", "job", str(job), user="alice").stdout

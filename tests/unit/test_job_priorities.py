@@ -146,7 +146,8 @@ def test_usage_event_round_trips(tmp_path: Path) -> None:
 
 
 def test_nice_range_and_privilege() -> None:
-    from pyslurm_ctld.job_priorities import NICE_LIMIT, check_nice
+    from pyslurm_common.bounds import NICE_MAX as NICE_LIMIT
+    from pyslurm_ctld.job_priorities import check_nice
     check_nice(NICE_LIMIT, False)
     check_nice(-NICE_LIMIT, True)
     assert error_of(check_nice, -1, False).strerror == Strerror.ACCESS_DENIED
