@@ -299,6 +299,8 @@ JOB_FIELDS: dict[str, JobField] = {
     "restart_cnt": JobField("RESTARTCNT", lambda j, n: str(j.restarts)),
     "requeue": JobField("REQUEUE", lambda j, n: str(int(j.requeue))),
     "cpus_per_task": JobField("CPUS_PER_TASK", lambda j, n: str(j.cpus_per_task)),
+    # beyond Slurm: how long a running job's GPUs have been idle (GpuIdleParameters' threshold)
+    "gpu_idle": JobField("GPU_IDLE", lambda j, n: units.format_duration_squeue(j.gpu_idle_seconds), "time"),
 }
 
 LETTERS: dict[str, str] = {
@@ -331,7 +333,7 @@ LONG_NAMES: dict[str, str] = {
     "tres-per-node": "tres_per_node", "exit_code": "exit_code", "comment": "comment",
     "nice": "nice", "restartcnt": "restart_cnt", "requeue": "requeue",
     "batchhost": "batch_host", "cpus-per-task": "cpus_per_task",
-    "schednodes": "sched_nodes", "groupname": "group", "groupid": "gid",
+    "schednodes": "sched_nodes", "groupname": "group", "groupid": "gid", "gpuidle": "gpu_idle",
 }  # fmt: skip
 
 ALL_LETTERS = "abcdefghijklmnopqrtuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"

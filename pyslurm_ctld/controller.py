@@ -3,7 +3,7 @@
 `commit(event)` is the only way durable state changes: journal (fsync) ->
 `JobManager.apply` -> perform the effects -> wake the scheduler. Background
 tasks: the debounced scheduling loop, the periodic checks (time limits, node
-liveness, MinJobAge purge) and the accounting sender.
+liveness, MinJobAge purge), the accounting sender and the notifier (mails, webhook).
 """
 from __future__ import annotations
 
@@ -30,9 +30,12 @@ from .events import (Account, Effect, Event, JobRequeued, Launch, SignalTasks, S
 from .job import Hold, Job, JobId, JobState, Step
 from .job_env import batch_environment, merged_environment, overlay_environment, step_environment
 from .job_manager import JobManager
+from .gpu_idle_actions import GpuIdleWatch, JobMessage
+from .job_notices import JobNotices
 from .journal import Journal
 from .statistics import ControllerStats
 from .node_link import NodeLinkError, NodeLinks
+from .notifier import Notifier
 
 log = logging.getLogger(__name__)
 
@@ -66,6 +69,10 @@ class Controller:
         self.config_read_at = self.started_at
         # Called with each configuration swapped in (the daemon re-applies its log settings).
         self.on_reconfigured: list[Callable[[SlurmConfig], None]] = []
+        self.notices, self.notifier = JobNotices(cfg.cluster_name), Notifier()   # --mail-type, webhook
+        self.notifier.configure(cfg)
+        self.gpu_idle = GpuIdleWatch(cfg, slurm_uid)   # GpuIdleParameters
+        self.on_reconfigured += [self.notifier.configure, self.gpu_idle.configure]
 
     # ---- recovery ------------------------------------------------------------
 
@@ -78,6 +85,7 @@ class Controller:
             self.manager.apply(event_from_dict(data))
             count += 1
         self.journal.rewrite(event_to_dict(e) for e in self.manager.snapshot_events())
+        self.notices.baseline(self.manager.jobs.values())
         self.manager.stats = ControllerStats(since=int(time.time()))
         self.manager.recalculate_priorities(int(time.time()))
         log.info("recovered %d jobs from %d journal events", len(self.manager.jobs), count)
@@ -131,6 +139,7 @@ class Controller:
         for effect in effects:
             if isinstance(effect, Account):
                 self.outbox.put(convert.job_record(effect.job, self.cfg.cluster_name))
+                self.notifier.submit(self.notices.observe(effect.job, self.manager.jobs, int(time.time())))
             elif isinstance(effect, Launch):
                 self._spawn(self._launch(effect.job))
             elif isinstance(effect, Terminate):
@@ -377,6 +386,22 @@ class Controller:
             if starts:
                 await asyncio.gather(*(self.commit(e) for e in starts))
 
+    def _idle_gpu_actions(self, now: int) -> list[Event]:
+        """The idle-GPU policy's warnings (a line in the job's output, a notice) now; its
+        cancellations and requeues, to commit."""
+        due = self.gpu_idle.due(self.manager.jobs, now)
+        self.notifier.submit(due.notices)
+        for message in due.messages:
+            self._spawn(self._tell(message))
+        return due.events
+
+    async def _tell(self, message: JobMessage) -> None:
+        try:
+            await self.links.notify(message.node, self._address(message.node), message.job_id, message.step,
+                                    message.text)
+        except NodeLinkError as exc:
+            log.warning("job=%d message not delivered on %s: %s", message.job_id, message.node, exc)
+
     async def run_periodic(self, stop: asyncio.Event) -> None:
         next_priority_calc = time.time() + self.manager.priorities.settings.calc_period_s
         while not stop.is_set():
@@ -396,5 +421,7 @@ class Controller:
             if purge is not None:
                 events.append(purge)
             self.perform(self.manager.signals_due(int(now)))
+            self.notifier.submit(self.notices.time_limits(self.manager.jobs, int(now)))
+            events += self._idle_gpu_actions(int(now))
             for event in events:
                 await self.commit(event)

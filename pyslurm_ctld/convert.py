@@ -115,9 +115,10 @@ def io_paths(job: Job) -> tuple[str, str, str]:
 
 
 def job_info(job: Job, now: int = 0, expected: Reservation | None = None,
-             unavailable: tuple[str, ...] = ()) -> types_pb2.JobInfo:
+             unavailable: tuple[str, ...] = (), gpu_idle_seconds: int = 0) -> types_pb2.JobInfo:
     """The wire form of a job; `expected` is the start backfill expects for it, if pending;
-    `unavailable`, its -w nodes that are down or drained (named with ReqNodeNotAvail, as Slurm)."""
+    `unavailable`, its -w nodes that are down or drained (named with ReqNodeNotAvail, as Slurm);
+    `gpu_idle_seconds`, how long the idle-GPU policy has seen its GPUs idle."""
     req = job.request
     alloc = job.allocation
     std_out, std_err, std_in = io_paths(job)
@@ -154,6 +155,7 @@ def job_info(job: Job, now: int = 0, expected: Reservation | None = None,
         sched_nodes=compress(expected.nodes) if expected else "", features=req.features, exclusive=req.exclusive,
         submit_line=req.submit_line, comment=req.comment, mail_type=req.mail_type,
         mail_user=(req.mail_user or job.user_name) if req.mail_type else req.mail_user,
+        gpu_idle_seconds=gpu_idle_seconds,
     )
 
 

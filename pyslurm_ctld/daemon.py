@@ -122,7 +122,7 @@ async def serve_in_charge(cfg: SlurmConfig, cgroup: CgroupConfig, slurm_uid: int
     sd_notify.ready(f"listening on {address}")
     loops = [asyncio.create_task(c) for c in (
         ctl.run_scheduler(stop), ctl.run_periodic(stop), ctl.outbox.run_sender(stop),
-        ctl.associations.run(stop))]
+        ctl.associations.run(stop), ctl.notifier.run(stop))]
     await wait_first(stop, hand_over)
     for task in loops:
         task.cancel()

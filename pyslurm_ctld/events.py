@@ -163,7 +163,7 @@ class JobCancelled:
     job_id: JobId
     by_uid: int
     time: int
-    reason: str = ""   # a pending job keeps the reason it waited for (sacct Reason)
+    reason: str = ""   # a pending job keeps the reason it waited for, a policy names its own (sacct Reason)
 
 
 @dataclass(frozen=True, slots=True)
@@ -228,6 +228,7 @@ class JobRequeueRequested:
     by_uid: int
     hold: Hold
     time: int
+    reason: str = ""   # why, when a policy asks (the ended run's Reason)
 
 
 @dataclass(frozen=True, slots=True)

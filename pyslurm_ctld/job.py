@@ -53,6 +53,7 @@ class Reason(StrEnum):
     NON_ZERO_EXIT = "NonZeroExitCode"
     TIME_LIMIT = "TimeLimit"
     OUT_OF_MEMORY = "OutOfMemory"
+    GPU_IDLE = "GpuIdleLimit"                # ended by the idle-GPU policy (gpu_idle.py)
     LAUNCH_FAILURE = "JobLaunchFailure"
     ARRAY_TASK_LIMIT = "JobArrayTaskLimit"
     DEPENDENCY = "Dependency"

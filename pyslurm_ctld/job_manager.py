@@ -976,7 +976,7 @@ class JobManager:
                                        end_time=event.time, cancelled_by=event.by_uid, reason=reason))
             return [Account(job)]
         return self._end_running(job, JobState.CANCELLED, "CANCELLED", end_time=event.time,
-                                 cancelled_by=event.by_uid)
+                                 cancelled_by=event.by_uid, reason=Reason(event.reason) if event.reason else job.reason)
 
     def _apply_timeout(self, event: JobTimedOut) -> list[Effect]:
         job = self.jobs.get(event.job_id)

@@ -65,6 +65,9 @@ class NodeLinks:
     async def suspend(self, node: str, address: str, job_id: int, suspend: bool) -> None:
         await self._call(node, address, "SuspendJob", slurmd_pb2.SuspendRequest(job_id=job_id, suspend=suspend))
 
+    async def notify(self, node: str, address: str, job_id: int, step: str, text: str) -> None:
+        await self._call(node, address, "NotifyJob", slurmd_pb2.JobMessage(job_id=job_id, step=step, text=text))
+
     async def step_usage(self, node: str, address: str, job_id: int, step_id: str) -> types_pb2.StepUsageList:
         """Live usage of the job's running steps on `node` (`step_id` "" = all of them)."""
         reply: types_pb2.StepUsageList = await self._call(

@@ -72,7 +72,7 @@ def requeue_requested(job: Job, event: JobRequeueRequested, delay: int, priority
         if job.state is JobState.SUSPENDED and hold is Hold.NONE:
             hold = Hold.ADMIN if event.by_uid != job.uid else Hold.USER
         job = settled(transition(job, JobState.REQUEUED, completing=True, end_time=event.time, hold=hold,
-                                 preemption=None))
+                                 preemption=None, reason=Reason(event.reason) if event.reason else job.reason))
         return job, [Terminate(job.job_id, job.allocation.nodes, REQUEUE_CAUSE), Account(job)]
     return requeued(dataclasses.replace(job, hold=hold), event.time, delay, priority)
 

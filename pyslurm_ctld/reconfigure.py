@@ -17,6 +17,8 @@ from pyslurm_common.cgroup_conf import CgroupConfig, cgroup_conf_path, load_cgro
 from pyslurm_common.config import SlurmConfig, load_config
 from pyslurm_common.gres import parse_gres_conf
 
+from .gpu_idle import load_policy
+
 # (what the admin wrote, SlurmConfig attribute)
 RESTART_ONLY = (
     ("ClusterName", "cluster_name"),
@@ -40,11 +42,13 @@ class ConfigFiles:
 
 
 def load_checked(path: Path) -> ConfigFiles:
-    """slurm.conf and cgroup.conf, with gres.conf (every configured node's lines) checked too.
+    """slurm.conf and cgroup.conf, with gres.conf (every configured node's lines) and
+    GpuIdleParameters checked too.
 
     Raises ConfigError naming file and line of the first problem.
     """
     cfg = load_config(path)
+    load_policy(cfg)   # GpuIdleParameters
     gres_path = path.parent / "gres.conf"
     if gres_path.exists():
         gres = parse_gres_conf(gres_path)

@@ -110,7 +110,8 @@ class ControllerServicer(ctld_pb2_grpc.ControllerServicer):
         now = int(time.time())
         expected, nodes = self.manager.expected, self.manager.nodes
         return ctld_pb2.JobList(jobs=[convert.job_info(j, now, expected.get(j.job_id), tuple(
-            n for n in j.request.required_nodes if n in nodes and not nodes[n].usable)) for j in selected], now=now)
+            n for n in j.request.required_nodes if n in nodes and not nodes[n].usable),
+            self.ctl.gpu_idle.idle_seconds(j.job_id, now)) for j in selected], now=now)
 
     @translate_errors
     async def SignalJobs(self, request: ctld_pb2.SignalRequest, context: grpc.aio.ServicerContext) -> ctld_pb2.SignalReply:
@@ -301,7 +302,7 @@ class ControllerServicer(ctld_pb2_grpc.ControllerServicer):
         free = {c.name: NodeFree(c.usable, c.free_cpus, c.free_memory_mb, len(c.free_gpus)) for c in capacities}
         dependency = convert.job_info(job, now, expected).dependency
         return ctld_pb2.JobExplanation(lines=explain(job, expected, manager.jobs, manager.partitions, free,
-                                                     dependency, now))
+                                                     dependency, now) + self.ctl.gpu_idle.explain(job, now))
 
     @translate_errors
     async def CreateToken(self, request: ctld_pb2.TokenRequest, context: grpc.aio.ServicerContext) -> ctld_pb2.TokenReply:
@@ -449,6 +450,7 @@ class ControllerServicer(ctld_pb2_grpc.ControllerServicer):
                             context: grpc.aio.ServicerContext) -> ctld_pb2.StepReconciliation:
         self._require_privileged()
         self.manager.node_heartbeat(request.name, time.time(), request.cpu_load, request.free_memory_mb)
+        self.ctl.gpu_idle.report(request.name, request.gpu_activity, self.manager.jobs)
         return await self._reconcile(request.name, request)
 
     async def _reconcile(self, node: str, request: ctld_pb2.NodeRegistration | ctld_pb2.Heartbeat

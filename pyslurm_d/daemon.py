@@ -37,6 +37,7 @@ from .steps import PrologFailed, Result, StepdLauncher, StepError, StepGone, Ste
 
 log = logging.getLogger(__name__)
 PROG = "pyslurmd"
+MESSAGE_LIMIT = 1000
 # Registration retries start fast: the controller is often starting at the same moment.
 REGISTER_BACKOFF = (0.02, 0.05, 0.1, 0.2, 0.3, 0.5)
 
@@ -96,6 +97,13 @@ class NodeAgentServicer(slurmd_pb2_grpc.NodeAgentServicer):
     async def SuspendJob(self, request: slurmd_pb2.SuspendRequest, context: grpc.aio.ServicerContext) -> types_pb2.Empty:
         self._require_controller()
         await self.steps.command_quietly(request.job_id, "suspend" if request.suspend else "resume")
+        return types_pb2.Empty()
+
+    @translate_errors
+    async def NotifyJob(self, request: slurmd_pb2.JobMessage, context: grpc.aio.ServicerContext) -> types_pb2.Empty:
+        self._require_controller()
+        text = " ".join(request.text.split())[:MESSAGE_LIMIT]   # one line, bounded: stepd reads 4 KB
+        await self.steps.command_quietly(request.job_id, f"notify {text}", request.step)
         return types_pb2.Empty()
 
     @translate_errors

@@ -7,7 +7,7 @@ back to srun and streams every task's stdin/stdout/stderr, see
 pyslurm_common/step_io.py, with a pseudo-terminal for --pty), forks the tasks
 (each joins its task cgroup, drops to the user's groups/gid/uid and execs), then serves
 control commands on `<step dir>/stepd.sock` until every process of the step
-is gone (`terminate <cause>`, `signal <num> <mode>` answer `ok`; `usage`
+is gone (`terminate <cause>`, `signal <num> <mode>`, `notify <text>` answer `ok`; `usage`
 answers one JSON line; failures answer `error <why>`). The outcome is written
 to `<step dir>/result.json`, which outlives both stepd and a restarting pyslurmd.
 
@@ -360,6 +360,9 @@ class Stepd:
             return "ok"
         if words[0] == "usage" and len(words) == 1:
             return self.usage_line()
+        if words[0] == "notify" and len(words) > 1:   # the controller's message for the user
+            self._write_stderr(f"slurmstepd: warning: {' '.join(words[1:])}\n")
+            return "ok"
         if words[0] in ("suspend", "resume") and len(words) == 1:
             self.cg.freeze(words[0] == "suspend")
             return "ok"

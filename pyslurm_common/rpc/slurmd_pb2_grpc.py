@@ -75,6 +75,11 @@ class NodeAgentStub:
                 request_serializer=slurmd__pb2.SuspendRequest.SerializeToString,
                 response_deserializer=types__pb2.Empty.FromString,
                 _registered_method=True)
+        self.NotifyJob = channel.unary_unary(
+                '/pyslurm.NodeAgent/NotifyJob',
+                request_serializer=slurmd__pb2.JobMessage.SerializeToString,
+                response_deserializer=types__pb2.Empty.FromString,
+                _registered_method=True)
 
 
 class NodeAgentServicer:
@@ -130,6 +135,13 @@ class NodeAgentServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def NotifyJob(self, request, context):
+        """a line on a step's standard error (its output file or srun)
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_NodeAgentServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -171,6 +183,11 @@ def add_NodeAgentServicer_to_server(servicer, server):
             'SuspendJob': grpc.unary_unary_rpc_method_handler(
                     servicer.SuspendJob,
                     request_deserializer=slurmd__pb2.SuspendRequest.FromString,
+                    response_serializer=types__pb2.Empty.SerializeToString,
+            ),
+            'NotifyJob': grpc.unary_unary_rpc_method_handler(
+                    servicer.NotifyJob,
+                    request_deserializer=slurmd__pb2.JobMessage.FromString,
                     response_serializer=types__pb2.Empty.SerializeToString,
             ),
     }
@@ -389,6 +406,33 @@ class NodeAgent:
             target,
             '/pyslurm.NodeAgent/SuspendJob',
             slurmd__pb2.SuspendRequest.SerializeToString,
+            types__pb2.Empty.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def NotifyJob(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/pyslurm.NodeAgent/NotifyJob',
+            slurmd__pb2.JobMessage.SerializeToString,
             types__pb2.Empty.FromString,
             options,
             channel_credentials,

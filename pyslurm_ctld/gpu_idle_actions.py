@@ -1,0 +1,124 @@
+"""The idle-GPU policy in the controller: keeps each running job's idle track from the node
+agents' heartbeats, and turns gpu_idle.py's decisions into what the controller does: a line in
+the job's output and a notice for a warning; a cancellation or requeue event (reason
+GpuIdleLimit) and a notice for the action. Also answers squeue's idle time and explain's lines.
+
+Tracks live in memory: after a controller restart the count starts again from the next reports
+(a job gets more time, never less).
+"""
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+
+from pyslurm_common.config import SlurmConfig
+from pyslurm_common.rpc import ctld_pb2
+
+from . import convert, gpu_idle, job_mail
+from .events import Event, JobCancelled, JobRequeueRequested
+from .gpu_idle import Act, IdleTrack
+from .job import Hold, Job, JobId, JobState, Reason
+from .notifier import Notice
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True, slots=True)
+class JobMessage:
+    """A line for a job's user, written by the stepd of `step` on `node`."""
+
+    job_id: JobId
+    node: str
+    step: str
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class IdleActions:
+    events: list[Event]
+    messages: list[JobMessage]
+    notices: list[Notice]
+
+
+class GpuIdleWatch:
+    def __init__(self, cfg: SlurmConfig, slurm_uid: int) -> None:
+        self.policy = gpu_idle.load_policy(cfg)
+        self.slurm_uid = slurm_uid
+        self.tracks: dict[JobId, IdleTrack] = {}
+
+    def configure(self, cfg: SlurmConfig) -> None:
+        self.policy = gpu_idle.load_policy(cfg)
+
+    def report(self, node: str, activity: Iterable[ctld_pb2.JobGpuActivity], jobs: Mapping[JobId, Job]) -> None:
+        """One heartbeat's GPU activity (the busiest GPU of each job on that node)."""
+        threshold = self.policy.threshold if self.policy else gpu_idle.DEFAULT_THRESHOLD
+        for item in activity:
+            job = jobs.get(JobId(item.job_id))
+            if job is not None and job.state is JobState.RUNNING:
+                self.tracks[job.job_id] = gpu_idle.observe(self.tracks.get(job.job_id), node, item.util_percent,
+                                                           item.sampled_at, threshold)
+
+    def idle_seconds(self, job_id: JobId, now: int) -> int:
+        track = self.tracks.get(job_id)
+        return max(0, now - track.idle_since) if track and track.idle_since is not None else 0
+
+    def due(self, jobs: Mapping[JobId, Job], now: int) -> IdleActions:
+        """What the policy does now; tracks of jobs no longer running go."""
+        for gone in [job_id for job_id in self.tracks if job_id not in jobs or jobs[job_id].state is not JobState.RUNNING]:
+            del self.tracks[gone]
+        result = IdleActions([], [], [])
+        if self.policy is None:
+            return result
+        for decision in gpu_idle.decide(jobs.values(), self.tracks, self.policy, now):
+            job = jobs[decision.job_id]
+            idle = gpu_idle.span(decision.idle_s)
+            if isinstance(decision, Act):
+                text = (f"GPUs idle (below {self.policy.threshold}%) for {idle}: "
+                        f"{'cancelled' if decision.action == 'cancel' else 'requeued'} by the idle-GPU policy")
+                result.events.append(
+                    JobCancelled(job.job_id, self.slurm_uid, now, str(Reason.GPU_IDLE)) if decision.action == "cancel"
+                    else JobRequeueRequested(job.job_id, self.slurm_uid, Hold.NONE, now, str(Reason.GPU_IDLE)))
+                del self.tracks[job.job_id]
+                log.info("job=%d %s", job.job_id, text)
+            else:
+                then = (f"; it will be {'cancelled' if self.policy.action == 'cancel' else 'requeued'} at "
+                        f"{gpu_idle.span(self.policy.limit_s)}" if self.policy.limit_s and
+                        (self.policy.act_on_interactive or not job.request.interactive) else "")
+                text = f"GPUs idle (below {self.policy.threshold}%) for {idle}{then}"
+                self.tracks[job.job_id] = gpu_idle.warned(self.tracks[job.job_id])
+                log.info("job=%d warned: %s", job.job_id, text)
+            result.messages.extend(_messages(job, text))
+            result.notices.append(_notice(job, "IDLE_GPU", text))
+        return result
+
+    def explain(self, job: Job, now: int) -> list[str]:
+        """`scontrol explain`'s lines about the policy and this job."""
+        if job.reason is Reason.GPU_IDLE:
+            return ["The idle-GPU policy (GpuIdleParameters) ended this run: its GPUs were idle too long."]
+        idle = self.idle_seconds(job.job_id, now)
+        if self.policy is None or job.state is not JobState.RUNNING or not idle:
+            return []
+        if gpu_idle.exempt(job, self.policy):
+            return [f"Its GPUs have been idle for {gpu_idle.span(idle)}; its partition or QOS is exempt from the "
+                    "idle-GPU policy."]
+        return [f"Its GPUs have been idle for {gpu_idle.span(idle)}; the idle-GPU policy acts on GPUs "
+                f"{self.policy.describe()}."]
+
+
+def _messages(job: Job, text: str) -> list[JobMessage]:
+    """Where the user reads it: the batch script's output, else each running step's srun."""
+    if job.allocation is None:
+        return []
+    if not job.request.interactive:
+        return [JobMessage(job.job_id, job.allocation.batch_host, "batch", text)]
+    return [JobMessage(job.job_id, step.nodes[0], str(step.step_id), text) for step in job.running_steps if step.nodes]
+
+
+def _notice(job: Job, kind: str, text: str) -> Notice:
+    subject = f"Slurm Job_id={job.job_id} Name={job.request.name} {text}"
+    recipient = (job.request.mail_user or job.user_name) if job_mail.wanted(job) else ""
+    std_out, _, _ = convert.io_paths(job)
+    return Notice(job.job_id, kind, job.user_name, subject, f"{text}.\nOutput: {std_out}\n", recipient,
+                  {"SLURM_JOB_ID": str(job.job_id), "SLURM_JOB_NAME": job.request.name,
+                   "SLURM_JOB_USER": job.user_name, "SLURM_JOB_MAIL_TYPE": "Idle GPU"})
