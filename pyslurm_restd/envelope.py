@@ -52,7 +52,7 @@ STRERROR = {INVALID_QUERY: "Rest invalid query", FAIL_PARSING: "Rest failed to p
 
 
 def http_status(errno: int) -> int:
-    """slurmrestd's http_status_from_error()."""
+    """slurmrestd's http_status_from_error() (2000-2999: the controller's refusals)."""
     if errno == INVALID_JOB_ID:
         return 404
     if errno == AUTH_ERROR:

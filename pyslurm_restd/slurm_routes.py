@@ -64,7 +64,9 @@ async def diag(call: Call) -> dict[str, Any]:
 
 
 async def get_jobs(call: Call) -> dict[str, Any]:
-    reply = await call.controller("GetJobs", ctld_pb2.JobQuery(), ctld_pb2.JobList, "slurm_load_jobs()",
+    """jobs/ (every job), jobs/state/?job_id=1,2 (the jobs named)."""
+    ids = [_job_id(text)[0] for text in call.query("job_id").split(",") if text]
+    reply = await call.controller("GetJobs", ctld_pb2.JobQuery(job_ids=ids), ctld_pb2.JobList, "slurm_load_jobs()",
                                   "Unable to query jobs")
     return {"jobs": [job_record(j, call.ctx.cluster, call.version) for j in reply.jobs], "last_backfill": no_val(reply.now),
             "last_update": no_val(reply.now)}
@@ -232,12 +234,18 @@ async def get_reservations(call: Call) -> dict[str, Any]:
     return {"reservations": [], "last_update": no_val(int(time.time()))}
 
 
+async def get_reservation(call: Call) -> dict[str, Any]:
+    raise RestError(f"Unable to query reservation {call.param('reservation_name')}", 2053,
+                    "_op_handler_reservation()", "Invalid reservation name specified")
+
+
 ENDPOINTS = (
     Endpoint("slurmctld", "GET", "ping/", "ping", ping, {"pings": []}),
     Endpoint("slurmctld", "GET", "diag/", "get_diag", diag, {"statistics": {}}),
     Endpoint("slurmctld", "GET", "reconfigure/", "get_reconfigure", reconfigure),
     Endpoint("slurmctld", "GET", "jobs/", "get_jobs", get_jobs, _JOBS_EMPTY),
     Endpoint("slurmctld", "DELETE", "jobs/", "delete_jobs", delete_jobs, {"status": []}),
+    Endpoint("slurmctld", "GET", "jobs/state/", "get_jobs_state", get_jobs, _JOBS_EMPTY),
     Endpoint("slurmctld", "GET", "job/{job_id}", "get_job", get_job, _JOBS_EMPTY),
     Endpoint("slurmctld", "POST", "job/{job_id}", "post_job", update_job),
     Endpoint("slurmctld", "DELETE", "job/{job_id}", "delete_job", delete_job, {"status": []}),
@@ -251,5 +259,7 @@ ENDPOINTS = (
     Endpoint("slurmctld", "GET", "shares", "get_shares", get_shares, {"shares": {}}),
     Endpoint("slurmctld", "GET", "licenses/", "get_licenses", get_licenses, {"licenses": [], "last_update": no_val(0)}),
     Endpoint("slurmctld", "GET", "reservations/", "get_reservations", get_reservations,
+             {"reservations": [], "last_update": no_val(0)}),
+    Endpoint("slurmctld", "GET", "reservation/{reservation_name}", "get_reservation", get_reservation,
              {"reservations": [], "last_update": no_val(0)}),
 )

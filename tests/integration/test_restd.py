@@ -65,6 +65,7 @@ def test_every_read_endpoint_matches_the_contract(cluster: Cluster, local: tuple
         f"/slurm/{version}/node/node1": "slurm-node-allocated", f"/slurm/{version}/partitions/": "slurm-partitions",
         f"/slurm/{version}/partition/debug": "slurm-partitions", f"/slurm/{version}/diag/": None,
         f"/slurm/{version}/licenses/": None, f"/slurm/{version}/reservations/": None,
+        f"/slurm/{version}/jobs/state/?job_id={job_id}": None,
         f"/slurmdb/{version}/jobs/": None, f"/slurmdb/{version}/accounts/": "slurm-accounts",
         f"/slurmdb/{version}/associations/": "slurmdb-associations", f"/slurmdb/{version}/users/": None,
         f"/slurmdb/{version}/qos/": "slurm-qos", f"/slurmdb/{version}/tres/": None,
@@ -74,6 +75,8 @@ def test_every_read_endpoint_matches_the_contract(cluster: Cluster, local: tuple
         answer = checked(unix.get(path), name)
         assert answer.status == 200, answer
         assert answer.json["errors"] == [], answer
+    missing = checked(unix.get(f"/slurm/{version}/reservation/maint"), None)
+    assert (missing.status, missing.json["errors"][0]["error_number"]) == (422, 2053)
     job = unix.get(f"/slurm/{version}/job/{job_id}").json["jobs"][0]
     assert (job["job_id"], job["user_name"], job["job_state"]) == (job_id, "alice", ["RUNNING"])
     assert job["job_resources"]["nodes"]["count"] == 1
