@@ -5,8 +5,9 @@ users:
   reaches its final state with its real exit code, accounting agrees, the nodes go idle. The node
   agents report what they run and what ended in every registration and heartbeat, and the
   controller reconciles (pyslurm_ctld/node_reconcile.py).
-- `kill -9` of a stepd: the job ends NODE_FAIL (its end is unknown, as Slurm's "missing from batch
-  node"), and no process and no cgroup directory of it is left (pyslurm_d/cgroup_sweep.py).
+- `kill -9` of a stepd: the job (or the srun step) ends NODE_FAIL (its end is unknown, as Slurm's
+  "missing from batch node"), and no process and no cgroup directory of it is left
+  (pyslurm_d/cgroup_sweep.py).
 - a node agent started over the cgroups of a killed agent and stepd removes them and kills
   what is inside.
 """
@@ -16,6 +17,7 @@ import os
 import pwd
 import signal
 import subprocess
+import sys
 import time
 from pathlib import Path
 from typing import Iterator
@@ -50,6 +52,11 @@ def _sacct(cluster: Cluster, job_ids: list[int]) -> dict[int, tuple[str, str]]:
     return {int(i): (state, code) for i, state, code in (line.split("|") for line in out.splitlines())}
 
 
+def _sacct_steps(cluster: Cluster, job_id: int) -> dict[str, str]:
+    out = cluster.run("sacct", "-n", "-P", "-j", str(job_id), "-o", "JobID,State").stdout
+    return dict(line.split("|") for line in out.splitlines())
+
+
 def _job_cgroups(cluster: Cluster, job_id: int) -> list[Path]:
     """The job's cgroup directories in the v2 tree and the v1 hierarchies."""
     bases = [Path("/sys/fs/cgroup/unified"), Path("/sys/fs/cgroup")]
@@ -72,8 +79,9 @@ def _sleeping(*seconds: int) -> list[int]:
     return found
 
 
-def _stepd_pid(cluster: Cluster, node: str, job_id: int) -> int:
-    pid_file = cluster.spec.state_dir / "spool" / node / f"job{job_id:05d}" / "stepd.pid"
+def _stepd_pid(cluster: Cluster, node: str, job_id: int, step: str = "batch") -> int:
+    name = f"job{job_id:05d}" if step == "batch" else f"job{job_id:05d}.{step}"
+    pid_file = cluster.spec.state_dir / "spool" / node / name / "stepd.pid"
     return int(wait_for(lambda: pid_file.exists() and pid_file.read_text().strip(), timeout=20))  # type: ignore[arg-type]
 
 
@@ -168,4 +176,25 @@ def test_a_node_agent_removes_the_cgroups_a_killed_agent_and_stepd_left(faults: 
              and not (node_root / "job_999999").exists(), timeout=30)
     cluster.wait_state(job_id, "NODE_FAIL", timeout=30)
     assert not (work / f"agentkill.after.{job_id}").exists()
+    cluster.wait_idle()
+
+
+def test_a_killed_srun_step_stepd_ends_the_step_and_srun(faults: Cluster) -> None:
+    cluster = faults
+    alice = pwd.getpwnam("alice")
+    srun = subprocess.Popen([str(Path(sys.executable).parent / "srun"), "-N1", "-w", "node1", "sh", "-c",
+                             "sleep 3991 & sleep 3992"], env=dict(cluster.env, USER="alice", HOME=alice.pw_dir),
+                            cwd=cluster.work_dir("alice"), user=alice.pw_uid, group=alice.pw_gid,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        wait_for(lambda: len(_sleeping(3991, 3992)) == 2, timeout=30)
+        job_id = int(cluster.run("squeue", "-h", "-u", "alice", "-o", "%i").stdout.split()[0])
+        os.kill(_stepd_pid(cluster, "node1", job_id, "0"), signal.SIGKILL)
+        _, err = srun.communicate(timeout=60)
+    finally:
+        if srun.poll() is None:
+            srun.kill()
+    assert srun.returncode != 0, err
+    wait_for(lambda: not _sleeping(3991, 3992) and not _job_cgroups(cluster, job_id), timeout=30)
+    wait_for(lambda: _sacct_steps(cluster, job_id).get(f"{job_id}.0") == "NODE_FAIL", timeout=30)
     cluster.wait_idle()
