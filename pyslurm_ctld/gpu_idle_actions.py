@@ -92,6 +92,14 @@ class GpuIdleWatch:
             result.notices.append(_notice(job, "IDLE_GPU", text))
         return result
 
+    def gauges(self, now: int) -> list[ctld_pb2.Gauge]:
+        """For the jobs metrics set: how many jobs have idle GPUs, and for how long each has."""
+        idle = {job_id: self.idle_seconds(job_id, now) for job_id in sorted(self.tracks)}
+        idle = {job_id: seconds for job_id, seconds in idle.items() if seconds}
+        return [ctld_pb2.Gauge(name="jobs_gpu_idle", value=float(len(idle))),
+                *(ctld_pb2.Gauge(name="job_gpu_idle_seconds", label="jobid", label_value=str(job_id),
+                                 value=float(seconds)) for job_id, seconds in idle.items())]
+
     def explain(self, job: Job, now: int) -> list[str]:
         """`scontrol explain`'s lines about the policy and this job."""
         if job.reason is Reason.GPU_IDLE:

@@ -337,7 +337,10 @@ class ControllerServicer(ctld_pb2_grpc.ControllerServicer):
             raise SlurmError(Strerror.INVALID_ARGUMENT, f"unknown metrics set {request.set!r}")
         if not metrics.may_read(self.ctl.cfg, user_name(uid), self.manager.is_privileged(uid)):
             raise SlurmError(Strerror.ACCESS_DENIED)
-        return ctld_pb2.MetricsReply(gauges=metrics.collect(request.set, self.manager, self._diag))
+        gauges = metrics.collect(request.set, self.manager, self._diag)
+        if request.set == "jobs":   # beyond Slurm: the idle-GPU policy's view
+            gauges += self.ctl.gpu_idle.gauges(int(time.time()))
+        return ctld_pb2.MetricsReply(gauges=gauges)
 
     @translate_errors
     async def Ping(self, request: types_pb2.Empty, context: grpc.aio.ServicerContext) -> ctld_pb2.PingReply:

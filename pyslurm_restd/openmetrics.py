@@ -46,6 +46,8 @@ _HELP = {
     "schedule_cycle_cnt": "Scheduling cycles", "schedule_queue_len": "Pending jobs at the last scheduling cycle",
     "slurmdbd_queue_size": "Accounting records waiting for the accounting daemon",
     "server_thread_cnt": "Controller calls being served",
+    "jobs_gpu_idle": "Running jobs whose GPUs are idle (GpuIdleParameters' threshold)",
+    "job_gpu_idle_seconds": "How long the job's GPUs have been idle",
 }
 
 

@@ -89,9 +89,10 @@ def _running(view: ClusterView) -> str:
                 format_duration_squeue(max(j.time_limit_min * 60 - elapsed, 0)))
         rows.append([str(j.job_id), escape(j.user_name), escape(j.partition), escape(j.name), escape(j.nodes),
                      str(j.num_cpus), escape(format_duration_squeue(elapsed)), escape(left),
+                     escape(format_duration_squeue(j.gpu_idle_seconds)) if j.gpu_idle_seconds else "-",
                      escape(j.state + (" (completing)" if j.completing else ""))])
-    return _table(("Job", "User", "Partition", "Name", "Nodes", "CPUs", "Elapsed", "Time left", "State"), rows,
-                  "No job is running.", frozenset({0, 5}))
+    return _table(("Job", "User", "Partition", "Name", "Nodes", "CPUs", "Elapsed", "Time left", "GPUs idle", "State"),
+                  rows, "No job is running.", frozenset({0, 5}))
 
 
 def efficiency(job: FinishedJob) -> tuple[str, str]:

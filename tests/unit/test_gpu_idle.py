@@ -144,3 +144,13 @@ def test_the_watch_requeues_when_asked_and_busy_jobs_are_never_touched(tmp_path:
     assert event == JobRequeueRequested(job.job_id, 64030, event.hold, 5060, "GpuIdleLimit")
     mgr.apply(event)
     assert (mgr.jobs[job.job_id].state, mgr.jobs[job.job_id].reason) == (JobState.REQUEUED, Reason.GPU_IDLE)
+
+
+def test_metrics_count_idle_jobs_and_their_idle_time(tmp_path: Path) -> None:
+    mgr, job = _running(tmp_path)
+    watch = _watch(tmp_path, "limit=60")
+    assert [(g.name, g.value) for g in watch.gauges(1000)] == [("jobs_gpu_idle", 0.0)]
+    watch.report("n2", _activity(job, 1, 1000), mgr.jobs)
+    gauges = watch.gauges(1090)
+    assert [(g.name, g.label, g.label_value, g.value) for g in gauges] == [
+        ("jobs_gpu_idle", "", "", 1.0), ("job_gpu_idle_seconds", "jobid", str(job.job_id), 90.0)]

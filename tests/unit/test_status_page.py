@@ -73,3 +73,11 @@ def test_private_data_shows_ordinary_users_their_own_jobs_only() -> None:
     assert _seen("alice", "jobs") == [1]
     assert _seen("olga", "jobs") == [1, 2]          # AdminLevel Operator
     assert _seen("slurm", "jobs") == [1, 2]         # SlurmUser
+
+
+def test_running_jobs_show_how_long_their_gpus_have_been_idle() -> None:
+    view = _view()
+    view.running[0].gpu_idle_seconds = 754
+    assert "<th>GPUs idle</th>" in page(view) and "<td>12:34</td>" in page(view)
+    view.running[0].gpu_idle_seconds = 0
+    assert "12:34" not in page(view)
