@@ -240,7 +240,7 @@ async def get_reservation(call: Call) -> dict[str, Any]:
 
 
 ENDPOINTS = (
-    Endpoint("slurmctld", "GET", "ping/", "ping", ping, {"pings": []}),
+    Endpoint("slurmctld", "GET", "ping/", "get_ping", ping, {"pings": []}),
     Endpoint("slurmctld", "GET", "diag/", "get_diag", diag, {"statistics": {}}),
     Endpoint("slurmctld", "GET", "reconfigure/", "get_reconfigure", reconfigure),
     Endpoint("slurmctld", "GET", "jobs/", "get_jobs", get_jobs, _JOBS_EMPTY),
