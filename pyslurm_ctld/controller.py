@@ -421,7 +421,7 @@ class Controller:
             if purge is not None:
                 events.append(purge)
             self.perform(self.manager.signals_due(int(now)))
-            self.notifier.submit(self.notices.time_limits(self.manager.jobs, int(now)))
+            self.notifier.submit(self.notices.periodic(self.manager.jobs, int(now)))
             events += self._idle_gpu_actions(int(now))
             for event in events:
                 await self.commit(event)

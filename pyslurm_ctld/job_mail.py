@@ -11,6 +11,8 @@ agent.c:
   OUT_OF_MEMORY; END when it ends COMPLETED or CANCELLED (so END alone sends nothing for a failed
   job); REQUEUE when it is requeued;
 * TIME_LIMIT_50/80/90 when that share of the time limit has run, TIME_LIMIT at the limit, each once;
+* INVALID_DEPEND once a pending job's dependency can never be satisfied; STAGE_OUT never (no
+  burst buffers here, as Slurm without a burst buffer plugin);
 * an array without ARRAY_TASKS: END/FAIL once, when its last task ended, as a summary.
 
 Subjects, as agent.c writes them: `Slurm Job_id=12 Name=x Began, Queued time 00:00:01`, `... Ended,
@@ -24,6 +26,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from .dependency import PartState
 from .job import Job, JobState
 
 MAIL_TYPES = ("NONE", "BEGIN", "END", "FAIL", "REQUEUE", "ALL", "INVALID_DEPEND", "STAGE_OUT", "TIME_LIMIT",
@@ -82,6 +85,12 @@ def time_limit_kinds(job: Job, now: int, sent: Iterable[str]) -> list[str]:
         return []
     asked, done, ran = wanted(job), set(sent), run_seconds(job, now)
     return [kind for kind, share in TIME_SHARES if kind in asked and kind not in done and ran >= limit * 60 * share]
+
+
+def dependency_failed(job: Job, now: int) -> bool:
+    """A pending job whose dependency can never be satisfied (Slurm's INVALID_DEPEND mail)."""
+    return (job.state is JobState.PENDING and job.dependency is not None
+            and job.dependency.outcome(now, singleton_free=True) is PartState.FAILED)
 
 
 @dataclass(frozen=True, slots=True)

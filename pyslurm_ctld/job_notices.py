@@ -4,7 +4,7 @@ change calls for and what the notice says; notifier.py sends them).
 
 Remembers, in memory, each job's last state and run (restarts), the time-limit warnings sent
 and the arrays summarised; `baseline` fills it from the recovered jobs after a restart, so what
-happened before is not announced again (a time-limit warning may be, once).
+happened before is not announced again (a time-limit or invalid-dependency notice may be, once).
 """
 from __future__ import annotations
 
@@ -22,7 +22,7 @@ class JobNotices:
     def __init__(self, cluster: str) -> None:
         self.cluster = cluster
         self._seen: dict[JobId, Job] = {}                        # each job's last snapshot
-        self._time_sent: dict[tuple[JobId, int], set[str]] = {}  # (job, run) -> warnings sent
+        self._sent_once: dict[tuple[JobId, int], set[str]] = {}  # (job, run) -> time/dependency notices sent
         self._arrays_begun: set[int] = set()                     # array job ids with a task started
         self._summarised: set[int] = set()                       # array job ids
 
@@ -59,18 +59,22 @@ class JobNotices:
                 notices += self._array_summary(job, jobs, asked, now)
         return notices
 
-    def time_limits(self, jobs: Mapping[JobId, Job], now: int) -> list[Notice]:
-        """TIME_LIMIT_50/80/90 and TIME_LIMIT warnings now due, each once per run; what is kept
-        about purged jobs goes."""
+    def periodic(self, jobs: Mapping[JobId, Job], now: int) -> list[Notice]:
+        """What the clock makes due, each once per run: TIME_LIMIT_50/80/90 and TIME_LIMIT
+        warnings, INVALID_DEPEND for a pending job whose dependency can never be satisfied. What
+        is kept about purged jobs goes."""
         for gone in [job_id for job_id in self._seen if job_id not in jobs]:
             del self._seen[gone]
-        self._time_sent = {key: sent for key, sent in self._time_sent.items() if key[0] in jobs}
+        self._sent_once = {key: sent for key, sent in self._sent_once.items() if key[0] in jobs}
         notices = []
         for job in jobs.values():
-            sent = self._time_sent.get((job.job_id, job.restarts), set())
+            sent = self._sent_once.get((job.job_id, job.restarts), set())
             due = job_mail.time_limit_kinds(job, now, sent)
+            if "INVALID_DEPEND" not in sent and "INVALID_DEPEND" in job_mail.wanted(job) \
+                    and job_mail.dependency_failed(job, now):
+                due.append("INVALID_DEPEND")
             if due:
-                self._time_sent[(job.job_id, job.restarts)] = sent | set(due)
+                self._sent_once[(job.job_id, job.restarts)] = sent | set(due)
                 notices += [self._notice(job, kind, now) for kind in due]
         return notices
 

@@ -72,12 +72,16 @@ class NvmlProbe:
             raise NvmlUnavailable(f"nvidia-ml-py is not installed: {exc}") from exc
         try:
             pynvml.nvmlInit()
-            handles = {}
-            for index in range(pynvml.nvmlDeviceGetCount()):
-                handle = pynvml.nvmlDeviceGetHandleByIndex(index)
-                handles[int(pynvml.nvmlDeviceGetMinorNumber(handle))] = handle
+            count = pynvml.nvmlDeviceGetCount()
         except pynvml.NVMLError as exc:
             raise NvmlUnavailable(f"NVML: {exc}") from exc
+        handles = {}
+        for index in range(count):
+            try:
+                handle = pynvml.nvmlDeviceGetHandleByIndex(index)
+                handles[int(pynvml.nvmlDeviceGetMinorNumber(handle))] = handle
+            except pynvml.NVMLError as exc:   # e.g. lost since boot: the others still count
+                log.warning("NVML: GPU %d left out: %s", index, exc)
         self._nvml, self._handles = pynvml, handles
         log.info("NVML started: %d GPU(s), driver %s", len(handles), _text(pynvml.nvmlSystemGetDriverVersion()))
         return pynvml

@@ -90,11 +90,11 @@ def test_a_requeue_mails_requeue(tmp_path: Path) -> None:
 
 def test_time_limit_warnings_are_sent_once_each(tmp_path: Path) -> None:
     mgr, watcher, job, _ = _started(tmp_path, mail_type="TIME_LIMIT_50,TIME_LIMIT_80,TIME_LIMIT", time_limit_min=10)
-    assert watcher.time_limits(mgr.jobs, 200 + 299) == []
-    [half] = watcher.time_limits(mgr.jobs, 200 + 300)
+    assert watcher.periodic(mgr.jobs, 200 + 299) == []
+    [half] = watcher.periodic(mgr.jobs, 200 + 300)
     assert half.subject == f"Slurm Job_id={job.job_id} Name=job Reached 50% of time limit, Run time 00:05:00"
-    assert watcher.time_limits(mgr.jobs, 200 + 301) == []
-    late = watcher.time_limits(mgr.jobs, 200 + 600)
+    assert watcher.periodic(mgr.jobs, 200 + 301) == []
+    late = watcher.periodic(mgr.jobs, 200 + 600)
     assert [n.kind for n in late] == ["TIME_LIMIT", "TIME_LIMIT_80"]
     assert late[0].subject.endswith("Reached time limit, Run time 00:10:00")
 
@@ -136,3 +136,20 @@ def test_a_restarted_controller_does_not_announce_the_past(tmp_path: Path) -> No
     fresh.baseline(mgr.jobs.values())
     assert fresh.observe(mgr.jobs[job.job_id], mgr.jobs, 250) == []   # still RUNNING: no second BEGIN
     assert [n.kind for n in _notices(mgr, fresh, finish(mgr, job.job_id), 300)] == ["END"]
+
+
+def test_a_dependency_that_can_never_be_satisfied_mails_invalid_dependency_once(tmp_path: Path) -> None:
+    mgr = make_manager(tmp_path)
+    watcher = JobNotices("lab")
+    first = submit(mgr, now=100)
+    event = mgr.submission(dataclasses.replace(RAW, mail_type="INVALID_DEPEND", name="after"), 1000, 1000, "alice",
+                           "alice", False, 100, dependency=f"afterok:{first.job_id}")
+    mgr.apply(event)
+    watcher.baseline(mgr.jobs.values())
+    schedule(mgr, 200)
+    finish(mgr, first.job_id, now=250, exit_code=1)
+    for later in mgr.schedule_pass(260):   # the pass settles the dependency: it failed
+        mgr.apply(later)
+    [notice] = watcher.periodic(mgr.jobs, 270)
+    assert notice.subject == f"Slurm Job_id={event.job.job_id} Name=after Invalid dependency"
+    assert watcher.periodic(mgr.jobs, 280) == []
