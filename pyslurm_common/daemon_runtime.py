@@ -39,17 +39,27 @@ def write_pid_file(path: str | None) -> None:
         Path(path).write_text(f"{os.getpid()}\n")
 
 
+_watchdog_checks: list[Callable[[], bool]] = []
+
+
+def feed_watchdog_while(check: Callable[[], bool]) -> None:
+    """Feed the systemd watchdog only while `check()` holds too (say, all background loops live)."""
+    _watchdog_checks.append(check)
+
+
 def run_until_signalled(serve: Callable[[asyncio.Event], Awaitable[None]]) -> None:
     """Run `serve(stop)` on a fresh event loop; SIGTERM/SIGINT set `stop`.
 
     `serve` calls `sd_notify.ready()` once it accepts requests; this tells systemd STOPPING
-    when asked to stop and keeps a configured watchdog fed while the loop runs. SIGUSR2
+    when asked to stop and keeps a configured watchdog fed while the loop runs and every check
+    given to `feed_watchdog_while` holds. SIGUSR2
     reopens the log file (logrotate's postrotate).
     """
 
     async def feed_watchdog(interval: float) -> None:
         while True:
-            sd_notify.notify("WATCHDOG=1")
+            if all(check() for check in _watchdog_checks):
+                sd_notify.notify("WATCHDOG=1")
             await asyncio.sleep(interval)
 
     async def runner() -> None:

@@ -18,10 +18,11 @@ from pyslurm_common.auth import Verifier
 from pyslurm_common.cgroup_conf import CgroupConfig
 from pyslurm_common.client_settings import controller_role
 from pyslurm_common.config import ConfigError, SlurmConfig, load_config
-from pyslurm_common.daemon_runtime import (argument_parser, become_slurm_user, fatal, handle_reload,
-                                           load_cluster_identity, reload_logging_on_hangup, run_until_signalled,
-                                           wait_first, write_pid_file)
+from pyslurm_common.daemon_runtime import (argument_parser, become_slurm_user, fatal, feed_watchdog_while,
+                                           handle_reload, load_cluster_identity, reload_logging_on_hangup,
+                                           run_until_signalled, wait_first, write_pid_file)
 from pyslurm_common.errors import SlurmError
+from pyslurm_common.loop_supervisor import LoopDied, LoopSupervisor
 from pyslurm_common.rpc import ctld_pb2_grpc
 from pyslurm_common.rpc_auth import Serving, Signer, make_server
 
@@ -50,6 +51,8 @@ def main() -> None:
     me = cfg.controllers[index].name
 
     async def serve(stop: asyncio.Event) -> None:
+        loops = LoopSupervisor(stop)
+        feed_watchdog_while(loops.alive)
         lock = failover.StateLock(cfg.state_save_location)
         peers = failover.Peers(cfg, index, signer)
         in_charge = index == 0 and lock.try_acquire(me)
@@ -69,7 +72,7 @@ def main() -> None:
                     break
             current = _current_files(files)
             handed_over = await serve_in_charge(current.slurm, current.cgroup, slurm_uid, signer, Verifier(key),
-                                                me, stop)
+                                                me, stop, loops)
             lock.release()
             in_charge = False
             told_ready = True
@@ -94,9 +97,10 @@ def _log_settings(cfg: SlurmConfig) -> tuple[str, str | None]:
 
 
 async def serve_in_charge(cfg: SlurmConfig, cgroup: CgroupConfig, slurm_uid: int, signer: Signer, verifier: Verifier,
-                          me: str, stop: asyncio.Event) -> bool:
+                          me: str, stop: asyncio.Event, loops: LoopSupervisor) -> bool:
     """Recover the journal and serve until `stop` (False) or another controller took the
-    state over (True). The caller holds the state lock."""
+    state over (True). The caller holds the state lock. A background loop that dies is fatal
+    (one line naming it, exit status 1): systemd restarts the controller, the journal has the state."""
     ctl = Controller(cfg, slurm_uid, signer, cgroup)
     ctl.on_reconfigured.append(lambda new: daemon_log.apply(new.slurmctld_debug, new.slurmctld_log_file))
     try:
@@ -120,12 +124,15 @@ async def serve_in_charge(cfg: SlurmConfig, cgroup: CgroupConfig, slurm_uid: int
 
     handle_reload(reload_on_hangup)
     sd_notify.ready(f"listening on {address}")
-    loops = [asyncio.create_task(c) for c in (
-        ctl.run_scheduler(stop), ctl.run_periodic(stop), ctl.outbox.run_sender(stop),
-        ctl.associations.run(stop), ctl.notifier.run(stop))]
-    await wait_first(stop, hand_over)
-    for task in loops:
-        task.cancel()
-    await server.stop(grace=1)
-    ctl.close()
+    try:
+        await loops.run({"scheduler": ctl.run_scheduler(stop), "periodic checks": ctl.run_periodic(stop),
+                         "accounting sender": ctl.outbox.run_sender(stop),
+                         "association cache": ctl.associations.run(stop), "notifier": ctl.notifier.run(stop)},
+                        until=wait_first(stop, hand_over))
+    except LoopDied as exc:
+        log.critical("%s", exc)
+        raise SystemExit(1) from None
+    finally:
+        await server.stop(grace=1)
+        ctl.close()
     return hand_over.is_set()
