@@ -19,7 +19,8 @@ from aiohttp import web
 from pyslurm_common import config as config_mod
 from pyslurm_common import sd_notify
 from pyslurm_common.daemon_log import setup_logging
-from pyslurm_common.daemon_runtime import argument_parser, fatal, run_until_signalled, write_pid_file
+from pyslurm_common.daemon_runtime import (argument_parser, fatal, reload_logging_on_hangup, run_until_signalled,
+                                           write_pid_file)
 
 from . import openmetrics, status_page
 from .app import Settings, build_app
@@ -136,6 +137,7 @@ def main() -> None:
         for sock in sockets:
             await web.SockSite(runner, sock).start()
         log.info("listening on %s", " ".join(opts.listen))
+        reload_logging_on_hangup(lambda: (config_mod.load_config(cfg.path).slurmctld_debug, None))
         sd_notify.ready(f"listening on {' '.join(opts.listen)}")
         await stop.wait()
         await runner.cleanup()

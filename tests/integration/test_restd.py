@@ -166,3 +166,16 @@ def test_scontrol_token_rules(cluster: Cluster) -> None:
     assert (bad.returncode, bad.stderr) == (1, 'scontrol: error: Invalid numeric value "soon" for lifespan.\n')
     unknown = cluster.run("scontrol", "token", "expiry=1", user="alice")
     assert (unknown.returncode, unknown.stderr) == (1, "Invalid option: `expiry=1`\n")
+
+
+def test_hangup_rereads_log_settings_and_keeps_serving(cluster: Cluster,
+                                                       local: tuple[RestClient, RestClient]) -> None:
+    import signal
+
+    port = free_port()
+    with restd(cluster, "alice", f"127.0.0.1:{port}", auth="rest_auth/local") as proc:
+        client = RestClient(port=port)
+        wait_for(client.up, 20)
+        proc.send_signal(signal.SIGHUP)
+        wait_for(lambda: "log settings re-read" in (cluster.spec.log_dir / "restd.stderr").read_text(), 20)
+        assert proc.poll() is None and client.up()
