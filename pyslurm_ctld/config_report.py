@@ -13,6 +13,8 @@ from collections.abc import Mapping
 from pyslurm_common.cgroup_conf import CgroupConfig
 from pyslurm_common.config import ENFORCE_WORDS, SlurmConfig
 
+from .notifier import default_mail_prog
+
 SLURM_COMPAT_VERSION = "22.05.8"
 CGROUP_TITLE = "Cgroup Support Configuration"
 # How pyslurm works, whatever slurm.conf says.
@@ -52,6 +54,7 @@ def slurm_conf_entries(cfg: SlurmConfig, slurm_user_uid: int) -> list[tuple[str,
         return value + _UNITS.get(key, "") if value.isdigit() else value
 
     effective = {key: as_written(key, default) for key, default in _DEFAULTS.items()}
+    effective["MailProg"] = as_written("MailProg", default_mail_prog())
     effective.update(_BUILT_IN)
     effective.update({
         "ClusterName": cfg.cluster_name,

@@ -1,7 +1,7 @@
 """Sending notices: mail through MailProg and a JSON POST to a webhook, from a bounded queue
 with retries, so a dead mailer or target never delays or fails a job or the scheduler.
 
-MailProg (slurm.conf, default /usr/bin/mail, as Slurm) runs as `MailProg -s <subject> <user>`
+MailProg (slurm.conf; default /bin/mail, or /usr/bin/mail where only that exists, as Slurm) runs as `MailProg -s <subject> <user>`
 with the notice's environment (SLURM_JOB_ID, SLURM_JOB_MAIL_TYPE, ...) and, unlike Slurm's, the
 body on its standard input; it counts as sent when it exits 0 within MAIL_TIMEOUT. With
 `NotifyWebhookURL=<url>` every notice is also POSTed there as one JSON object (`kind`, `job_id`,
@@ -30,7 +30,12 @@ from pyslurm_common.config import SlurmConfig
 
 log = logging.getLogger(__name__)
 
-DEFAULT_MAIL_PROG = "/usr/bin/mail"
+def default_mail_prog() -> str:
+    """slurm.conf(5): "/bin/mail" (or "/usr/bin/mail" if "/bin/mail" does not exist but
+    "/usr/bin/mail" does exist)."""
+    return "/usr/bin/mail" if not os.path.exists("/bin/mail") and os.path.exists("/usr/bin/mail") else "/bin/mail"
+
+
 QUEUE_LIMIT = 1000
 IN_FLIGHT = 8
 RETRY_DELAYS: tuple[float, ...] = (5.0, 30.0, 120.0)
@@ -103,9 +108,9 @@ async def send_webhook(url: str, notice: Notice) -> None:
 
 
 class Notifier:
-    def __init__(self, mail_prog: str = DEFAULT_MAIL_PROG, webhook: str = "",
+    def __init__(self, mail_prog: str = "", webhook: str = "",
                  retry_delays: tuple[float, ...] = RETRY_DELAYS) -> None:
-        self.mail_prog = mail_prog or DEFAULT_MAIL_PROG
+        self.mail_prog = mail_prog or default_mail_prog()
         self.webhook = webhook
         self.retry_delays = retry_delays
         self._queue: asyncio.Queue[Notice] | None = None
@@ -114,7 +119,7 @@ class Notifier:
 
     def configure(self, cfg: SlurmConfig) -> None:
         """MailProg and NotifyWebhookURL from slurm.conf (again on reconfigure)."""
-        self.mail_prog = cfg.value("MailProg") or DEFAULT_MAIL_PROG
+        self.mail_prog = cfg.value("MailProg") or default_mail_prog()
         self.webhook = cfg.value("NotifyWebhookURL") or ""
 
     def submit(self, notices: list[Notice]) -> None:

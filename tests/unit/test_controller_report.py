@@ -31,6 +31,7 @@ def test_show_config_has_effective_values_with_slurms_units(tmp_path: Path) -> N
     assert entries["SlurmUser"] == "root(450)" and entries["DefMemPerNode"] == "UNLIMITED"
     assert entries["SchedulerType"] == "sched/backfill"
     assert entries["FooBar"] == "1" and entries["SLURM_VERSION"] == "22.05.8"
+    assert entries["MailProg"] in ("/bin/mail", "/usr/bin/mail")   # Slurm's default, as this host has it
     keys = list(dict(config_report.slurm_conf_entries(load_config(tmp_path / "slurm.conf"), 0)))
     assert keys == sorted(keys, key=str.lower)
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from pyslurm_ctld.notifier import Notice, Notifier, recipient_ok
+from pyslurm_ctld.notifier import Notice, Notifier, default_mail_prog, recipient_ok
 
 NOTICE = Notice(7, "END", "alice", "Slurm Job_id=7 Name=x Ended, Run time 00:00:05, COMPLETED, ExitCode 0",
                 "Job ID: 7\nExit code: 0:0\n", "alice@lab.example", {"SLURM_JOB_ID": "7", "SLURM_JOB_MAIL_TYPE": "Ended"})
@@ -111,3 +111,13 @@ def test_stopping_kills_a_hanging_mail_prog(tmp_path: Path) -> None:
     asyncio.run(_run(Notifier(str(script), ""), [NOTICE], lambda: (tmp_path / "pid").exists()))
     pid = int((tmp_path / "pid").read_text())
     assert not Path(f"/proc/{pid}").exists() or "Z" in Path(f"/proc/{pid}/stat").read_text().split()[2]
+
+
+def test_mail_prog_defaults_as_slurm(monkeypatch: pytest.MonkeyPatch) -> None:
+    present: set[str] = set()
+    monkeypatch.setattr("os.path.exists", lambda path: path in present)
+    assert default_mail_prog() == "/bin/mail"
+    present.add("/usr/bin/mail")
+    assert default_mail_prog() == "/usr/bin/mail"
+    present.add("/bin/mail")
+    assert default_mail_prog() == "/bin/mail"
