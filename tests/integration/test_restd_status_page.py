@@ -41,11 +41,11 @@ def sections(url: str) -> dict[str, str]:
 
 
 def _has_job(section: str, job_id: int) -> bool:
-    return f"<td class=\"n\">{job_id}</td>" in section
+    return f'<tr><td class="n">{job_id}</td>' in section     # the row's first cell: its job id
 
 
 def test_page_follows_a_job_from_waiting_to_finished(cluster: Cluster, page_url: str) -> None:
-    job_id = cluster.sbatch("--hold", "-J", "pagejob", "--wrap", "sleep 4", user="alice")
+    job_id = cluster.sbatch("--hold", "-J", "pagejob", "--wrap", "sleep 8", user="alice")
     waiting = sections(page_url)
     assert set(waiting) >= {"nodes", "partitions", "pending", "running", "finished", "usage"}
     assert "node1" in waiting["nodes"] and "debug" in waiting["partitions"]
@@ -53,17 +53,19 @@ def test_page_follows_a_job_from_waiting_to_finished(cluster: Cluster, page_url:
     assert "It is held by its user" in waiting["pending"]      # scontrol explain's words
     cluster.run("scontrol", "release", str(job_id), user="alice", check=True)
     cluster.wait_state(job_id, "RUNNING")
+    waits = cluster.sbatch("--hold", "-J", "waiting", "--wrap", "true", user="bob")
     running = sections(page_url)
     assert _has_job(running["running"], job_id) and not _has_job(running["pending"], job_id)
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    shot = ARTIFACTS / "status-page.png"          # one job running, one waiting
+    taken = _browser(f"--screenshot={shot}", "--window-size=1280,1400", "--hide-scrollbars", page_url)
+    assert taken.returncode == 0, taken.stderr
+    assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and shot.stat().st_size > 10_000
+    cluster.run("scancel", str(waits), user="bob", check=True)
     wait_for(lambda: _has_job(sections(page_url)["finished"], job_id), 60, 1)
     finished = sections(page_url)["finished"]
     row = finished[finished.index(f">{job_id}<"):].split("</tr>")[0]
     assert "COMPLETED" in row and "0:0" in row
-    ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    shot = ARTIFACTS / "status-page.png"
-    taken = _browser(f"--screenshot={shot}", "--window-size=1280,1400", "--hide-scrollbars", page_url)
-    assert taken.returncode == 0, taken.stderr
-    assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and shot.stat().st_size > 10_000
 
 
 def test_page_refreshes_itself_and_loads_nothing_from_elsewhere(page_url: str) -> None:
