@@ -63,10 +63,10 @@ def _megabytes(text: str) -> str:
 
     size = units.parse_memory_mb(text)
     for unit in "MGTP":
-        if size % 1024 or not size or unit == "P":
+        if size % 1024:
             return str(size) if unit == "M" else f"{size}{unit}"
         size //= 1024
-    return str(size)
+    return f"{size}?"   # what Slurm's mbytes_to_str makes of 0 (and of exabytes)
 
 
 def _mail_type(text: str) -> str:

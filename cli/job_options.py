@@ -16,6 +16,7 @@ from pyslurm_common import bounds, units
 from pyslurm_common.rpc import messages as pb
 
 from .app import die
+from .layout_options import layout_fields
 
 # Limits a job inherits from the submitting shell, as Slurm's PropagateResourceLimits=ALL.
 RLIMITS = ("CPU", "FSIZE", "DATA", "STACK", "CORE", "RSS", "NPROC", "NOFILE", "MEMLOCK", "AS")
@@ -112,6 +113,23 @@ def _gpu_count(values: Mapping[str, Any], name: str, flag: str) -> tuple[str, in
     return (kind, int(count)) if int(count) else ("", 0)   # --gpus=0: no GPUs, as Slurm takes it
 
 
+def _ntasks_per_gpu(values: Mapping[str, Any], gpu_counts: Mapping[str, int], num_tasks: int,
+                    gres: bool) -> int:
+    """--ntasks-per-gpu: needs a task count; GPUs are derived from it unless asked for."""
+    raw = values.get("ntasks_per_gpu")
+    if raw is None:
+        return 0
+    if not str(raw).isdigit() or int(raw) < 1:
+        die("Invalid --ntasks-per-gpu specification")
+    if gpu_counts["gpus_per_task"]:
+        die("--gpus-per-task is mutually exclusive with --ntasks-per-gpu and SLURM_NTASKS_PER_GPU",
+            severity="fatal")
+    if not num_tasks:
+        die("gres_job_state_validate: --ntasks-per-tres needs either a GRES GPU specification or a "
+            "node/ntask specification", "Invalid generic resource (gres) specification")
+    return int(raw)
+
+
 def _signal(values: Mapping[str, Any]) -> tuple[int, int, bool]:
     """--signal=[{R|B}:]<sig>[@<secs>] -> (number, seconds before the limit, batch shell only)."""
     raw = values.get("signal")
@@ -158,8 +176,6 @@ def work_dir(values: Mapping[str, Any]) -> str:
 
 def job_desc(values: Mapping[str, Any], default_name: str, environ: Mapping[str, str], **extra: Any) -> pb.JobDesc:
     """A JobDesc from the shared options; `extra` sets the command's own fields."""
-    if values.get("mem") is not None and values.get("mem_per_cpu") is not None:
-        die("--mem and --mem-per-cpu are mutually exclusive.")
     nice = 0
     if values.get("nice") is not None:
         text = str(values["nice"])
@@ -179,6 +195,9 @@ def job_desc(values: Mapping[str, Any], default_name: str, environ: Mapping[str,
     if len(gpu_types) > 1:
         die("Invalid GPU type specification: use one type")
     num_tasks = task_count(values)
+    ntasks_per_gpu = _ntasks_per_gpu(values, gpu_counts, num_tasks, bool(values.get("gres")))
+    if ntasks_per_gpu and not any(gpu_counts.values()) and not values.get("gres"):
+        gpu_counts["gpus"] = -(-num_tasks // ntasks_per_gpu)   # the GPUs Slurm generates for it
     signal_number, signal_seconds, signal_batch_only = _signal(values)
     return pb.JobDesc(
         name=values.get("job_name") or default_name,
@@ -200,7 +219,8 @@ def job_desc(values: Mapping[str, Any], default_name: str, environ: Mapping[str,
         signal_number=signal_number, signal_seconds=signal_seconds, signal_batch_only=signal_batch_only,
         rlimits=rlimits(), nodelist=values.get("nodelist") or "", exclude=values.get("exclude") or "",
         constraint=values.get("constraint") or "", submit_line=submit_line(sys.argv),
-        comment=values.get("comment") or "", **_mail_fields(values),
+        comment=values.get("comment") or "", **_mail_fields(values), **layout_fields(values),
+        ntasks_per_gpu=ntasks_per_gpu,
         **_scheduling_fields(values), **extra,
     )
 

@@ -18,6 +18,8 @@ IGNORED = frozenset({
     "profile",    # acct_gather_profile/none
     "power",      # no power management plugin
     "network",    # switch/none
+    "wckey",      # TrackWCKey is not supported: Slurm without it drops the key too
+    "gres_flags", "wait_all_nodes",   # checked by layout_options; no effect here, as in Slurm
 })
 # What each command handles itself before any option is looked at (getopt_long, command_line).
 EARLY = frozenset({"help", "usage", "version"})
@@ -27,6 +29,9 @@ JOB_DESC = frozenset({
     "gpus", "gpus_per_node", "gpus_per_task", "hold", "job_name", "mem", "mem_per_cpu", "nice", "nodelist",
     "nodes", "ntasks", "ntasks_per_node", "partition", "qos", "signal", "time", "quiet",
     "comment", "mail_type", "mail_user",
+    # cli/layout_options.py
+    "reservation", "licenses", "mem_per_gpu", "cpus_per_gpu", "tmp", "overcommit", "ntasks_per_core",
+    "ntasks_per_socket", "threads_per_core", "hint", "distribution", "gpu_bind", "ntasks_per_gpu",
 })
 
 

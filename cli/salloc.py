@@ -18,13 +18,14 @@ from pyslurm_common.rpc import messages as pb
 
 from . import allocation, client, job_options
 from .app import run
+from .cluster_option import check_clusters, this_cluster
 from .command_line import collect, command_line
 from .option_support import refuse_unsupported
 from .option_tables import salloc as spec
 
 PROG = "salloc"
 # Beyond the shared allocation options (option_support.JOB_DESC)
-ACTED_ON = frozenset({"no_shell", "exclusive"})
+ACTED_ON = frozenset({"no_shell", "exclusive", "clusters"})
 IGNORED_WHILE_RUNNING = (signal.SIGINT, signal.SIGQUIT, signal.SIGUSR1, signal.SIGUSR2, signal.SIGTSTP,
                          signal.SIGTTIN, signal.SIGTTOU)
 QUIET_DEATHS = (signal.SIGHUP, signal.SIGINT, signal.SIGQUIT, signal.SIGKILL)  # exit 0, as Slurm's salloc
@@ -40,6 +41,8 @@ def salloc(args: Sequence[str]) -> None:
     cli = command_line(spec, args)
     values = collect(spec, cli, os.environ)
     refuse_unsupported(PROG, spec.OPTIONS, values, ACTED_ON)
+    if values.get("clusters") is not None:
+        check_clusters(PROG, str(values["clusters"]), this_cluster())
     command = list(args[cli.operand_index:]) or [os.environ.get("SHELL") or "/bin/sh"]
     desc = job_options.job_desc(values, os.path.basename(command[0]), os.environ, launcher="salloc",
                                 script="", argv=command, exclusive=values.given("exclusive"))

@@ -17,6 +17,7 @@ from pyslurm_common.rpc import messages as pb
 
 from . import client, job_options
 from .app import die, run
+from .cluster_option import check_clusters, this_cluster
 from .command_line import OptionValues, collect, command_line, parse_words
 from .option_support import refuse_unsupported
 from .option_tables import sbatch as spec
@@ -25,7 +26,7 @@ from .sbatch_script import LEGACY_WARNING, ScriptError, directive_words, legacy_
 PROG = "sbatch"
 # Beyond the shared allocation options (option_support.JOB_DESC)
 ACTED_ON = frozenset({"output", "error", "input", "open_mode", "wrap", "parsable", "requeue", "no_requeue",
-                      "array", "exclusive", "verbose"})
+                      "array", "exclusive", "verbose", "clusters"})
 
 
 def sbatch(args: Sequence[str]) -> None:
@@ -48,6 +49,8 @@ def sbatch(args: Sequence[str]) -> None:
     values = collect(spec, cli, os.environ, directives)
     refuse_unsupported(PROG, spec.OPTIONS, values, ACTED_ON)
     desc = _job_desc(values, text, command, default_name, operands[1:])
+    if values.get("clusters") is not None:
+        check_clusters(PROG, str(values["clusters"]), this_cluster())
     if values.get("verbose"):
         from .defined_options import defined_options
 
@@ -60,10 +63,11 @@ def sbatch(args: Sequence[str]) -> None:
         die(*lines)
     if values.get("quiet"):
         return
+    on_cluster = values.get("clusters") is not None   # -M: the answer names the cluster, as Slurm's
     if values.get("parsable"):
-        print(reply.job_id)
+        print(f"{reply.job_id};{reply.cluster}" if on_cluster else reply.job_id)
     else:
-        print(f"Submitted batch job {reply.job_id}")
+        print(f"Submitted batch job {reply.job_id}" + (f" on cluster {reply.cluster}" if on_cluster else ""))
 
 
 def _directive_options(components: list[list[str]]) -> list[tuple[str, Any]]:

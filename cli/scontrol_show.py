@@ -140,10 +140,12 @@ def job_lines(job: JobInfo, now: int) -> list[str]:
     lines += [
         f"NumNodes={job.num_nodes} NumCPUs={job.num_cpus} "
         f"NumTasks={job.num_tasks or 'N/A'} CPUs/Task={job.cpus_per_task or 'N/A'} "
-        "ReqB:S:C:T=0:0:*:*",
+        f"ReqB:S:C:T=0:0:*:{job.threads_per_core or '*'}",
         f"TRES={job_tres(job)}",
-        "Socks/Node=* NtasksPerN:B:S:C=0:0:*:* CoreSpec=*",
-        f"MinCPUsNode={job.cpus_per_task or 1} {_min_memory(job)} MinTmpDiskNode=0",
+        f"Socks/Node=* NtasksPerN:B:S:C={job.ntasks_per_node}:0:{job.ntasks_per_socket or '*'}:"
+        f"{job.ntasks_per_core or '*'} CoreSpec=*",
+        f"MinCPUsNode={job.cpus_per_task or 1} {_min_memory(job)} "
+        f"MinTmpDiskNode={units.format_memory_mb(job.tmp_disk_mb) if job.tmp_disk_mb else 0}",
         f"Features={job.features or '(null)'} DelayBoot=00:00:00",
         f"OverSubscribe={'NO' if job.exclusive else 'OK'} Contiguous=0 Licenses=(null) Network=(null)",
         f"Command={_or(job.command)}",

@@ -20,6 +20,7 @@ from pyslurm_common.rpc import messages as pb
 
 from . import allocation, client, job_options
 from .app import die, run
+from .cluster_option import check_clusters, this_cluster
 from .command_line import collect, command_line
 from .option_support import refuse_unsupported
 from .option_tables import srun as spec
@@ -30,7 +31,7 @@ from .terminal import terminal_size
 PROG = "srun"
 # Beyond the shared allocation options (option_support.JOB_DESC)
 ACTED_ON = frozenset({"jobid", "output", "error", "input", "label", "unbuffered", "pty", "kill_on_bad_exit", "wait",
-                      "disable_status", "quit_on_interrupt", "exact", "overlap", "mpi"})
+                      "disable_status", "quit_on_interrupt", "exact", "overlap", "mpi", "clusters"})
 DEFAULT_KILL_WAIT = 30
 MAX_RETRY_DELAY = 5.0
 
@@ -40,6 +41,8 @@ def srun(args: Sequence[str]) -> None:
     cli = command_line(spec, args)
     values = collect(spec, cli, os.environ)
     refuse_unsupported(PROG, spec.OPTIONS, values, ACTED_ON)
+    if values.get("clusters") is not None:
+        check_clusters(PROG, str(values["clusters"]), this_cluster())
     check_mpi(values)
     argv = list(args[cli.operand_index:])
     if not argv:
@@ -143,7 +146,7 @@ def _output_routes(values: dict[str, Any], request: pb.StepRequest, step_id: int
 
             path = resolve(spec.pattern, PatternContext(
                 job_id=request.job_id, job_name=request.name, user_name=pwd.getpwuid(os.getuid()).pw_name,
-                step=str(step_id)), request.work_dir)
+                step=str(step_id), **_array_ids(request.job_id)), request.work_dir)
             if path not in opened:
                 try:
                     opened[path] = stack.enter_context(open(path, "wb"))
@@ -152,6 +155,15 @@ def _output_routes(values: dict[str, Any], request: pb.StepRequest, step_id: int
             return OutputRoute(_writer(opened[path]))
 
         yield route(out_spec, sys.stdout.buffer), route(err_spec, sys.stderr.buffer)
+
+
+def _array_ids(job_id: int) -> dict[str, int]:
+    """%A and %a of a step inside an array task: the task's own SLURM_ARRAY_* variables."""
+    env = os.environ
+    if env.get("SLURM_JOB_ID") == str(job_id) and env.get("SLURM_ARRAY_JOB_ID", "").isdigit() \
+            and env.get("SLURM_ARRAY_TASK_ID", "").isdigit():
+        return {"array_job_id": int(env["SLURM_ARRAY_JOB_ID"]), "array_task_id": int(env["SLURM_ARRAY_TASK_ID"])}
+    return {}
 
 
 def _redirect_stdin(values: dict[str, Any], request: pb.StepRequest) -> None:

@@ -30,6 +30,8 @@ class Strerror(StrEnum):
     DISABLED = "Requested operation is presently disabled"
     INVALID_ARGUMENT = "Invalid argument"
     INVALID_GRES = "Invalid generic resource (gres) specification"
+    INVALID_RESERVATION = "Requested reservation is invalid"
+    INVALID_LICENSES = "Invalid license specification"
     NOT_PENDING = "Job is no longer pending execution"
     JOB_PENDING = "Job is pending execution"
     JOB_NOT_RUNNING = "Job is not running"

@@ -54,7 +54,7 @@ def request_from_desc(desc: types_pb2.JobDesc, requeue_default: bool = True) -> 
         launcher=_launcher(desc.launcher), required_nodes=_node_names(desc.nodelist),
         excluded_nodes=_node_names(desc.exclude), features=desc.constraint.strip(),
         exclusive=desc.exclusive, submit_line=desc.submit_line, comment=desc.comment,
-        mail_type=desc.mail_type, mail_user=desc.mail_user, **_gpu_request(desc),
+        mail_type=desc.mail_type, mail_user=desc.mail_user, **_shape_request(desc), **_gpu_request(desc),
     )
 
 
@@ -69,6 +69,20 @@ def _launcher(name: str) -> str:
     if name not in ("", "srun", "salloc"):
         raise SlurmError(Strerror.INVALID_ARGUMENT, f"unknown launcher {name}")
     return name
+
+
+def _shape_request(desc: types_pb2.JobDesc) -> dict[str, Any]:
+    """The JobRequest fields of the per-GPU, disk, overcommit and layout options. No reservation
+    or license exists here: naming one is refused as Slurm refuses an unknown one."""
+    if desc.reservation:
+        raise SlurmError(Strerror.INVALID_RESERVATION)
+    if desc.licenses:
+        raise SlurmError(Strerror.INVALID_LICENSES)
+    return {"mem_per_gpu_mb": desc.mem_per_gpu_mb, "cpus_per_gpu": desc.cpus_per_gpu,
+            "tmp_disk_mb": desc.tmp_disk_mb, "overcommit": desc.overcommit,
+            "ntasks_per_node": desc.ntasks_per_node, "ntasks_per_core": desc.ntasks_per_core,
+            "ntasks_per_socket": desc.ntasks_per_socket, "threads_per_core": desc.threads_per_core,
+            "distribution": desc.distribution, "gpu_bind": desc.gpu_bind, "ntasks_per_gpu": desc.ntasks_per_gpu}
 
 
 def _gpu_request(desc: types_pb2.JobDesc) -> dict[str, Any]:
@@ -156,6 +170,10 @@ def job_info(job: Job, now: int = 0, expected: Reservation | None = None,
         submit_line=req.submit_line, comment=req.comment, mail_type=req.mail_type,
         mail_user=(req.mail_user or job.user_name) if req.mail_type else req.mail_user,
         gpu_idle_seconds=gpu_idle_seconds,
+        mem_per_gpu_mb=req.mem_per_gpu_mb, cpus_per_gpu=req.cpus_per_gpu, tmp_disk_mb=req.tmp_disk_mb,
+        overcommit=req.overcommit, ntasks_per_core=req.ntasks_per_core, ntasks_per_socket=req.ntasks_per_socket,
+        threads_per_core=req.threads_per_core, distribution=req.distribution, ntasks_per_node=req.ntasks_per_node,
+        gpu_bind=req.gpu_bind, ntasks_per_gpu=req.ntasks_per_gpu,
     )
 
 

@@ -164,6 +164,17 @@ class JobRequest:
     comment: str = ""                   # --comment
     mail_type: str = ""                 # --mail-type, normalised (cli/mail_types.py); "" none
     mail_user: str = ""                 # --mail-user; "" = the job's user
+    mem_per_gpu_mb: int = 0             # --mem-per-gpu: memory per node is this times its GPUs
+    cpus_per_gpu: int = 0               # --cpus-per-gpu: CPUs per node at least this times its GPUs
+    tmp_disk_mb: int = 0                # --tmp: each node's TmpDisk must hold it
+    overcommit: bool = False            # -O: CPUs as if one task per node
+    ntasks_per_node: int = 0            # --ntasks-per-node as given (SLURM_NTASKS_PER_NODE)
+    ntasks_per_gpu: int = 0             # --ntasks-per-gpu as given (SLURM_NTASKS_PER_GPU)
+    ntasks_per_core: int = 0            # layout requests, shown by scontrol and passed to steps
+    ntasks_per_socket: int = 0
+    threads_per_core: int = 0
+    distribution: str = ""              # -m as given ("" = block)
+    gpu_bind: str = ""                  # --gpu-bind as given
 
     @property
     def interactive(self) -> bool:

@@ -1,8 +1,8 @@
 """The SLURM_* environment of a batch script or a job step, built when it starts.
 
-PYSLURM_CONF rides along with SLURM_CONF: tools that strip every SLURM_* variable but
-SLURM_JOB_ID (submitit, some MPI launchers) still leave srun and scontrol inside the job
-talking to the cluster that runs it.
+PYSLURM_CONF rides along with SLURM_CONF when the job takes the submit environment: tools
+that strip every SLURM_* variable but SLURM_JOB_ID (submitit, some MPI launchers) still leave
+srun and scontrol inside the job talking to the cluster that runs it.
 
 Pure: everything comes from the job, its allocation and the cluster name.
 The node agent adds what only it knows (SLURMD_NODENAME, SLURM_TASK_PID).
@@ -18,7 +18,7 @@ from typing import Iterable
 
 from pyslurm_common.hostlist import compress, compress_counts
 
-from .job import Job, Step
+from .job import Job, JobRequest, Step
 
 
 def _tasks_per_node(job: Job) -> tuple[int, ...]:
@@ -46,7 +46,7 @@ def batch_environment(job: Job, cluster_name: str, conf_path: str, ctld_host: st
         "SLURM_JOB_UID": str(job.uid), "SLURM_JOB_USER": job.user_name,
         "SLURM_JOB_GID": str(job.gid),
         "SLURM_SUBMIT_DIR": req.work_dir, "SLURM_SUBMIT_HOST": req.submit_host,
-        "SLURM_CLUSTER_NAME": cluster_name, "SLURM_CONF": conf_path, "PYSLURM_CONF": conf_path,
+        "SLURM_CLUSTER_NAME": cluster_name, "SLURM_CONF": conf_path,
         "SLURM_NODEID": "0", "SLURM_PROCID": "0", "SLURM_LOCALID": "0", "SLURM_GTIDS": "0",
         "SLURM_PRIO_PROCESS": str(req.nice),
         "SLURM_TOPOLOGY_ADDR": alloc.batch_host, "SLURM_TOPOLOGY_ADDR_PATTERN": "node",
@@ -72,9 +72,32 @@ def batch_environment(job: Job, cluster_name: str, conf_path: str, ctld_host: st
     if job.restarts:
         env["SLURM_RESTART_COUNT"] = str(job.restarts)
     env["SLURM_UMASK"] = f"{req.umask:04o}"
+    env.update(conf_alias(req.export_env, conf_path))
+    env.update(request_echoes(req))
     env.update(gpu_environment(job))
     env.update(array_environment(job))
     return env
+
+
+def conf_alias(export: str, conf_path: str) -> dict[str, str]:
+    """PYSLURM_CONF beside SLURM_CONF, for a job that takes the submit environment (--export
+    ALL, the default); --export=NONE or a list gives the job nothing but what it names and
+    Slurm's own SLURM_* variables."""
+    head = export.split(",", 1)[0].upper()
+    return {"PYSLURM_CONF": conf_path} if head in ("", "ALL") else {}
+
+
+def request_echoes(req: JobRequest) -> dict[str, str]:
+    """The variables that echo layout and per-GPU options, only for the options given (as
+    sbatch's, and the steps' through srun's own environment)."""
+    echoes = {
+        "SLURM_NTASKS_PER_NODE": req.ntasks_per_node, "SLURM_NTASKS_PER_CORE": req.ntasks_per_core,
+        "SLURM_NTASKS_PER_GPU": req.ntasks_per_gpu,
+        "SLURM_NTASKS_PER_SOCKET": req.ntasks_per_socket, "SLURM_THREADS_PER_CORE": req.threads_per_core,
+        "SLURM_CPUS_PER_GPU": req.cpus_per_gpu, "SLURM_MEM_PER_GPU": req.mem_per_gpu_mb,
+        "SLURM_DISTRIBUTION": req.distribution, "SLURM_OVERCOMMIT": int(req.overcommit),
+    }
+    return {name: str(value) for name, value in echoes.items() if value}
 
 
 def array_environment(job: Job) -> dict[str, str]:
@@ -161,14 +184,16 @@ def step_environment(job: Job, step: Step, node_index: int, cluster_name: str, c
         "SLURM_JOB_PARTITION": req.partition,
         "SLURM_JOB_UID": str(job.uid), "SLURM_JOB_USER": job.user_name, "SLURM_JOB_GID": str(job.gid),
         "SLURM_SUBMIT_DIR": req.work_dir, "SLURM_SUBMIT_HOST": req.submit_host,
-        "SLURM_CLUSTER_NAME": cluster_name, "SLURM_CONF": conf_path, "PYSLURM_CONF": conf_path,
-        "SLURM_PRIO_PROCESS": str(req.nice), "SLURM_DISTRIBUTION": "block",
+        "SLURM_CLUSTER_NAME": cluster_name, "SLURM_CONF": conf_path,
+        "SLURM_PRIO_PROCESS": str(req.nice), "SLURM_DISTRIBUTION": req.distribution or "block",
         "SLURM_TOPOLOGY_ADDR": node, "SLURM_TOPOLOGY_ADDR_PATTERN": "node",
         "SLURM_WORKING_CLUSTER": f"{cluster_name}:{ctld_host}:{ctld_port}:9728:109",
         "SLURM_LAUNCH_NODE_IPADDR": io_host, "SLURM_SRUN_COMM_HOST": io_host,
         "SLURM_SRUN_COMM_PORT": str(io_port), "SLURM_STEP_LAUNCHER_PORT": str(io_port),
         "SLURM_UMASK": f"{req.umask:04o}",
     }
+    env.update(request_echoes(req))
+    env.update(array_environment(job))   # srun steps of an array task are that task's
     if req.launcher == "srun":
         env["SLURM_JOB_NAME"] = req.name
     if req.account:

@@ -610,7 +610,7 @@ class JobManager:
             free_cpu_ids=self._all_cpu_ids(rec.config.cpus) - usage.cpu_ids,
             free_memory_mb=rec.config.real_memory_mb - usage.memory_mb,
             gpu_types=gpus, free_gpus=frozenset(gpus) - usage.gpu_ids, weight=rec.config.weight,
-            features=frozenset(rec.config.features))
+            features=frozenset(rec.config.features), tmp_disk_mb=rec.config.tmp_disk_mb)
 
     def schedule_pass(self, now: int) -> list[Event]:
         """Run the scheduler; record pending reasons (soft state). Returns, in commit order:

@@ -56,6 +56,7 @@ class NodeCapacity:
     free_gpus: frozenset[int] = frozenset()
     weight: int = 1       # Weight=: lower weights are allocated first
     features: frozenset[str] = frozenset()   # Features=, what --constraint asks for
+    tmp_disk_mb: int = 0  # TmpDisk=, what --tmp asks for
     _gpus_by_type: Mapping[str, tuple[int, ...]] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -130,6 +131,7 @@ class _Need:
     excluded: tuple[str, ...] = ()   # -x: nodes it may not have
     constraint: features.Constraint = ()   # --constraint: what each node must have
     exclusive: bool = False   # whole nodes: every CPU and GPU of an idle node (memory as asked)
+    tmp_disk_mb: int = 0      # --tmp: the node's TmpDisk must be at least this
 
     def candidates(self, nodes: Sequence[str]) -> list[str]:
         return [n for n in nodes if n not in self.excluded]
@@ -145,20 +147,27 @@ def job_need(req: JobRequest, def_mem_per_cpu_mb: int, exclusive: bool = False) 
     """What one node of the job needs; `exclusive`: the partition gives whole nodes."""
     nodes = max(1, req.min_nodes)
     cpus_per_node = max(1, math.ceil(req.total_cpus / nodes))
+    if req.overcommit:   # -O: as if one task per node
+        cpus_per_node = max(1, req.cpus_per_task)
+    if req.cpus_per_gpu and req.gpus_per_node:
+        cpus_per_node = max(cpus_per_node, req.cpus_per_gpu * req.gpus_per_node)
     if req.mem_per_node_mb:
         memory = req.mem_per_node_mb
+    elif req.mem_per_gpu_mb and req.gpus_per_node:
+        memory = req.mem_per_gpu_mb * req.gpus_per_node
     else:
         memory = (req.mem_per_cpu_mb or def_mem_per_cpu_mb) * cpus_per_node
     return _Need(nodes=nodes, cpus_per_node=cpus_per_node, memory_mb_per_node=memory,
                  gpus_per_node=req.gpus_per_node, gpu_type=req.gpu_type if req.gpus_per_node else "",
                  required=req.required_nodes, excluded=req.excluded_nodes,
-                 constraint=features.parse(req.features), exclusive=exclusive or req.exclusive)
+                 constraint=features.parse(req.features), exclusive=exclusive or req.exclusive,
+                 tmp_disk_mb=req.tmp_disk_mb)
 
 
 def could_ever_fit(node: NodeCapacity, need: _Need) -> bool:
     """Whether the node, empty, has what one node of the request needs."""
     if node.cpus < need.cpus_per_node or node.memory_mb < need.memory_mb_per_node \
-            or not features.satisfied(need.constraint, node.features):
+            or node.tmp_disk_mb < need.tmp_disk_mb or not features.satisfied(need.constraint, node.features):
         return False
     return not need.gpus_per_node or len(node.gpus_of_type(need.gpu_type)) >= need.gpus_per_node
 
@@ -229,6 +238,8 @@ class _Free:
         if len(self.cpus.get(name, ())) < need.cpus_per_node or self.memory.get(name, 0) < need.memory_mb_per_node:
             return False
         if need.constraint and not features.satisfied(need.constraint, self.nodes[name].features):
+            return False
+        if self.nodes[name].tmp_disk_mb < need.tmp_disk_mb:
             return False
         if need.exclusive and not self._idle(name):
             return False

@@ -170,3 +170,24 @@ def test_a_job_without_gpus_gets_no_gpu_variables_even_from_the_submit_environme
     merged = merged_environment(gpu, env_of(gpu))
     assert {"SLURM_JOB_GPUS=3", "CUDA_VISIBLE_DEVICES=0"} <= set(merged)
     assert not [item for item in merged if item.startswith("SLURM_GPUS_PER_NODE=")]
+
+
+def test_layout_and_per_gpu_options_are_echoed_as_on_the_anchor() -> None:
+    # The anchor's batch environment of `sbatch -n2 --ntasks-per-node=2 --ntasks-per-core=1
+    # --ntasks-per-socket=2 --threads-per-core=1 -m cyclic -O` (real Slurm 22.05.8).
+    env = env_of(running_job(num_tasks=2, ntasks_given=True, ntasks_per_node=2, ntasks_per_core=1,
+                             ntasks_per_socket=2, threads_per_core=1, distribution="cyclic", overcommit=True,
+                             cpus_per_gpu=4, mem_per_gpu_mb=2048))
+    assert {k: v for k, v in env.items() if k in (
+        "SLURM_NTASKS_PER_NODE", "SLURM_NTASKS_PER_CORE", "SLURM_NTASKS_PER_SOCKET", "SLURM_THREADS_PER_CORE",
+        "SLURM_DISTRIBUTION", "SLURM_OVERCOMMIT", "SLURM_CPUS_PER_GPU", "SLURM_MEM_PER_GPU")} == {
+        "SLURM_NTASKS_PER_NODE": "2", "SLURM_NTASKS_PER_CORE": "1", "SLURM_NTASKS_PER_SOCKET": "2",
+        "SLURM_THREADS_PER_CORE": "1", "SLURM_DISTRIBUTION": "cyclic", "SLURM_OVERCOMMIT": "1",
+        "SLURM_CPUS_PER_GPU": "4", "SLURM_MEM_PER_GPU": "2048"}
+    assert not any(k in env_of(running_job()) for k in ("SLURM_NTASKS_PER_NODE", "SLURM_DISTRIBUTION"))
+
+
+@pytest.mark.parametrize(("export", "has_alias"), [("", True), ("ALL", True), ("ALL,X=1", True),
+                                                    ("NONE", False), ("HOME", False), ("HOME,X=1", False)])
+def test_pyslurm_conf_only_for_jobs_that_take_the_submit_environment(export: str, has_alias: bool) -> None:
+    assert ("PYSLURM_CONF" in env_of(running_job(export_env=export))) is has_alias

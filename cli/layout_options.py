@@ -1,0 +1,90 @@
+"""The per-GPU, disk, overcommit and task-layout options of sbatch, srun and salloc: checked in
+Slurm's words and turned into JobDesc fields (the controller sizes the job by them).
+
+--hint is Slurm's shorthand for the layout fields (nomultithread, compute_bound, memory_bound:
+one thread per core). --gres-flags and --wait-all-nodes are checked and then have no effect, as
+in Slurm where gres.conf names no Cores= and no node ever needs booting; --gpu-bind=closest/none
+likewise. --reservation and --licenses travel to the controller, which knows none.
+"""
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from .app import die
+
+HINTS = ("compute_bound", "memory_bound", "multithread", "nomultithread")
+HINT_HELP = """Application hint options:
+    --hint=             Bind tasks according to application hints
+        compute_bound   use all cores in each socket
+        memory_bound    use only one core in each socket
+        [no]multithread [don't] use extra threads with in-core multi-threading
+        help            show this help message"""
+_LEVEL = r"(?:block|cyclic|fcyclic|\*)"
+_DISTRIBUTION = re.compile(rf"^(?:(?:block|cyclic|arbitrary|\*)(?::{_LEVEL}(?::{_LEVEL})?)?|plane=\d+)"
+                           r"(?:,(?:Pack|NoPack))?$", re.IGNORECASE)
+GRES_FLAGS = ("enforce-binding", "disable-binding")
+GPU_BIND_NO_EFFECT = ("closest", "none")   # no GPU-to-CPU affinity is known here: nothing to bind
+
+
+def _count(values: Mapping[str, Any], name: str, flag: str) -> int:
+    raw = values.get(name)
+    if raw is None:
+        return 0
+    text = str(raw)
+    if not text.isdigit() or not 0 < int(text) < 65536:
+        die(f"Invalid {flag} specification")
+    return int(text)
+
+
+def _threads_per_core(values: Mapping[str, Any]) -> int:
+    hint = values.get("hint")
+    if hint is not None and values.get("threads_per_core") is None:
+        if hint == "help":
+            print(HINT_HELP)
+            raise SystemExit(1)
+        if hint not in HINTS:
+            die(f'unrecognized --hint argument "{hint}", see --hint=help')
+        return 0 if hint == "multithread" else 1
+    return _count(values, "threads_per_core", "--threads-per-core")
+
+
+def _checked_no_effect(values: Mapping[str, Any]) -> None:
+    flags = values.get("gres_flags")
+    if flags is not None and str(flags).lower() not in GRES_FLAGS:
+        die("Invalid --gres-flags specification")
+    wait = values.get("wait_all_nodes")
+    if wait is not None and str(wait) not in ("0", "1"):
+        die("Invalid --wait-all-nodes specification")
+    bind = values.get("gpu_bind")
+    if bind is not None:
+        kind = str(bind).removeprefix("verbose,")
+        if kind not in GPU_BIND_NO_EFFECT:
+            if not re.fullmatch(r"(map_gpu|mask_gpu|per_task|single):.+", kind):
+                die(f"Invalid --gpu-bind argument: gpu:{bind}")
+            die(f"--gpu-bind={bind} is not supported by pyslurm")
+
+
+def layout_fields(values: Mapping[str, Any]) -> dict[str, Any]:
+    """JobDesc fields of these options."""
+    from .job_options import memory_mb
+
+    _checked_no_effect(values)
+    distribution = str(values.get("distribution") or "")
+    if distribution and not _DISTRIBUTION.match(distribution):
+        die("Invalid --distribution specification")
+    if sum(values.get(name) is not None for name in ("mem", "mem_per_cpu", "mem_per_gpu")) > 1:
+        die("--mem, --mem-per-cpu, and --mem-per-gpu are mutually exclusive.", severity="fatal")
+    return {
+        "reservation": str(values.get("reservation") or ""), "licenses": str(values.get("licenses") or ""),
+        "mem_per_gpu_mb": memory_mb(values, "mem_per_gpu", "--mem-per-gpu"),
+        "cpus_per_gpu": _count(values, "cpus_per_gpu", "--cpus-per-gpu"),
+        "tmp_disk_mb": memory_mb(values, "tmp", "--tmp"), "overcommit": bool(values.get("overcommit")),
+        "ntasks_per_core": _count(values, "ntasks_per_core", "--ntasks-per-core"),
+        "ntasks_per_socket": _count(values, "ntasks_per_socket", "--ntasks-per-socket"),
+        "threads_per_core": _threads_per_core(values), "distribution": distribution,
+        "gpu_bind": str(values.get("gpu_bind") or ""),
+        "ntasks_per_node": _count(values, "ntasks_per_node", "--ntasks-per-node"),
+    }
+

@@ -1,0 +1,59 @@
+"""Slurm 22.05 options through the real CLIs and daemons: what the job's environment, its steps
+and scontrol show of them; refusals in Slurm's words."""
+from __future__ import annotations
+
+from .conftest import Cluster, wait_for
+
+
+def test_array_task_steps_keep_the_task_variables_and_file_names(cluster: Cluster) -> None:
+    script = ("#!/bin/sh\n#SBATCH --array=[3-4] --ntasks-per-node=1 -m cyclic\n"
+              "srun -o step-%A_%a.out sh -c 'echo $SLURM_ARRAY_JOB_ID $SLURM_ARRAY_TASK_ID "
+              "$SLURM_NTASKS_PER_NODE $SLURM_DISTRIBUTION'\n")
+    job_id = int(cluster.run("sbatch", "--parsable", user="alice", input=script, check=True).stdout)
+    work = cluster.work_dir("alice")
+    for task in (3, 4):
+        path = work / f"step-{job_id}_{task}.out"
+        wait_for(lambda: path.exists() and path.read_text())
+        assert path.read_text() == f"{job_id} {task} 1 cyclic\n"
+
+
+def test_export_list_gives_no_pyslurm_conf_but_slurm_conf(cluster: Cluster) -> None:
+    job_id = cluster.sbatch("--export=HOME", "--wrap", "env", user="alice")
+    cluster.wait_state(job_id, "COMPLETED")
+    names = {line.split("=", 1)[0] for line in
+             (cluster.work_dir("alice") / f"slurm-{job_id}.out").read_text().splitlines()}
+    assert "SLURM_CONF" in names and "HOME" in names and "PYSLURM_CONF" not in names and "PATH" not in names
+
+
+def test_unknown_reservation_and_license_are_refused_as_slurm_refuses_them(cluster: Cluster) -> None:
+    for option, reason in (("--reservation=maint", "Requested reservation is invalid"),
+                           ("-L", "Invalid license specification")):
+        args = [option, "matlab"] if option == "-L" else [option]
+        result = cluster.run("sbatch", *args, "--wrap", "true", user="alice")
+        assert (result.returncode, result.stderr) == (1, f"sbatch: error: Batch job submission failed: {reason}\n")
+
+
+def test_layout_options_show_in_scontrol(cluster: Cluster) -> None:
+    job_id = cluster.sbatch("--hold", "-n2", "--ntasks-per-node=2", "--ntasks-per-socket=1", "--hint=nomultithread",
+                            "--tmp=0", "--comment=x", "--wrap", "true", user="alice")
+    shown = cluster.run("scontrol", "show", "job", str(job_id), user="alice", check=True).stdout
+    assert "ReqB:S:C:T=0:0:*:1\n" in shown and "NtasksPerN:B:S:C=2:0:1:* CoreSpec=*" in shown
+    cluster.run("scancel", str(job_id), user="alice", check=True)
+
+
+def test_clusters_option_names_this_cluster(cluster: Cluster) -> None:
+    config = cluster.run("scontrol", "show", "config", check=True).stdout
+    name = next(line.split("=", 1)[1].strip() for line in config.splitlines() if line.startswith("ClusterName"))
+    result = cluster.run("sbatch", "-M", name.upper(), "--hold", "--wrap", "true", user="alice", check=True)
+    job_id = int(result.stdout.split()[3])
+    assert result.stdout == f"Submitted batch job {job_id} on cluster {name}\n"
+    parsable = cluster.run("sbatch", "--parsable", "-M", f"{name},elsewhere", "--hold", "--wrap", "true",
+                           user="alice", check=True)
+    assert parsable.stdout == f"{job_id + 1};{name}\n"
+    assert parsable.stderr == "sbatch: error: No cluster 'elsewhere' known by database.\n"
+    refused = cluster.run("sbatch", "-M", "elsewhere", "--wrap", "true", user="alice")
+    assert (refused.returncode, refused.stderr) == (1, "sbatch: error: No cluster 'elsewhere' known by database.\n"
+                                                    "sbatch: error: 'elsewhere' can't be reached now, or it is an "
+                                                    "invalid entry for --cluster.  Use 'sacctmgr list clusters' to "
+                                                    "see available clusters.\n")
+    cluster.run("scancel", str(job_id), str(job_id + 1), user="alice", check=True)

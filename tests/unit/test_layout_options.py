@@ -1,0 +1,85 @@
+"""Per-GPU, disk, overcommit and layout options (cli/layout_options.py): Slurm's checks and
+wording (real sbatch 22.05.8), and the JobDesc fields the controller sizes the job by."""
+from __future__ import annotations
+
+import pytest
+
+from cli import job_options
+from cli.app import CliError
+from cli.command_line import collect, command_line
+from cli.option_tables import sbatch
+from pyslurm_ctld import scheduler
+from pyslurm_ctld.convert import request_from_desc
+from pyslurm_common.errors import SlurmError
+
+
+def desc_of(*args: str):  # type: ignore[no-untyped-def]
+    return job_options.job_desc(collect(sbatch, command_line(sbatch, list(args)), {}), "wrap", {})
+
+
+def refused(*args: str) -> tuple[str, ...]:
+    with pytest.raises(CliError) as info:
+        desc_of(*args)
+    return info.value.lines
+
+
+def test_fields_reach_the_job_description() -> None:
+    desc = desc_of("--mem-per-gpu=2G", "--cpus-per-gpu=3", "--tmp=10G", "-O", "--ntasks-per-core=1",
+                   "--ntasks-per-socket=2", "--hint=nomultithread", "-m", "cyclic:block,Pack",
+                   "--ntasks-per-node=2", "--gpu-bind=closest")
+    assert (desc.mem_per_gpu_mb, desc.cpus_per_gpu, desc.tmp_disk_mb, desc.overcommit, desc.ntasks_per_core,
+            desc.ntasks_per_socket, desc.threads_per_core, desc.distribution, desc.ntasks_per_node) == (
+        2048, 3, 10240, True, 1, 2, 1, "cyclic:block,Pack", 2)
+    assert desc_of("--hint=multithread").threads_per_core == 0
+    assert desc_of("--threads-per-core=2").threads_per_core == 2
+
+
+@pytest.mark.parametrize("args, message", [
+    (("--hint=bogus",), 'unrecognized --hint argument "bogus", see --hint=help'),
+    (("--distribution=bogus",), "Invalid --distribution specification"),
+    (("--gres-flags=bogus",), "Invalid --gres-flags specification"),
+    (("--wait-all-nodes=2",), "Invalid --wait-all-nodes specification"),
+    (("--gpu-bind=bogus",), "Invalid --gpu-bind argument: gpu:bogus"),
+    (("--mem=1", "--mem-per-gpu=1"), "--mem, --mem-per-cpu, and --mem-per-gpu are mutually exclusive."),
+    (("--mem=1", "--mem-per-cpu=1"), "--mem, --mem-per-cpu, and --mem-per-gpu are mutually exclusive."),
+])
+def test_slurms_refusals(args: tuple[str, ...], message: str) -> None:
+    assert refused(*args) == (message,)
+
+
+def test_hint_help_prints_the_hints_and_exits_1(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as info:
+        desc_of("--hint=help")
+    assert info.value.code == 1 and capsys.readouterr().out.startswith("Application hint options:\n")
+
+
+@pytest.mark.parametrize("args, error", [(("--reservation=r",), "Requested reservation is invalid"),
+                                         (("-L", "matlab"), "Invalid license specification")])
+def test_the_controller_knows_no_reservation_and_no_license(args: tuple[str, ...], error: str) -> None:
+    with pytest.raises(SlurmError) as info:
+        request_from_desc(desc_of(*args))
+    assert info.value.strerror == error
+
+
+def test_the_scheduler_sizes_the_job_by_them() -> None:
+    req = request_from_desc(desc_of("-n4", "--mem-per-gpu=2G", "--cpus-per-gpu=3", "--tmp=1G"))
+    import dataclasses
+
+    need = scheduler.job_need(dataclasses.replace(req, gpus_per_node=2), def_mem_per_cpu_mb=100)
+    assert (need.cpus_per_node, need.memory_mb_per_node, need.tmp_disk_mb) == (6, 4096, 1024)
+    overcommitted = scheduler.job_need(request_from_desc(desc_of("-n4", "-O")), def_mem_per_cpu_mb=100)
+    assert overcommitted.cpus_per_node == 1
+    node = scheduler.NodeCapacity(name="n1", usable=True, cpus=8, memory_mb=8192, free_cpu_ids=frozenset(range(8)),
+                                  free_memory_mb=8192, tmp_disk_mb=512)
+    assert not scheduler.could_ever_fit(node, scheduler.job_need(req, 100))
+
+
+def test_ntasks_per_gpu_derives_the_gpus_as_slurm_generates_them() -> None:
+    desc = desc_of("-n4", "--ntasks-per-gpu=2")
+    assert (desc.ntasks_per_gpu, desc.gpus) == (2, 2)
+    assert desc_of("-n2", "--ntasks-per-gpu=2", "--gres=gpu:1").gpus == 0   # the --gres count stands
+    assert refused("--ntasks-per-gpu=2") == (
+        "gres_job_state_validate: --ntasks-per-tres needs either a GRES GPU specification or a node/ntask "
+        "specification", "Invalid generic resource (gres) specification")
+    assert refused("-n2", "--ntasks-per-gpu=2", "--gpus-per-task=1") == (
+        "--gpus-per-task is mutually exclusive with --ntasks-per-gpu and SLURM_NTASKS_PER_GPU",)
