@@ -25,7 +25,7 @@ IGNORED = frozenset({
 EARLY = frozenset({"help", "usage", "version"})
 # The allocation options cli/job_options.py turns into a JobDesc for all three commands.
 JOB_DESC = frozenset({
-    "account", "begin", "chdir", "constraint", "cpus_per_task", "dependency", "exclude", "export", "gres",
+    "account", "begin", "kill_on_invalid_dep", "chdir", "constraint", "cpus_per_task", "dependency", "exclude", "export", "gres",
     "gpus", "gpus_per_node", "gpus_per_task", "hold", "job_name", "mem", "mem_per_cpu", "nice", "nodelist",
     "nodes", "ntasks", "ntasks_per_node", "partition", "qos", "signal", "time", "quiet",
     "comment", "mail_type", "mail_user",

@@ -112,3 +112,25 @@ def test_precedence_script_then_environment_then_command_line() -> None:
 def test_of_two_variables_for_one_option_the_later_listed_wins() -> None:
     assert environment_options(srun.OPTIONS, {"SLURM_NPROCS": "2", "SLURM_NTASKS": "3"}) == [
         ("ntasks", "2"), ("ntasks", "3")]
+
+
+def test_every_option_a_command_took_before_the_tables_is_still_acted_on() -> None:
+    # What sbatch, srun and salloc accepted through click before the getopt tables (regression guard).
+    import cli.salloc
+    import cli.sbatch
+    import cli.srun
+    from cli.option_support import EARLY, IGNORED, JOB_DESC
+
+    shared = {"job_name", "partition", "account", "qos", "nodes", "ntasks", "ntasks_per_node", "cpus_per_task", "mem",
+              "mem_per_cpu", "time", "chdir", "export", "nice", "gres", "gpus", "gpus_per_node", "gpus_per_task",
+              "signal", "nodelist", "exclude", "dependency", "kill_on_invalid_dep", "begin", "constraint", "quiet"}
+    before = {
+        cli.sbatch: {"output", "error", "input", "open_mode", "wrap", "hold", "parsable", "requeue", "no_requeue",
+                     "array", "exclusive"},
+        cli.srun: {"jobid", "output", "error", "input", "label", "unbuffered", "pty", "kill_on_bad_exit", "wait",
+                   "disable_status", "quit_on_interrupt", "exact", "overlap", "mpi"},
+        cli.salloc: {"no_shell", "exclusive"},
+    }
+    for module, own in before.items():
+        missing = (shared | own) - (JOB_DESC | EARLY | IGNORED | module.ACTED_ON)  # type: ignore[attr-defined]
+        assert not missing, (module.PROG, missing)  # type: ignore[attr-defined]
