@@ -81,6 +81,9 @@ def gpu_lines(gpus: Sequence[pb.GpuUsage], allocated: int) -> list[str]:
         lost = " (lost during the job)" if g.lost else ""
         lines.append(f"GPU {g.node}:{g.index}: utilization mean {g.util_ave}%, peak {g.util_max}%, "
                      f"memory peak {kb_text(g.mem_max_bytes / 1024)}{lost}")
+        if g.foreign_pids:
+            lines.append(f"GPU {g.node}:{g.index}: also used by processes outside the job: "
+                         f"{', '.join(str(pid) for pid in g.foreign_pids)}")
     return lines
 
 

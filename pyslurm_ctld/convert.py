@@ -180,7 +180,7 @@ def job_info(job: Job, now: int = 0, expected: Reservation | None = None,
 def step_usage(request: ctld_pb2.StepCompletion | ctld_pb2.BatchCompletion, node: str = "") -> StepUsage:
     """What a node reported a step (or the batch script) used."""
     gpus = tuple(GpuUsage(g.node, g.index, g.samples, g.util_ave, g.util_max, g.mem_ave_bytes, g.mem_max_bytes,
-                          g.power_max_mw, g.lost) for g in request.gpus)
+                          g.power_max_mw, g.lost, tuple(g.foreign_pids)) for g in request.gpus)
     return StepUsage(request.max_rss_kb, request.user_cpu_usec, request.system_cpu_usec, node, gpus)
 
 
@@ -189,7 +189,8 @@ def gpu_usage_info(usage: StepUsage | None) -> list[types_pb2.GpuUsage]:
         return []
     return [types_pb2.GpuUsage(node=g.node, index=g.index, samples=g.samples, util_ave=g.util_ave,
                                util_max=g.util_max, mem_ave_bytes=g.mem_ave_bytes, mem_max_bytes=g.mem_max_bytes,
-                               power_max_mw=g.power_max_mw, lost=g.lost) for g in usage.gpus]
+                               power_max_mw=g.power_max_mw, lost=g.lost, foreign_pids=g.foreign_pids)
+            for g in usage.gpus]
 
 
 def step_info(job: Job, step: Step) -> types_pb2.StepInfo:

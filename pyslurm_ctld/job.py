@@ -210,6 +210,7 @@ class GpuUsage:
     mem_max_bytes: int
     power_max_mw: int = 0
     lost: bool = False           # NVML lost the GPU while the step ran
+    foreign_pids: tuple[int, ...] = ()   # processes on it outside the job
 
 
 @dataclass(frozen=True, slots=True)
@@ -224,7 +225,8 @@ class StepUsage:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> "StepUsage":
-        return cls(**{**data, "gpus": tuple(GpuUsage(**g) for g in data.get("gpus", ()))})
+        gpus = tuple(GpuUsage(**{**g, "foreign_pids": tuple(g.get("foreign_pids", ()))}) for g in data.get("gpus", ()))
+        return cls(**{**data, "gpus": gpus})
 
 
 @dataclass(frozen=True, slots=True)

@@ -65,7 +65,8 @@ class GpuTally:
         count = max(1, self.samples)
         return {"index": self.index, "samples": self.samples, "util_ave": self.util_sum // count,
                 "util_max": self.util_max, "mem_ave_bytes": self.mem_sum_bytes // count,
-                "mem_max_bytes": self.mem_max_bytes, "power_max_mw": self.power_max_mw, "lost": self.lost}
+                "mem_max_bytes": self.mem_max_bytes, "power_max_mw": self.power_max_mw, "lost": self.lost,
+                "foreign_pids": list(self.foreign_pids)}
 
 
 def write_allocation(step_dir: Path, indices: Iterable[int]) -> None:

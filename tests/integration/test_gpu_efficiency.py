@@ -3,7 +3,7 @@ JobAcctGatherFrequency through recorded NVML answers (pyslurmd --nvml-recording;
 that seam is the real code), the node keeps dcgm-exporter's job mapping files, sstat shows the running job's gres/gpuutil and gres/gpumem, sacct
 the finished step's, and seff reports both.
 
-tests/data/nvml/lab_box.json: GPU 0 busy (35% rising to 99%), GPU 1 held idle, GPU 2 busy then
+tests/data/nvml/lab_box.json (a series advances only while a job holds its GPU): GPU 0 busy (35% rising to 99%), GPU 1 held idle, GPU 2 busy then
 lost, GPU 3 idle beside a process outside any job.
 """
 from __future__ import annotations
@@ -81,6 +81,19 @@ def test_gpu_use_is_shown_live_accounted_and_reported(sampled_cluster: Cluster) 
     assert re.fullmatch(r"GPU Utilization: \d+\.\d\d% \(mean of 2 GPUs\)", report[11]), report
     assert re.fullmatch(r"GPU gpu1:0: utilization mean \d+%, peak 99%, memory peak 1\d\.00 GB", report[12]), report
     assert report[13] == "GPU gpu1:1: utilization mean 0%, peak 0%, memory peak 512.00 MB"
+
+
+def test_a_lost_gpu_and_a_process_outside_the_job_show_in_seff(sampled_cluster: Cluster) -> None:
+    c = sampled_cluster
+    job_id = c.sbatch("--gres=gpu:4", "--wrap", "sleep 5", user="bob")
+    c.wait_state(job_id, "COMPLETED", timeout=30)
+
+    def report() -> list[str]:
+        return c.run("seff", str(job_id), user="bob").stdout.splitlines()
+    lines = wait_for(lambda: (r := report()) and any(line.startswith("GPU gpu1:3") for line in r) and r)
+    assert isinstance(lines, list) and "GPUs: 4" in lines
+    assert any(re.fullmatch(r"GPU gpu1:2: .* \(lost during the job\)", line) for line in lines), lines
+    assert "GPU gpu1:3: also used by processes outside the job: 1" in lines
 
 
 def test_seff_of_an_unknown_job_and_its_usage(sampled_cluster: Cluster) -> None:

@@ -500,7 +500,7 @@ def test_constraints_and_submit_line_are_stored(store: AccountingStore) -> None:
 def test_step_gpu_usage_round_trips(store: AccountingStore) -> None:
     step = _step("batch", "COMPLETED", end=1200)
     step.gpus.add(node="gpu1", index=2, samples=7, util_ave=41, util_max=99, mem_ave_bytes=2**30,
-                  mem_max_bytes=3 * 2**30, power_max_mw=250_000, lost=True)
+                  mem_max_bytes=3 * 2**30, power_max_mw=250_000, lost=True, foreign_pids=[7, 9])
     store.record([_record(5, steps=[step, _step("0")])])
     (got,) = store.query(_query(job_ids=[5]), NOW)
     assert [list(s.gpus) for s in got.steps] == [list(step.gpus), []]

@@ -31,7 +31,8 @@ def test_a_finished_one_core_job() -> None:
 
 def test_a_running_multi_node_job_with_gpus() -> None:
     busy = pb.GpuUsage(node="gpu1", index=0, samples=10, util_ave=93, util_max=100, mem_max_bytes=30 * GIB)
-    idle = pb.GpuUsage(node="gpu1", index=1, samples=10, util_ave=0, util_max=2, mem_max_bytes=512 * 2**20)
+    idle = pb.GpuUsage(node="gpu1", index=1, samples=10, util_ave=0, util_max=2, mem_max_bytes=512 * 2**20,
+                       foreign_pids=[4242, 4243])
     shorter = pb.GpuUsage(node="gpu1", index=0, samples=3, util_ave=50, util_max=60, mem_max_bytes=GIB)
     steps = [StepFigures(60_000_000, 2 * 1024**2, 1, (busy, idle)), StepFigures(0, 1024, 4, (shorter,))]
     job = _job(state="RUNNING", num_cpus=8, num_nodes=2, end_time=0, mem_per_node_mb=0, mem_per_cpu_mb=512,
@@ -44,6 +45,7 @@ def test_a_running_multi_node_job_with_gpus() -> None:
         "GPUs: 2", "GPU Utilization: 46.50% (mean of 2 GPUs)",
         "GPU gpu1:0: utilization mean 93%, peak 100%, memory peak 30.00 GB",
         "GPU gpu1:1: utilization mean 0%, peak 2%, memory peak 512.00 MB",
+        "GPU gpu1:1: also used by processes outside the job: 4242, 4243",
         "WARNING: Efficiency statistics may be misleading for RUNNING jobs."]
 
 

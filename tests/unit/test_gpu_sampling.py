@@ -111,14 +111,13 @@ def test_tallies_keep_mean_peak_and_foreign_processes(tmp_path: Path) -> None:
     gpu_usage.fold(tmp_path, 7, {3: nvml.GpuReading(3, lost=True)})
     assert gpu_usage.figures(tmp_path) == [
         {"index": 1, "samples": 2, "util_ave": 50, "util_max": 90, "mem_ave_bytes": 4 * GIB,
-         "mem_max_bytes": 6 * GIB, "power_max_mw": 200_000, "lost": False},
+         "mem_max_bytes": 6 * GIB, "power_max_mw": 200_000, "lost": False, "foreign_pids": [1]},
         {"index": 3, "samples": 0, "util_ave": 0, "util_max": 0, "mem_ave_bytes": 0, "mem_max_bytes": 0,
-         "power_max_mw": 0, "lost": True}]
-    saved = json.loads((tmp_path / gpu_usage.TALLY_FILE).read_text())
-    assert saved[0]["foreign_pids"] == [1]   # pid 1 (init) is in no job's cgroup
+         "power_max_mw": 0, "lost": True, "foreign_pids": []}]   # pid 1 (init) is in no job's cgroup
     assert gpu_usage.last_utilization(tmp_path) == 90
     [message] = gpu_usage.messages("gpu1", gpu_usage.figures(tmp_path)[:1])
     assert (message.node, message.index, message.util_ave, message.mem_max_bytes) == ("gpu1", 1, 50, 6 * GIB)
+    assert list(message.foreign_pids) == [1]
 
 
 def test_a_process_of_the_job_is_not_foreign(tmp_path: Path) -> None:

@@ -215,7 +215,7 @@ def test_steps_survive_the_journal_round_trip(tmp_path: Path) -> None:
     assert event_from_dict(event_to_dict(event)) == event
     mgr.apply(event)
     finished = StepFinished(job.job_id, 0, "n1", 1, 9, 220, out_of_memory=True, usage=StepUsage(
-        5, 6, 7, "n1", (GpuUsage("n1", 3, 4, 50, 60, 100, 200, 300_000),)))
+        5, 6, 7, "n1", (GpuUsage("n1", 3, 4, 50, 60, 100, 200, 300_000, foreign_pids=(77,)),)))
     assert event_from_dict(event_to_dict(finished)) == finished
     mgr.apply(finished)
     released = AllocationReleased(job.job_id, 1, 0, 230)
