@@ -1,10 +1,10 @@
 """GPU efficiency end to end on fake /dev/nvidia* devices: the node agent samples them every
 JobAcctGatherFrequency through recorded NVML answers (pyslurmd --nvml-recording; everything above
-that seam is the real code), the node keeps dcgm-exporter's job mapping files, sstat shows the running job's gres/gpuutil and gres/gpumem, sacct
-the finished step's, and seff reports both.
+that seam is the real code), the node keeps dcgm-exporter's job mapping files, sstat shows the
+running job's gres/gpuutil and gres/gpumem, sacct the finished step's, and seff reports both.
 
-tests/data/nvml/lab_box.json (a series advances only while a job holds its GPU): GPU 0 busy (35% rising to 99%), GPU 1 held idle, GPU 2 busy then
-lost, GPU 3 idle beside a process outside any job.
+tests/data/nvml/lab_box.json (a series advances only while a job holds its GPU): GPU 0 busy (35%
+rising to 99%), GPU 1 held idle, GPU 2 busy then lost, GPU 3 idle beside a process outside any job.
 """
 from __future__ import annotations
 
