@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import time
 from typing import Callable
 
@@ -18,7 +19,7 @@ from pyslurm_common.errors import SlurmError, Strerror
 from pyslurm_common.rpc import slurmd_pb2, types_pb2
 from pyslurm_common.rpc_auth import Signer
 
-from . import convert, reconfigure
+from . import convert, journal_replay, reconfigure
 from .accounting_outbox import AccountingOutbox
 from .node_events import NODE_STATE_EVENTS, NodeEvent, NodeEventWatcher
 from .association_cache import AssociationCache
@@ -77,18 +78,17 @@ class Controller:
     # ---- recovery ------------------------------------------------------------
 
     def recover(self) -> None:
-        """Replay the journal through `apply` (effects dropped), then compact it; load the last
-        association definitions known."""
+        """Replay the journal through `apply` (effects dropped; an event that fails is set aside,
+        journal_replay.py), then compact it; load the last association definitions known."""
         self.associations.load()
-        count = 0
-        for data in self.journal.replay():
-            self.manager.apply(event_from_dict(data))
-            count += 1
+        replayed = journal_replay.replay(self.journal, lambda data: self.manager.apply(event_from_dict(data)),
+                                         int(time.time()))
         self.journal.rewrite(event_to_dict(e) for e in self.manager.snapshot_events())
         self.notices.baseline(self.manager.jobs.values())
         self.manager.stats = ControllerStats(since=int(time.time()))
         self.manager.recalculate_priorities(int(time.time()))
-        log.info("recovered %d jobs from %d journal events", len(self.manager.jobs), count)
+        log.info("recovered %d jobs from %d journal events%s", len(self.manager.jobs), replayed.applied,
+                 f" ({replayed.set_aside} set aside)" if replayed.set_aside else "")
 
     def resend_accounting(self) -> None:
         # Re-queue every known job: records are idempotent, and this covers a crash
@@ -127,8 +127,19 @@ class Controller:
     # ---- the one way state changes --------------------------------------------
 
     async def commit(self, event: Event) -> None:
-        await self.journal.append(event_to_dict(event))
-        self.perform(self.manager.apply(event))
+        """Apply `event`, journal it (fsync), then perform its effects. Applying first is the check
+        that it applies: one that raises is never journaled (it would fail again at every start),
+        and nothing changes the state between the caller's checks and the apply."""
+        record = event_to_dict(event)
+        effects = self.manager.apply(event)
+        try:
+            await self.journal.append(record)
+        except OSError as exc:
+            # The state is now ahead of the journal. Stop as a crash would: the restart replays
+            # everything acknowledged (this event never was) and the node agents re-register.
+            log.critical("cannot write the journal %s: %s", self.journal.path, exc)
+            os._exit(1)
+        self.perform(effects)
         if isinstance(event, NODE_STATE_EVENTS):
             self.report_node_changes()
         self.wake_scheduler()

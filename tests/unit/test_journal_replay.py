@@ -1,0 +1,68 @@
+"""journal_replay.py and Controller.commit: an event that does not apply is never journaled, and
+one in the journal that fails on replay is set aside (kept, logged on one line), not fatal."""
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pyslurm_common.config import load_config
+from pyslurm_common.rpc_auth import Signer
+from pyslurm_ctld.controller import Controller
+from pyslurm_ctld.events import JobTimeLimitChanged
+from pyslurm_ctld.job import JobId
+from pyslurm_ctld.journal import Journal
+from pyslurm_ctld.journal_replay import SET_ASIDE_NAME, replay
+
+CONF = """ClusterName=c
+SlurmctldHost=localhost
+StateSaveLocation={state}
+NodeName=n1 CPUs=2 RealMemory=1000
+PartitionName=p Nodes=n1 Default=YES
+"""
+
+
+def test_an_event_that_fails_is_set_aside_and_the_rest_applied(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    journal = Journal(tmp_path)
+    journal.rewrite([{"kind": "a", "job_id": 1}, {"kind": "bad", "job_id": 7, "x": "y\nz"}, {"kind": "a", "job_id": 2}])
+    applied: list[dict[str, Any]] = []
+
+    def apply(data: dict[str, Any]) -> None:
+        if data["kind"] == "bad":
+            raise ValueError("cannot\nbe applied")
+        applied.append(data)
+
+    with caplog.at_level(logging.ERROR):
+        result = replay(journal, apply, now=1234)
+    assert (result.applied, result.set_aside) == (2, 1)
+    assert [d["job_id"] for d in applied] == [1, 2]
+    kept = [json.loads(line) for line in (tmp_path / SET_ASIDE_NAME).read_text().splitlines()]
+    assert kept == [{"set_aside_at": 1234, "error": "ValueError: cannot be applied",
+                     "event": {"v": 1, "kind": "bad", "job_id": 7, "x": "y\nz"}}]
+    assert [r.getMessage() for r in caplog.records] == [
+        f"job=7 journal event 'bad' does not apply, skipped and kept in {tmp_path / SET_ASIDE_NAME}: "
+        "ValueError: cannot be applied"]
+
+
+def test_commit_applies_before_it_journals(tmp_path: Path) -> None:
+    path = tmp_path / "slurm.conf"
+    path.write_text(CONF.format(state=tmp_path / "state"))
+
+    async def main() -> list[dict[str, Any]]:
+        ctl = Controller(load_config(path), 0, Signer(b"test-key"))
+        ctl.recover()
+
+        def fails(event: object) -> list[object]:
+            raise RuntimeError("does not apply")
+
+        ctl.manager.apply = fails  # type: ignore[method-assign]
+        with pytest.raises(RuntimeError):
+            await ctl.commit(JobTimeLimitChanged(JobId(42), 5))
+        ctl.close()
+        return list(Journal(tmp_path / "state").replay())
+
+    assert [event["kind"] for event in asyncio.run(main())] == ["ids_used"]   # the compaction's; nothing else
