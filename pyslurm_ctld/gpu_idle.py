@@ -10,14 +10,14 @@ Configured in slurm.conf, off unless set:
 * `warn` (minutes, or seconds as `90s`; default `limit` / 2): idle this long, the job is warned once (a line in its
   output and a notice to its --mail-user and the webhook); busy again, the count restarts;
 * `limit` (minutes, required; 0 warns only): idle this long, the job is cancelled (`action=cancel`,
-  the default) or requeued (`action=requeue`), with reason GpuIdleLimit (squeue, sacct,
+  the default) or requeued (`action=requeue`; a --no-requeue job is cancelled), with reason GpuIdleLimit (squeue, sacct,
   scontrol show job and explain);
 * `exempt_partitions`, `exempt_qos` (`:`-separated names): jobs there are left alone;
 * `interactive` (`warn`, the default, or `act`): allocations made by srun or salloc (a user may
   be sitting at them) are only warned unless `act`.
 
 A job with no samples (no GPUs, sampling off, NVML missing on its node) is never idle: no data,
-no action. Pure: parsing, folding reports into per-job tracks, deciding; the controller's
+no action; a node that stops reporting a job takes its part of the track with it. Pure: parsing, folding reports into per-job tracks, deciding; the controller's
 gpu_idle_actions.py turns decisions into events and notices.
 """
 from __future__ import annotations
@@ -121,6 +121,13 @@ def observe(track: IdleTrack | None, node: str, utilization: int, sampled_at: in
         return IdleTrack(nodes)
     since = track.idle_since if track and track.idle_since is not None else sampled_at
     return IdleTrack(nodes, since, track.warned if track else False)
+
+
+def without_node(track: IdleTrack, node: str) -> IdleTrack | None:
+    """The track once `node` stopped reporting the job (its sampling stopped): what the other
+    nodes say, None when no node is left (no data: not idle)."""
+    nodes = {name: util for name, util in track.utilization.items() if name != node}
+    return dataclasses.replace(track, utilization=nodes) if nodes else None
 
 
 @dataclass(frozen=True, slots=True)

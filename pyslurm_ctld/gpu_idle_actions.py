@@ -53,6 +53,15 @@ class GpuIdleWatch:
     def report(self, node: str, activity: Iterable[ctld_pb2.JobGpuActivity], jobs: Mapping[JobId, Job]) -> None:
         """One heartbeat's GPU activity (the busiest GPU of each job on that node)."""
         threshold = self.policy.threshold if self.policy else gpu_idle.DEFAULT_THRESHOLD
+        activity = list(activity)
+        reported = {JobId(item.job_id) for item in activity}
+        for job_id, track in list(self.tracks.items()):   # no figures from this node any more: no data
+            if node in track.utilization and job_id not in reported:
+                rest = gpu_idle.without_node(track, node)
+                if rest is None:
+                    del self.tracks[job_id]
+                else:
+                    self.tracks[job_id] = rest
         for item in activity:
             job = jobs.get(JobId(item.job_id))
             if job is not None and job.state is JobState.RUNNING:
@@ -74,11 +83,12 @@ class GpuIdleWatch:
             job = jobs[decision.job_id]
             idle = gpu_idle.span(decision.idle_s)
             if isinstance(decision, Act):
+                requeue = decision.action == "requeue" and job.request.requeue   # --no-requeue: cancelled
                 text = (f"GPUs idle (below {self.policy.threshold}%) for {idle}: "
-                        f"{'cancelled' if decision.action == 'cancel' else 'requeued'} by the idle-GPU policy")
+                        f"{'requeued' if requeue else 'cancelled'} by the idle-GPU policy")
                 result.events.append(
-                    JobCancelled(job.job_id, self.slurm_uid, now, str(Reason.GPU_IDLE)) if decision.action == "cancel"
-                    else JobRequeueRequested(job.job_id, self.slurm_uid, Hold.NONE, now, str(Reason.GPU_IDLE)))
+                    JobRequeueRequested(job.job_id, self.slurm_uid, Hold.NONE, now, str(Reason.GPU_IDLE)) if requeue
+                    else JobCancelled(job.job_id, self.slurm_uid, now, str(Reason.GPU_IDLE)))
                 del self.tracks[job.job_id]
                 log.info("job=%d %s", job.job_id, text)
             else:

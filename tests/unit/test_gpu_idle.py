@@ -154,3 +154,22 @@ def test_metrics_count_idle_jobs_and_their_idle_time(tmp_path: Path) -> None:
     gauges = watch.gauges(1090)
     assert [(g.name, g.label, g.label_value, g.value) for g in gauges] == [
         ("jobs_gpu_idle", "", "", 1.0), ("job_gpu_idle_seconds", "jobid", str(job.job_id), 90.0)]
+
+
+def test_a_node_that_stops_reporting_a_job_leaves_no_idle_time_behind(tmp_path: Path) -> None:
+    mgr, job = _running(tmp_path)
+    watch = _watch(tmp_path, "warn=1,limit=2")
+    watch.report("n2", _activity(job, 0, 1000), mgr.jobs)
+    assert watch.idle_seconds(job.job_id, 1100) == 100
+    watch.report("n2", [], mgr.jobs)     # NVML went away on n2: no figures for the job any more
+    assert watch.idle_seconds(job.job_id, 5000) == 0 and watch.due(mgr.jobs, 5000).events == []
+
+
+def test_a_job_that_may_not_be_requeued_is_cancelled_instead(tmp_path: Path) -> None:
+    mgr, job = _running(tmp_path, requeue=False)
+    watch = _watch(tmp_path, "warn=30s,limit=1,action=requeue")
+    watch.report("n2", _activity(job, 0, 1000), mgr.jobs)
+    watch.due(mgr.jobs, 1030)
+    acted = watch.due(mgr.jobs, 1060)
+    assert acted.events == [JobCancelled(job.job_id, 64030, 1060, "GpuIdleLimit")]
+    assert acted.messages[0].text.endswith(": cancelled by the idle-GPU policy")
