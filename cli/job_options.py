@@ -225,6 +225,17 @@ def job_desc(values: Mapping[str, Any], default_name: str, environ: Mapping[str,
     )
 
 
+def open_mode(values: Mapping[str, Any]) -> str:
+    """--open-mode=append|truncate (a prefix will do, as for Slurm); "" when not given."""
+    raw = values.get("open_mode")
+    if raw is None:
+        return ""
+    mode = next((m for m in ("append", "truncate") if raw and m.startswith(str(raw).lower())), None)
+    if mode is None:
+        die("Invalid --open-mode specification")
+    return mode
+
+
 def _mail_fields(values: Mapping[str, Any]) -> dict[str, str]:
     """--mail-type (normalised; NONE is no mail) and --mail-user."""
     mail_type = ""

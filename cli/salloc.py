@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from pyslurm_common.errors import SlurmError
 from pyslurm_common.rpc import messages as pb
 
-from . import allocation, client, job_options
+from . import allocation, client, job_options, verbose_lines
 from .app import run
 from .cluster_option import check_clusters, this_cluster
 from .command_line import collect, command_line
@@ -25,7 +25,7 @@ from .option_tables import salloc as spec
 
 PROG = "salloc"
 # Beyond the shared allocation options (option_support.JOB_DESC)
-ACTED_ON = frozenset({"no_shell", "exclusive", "clusters"})
+ACTED_ON = frozenset({"no_shell", "exclusive", "clusters", "verbose"})
 IGNORED_WHILE_RUNNING = (signal.SIGINT, signal.SIGQUIT, signal.SIGUSR1, signal.SIGUSR2, signal.SIGTSTP,
                          signal.SIGTTIN, signal.SIGTTOU)
 QUIET_DEATHS = (signal.SIGHUP, signal.SIGINT, signal.SIGQUIT, signal.SIGKILL)  # exit 0, as Slurm's salloc
@@ -44,6 +44,8 @@ def salloc(args: Sequence[str]) -> None:
     if values.get("clusters") is not None:
         check_clusters(PROG, str(values["clusters"]), this_cluster())
     command = list(args[cli.operand_index:]) or [os.environ.get("SHELL") or "/bin/sh"]
+    if values.get("verbose"):
+        verbose_lines.say(PROG, verbose_lines.options_block(spec, values, job_options.work_dir(values)))
     desc = job_options.job_desc(values, os.path.basename(command[0]), os.environ, launcher="salloc",
                                 script="", argv=command, exclusive=values.given("exclusive"))
     submitted = allocation.submit(PROG, desc)

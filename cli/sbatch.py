@@ -108,9 +108,7 @@ def _resolve_script(script: str, chdir: str | None) -> str:
 
 def _job_desc(values: OptionValues, text: str, command: str, default_name: str,
               script_args: list[str]) -> pb.JobDesc:
-    open_mode = values.get("open_mode")
-    if open_mode is not None and open_mode not in ("append", "truncate"):
-        die("Invalid --open-mode specification")
+    open_mode = job_options.open_mode(values)
     return job_options.job_desc(
         values, default_name, os.environ,
         std_out=values.get("output") or "", std_err=values.get("error") or "",

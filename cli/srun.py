@@ -11,27 +11,28 @@ import os
 import socket
 import sys
 import time
-from collections.abc import Iterator
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import IO, Any
 
 from pyslurm_common.errors import SlurmError
+from pyslurm_common.hostlist import compress_counts
 from pyslurm_common.rpc import messages as pb
 
-from . import allocation, client, job_options
+from . import allocation, client, job_options, verbose_lines
 from .app import die, run
 from .cluster_option import check_clusters, this_cluster
 from .command_line import collect, command_line
 from .option_support import refuse_unsupported
 from .option_tables import srun as spec
-from .srun_options import StreamSpec, check_mpi, allocation_desc, step_request, stream_spec
+from .srun_options import StreamSpec, allocation_desc, check_mpi, step_request, stream_spec
 from .step_layout import INPUT_NONE
 from .terminal import terminal_size
 
 PROG = "srun"
 # Beyond the shared allocation options (option_support.JOB_DESC)
 ACTED_ON = frozenset({"jobid", "output", "error", "input", "label", "unbuffered", "pty", "kill_on_bad_exit", "wait",
-                      "disable_status", "quit_on_interrupt", "exact", "overlap", "mpi", "clusters"})
+                      "disable_status", "quit_on_interrupt", "exact", "overlap", "mpi", "clusters", "open_mode",
+                      "verbose"})
 DEFAULT_KILL_WAIT = 30
 MAX_RETRY_DELAY = 5.0
 
@@ -52,18 +53,31 @@ def srun(args: Sequence[str]) -> None:
     io_key = os.urandom(16).hex()  # what secrets.token_hex does, without its import cost
     job_text = values.get("jobid") or os.environ.get("SLURM_JOB_ID") or os.environ.get("SLURM_JOBID")
     made_job = not job_text
-    if job_text:
-        if not job_text.isdigit():
-            die(f"Invalid job id specified: {job_text}")
-        job_id = int(job_text)
-    else:
+    if job_text and not job_text.isdigit():
+        die(f"Invalid job id specified: {job_text}")
+    job_id = int(job_text or 0)
+    verbose = bool(values.get("verbose"))
+    if verbose:
+        verbose_lines.say(PROG, verbose_lines.options_block(spec, values, job_options.work_dir(values)))
+    if made_job:
         job_id = allocation.submit(PROG, allocation_desc(values, argv, os.environ)).job_id
-        allocation.wait_until_started(PROG, job_id, bool(values.get("quiet")))
+        job = allocation.wait_until_started(PROG, job_id, bool(values.get("quiet")))
+        if verbose:
+            verbose_lines.say(PROG, [verbose_lines.allocation_line(
+                job_id, job.nodes, len(job.node_names), compress_counts(list(job.cpus_per_node)))])
+    elif verbose and "SLURM_JOB_NODELIST" in os.environ:   # inside the allocation: from its variables
+        env = os.environ
+        verbose_lines.say(PROG, [verbose_lines.allocation_line(
+            job_id, env["SLURM_JOB_NODELIST"], int(env.get("SLURM_JOB_NUM_NODES", "1") or 1),
+            env.get("SLURM_JOB_CPUS_PER_NODE", ""))])
     request = step_request(values, argv, os.environ, job_id,
                            listener.getsockname()[1], io_key, terminal_size())
     if not request.pty and _background_terminal():
         request.input_task = INPUT_NONE  # reading the terminal from the background would stop srun (SIGTTIN)
     reply = _create_step(request, made_job, quiet=bool(values.get("quiet")))
+    if verbose:
+        verbose_lines.say(PROG, verbose_lines.launch_lines(f"{job_id}.{reply.step_id}", reply.nodes,
+                                                           reply.tasks_per_node))
     raise SystemExit(_run_step(values, request, reply, listener, io_key))
 
 
@@ -149,12 +163,19 @@ def _output_routes(values: dict[str, Any], request: pb.StepRequest, step_id: int
                 step=str(step_id), **_array_ids(request.job_id)), request.work_dir)
             if path not in opened:
                 try:
-                    opened[path] = stack.enter_context(open(path, "wb"))
+                    opened[path] = stack.enter_context(open(path, "ab" if _appends(request) else "wb"))
                 except OSError as exc:
                     die(f"Could not open stdout file {path}: {exc.strerror}")
             return OutputRoute(_writer(opened[path]))
 
         yield route(out_spec, sys.stdout.buffer), route(err_spec, sys.stderr.buffer)
+
+
+def _appends(request: pb.StepRequest) -> bool:
+    """Files srun opens itself follow --open-mode; without it a requeued job's steps append."""
+    if request.open_mode:
+        return request.open_mode == "append"
+    return os.environ.get("SLURM_RESTART_COUNT", "0") not in ("", "0")
 
 
 def _array_ids(job_id: int) -> dict[str, int]:

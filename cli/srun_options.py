@@ -146,7 +146,7 @@ def step_request(values: OptionValues, argv: Sequence[str], environ: Mapping[str
         std_in=inp.pattern if inp.on_node else "", input_task=input_task(inp, pty),
         kill_on_bad_exit=kill_on_bad_exit(values), umask=umask,
         rlimits=job_options.rlimits(), pty_rows=pty_size[0] if pty else 0, pty_cols=pty_size[1] if pty else 0,
-        wait_seconds=wait_seconds(values), unbuffered=bool(values.get("unbuffered")) or pty,
+        wait_seconds=wait_seconds(values), open_mode=job_options.open_mode(values), unbuffered=bool(values.get("unbuffered")) or pty,
     )
 
 

@@ -407,10 +407,16 @@ class ControllerServicer(ctld_pb2_grpc.ControllerServicer):
             pty=request.pty, pty_rows=request.pty_rows, pty_cols=request.pty_cols, std_out=request.std_out,
             std_err=request.std_err, std_in=request.std_in, input_task=request.input_task,
             rlimits=request.rlimits, umask=request.umask, step_name=name,
-            kill_on_bad_exit=request.kill_on_bad_exit, wait_seconds=request.wait_seconds)
+            kill_on_bad_exit=request.kill_on_bad_exit, wait_seconds=request.wait_seconds,
+            append=request.open_mode == "append" or (not request.open_mode and self._requeued(request.job_id)))
         step = await self.ctl.start_step(event, spec)
         return ctld_pb2.StepReply(job_id=request.job_id, step_id=step.step_id, nodes=step.nodes,
                                   tasks_per_node=step.tasks_per_node, num_tasks=step.num_tasks)
+
+    def _requeued(self, job_id: int) -> bool:
+        """A requeued job's steps append to their files by default, as its batch output does."""
+        job = self.manager.jobs.get(JobId(job_id))
+        return job is not None and job.restarts > 0
 
     @translate_errors
     async def CompleteAllocation(self, request: ctld_pb2.AllocationRelease, context: grpc.aio.ServicerContext) -> types_pb2.Empty:

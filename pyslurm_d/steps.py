@@ -266,7 +266,7 @@ class StepManager:
             "job_id": msg.job_id, "step": str(msg.step_id), "uid": msg.uid, "gid": msg.gid,
             "user_name": msg.user_name, "node_name": self.node_name, "script_path": "", "argv": list(msg.argv),
             "environment": list(msg.environment), "work_dir": msg.work_dir, "std_out": msg.std_out,
-            "std_err": msg.std_err, "std_in": msg.std_in, "append": False, "umask": msg.umask,
+            "std_err": msg.std_err, "std_in": msg.std_in, "append": msg.append, "umask": msg.umask,
             "kill_wait": msg.kill_wait, "rlimits": list(msg.rlimits), "task_ids": list(msg.task_ids),
             "node_index": msg.node_index, "num_tasks": msg.num_tasks, "io_host": msg.io_host,
             "io_port": msg.io_port, "io_key": msg.io_key, "pty": msg.pty, "pty_rows": msg.pty_rows,

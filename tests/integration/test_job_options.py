@@ -2,6 +2,9 @@
 and scontrol show of them; refusals in Slurm's words."""
 from __future__ import annotations
 
+import os
+import pwd
+
 from .conftest import Cluster, wait_for
 
 
@@ -57,3 +60,21 @@ def test_clusters_option_names_this_cluster(cluster: Cluster) -> None:
                                                     "invalid entry for --cluster.  Use 'sacctmgr list clusters' to "
                                                     "see available clusters.\n")
     cluster.run("scancel", str(job_id), str(job_id + 1), user="alice", check=True)
+
+
+def test_srun_verbose_open_mode_and_cpu_bind(cluster: Cluster) -> None:
+    work = cluster.work_dir("alice")
+    (work / "log.txt").write_text("before\n")
+    alice = pwd.getpwnam("alice")
+    os.chown(work / "log.txt", alice.pw_uid, alice.pw_gid)
+    result = cluster.run("srun", "-v", "-n1", "--cpu-bind=q", "--open-mode=append", "-o", "log.txt", "echo", "after",
+                         user="alice", cwd=work)
+    assert result.returncode == 0, result.stderr
+    assert (work / "log.txt").read_text() == "before\nafter\n"
+    lines = result.stderr.splitlines()
+    assert lines[:2] == ["srun: defined options", "srun: -------------------- --------------------"]
+    assert "srun: cpu-bind            : q" in lines and "srun: open-mode           : a" in lines
+    assert any(line.startswith("srun: jobid ") and ": nodes(1):`node" in line for line in lines)
+    assert any(line.startswith("srun: launching StepId=") and line.endswith(", 1 tasks: 0") for line in lines)
+    truncated = cluster.run("srun", "-n1", "--open-mode=t", "-o", "log.txt", "echo", "only", user="alice", cwd=work)
+    assert truncated.returncode == 0 and (work / "log.txt").read_text() == "only\n"
