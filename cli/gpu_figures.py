@@ -23,15 +23,22 @@ def sampled(gpus: Sequence[pb.GpuUsage]) -> list[pb.GpuUsage]:
     return [g for g in gpus if g.samples]
 
 
-def tres_entries(gpus: Sequence[pb.GpuUsage], kind: Kind, tasks: int, size: Callable[[int], str]) -> list[str]:
-    """`gres/gpumem=...` and `gres/gpuutil=...` for a TRESUsageIn<kind> list; [] when unsampled."""
+def totals(gpus: Sequence[pb.GpuUsage], kind: Kind, tasks: int) -> tuple[int, int] | None:
+    """(gpumem bytes, gpuutil %) of a TRESUsageIn<kind> figure; None when unsampled."""
     seen = sampled(gpus)
     if not seen:
-        return []
+        return None
     per = max(1, tasks) if kind in ("ave", "min") else 1
     util = sum(g.util_max if kind == "max" else g.util_ave for g in seen) // per
-    memory = sum(g.mem_max_bytes for g in seen) // per
-    return [f"gres/gpumem={size(memory)}", f"gres/gpuutil={util}"]
+    return sum(g.mem_max_bytes for g in seen) // per, util
+
+
+def tres_entries(gpus: Sequence[pb.GpuUsage], kind: Kind, tasks: int, size: Callable[[int], str]) -> list[str]:
+    """`gres/gpumem=...` and `gres/gpuutil=...` for a TRESUsageIn<kind> list; [] when unsampled."""
+    figures = totals(gpus, kind, tasks)
+    if figures is None:
+        return []
+    return [f"gres/gpumem={size(figures[0])}", f"gres/gpuutil={figures[1]}"]
 
 
 def with_gpu_entries(tres: str, entries: list[str]) -> str:

@@ -13,6 +13,7 @@ import signal
 from collections.abc import Iterable
 from typing import Any
 
+from cli import gpu_figures
 from cli.sacct_fields import SacctRow, alloc_cpus, elapsed_seconds, req_mem_mb
 from pyslurm_common import hostlist
 from pyslurm_common.users import user_name
@@ -25,6 +26,8 @@ META = {
 # TRES ids as `sacctmgr show tres` numbers them (gres/gpu: the first id after the fixed ones).
 _TRES_IDS = {"cpu": 1, "mem": 2, "node": 4, "billing": 5}
 _GPU_TRES_ID = 1001
+# gres/gpumem, gres/gpuutil: the ids AccountingStorageTRES=gres/gpu,gres/gpumem,gres/gpuutil gives them.
+_GPU_USAGE_TRES_IDS = {"gpumem": 1002, "gpuutil": 1003}
 
 
 def _exit_code(code: int, sig: int) -> dict[str, Any]:
@@ -64,9 +67,22 @@ def _step(row: SacctRow) -> dict[str, Any]:
         "time": {"elapsed": elapsed_seconds(row), "start": step.start_time, "end": step.end_time,
                  "user": _cpu_time(step.user_cpu_usec), "system": _cpu_time(step.system_cpu_usec),
                  "total": _cpu_time(step.user_cpu_usec + step.system_cpu_usec)},
-        "tres": {"allocated": _tres(step.num_cpus, 0, len(nodes)),
-                 "requested": {"max": [{"type": "mem", "name": "", "id": 2, "count": step.max_rss_kb * 1024}]}},
+        "tres": {"allocated": _tres(step.num_cpus, 0, len(nodes)), "requested": _usage_tres(step)},
     }
+
+
+def _usage_tres(step: "pb.StepInfo") -> dict[str, list[dict[str, Any]]]:
+    """Slurm's tres.requested of a step: its peak memory, and its GPUs' gpumem/gpuutil when sampled."""
+    usage: dict[str, list[dict[str, Any]]] = {
+        "max": [{"type": "mem", "name": "", "id": 2, "count": step.max_rss_kb * 1024}]}
+    kinds: tuple[tuple[str, gpu_figures.Kind], ...] = (("max", "max"), ("average", "ave"), ("total", "tot"))
+    for key, kind in kinds:
+        figures = gpu_figures.totals(step.gpus, kind, step.num_tasks)
+        if figures is not None:
+            usage.setdefault(key, []).extend(
+                {"type": "gres", "name": name, "id": _GPU_USAGE_TRES_IDS[name], "count": count}
+                for name, count in zip(("gpumem", "gpuutil"), figures))
+    return usage
 
 
 def _job(record: "pb.JobRecord", now: int) -> dict[str, Any]:

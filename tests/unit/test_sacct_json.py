@@ -56,6 +56,21 @@ def test_steps_carry_ids_states_and_signals() -> None:
     assert (step0["tasks"], step0["nodes"]["list"], step0["time"]["elapsed"]) == ({"count": 2}, ["node1"], 40)
 
 
+def test_steps_report_their_gpus_usage_as_gres_tres() -> None:
+    record = _record()
+    record.steps[0].gpus.add(node="node1", index=0, samples=4, util_ave=60, util_max=97, mem_max_bytes=2**30)
+    batch, step0 = sacct_json.document([record], NOW)["jobs"][0]["steps"]
+    assert batch["tres"]["requested"] == {
+        "max": [{"type": "mem", "name": "", "id": 2, "count": 1024 * 1024},
+                {"type": "gres", "name": "gpumem", "id": 1002, "count": 2**30},
+                {"type": "gres", "name": "gpuutil", "id": 1003, "count": 97}],
+        "average": [{"type": "gres", "name": "gpumem", "id": 1002, "count": 2**30},
+                    {"type": "gres", "name": "gpuutil", "id": 1003, "count": 60}],
+        "total": [{"type": "gres", "name": "gpumem", "id": 1002, "count": 2**30},
+                  {"type": "gres", "name": "gpuutil", "id": 1003, "count": 60}]}
+    assert step0["tres"]["requested"] == {"max": [{"type": "mem", "name": "", "id": 2, "count": 0}]}
+
+
 @pytest.fixture
 def sent(monkeypatch: pytest.MonkeyPatch) -> list["pb.AccountingQuery"]:
     queries: list[pb.AccountingQuery] = []
