@@ -22,9 +22,11 @@ from pyslurm_ctld.job import JobId, JobRequest, JobState
 from pyslurm_ctld.job_manager import JobManager
 from pyslurm_ctld.node_link import NodeLinkError
 from pyslurm_ctld.servicer import ControllerServicer
+from pyslurm_d import gpu_usage
 from pyslurm_d import stepd as stepd_mod
 from pyslurm_d.cgroup_limits import CgroupLimitError, Usage
 from pyslurm_d.daemon import NodeAgentServicer
+from pyslurm_d.nvml import GpuReading
 from pyslurm_ctld.step_layout import StepShape
 from pyslurm_d.steps import StepdLauncher, StepError, StepGone, StepManager, StepPolicy
 
@@ -158,13 +160,18 @@ class FakeSteps:
 
     node_name = "n1"
 
-    def __init__(self, reply: str | Exception, running: tuple[str, ...] = ("batch",)) -> None:
+    def __init__(self, reply: str | Exception, running: tuple[str, ...] = ("batch",),
+                 spool: Path = Path("/nonexistent")) -> None:
         self.reply = reply
         self.running = running
+        self.spool = spool                 # where the steps' GPU tallies are (gpu_usage.py)
         self.asked: list[tuple[int, str, str]] = []
 
     def steps_of(self, job_id: int) -> list[str]:
         return list(self.running)
+
+    def job_dir(self, job_id: int, step: str = "batch") -> Path:
+        return self.spool / f"job{job_id}.{step}"
 
     async def query(self, job_id: int, words: str, step: str = "batch") -> str:
         self.asked.append((job_id, words, step))
@@ -198,6 +205,18 @@ def test_node_agent_reports_the_batch_step_in_kb() -> None:
     assert (info.max_rss_kb, info.current_rss_kb) == (102400, 92160)
     assert (info.user_cpu_usec, info.system_cpu_usec) == (7, 3)
     assert len(_node_usage(FakeSteps(line), step_id="batch").steps) == 1
+
+
+def test_node_agent_adds_the_gpus_sampled_so_far(tmp_path: Path) -> None:
+    line = json.dumps({"step": "batch", "ntasks": 1, "max_rss_bytes": MiB, "current_rss_bytes": MiB,
+                       "user_cpu_usec": 1, "system_cpu_usec": 1})
+    steps = FakeSteps(line, spool=tmp_path)
+    step_dir = steps.job_dir(42)
+    step_dir.mkdir()
+    gpu_usage.fold(step_dir, 42, {2: GpuReading(2, utilization_percent=70, memory_used_bytes=3 * MiB)})
+    [info] = _node_usage(steps).steps
+    [gpu] = info.gpus
+    assert (gpu.node, gpu.index, gpu.samples, gpu.util_max, gpu.mem_max_bytes) == ("n1", 2, 1, 70, 3 * MiB)
 
 
 def test_node_agent_asks_one_step_or_every_step_here_and_skips_gone_ones() -> None:
