@@ -179,3 +179,13 @@ def test_hangup_rereads_log_settings_and_keeps_serving(cluster: Cluster,
         proc.send_signal(signal.SIGHUP)
         wait_for(lambda: "log settings re-read" in (cluster.spec.log_dir / "restd.stderr").read_text(), 20)
         assert proc.poll() is None and client.up()
+
+
+def test_local_socket_serves_its_own_user_only(cluster: Cluster, local: tuple[RestClient, RestClient]) -> None:
+    unix, _ = local
+    path = unix.unix_path or ""
+    url = "http://localhost/slurm/v0.0.44/ping/"
+    own = cluster.run("curl", "-s", "-o", "/dev/null", "-w", "%{http_code}", "--unix-socket", path, url, user="alice")
+    assert own.stdout == "200"
+    other = cluster.run("curl", "-s", "-o", "/dev/null", "-w", "%{http_code}", "--unix-socket", path, url, user="bob")
+    assert other.stdout == "000" and other.returncode == 7       # the socket is alice's (0600): no connection
