@@ -114,7 +114,7 @@ def load_cgroup_config(path: Path) -> CgroupConfig:
             elif tok.lower in _IGNORED_KEYS:
                 _log.warning("%s: %s is not supported by pyslurm and is ignored (cgroup.conf)", tok.where, tok.key)
             else:
-                _log.warning("%s: unknown key %r ignored (cgroup.conf)", tok.where, tok.key)
+                _log.warning("%s", tok.unrecognized())
     return CgroupConfig(**values)  # type: ignore[arg-type]
 
 

@@ -74,6 +74,11 @@ class Token:
     def where(self) -> str:
         return f"{self.path}:{self.line}"
 
+    def unrecognized(self) -> str:
+        """Slurm's words for a key it does not know, at this token's file:line. Slurm refuses the
+        file; pyslurm warns and goes on (spec: unknown keys are warnings)."""
+        return f"{self.where}: Parsing error at unrecognized key: {self.key}"
+
     def error(self, message: str) -> ConfigError:
         return ConfigError(self.path, self.line, message)
 

@@ -308,14 +308,14 @@ def _warn_keys(tokens: Iterable[Token], known: Mapping[str, str],
         if tok.lower in ignored:
             _log.warning("%s: %s is not supported by pyslurm and is ignored (%s)", tok.where, tok.key, what)
         elif tok.lower not in known:
-            _log.warning("%s: unknown key %r ignored (%s)", tok.where, tok.key, what)
+            _log.warning("%s", tok.unrecognized())
 
 
 def _store_globals(tokens: Iterable[Token], table: Mapping[str, str], store: Record) -> None:
     """Global keys: the last occurrence wins (as in Slurm); unknown ones are warned and kept."""
     for tok in tokens:
         if tok.lower not in table:
-            _log.warning("%s: unknown key %r", tok.where, tok.key)
+            _log.warning("%s", tok.unrecognized())
         store[tok.lower] = tok
 
 

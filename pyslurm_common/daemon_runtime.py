@@ -145,15 +145,20 @@ class ClusterIdentity:
 
 
 def load_cluster_identity(prog: str, conf: Path | None) -> ClusterIdentity:
-    """slurm.conf, the key and SlurmUser, or a `<prog>: fatal: ...` exit naming what is wrong."""
+    """slurm.conf, the key and SlurmUser, or a `<prog>: fatal: ...` exit naming what is wrong
+    (a slurm.conf that is not the host's must name the host-wide settings: shared_defaults.py)."""
     from .auth import AuthError, load_key
     from .config import ConfigError, load_config
+    from .shared_defaults import refusal
 
     try:
         cfg = load_config(conf)
         key = load_key(cfg.key_file)
     except (ConfigError, AuthError) as exc:
         fatal(prog, str(exc))
+    problem = refusal(cfg)    # before anything uses the defaults it names
+    if problem:
+        fatal(prog, problem)
     try:
         slurm_uid = pwd.getpwnam(cfg.slurm_user).pw_uid
     except KeyError:

@@ -326,7 +326,7 @@ def _line(tokens: list[Token]) -> GresConfLine:
         if tok.lower == "multiplefiles":
             raise tok.error("MultipleFiles (MIG) is not supported")
         if tok.lower not in _KNOWN_KEYS:
-            _warn("%s: unknown gres.conf key %s ignored", tok.where, tok.key)
+            _warn("%s", tok.unrecognized())
             continue
         values[tok.lower] = tok
     first = tokens[0]

@@ -37,3 +37,21 @@ def test_missing_required_key(tmp_path: Path) -> None:
     conf = _write(tmp_path, "SlurmctldHost=localhost\nNodeName=n1 CPUs=1\n")
     result = subprocess.run([str(BIN / "pyslurmctld"), "-f", str(conf)], capture_output=True, text=True, timeout=30)
     assert result.returncode == 1 and "ClusterName" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_a_config_elsewhere_without_the_host_wide_settings_is_refused_and_unknown_keys_warned(tmp_path: Path) -> None:
+    conf = _write(tmp_path, "ClusterName=x\nSlurmctldHost=localhost\nFooBar=1\nNodeName=n1 CPUs=1\n")
+    for daemon in ("pyslurmctld", "pyslurmd"):
+        result = subprocess.run([str(BIN / daemon), "-f", str(conf)], capture_output=True, text=True, timeout=30)
+        assert result.returncode == 1
+        assert result.stderr.splitlines() == [
+            f"{conf}:3: Parsing error at unrecognized key: FooBar",
+            f"{daemon}: fatal: {conf}: AuthInfo=socket=<path>, StateSaveLocation, SlurmdSpoolDir must be set: "
+            "the defaults belong to the cluster configured in /etc/pyslurm/slurm.conf"]
+
+
+def test_an_out_of_range_number_stops_the_daemon_naming_file_line_and_key(tmp_path: Path) -> None:
+    conf = _write(tmp_path, "ClusterName=x\nSlurmctldHost=localhost\nNodeName=n1 RealMemory=99999999999999999999999\n")
+    result = subprocess.run([str(BIN / "pyslurmctld"), "-f", str(conf)], capture_output=True, text=True, timeout=30)
+    assert (result.returncode, result.stderr) == (
+        1, f"pyslurmctld: fatal: {conf}:3: RealMemory value (99999999999999999999999) is out of range\n")

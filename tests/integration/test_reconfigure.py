@@ -74,6 +74,20 @@ def test_a_bad_configuration_is_refused_with_file_and_line_and_the_old_one_kept(
     assert "KillWait                = 3 sec" in config.split("\n")
 
 
+def test_an_out_of_range_number_is_refused_and_sinfo_keeps_working(lab: Cluster, conf: Path) -> None:
+    huge = "99999999999999999999999"
+    lines = conf.read_text().splitlines()
+    number = next(i for i, line in enumerate(lines, 1) if line.startswith("NodeName=node1 "))
+    lines[number - 1] = re.sub(r"RealMemory=\d+", f"RealMemory={huge}", lines[number - 1])
+    conf.write_text("\n".join(lines) + "\n")
+    result = lab.run("scontrol", "reconfigure")
+    assert result.stderr == (f"scontrol: error: {conf}:{number}: RealMemory value ({huge}) is out of range\n"
+                             "slurm_reconfigure error: Invalid argument\n")
+    assert f"reconfigure refused, keeping the running configuration: {conf}:{number}: RealMemory value" \
+        in log_of(lab, "pyslurmctld")
+    assert lab.run("sinfo", "-h", "-N", "-o", "%N %m", user="alice").stdout == "node1 1000\nnode2 1000\n"
+
+
 def test_a_change_that_needs_a_restart_is_refused(lab: Cluster, conf: Path) -> None:
     conf.write_text(conf.read_text().replace(f"SlurmctldPort={lab.spec.ctld_port}", "SlurmctldPort=1"))
     result = lab.run("scontrol", "reconfigure")

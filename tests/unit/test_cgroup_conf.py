@@ -80,7 +80,7 @@ def test_unknown_key_warns_with_file_and_line(tmp_path: Path, caplog: pytest.Log
     with caplog.at_level(logging.WARNING):
         cfg = load_cgroup_config(path)
     assert cfg.constrain_cores is True
-    assert f"{path}:2: unknown key 'NoSuchKey'" in caplog.text
+    assert f"{path}:2: Parsing error at unrecognized key: NoSuchKey" in caplog.text
 
 
 def test_known_but_unsupported_key_warns(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:

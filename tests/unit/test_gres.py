@@ -204,7 +204,7 @@ def test_unknown_keys_are_warnings(tmp_path: Path, caplog: pytest.LogCaptureFixt
     node = load_gres_conf(write(tmp_path, "Name=gpu File=/dev/nvidia0 Shiny=yes Links=-1,0 Flags=nvidia_gpu_env\n"),
                           "n1")
     assert len(node.gpus) == 1
-    assert "gres.conf:1: unknown gres.conf key Shiny ignored" in caplog.text
+    assert "gres.conf:1: Parsing error at unrecognized key: Shiny" in caplog.text
 
 
 @pytest.mark.parametrize(("text", "autodetect"), [
