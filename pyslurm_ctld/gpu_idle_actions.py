@@ -14,10 +14,11 @@ from dataclasses import dataclass
 
 from pyslurm_common.config import SlurmConfig
 from pyslurm_common.rpc import ctld_pb2
+from pyslurm_common.units import format_timestamp
 
 from . import convert, gpu_idle, job_mail
 from .events import Event, JobCancelled, JobRequeueRequested
-from .gpu_idle import Act, IdleTrack
+from .gpu_idle import Act, IdleTrack, Warn
 from .job import Hold, Job, JobId, JobState, Reason
 from .notifier import Notice
 
@@ -46,6 +47,7 @@ class GpuIdleWatch:
         self.policy = gpu_idle.load_policy(cfg)
         self.slurm_uid = slurm_uid
         self.tracks: dict[JobId, IdleTrack] = {}
+        self.requeued: dict[JobId, tuple[int, int]] = {}   # requeued by the policy: when, idle seconds
 
     def configure(self, cfg: SlurmConfig) -> None:
         self.policy = gpu_idle.load_policy(cfg)
@@ -76,31 +78,44 @@ class GpuIdleWatch:
         """What the policy does now; tracks of jobs no longer running go."""
         for gone in [job_id for job_id in self.tracks if job_id not in jobs or jobs[job_id].state is not JobState.RUNNING]:
             del self.tracks[gone]
+        self.requeued = {job_id: seen for job_id, seen in self.requeued.items()
+                         if job_id in jobs and not jobs[job_id].state.is_finished}
         result = IdleActions([], [], [])
         if self.policy is None:
             return result
         for decision in gpu_idle.decide(jobs.values(), self.tracks, self.policy, now):
             job = jobs[decision.job_id]
-            idle = gpu_idle.span(decision.idle_s)
-            if isinstance(decision, Act):
-                requeue = decision.action == "requeue" and job.request.requeue   # --no-requeue: cancelled
-                text = (f"GPUs idle (below {self.policy.threshold}%) for {idle}: "
-                        f"{'requeued' if requeue else 'cancelled'} by the idle-GPU policy")
-                result.events.append(
-                    JobRequeueRequested(job.job_id, self.slurm_uid, Hold.NONE, now, str(Reason.GPU_IDLE)) if requeue
-                    else JobCancelled(job.job_id, self.slurm_uid, now, str(Reason.GPU_IDLE)))
-                del self.tracks[job.job_id]
-                log.info("job=%d %s", job.job_id, text)
-            else:
-                then = (f"; it will be {'cancelled' if self.policy.action == 'cancel' else 'requeued'} at "
-                        f"{gpu_idle.span(self.policy.limit_s)}" if self.policy.limit_s and
-                        (self.policy.act_on_interactive or not job.request.interactive) else "")
-                text = f"GPUs idle (below {self.policy.threshold}%) for {idle}{then}"
-                self.tracks[job.job_id] = gpu_idle.warned(self.tracks[job.job_id])
-                log.info("job=%d warned: %s", job.job_id, text)
+            text, kind = self._act(job, decision, now, result) if isinstance(decision, Act) else self._warn(job, decision)
+            log.info("job=%d %s", job.job_id, text)
             result.messages.extend(_messages(job, text))
-            result.notices.append(_notice(job, "IDLE_GPU", text))
+            result.notices.append(_notice(job, kind, text))
         return result
+
+    def _action(self, job: Job) -> str:
+        """What the policy does to this job: requeued, or cancelled (as asked, or --no-requeue)."""
+        assert self.policy is not None
+        return "requeued" if self.policy.action == "requeue" and job.request.requeue else "cancelled"
+
+    def _act(self, job: Job, decision: Act, now: int, result: IdleActions) -> tuple[str, str]:
+        assert self.policy is not None
+        action = self._action(job)
+        result.events.append(
+            JobRequeueRequested(job.job_id, self.slurm_uid, Hold.NONE, now, str(Reason.GPU_IDLE))
+            if action == "requeued" else JobCancelled(job.job_id, self.slurm_uid, now, str(Reason.GPU_IDLE)))
+        del self.tracks[job.job_id]
+        if action == "requeued":
+            self.requeued[job.job_id] = (now, decision.idle_s)
+        idle = gpu_idle.span(decision.idle_s)
+        return (f"GPUs idle (below {self.policy.threshold}%) for {idle}: {action} by the idle-GPU policy",
+                f"IDLE_GPU_{action.upper()}")
+
+    def _warn(self, job: Job, decision: Warn) -> tuple[str, str]:
+        assert self.policy is not None
+        policy = self.policy
+        then = (f"; it will be {self._action(job)} at {gpu_idle.span(policy.limit_s)}"
+                if policy.limit_s and (policy.act_on_interactive or not job.request.interactive) else "")
+        self.tracks[job.job_id] = gpu_idle.warned(self.tracks[job.job_id])
+        return f"GPUs idle (below {policy.threshold}%) for {gpu_idle.span(decision.idle_s)}{then}", "IDLE_GPU_WARNING"
 
     def gauges(self, now: int) -> list[ctld_pb2.Gauge]:
         """For the jobs metrics set: how many jobs have idle GPUs, and for how long each has."""
@@ -114,6 +129,10 @@ class GpuIdleWatch:
         """`scontrol explain`'s lines about the policy and this job."""
         if job.reason is Reason.GPU_IDLE:
             return ["The idle-GPU policy (GpuIdleParameters) ended this run: its GPUs were idle too long."]
+        if job.state is JobState.PENDING and job.job_id in self.requeued:
+            when, idle_s = self.requeued[job.job_id]
+            return [f"The idle-GPU policy (GpuIdleParameters) requeued it at {format_timestamp(when)}: its GPUs "
+                    f"had been idle for {gpu_idle.span(idle_s)}."]
         idle = self.idle_seconds(job.job_id, now)
         if self.policy is None or job.state is not JobState.RUNNING or not idle:
             return []

@@ -51,7 +51,7 @@ class DeliveryError(Exception):
 @dataclass(frozen=True, slots=True)
 class Notice:
     job_id: int
-    kind: str                  # BEGIN, END, FAIL, ..., IDLE_GPU
+    kind: str                  # BEGIN, END, FAIL, ..., IDLE_GPU_WARNING, IDLE_GPU_CANCELLED/REQUEUED
     user: str                  # the job's owner
     subject: str
     body: str

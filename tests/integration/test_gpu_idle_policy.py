@@ -79,7 +79,7 @@ def test_an_idle_batch_job_is_warned_then_cancelled_with_the_reason(idle_cluster
     assert wait_for(lambda: accounted() == "CANCELLED by 0|GpuIdleLimit")
     _, handler = hook
     seen = [n for n in handler.received if n["job_id"] == job_id]
-    assert [n["kind"] for n in seen] == ["IDLE_GPU", "IDLE_GPU"]
+    assert [n["kind"] for n in seen] == ["IDLE_GPU_WARNING", "IDLE_GPU_CANCELLED"]
     assert str(seen[0]["subject"]).startswith(f"Slurm Job_id={job_id} Name=wrap GPUs idle (below 5%) for ")
 
 

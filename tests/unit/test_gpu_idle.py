@@ -2,6 +2,7 @@
 (gpu_idle_actions.py), on jobs of a real JobManager."""
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 from typing import Any
 
@@ -117,7 +118,7 @@ def test_the_watch_warns_in_the_output_and_by_notice_then_cancels_with_the_reaso
     assert (message.node, message.step) == ("n2", "batch")
     assert message.text == "GPUs idle (below 5%) for 1 min; it will be cancelled at 2 min"
     [notice] = warned.notices
-    assert (notice.kind, notice.recipient) == ("IDLE_GPU", "alice")
+    assert (notice.kind, notice.recipient) == ("IDLE_GPU_WARNING", "alice")
     assert notice.subject == f"Slurm Job_id={job.job_id} Name=train GPUs idle (below 5%) for 1 min; " \
                              "it will be cancelled at 2 min"
     assert watch.due(mgr.jobs, 1100).messages == []   # warned once
@@ -144,6 +145,10 @@ def test_the_watch_requeues_when_asked_and_busy_jobs_are_never_touched(tmp_path:
     assert event == JobRequeueRequested(job.job_id, 64030, event.hold, 5060, "GpuIdleLimit")
     mgr.apply(event)
     assert (mgr.jobs[job.job_id].state, mgr.jobs[job.job_id].reason) == (JobState.REQUEUED, Reason.GPU_IDLE)
+    pending = dataclasses.replace(mgr.jobs[job.job_id], state=JobState.PENDING, reason=Reason.BEGIN_TIME)
+    [line] = watch.explain(pending, 5100)
+    assert line.startswith("The idle-GPU policy (GpuIdleParameters) requeued it at ") and line.endswith(
+        ": its GPUs had been idle for 1 min.")
 
 
 def test_metrics_count_idle_jobs_and_their_idle_time(tmp_path: Path) -> None:
@@ -173,3 +178,4 @@ def test_a_job_that_may_not_be_requeued_is_cancelled_instead(tmp_path: Path) -> 
     acted = watch.due(mgr.jobs, 1060)
     assert acted.events == [JobCancelled(job.job_id, 64030, 1060, "GpuIdleLimit")]
     assert acted.messages[0].text.endswith(": cancelled by the idle-GPU policy")
+    assert acted.notices[0].kind == "IDLE_GPU_CANCELLED"
