@@ -90,8 +90,9 @@ class GpuSampler:
             if not mine:
                 continue
             gpu_usage.fold(self.steps.job_dir(job_id, step), job_id, mine, self.proc)
-            busiest = max((r.utilization_percent for r in mine.values() if not r.lost), default=0)
-            activity[job_id] = (max(busiest, activity.get(job_id, (0, now))[0]), now)
+            live = [r.utilization_percent for r in mine.values() if not r.lost]
+            if live:   # a lost GPU says nothing about use: no figure rather than an idle one
+                activity[job_id] = (max(max(live), activity.get(job_id, (0, now))[0]), now)
         self.activity = activity
 
 
