@@ -19,7 +19,7 @@ from pyslurm_common.errors import SlurmError, Strerror
 from pyslurm_common.rpc import slurmd_pb2, types_pb2
 from pyslurm_common.rpc_auth import Signer
 
-from . import convert, journal_replay, reconfigure
+from . import convert, journal_replay, node_reconcile, reconfigure
 from .accounting_outbox import AccountingOutbox
 from .node_events import NODE_STATE_EVENTS, NodeEvent, NodeEventWatcher
 from .association_cache import AssociationCache
@@ -190,6 +190,10 @@ class Controller:
         try:
             await self.links.launch(node, self._address(node), self.launch_message(job))
         except NodeLinkError as exc:
+            if exc.code in node_reconcile.OUTCOME_UNKNOWN:
+                log.error("job=%d launch on %s unconfirmed, the node's next report settles it: %s",
+                          job.job_id, node, exc)
+                return
             log.error("job=%d launch failed: %s", job.job_id, exc)
             now = int(time.time())
             if SlurmError.from_status_details(exc.details).strerror == Strerror.PROLOG_FAILED:

@@ -34,6 +34,10 @@ log = logging.getLogger(__name__)
 
 BATCH = "batch"
 LAUNCH_GRACE = 10          # seconds a just-started step may be missing from its node's report
+# gRPC outcomes of a launch that say nothing of whether the node agent took it (it may have died or
+# restarted mid-call, or the call timed out): the job stays as it is until the node's next report
+# says (a script the node never had is requeued, above), or the node is declared DOWN.
+OUTCOME_UNKNOWN = frozenset({"UNAVAILABLE", "DEADLINE_EXCEEDED", "CANCELLED", "UNKNOWN"})
 StepKey = tuple[int, str]  # (job id, "batch" | "0" | "1" ...)
 _LIVE = (JobState.RUNNING, JobState.SUSPENDED)
 

@@ -66,6 +66,17 @@ def _job_cgroups(cluster: Cluster, job_id: int) -> list[Path]:
             for p in base.glob(f"pyslurm_{cluster.spec.cluster_name}_*/job_{job_id}")]
 
 
+def _job_pids(cluster: Cluster, job_id: int) -> set[int]:
+    """Every process in the job's cgroups now."""
+    return {int(pid) for top in _job_cgroups(cluster, job_id) for procs in top.rglob("cgroup.procs")
+            for pid in procs.read_text().split()}
+
+
+def _all_gone(pids: set[int]) -> bool:
+    """None of `pids` exists any more, not even as a zombie waiting for its parent."""
+    return not any(Path(f"/proc/{pid}").exists() for pid in pids)
+
+
 def _sleeping(*seconds: int) -> list[int]:
     """The processes running `sleep N` for one of these (unusual) durations."""
     wanted = {f"sleep\0{n}\0".encode() for n in seconds}
@@ -141,10 +152,11 @@ def test_a_killed_stepd_leaves_no_process_and_no_cgroup(faults: Cluster) -> None
     wait_for(lambda: (work / f"stepdkill.started.{job_id}").exists(), timeout=30)
     node = cluster.job_field(job_id, "N")
     assert _job_cgroups(cluster, job_id) and _sleeping(*sleeps)
+    pids = _job_pids(cluster, job_id)
     os.kill(_stepd_pid(cluster, node, job_id), signal.SIGKILL)
     cluster.wait_state(job_id, "NODE_FAIL", timeout=30)
     assert cluster.run("squeue", "-h", "-t", "all", "-j", str(job_id), "-o", "%r").stdout.strip() == "NodeDown"
-    wait_for(lambda: not _sleeping(*sleeps) and not _job_cgroups(cluster, job_id), timeout=30)
+    wait_for(lambda: _all_gone(pids) and not _job_cgroups(cluster, job_id), timeout=30)
     time.sleep(5)                                           # the script's own timer would have fired by now
     assert not (work / f"stepdkill.after.{job_id}").exists()
     wait_for(lambda: _sacct(cluster, [job_id]).get(job_id, ("",))[0] == "NODE_FAIL", timeout=30)
@@ -170,9 +182,10 @@ def test_a_node_agent_removes_the_cgroups_a_killed_agent_and_stepd_left(faults: 
     (stray_dir / "cgroup.procs").write_text(str(stray.pid))
     time.sleep(0.5)
     assert _sleeping(*sleeps) and _job_cgroups(cluster, job_id)   # what the dead ones left
+    pids = _job_pids(cluster, job_id)
     cluster.start("node2")
     assert stray.wait(timeout=30) == -signal.SIGKILL
-    wait_for(lambda: not _sleeping(*sleeps) and not _job_cgroups(cluster, job_id)
+    wait_for(lambda: _all_gone(pids) and not _job_cgroups(cluster, job_id)
              and not (node_root / "job_999999").exists(), timeout=30)
     cluster.wait_state(job_id, "NODE_FAIL", timeout=30)
     assert not (work / f"agentkill.after.{job_id}").exists()
@@ -189,12 +202,14 @@ def test_a_killed_srun_step_stepd_ends_the_step_and_srun(faults: Cluster) -> Non
     try:
         wait_for(lambda: len(_sleeping(3991, 3992)) == 2, timeout=30)
         job_id = int(cluster.run("squeue", "-h", "-u", "alice", "-o", "%i").stdout.split()[0])
-        os.kill(_stepd_pid(cluster, "node1", job_id, "0"), signal.SIGKILL)
+        stepd = _stepd_pid(cluster, "node1", job_id, "0")
+        pids = _job_pids(cluster, job_id) - {stepd}
+        os.kill(stepd, signal.SIGKILL)
         _, err = srun.communicate(timeout=60)
     finally:
         if srun.poll() is None:
             srun.kill()
     assert srun.returncode != 0, err
-    wait_for(lambda: not _sleeping(3991, 3992) and not _job_cgroups(cluster, job_id), timeout=30)
+    wait_for(lambda: _all_gone(pids) and not _job_cgroups(cluster, job_id), timeout=30)
     wait_for(lambda: _sacct_steps(cluster, job_id).get(f"{job_id}.0") == "NODE_FAIL", timeout=30)
     cluster.wait_idle()
