@@ -98,6 +98,7 @@ SIGNAL_SECONDS = Bound("signal time (seconds)", 0, 0xFFFF)
 SIGNAL_NUMBER = Bound("signal number", 0, 64)
 EPOCH = Bound("time", 0, EPOCH_MAX, Strerror.INVALID_TIME_VALUE)
 UMASK = Bound("umask", 0, 0o7777)
+TERMINAL_SIZE = Bound("terminal size", 0, 0xFFFF)          # struct winsize's unsigned short
 COUNT = Bound("count", 0, UINT32_MAX)                     # any other uint32 setting (config)
 
 # The numbers of a submission (JobDesc), field by field; 0 means "not given" where allowed.
@@ -110,6 +111,8 @@ JOB_DESC: Mapping[str, Bound] = {
 # The numbers of a job step request (srun), as JOB_DESC.
 STEP_REQUEST: Mapping[str, Bound] = {
     "num_tasks": TASK_COUNT, "min_nodes": NODE_COUNT, "cpus_per_task": CPUS_PER_TASK, "umask": UMASK,
+    "io_port": Bound("port", 0, 65535), "input_task": Bound("input task", -2, INT32_MAX),   # -1 all, -2 none
+    "pty_rows": TERMINAL_SIZE, "pty_cols": TERMINAL_SIZE,
 }
 _ZERO_MEANS_UNSET = frozenset({"min_nodes", "num_tasks", "cpus_per_task", "time_limit_min", "gpus",
                                "gpus_per_node", "gpus_per_task"})

@@ -17,7 +17,7 @@ from typing import Awaitable, Callable, Iterable
 import grpc
 
 from pyslurm_common.array_spec import parse_job_spec
-from pyslurm_common.bounds import STEP_ID, STEP_REQUEST, OutOfRange, check_fields
+from pyslurm_common.bounds import SIGNAL_NUMBER, STEP_ID, STEP_REQUEST, OutOfRange, check_fields
 from pyslurm_common.config import ConfigError, parse_node_line
 from pyslurm_common.errors import SlurmError, Strerror
 from pyslurm_common.gres import GresError, parse_gres
@@ -117,6 +117,7 @@ class ControllerServicer(ctld_pb2_grpc.ControllerServicer):
     async def SignalJobs(self, request: ctld_pb2.SignalRequest, context: grpc.aio.ServicerContext) -> ctld_pb2.SignalReply:
         uid = caller().uid
         now = int(time.time())
+        SIGNAL_NUMBER.refuse(request.signal)
 
         async def one(job_id: int) -> None:
             if request.step:

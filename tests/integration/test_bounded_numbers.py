@@ -87,6 +87,10 @@ for setting in ("TimeLimit=99999999999999999999", "Priority=4294967295", "Nice=-
                 "NumCPUs=99999999999999999999", "ArrayTaskThrottle=99999999999999999999"):
     attempts.append(("UpdateJobs", pb.JobUpdateRequest(job_ids=[job_id], action="update", settings=[setting]),
                      pb.JobUpdateReply))
+attempts += [
+    ("CreateStep", pb.StepRequest(job_id=job_id, argv=["true"], pty=True, pty_rows=70000, pty_cols=80), pb.StepReply),
+    ("SignalJobs", pb.SignalRequest(job_ids=[job_id], signal=99999), pb.SignalReply),
+]
 for method, request, reply_type in attempts:
     try:
         reply = client.controller(method, request, reply_type)
@@ -103,7 +107,7 @@ def test_wire_numbers_out_of_range_are_refused_and_survive_a_restart(cluster: Cl
     result = cluster.run(str(BIN / "python"), "-c", _WIRE, str(job), user="alice")
     assert result.returncode == 0, result.stderr
     answers = result.stdout.splitlines()
-    assert len(answers) == 15 and not any("ACCEPTED" in a for a in answers), answers
+    assert len(answers) == 17 and not any("ACCEPTED" in a for a in answers), answers
     assert answers[:2] == ["refused: Requested time limit is invalid (missing or exceeds some limit)"] * 2
     assert answers[2:8] == ["refused: Node count specification invalid", "refused: Task count specification invalid",
                             "refused: CPU count specification invalid",
@@ -112,6 +116,7 @@ def test_wire_numbers_out_of_range_are_refused_and_survive_a_restart(cluster: Cl
     assert answers[8:10] == ["refused: Invalid job array specification",
                              "refused: Invalid generic resource (gres) specification"]
     assert answers[10] == "refused: Requested time limit is invalid (missing or exceeds some limit)"
+    assert answers[15:] == ["refused: Invalid argument"] * 2
     # Everyone can still read the queue, also after a restart replays the journal.
     cluster.stop("ctld")
     cluster.start("ctld")
