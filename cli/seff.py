@@ -9,8 +9,6 @@ sstat shows), so a running job gets a report too. Lines: pyslurm_common/efficien
 from __future__ import annotations
 
 import getopt
-import getpass
-import os
 import sys
 import time
 
@@ -34,9 +32,8 @@ def _record(text: str) -> pb.JobRecord | None:
         [spec] = job_lists.parse_job_list(text)
     except ValueError:
         return None
-    query = pb.AccountingQuery(job_ids=[spec.job_id], all_users=os.geteuid() == 0)
-    if not query.all_users:
-        query.users.append(getpass.getuser())
+    # Any user's job, as Slurm's seff asks; the accounting daemon hides others' under PrivateData=jobs.
+    query = pb.AccountingQuery(job_ids=[spec.job_id], all_users=True)
     records = [r for r in sacct_database.call("QueryJobs", query, pb.JobRecordBatch).records
                if job_lists.names(spec, r.job)]
     return records[-1] if records else None   # the latest run of a requeued job

@@ -96,6 +96,14 @@ def test_a_lost_gpu_and_a_process_outside_the_job_show_in_seff(sampled_cluster: 
     assert "GPU gpu1:3: also used by processes outside the job: 1" in lines
 
 
+def test_seff_of_another_users_finished_job(sampled_cluster: Cluster) -> None:
+    c = sampled_cluster
+    job_id = c.sbatch("--wrap", "true", user="bob")
+    c.wait_state(job_id, "COMPLETED")
+    lines = wait_for(lambda: c.run("seff", str(job_id), user="alice").stdout.splitlines())
+    assert isinstance(lines, list) and lines[2] == "User/Group: bob/bob"   # no PrivateData: as Slurm's seff
+
+
 def test_seff_of_an_unknown_job_and_its_usage(sampled_cluster: Cluster) -> None:
     missing = sampled_cluster.run("seff", "999999", user="alice")
     assert (missing.returncode, missing.stdout, missing.stderr) == (2, "", "Job not found.\n")
