@@ -178,7 +178,16 @@ class Controller:
     def _spawn(self, coro: object) -> None:
         task = asyncio.get_running_loop().create_task(coro)  # type: ignore[arg-type]
         self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
+        task.add_done_callback(self._call_done)
+
+    def _call_done(self, task: asyncio.Task[None]) -> None:
+        """A call to a node agent ended: one that failed unexpectedly says so now, on one line,
+        rather than as 'Task exception was never retrieved' whenever the task is collected."""
+        self._tasks.discard(task)
+        error = None if task.cancelled() else task.exception()
+        if error is not None:
+            log.error("%s failed: %s: %s", task.get_coro().__qualname__, type(error).__name__,  # type: ignore[union-attr]
+                      " ".join(str(error).split()))
 
     def _address(self, node: str) -> str:
         rec = self.manager.nodes[node]

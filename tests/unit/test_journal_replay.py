@@ -1,5 +1,6 @@
-"""journal_replay.py and Controller.commit: an event that does not apply is never journaled, and
-one in the journal that fails on replay is set aside (kept, logged on one line), not fatal."""
+"""The controller's failure paths: an event that does not apply is never journaled (Controller.commit),
+one in the journal that fails on replay is set aside (journal_replay.py: kept, logged on one line),
+and a call to a node agent that fails unexpectedly is logged at once."""
 from __future__ import annotations
 
 import asyncio
@@ -66,3 +67,26 @@ def test_commit_applies_before_it_journals(tmp_path: Path) -> None:
         return list(Journal(tmp_path / "state").replay())
 
     assert [event["kind"] for event in asyncio.run(main())] == ["ids_used"]   # the compaction's; nothing else
+
+
+def test_a_node_call_that_fails_unexpectedly_is_logged_at_once(tmp_path: Path,
+                                                                caplog: pytest.LogCaptureFixture) -> None:
+    path = tmp_path / "slurm.conf"
+    path.write_text(CONF.format(state=tmp_path / "state"))
+
+    async def main() -> None:
+        ctl = Controller(load_config(path), 0, Signer(b"test-key"))
+
+        async def broken_call() -> None:
+            raise ValueError("bad\nreply")
+
+        ctl._spawn(broken_call())
+        await asyncio.sleep(0.01)
+        assert ctl.agent_queue_size == 0
+        ctl.close()
+
+    with caplog.at_level(logging.ERROR):
+        asyncio.run(main())
+    assert [r.getMessage() for r in caplog.records] == [
+        "test_a_node_call_that_fails_unexpectedly_is_logged_at_once.<locals>.main.<locals>.broken_call failed: "
+        "ValueError: bad reply"]

@@ -2,9 +2,14 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import os
+import socket
+from pathlib import Path
 
 import pytest
 
+from pyslurm_common import daemon_runtime
 from pyslurm_common.loop_supervisor import LoopDied, LoopSupervisor
 
 
@@ -77,3 +82,32 @@ def test_until_or_stop_end_the_loops_in_order() -> None:
         assert {"a", "b"} <= set(ticks)
 
     asyncio.run(main())
+
+
+def test_the_watchdog_is_fed_only_while_every_check_holds(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    sock.bind(str(tmp_path / "notify.sock"))
+    sock.setblocking(False)
+    monkeypatch.setenv("NOTIFY_SOCKET", str(tmp_path / "notify.sock"))
+    monkeypatch.setenv("WATCHDOG_USEC", "20000")          # a ping every 10 ms
+    monkeypatch.setenv("WATCHDOG_PID", str(os.getpid()))
+    monkeypatch.setattr(daemon_runtime, "_watchdog_checks", [])
+    loops_alive, pings = [True], []
+
+    def drain() -> int:
+        count = 0
+        with contextlib.suppress(BlockingIOError):
+            while True:
+                count += sock.recv(4096) == b"WATCHDOG=1"
+        return count
+
+    async def serve(stop: asyncio.Event) -> None:
+        daemon_runtime.feed_watchdog_while(lambda: loops_alive[0])
+        await asyncio.sleep(0.1)
+        loops_alive[0] = False
+        pings.append(drain())
+        await asyncio.sleep(0.1)
+        pings.append(drain())
+
+    daemon_runtime.run_until_signalled(serve)
+    assert pings[0] >= 3 and pings[1] == 0, pings
