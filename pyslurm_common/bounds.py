@@ -99,7 +99,8 @@ SIGNAL_NUMBER = Bound("signal number", 0, 64)
 EPOCH = Bound("time", 0, EPOCH_MAX, Strerror.INVALID_TIME_VALUE)
 UMASK = Bound("umask", 0, 0o7777)
 TERMINAL_SIZE = Bound("terminal size", 0, 0xFFFF)          # struct winsize's unsigned short
-COUNT = Bound("count", 0, UINT32_MAX)                     # any other uint32 setting (config)
+COUNT = Bound("count", 0, UINT32_MAX)
+TRES_COUNT = Bound("TRES count", 0, (1 << 63) - 1)        # sacctmgr GrpTRES=...: stored and sent as int64                     # any other uint32 setting (config)
 
 # The numbers of a submission (JobDesc), field by field; 0 means "not given" where allowed.
 JOB_DESC: Mapping[str, Bound] = {

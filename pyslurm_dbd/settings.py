@@ -19,6 +19,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from pyslurm_common import units
+from pyslurm_common.bounds import COUNT, TRES_COUNT, Bound
 from pyslurm_dbd.association_models import SHARES_PARENT
 
 # Fixed TRES ids (spec §3.2 "tres"); gres/, license/ and bb/ TRES follow, by name.
@@ -62,7 +63,14 @@ def parse_count(text: str) -> int | None:
         return None
     if not value.isdigit():
         raise SettingError(f" Bad value '{text}': expected a number")
-    return int(value)
+    return _within(COUNT, value, text)
+
+
+def _within(bound: Bound, digits: str, text: str) -> int:
+    """`digits` (already known to be a number) within `bound`, or a SettingError naming the range."""
+    if not bound.accepts(digits):
+        raise SettingError(f" Bad value '{text}': out of range ({bound.low}..{bound.high})")
+    return int(digits)
 
 
 def parse_minutes(text: str) -> int | None:
@@ -80,13 +88,14 @@ def parse_seconds(text: str) -> int | None:
     if value == "-1":
         return None
     if value.isdigit():
-        return int(value)
+        return _within(COUNT, value, text)
     days, _, clock = value.rpartition("-")
     parts = clock.split(":")
-    if len(parts) != 3 or not all(p.isdigit() for p in parts) or (days and not days.isdigit()):
+    fields = [*parts, days or "0"]
+    if len(parts) != 3 or not all(f.isdigit() and len(f) < 20 for f in fields):
         raise SettingError(f" Bad time value '{text}'")
-    hours, minutes, seconds = (int(p) for p in parts)
-    return int(days or 0) * 86400 + hours * 3600 + minutes * 60 + seconds
+    hours, minutes, seconds, whole_days = (int(f) for f in fields)
+    return _within(COUNT, str(whole_days * 86400 + hours * 3600 + minutes * 60 + seconds), text)
 
 
 def parse_float(text: str) -> float | None:
@@ -96,7 +105,7 @@ def parse_float(text: str) -> float | None:
         value = float(text)
     except ValueError:
         raise SettingError(f" Bad value '{text}': expected a number") from None
-    if value < 0:
+    if not 0 <= value <= COUNT.high:      # also nan and inf
         raise SettingError(f" Bad value '{text}': expected a number")
     return value
 
@@ -147,7 +156,7 @@ def parse_tres(text: str) -> str | None:
             counts.pop(name, None)
             continue
         try:
-            counts[name] = units.parse_memory_mb(amount) if name == "mem" else int(amount)
+            counts[name] = units.parse_memory_mb(amount) if name == "mem" else TRES_COUNT.parse(amount)
         except ValueError:
             raise SettingError(f" Invalid TRES count: '{item}'") from None
         if counts[name] < 0:

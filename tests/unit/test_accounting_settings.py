@@ -69,3 +69,14 @@ def test_tres_table_fixed_ids_then_configured_ones() -> None:
     assert tres_table("") == [("cpu", "", 1), ("mem", "", 2), ("energy", "", 3), ("node", "", 4),
                               ("billing", "", 5), ("fs", "disk", 6), ("vmem", "", 7), ("pages", "", 8)]
     assert tres_table("cpu, gres/GPU,license/matlab,gres/gpu")[8:] == [("gres", "gpu", 1001), ("license", "matlab", 1002)]
+
+
+@pytest.mark.parametrize(("parse", "text"), [
+    (parse_count, "99999999999999999999"), (parse_count, "4294967294"), (parse_fairshare, "99999999999999999999"),
+    (parse_minutes, "99999999999999999999"), (parse_seconds, "99999999999999999999"),
+    (parse_seconds, "99999999999-00:00:00"), (parse_tres, "cpu=99999999999999999999"),
+    (parse_tres, "mem=99999999999999999999999"),
+])  # fmt: skip
+def test_numbers_beyond_what_the_records_hold_are_refused(parse: object, text: str) -> None:
+    with pytest.raises(SettingError):
+        parse(text)  # type: ignore[operator]
