@@ -14,6 +14,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from pyslurm_common.bounds import TASK_RANK
 from pyslurm_common.rpc import messages as pb
 
 from . import job_options
@@ -39,7 +40,7 @@ def stream_spec(value: str | None) -> StreamSpec:
         return StreamSpec("all")
     if value.lower() == "none":
         return StreamSpec("none")
-    if value.isdigit():
+    if TASK_RANK.accepts(value):    # a number beyond any rank names a file, as in Slurm
         return StreamSpec("rank", rank=int(value))
     return StreamSpec("file", pattern=value)
 

@@ -98,6 +98,7 @@ SIGNAL_SECONDS = Bound("signal time (seconds)", 0, 0xFFFF)
 SIGNAL_NUMBER = Bound("signal number", 0, 64)
 EPOCH = Bound("time", 0, EPOCH_MAX, Strerror.INVALID_TIME_VALUE)
 UMASK = Bound("umask", 0, 0o7777)
+TASK_RANK = Bound("task rank", 0, INT32_MAX)                # srun -i/-o/-e <rank>; the wire's input_task is int32
 TERMINAL_SIZE = Bound("terminal size", 0, 0xFFFF)          # struct winsize's unsigned short
 COUNT = Bound("count", 0, UINT32_MAX)
 TRES_COUNT = Bound("TRES count", 0, (1 << 63) - 1)        # sacctmgr GrpTRES=...: stored and sent as int64                     # any other uint32 setting (config)

@@ -84,6 +84,7 @@ def test_pty_request() -> None:
     (None, StreamSpec("all"), -1), ("all", StreamSpec("all"), -1), ("none", StreamSpec("none"), -2),
     ("3", StreamSpec("rank", rank=3), 3), ("in.txt", StreamSpec("file", pattern="in.txt"), -1),
     ("in-%t.txt", StreamSpec("file", pattern="in-%t.txt"), -2),
+    ("99999999999", StreamSpec("file", pattern="99999999999"), -1),    # beyond any rank: a file, as in Slurm
 ])
 def test_stream_specs(value: str | None, spec: StreamSpec, task: int) -> None:
     assert stream_spec(value) == spec
