@@ -194,8 +194,10 @@ _UPDATE_NUMBERS = {
 
 
 def _check_number(setting: str) -> None:
-    key, _, value = setting.partition("=")
+    key, sep, value = setting.partition("=")
     key = key.lower().rstrip("+-")
+    if not sep:
+        return       # a bare word (Slurm's `Nice` alone): the controller answers it
     if key == "timelimit":
         try:
             units.parse_time_limit(value[1:] if value[:1] in "+-" and value[1:] else value)
