@@ -5,14 +5,19 @@ RUNNING or COMPLETING without a live step behind it.
 """
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
+from typing import Any
 
+from pyslurm_common.auth import Identity
 from pyslurm_common.rpc import ctld_pb2
+from pyslurm_common.rpc_auth import Serving, _caller
 from pyslurm_ctld import convert
 from pyslurm_ctld.events import JobLost, JobRequeued, StepFinished, Terminate
 from pyslurm_ctld.job import Hold, Job, JobId, JobState, Reason
 from pyslurm_ctld.job_manager import JobManager
 from pyslurm_ctld.node_reconcile import LAUNCH_GRACE, Reconciliation, reconcile
+from pyslurm_ctld.servicer import ControllerServicer
 
 from test_job_manager import ALICE, finish, make_manager, run_job
 from test_job_steps import interactive_job, start_step, step_ended
@@ -140,3 +145,61 @@ def test_no_job_is_left_running_or_completing_without_a_live_step(tmp_path: Path
 
     assert [job.job_id for job in mgr.jobs.values() if waits_on_n1(job)] == []
     assert all(not isinstance(e, Terminate) or "n1" not in e.nodes for e in effects)
+
+
+# ---- the controller servicer: a node's heartbeat ------------------------------------------------------
+
+
+class ApplyingController:
+    """The controller shell as far as the servicer needs it: commit applies at once."""
+
+    def __init__(self, mgr: JobManager) -> None:
+        self.manager = mgr
+        self.committed: list[object] = []
+        self.gpu_idle = self
+
+    def report(self, *activity: object) -> None:
+        """GPU activity (not this test's subject)."""
+
+    async def commit(self, event: Any) -> None:
+        self.committed.append(event)
+        self.manager.apply(event)
+
+
+class NoContext:
+    def peer(self) -> str:
+        return "ipv4:127.0.0.1:1"
+
+
+def _heartbeat(ctl: ApplyingController, request: ctld_pb2.Heartbeat) -> ctld_pb2.StepReconciliation:
+    token = _caller.set(Identity(uid=0, gid=0, host="n1"))
+    try:
+        return asyncio.run(ControllerServicer(ctl, Serving()).NodeHeartbeat(request, NoContext()))  # type: ignore[arg-type]
+    finally:
+        _caller.reset(token)
+
+
+def test_a_heartbeat_records_the_ends_first_then_settles_the_rest(tmp_path: Path) -> None:
+    mgr = make_manager(tmp_path)
+    ended = run_job(mgr, now=START, partition="long")
+    running = run_job(mgr, now=START, partition="long")
+    ctl = ApplyingController(mgr)
+    steps = ctld_pb2.NodeSteps(
+        running=[ctld_pb2.NodeStep(job_id=running.job_id, step="batch"), ctld_pb2.NodeStep(job_id=777, step="0")],
+        batch_ends=[ctld_pb2.BatchCompletion(node="n1", job_id=ended.job_id, exit_code=3, end_time=250)])
+    reply = _heartbeat(ctl, ctld_pb2.Heartbeat(name="n1", steps=steps))
+    assert [(k.job_id, k.step) for k in reply.acknowledged] == [(ended.job_id, "batch")]
+    assert [(k.job_id, k.step) for k in reply.kill] == [(777, "0")]
+    assert (mgr.jobs[ended.job_id].state, mgr.jobs[ended.job_id].exit_code) == (JobState.FAILED, 3)
+    assert mgr.jobs[running.job_id].state is JobState.RUNNING
+
+
+def test_an_agent_that_sends_no_step_report_is_not_reconciled(tmp_path: Path) -> None:
+    """An agent from before these reports (a rolling upgrade) must not have its jobs requeued."""
+    mgr = make_manager(tmp_path)
+    job = run_job(mgr, now=0, partition="long")
+    ctl = ApplyingController(mgr)
+    assert _heartbeat(ctl, ctld_pb2.Heartbeat(name="n1")) == ctld_pb2.StepReconciliation()
+    assert ctl.committed == [] and mgr.jobs[job.job_id].state is JobState.RUNNING
+    _heartbeat(ctl, ctld_pb2.Heartbeat(name="n1", steps=ctld_pb2.NodeSteps()))   # an empty report is one
+    assert mgr.jobs[job.job_id].state is JobState.PENDING
