@@ -1,7 +1,7 @@
 """Reaching whichever controller is in charge when slurm.conf lists several (SlurmctldHost lines).
 
 A `FailoverChannel` stands where a `grpc.aio.Channel` would (generated stubs take it), with
-one channel per controller. A call goes to the controller that answered last and, when that
+one signed channel per controller (rpc_client.py: each controller proves it holds the key). A call goes to the controller that answered last and, when that
 one is unreachable or a backup standing by (both UNAVAILABLE: the request was not acted on),
 to the others in slurm.conf order. Other failures are answers and are not retried elsewhere:
 a timed-out request may have been acted on. Used by the node agents and the auth agent (so
@@ -13,7 +13,9 @@ from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 import grpc
 
-from .rpc_auth import CHANNEL_OPTIONS
+from .auth import CONTROLLER
+from .rpc_auth import CHANNEL_OPTIONS, Signer
+from .rpc_client import signed_channel
 
 if TYPE_CHECKING:
     from .config import SlurmConfig
@@ -25,7 +27,7 @@ RECONNECT_OPTIONS = [("grpc.initial_reconnect_backoff_ms", 200), ("grpc.max_reco
 
 
 def controller_link(address: str) -> grpc.aio.Channel:
-    """A channel to one controller (plain TCP: every call carries its signed credential)."""
+    """A plain channel to one controller (rpc_client.py signs the calls that go through it)."""
     return grpc.aio.insecure_channel(address, options=CHANNEL_OPTIONS + RECONNECT_OPTIONS)
 
 
@@ -36,14 +38,14 @@ def attempt_order(count: int, preferred: int) -> list[int]:
 
 class FailoverChannel:
     def __init__(self, addresses: Sequence[str],
-                 make_channel: Callable[[str], grpc.aio.Channel] = controller_link) -> None:
+                 make_channel: Callable[[str], Any]) -> None:
         if not addresses:
             raise ValueError("no controller address")
         self.addresses = tuple(addresses)
         self._channels = [make_channel(address) for address in self.addresses]
         self.preferred = 0
 
-    def channel(self, index: int) -> grpc.aio.Channel:
+    def channel(self, index: int) -> Any:
         return self._channels[index]
 
     def unary_unary(self, method: str, request_serializer: Callable[[Any], bytes] | None = None,
@@ -80,6 +82,7 @@ class _FailoverCall:
         raise refused
 
 
-def to_controllers(cfg: "SlurmConfig") -> FailoverChannel:
-    """A channel to every SlurmctldHost of `cfg`, in slurm.conf order."""
-    return FailoverChannel([f"{host.addr}:{cfg.ctld_port}" for host in cfg.controllers])
+def to_controllers(cfg: "SlurmConfig", signer: Signer) -> FailoverChannel:
+    """A signed channel to every SlurmctldHost of `cfg`, in slurm.conf order."""
+    return FailoverChannel([f"{host.addr}:{cfg.ctld_port}" for host in cfg.controllers],
+                           lambda address: signed_channel(address, CONTROLLER, signer, controller_link))

@@ -56,6 +56,7 @@ class Strerror(StrEnum):
     INVALID_USER_ID = "Invalid user id"
     PLUGIN_NOT_LOADED = "Required plugin type not loaded or initialized"
     TOKEN_GENERATION_FAILED = "Token Generation failed."
+    UNEXPECTED_MESSAGE = "Unexpected message received"
 
 
 # gRPC status code names (strings, so this module needs no grpc import).

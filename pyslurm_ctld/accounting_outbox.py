@@ -22,7 +22,9 @@ import grpc
 
 from pyslurm_common.daemon_runtime import wait_first
 from pyslurm_common.rpc import dbd_pb2, dbd_pb2_grpc
+from pyslurm_common.auth import ACCOUNTING
 from pyslurm_common.rpc_auth import Signer, insecure_channel
+from pyslurm_common.rpc_client import signed_channel
 
 log = logging.getLogger(__name__)
 BATCH = 500
@@ -85,7 +87,7 @@ class AccountingOutbox:
     async def run_sender(self, stop: asyncio.Event) -> None:
         if self._address is None:
             return
-        stub = dbd_pb2_grpc.AccountingStub(insecure_channel(self._address))
+        stub = dbd_pb2_grpc.AccountingStub(signed_channel(self._address, ACCOUNTING, self._signer, insecure_channel))
         failures = 0
         while not stop.is_set():
             files = sorted(p for p in self.directory.iterdir() if p.suffix in _SUFFIXES)[:BATCH]
@@ -98,7 +100,7 @@ class AccountingOutbox:
             for path, _, data in sent:
                 (batch.node_events if path.suffix == EVENT_SUFFIX else batch.records).add().ParseFromString(data)
             try:
-                await stub.RecordJobs(batch, timeout=30, metadata=self._signer.metadata())
+                await stub.RecordJobs(batch, timeout=30)
             except grpc.aio.AioRpcError as exc:
                 delay = RETRY_SECONDS[min(failures, len(RETRY_SECONDS) - 1)]
                 failures += 1

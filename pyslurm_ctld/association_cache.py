@@ -28,7 +28,9 @@ from google.protobuf.message import DecodeError
 
 from pyslurm_common.daemon_runtime import wait_first
 from pyslurm_common.rpc import dbd_pb2, dbd_pb2_grpc
+from pyslurm_common.auth import ACCOUNTING
 from pyslurm_common.rpc_auth import Signer, insecure_channel
+from pyslurm_common.rpc_client import signed_channel
 
 from .associations import (EMPTY, AccountingUser, Association, AssociationLimits, AssociationSnapshot, Qos,
                            QosLimits, parse_tres)
@@ -133,14 +135,13 @@ class AssociationCache:
         """Follow the accounting daemon until ``stop``; never raises for an unreachable daemon."""
         if self._address is None:
             return
-        stub = dbd_pb2_grpc.AccountingStub(insecure_channel(self._address))
+        stub = dbd_pb2_grpc.AccountingStub(signed_channel(self._address, ACCOUNTING, self._signer, insecure_channel))
         reachable = True
         while not stop.is_set():
             watch = dbd_pb2.AssociationWatch(cluster=self._cluster, known_version=self.snapshot.version,
                                              wait_ms=WATCH_MS)
             try:
-                state = await stub.WatchAssociations(watch, timeout=WATCH_MS / 1000 + 10,
-                                                     metadata=self._signer.metadata())
+                state = await stub.WatchAssociations(watch, timeout=WATCH_MS / 1000 + 10)
             except grpc.aio.AioRpcError as exc:
                 if reachable:
                     log.warning("association cache: accounting unreachable (%s), enforcing version %s "

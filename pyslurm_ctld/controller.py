@@ -13,6 +13,7 @@ import os
 import time
 from typing import Callable
 
+from pyslurm_common import job_credential
 from pyslurm_common.cgroup_conf import CgroupConfig
 from pyslurm_common.config import ConfigError, SlurmConfig
 from pyslurm_common.errors import SlurmError, Strerror
@@ -212,12 +213,13 @@ class Controller:
                 await self.commit(JobRequeued(job.job_id, Hold.NONE, "", "", now))
 
     def launch_message(self, job: Job) -> slurmd_pb2.BatchLaunch:
+        """The batch script's launch on the batch host, with its job credential."""
         assert job.allocation is not None
         env = batch_environment(job, self.cfg.cluster_name, str(self.cfg.path),
                                 self.cfg.controller_host, self.cfg.ctld_port)
         std_out, std_err, std_in = convert.io_paths(job)
         req = job.request
-        return slurmd_pb2.BatchLaunch(
+        message = slurmd_pb2.BatchLaunch(
             job_id=job.job_id, uid=job.uid, gid=job.gid, user_name=job.user_name,
             script=req.script, environment=merged_environment(job, env), argv=list(req.argv),
             work_dir=req.work_dir, std_out=std_out, std_err=std_err, std_in=std_in,
@@ -226,6 +228,8 @@ class Controller:
             cpu_ids=list(job.allocation.cpus_on(0)), gpu_indices=list(job.allocation.gpus_on(0)),
             rlimits=list(req.rlimits),
         )
+        message.credential = self.signer.job_credential(job_credential.batch_launch(message, job.allocation.batch_host))
+        return message
 
     async def step_usage(self, job_id: int, step_id: str, uid: int) -> types_pb2.StepUsageList:
         """Live usage of a running job's steps, from the nodes that run them (sstat); none if not
@@ -341,8 +345,7 @@ class Controller:
         message.job_id, message.step_id = job.job_id, step.step_id
         message.uid, message.gid, message.user_name = job.uid, job.gid, job.user_name
         message.kill_wait, message.job_name = self.cfg.kill_wait, job.request.name
-        message.credential = self.signer.step_credential(job.job_id, step.step_id, job.uid, job.gid, node,
-                                                         message.task_ids)
+        message.credential = self.signer.job_credential(job_credential.task_launch(message, node))
         try:
             await self.links.launch_tasks(node, self._address(node), message)
             return ""

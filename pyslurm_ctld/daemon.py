@@ -14,7 +14,7 @@ import socket
 from pathlib import Path
 
 from pyslurm_common import daemon_log, sd_notify
-from pyslurm_common.auth import Verifier
+from pyslurm_common.auth import CONTROLLER
 from pyslurm_common.cgroup_conf import CgroupConfig
 from pyslurm_common.client_settings import controller_role
 from pyslurm_common.config import ConfigError, SlurmConfig, load_config
@@ -24,7 +24,7 @@ from pyslurm_common.daemon_runtime import (argument_parser, become_slurm_user, f
 from pyslurm_common.errors import SlurmError
 from pyslurm_common.loop_supervisor import LoopDied, LoopSupervisor
 from pyslurm_common.rpc import ctld_pb2_grpc
-from pyslurm_common.rpc_auth import Serving, Signer, make_server
+from pyslurm_common.rpc_auth import ServerAuth, Serving, Signer, make_server
 
 from . import failover, reconfigure
 from .controller import Controller
@@ -48,6 +48,8 @@ def main() -> None:
     except (ConfigError, ValueError) as exc:
         fatal(PROG, str(exc))
     signer = Signer(key, uid=slurm_uid)
+    # one audience for the process: standby and in charge share its nonce memory
+    server_auth = ServerAuth(key, CONTROLLER, cfg.ctld_port)
     me = cfg.controllers[index].name
 
     async def serve(stop: asyncio.Event) -> None:
@@ -66,12 +68,12 @@ def main() -> None:
                 if not told_ready:
                     sd_notify.ready(f"standby as {controller_role(index, len(cfg.controllers))}")
                     told_ready = True
-                in_charge = await failover.stand_by(cfg, peers, lock, Verifier(key), slurm_uid, stop,
+                in_charge = await failover.stand_by(cfg, peers, lock, server_auth, slurm_uid, stop,
                                                     eager=index == 0)
                 if not in_charge:
                     break
             current = _current_files(files)
-            handed_over = await serve_in_charge(current.slurm, current.cgroup, slurm_uid, signer, Verifier(key),
+            handed_over = await serve_in_charge(current.slurm, current.cgroup, slurm_uid, signer, server_auth,
                                                 me, stop, loops)
             lock.release()
             in_charge = False
@@ -96,8 +98,8 @@ def _log_settings(cfg: SlurmConfig) -> tuple[str, str | None]:
     return cfg.slurmctld_debug, cfg.slurmctld_log_file
 
 
-async def serve_in_charge(cfg: SlurmConfig, cgroup: CgroupConfig, slurm_uid: int, signer: Signer, verifier: Verifier,
-                          me: str, stop: asyncio.Event, loops: LoopSupervisor) -> bool:
+async def serve_in_charge(cfg: SlurmConfig, cgroup: CgroupConfig, slurm_uid: int, signer: Signer,
+                          server_auth: ServerAuth, me: str, stop: asyncio.Event, loops: LoopSupervisor) -> bool:
     """Recover the journal and serve until `stop` (False) or another controller took the
     state over (True). The caller holds the state lock. A background loop that dies is fatal
     (one line naming it, exit status 1): systemd restarts the controller, the journal has the state."""
@@ -109,7 +111,7 @@ async def serve_in_charge(cfg: SlurmConfig, cgroup: CgroupConfig, slurm_uid: int
         fatal(PROG, str(exc))
     hand_over = asyncio.Event()
     serving = Serving()
-    server = make_server(verifier, serving)
+    server = make_server(server_auth, serving)
     ctld_pb2_grpc.add_ControllerServicer_to_server(failover.InChargeServicer(ctl, serving, hand_over, me), server)
     address = f"0.0.0.0:{cfg.ctld_port}"
     if server.add_insecure_port(address) == 0:

@@ -28,13 +28,14 @@ from typing import Callable, Sequence
 
 import grpc
 
-from pyslurm_common.auth import Verifier
 from pyslurm_common.config import ControllerHost, SlurmConfig
 from pyslurm_common.daemon_runtime import wait_first
 from pyslurm_common.errors import SlurmError, Strerror
 from pyslurm_common.rpc import ctld_pb2, ctld_pb2_grpc, types_pb2
+from pyslurm_common.auth import CONTROLLER
 from pyslurm_common.controller_channel import controller_link
-from pyslurm_common.rpc_auth import Serving, Signer, caller, make_server, translate_errors
+from pyslurm_common.rpc_client import signed_channel
+from pyslurm_common.rpc_auth import ServerAuth, Serving, Signer, caller, make_server, translate_errors
 
 from .controller import Controller
 from .servicer import ControllerServicer
@@ -141,7 +142,8 @@ class Peers:
         self.index = index
         self.me = cfg.controllers[index]
         self._signer = signer
-        self._stubs = [(host, ctld_pb2_grpc.ControllerStub(controller_link(f"{host.addr}:{cfg.ctld_port}")))
+        self._stubs = [(host, ctld_pb2_grpc.ControllerStub(
+                            signed_channel(f"{host.addr}:{cfg.ctld_port}", CONTROLLER, signer, controller_link)))
                        for i, host in enumerate(cfg.controllers) if i != index]
 
     async def one_in_charge(self, timeout: float) -> str | None:
@@ -151,7 +153,7 @@ class Peers:
 
     async def _ping(self, host: ControllerHost, stub: ctld_pb2_grpc.ControllerStub, timeout: float) -> str | None:
         try:
-            reply = await stub.Ping(types_pb2.Empty(), timeout=timeout, metadata=self._signer.metadata())
+            reply = await stub.Ping(types_pb2.Empty(), timeout=timeout)
         except grpc.aio.AioRpcError:
             return None
         return None if reply.standby else host.name
@@ -160,8 +162,7 @@ class Peers:
         """RequestControl to every other controller; the one in charge leaves the state."""
         for host, stub in self._stubs:
             try:   # wait_for_ready: a controller that just came back is still being connected to
-                await stub.RequestControl(types_pb2.Empty(), timeout=HAND_OVER_TIMEOUT, wait_for_ready=True,
-                                          metadata=self._signer.metadata())
+                await stub.RequestControl(types_pb2.Empty(), timeout=HAND_OVER_TIMEOUT, wait_for_ready=True)
                 log.info("asked %s to hand over control", host.name)
             except grpc.aio.AioRpcError as exc:
                 log.debug("%s did not take the hand-over request: %s", host.name, exc.code().name)
@@ -222,12 +223,12 @@ def standby_handler(host: str, slurm_uid: int, takeover: asyncio.Event) -> grpc.
     return grpc.method_handlers_generic_handler("pyslurm.Controller", handlers)
 
 
-async def stand_by(cfg: SlurmConfig, peers: Peers, lock: StateLock, verifier: Verifier, slurm_uid: int,
+async def stand_by(cfg: SlurmConfig, peers: Peers, lock: StateLock, server_auth: ServerAuth, slurm_uid: int,
                    stop: asyncio.Event, eager: bool) -> bool:
     """Serve as standby until this controller holds the lock (True) or `stop` is set (False).
     `eager`: take the lock as soon as it is free (a primary that asked for control back)."""
     takeover = asyncio.Event()
-    server = make_server(verifier)
+    server = make_server(server_auth)
     server.add_generic_rpc_handlers((standby_handler(peers.me.name, slurm_uid, takeover),))
     address = f"0.0.0.0:{cfg.ctld_port}"
     if server.add_insecure_port(address) == 0:

@@ -1,6 +1,6 @@
 """Calls from the controller to node agents (launch, terminate, signal, step usage, reconfigure).
 
-One gRPC channel per node, every call signed as the controller. Calls never
+One gRPC channel per node, every call signed as the controller for that node agent. Calls never
 block the event loop's state changes: the controller fires them as tasks and
 learns the outcome as events (a failed launch becomes a failed job).
 """
@@ -12,7 +12,9 @@ from typing import Any
 import grpc
 
 from pyslurm_common.rpc import slurmd_pb2, slurmd_pb2_grpc, types_pb2
+from pyslurm_common.auth import NODE_AGENT
 from pyslurm_common.rpc_auth import Signer, insecure_channel
+from pyslurm_common.rpc_client import signed_channel
 
 log = logging.getLogger(__name__)
 CALL_TIMEOUT = 10.0
@@ -33,13 +35,14 @@ class NodeLinks:
     def _stub(self, node: str, address: str) -> slurmd_pb2_grpc.NodeAgentStub:
         known = self._stubs.get(node)
         if known is None or known[0] != address:
-            self._stubs[node] = (address, slurmd_pb2_grpc.NodeAgentStub(insecure_channel(address)))
+            self._stubs[node] = (address, slurmd_pb2_grpc.NodeAgentStub(
+                signed_channel(address, NODE_AGENT, self._signer, insecure_channel)))
         return self._stubs[node][1]
 
     async def _call(self, node: str, address: str, method: str, request: object) -> Any:
         stub = self._stub(node, address)
         try:
-            return await getattr(stub, method)(request, timeout=CALL_TIMEOUT, metadata=self._signer.metadata())
+            return await getattr(stub, method)(request, timeout=CALL_TIMEOUT)
         except grpc.aio.AioRpcError as exc:
             details = exc.details() or ""
             # A SlurmError's details are "detail\nstrerror": one line here, since it ends up in

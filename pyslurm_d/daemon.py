@@ -19,15 +19,15 @@ import grpc
 import psutil
 
 from pyslurm_common import config as config_mod
-from pyslurm_common import controller_channel, daemon_log, sd_notify, step_credential
-from pyslurm_common.auth import Verifier
+from pyslurm_common import controller_channel, daemon_log, job_credential, sd_notify
+from pyslurm_common.auth import NODE_AGENT
 from pyslurm_common.cgroup_conf import cgroup_conf_path, load_cgroup_config
 from pyslurm_common.gres import GpuDevice, load_gres_conf
 from pyslurm_common.daemon_runtime import (argument_parser, fatal, handle_reload, load_cluster_identity,
                                            run_until_signalled, write_pid_file)
 from pyslurm_common.errors import SlurmError, Strerror
 from pyslurm_common.rpc import ctld_pb2, ctld_pb2_grpc, slurmd_pb2, slurmd_pb2_grpc, types_pb2
-from pyslurm_common.rpc_auth import Signer, caller, make_server, translate_errors
+from pyslurm_common.rpc_auth import ServerAuth, Signer, caller, make_server, translate_errors
 
 from . import cgroup, dynamic_node, gpu_usage, hardware
 from .gpu_job_mapping import JobMappingDir
@@ -54,9 +54,22 @@ class NodeAgentServicer(slurmd_pb2_grpc.NodeAgentServicer):
         if caller().uid not in self.privileged:
             raise SlurmError(Strerror.ACCESS_DENIED)
 
+    def _check_launch(self, launch: job_credential.Launch, credential: str) -> None:
+        """Launch only what the controller signed for this node; log every launch and refusal."""
+        what = f"job={launch.job_id} {'batch script' if launch.step == job_credential.BATCH_STEP else 'step ' + launch.step}"
+        try:
+            job_credential.verify(self._key, credential, launch)
+        except job_credential.CredentialError as exc:
+            log.error("%s launch for uid %d refused: %s (sent by uid %d from %s)", what, launch.uid, exc,
+                      caller().uid, caller().host)
+            expired = str(exc) != Strerror.INVALID_CREDENTIAL    # "Job credential expired" says more
+            raise SlurmError(Strerror.INVALID_CREDENTIAL, str(exc) if expired else "") from exc
+        log.info("%s launch for uid %d gid %d", what, launch.uid, launch.gid)
+
     @translate_errors
     async def LaunchBatch(self, request: slurmd_pb2.BatchLaunch, context: grpc.aio.ServicerContext) -> types_pb2.Empty:
         self._require_controller()
+        self._check_launch(job_credential.batch_launch(request, self.steps.node_name), request.credential)
         try:
             await self.steps.launch_batch(request)
         except PrologFailed as exc:
@@ -68,12 +81,7 @@ class NodeAgentServicer(slurmd_pb2_grpc.NodeAgentServicer):
     @translate_errors
     async def LaunchTasks(self, request: slurmd_pb2.TaskLaunch, context: grpc.aio.ServicerContext) -> types_pb2.Empty:
         self._require_controller()
-        try:   # the controller signed exactly this launch, for this node
-            step_credential.verify(self._key, request.credential, request.job_id, request.step_id, request.uid,
-                                   request.gid, self.steps.node_name, request.task_ids)
-        except step_credential.CredentialError as exc:
-            log.error("job=%d step %d launch refused: %s", request.job_id, request.step_id, exc)
-            raise SlurmError(Strerror.INVALID_CREDENTIAL, str(exc)) from exc
+        self._check_launch(job_credential.task_launch(request, self.steps.node_name), request.credential)
         try:
             await self.steps.launch_tasks(request)
         except (StepError, OSError) as exc:
@@ -144,9 +152,8 @@ class ControllerSession:
 
     def __init__(self, setup: "NodeSetup", port: int, hw: hardware.Hardware, backend: str, signer: Signer) -> None:
         self.setup, self.port, self.hw, self.backend = setup, port, hw, backend
-        self.signer = signer
         cfg = setup.cfg
-        self.stub = ctld_pb2_grpc.ControllerStub(controller_channel.to_controllers(cfg))
+        self.stub = ctld_pb2_grpc.ControllerStub(controller_channel.to_controllers(cfg, signer))
         self.steps: StepManager | None = None
         self.gpus: GpuSampler | None = None
 
@@ -171,7 +178,7 @@ class ControllerSession:
                     steps=report,
                     sockets=self.hw.sockets, cores_per_socket=self.hw.cores_per_socket,
                     threads_per_core=self.hw.threads_per_core, dynamic_conf=self.setup.dynamic_conf,
-                ), timeout=5, metadata=self.signer.metadata())
+                ), timeout=5)
                 log.info("registered as %s with the controller", self.node.name)
                 await self.reconciled(reply.steps, launches)
                 return
@@ -201,7 +208,7 @@ class ControllerSession:
                     name=self.node.name, cpu_load=psutil.getloadavg()[0],
                     free_memory_mb=psutil.virtual_memory().available // (1024 * 1024),
                     steps=report, gpu_activity=self.gpu_activity()),
-                    timeout=5, metadata=self.signer.metadata())
+                    timeout=5)
             except grpc.aio.AioRpcError as exc:
                 log.warning("heartbeat failed: %s: %s", exc.code().name, exc.details())
                 if exc.code() != grpc.StatusCode.UNAVAILABLE:
@@ -249,7 +256,7 @@ class ControllerSession:
         message = self.completion(result)
         method = "CompleteStep" if isinstance(message, ctld_pb2.StepCompletion) else "CompleteBatch"
         try:
-            await getattr(self.stub, method)(message, timeout=10, metadata=self.signer.metadata())
+            await getattr(self.stub, method)(message, timeout=10)
             return True
         except grpc.aio.AioRpcError as exc:
             log.warning("job=%d completion not delivered (%s), retrying", message.job_id, exc.code().name)
@@ -424,7 +431,7 @@ def main() -> None:
                 await reload()
 
         steps.recover()
-        server = make_server(Verifier(key))
+        server = make_server(ServerAuth(key, NODE_AGENT, port))
         slurmd_pb2_grpc.add_NodeAgentServicer_to_server(NodeAgentServicer(steps, privileged, key, reload), server)
         if server.add_insecure_port(f"0.0.0.0:{port}") == 0:
             fatal(PROG, f"cannot listen on port {port}")

@@ -10,13 +10,13 @@ from sqlalchemy.exc import SQLAlchemyError
 
 from pyslurm_common import config as config_mod
 from pyslurm_common import sd_notify
-from pyslurm_common.auth import Verifier
+from pyslurm_common.auth import ACCOUNTING
 from pyslurm_common.daemon_log import setup_logging
 from pyslurm_common.daemon_runtime import (argument_parser, become_slurm_user, fatal, load_cluster_identity,
                                            reload_logging_on_hangup, run_until_signalled, wait_first,
                                            write_pid_file)
 from pyslurm_common.rpc import dbd_pb2_grpc
-from pyslurm_common.rpc_auth import make_server
+from pyslurm_common.rpc_auth import ServerAuth, make_server
 from pyslurm_common.slurm_user import sqlite_file
 
 from .servicer import AccountingServicer
@@ -56,7 +56,7 @@ def main() -> None:
                                       tres_table(cfg.value("AccountingStorageTRES") or ""))
         if await asyncio.to_thread(servicer.admin.ensure_cluster, cfg.cluster_name):
             log.info("cluster %s added to accounting", cfg.cluster_name)
-        server = make_server(Verifier(key))
+        server = make_server(ServerAuth(key, ACCOUNTING, dbd.dbd_port))
         dbd_pb2_grpc.add_AccountingServicer_to_server(servicer, server)
         address = f"0.0.0.0:{dbd.dbd_port}"
         if server.add_insecure_port(address) == 0:

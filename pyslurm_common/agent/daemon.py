@@ -2,8 +2,10 @@
 
 Listens on a unix socket open to every local user. For each request it reads
 the caller's uid/gid from the kernel (SO_PEERCRED), signs a credential for
-exactly that identity and forwards the opaque protobuf body to the controller
-or the accounting daemon over a long-lived gRPC channel.
+exactly that identity, method and body, and forwards the opaque protobuf body
+to the controller or the accounting daemon over a long-lived gRPC channel,
+only once that daemon has proven that it holds the cluster key (rpc_client.py):
+a process squatting a stopped daemon's port gets no user's credential.
 """
 from __future__ import annotations
 
@@ -18,16 +20,21 @@ import grpc
 
 from .. import config as config_mod
 from .. import sd_notify
-from ..auth import AuthError, Identity, load_key
+from ..auth import ACCOUNTING, AuthError, Identity, load_key
 from ..daemon_log import setup_logging
 from ..daemon_runtime import argument_parser, fatal, reload_logging_on_hangup, run_until_signalled, write_pid_file
 from ..controller_channel import FailoverChannel, to_controllers
 from ..rpc_auth import Signer, insecure_channel
+from ..rpc_client import SignedChannel, signed_channel
 from . import protocol
 
 log = logging.getLogger(__name__)
 PROG = "pyslurmsackd"
 _UCRED = struct.Struct("3i")
+# What one local user can make the agent hold: requests of at most protocol.MAX_REQUEST bytes, this
+# many at once, each read within READ_TIMEOUT (a connection that sends nothing holds no slot for long).
+CONNECTIONS_PER_USER = 32
+READ_TIMEOUT = 30.0
 
 
 def peer_identity(sock: socket.socket, host: str) -> Identity:
@@ -38,26 +45,44 @@ def peer_identity(sock: socket.socket, host: str) -> Identity:
 
 class Agent:
     def __init__(self, signer: Signer, controllers: FailoverChannel, dbd_address: str | None, host: str) -> None:
-        self._signer = signer
         self._host = host
+        self._open: dict[int, int] = {}      # uid -> connections being served
         self._controllers = controllers
-        self._channels: dict[str, FailoverChannel | grpc.aio.Channel] = {protocol.CONTROLLER_PREFIX: controllers}
+        self._channels: dict[str, FailoverChannel | SignedChannel] = {protocol.CONTROLLER_PREFIX: controllers}
         if dbd_address:
-            self._channels[protocol.ACCOUNTING_PREFIX] = insecure_channel(dbd_address)
+            self._channels[protocol.ACCOUNTING_PREFIX] = signed_channel(dbd_address, ACCOUNTING, signer,
+                                                                        insecure_channel)
 
     async def handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        sock = writer.get_extra_info("socket")
+        identity = peer_identity(writer.get_extra_info("socket"), self._host)
+        uid = identity.uid
         try:
-            identity = peer_identity(sock, self._host)
-            head = await reader.readexactly(protocol.LENGTH_SIZE)
-            payload = await reader.readexactly(protocol.frame_length(head))
-            method, timeout_ms, body = protocol.decode_request(payload)
-            writer.write(await self._forward(identity, method, timeout_ms, body))
-            await writer.drain()
-        except (asyncio.IncompleteReadError, ConnectionError, protocol.ProtocolError) as exc:
+            if self._open.get(uid, 0) >= CONNECTIONS_PER_USER:
+                log.warning("uid %d has %d requests open already: connection refused", uid, CONNECTIONS_PER_USER)
+                return
+            self._open[uid] = self._open.get(uid, 0) + 1
+            try:
+                method, timeout_ms, body = await asyncio.wait_for(self._read_request(reader), READ_TIMEOUT)
+                writer.write(await self._forward(identity, method, timeout_ms, body))
+                await writer.drain()
+            finally:
+                self._open[uid] -= 1
+                if not self._open[uid]:
+                    del self._open[uid]
+        except protocol.ProtocolError as exc:
+            log.warning("request from uid %d refused: %s", uid, exc)
+        except TimeoutError:
+            log.warning("request from uid %d refused: not sent within %.0f s", uid, READ_TIMEOUT)
+        except (asyncio.IncompleteReadError, ConnectionError) as exc:
             log.debug("client went away: %s", exc)
         finally:
             writer.close()
+
+    @staticmethod
+    async def _read_request(reader: asyncio.StreamReader) -> tuple[str, int, bytes]:
+        head = await reader.readexactly(protocol.LENGTH_SIZE)
+        payload = await reader.readexactly(protocol.frame_length(head, protocol.MAX_REQUEST))
+        return protocol.decode_request(payload)
 
     async def _forward(self, identity: Identity, method: str, timeout_ms: int, body: bytes) -> bytes:
         method, target = protocol.controller_target(method)
@@ -70,7 +95,7 @@ class Agent:
             return protocol.encode_reply(grpc.StatusCode.UNIMPLEMENTED.value[0], f"no route for {method}", b"")
         call = channel.unary_unary(method)  # bytes in, bytes out: the agent never parses bodies
         try:
-            reply = await call(body, timeout=max(timeout_ms, 1) / 1000, metadata=self._signer.metadata(identity))
+            reply = await call(body, timeout=max(timeout_ms, 1) / 1000, identity=identity)
         except grpc.aio.AioRpcError as exc:
             return protocol.encode_reply(exc.code().value[0], exc.details() or "", b"")
         return protocol.encode_reply(0, "", reply)
@@ -103,7 +128,8 @@ def main() -> None:
 
     async def serve(stop: asyncio.Event) -> None:
         # grpc.aio channels belong to the loop they are made on: build the agent inside it.
-        agent = Agent(Signer(key, host=host), to_controllers(cfg), dbd, host)
+        signer = Signer(key, host=host)
+        agent = Agent(signer, to_controllers(cfg, signer), dbd, host)
         server = await asyncio.start_unix_server(agent.handle, sock=listen_socket(cfg.auth_socket))
         log.info("listening on %s", cfg.auth_socket)
         reload_logging_on_hangup(lambda: (config_mod.load_config(cfg.path).slurmctld_debug, None))

@@ -18,7 +18,10 @@ _LEN = struct.Struct("!I")
 _REQ_HEAD = struct.Struct("!H")
 _TIMEOUT = struct.Struct("!I")
 _REPLY_HEAD = struct.Struct("!BI")
-MAX_FRAME = 256 * 1024 * 1024
+MAX_FRAME = 256 * 1024 * 1024     # a reply (e.g. a long job list) may be large
+# What one request may make the agent hold: the largest batch script Slurm takes by default
+# (max_script_size, 4 MB) with its environment and options, with room to spare.
+MAX_REQUEST = 16 * 1024 * 1024
 
 # Routable services: the agent forwards nothing else.
 CONTROLLER_PREFIX = "/pyslurm.Controller/"
@@ -50,10 +53,13 @@ def encode_request(method: str, body: bytes, timeout_ms: int) -> bytes:
 
 
 def decode_request(payload: bytes) -> tuple[str, int, bytes]:
-    (mlen,) = _REQ_HEAD.unpack_from(payload)
-    start = _REQ_HEAD.size
-    method = payload[start:start + mlen].decode()
-    (timeout_ms,) = _TIMEOUT.unpack_from(payload, start + mlen)
+    try:
+        (mlen,) = _REQ_HEAD.unpack_from(payload)
+        start = _REQ_HEAD.size
+        method = payload[start:start + mlen].decode()
+        (timeout_ms,) = _TIMEOUT.unpack_from(payload, start + mlen)
+    except (struct.error, UnicodeDecodeError) as exc:
+        raise ProtocolError(f"malformed request ({len(payload)} bytes)") from exc
     return method, timeout_ms, payload[start + mlen + _TIMEOUT.size:]
 
 
@@ -88,10 +94,10 @@ def _recv_exact(sock: socket, n: int) -> bytes:
     return b"".join(chunks)
 
 
-def frame_length(head: bytes) -> int:
+def frame_length(head: bytes, limit: int = MAX_FRAME) -> int:
     (length,) = _LEN.unpack(head)
-    if length > MAX_FRAME:
-        raise ProtocolError("frame too large")
+    if length > limit:
+        raise ProtocolError(f"frame too large ({length} bytes, at most {limit})")
     return length
 
 

@@ -8,9 +8,10 @@ import time
 import grpc
 import pytest
 
-from pyslurm_common.auth import Identity, load_key, sign
-from pyslurm_common.auth import CRED_METADATA_KEY
+from pyslurm_common.auth import CONTROLLER, CRED_METADATA_KEY, Identity, load_key, sign
 from pyslurm_common.rpc import ctld_pb2, ctld_pb2_grpc
+from pyslurm_common.rpc_auth import Signer, insecure_channel
+from pyslurm_common.rpc_client import Peer
 
 from .conftest import SLURMD_TIMEOUT, Cluster, wait_for
 
@@ -99,15 +100,28 @@ async def _call_with(cluster: Cluster, credential: str | None) -> grpc.StatusCod
     return grpc.StatusCode.OK
 
 
+async def _controller_audience(cluster: Cluster) -> str:
+    peer = Peer(insecure_channel(f"127.0.0.1:{cluster.spec.ctld_port}"), CONTROLLER, Signer(load_key(cluster.spec.key_file)))
+    audience = await peer.audience(5)
+    await peer.channel.close()
+    return audience
+
+
 @pytest.mark.parametrize("forgery", ["missing", "wrong-key", "tampered", "replayed"])
 def test_forged_credentials_are_refused(cluster: Cluster, forgery: str) -> None:
     key = load_key(cluster.spec.key_file)
-    valid = sign(key, Identity(uid=0, gid=0, host="itest"))
-    assert asyncio.run(_call_with(cluster, sign(key, Identity(uid=0, gid=0, host="itest")))) == grpc.StatusCode.OK
+    audience = asyncio.run(_controller_audience(cluster))
+    method, body = "/pyslurm.Controller/GetJobs", ctld_pb2.JobQuery().SerializeToString()
+
+    def credential_as(uid: int, key_: bytes = key) -> str:
+        return sign(key_, Identity(uid=uid, gid=0, host="itest"), audience, method, body)
+
+    assert asyncio.run(_call_with(cluster, credential_as(0))) == grpc.StatusCode.OK
+    valid = credential_as(0)
     credential = {
         "missing": None,
-        "wrong-key": sign(b"x" * 64, Identity(uid=0, gid=0, host="itest")),
-        "tampered": valid.replace("v1 0 0", "v1 1001 0", 1),
+        "wrong-key": credential_as(0, b"x" * 64),
+        "tampered": valid.replace("v2 0 0", "v2 1001 0", 1),
         "replayed": valid,
     }[forgery]
     if forgery == "replayed":

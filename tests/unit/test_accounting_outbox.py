@@ -1,6 +1,6 @@
 """The controller's accounting outbox: job snapshots and node events go to disk, then to the
 accounting daemon in one batch (node events in the order they happened), and leave the disk only
-once acknowledged. A real gRPC server stands in for pyslurmdbd."""
+once acknowledged. A real gRPC server (with pyslurmdbd's authentication) stands in for pyslurmdbd."""
 from __future__ import annotations
 
 import asyncio
@@ -9,8 +9,11 @@ from pathlib import Path
 import grpc
 
 from pyslurm_common.rpc import dbd_pb2, dbd_pb2_grpc, types_pb2
-from pyslurm_common.rpc_auth import Signer
+from pyslurm_common.auth import ACCOUNTING
+from pyslurm_common.rpc_auth import ServerAuth, Signer, make_server
 from pyslurm_ctld.accounting_outbox import AccountingOutbox
+
+KEY = b"k" * 32
 
 
 class _Recorder(dbd_pb2_grpc.AccountingServicer):
@@ -32,10 +35,10 @@ def _event(node: str, state: str, time: int) -> dbd_pb2.NodeEventRecord:
 
 async def _exercise(directory: Path) -> tuple[list[dbd_pb2.JobRecordBatch], int, int]:
     recorder = _Recorder()
-    server = grpc.aio.server()
+    server = make_server(ServerAuth(KEY, ACCOUNTING, 0))
     dbd_pb2_grpc.add_AccountingServicer_to_server(recorder, server)
     port = server.add_insecure_port("127.0.0.1:0")
-    outbox = AccountingOutbox(directory, None, Signer(b"k" * 32))
+    outbox = AccountingOutbox(directory, None, Signer(KEY))
     outbox.put(_job(7, "RUNNING"))
     outbox.put_node_event(_event("n1", "DOWN", 300))
     outbox.put(_job(7, "COMPLETED"))          # replaces the unsent snapshot
@@ -45,7 +48,7 @@ async def _exercise(directory: Path) -> tuple[list[dbd_pb2.JobRecordBatch], int,
         await asyncio.sleep(0.01)
     queued = outbox.backlog()
     await server.start()
-    sender = AccountingOutbox(directory, f"127.0.0.1:{port}", Signer(b"k" * 32))
+    sender = AccountingOutbox(directory, f"127.0.0.1:{port}", Signer(KEY))
     stop = asyncio.Event()
     task = asyncio.create_task(sender.run_sender(stop))
     while sender.backlog():

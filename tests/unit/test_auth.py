@@ -1,4 +1,5 @@
-"""Per-RPC credentials (pyslurm_common/auth.py): signing, verification, replay cache, key files."""
+"""Per-RPC credentials (pyslurm_common/auth.py): signing, binding to audience, method and body,
+verification, replay cache, server proofs, key files."""
 from __future__ import annotations
 
 import hashlib
@@ -9,12 +10,17 @@ from pathlib import Path
 
 import pytest
 
-from pyslurm_common.auth import (CLOCK_SKEW, DEFAULT_TTL, AuthError, Identity, Verifier, generate_key, load_key,
-                                 sign)
+from pyslurm_common.auth import (CLOCK_SKEW, DEFAULT_TTL, OTHER_INSTANCE, AuthError, Claim, Identity, Verifier,
+                                 audience, body_digest, generate_key, hello_statement, load_key, proof_holds, prove,
+                                 purpose_key, reply_statement)
+from pyslurm_common.auth import sign as sign_for
 
 KEY = b"k" * 64
 ALICE = Identity(uid=1000, gid=100, host="login1")
 T0 = 1_700_000_000.0
+CTLD = audience("slurmctld", 6817, "a1" * 16)
+METHOD = "/pyslurm.Controller/SignalJobs"
+BODY = b"\x08\x07"
 
 
 class FakeClock:
@@ -25,20 +31,42 @@ class FakeClock:
         return self.now
 
 
-def verifier(now: float = T0, key: bytes = KEY) -> tuple[Verifier, FakeClock]:
+def sign(key: bytes, identity: Identity, now: float, ttl: int = DEFAULT_TTL) -> str:
+    """A credential for METHOD with BODY at the controller instance CTLD."""
+    return sign_for(key, identity, CTLD, METHOD, BODY, now=now, ttl=ttl)
+
+
+def verifier(now: float = T0, key: bytes = KEY) -> tuple[_Checked, FakeClock]:
     clock = FakeClock(now)
-    return Verifier(key, clock=clock), clock
+    return _Checked(Verifier(key, CTLD, clock=clock)), clock
+
+
+class _Checked:
+    """Verifier.verify for METHOD, returning the identity when the body digest is BODY's."""
+
+    def __init__(self, v: Verifier) -> None:
+        self._v = v
+
+    def verify(self, credential: str | None, method: str = METHOD) -> Identity:
+        claim = self._v.verify(credential, method)
+        assert claim.body_digest == body_digest(BODY)
+        self._v.consume(claim)
+        return claim.identity
+
+    @property
+    def _seen(self) -> dict[str, int]:
+        return self._v._seen
 
 
 def resign(fields: list[str], key: bytes = KEY) -> str:
     """A credential with the given payload fields and a valid signature (to test the parser)."""
     payload = " ".join(fields)
-    return f"{payload} {hmac.new(key, payload.encode(), hashlib.sha256).hexdigest()}"
+    return f"{payload} {hmac.new(purpose_key(key, 'credential'), payload.encode(), hashlib.sha256).hexdigest()}"
 
 
-def rejection(v: Verifier, credential: str | None) -> str:
+def rejection(v: Verifier | _Checked, credential: str | None, method: str = METHOD) -> str:
     with pytest.raises(AuthError) as info:
-        v.verify(credential)
+        v.verify(credential, method)
     return str(info.value)
 
 
@@ -48,15 +76,16 @@ def rejection(v: Verifier, credential: str | None) -> str:
 def test_round_trip() -> None:
     v, _ = verifier()
     cred = sign(KEY, ALICE, now=T0)
-    assert v.verify(cred) == ALICE
+    assert v._v.verify(cred, METHOD) == Claim(ALICE, body_digest(BODY), cred.split(" ")[6], int(T0) + DEFAULT_TTL)
     assert not ALICE.is_root and Identity(0, 0, "head").is_root
 
 
 def test_credential_layout() -> None:
     fields = sign(KEY, ALICE, now=T0, ttl=90).split(" ")
-    assert fields[:6] == ["v1", "1000", "100", "login1", str(int(T0)), str(int(T0) + 90)]
+    assert fields[:6] == ["v2", "1000", "100", "login1", str(int(T0)), str(int(T0) + 90)]
     assert len(fields[6]) == 24 and int(fields[6], 16) >= 0          # nonce: 12 random bytes, hex
-    assert len(fields[7]) == 64                                       # hmac-sha256 hex
+    assert fields[7:10] == [CTLD, METHOD, hashlib.sha256(BODY).hexdigest()]
+    assert len(fields[10]) == 64                                      # hmac-sha256 hex
 
 
 def test_every_credential_has_a_fresh_nonce() -> None:
@@ -69,8 +98,10 @@ def test_wrong_key_is_refused() -> None:
 
 
 @pytest.mark.parametrize(("index", "value"), [(1, "0"), (2, "0"), (3, "head"), (4, str(int(T0) + 1)),
-                                              (5, str(int(T0) + 99999)), (6, "0" * 24)],
-                         ids=["uid", "gid", "host", "issued", "expires", "nonce"])
+                                              (5, str(int(T0) + 99999)), (6, "0" * 24),
+                                              (7, audience("slurmctld", 6817, "b2" * 16)),
+                                              (8, "/pyslurm.Controller/GetJobs"), (9, "0" * 64)],
+                         ids=["uid", "gid", "host", "issued", "expires", "nonce", "audience", "method", "body"])
 def test_tampered_fields_are_refused(index: int, value: str) -> None:
     v, _ = verifier()
     fields = sign(KEY, ALICE, now=T0).split(" ")
@@ -94,9 +125,9 @@ def test_malformed_credentials() -> None:
     v, _ = verifier()
     good = sign(KEY, ALICE, now=T0).split(" ")
     assert rejection(v, " ".join(good[:7])) == "malformed credential"                 # 7 fields
-    assert rejection(v, " ".join(good + ["x"])) == "malformed credential"             # 9 fields
-    assert rejection(v, resign(["v2", *good[1:7]])) == "malformed credential"         # other version
-    assert rejection(v, resign([good[0], "alice", *good[2:7]])) == "malformed credential"   # uid not a number
+    assert rejection(v, " ".join(good + ["x"])) == "malformed credential"             # 12 fields
+    assert rejection(v, resign(["v1", *good[1:10]])) == "malformed credential"        # other version
+    assert rejection(v, resign([good[0], "alice", *good[2:10]])) == "malformed credential"   # uid not a number
 
 
 def test_expiry_with_clock_skew() -> None:
@@ -125,7 +156,7 @@ def test_replay_is_refused() -> None:
     assert rejection(v, cred) == "credential replayed"
     clock.now += 50                      # still valid, past the purge interval: still remembered
     assert rejection(v, cred) == "credential replayed"
-    assert Verifier(KEY, clock=clock).verify(cred) == ALICE   # the cache is per verifier
+    assert _Checked(Verifier(KEY, CTLD, clock=clock)).verify(cred) == ALICE   # the cache is per verifier
 
 
 def test_refused_credentials_do_not_burn_their_nonce() -> None:
@@ -152,6 +183,10 @@ def test_bad_host_names_cannot_be_signed() -> None:
     for host in ("", "two words", "tab\there"):
         with pytest.raises(ValueError, match="bad host name"):
             sign(KEY, Identity(1, 1, host), now=T0)
+    with pytest.raises(ValueError, match="bad audience"):
+        sign_for(KEY, ALICE, "", METHOD, BODY)
+    with pytest.raises(ValueError, match="bad method"):
+        sign_for(KEY, ALICE, CTLD, "two words", BODY)
 
 
 # ---- key files ---------------------------------------------------------------------------------
@@ -201,5 +236,56 @@ def test_load_key_errors(tmp_path: Path) -> None:
 
 def test_non_ascii_signature_is_an_auth_error() -> None:
     fields = sign(KEY, ALICE, now=T0).split(" ")
-    fields[7] = "é" * 64
+    fields[10] = "é" * 64
     assert rejection(verifier()[0], " ".join(fields)) == "invalid credential signature"
+
+
+# ---- binding: a captured credential is useless for anything else ------------------------------
+
+
+def test_a_credential_for_another_daemon_instance_is_refused_as_such() -> None:
+    restarted = _Checked(Verifier(KEY, audience("slurmctld", 6817, "c3" * 16), clock=FakeClock()))
+    assert rejection(restarted, sign(KEY, ALICE, now=T0)) == OTHER_INSTANCE
+    node_agent = _Checked(Verifier(KEY, audience("slurmd", 6818, "a1" * 16), clock=FakeClock()))
+    assert rejection(node_agent, sign(KEY, ALICE, now=T0)) == OTHER_INSTANCE
+
+
+def test_a_credential_for_another_method_is_refused() -> None:
+    v, _ = verifier()
+    assert rejection(v, sign(KEY, ALICE, now=T0), "/pyslurm.Controller/SubmitBatchJob") == \
+        "credential for another method"
+
+
+def test_the_credential_carries_the_digest_of_exactly_its_body() -> None:
+    v, _ = verifier()
+    claim = v._v.verify(sign_for(KEY, ALICE, CTLD, METHOD, b"other body", now=T0), METHOD)
+    assert claim.body_digest != body_digest(BODY) and claim.body_digest == body_digest(b"other body")
+
+
+def test_credentials_and_proofs_use_separate_keys() -> None:
+    """No signature of one kind can pass for another: each use derives its own key."""
+    assert len({purpose_key(KEY, p) for p in ("credential", "server proof", "job credential")}) == 3
+    cred = sign(KEY, ALICE, now=T0)
+    payload, mac = cred.rsplit(" ", 1)
+    assert mac != hmac.new(KEY, payload.encode(), hashlib.sha256).hexdigest()
+
+
+# ---- server proofs --------------------------------------------------------------------------------
+
+
+def test_a_proof_holds_only_for_its_challenge_audience_and_key() -> None:
+    challenge = hello_statement(os.urandom(32))
+    proof = prove(KEY, CTLD, challenge)
+    assert proof_holds(KEY, CTLD, challenge, proof)
+    assert not proof_holds(KEY, CTLD, hello_statement(os.urandom(32)), proof)         # a replayed answer
+    assert not proof_holds(KEY, audience("slurmdbd", 6819, "a1" * 16), challenge, proof)
+    assert not proof_holds(KEY, CTLD, challenge, prove(b"x" * 64, CTLD, challenge))   # no key, no proof
+    assert not proof_holds(KEY, CTLD, challenge, "é" * 64)
+
+
+def test_a_reply_proof_names_the_request_and_the_reply() -> None:
+    proof = prove(KEY, CTLD, reply_statement("ab" * 12, b"reply"))
+    assert proof_holds(KEY, CTLD, reply_statement("ab" * 12, b"reply"), proof)
+    assert not proof_holds(KEY, CTLD, reply_statement("ab" * 12, b"forged reply"), proof)
+    assert not proof_holds(KEY, CTLD, reply_statement("cd" * 12, b"reply"), proof)
+    assert not proof_holds(KEY, CTLD, hello_statement(b"reply"), proof)

@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from pyslurm_common import job_credential
 from pyslurm_common.config import load_config
 from pyslurm_common.errors import SlurmError, Strerror
 from pyslurm_common.rpc import types_pb2
@@ -130,6 +131,10 @@ def test_launch_message_carries_the_batch_hosts_cpu_ids_and_gpus(manager: JobMan
     assert (env["SLURM_JOB_GPUS"], env["CUDA_VISIBLE_DEVICES"]) == ("1,3", "0,1")
     plain = ctl.launch_message(started_job(manager))
     assert list(plain.gpu_indices) == [] and len(plain.cpu_ids) == 1
+    # the job credential vouches for exactly this launch on the batch host
+    job_credential.verify(b"test-key", launch.credential, job_credential.batch_launch(launch, "g1"))
+    with pytest.raises(job_credential.CredentialError):
+        job_credential.verify(b"test-key", launch.credential, job_credential.batch_launch(launch, "g2"))
 
 
 def test_submit_line_is_kept_with_the_job_and_its_journal_record(manager: JobManager) -> None:
