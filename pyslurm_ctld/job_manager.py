@@ -43,6 +43,7 @@ from .events import JobCpusChanged, JobPartitionChanged, JobPriorityChanged, Job
 from .job import ArrayInfo, Hold, Job, JobId, JobRequest, JobState, Reason, Step
 from .fairshare import ShareRow, Usage
 from .job_priorities import JobPriorities, priority_update
+from .job_table import JobTable
 from .nodes import NodeRecord
 from .priority import PriorityContext, PriorityFactors
 from .priority_settings import priority_settings
@@ -78,7 +79,7 @@ class JobManager:
     def __init__(self, cfg: SlurmConfig, slurm_uid: int) -> None:
         self.cfg = cfg
         self.slurm_uid = slurm_uid
-        self.jobs: dict[JobId, Job] = {}
+        self.jobs = JobTable()
         self.dynamic_nodes: dict[str, NodeConfig] = {}   # joined with `pyslurmd -Z` (journaled)
         self.partition_edits: dict[str, PartitionEdited] = {}   # scontrol create/update/delete partition
         self.nodes: dict[str, NodeRecord] = {}
@@ -314,9 +315,8 @@ class JobManager:
         return spec
 
     def _active_job_count(self) -> int:
-        """Jobs counted against MaxJobCount: each pending array task counts as one."""
-        return sum(len(j.array.pending) if j.array is not None and j.array.is_remainder and j.is_active else 1
-                   for j in self.jobs.values() if j.is_active)
+        """Jobs counted against MaxJobCount: each pending array task counts as one (job_table.py)."""
+        return self.jobs.active_count
 
     def _normalised_gpus(self, req: JobRequest, part: PartitionConfig) -> JobRequest:
         """Every GPU option as GPUs per node, checked against the partition's nodes.

@@ -1,0 +1,63 @@
+"""The controller's job table: a dict of jobs by id that keeps its MaxJobCount tally as it changes.
+
+Slurm's MaxJobCount counts every active job record, a pending array's not-yet-split tasks one
+each. Counting that by walking every job made each submission cost O(queue): 100k queued jobs
+meant 100k visits per sbatch. Jobs are frozen and every change replaces the record through
+`table[id] = job` (or removes it), so the tally moves by the difference of one job's weight.
+"""
+from __future__ import annotations
+
+from typing import Iterable
+
+from .job import Job, JobId
+
+
+def active_weight(job: Job) -> int:
+    """What `job` counts against MaxJobCount: 0 once finished, its pending tasks for an array's
+    remainder, else 1."""
+    if not job.is_active:
+        return 0
+    if job.array is not None and job.array.is_remainder:
+        return len(job.array.pending)
+    return 1
+
+
+class JobTable(dict[JobId, Job]):
+    """Jobs by id; `active_count` is the sum of `active_weight` over them, kept up to date by every
+    mutating method (a method this class does not override would bypass the tally, so the rarely
+    used ones refuse)."""
+
+    def __init__(self, jobs: Iterable[Job] = ()) -> None:
+        super().__init__()
+        self.active_count = 0
+        for job in jobs:
+            self[job.job_id] = job
+
+    def __setitem__(self, job_id: JobId, job: Job) -> None:
+        old = super().get(job_id)
+        self.active_count += active_weight(job) - (active_weight(old) if old is not None else 0)
+        super().__setitem__(job_id, job)
+
+    def __delitem__(self, job_id: JobId) -> None:
+        self.active_count -= active_weight(self[job_id])
+        super().__delitem__(job_id)
+
+    _MISSING = object()
+
+    def pop(self, job_id: JobId, default: object = _MISSING) -> Job:   # type: ignore[override]
+        if job_id in self:
+            job = self[job_id]
+            del self[job_id]
+            return job
+        if default is JobTable._MISSING:
+            raise KeyError(job_id)
+        return default   # type: ignore[return-value]
+
+    def clear(self) -> None:
+        super().clear()
+        self.active_count = 0
+
+    def _untallied(self, *args: object, **kwargs: object) -> None:
+        raise TypeError("JobTable: assign or delete one job at a time (the MaxJobCount tally)")
+
+    update = setdefault = popitem = __ior__ = _untallied   # type: ignore[assignment]
