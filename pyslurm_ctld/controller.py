@@ -443,7 +443,8 @@ class Controller:
                 if usage is not None:
                     await self.commit(usage)
             if recalc:
-                self.manager.recalculate_priorities(int(now))
+                for _ in self.manager.priority_recalculation(int(now)):
+                    await asyncio.sleep(0)      # RPCs between chunks of pending jobs
                 next_priority_calc = now + self.manager.priorities.settings.calc_period_s
             if purge is not None:
                 events.append(purge)

@@ -14,12 +14,13 @@ its slurm.conf `Gres=` gpu items, indices 0..N-1 in the order written.
 """
 from __future__ import annotations
 
+import collections
 import dataclasses
 import functools
 import logging
 import math
 from dataclasses import dataclass
-from typing import Any, Iterable
+from typing import Any, Iterable, Iterator
 
 from pyslurm_common.array_spec import ArraySpec, JobSpec, parse_array_spec
 from pyslurm_common.bounds import ARRAY_THROTTLE, CPU_COUNT, CPUS_PER_TASK, OutOfRange
@@ -374,8 +375,12 @@ class JobManager:
 
     def recalculate_priorities(self, now: int) -> None:
         """Fairshare table and every pending job's priority (PriorityCalcPeriod; soft state)."""
+        collections.deque(self.priority_recalculation(now), maxlen=0)
+
+    def priority_recalculation(self, now: int) -> Iterator[int]:
+        """recalculate_priorities in chunks (JobPriorities.recalculation): the caller may yield between them."""
         self.priorities.refresh_shares(self.associations)
-        self.priorities.recalculated(self.jobs, self._priority_context(), now)
+        return self.priorities.recalculation(self.jobs, self._priority_context, now)
 
     def usage_update(self, now: int) -> UsageRecorded | None:
         """Fairshare usage up to `now`, to journal (priority/multifactor only)."""

@@ -14,7 +14,7 @@ No I/O and no clock: `now` is an argument; the data comes from the job manager.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable, Mapping, MutableMapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, MutableMapping
 
 from pyslurm_common.bounds import NICE, PRIORITY, OutOfRange
 from pyslurm_common.config import PartitionConfig
@@ -28,6 +28,10 @@ from .job import Hold, Job, JobId, JobState
 from .nodes import NodeRecord
 from .priority import PriorityContext, PriorityFactors, basic_priority, job_priority
 from .priority_settings import PrioritySettings
+
+# Pending jobs recomputed between two yields to the controller's event loop: at 10-40 µs a job,
+# a few milliseconds of RPCs waiting at most.
+RECALCULATION_CHUNK = 500
 
 
 class JobPriorities:
@@ -54,14 +58,24 @@ class JobPriorities:
         self.factors[job.job_id] = factors
         return factors.priority
 
-    def recalculated(self, jobs: MutableMapping[JobId, Job], context: PriorityContext, now: int) -> None:
-        """Every pending job's priority recomputed in place (soft state, like pending reasons)."""
+    def recalculation(self, jobs: MutableMapping[JobId, Job], context_of: Callable[[], PriorityContext], now: int,
+                      chunk: int = RECALCULATION_CHUNK) -> Iterator[int]:
+        """Every pending job's priority recomputed in place (soft state, like pending reasons),
+        `chunk` jobs at a time: after each chunk it yields how many jobs it has done, so that the
+        controller can serve RPCs in between (10k pending jobs took 80-370 ms in one go). A job
+        that ended, started or went between chunks is left alone; one submitted meanwhile got its
+        priority at submission."""
         self.factors = {}
-        for job in list(jobs.values()):
-            if job.state is JobState.PENDING:
-                priority = self.priority_of(job, context, now)
-                if priority != job.priority:
-                    jobs[job.job_id] = dataclasses.replace(job, priority=priority)
+        pending = [job_id for job_id, job in jobs.items() if job.state is JobState.PENDING]
+        for start in range(0, len(pending), chunk):
+            context = context_of()     # cached; rebuilt only if something changed between chunks
+            for job_id in pending[start:start + chunk]:
+                job = jobs.get(job_id)
+                if job is not None and job.state is JobState.PENDING:
+                    priority = self.priority_of(job, context, now)
+                    if priority != job.priority:
+                        jobs[job_id] = dataclasses.replace(job, priority=priority)
+            yield min(start + chunk, len(pending))
 
     # ---- the normalization context --------------------------------------------------
 

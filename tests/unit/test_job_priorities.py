@@ -152,3 +152,23 @@ def test_nice_range_and_privilege() -> None:
     check_nice(-NICE_LIMIT, True)
     assert error_of(check_nice, -1, False).strerror == Strerror.ACCESS_DENIED
     assert error_of(check_nice, NICE_LIMIT + 1, True).strerror == Strerror.INVALID_NICE
+
+
+def test_recalculation_in_chunks_yields_between_them_and_leaves_jobs_that_ended_meanwhile(tmp_path: Path) -> None:
+    mgr = manager(tmp_path)
+    jobs = [submit(mgr, now=100, account="physics") for _ in range(5)]
+    chunks = mgr.priorities.recalculation(mgr.jobs, mgr._priority_context, DAY // 2, chunk=2)
+    assert next(chunks) == 2
+    first_two = [mgr.jobs[j.job_id].priority for j in jobs[:2]]
+    assert all(p > j.priority for p, j in zip(first_two, jobs))        # older now: the age factor grew
+    mgr.apply(mgr.cancellation(jobs[2].job_id, ALICE, now=10))        # an RPC served between chunks
+    cancelled = mgr.jobs[jobs[2].job_id]
+    assert list(chunks) == [4, 5]
+    assert mgr.jobs[jobs[2].job_id] is cancelled
+    (tmp_path / "again").mkdir()
+    in_one_go = manager(tmp_path / "again")
+    for _ in range(5):
+        submit(in_one_go, now=100, account="physics")
+    in_one_go.recalculate_priorities(DAY // 2)
+    assert [mgr.jobs[j.job_id].priority for j in jobs if j is not jobs[2]] == \
+        [in_one_go.jobs[j.job_id].priority for j in jobs if j is not jobs[2]]
