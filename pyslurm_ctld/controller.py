@@ -434,7 +434,9 @@ class Controller:
         while not stop.is_set():
             await asyncio.sleep(PERIODIC)
             now = time.time()
-            events: list[Event] = [*self.manager.timeouts(int(now)), *self.manager.unresponsive_nodes(now)]
+            events: list[Event] = [*self.manager.timeouts(int(now)), *self.manager.unresponsive_nodes(now),
+                                   *node_reconcile.silent_nodes(self.manager.nodes.values(), self.manager.jobs.values(),
+                                                                self.started_at, now, self.cfg.slurmd_timeout)]
             purge = self.manager.purgeable(int(now))
             recalc = now >= next_priority_calc
             if purge is not None or recalc:

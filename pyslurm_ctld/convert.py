@@ -271,15 +271,14 @@ def node_info(rec: NodeRecord, usage: NodeUsage) -> ctld_pb2.NodeInfo:
     flags = []
     if rec.drain:
         flags.append("DRAIN")
-    if rec.registered and not rec.responding:
+    if not (rec.registered and rec.responding):
         flags.append("NOT_RESPONDING")
     if rec.dynamic:
         flags.append("DYNAMIC_NORM")
-    if not rec.registered:
-        base = "UNKNOWN"
-        flags.append("NOT_RESPONDING")
-    elif rec.down:
+    if rec.down:       # set DOWN (by an admin, or not heard from in SlurmdTimeout): down*, as Slurm
         base = "DOWN"
+    elif not rec.registered:
+        base = "UNKNOWN"
     elif usage.cpus == 0:
         base = "IDLE"
     elif usage.cpus >= cfg.cpus:

@@ -16,6 +16,10 @@ compare goes both ways:
 - a step the node runs that the controller does not know, or knows as over (the job ended,
   was cancelled or requeued while the terminate was lost with a controller restart), is killed.
 
+A node that never registers with a controller that (re)started while jobs ran on it is as good
+as not responding once SlurmdTimeout has passed (`silent_nodes`): its node agent may never come
+back, and its jobs must not wait for it for ever.
+
 So no job stays RUNNING or COMPLETING without a live step behind it. Pure: no clock, no I/O.
 """
 from __future__ import annotations
@@ -25,9 +29,10 @@ import logging
 from dataclasses import dataclass
 from typing import Iterable
 
-from .events import Account, Effect, Event, JobLost, JobRequeued, StepFinished
+from .events import Account, Effect, Event, JobLost, JobRequeued, NodeFailed, StepFinished
 from .job import Hold, Job, JobId, JobState, Reason
 from .job_steps import settled, terminate_steps
+from .nodes import NodeRecord
 from .states import transition
 
 log = logging.getLogger(__name__)
@@ -108,3 +113,15 @@ def batch_lost(job: Job, time: int) -> tuple[Job, list[Effect]] | None:
         job = settled(dataclasses.replace(job, batch_ended=True))
         return job, [Account(job)]
     return None
+
+
+def silent_nodes(nodes: Iterable[NodeRecord], jobs: Iterable[Job], in_charge_since: float, now: float,
+                 timeout: int) -> list[NodeFailed]:
+    """Nodes with running or completing jobs that have not registered in the `timeout` seconds
+    (SlurmdTimeout) since this controller took charge: not responding, as Slurm sets them DOWN."""
+    if timeout <= 0 or now - in_charge_since <= timeout:
+        return []
+    busy = {node for job in jobs if job.allocation is not None and (job.state in _LIVE or job.completing)
+            for node in job.allocation.nodes}
+    return [NodeFailed(rec.name, "Not responding", int(now)) for rec in nodes
+            if rec.name in busy and not rec.registered and not rec.down]

@@ -205,7 +205,9 @@ class StepManager:
         async def run() -> object:
             try:
                 return await launch
-            except BaseException:
+            except BaseException as exc:
+                # Logged here: the controller that asked may be gone (it then learns from our reports).
+                log.error("job=%d step %s launch failed: %s", key[0], key[1], exc)
                 if key not in self._watched:   # no stepd was started: nothing of it is here
                     self._forget(key)
                     shutil.rmtree(self.job_dir(*key), ignore_errors=True)

@@ -213,3 +213,24 @@ def test_a_killed_srun_step_stepd_ends_the_step_and_srun(faults: Cluster) -> Non
     wait_for(lambda: _all_gone(pids) and not _job_cgroups(cluster, job_id), timeout=30)
     wait_for(lambda: _sacct_steps(cluster, job_id).get(f"{job_id}.0") == "NODE_FAIL", timeout=30)
     cluster.wait_idle()
+
+
+def test_jobs_on_a_node_that_never_returns_after_a_controller_restart_end_node_fail(faults: Cluster) -> None:
+    """No node registers with a restarted controller until it is heard from: one whose agent is gone
+    is not responding after SlurmdTimeout, and its jobs end instead of staying RUNNING for ever."""
+    cluster = faults
+    job_id = cluster.sbatch("-o", "/dev/null", "-w", "node2", "--wrap", "sleep 3093", user="alice")
+    cluster.wait_state(job_id, "RUNNING", timeout=30)
+    wait_for(lambda: _sleeping(3093), timeout=30)
+    pids = _job_pids(cluster, job_id)
+    cluster.stop("ctld", signal.SIGKILL)
+    cluster.stop("node2", signal.SIGKILL)
+    try:
+        _start_controller(cluster)
+        cluster.wait_state(job_id, "NODE_FAIL", timeout=30)
+        assert "node2 down*" in cluster.run("sinfo", "-h", "-N", "-o", "%N %t").stdout.splitlines()
+        assert _sleeping(3093)             # the stepd goes on without its agent ...
+    finally:
+        cluster.start("node2")             # ... until the agent is back and hears the job is over
+    wait_for(lambda: _all_gone(pids) and not _job_cgroups(cluster, job_id), timeout=30)
+    cluster.wait_idle()

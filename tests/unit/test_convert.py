@@ -147,3 +147,13 @@ def test_submit_line_is_kept_with_the_job_and_its_journal_record(manager: JobMan
     manager.apply(replayed)
     info = convert.job_info(manager.jobs[event.job.job_id])
     assert info.submit_line == "sbatch -N 1 job.sh"
+
+
+def test_a_down_node_that_never_registered_is_down_not_unknown(manager: JobManager) -> None:
+    """A node that never came back to a restarted controller and was declared not responding."""
+    rec = manager.nodes["c1"]
+    rec.registered, rec.responding, rec.down = False, False, True
+    info = convert.node_info(rec, NodeUsage(frozenset(), 0))
+    assert (info.state, list(info.flags)) == ("DOWN", ["NOT_RESPONDING"])
+    rec.down = False
+    assert convert.node_info(rec, NodeUsage(frozenset(), 0)).state == "UNKNOWN"

@@ -13,10 +13,10 @@ from pyslurm_common.auth import Identity
 from pyslurm_common.rpc import ctld_pb2
 from pyslurm_common.rpc_auth import Serving, _caller
 from pyslurm_ctld import convert
-from pyslurm_ctld.events import JobLost, JobRequeued, StepFinished, Terminate
+from pyslurm_ctld.events import JobLost, JobRequeued, NodeFailed, StepFinished, Terminate
 from pyslurm_ctld.job import Hold, Job, JobId, JobState, Reason
 from pyslurm_ctld.job_manager import JobManager
-from pyslurm_ctld.node_reconcile import LAUNCH_GRACE, Reconciliation, reconcile
+from pyslurm_ctld.node_reconcile import LAUNCH_GRACE, Reconciliation, reconcile, silent_nodes
 from pyslurm_ctld.servicer import ControllerServicer
 
 from test_job_manager import ALICE, finish, make_manager, run_job
@@ -145,6 +145,24 @@ def test_no_job_is_left_running_or_completing_without_a_live_step(tmp_path: Path
 
     assert [job.job_id for job in mgr.jobs.values() if waits_on_n1(job)] == []
     assert all(not isinstance(e, Terminate) or "n1" not in e.nodes for e in effects)
+
+
+def test_a_busy_node_silent_since_the_controller_took_charge_is_not_responding(tmp_path: Path) -> None:
+    """After a controller restart no node is registered; one whose agent never comes back must not
+    keep its jobs RUNNING for ever."""
+    mgr = make_manager(tmp_path)
+    job = run_job(mgr, now=START, partition="long")           # on n1; n2 runs nothing
+    for rec in mgr.nodes.values():
+        rec.registered = False                                # as after a restart
+    in_charge = 1000
+
+    def silent(now: int) -> list[NodeFailed]:
+        return silent_nodes(mgr.nodes.values(), mgr.jobs.values(), in_charge, now, timeout=300)
+    assert silent(in_charge + 300) == []                      # SlurmdTimeout not over yet
+    assert silent(in_charge + 301) == [NodeFailed("n1", "Not responding", in_charge + 301)]
+    mgr.apply(silent(in_charge + 301)[0])
+    assert mgr.jobs[job.job_id].state is JobState.NODE_FAIL and mgr.nodes["n1"].down
+    assert silent(in_charge + 302) == []
 
 
 # ---- the controller servicer: a node's heartbeat ------------------------------------------------------
