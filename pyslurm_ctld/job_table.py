@@ -4,6 +4,11 @@ Slurm's MaxJobCount counts every active job record, a pending array's not-yet-sp
 each. Counting that by walking every job made each submission cost O(queue): 100k queued jobs
 meant 100k visits per sbatch. Jobs are frozen and every change replaces the record through
 `table[id] = job` (or removes it), so the tally moves by the difference of one job's weight.
+
+The same way it keeps `holding_nodes`, the jobs a node agent's report is compared with
+(node_reconcile.py): those with an allocation that are active or still have a running step.
+Each heartbeat used to walk every job, pending and finished ones too: O(jobs) per heartbeat,
+times the number of agents.
 """
 from __future__ import annotations
 
@@ -22,24 +27,35 @@ def active_weight(job: Job) -> int:
     return 1
 
 
+def holds_nodes(job: Job) -> bool:
+    """`job` may have processes on its nodes: allocated, and active or with a step still running."""
+    return job.allocation is not None and (job.is_active or any(step.running for step in job.steps))
+
+
 class JobTable(dict[JobId, Job]):
-    """Jobs by id; `active_count` is the sum of `active_weight` over them, kept up to date by every
-    mutating method (a method this class does not override would bypass the tally, so the rarely
-    used ones refuse)."""
+    """Jobs by id; `active_count` is the sum of `active_weight` over them and `holding_nodes` the
+    ones that `holds_nodes`, both kept up to date by every mutating method (a method this class
+    does not override would bypass them, so the rarely used ones refuse)."""
 
     def __init__(self, jobs: Iterable[Job] = ()) -> None:
         super().__init__()
         self.active_count = 0
+        self.holding_nodes: dict[JobId, Job] = {}
         for job in jobs:
             self[job.job_id] = job
 
     def __setitem__(self, job_id: JobId, job: Job) -> None:
         old = super().get(job_id)
         self.active_count += active_weight(job) - (active_weight(old) if old is not None else 0)
+        if holds_nodes(job):
+            self.holding_nodes[job_id] = job
+        else:
+            self.holding_nodes.pop(job_id, None)
         super().__setitem__(job_id, job)
 
     def __delitem__(self, job_id: JobId) -> None:
         self.active_count -= active_weight(self[job_id])
+        self.holding_nodes.pop(job_id, None)
         super().__delitem__(job_id)
 
     _MISSING = object()
@@ -56,6 +72,7 @@ class JobTable(dict[JobId, Job]):
     def clear(self) -> None:
         super().clear()
         self.active_count = 0
+        self.holding_nodes.clear()
 
     def _untallied(self, *args: object, **kwargs: object) -> None:
         raise TypeError("JobTable: assign or delete one job at a time (the MaxJobCount tally)")
