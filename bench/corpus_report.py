@@ -77,8 +77,10 @@ def run_both(script: Path, real: str, conf: Path, work: Path) -> tuple[str, str]
 
 
 def first_error(stderr: str) -> str:
-    return next((line for line in stderr.splitlines() if "error" in line or "fatal" in line
+    """The first error line, the script's path (which differs) cut out."""
+    line = next((line for line in stderr.splitlines() if "error" in line or "fatal" in line
                  or "unrecognized" in line), stderr.splitlines()[0] if stderr else "")
+    return re.sub(r"\S*/tests/corpus/scripts/", "", line)
 
 
 def record(rows: list[dict[str, str]], results: list[tuple[str, str]], work: str) -> None:
@@ -107,7 +109,7 @@ def main() -> None:
                                     rows))
         if opts.record:
             record(rows, results, str(work))
-    parsed_by_slurm = same = refused_alike = refused_by_slurm = 0
+    parsed_by_slurm = same = refused_alike = refused_by_slurm = same_error = 0
     differing_options: collections.Counter[str] = collections.Counter()
     examples: list[str] = []
     for row, (real_err, ours_err) in zip(rows, results):
@@ -115,6 +117,10 @@ def main() -> None:
         if real is None:
             refused_by_slurm += 1
             refused_alike += ours is None
+            if ours is None and first_error(real_err) == first_error(ours_err):
+                same_error += 1
+            elif ours is None:
+                examples.append(f"{row['file']}: error differs: {first_error(real_err)!r} / {first_error(ours_err)!r}")
             continue
         parsed_by_slurm += 1
         if ours == real:
@@ -130,11 +136,12 @@ def main() -> None:
     share = 100.0 * same / parsed_by_slurm if parsed_by_slurm else 0.0
     print(f"corpus: {len(rows)} scripts; real Slurm 22.05 parses {parsed_by_slurm}, refuses {refused_by_slurm}")
     print(f"parsed identically (same options, same values): {same}/{parsed_by_slurm} = {share:.1f}%")
-    print(f"refused by both: {refused_alike}/{refused_by_slurm}")
+    print(f"refused by both: {refused_alike}/{refused_by_slurm}, with the same first error line: {same_error}")
     if differing_options:
         print("differences (option: scripts):")
         for name, count in differing_options.most_common():
             print(f"  {name}: {count}")
+    if examples:
         print("first differing scripts:")
         for line in examples[:opts.show]:
             print(f"  {line}")

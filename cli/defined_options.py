@@ -69,6 +69,12 @@ def _megabytes(text: str) -> str:
     return f"{size}?"   # what Slurm's mbytes_to_str makes of 0 (and of exabytes)
 
 
+def _node_count(text: str) -> str:
+    """`1-1` is shown as `1`; a real range as given."""
+    low, dash, high = text.partition("-")
+    return low if dash and low == high else text
+
+
 def _mail_type(text: str) -> str:
     from .mail_types import normalise_mail_type
 
@@ -91,7 +97,7 @@ def _shown(dest: str, kind: int, value: Any, work_dir: str) -> str:
         "time": _time, "time_min": _time, "begin": _begin, "signal": _signal, "mail_type": _mail_type,
         "output": _path(work_dir), "error": _path(work_dir), "input": _path(work_dir),
         "chdir": _path(os.getcwd()), "open_mode": lambda t: t[:1],
-        "mem": _megabytes, "mem_per_cpu": _megabytes, "mem_per_gpu": _megabytes, "tmp": _megabytes,
+        "nodes": _node_count, "mem": _megabytes, "mem_per_cpu": _megabytes, "mem_per_gpu": _megabytes, "tmp": _megabytes,
         "gres": lambda t: t if t.startswith("gres:") or t == "none" else f"gres:{t}",
     }
     return shapes[dest](text) if dest in shapes else text

@@ -21,6 +21,7 @@ from .layout_options import layout_fields
 # Limits a job inherits from the submitting shell, as Slurm's PropagateResourceLimits=ALL.
 RLIMITS = ("CPU", "FSIZE", "DATA", "STACK", "CORE", "RSS", "NPROC", "NOFILE", "MEMLOCK", "AS")
 BARE_NICE = 100   # `--nice` without a value
+INT_MAX, LONG_MAX = 2 ** 31 - 1, 2 ** 63 - 1
 
 
 _COUNT_BOUNDS = {"nodes": bounds.NODE_COUNT, "ntasks": bounds.TASK_COUNT,
@@ -28,14 +29,34 @@ _COUNT_BOUNDS = {"nodes": bounds.NODE_COUNT, "ntasks": bounds.TASK_COUNT,
 
 
 def positive_int(values: Mapping[str, Any], name: str, flag: str) -> int:
-    """`-n 4`, `-N 2` (a `min-max` range keeps the minimum); 0 when not given."""
+    """`-n 4`, `-c 2`, `-N 2` (a `min-max` node range keeps the minimum); 0 when not given.
+    Refusals in Slurm's words: `Invalid numeric value "x" for --ntasks.`, and for -N its own."""
     raw = values.get(name)
     if raw is None:
         return 0
+    text = str(raw)
+    if name == "nodes":
+        return _node_count(text)
+    if not text.isdigit() or int(text) < 1:
+        die(f'Invalid numeric value "{text}" for {flag}.')
+    if int(text) > INT_MAX:   # Slurm's strtol clamps to LONG_MAX, and spells it so
+        die(f"Numeric argument ({min(int(text), LONG_MAX)}) to big for {flag}.")
     try:
-        return _COUNT_BOUNDS[name].parse(str(raw).split("-")[0])
+        return _COUNT_BOUNDS[name].parse(text)
     except ValueError:
-        die(f"Invalid {flag} specification")
+        die(f"Invalid {flag} specification")   # beyond what the controller takes
+
+
+def _node_count(text: str) -> int:
+    low, dash, high = text.partition("-")
+    try:
+        minimum = 0 if low.strip() == "0" else bounds.NODE_COUNT.parse(low)   # Slurm takes -N 0
+        maximum = bounds.NODE_COUNT.parse(high) if dash and high else minimum
+    except ValueError:
+        die(f'"{text}" is not a valid node count', exit_code=255)
+    if maximum < minimum:
+        die(f"Maximum node count {maximum} is less than minimum node count {minimum}")
+    return minimum
 
 
 def task_count(values: Mapping[str, Any]) -> int:

@@ -34,7 +34,7 @@ def _count(values: Mapping[str, Any], name: str, flag: str) -> int:
         return 0
     text = str(raw)
     if not text.isdigit() or not 0 < int(text) < 65536:
-        die(f"Invalid {flag} specification")
+        die(f'Invalid numeric value "{text}" for {flag}.')
     return int(text)
 
 
@@ -55,6 +55,8 @@ def _checked_no_effect(values: Mapping[str, Any]) -> None:
     if flags is not None and str(flags).lower() not in GRES_FLAGS:
         die("Invalid --gres-flags specification")
     wait = values.get("wait_all_nodes")
+    if wait is not None and not str(wait).isdigit():
+        die(f'Invalid numeric value "{wait}" for --wait-all-nodes.')
     if wait is not None and str(wait) not in ("0", "1"):
         die("Invalid --wait-all-nodes specification")
     bind = values.get("gpu_bind")

@@ -12,8 +12,7 @@ HUGE = "99999999999999999999"
 
 @pytest.mark.parametrize(("args", "error"), [
     (("sbatch", "-t", HUGE), "sbatch: error: Invalid --time specification"),
-    (("sbatch", "-N", "4294967295"), "sbatch: error: Invalid --nodes specification"),
-    (("sbatch", "-n", HUGE), "sbatch: error: Invalid --ntasks specification"),
+    (("sbatch", "-n", HUGE), "sbatch: error: Numeric argument (9223372036854775807) to big for --ntasks."),
     (("sbatch", "-c", "65535"), "sbatch: error: Invalid --cpus-per-task specification"),
     (("sbatch", "--ntasks-per-node", "65534", "-N", "99999"), "sbatch: error: Invalid --ntasks-per-node specification"),
     (("sbatch", "--mem", "99999999999999999999999"), "sbatch: error: Invalid --mem specification"),

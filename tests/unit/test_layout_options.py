@@ -83,3 +83,25 @@ def test_ntasks_per_gpu_derives_the_gpus_as_slurm_generates_them() -> None:
         "specification", "Invalid generic resource (gres) specification")
     assert refused("-n2", "--ntasks-per-gpu=2", "--gpus-per-task=1") == (
         "--gpus-per-task is mutually exclusive with --ntasks-per-gpu and SLURM_NTASKS_PER_GPU",)
+
+
+@pytest.mark.parametrize("args, message, code", [    # real sbatch 22.05.8's words and exit codes
+    (("-n", "x"), 'Invalid numeric value "x" for --ntasks.', 1),
+    (("-n", "0"), 'Invalid numeric value "0" for --ntasks.', 1),
+    (("-c", "x"), 'Invalid numeric value "x" for --cpus-per-task.', 1),
+    (("--ntasks-per-node=<",), 'Invalid numeric value "<" for --ntasks-per-node.', 1),
+    (("-n", "99999999999999999999"), "Numeric argument (9223372036854775807) to big for --ntasks.", 1),
+    (("-N", "x"), '"x" is not a valid node count', 255),
+    (("-N", "4294967295"), '"4294967295" is not a valid node count', 255),
+    (("-N", "2-1"), "Maximum node count 1 is less than minimum node count 2", 1),
+    (("--threads-per-core=x",), 'Invalid numeric value "x" for --threads-per-core.', 1),
+    (("--wait-all-nodes=x",), 'Invalid numeric value "x" for --wait-all-nodes.', 1),
+])
+def test_numbers_refused_in_slurms_words(args: tuple[str, ...], message: str, code: int) -> None:
+    with pytest.raises(CliError) as info:
+        desc_of(*args)
+    assert (info.value.lines, info.value.exit_code) == ((message,), code)
+
+
+def test_node_count_zero_and_ranges_as_slurm_takes_them() -> None:
+    assert (desc_of("-N", "0").min_nodes, desc_of("-N", "2-4").min_nodes) == (0, 2)

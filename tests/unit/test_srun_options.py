@@ -108,7 +108,7 @@ def test_export_none_gives_the_tasks_no_user_environment() -> None:
 def test_bad_sizes_are_refused_in_slurms_words() -> None:
     with pytest.raises(CliError) as info:
         request(["-n", "zero", "true"])
-    assert info.value.lines == ("Invalid --ntasks specification",)
+    assert info.value.lines == ('Invalid numeric value "zero" for --ntasks.',)
     with pytest.raises(CliError) as info:
         request(["-W", "-1", "true"])
     assert info.value.lines == ("Invalid --wait specification",)

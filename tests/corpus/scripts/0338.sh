@@ -1,0 +1,14 @@
+#!/bin/bash
+#SBATCH --job-name=health-dat       # create a short name for your job
+#SBATCH --nodes=1                   # node count
+#SBATCH --ntasks=1                  # total number of tasks across all nodes
+#SBATCH --cpus-per-task=1           # cpu-cores per task (>1 if multi-threaded tasks)
+#SBATCH --mem-per-cpu=4G            # memory per cpu-core (4G is default)
+#SBATCH --time=00:01:00             # total run time limit (HH:MM:SS)
+#SBATCH --mail-type=begin,end,fail  # receive email notifications
+#SBATCH --mail-user=<YourNetID>@princeton.edu
+
+module purge
+module load R/4.5.1  # run 'module avail R' to see choices
+
+Rscript data_analysis.R

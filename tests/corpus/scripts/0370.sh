@@ -1,0 +1,15 @@
+#!/bin/bash -l
+#SBATCH -J Advisor
+#SBATCH -N 2
+###SBATCH -A <project_name>
+#SBATCH --ntasks-per-node=28
+#SBATCH --time=00:10:00
+#SBATCH -p batch
+
+module purge 
+module load swenv/default-env/v1.2-20191021-production
+module load toolchain/intel/2019a
+module load perf/Advisor/2019_update4
+module load vis/GTK+/3.24.8-GCCcore-8.2.0
+
+srun -n ${SLURM_NTASKS} advixe-cl --collect survey --project-dir result -- ./a.out

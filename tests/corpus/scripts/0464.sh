@@ -1,0 +1,3 @@
+#!/bin/bash
+#SBATCH --output=%x-%j.out
+#SBATCH --error=%x-%j.err

@@ -1,0 +1,3 @@
+#!/bin/bash
+#SBATCH --output=logs/%x-%j.out
+#SBATCH --error=logs/%x-%j.err
