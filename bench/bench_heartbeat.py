@@ -7,7 +7,7 @@ up to 1,000 agents).
 A real JobManager (bench_schedule.manager: every node full with one running job, `--pending`
 jobs queued) receives one heartbeat from each of `--nodes` agents: `node_heartbeat` plus the
 step reconciliation the servicer runs on it (node_reconcile.reconcile over the jobs that may
-hold the node, job_table.JobTable.holding_nodes). Prints CPU µs per heartbeat, and what the
+hold the node, job_table.JobTable.on_node). Prints CPU µs per heartbeat, and what the
 same reconciliation costs over every job, as each heartbeat paid before that index. The gRPC
 hop and the journal are not included (the same per call at any size).
 """
@@ -27,14 +27,14 @@ from pyslurm_ctld.job import Job
 from pyslurm_ctld.job_manager import JobManager
 
 
-def _per_heartbeat_us(mgr: JobManager, jobs_of: Callable[[], Iterable[Job]]) -> float:
+def _per_heartbeat_us(mgr: JobManager, jobs_of: Callable[[str], Iterable[Job]]) -> float:
     costs = []
     for name, rec in mgr.nodes.items():
-        running = frozenset((job.job_id, "batch") for job in jobs_of()
+        running = frozenset((job.job_id, "batch") for job in jobs_of(name)
                             if job.allocation is not None and name in job.allocation.nodes)
         start = time.process_time()
         mgr.node_heartbeat(name, 10.0, 0.5, 1000)
-        outcome = node_reconcile.reconcile(jobs_of(), name, running, rec.boot_time, 20)
+        outcome = node_reconcile.reconcile(jobs_of(name), name, running, rec.boot_time, 20)
         costs.append(time.process_time() - start)
         assert not outcome.kill
     return round(statistics.median(costs) * 1e6, 1)
@@ -51,8 +51,8 @@ def main() -> None:
                 mgr = manager(nodes, pending, Path(tmp))
                 print(json.dumps({
                     "bench": "heartbeat", "agents": nodes, "pending_jobs": pending,
-                    "cpu_us_per_heartbeat": _per_heartbeat_us(mgr, mgr.jobs.holding_nodes.values),
-                    "cpu_us_per_heartbeat_walking_every_job": _per_heartbeat_us(mgr, mgr.jobs.values),
+                    "cpu_us_per_heartbeat": _per_heartbeat_us(mgr, mgr.jobs.on_node),
+                    "cpu_us_per_heartbeat_walking_every_job": _per_heartbeat_us(mgr, lambda _: mgr.jobs.values()),
                 }), flush=True)
 
 

@@ -5,10 +5,10 @@ each. Counting that by walking every job made each submission cost O(queue): 100
 meant 100k visits per sbatch. Jobs are frozen and every change replaces the record through
 `table[id] = job` (or removes it), so the tally moves by the difference of one job's weight.
 
-The same way it keeps `holding_nodes`, the jobs a node agent's report is compared with
+The same way it keeps, per node, the jobs a node agent's report is compared with
 (node_reconcile.py): those with an allocation that are active or still have a running step.
 Each heartbeat used to walk every job, pending and finished ones too: O(jobs) per heartbeat,
-times the number of agents.
+times the number of agents; now it looks at the jobs on its own node.
 """
 from __future__ import annotations
 
@@ -27,36 +27,50 @@ def active_weight(job: Job) -> int:
     return 1
 
 
-def holds_nodes(job: Job) -> bool:
-    """`job` may have processes on its nodes: allocated, and active or with a step still running."""
-    return job.allocation is not None and (job.is_active or any(step.running for step in job.steps))
+def held_nodes(job: Job) -> frozenset[str]:
+    """The nodes `job` may have processes on: an allocated job's nodes (its batch host and its
+    steps' nodes included) while it is active or a step still runs; none otherwise."""
+    if job.allocation is None or not (job.is_active or any(step.running for step in job.steps)):
+        return frozenset()
+    return frozenset((*job.allocation.nodes, job.allocation.batch_host,
+                      *(node for step in job.steps for node in step.waiting_on))) - {""}
 
 
 class JobTable(dict[JobId, Job]):
-    """Jobs by id; `active_count` is the sum of `active_weight` over them and `holding_nodes` the
-    ones that `holds_nodes`, both kept up to date by every mutating method (a method this class
-    does not override would bypass them, so the rarely used ones refuse)."""
+    """Jobs by id; `active_count` is the sum of `active_weight` over them and `on_node(name)` the
+    jobs whose `held_nodes` include that node, both kept up to date by every mutating method (a
+    method this class does not override would bypass them, so the rarely used ones refuse)."""
 
     def __init__(self, jobs: Iterable[Job] = ()) -> None:
         super().__init__()
         self.active_count = 0
-        self.holding_nodes: dict[JobId, Job] = {}
+        self._by_node: dict[str, dict[JobId, Job]] = {}
         for job in jobs:
             self[job.job_id] = job
 
     def __setitem__(self, job_id: JobId, job: Job) -> None:
         old = super().get(job_id)
         self.active_count += active_weight(job) - (active_weight(old) if old is not None else 0)
-        if holds_nodes(job):
-            self.holding_nodes[job_id] = job
-        else:
-            self.holding_nodes.pop(job_id, None)
+        self._unindex(old)
+        for node in held_nodes(job):
+            self._by_node.setdefault(node, {})[job_id] = job
         super().__setitem__(job_id, job)
 
     def __delitem__(self, job_id: JobId) -> None:
         self.active_count -= active_weight(self[job_id])
-        self.holding_nodes.pop(job_id, None)
+        self._unindex(self[job_id])
         super().__delitem__(job_id)
+
+    def _unindex(self, job: Job | None) -> None:
+        for node in held_nodes(job) if job is not None else ():
+            jobs = self._by_node[node]
+            del jobs[job.job_id]
+            if not jobs:
+                del self._by_node[node]
+
+    def on_node(self, node: str) -> Iterable[Job]:
+        """The jobs that may have processes on `node` (held_nodes)."""
+        return self._by_node.get(node, {}).values()
 
     _MISSING = object()
 
@@ -72,7 +86,7 @@ class JobTable(dict[JobId, Job]):
     def clear(self) -> None:
         super().clear()
         self.active_count = 0
-        self.holding_nodes.clear()
+        self._by_node.clear()
 
     def _untallied(self, *args: object, **kwargs: object) -> None:
         raise TypeError("JobTable: assign or delete one job at a time (the MaxJobCount tally)")

@@ -56,7 +56,7 @@ class Reconciliation:
 def reconcile(jobs: Iterable[Job], node: str, running: frozenset[StepKey], boot_time: int,
               now: int) -> Reconciliation:
     """Compare the node's report (`running`, after its reported ends were applied) with `jobs`: at
-    least every job that may have processes on a node (job_table.holds_nodes); others change nothing."""
+    least every job that may have processes on `node` (job_table.held_nodes); others change nothing."""
     by_id = {job.job_id: job for job in jobs}
     events: list[Event] = []
     for job in by_id.values():

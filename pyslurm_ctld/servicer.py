@@ -474,7 +474,7 @@ class ControllerServicer(ctld_pb2_grpc.ControllerServicer):
         for event in ends:
             await self._commit_end(event)
         running = frozenset((step.job_id, step.step) for step in steps.running)
-        outcome = node_reconcile.reconcile(self.manager.jobs.holding_nodes.values(), node, running,
+        outcome = node_reconcile.reconcile(self.manager.jobs.on_node(node), node, running,
                                            self.manager.nodes[node].boot_time, now)
         for event in outcome.events:
             await self.ctl.commit(event)

@@ -12,15 +12,17 @@ from pathlib import Path
 import pytest
 
 from pyslurm_ctld.job_manager import JobManager
-from pyslurm_ctld.job_table import JobTable, active_weight, holds_nodes
+from pyslurm_ctld.job_table import JobTable, active_weight, held_nodes
 
 from test_job_arrays import submit_array
 from test_job_manager import ALICE, finish, make_manager, schedule, submit
 
 
 def full_count(mgr: JobManager) -> int:
-    """The tally recounted, after checking the holding_nodes index against a full walk too."""
-    assert mgr.jobs.holding_nodes == {job.job_id: job for job in mgr.jobs.values() if holds_nodes(job)}
+    """The tally recounted, after checking the per-node index against a full walk too."""
+    for node in mgr.nodes:
+        assert sorted(j.job_id for j in mgr.jobs.on_node(node)) == \
+            sorted(j.job_id for j in mgr.jobs.values() if node in held_nodes(j))
     return sum(active_weight(job) for job in mgr.jobs.values())
 
 
@@ -32,7 +34,7 @@ def test_tally_follows_every_change_of_a_mixed_life(tmp_path: Path) -> None:
         step()
         assert mgr.jobs.active_count == full_count(mgr)
     assert mgr.jobs.active_count == 1 + 6 + 1   # the split-off tasks count themselves, the remainder the rest
-    assert len(mgr.jobs.holding_nodes) == 3     # the plain job and two 4-CPU tasks run on 12 CPUs
+    assert sum(len(list(mgr.jobs.on_node(n))) for n in mgr.nodes) == 3   # the plain job and two 4-CPU tasks
     for job in [j for j in mgr.jobs.values() if j.state.name == "RUNNING"]:
         finish(mgr, job.job_id, now=300)
         assert mgr.jobs.active_count == full_count(mgr)
