@@ -7,7 +7,6 @@ destination in its table (cli/option_tables/). Validation messages are Slurm's
 from __future__ import annotations
 
 import os
-import resource
 import sys
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -17,9 +16,8 @@ from pyslurm_common.rpc import messages as pb
 
 from .app import die
 from .layout_options import layout_fields
+from .submit_inputs import export_file, node_file, rlimits
 
-# Limits a job inherits from the submitting shell, as Slurm's PropagateResourceLimits=ALL.
-RLIMITS = ("CPU", "FSIZE", "DATA", "STACK", "CORE", "RSS", "NPROC", "NOFILE", "MEMLOCK", "AS")
 BARE_NICE = 100   # `--nice` without a value
 INT_MAX, LONG_MAX = 2 ** 31 - 1, 2 ** 63 - 1
 
@@ -173,15 +171,6 @@ def _signal(values: Mapping[str, Any]) -> tuple[int, int, bool]:
     return number, seconds, batch_only
 
 
-def rlimits() -> list[str]:
-    """This shell's resource limits, for the job (PropagateResourceLimits=ALL)."""
-    out = []
-    for name in RLIMITS:
-        soft, hard = resource.getrlimit(getattr(resource, f"RLIMIT_{name}"))
-        out.append(f"{name}={soft}:{hard}")
-    return out
-
-
 def current_umask() -> int:
     umask = os.umask(0)
     os.umask(umask)
@@ -232,13 +221,16 @@ def job_desc(values: Mapping[str, Any], default_name: str, environ: Mapping[str,
         mem_per_cpu_mb=memory_mb(values, "mem_per_cpu", "--mem-per-cpu"),
         time_limit_min=time_limit(values), work_dir=work_dir(values),
         hold=bool(values.get("hold")),
-        environment=export_environment(values.get("export"), environ), submit_host=os.uname().nodename,
+        environment=export_environment(values.get("export"), environ) + [
+            f"{k}={v}" for k, v in export_file(values, bool(values.get("verbose"))).items()],
+        submit_host=os.uname().nodename,
         umask=current_umask(), export_env=values.get("export") or "", nice=nice,
         gres=values.get("gres") or "",
         gpus=gpu_counts["gpus"], gpus_per_node=gpu_counts["gpus_per_node"],
         gpus_per_task=gpu_counts["gpus_per_task"], gpu_type=next(iter(gpu_types), ""),
         signal_number=signal_number, signal_seconds=signal_seconds, signal_batch_only=signal_batch_only,
-        rlimits=rlimits(), nodelist=values.get("nodelist") or "", exclude=values.get("exclude") or "",
+        rlimits=rlimits(values), nodelist=values.get("nodelist") or node_file(values),
+        exclude=values.get("exclude") or "",
         constraint=values.get("constraint") or "", submit_line=submit_line(sys.argv),
         comment=values.get("comment") or "", **_mail_fields(values), **layout_fields(values),
         ntasks_per_gpu=ntasks_per_gpu,

@@ -88,5 +88,6 @@ def layout_fields(values: Mapping[str, Any]) -> dict[str, Any]:
         "threads_per_core": _threads_per_core(values), "distribution": distribution,
         "gpu_bind": str(values.get("gpu_bind") or ""),
         "ntasks_per_node": _count(values, "ntasks_per_node", "--ntasks-per-node"),
+        "min_cpus_per_node": _count(values, "mincpus", "--mincpus"),
     }
 

@@ -21,6 +21,10 @@ IGNORED = frozenset({
     "cpu_bind", "mem_bind",   # TaskPlugin=task/cgroup, no task/affinity: Slurm binds nothing either
     "wckey",      # TrackWCKey is not supported: Slurm without it drops the key too
     "gres_flags", "wait_all_nodes",   # checked by layout_options; no effect here, as in Slurm
+    "cluster_constraint",   # federations only: Slurm outside one ignores it
+    "delay_boot",           # only nodes a node_features plugin reboots are waited for; none here
+    "use_min_nodes",        # pyslurm always allocates the minimum of a -N range already
+    "ignore_pbs",           # pyslurm's sbatch reads no #PBS/#BSUB lines: what --ignore-pbs asks for
 })
 # What each command handles itself before any option is looked at (getopt_long, command_line).
 EARLY = frozenset({"help", "usage", "version"})
@@ -32,7 +36,9 @@ JOB_DESC = frozenset({
     "comment", "mail_type", "mail_user",
     # cli/layout_options.py
     "reservation", "licenses", "mem_per_gpu", "cpus_per_gpu", "tmp", "overcommit", "ntasks_per_core",
-    "ntasks_per_socket", "threads_per_core", "hint", "distribution", "gpu_bind", "ntasks_per_gpu",
+    "ntasks_per_socket", "threads_per_core", "hint", "distribution", "gpu_bind", "ntasks_per_gpu", "mincpus",
+    # cli/submit_inputs.py
+    "propagate", "export_file", "nodefile",
 })
 
 

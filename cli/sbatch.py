@@ -26,7 +26,7 @@ from .sbatch_script import LEGACY_WARNING, ScriptError, directive_words, legacy_
 PROG = "sbatch"
 # Beyond the shared allocation options (option_support.JOB_DESC)
 ACTED_ON = frozenset({"output", "error", "input", "open_mode", "wrap", "parsable", "requeue", "no_requeue",
-                      "array", "exclusive", "verbose", "clusters"})
+                      "array", "exclusive", "verbose", "clusters", "wait"})
 
 
 def sbatch(args: Sequence[str]) -> None:
@@ -61,8 +61,16 @@ def sbatch(args: Sequence[str]) -> None:
     except SlurmError as exc:
         lines = ([exc.detail] if exc.detail else []) + [f"Batch job submission failed: {exc.strerror}"]
         die(*lines)
-    if values.get("quiet"):
-        return
+    if not values.get("quiet"):
+        _say_submitted(values, reply)
+    if values.get("wait"):
+        from .sbatch_wait import wait_for_end
+
+        sys.stdout.flush()
+        raise SystemExit(wait_for_end(reply.job_id))
+
+
+def _say_submitted(values: OptionValues, reply: pb.SubmitReply) -> None:
     on_cluster = values.get("clusters") is not None   # -M: the answer names the cluster, as Slurm's
     if values.get("parsable"):
         print(f"{reply.job_id};{reply.cluster}" if on_cluster else reply.job_id)

@@ -144,7 +144,7 @@ def job_lines(job: JobInfo, now: int) -> list[str]:
         f"TRES={job_tres(job)}",
         f"Socks/Node=* NtasksPerN:B:S:C={job.ntasks_per_node}:0:{job.ntasks_per_socket or '*'}:"
         f"{job.ntasks_per_core or '*'} CoreSpec=*",
-        f"MinCPUsNode={job.cpus_per_task or 1} {_min_memory(job)} "
+        f"MinCPUsNode={max(job.cpus_per_task or 1, job.min_cpus_per_node)} {_min_memory(job)} "
         f"MinTmpDiskNode={units.format_memory_mb(job.tmp_disk_mb) if job.tmp_disk_mb else 0}",
         f"Features={job.features or '(null)'} DelayBoot=00:00:00",
         f"OverSubscribe={'NO' if job.exclusive else 'OK'} Contiguous=0 Licenses=(null) Network=(null)",

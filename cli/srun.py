@@ -32,7 +32,7 @@ PROG = "srun"
 # Beyond the shared allocation options (option_support.JOB_DESC)
 ACTED_ON = frozenset({"jobid", "output", "error", "input", "label", "unbuffered", "pty", "kill_on_bad_exit", "wait",
                       "disable_status", "quit_on_interrupt", "exact", "overlap", "mpi", "clusters", "open_mode",
-                      "verbose"})
+                      "verbose", "exclusive"})
 DEFAULT_KILL_WAIT = 30
 MAX_RETRY_DELAY = 5.0
 

@@ -21,6 +21,7 @@ from . import job_options
 from .app import die
 from .command_line import COMMAND_LINE, ENVIRONMENT, OptionValues
 from .step_layout import INPUT_ALL, INPUT_NONE
+from .submit_inputs import rlimits
 
 @dataclass(frozen=True, slots=True)
 class StreamSpec:
@@ -139,14 +140,14 @@ def step_request(values: OptionValues, argv: Sequence[str], environ: Mapping[str
     return pb.StepRequest(
         job_id=job_id, name=step_name(values, argv),
         num_tasks=tasks, min_nodes=nodes, cpus_per_task=cpus,
-        exact=bool(values.get("exact")) or cpus > 0,
+        exact=bool(values.get("exact")) or values.given("exclusive") or cpus > 0,   # --exclusive: --exact for a step
         overlap=values.given("overlap"), nodelist=values.get("nodelist") or "",
         argv=list(argv), environment=step_environment(values, environ, work_dir, umask),
         work_dir=work_dir, io_port=io_port, io_key=io_key, pty=pty,
         std_out=out.pattern if out.on_node else "", std_err=err.pattern if err.on_node else "",
         std_in=inp.pattern if inp.on_node else "", input_task=input_task(inp, pty),
         kill_on_bad_exit=kill_on_bad_exit(values), umask=umask,
-        rlimits=job_options.rlimits(), pty_rows=pty_size[0] if pty else 0, pty_cols=pty_size[1] if pty else 0,
+        rlimits=rlimits(values), pty_rows=pty_size[0] if pty else 0, pty_cols=pty_size[1] if pty else 0,
         wait_seconds=wait_seconds(values), open_mode=job_options.open_mode(values), unbuffered=bool(values.get("unbuffered")) or pty,
     )
 
@@ -154,4 +155,4 @@ def step_request(values: OptionValues, argv: Sequence[str], environ: Mapping[str
 def allocation_desc(values: Mapping[str, Any], argv: Sequence[str], environ: Mapping[str, str]) -> pb.JobDesc:
     """The job srun creates outside an allocation: named after the program unless -J."""
     return job_options.job_desc(values, os.path.basename(argv[0]), environ, launcher="srun", script="",
-                                argv=list(argv))
+                                argv=list(argv), exclusive="exclusive" in values)

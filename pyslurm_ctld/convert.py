@@ -82,7 +82,8 @@ def _shape_request(desc: types_pb2.JobDesc) -> dict[str, Any]:
             "tmp_disk_mb": desc.tmp_disk_mb, "overcommit": desc.overcommit,
             "ntasks_per_node": desc.ntasks_per_node, "ntasks_per_core": desc.ntasks_per_core,
             "ntasks_per_socket": desc.ntasks_per_socket, "threads_per_core": desc.threads_per_core,
-            "distribution": desc.distribution, "gpu_bind": desc.gpu_bind, "ntasks_per_gpu": desc.ntasks_per_gpu}
+            "distribution": desc.distribution, "gpu_bind": desc.gpu_bind, "ntasks_per_gpu": desc.ntasks_per_gpu,
+            "min_cpus_per_node": desc.min_cpus_per_node}
 
 
 def _gpu_request(desc: types_pb2.JobDesc) -> dict[str, Any]:
@@ -173,7 +174,7 @@ def job_info(job: Job, now: int = 0, expected: Reservation | None = None,
         mem_per_gpu_mb=req.mem_per_gpu_mb, cpus_per_gpu=req.cpus_per_gpu, tmp_disk_mb=req.tmp_disk_mb,
         overcommit=req.overcommit, ntasks_per_core=req.ntasks_per_core, ntasks_per_socket=req.ntasks_per_socket,
         threads_per_core=req.threads_per_core, distribution=req.distribution, ntasks_per_node=req.ntasks_per_node,
-        gpu_bind=req.gpu_bind, ntasks_per_gpu=req.ntasks_per_gpu,
+        gpu_bind=req.gpu_bind, ntasks_per_gpu=req.ntasks_per_gpu, min_cpus_per_node=req.min_cpus_per_node,
     )
 
 

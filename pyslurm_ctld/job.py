@@ -170,6 +170,7 @@ class JobRequest:
     overcommit: bool = False            # -O: CPUs as if one task per node
     ntasks_per_node: int = 0            # --ntasks-per-node as given (SLURM_NTASKS_PER_NODE)
     ntasks_per_gpu: int = 0             # --ntasks-per-gpu as given (SLURM_NTASKS_PER_GPU)
+    min_cpus_per_node: int = 0          # --mincpus: each node gives the job at least this many CPUs
     ntasks_per_core: int = 0            # layout requests, shown by scontrol and passed to steps
     ntasks_per_socket: int = 0
     threads_per_core: int = 0

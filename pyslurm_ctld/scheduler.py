@@ -149,6 +149,7 @@ def job_need(req: JobRequest, def_mem_per_cpu_mb: int, exclusive: bool = False) 
     cpus_per_node = max(1, math.ceil(req.total_cpus / nodes))
     if req.overcommit:   # -O: as if one task per node
         cpus_per_node = max(1, req.cpus_per_task)
+    cpus_per_node = max(cpus_per_node, req.min_cpus_per_node)
     if req.cpus_per_gpu and req.gpus_per_node:
         cpus_per_node = max(cpus_per_node, req.cpus_per_gpu * req.gpus_per_node)
     if req.mem_per_node_mb:

@@ -78,3 +78,11 @@ def test_srun_verbose_open_mode_and_cpu_bind(cluster: Cluster) -> None:
     assert any(line.startswith("srun: launching StepId=") and line.endswith(", 1 tasks: 0") for line in lines)
     truncated = cluster.run("srun", "-n1", "--open-mode=t", "-o", "log.txt", "echo", "only", user="alice", cwd=work)
     assert truncated.returncode == 0 and (work / "log.txt").read_text() == "only\n"
+
+
+def test_sbatch_wait_exits_with_the_job_and_srun_exclusive_step(cluster: Cluster) -> None:
+    result = cluster.run("sbatch", "-W", "--mincpus=1", "--propagate=NONE", "--wrap", "srun --exclusive -n1 true; exit 3",
+                         user="alice")
+    job_id = int(result.stdout.split()[3])
+    assert (result.returncode, result.stdout) == (3, f"Submitted batch job {job_id}\n")
+    assert cluster.job_field(job_id, "T") == "FAILED"
