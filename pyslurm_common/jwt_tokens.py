@@ -9,6 +9,7 @@ verifies them for pyslurmrestd) can use it.
 from __future__ import annotations
 
 import os
+import pwd
 import secrets
 import time
 from dataclasses import dataclass
@@ -16,6 +17,7 @@ from pathlib import Path
 
 import jwt
 
+from .auth import Identity
 from .config import SlurmConfig
 
 KEY_NAME = "jwt_hs256.key"
@@ -92,3 +94,21 @@ def verify(key: bytes, token: str, now: float | None = None) -> TokenClaims:
     if expires <= (time.time() if now is None else now):
         raise TokenError("token expired")
     return TokenClaims(user_name=user, issued=issued, expires=expires)
+
+
+def token_identity(cfg: SlurmConfig, token: str, user_name: str, host: str, now: float | None = None) -> Identity:
+    """Who a token speaks for, as the local auth agent signs for it: the token's user, or the
+    ``X-SLURM-USER-NAME`` user when the token is root's or SlurmUser's (Slurm's auth/jwt rule).
+    TokenError when tokens are off (no auth/jwt in AuthAltTypes), the token is bad or expired, the
+    name is someone else's, or the user does not exist here."""
+    if not enabled(cfg):
+        raise TokenError("auth/jwt is not in AuthAltTypes")
+    claims = verify(load_key(key_path(cfg)), token, now)
+    name = user_name or claims.user_name
+    if name != claims.user_name and claims.user_name not in ("root", cfg.slurm_user):
+        raise TokenError(f"token of {claims.user_name} may not act as {name}")
+    try:
+        entry = pwd.getpwnam(name)
+    except KeyError:
+        raise TokenError(f"unknown user {name}") from None
+    return Identity(uid=entry.pw_uid, gid=entry.pw_gid, host=host)

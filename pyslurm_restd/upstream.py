@@ -34,24 +34,36 @@ class UpstreamError(Exception):
 
 @dataclass(frozen=True, slots=True)
 class Caller:
-    """Who the HTTP request speaks for: a token's user (``token`` set) or our own user (local)."""
+    """Who the HTTP request speaks for: a token's user (``token`` set; ``user_name`` is the
+    X-SLURM-USER-NAME asked for, else the name the token claims, for the agent to check) or our
+    own user (local)."""
 
     user_name: str
     token: str | None = None
+
+
+# Calls in flight to the agent at once: it serves one uid (all of pyslurmrestd's calls are ours)
+# only so many connections at a time (agent.daemon.CONNECTIONS_PER_USER), and refuses the rest.
+MAX_CALLS = 16
 
 
 class Upstream:
     def __init__(self, agent_socket: str, timeout: float = 30.0) -> None:
         self._socket = agent_socket
         self._timeout = timeout
+        self._slots = asyncio.Semaphore(MAX_CALLS)
 
     async def call(self, caller: Caller, method: str, request: Message, reply_type: type[Reply]) -> Reply:
+        async with self._slots:
+            return await self._call(caller, method, request, reply_type)
+
+    async def _call(self, caller: Caller, method: str, request: Message, reply_type: type[Reply]) -> Reply:
         timeout_ms = int(self._timeout * 1000)
         body = request.SerializeToString()
         if caller.token is not None:
-            # The auth agent learns to take tokens with the RPC auth rework; until then it cannot vouch.
-            raise UpstreamError(Strerror.AUTH_FAILURE, "the local auth agent does not take tokens yet")
-        frame = protocol.encode_request(method, body, timeout_ms)
+            frame = protocol.encode_token_request(caller.token, caller.user_name, method, body, timeout_ms)
+        else:
+            frame = protocol.encode_request(method, body, timeout_ms)
         try:
             reader, writer = await asyncio.wait_for(asyncio.open_unix_connection(self._socket), self._timeout)
         except (OSError, asyncio.TimeoutError) as exc:

@@ -6,6 +6,8 @@ exactly that identity, method and body, and forwards the opaque protobuf body
 to the controller or the accounting daemon over a long-lived gRPC channel,
 only once that daemon has proven that it holds the cluster key (rpc_client.py):
 a process squatting a stopped daemon's port gets no user's credential.
+A token request (pyslurmrestd's, protocol.TOKEN_KIND) is signed for the user of the auth/jwt token
+it carries, once jwt_tokens.token_identity has verified it, instead of for the caller.
 """
 from __future__ import annotations
 
@@ -15,11 +17,12 @@ import os
 import socket
 import struct
 from pathlib import Path
+from typing import Callable
 
 import grpc
 
 from .. import config as config_mod
-from .. import sd_notify
+from .. import jwt_tokens, sd_notify
 from ..auth import ACCOUNTING, AuthError, Identity, load_key
 from ..daemon_log import setup_logging
 from ..daemon_runtime import argument_parser, fatal, reload_logging_on_hangup, run_until_signalled, write_pid_file
@@ -44,8 +47,10 @@ def peer_identity(sock: socket.socket, host: str) -> Identity:
 
 
 class Agent:
-    def __init__(self, signer: Signer, controllers: FailoverChannel, dbd_address: str | None, host: str) -> None:
+    def __init__(self, signer: Signer, controllers: FailoverChannel, dbd_address: str | None, host: str,
+                 tokens: Callable[[str, str], Identity] | None = None) -> None:
         self._host = host
+        self._tokens = tokens                # (token, user name) -> whom a token request speaks for
         self._open: dict[int, int] = {}      # uid -> connections being served
         self._controllers = controllers
         self._channels: dict[str, FailoverChannel | SignedChannel] = {protocol.CONTROLLER_PREFIX: controllers}
@@ -62,8 +67,11 @@ class Agent:
                 return
             self._open[uid] = self._open.get(uid, 0) + 1
             try:
-                method, timeout_ms, body = await asyncio.wait_for(self._read_request(reader), READ_TIMEOUT)
-                writer.write(await self._forward(identity, method, timeout_ms, body))
+                bearer, (method, timeout_ms, body) = await asyncio.wait_for(self._read_request(reader), READ_TIMEOUT)
+                caller = identity if bearer is None else self._token_identity(uid, *bearer)
+                writer.write(await self._forward(caller, method, timeout_ms, body) if caller is not None else
+                             protocol.encode_reply(grpc.StatusCode.UNAUTHENTICATED.value[0],
+                                                   "Authentication failure: invalid token", b""))
                 await writer.drain()
             finally:
                 self._open[uid] -= 1
@@ -79,10 +87,19 @@ class Agent:
             writer.close()
 
     @staticmethod
-    async def _read_request(reader: asyncio.StreamReader) -> tuple[str, int, bytes]:
+    async def _read_request(reader: asyncio.StreamReader) -> tuple[tuple[str, str] | None, tuple[str, int, bytes]]:
         head = await reader.readexactly(protocol.LENGTH_SIZE)
-        payload = await reader.readexactly(protocol.frame_length(head, protocol.MAX_REQUEST))
-        return protocol.decode_request(payload)
+        bearer, payload = protocol.split_token(await reader.readexactly(protocol.frame_length(head, protocol.MAX_REQUEST)))
+        return bearer, protocol.decode_request(payload)
+
+    def _token_identity(self, uid: int, token: str, user: str) -> Identity | None:
+        try:
+            if self._tokens is None:
+                raise jwt_tokens.TokenError("tokens are not taken here")
+            return self._tokens(token, user)
+        except jwt_tokens.TokenError as exc:
+            log.warning("token request from uid %d refused: %s", uid, exc)
+            return None
 
     async def _forward(self, identity: Identity, method: str, timeout_ms: int, body: bytes) -> bytes:
         method, target = protocol.controller_target(method)
@@ -129,7 +146,8 @@ def main() -> None:
     async def serve(stop: asyncio.Event) -> None:
         # grpc.aio channels belong to the loop they are made on: build the agent inside it.
         signer = Signer(key, host=host)
-        agent = Agent(signer, to_controllers(cfg, signer), dbd, host)
+        agent = Agent(signer, to_controllers(cfg, signer), dbd, host,
+                      lambda token, user: jwt_tokens.token_identity(cfg, token, user, host))
         server = await asyncio.start_unix_server(agent.handle, sock=listen_socket(cfg.auth_socket))
         log.info("listening on %s", cfg.auth_socket)
         reload_logging_on_hangup(lambda: (config_mod.load_config(cfg.path).slurmctld_debug, None))

@@ -3,6 +3,9 @@
 Request frame:  u32 length | u16 method length | method (e.g. /pyslurm.Controller/GetJobs) | u32 timeout ms | body
 Reply frame:    u32 length | u8 status (gRPC status code number, 0 = OK) | u32 details length | details | body
 Bodies are serialized protobuf messages; the agent does not parse them.
+Token request (pyslurmrestd): u32 length | u16 0xFFFF | u16 token length | u16 user length | token |
+user | then a request frame's payload. The agent verifies the JWT (jwt_tokens.token_identity) and
+signs for the token's user (or the named user, for a root/SlurmUser token) instead of the caller.
 A controller method goes to whichever controller is in charge; ``/pyslurm.Controller@<i>/<Method>``
 goes to the i-th SlurmctldHost only (0 = primary), for scontrol ping and takeover.
 """
@@ -26,6 +29,10 @@ MAX_REQUEST = 16 * 1024 * 1024
 # Routable services: the agent forwards nothing else.
 CONTROLLER_PREFIX = "/pyslurm.Controller/"
 ACCOUNTING_PREFIX = "/pyslurm.Accounting/"
+
+
+TOKEN_KIND = 0xFFFF                 # where a method length would be: no method name is that long
+_TOKEN_HEAD = struct.Struct("!HHH")
 
 
 class ProtocolError(Exception):
@@ -61,6 +68,29 @@ def decode_request(payload: bytes) -> tuple[str, int, bytes]:
     except (struct.error, UnicodeDecodeError) as exc:
         raise ProtocolError(f"malformed request ({len(payload)} bytes)") from exc
     return method, timeout_ms, payload[start + mlen + _TIMEOUT.size:]
+
+
+def encode_token_request(token: str, user: str, method: str, body: bytes, timeout_ms: int) -> bytes:
+    t, u = token.encode(), user.encode()
+    inner = encode_request(method, body, timeout_ms)[_LEN.size:]
+    payload = _TOKEN_HEAD.pack(TOKEN_KIND, len(t), len(u)) + t + u + inner
+    return _LEN.pack(len(payload)) + payload
+
+
+def split_token(payload: bytes) -> tuple[tuple[str, str] | None, bytes]:
+    """(token, user) of a token request and the request payload after them; (None, payload) for a
+    plain request."""
+    try:
+        (kind,) = _REQ_HEAD.unpack_from(payload)
+        if kind != TOKEN_KIND:
+            return None, payload
+        _, token_len, user_len = _TOKEN_HEAD.unpack_from(payload)
+    except struct.error as exc:
+        raise ProtocolError(f"malformed request: {exc}") from exc
+    start = _TOKEN_HEAD.size
+    token = payload[start:start + token_len].decode(errors="replace")
+    user = payload[start + token_len:start + token_len + user_len].decode(errors="replace")
+    return (token, user), payload[start + token_len + user_len:]
 
 
 def encode_reply(status: int, details: str, body: bytes) -> bytes:

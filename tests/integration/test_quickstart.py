@@ -43,6 +43,9 @@ def test_quickstart_writes_config_starts_daemons_and_stops_them(tmp_path: Path) 
         anonymous = wait_for(lambda: _http_status(base + 3))
         assert anonymous == (500, "Authentication does not apply to request")
         cli_env = dict(env, PYSLURM_CONF=str(cfg.path))
+        token = subprocess.run([str(BIN / "scontrol"), "token"], env=cli_env, capture_output=True, text=True)
+        assert token.stdout.startswith("SLURM_JWT="), token.stderr
+        assert _http_status(base + 3, token.stdout.strip().removeprefix("SLURM_JWT="))[0] == 200
         sinfo = subprocess.run([str(BIN / "sinfo"), "-h", "-o", "%P %a %D %t"], env=cli_env,
                                capture_output=True, text=True)
         assert sinfo.stdout == "debug* up 1 idle\n"
@@ -59,10 +62,10 @@ def test_quickstart_writes_config_starts_daemons_and_stops_them(tmp_path: Path) 
     wait_for(lambda: not any(_alive(p) for p in run_dir.glob("*.pid")), timeout=20)
 
 
-def _http_status(port: int) -> tuple[int, str] | None:
+def _http_status(port: int, token: str = "") -> tuple[int, str] | None:
     try:
         conn = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
-        conn.request("GET", "/slurm/v0.0.44/ping/")
+        conn.request("GET", "/slurm/v0.0.44/ping/", headers={"X-SLURM-USER-TOKEN": token} if token else {})
         response = conn.getresponse()
         return response.status, response.read().decode()
     except OSError:

@@ -74,3 +74,26 @@ def test_page_refreshes_itself_and_loads_nothing_from_elsewhere(page_url: str) -
     assert '<meta http-equiv="refresh" content="10">' in html.text
     assert not re.search(r"""(src|href)=["']?(https?:)?//""", html.text)   # no CDN, no external resource
     assert "<script" not in html.text
+
+
+def test_a_token_shows_the_page_as_its_user(cluster: Cluster, page_url: str) -> None:
+    """The login form keeps the token in an HttpOnly cookie; the page is then alice's view."""
+    import http.client
+    import urllib.parse
+
+    port = int(page_url.rsplit(":", 1)[1].strip("/"))
+    jwt = cluster.run("scontrol", "token", user="alice", check=True).stdout.strip()
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+    conn.request("POST", "/login", body=urllib.parse.urlencode({"token": jwt}),
+                 headers={"Content-Type": "application/x-www-form-urlencoded"})
+    answer = conn.getresponse()
+    answer.read()
+    cookie = answer.getheader("Set-Cookie") or ""
+    assert answer.status == 303 and "HttpOnly" in cookie and "SameSite=Strict" in cookie
+    conn.request("GET", "/", headers={"Cookie": cookie.split(";")[0]})
+    page = conn.getresponse().read().decode()
+    assert "viewing as alice" in page and "Log out" in page and "anonymous" not in page
+    conn.request("GET", "/slurm/v0.0.44/jobs/", headers={"Cookie": cookie.split(";")[0]})
+    rest = conn.getresponse()
+    assert (rest.status, rest.read().decode()) == (500, "Authentication does not apply to request")  # page only
+    conn.close()

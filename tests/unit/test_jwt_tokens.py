@@ -77,3 +77,23 @@ def test_tokens_need_auth_jwt_in_auth_alt_types(tmp_path: Path) -> None:
     cfg = _config(tmp_path, "")
     with pytest.raises(SlurmError, match="Required plugin type not loaded"):
         issue_token(cfg, 0, "root", "", 0, True, 1000.0)     # type: ignore[arg-type]
+
+
+def test_token_identity_is_the_token_user_or_root_s_choice(tmp_path: Path) -> None:
+    import pwd
+
+    cfg = _config(tmp_path, "AuthAltTypes=auth/jwt\nSlurmUser=root")
+    jwt_tokens.generate_key(tmp_path / "jwt_hs256.key")
+    key = jwt_tokens.load_key(tmp_path / "jwt_hs256.key")
+    someone = next(p for p in pwd.getpwall() if p.pw_uid != 0)
+    token = jwt_tokens.mint(key, someone.pw_name, 60)
+    identity = jwt_tokens.token_identity(cfg, token, "", "h")             # type: ignore[arg-type]
+    assert (identity.uid, identity.gid, identity.host) == (someone.pw_uid, someone.pw_gid, "h")
+    with pytest.raises(jwt_tokens.TokenError, match="may not act as root"):
+        jwt_tokens.token_identity(cfg, token, "root", "h")                 # type: ignore[arg-type]
+    root_token = jwt_tokens.mint(key, "root", 60)
+    assert jwt_tokens.token_identity(cfg, root_token, someone.pw_name, "h").uid == someone.pw_uid  # type: ignore[arg-type]
+    with pytest.raises(jwt_tokens.TokenError, match="unknown user"):
+        jwt_tokens.token_identity(cfg, jwt_tokens.mint(key, "no-such-user-x", 60), "", "h")  # type: ignore[arg-type]
+    with pytest.raises(jwt_tokens.TokenError, match="AuthAltTypes"):
+        jwt_tokens.token_identity(_config(tmp_path, ""), token, "", "h")   # type: ignore[arg-type]

@@ -1,0 +1,105 @@
+"""auth/jwt through pyslurmrestd as systemd runs it (the unprivileged user slurmrestd, no key):
+tokens from `scontrol token`, verified by the local auth agent, which signs for the token's
+user; Slurm's answers for bad, expired and missing tokens; and a session of the `slurmrestapi`
+client (generated from Slurm 25.11's OpenAPI document) as an ordinary user, refused as the CLI
+is for another user's job."""
+from __future__ import annotations
+
+import time
+from typing import Iterator
+
+import pytest
+import slurmrestapi
+from slurmrestapi.exceptions import ApiException
+
+from tests import restd_contract as contract
+from tests.integration.conftest import Cluster, wait_for
+from tests.integration.restd_support import RestClient, serving
+from tests.integration.test_restd import checked
+
+
+@pytest.fixture(scope="module")
+def port(cluster: Cluster) -> Iterator[int]:
+    with serving(cluster) as served:
+        yield served
+
+
+def token(cluster: Cluster, user: str | None, *args: str) -> str:
+    out = cluster.run("scontrol", "token", *args, user=user, check=True).stdout.strip()
+    return out.removeprefix("SLURM_JWT=")
+
+
+def test_token_round_trip(cluster: Cluster, port: int) -> None:
+    alice = RestClient(port=port).with_headers(token=token(cluster, "alice"))
+    ping = checked(alice.get("/slurm/v0.0.44/ping/"), "slurm-ping")
+    assert ping.status == 200 and ping.json["meta"]["client"]["user"] == "alice"
+    submitted = checked(alice.request("POST", "/slurm/v0.0.44/job/submit", {
+        "script": "#!/bin/bash\ntrue\n",
+        "job": {"current_working_directory": str(cluster.work_dir("alice")), "environment": ["PATH=/bin"]}}))
+    assert submitted.status == 200, submitted
+    assert cluster.job_field(submitted.json["job_id"], "u") == "alice"     # signed for the token's user
+    bearer = RestClient(port=port).with_headers(Authorization=f"Bearer {token(cluster, 'bob')}")
+    assert bearer.get("/slurmdb/v0.0.44/ping/").json["meta"]["client"]["user"] == "bob"
+
+
+@pytest.mark.parametrize("version", ("v0.0.44", "v0.0.43"))
+def test_bad_expired_and_missing_tokens(cluster: Cluster, port: int, version: str) -> None:
+    anonymous = RestClient(port=port).get(f"/slurm/{version}/jobs/")
+    assert (anonymous.status, anonymous.content_type, anonymous.text) == (
+        500, "text/plain", "Authentication does not apply to request")
+    named_only = RestClient(port=port).with_headers(user="alice").get(f"/slurm/{version}/jobs/")
+    assert (named_only.status, named_only.text) == (500, "Authentication does not apply to request")
+    forged = token(cluster, "alice")[:-4] + "AAAA"
+    short_lived = token(cluster, "alice", "lifespan=1")
+    time.sleep(2)
+    for bad, recorded in ((forged, "slurm-jwt-invalid-token"), (short_lived, "slurm-jwt-expired-token")):
+        answer = checked(RestClient(port=port).with_headers(token=bad).get(f"/slurm/{version}/jobs/"), recorded)
+        assert answer.status == 511
+        assert answer.json["errors"][0] == contract.recorded(version, recorded)["errors"][0]
+
+
+def test_a_token_speaks_only_for_its_user_unless_root(cluster: Cluster, port: int) -> None:
+    as_bob = RestClient(port=port).with_headers(token=token(cluster, "alice"), user="bob")
+    refused = checked(as_bob.get("/slurm/v0.0.44/jobs/"))
+    assert (refused.status, refused.json["errors"][0]["error_number"]) == (511, 1007)
+    root_as_bob = RestClient(port=port).with_headers(token=token(cluster, None), user="bob")
+    job = checked(root_as_bob.request("POST", "/slurm/v0.0.44/job/submit", {
+        "script": "#!/bin/bash\ntrue\n", "job": {"current_working_directory": "/tmp", "environment": ["PATH=/bin"]}}))
+    assert job.status == 200 and cluster.job_field(job.json["job_id"], "u") == "bob"
+
+
+def test_generated_client_session(cluster: Cluster, port: int) -> None:
+    config = slurmrestapi.Configuration(host=f"http://127.0.0.1:{port}",
+                                        api_key={"token": token(cluster, "alice"), "user": "alice"})
+    with slurmrestapi.ApiClient(config) as client:
+        slurm, slurmdb = slurmrestapi.SlurmApi(client), slurmrestapi.SlurmdbApi(client)
+        assert slurm.slurm_v0044_get_ping().pings[0].responding
+        request = slurmrestapi.V0044JobSubmitReq(script="#!/bin/bash\nsleep 30\n", job=slurmrestapi.V0044JobDescMsg(
+            name="generated", current_working_directory=str(cluster.work_dir("alice")), environment=["PATH=/bin"],
+            time_limit=slurmrestapi.V0044Uint32NoValStruct(set=True, number=10), hold=True))
+        job_id = slurm.slurm_v0044_post_job_submit(request).job_id
+        job = slurm.slurm_v0044_get_job(str(job_id)).jobs[0]
+        assert (job.name, job.user_name, job.job_state) == ("generated", "alice", ["PENDING"])
+        slurm.slurm_v0044_post_job(str(job_id), slurmrestapi.V0044JobDescMsg(
+            time_limit=slurmrestapi.V0044Uint32NoValStruct(set=True, number=5), hold=False))
+        assert slurm.slurm_v0044_get_job(str(job_id)).jobs[0].time_limit.number == 5
+        assert any(n.name == "node1" for n in slurm.slurm_v0044_get_nodes().nodes)
+        assert slurm.slurm_v0044_get_partition("debug").partitions[0].name == "debug"
+        assert slurmdb.slurmdb_v0044_get_qos().qos[0].name == "normal"
+        slurm.slurm_v0044_delete_job(str(job_id))
+        wait_for(lambda: slurm.slurm_v0044_get_job(str(job_id)).jobs[0].job_state[0] == "CANCELLED", 30)
+
+        bobs = cluster.sbatch("--hold", "--wrap", "true", user="bob")
+        scancel = cluster.run("scancel", str(bobs), user="alice")
+        with pytest.raises(ApiException) as refused:
+            slurm.slurm_v0044_delete_job(str(bobs))
+        assert refused.value.status == 422 and "Access/permission denied" in str(refused.value.body)
+        assert "Access/permission denied" in scancel.stderr
+        with pytest.raises(ApiException) as refused_update:
+            slurm.slurm_v0044_post_job(str(bobs), slurmrestapi.V0044JobDescMsg(hold=False))
+        assert refused_update.value.status == 422
+        assert cluster.job_field(bobs, "T") == "PENDING"
+        with pytest.raises(ApiException) as unknown:
+            slurm.slurm_v0044_get_job("4000000")
+        assert unknown.value.status == 404
+    cluster.run("scancel", str(bobs), user="bob", check=True)
