@@ -405,7 +405,7 @@ class StepManager:
         live: set[StepKey] = set()
         for job_dir in sorted(self.spool.glob("job[0-9]*")):
             job_text, _, step = job_dir.name[3:].partition(".")
-            if not job_text.isdigit() or job_dir.name.endswith(".tmp"):
+            if not job_text.isdigit():
                 continue
             key = (int(job_text), step or BATCH)
             if not any((job_dir / name).exists() for name in ("stepd.pid", "result.json", END_FILE)):
