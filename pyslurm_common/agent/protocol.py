@@ -86,7 +86,7 @@ def split_token(payload: bytes) -> tuple[tuple[str, str] | None, bytes]:
             return None, payload
         _, token_len, user_len = _TOKEN_HEAD.unpack_from(payload)
     except struct.error as exc:
-        raise ProtocolError(f"malformed request: {exc}") from exc
+        raise ProtocolError(f"malformed request ({len(payload)} bytes)") from exc
     start = _TOKEN_HEAD.size
     token = payload[start:start + token_len].decode(errors="replace")
     user = payload[start + token_len:start + token_len + user_len].decode(errors="replace")
