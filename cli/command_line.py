@@ -16,6 +16,7 @@ from .getopt_long import GetoptError, Parsed, Row, Value, getopt
 
 VERSION_LINE = "slurm 22.05.8"
 GETOPT_EXIT = 255           # Slurm exits -1 on a word getopt refuses, whatever SLURM_EXIT_ERROR says
+OPTION_EXIT = 255           # ... and on a value most of its option parsers refuse
 COMMAND_LINE, ENVIRONMENT, SCRIPT = "command line", "environment", "script"
 COUNTED = frozenset({"verbose"})   # -vv: each occurrence counts
 MERGED = frozenset({"mail_type"})  # each occurrence adds to the ones before (Slurm ORs the flags)

@@ -15,8 +15,9 @@ from pyslurm_common import bounds, units
 from pyslurm_common.rpc import messages as pb
 
 from .app import die
+from .command_line import OPTION_EXIT
 from .layout_options import layout_fields
-from .submit_inputs import export_file, node_file, rlimits
+from .submit_inputs import node_file
 
 BARE_NICE = 100   # `--nice` without a value
 INT_MAX, LONG_MAX = 2 ** 31 - 1, 2 ** 63 - 1
@@ -51,9 +52,9 @@ def _node_count(text: str) -> int:
         minimum = 0 if low.strip() == "0" else bounds.NODE_COUNT.parse(low)   # Slurm takes -N 0
         maximum = bounds.NODE_COUNT.parse(high) if dash and high else minimum
     except ValueError:
-        die(f'"{text}" is not a valid node count', exit_code=255)
+        die(f'"{text}" is not a valid node count', exit_code=OPTION_EXIT)
     if maximum < minimum:
-        die(f"Maximum node count {maximum} is less than minimum node count {minimum}")
+        die(f"Maximum node count {maximum} is less than minimum node count {minimum}", exit_code=OPTION_EXIT)
     return minimum
 
 
@@ -139,7 +140,7 @@ def _ntasks_per_gpu(values: Mapping[str, Any], gpu_counts: Mapping[str, int], nu
     if raw is None:
         return 0
     if not str(raw).isdigit() or int(raw) < 1:
-        die("Invalid --ntasks-per-gpu specification")
+        die(f'Invalid numeric value "{raw}" for --ntasks-per-gpu.')
     if gpu_counts["gpus_per_task"]:
         die("--gpus-per-task is mutually exclusive with --ntasks-per-gpu and SLURM_NTASKS_PER_GPU",
             severity="fatal")
@@ -165,9 +166,9 @@ def _signal(values: Mapping[str, Any]) -> tuple[int, int, bool]:
         number = parse_signal(name)
         seconds = int(secs) if secs else 60
     except ValueError:
-        die("Invalid --signal specification")
+        die("Invalid --signal specification", exit_code=OPTION_EXIT)
     if not 0 <= seconds <= 65535:
-        die("Invalid --signal specification")
+        die("Invalid --signal specification", exit_code=OPTION_EXIT)
     return number, seconds, batch_only
 
 
@@ -221,15 +222,13 @@ def job_desc(values: Mapping[str, Any], default_name: str, environ: Mapping[str,
         mem_per_cpu_mb=memory_mb(values, "mem_per_cpu", "--mem-per-cpu"),
         time_limit_min=time_limit(values), work_dir=work_dir(values),
         hold=bool(values.get("hold")),
-        environment=export_environment(values.get("export"), environ) + [
-            f"{k}={v}" for k, v in export_file(values, bool(values.get("verbose"))).items()],
-        submit_host=os.uname().nodename,
+        environment=export_environment(values.get("export"), environ), submit_host=os.uname().nodename,
         umask=current_umask(), export_env=values.get("export") or "", nice=nice,
         gres=values.get("gres") or "",
         gpus=gpu_counts["gpus"], gpus_per_node=gpu_counts["gpus_per_node"],
         gpus_per_task=gpu_counts["gpus_per_task"], gpu_type=next(iter(gpu_types), ""),
         signal_number=signal_number, signal_seconds=signal_seconds, signal_batch_only=signal_batch_only,
-        rlimits=rlimits(values), nodelist=values.get("nodelist") or node_file(values),
+        nodelist=values.get("nodelist") or node_file(values),
         exclude=values.get("exclude") or "",
         constraint=values.get("constraint") or "", submit_line=submit_line(sys.argv),
         comment=values.get("comment") or "", **_mail_fields(values), **layout_fields(values),
@@ -245,7 +244,7 @@ def open_mode(values: Mapping[str, Any]) -> str:
         return ""
     mode = next((m for m in ("append", "truncate") if raw and m.startswith(str(raw).lower())), None)
     if mode is None:
-        die("Invalid --open-mode specification")
+        die("Invalid --open-mode specification", exit_code=OPTION_EXIT)
     return mode
 
 
@@ -280,6 +279,6 @@ def _scheduling_fields(values: Mapping[str, Any]) -> dict[str, Any]:
             die("Invalid --begin specification")
     kill_on_invalid_dep = str(values.get("kill_on_invalid_dep") or "no").lower()
     if kill_on_invalid_dep not in ("yes", "no"):
-        die("Invalid --kill-on-invalid-dep specification")
+        die("Invalid --kill-on-invalid-dep specification", exit_code=OPTION_EXIT)
     return {"dependency": values.get("dependency") or "", "begin_time": begin,
             "kill_on_invalid_dep": kill_on_invalid_dep == "yes"}

@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from .app import die
+from .command_line import OPTION_EXIT
 
 HINTS = ("compute_bound", "memory_bound", "multithread", "nomultithread")
 HINT_HELP = """Application hint options:
@@ -53,18 +54,18 @@ def _threads_per_core(values: Mapping[str, Any]) -> int:
 def _checked_no_effect(values: Mapping[str, Any]) -> None:
     flags = values.get("gres_flags")
     if flags is not None and str(flags).lower() not in GRES_FLAGS:
-        die("Invalid --gres-flags specification")
+        die("Invalid --gres-flags specification", exit_code=OPTION_EXIT)
     wait = values.get("wait_all_nodes")
     if wait is not None and not str(wait).isdigit():
         die(f'Invalid numeric value "{wait}" for --wait-all-nodes.')
     if wait is not None and str(wait) not in ("0", "1"):
-        die("Invalid --wait-all-nodes specification")
+        die("Invalid --wait-all-nodes specification", exit_code=OPTION_EXIT)
     bind = values.get("gpu_bind")
     if bind is not None:
         kind = str(bind).removeprefix("verbose,")
         if kind not in GPU_BIND_NO_EFFECT:
             if not re.fullmatch(r"(map_gpu|mask_gpu|per_task|single):.+", kind):
-                die(f"Invalid --gpu-bind argument: gpu:{bind}")
+                die(f"Invalid --gpu-bind argument: gpu:{bind}", exit_code=OPTION_EXIT)
             die(f"--gpu-bind={bind} is not supported by pyslurm")
 
 
@@ -75,7 +76,7 @@ def layout_fields(values: Mapping[str, Any]) -> dict[str, Any]:
     _checked_no_effect(values)
     distribution = str(values.get("distribution") or "")
     if distribution and not _DISTRIBUTION.match(distribution):
-        die("Invalid --distribution specification")
+        die("Invalid --distribution specification", exit_code=OPTION_EXIT)
     if sum(values.get(name) is not None for name in ("mem", "mem_per_cpu", "mem_per_gpu")) > 1:
         die("--mem, --mem-per-cpu, and --mem-per-gpu are mutually exclusive.", severity="fatal")
     return {

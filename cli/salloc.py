@@ -21,6 +21,7 @@ from .app import run
 from .cluster_option import check_clusters, this_cluster
 from .command_line import collect, command_line
 from .option_support import refuse_unsupported
+from .submit_inputs import add_submission_inputs
 from .option_tables import salloc as spec
 
 PROG = "salloc"
@@ -48,6 +49,7 @@ def salloc(args: Sequence[str]) -> None:
         verbose_lines.say(PROG, verbose_lines.options_block(spec, values, job_options.work_dir(values)))
     desc = job_options.job_desc(values, os.path.basename(command[0]), os.environ, launcher="salloc",
                                 script="", argv=command, exclusive=values.given("exclusive"))
+    add_submission_inputs(desc, values, PROG)
     submitted = allocation.submit(PROG, desc)
     job_id = submitted.job_id
     say = allocation.informer(PROG, bool(values.get("quiet")))

@@ -20,6 +20,7 @@ from .app import die, run
 from .cluster_option import check_clusters, this_cluster
 from .command_line import OptionValues, collect, command_line, parse_words
 from .option_support import refuse_unsupported
+from .submit_inputs import add_submission_inputs
 from .option_tables import sbatch as spec
 from .sbatch_script import LEGACY_WARNING, ScriptError, directive_words, legacy_directives, validate, wrap
 
@@ -48,6 +49,8 @@ def sbatch(args: Sequence[str]) -> None:
         die(*exc.lines, exit_code=exc.exit_code, severity=exc.severity)
     values = collect(spec, cli, os.environ, directives)
     refuse_unsupported(PROG, spec.OPTIONS, values, ACTED_ON)
+    if values.get("quiet") and values.get("verbose"):
+        die("don't specify both --verbose (-v) and --quiet (-Q)")
     desc = _job_desc(values, text, command, default_name, operands[1:])
     if values.get("clusters") is not None:
         check_clusters(PROG, str(values["clusters"]), this_cluster())
@@ -56,6 +59,7 @@ def sbatch(args: Sequence[str]) -> None:
 
         for line in defined_options(spec.OPTIONS, values, desc.work_dir):
             print(f"{PROG}: {line}", file=sys.stderr)
+    add_submission_inputs(desc, values, PROG)
     try:
         reply = client.controller("SubmitBatchJob", pb.SubmitRequest(job=desc), pb.SubmitReply)
     except SlurmError as exc:

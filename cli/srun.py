@@ -23,6 +23,7 @@ from .app import die, run
 from .cluster_option import check_clusters, this_cluster
 from .command_line import collect, command_line
 from .option_support import refuse_unsupported
+from .submit_inputs import add_submission_inputs
 from .option_tables import srun as spec
 from .srun_options import StreamSpec, allocation_desc, check_mpi, step_request, stream_spec
 from .step_layout import INPUT_NONE
@@ -60,7 +61,9 @@ def srun(args: Sequence[str]) -> None:
     if verbose:
         verbose_lines.say(PROG, verbose_lines.options_block(spec, values, job_options.work_dir(values)))
     if made_job:
-        job_id = allocation.submit(PROG, allocation_desc(values, argv, os.environ)).job_id
+        desc = allocation_desc(values, argv, os.environ)
+        add_submission_inputs(desc, values, PROG)
+        job_id = allocation.submit(PROG, desc).job_id
         job = allocation.wait_until_started(PROG, job_id, bool(values.get("quiet")))
         if verbose:
             verbose_lines.say(PROG, [verbose_lines.allocation_line(

@@ -1,6 +1,9 @@
 """Options that read something on the submit host into the job: --propagate (which resource
 limits travel), --export-file (variables from a file or descriptor), --nodefile (the node list
-from a file). Slurm's words for what fails."""
+from a file). Slurm's words for what fails.
+
+The first two are read at submission, after the options are checked (and after -v has shown
+them), as Slurm's sbatch does: `add_submission_inputs` completes a JobDesc."""
 from __future__ import annotations
 
 import os
@@ -26,7 +29,7 @@ def rlimits(values: Mapping[str, Any]) -> list[str]:
         elif names != ["ALL"]:
             unknown = [n for n in names if n not in RLIMITS]
             if unknown:
-                die("Invalid --propagate specification")
+                die(f"Bad rlimit name: {unknown[0]}")
             chosen = tuple(names)
     out = []
     for name in chosen:
@@ -35,14 +38,14 @@ def rlimits(values: Mapping[str, Any]) -> list[str]:
     return out
 
 
-def export_file(values: Mapping[str, Any], verbose: bool) -> dict[str, str]:
+def export_file(values: Mapping[str, Any], prog: str, verbose: bool) -> dict[str, str]:
     """NAME=value definitions separated by NUL characters, from a file or an open descriptor (3 and up)."""
     target = values.get("export_file")
     if target is None:
         return {}
     text = str(target)
     if verbose:
-        print(f"sbatch: Getting environment variables from {text}", file=sys.stderr)
+        print(f"{prog}: Getting environment variables from {text}", file=sys.stderr)
     try:
         if text.isdigit() and int(text) >= 3:
             with os.fdopen(int(text), "rb", closefd=False) as stream:
@@ -50,8 +53,8 @@ def export_file(values: Mapping[str, Any], verbose: bool) -> dict[str, str]:
         else:
             with open(text, "rb") as stream:
                 data = stream.read()
-    except OSError as exc:
-        die(f"Failed to open file {text}: {exc.strerror}")
+    except OSError:
+        die(f"Could not open user environment file {text}")
     found = {}
     for item in data.decode(errors="surrogateescape").split("\0"):
         name, sep, value = item.partition("=")
@@ -68,6 +71,12 @@ def node_file(values: Mapping[str, Any]) -> str:
     try:
         with open(str(path)) as stream:
             names = stream.read().replace(",", " ").split()
-    except OSError:
-        die(f"Unable to open file {path}")
+    except OSError as exc:
+        die(f"slurm_allocate_resources error opening file {path}, {exc.strerror}", exit_code=255)
     return ",".join(names)
+
+
+def add_submission_inputs(desc: Any, values: Mapping[str, Any], prog: str) -> None:
+    """The limits and --export-file variables of a JobDesc (pb.JobDesc), read now."""
+    desc.rlimits.extend(rlimits(values))
+    desc.environment.extend(f"{k}={v}" for k, v in export_file(values, prog, bool(values.get("verbose"))).items())

@@ -93,7 +93,7 @@ def test_ntasks_per_gpu_derives_the_gpus_as_slurm_generates_them() -> None:
     (("-n", "99999999999999999999"), "Numeric argument (9223372036854775807) to big for --ntasks.", 1),
     (("-N", "x"), '"x" is not a valid node count', 255),
     (("-N", "4294967295"), '"4294967295" is not a valid node count', 255),
-    (("-N", "2-1"), "Maximum node count 1 is less than minimum node count 2", 1),
+    (("-N", "2-1"), "Maximum node count 1 is less than minimum node count 2", 255),
     (("--threads-per-core=x",), 'Invalid numeric value "x" for --threads-per-core.', 1),
     (("--wait-all-nodes=x",), 'Invalid numeric value "x" for --wait-all-nodes.', 1),
 ])

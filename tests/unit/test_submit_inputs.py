@@ -10,11 +10,14 @@ from cli import job_options
 from cli.app import CliError
 from cli.command_line import collect, command_line
 from cli.option_tables import sbatch
-from cli.submit_inputs import RLIMITS
+from cli.submit_inputs import RLIMITS, add_submission_inputs
 
 
 def desc_of(*args: str):  # type: ignore[no-untyped-def]
-    return job_options.job_desc(collect(sbatch, command_line(sbatch, list(args)), {}), "wrap", {"HOME": "/h"})
+    values = collect(sbatch, command_line(sbatch, list(args)), {})
+    desc = job_options.job_desc(values, "wrap", {"HOME": "/h"})
+    add_submission_inputs(desc, values, "sbatch")
+    return desc
 
 
 def test_propagate_chooses_the_limits_that_travel() -> None:
@@ -24,7 +27,7 @@ def test_propagate_chooses_the_limits_that_travel() -> None:
     assert list(desc_of("--propagate=NONE").rlimits) == []
     with pytest.raises(CliError) as info:
         desc_of("--propagate=BOGUS")
-    assert info.value.lines == ("Invalid --propagate specification",)
+    assert info.value.lines == ("Bad rlimit name: BOGUS",)
 
 
 def test_export_file_adds_nul_separated_definitions(tmp_path: Path) -> None:

@@ -1,0 +1,62 @@
+"""The same sbatch command lines through real Slurm 22.05 (parse-only: a controller port nothing
+listens on) and through ours: both accept with the same "defined options", or both refuse with
+the same first line and exit code. Skipped where real Slurm is not installed
+(../shared/slurm-oracle/README.md installs it)."""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "bench"))
+from corpus_report import ORACLE_CONF, clean_environment, defined, parse_only_conf  # noqa: E402
+
+REAL = Path("/usr/bin/sbatch")
+pytestmark = pytest.mark.skipif(not REAL.exists() or not ORACLE_CONF.exists(), reason="real Slurm not installed")
+
+LINES = [
+    "--foo", "--hold=3", "--n 3", "-z", "-n", "--ntasks", "--cpu 2", "-Hn2 -N1", "--out=o.%j --err e.%j",
+    "--nice", "--nice=5", "--exclusive", "--exclusive=user", "-t 2-", "-t 1-1", "-t 90", "-t UNLIMITED",
+    "-N 1-1", "-N 1-2", "-N x", "-N 2-1", "-n x", "-n 0", "-c x", "--ntasks-per-node=0",
+    "--mail-type=end,fail", "--mail-type=bogus", "--mail-type=ALL --mail-user=a@b", "--mem=4G", "--mem=0",
+    "--mem=1 --mem-per-cpu=1", "--mem-per-gpu=16G", "--hint=bogus", "--hint=nomultithread",
+    "--distribution=bogus", "-m cyclic:block", "--gres-flags=bogus", "--wait-all-nodes=2", "--gpu-bind=bogus",
+    "--open-mode=a", "--open-mode=bogus", "--signal=B:USR1@60", "--signal=10", "--gres=gpu:2", "-o none",
+    "--array=[1-4]", "--gpus=0", "-D rel", "-J 'a b'", "--comment=x --wckey=w", "--tasks-per-node=2",
+    "--clusters=anchor", "--export=NONE", "--switches=2", "-O --tmp=10G", "--threads-per-core=x",
+    "--kill-on-invalid-dep=yes", "--requeue", "--no-requeue", "--parsable", "-Q",
+    "--propagate=BOGUS", "--propagate=STACK,CORE", "--mincpus=x", "--mincpus=2", "--nodefile=/nonexistent",
+    "--export-file=/nonexistent", "--ntasks-per-gpu=x", "--signal=BOGUS", "--kill-on-invalid-dep=maybe", "-W",
+]
+
+
+def run_both(line: str, tmp_path: Path) -> tuple[subprocess.CompletedProcess[str], subprocess.CompletedProcess[str]]:
+    import shlex
+
+    args = [*shlex.split(line), "-v", "--wrap", "true"]
+    env = clean_environment()
+    conf = parse_only_conf(tmp_path)
+    real = subprocess.run(["sbatch", *args], executable=str(REAL), cwd=tmp_path, env=dict(env, SLURM_CONF=str(conf)),
+                          capture_output=True, text=True, timeout=60)
+    ours = subprocess.run([sys.executable, "-c", "from cli.sbatch import main; main()", *args], cwd=tmp_path,
+                          env=dict(env, PYSLURM_CONF=str(tmp_path / "none.conf"), PYTHONPATH=str(ROOT)),
+                          capture_output=True, text=True, timeout=60)
+    return real, ours
+
+
+@pytest.mark.parametrize("line", LINES)
+def test_same_answer_as_real_sbatch(line: str, tmp_path: Path) -> None:
+    real, ours = run_both(line, tmp_path)
+    real_block, our_block = defined(real.stderr), defined(ours.stderr)
+    if real_block is not None:
+        if "clusters" in real_block:   # ours names a cluster only once a configuration is read
+            pytest.skip("-M needs the cluster name")
+        assert our_block == {k: v for k, v in real_block.items()}, ours.stderr
+    else:
+        assert our_block is None, ours.stderr
+        first = lambda text: next(l for l in text.splitlines() if "select/" not in l)  # noqa: E731
+        assert (ours.returncode, first(ours.stderr)) == (real.returncode, first(real.stderr))
