@@ -103,3 +103,25 @@ def test_generated_client_session(cluster: Cluster, port: int) -> None:
             slurm.slurm_v0044_get_job("4000000")
         assert unknown.value.status == 404
     cluster.run("scancel", str(bobs), user="bob", check=True)
+
+
+@pytest.mark.parametrize("version", ("v0.0.44", "v0.0.43"))
+def test_writes_as_operator_and_as_user_match_the_contract(cluster: Cluster, port: int, version: str) -> None:
+    root = RestClient(port=port).with_headers(token=token(cluster, None))
+    alice = RestClient(port=port).with_headers(token=token(cluster, "alice"))
+    refused = checked(alice.request("POST", f"/slurm/{version}/node/node2", {"state": ["DRAIN"], "reason": "x"}))
+    assert (refused.status, refused.json["errors"][0]["error_number"]) == (422, 2002)
+    drained = checked(root.request("POST", f"/slurm/{version}/node/node2", {"state": ["DRAIN"], "reason": "disk"}))
+    assert drained.status == 200, drained
+    node = checked(root.get(f"/slurm/{version}/node/node2")).json["nodes"][0]
+    assert "DRAIN" in node["state"] and node["reason"] == "disk"
+    assert checked(root.request("POST", f"/slurm/{version}/node/node2", {"state": "RESUME"})).status == 200
+    wait_for(lambda: "DRAIN" not in root.get(f"/slurm/{version}/node/node2").json["nodes"][0]["state"], 20)
+    submitted = checked(alice.request("POST", f"/slurm/{version}/job/submit", {
+        "script": "#!/bin/bash\nsleep 30\n",
+        "job": {"current_working_directory": "/tmp", "environment": ["PATH=/bin"], "hold": True}}))
+    job_id = submitted.json["job_id"]
+    assert checked(alice.request("POST", f"/slurm/{version}/job/{job_id}", {"priority": 0})).status == 422
+    bulk = checked(alice.request("DELETE", f"/slurm/{version}/jobs/", {"jobs": [job_id]}))
+    assert bulk.status == 200 and bulk.json["status"][0]["error"]["code"] == 0
+    wait_for(lambda: cluster.job_field(job_id, "T") in ("CANCELLED", ""), 20)
