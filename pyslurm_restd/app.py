@@ -58,8 +58,8 @@ def _handler(endpoint: Endpoint, version: str, settings: Settings,
             body = await endpoint.handler(call)
         except RestError as exc:
             log.info("%s %s: %s (%d)", request.method, request.path, exc.error, exc.error_number)
-            return ctx.respond(endpoint.empty, [exc], call.warnings)
-        return ctx.respond(body, warnings=call.warnings)
+            return ctx.respond(endpoint.empty, [exc])
+        return ctx.respond(body)
 
     return handle
 

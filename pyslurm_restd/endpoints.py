@@ -38,7 +38,6 @@ class Call:
     caller: Caller
     upstream: Upstream
     controllers: tuple[str, ...]
-    warnings: list[str] = field(default_factory=list)
 
     @property
     def version(self) -> str:

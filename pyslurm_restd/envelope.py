@@ -85,11 +85,6 @@ def no_val(number: int | float | None, infinite: bool = False) -> dict[str, Any]
     return {"set": number is not None or infinite, "infinite": infinite, "number": 0 if number is None else number}
 
 
-def time_value(epoch: int) -> dict[str, Any]:
-    """A time (0 stays 0, set: Slurm prints unset times as number 0 with set true)."""
-    return no_val(epoch)
-
-
 @dataclass(frozen=True, slots=True)
 class Context:
     """Who asked, through which version and plugin: what ``meta`` says."""
@@ -114,11 +109,9 @@ class Context:
                       "release": ".".join(RELEASE), "cluster": self.cluster},
         }
 
-    def respond(self, body: dict[str, Any], errors: list[RestError] = (), warnings: list[str] = (),  # type: ignore[assignment]
-                status: int | None = None) -> web.Response:
-        document = {**body, "meta": self.meta(), "errors": [e.as_json() for e in errors],
-                    "warnings": [{"description": w, "source": ""} for w in warnings]}
-        code = status if status is not None else (http_status(errors[0].error_number) if errors else 200)
+    def respond(self, body: dict[str, Any], errors: tuple[RestError, ...] | list[RestError] = ()) -> web.Response:
+        document = {**body, "meta": self.meta(), "errors": [e.as_json() for e in errors], "warnings": []}
+        code = http_status(errors[0].error_number) if errors else 200
         return web.Response(status=code, text=json.dumps(document, indent=2), content_type="application/json")
 
 

@@ -10,7 +10,7 @@ from typing import Any
 
 from pyslurm_common.rpc import types_pb2
 
-from .envelope import no_val, time_value
+from .envelope import no_val
 
 TIME_UNLIMITED = -1
 _INFINITE_U32 = {"set": True, "infinite": True, "number": 0}
@@ -84,7 +84,7 @@ def job_record(job: types_pb2.JobInfo, cluster: str, version: str = "v0.0.44") -
     tres = tres_string(job.num_cpus, _memory(job), job.num_nodes, job.gpus)
     resources = {"job_resources": job_resources(job)} if job.node_names else {}
     record = {**resources,
-        "account": job.account, "accrue_time": time_value(job.eligible_time), "admin_comment": "",
+        "account": job.account, "accrue_time": no_val(job.eligible_time), "admin_comment": "",
         "allocating_node": job.submit_host, "array_job_id": no_val(job.array_job_id),
         "array_task_id": no_val(int(job.array_task_str)) if job.array_task_str.isdigit() and not job.array_remainder
         else _NOT_SET,
@@ -97,15 +97,15 @@ def job_record(job: types_pb2.JobInfo, cluster: str, version: str = "v0.0.44") -
         "cpus_per_task": no_val(job.cpus_per_task or 1), "cpu_frequency_minimum": _NOT_SET,
         "cpu_frequency_maximum": _NOT_SET, "cpu_frequency_governor": _NOT_SET, "cpus_per_tres": "", "cron": "",
         "deadline": no_val(0), "delay_boot": no_val(0), "dependency": job.dependency,
-        "derived_exit_code": exit_code(0, 0), "eligible_time": time_value(job.eligible_time),
-        "end_time": time_value(job.end_time), "excluded_nodes": job.exc_nodes,
+        "derived_exit_code": exit_code(0, 0), "eligible_time": no_val(job.eligible_time),
+        "end_time": no_val(job.end_time), "excluded_nodes": job.exc_nodes,
         "exit_code": exit_code(job.exit_code, job.exit_signal), "extra": "", "failed_node": "",
         "features": job.features, "federation_origin": "", "federation_siblings_active": "",
         "federation_siblings_viable": "", "gres_detail": [f"gpu:{job.gpus}(IDX:{job.gpu_indices})"]
         if job.gpus and job.gpu_indices else [],
         "group_id": job.group_id, "group_name": job.group_name, "het_job_id": no_val(0), "het_job_id_set": "",
         "het_job_offset": no_val(0), "job_id": job.job_id, "job_size_str": [], "job_state": job_state(job),
-        "last_sched_evaluation": time_value(job.submit_time), "licenses": "", "licenses_allocated": "",
+        "last_sched_evaluation": no_val(job.submit_time), "licenses": "", "licenses_allocated": "",
         "mail_type": [], "mail_user": job.user_name, "max_cpus": no_val(0), "max_nodes": no_val(0),
         "mcs_label": "", "memory_per_tres": "", "name": job.name, "network": "", "nodes": job.nodes,
         "nice": job.nice, "tasks_per_core": {"set": False, "infinite": True, "number": 0},
@@ -123,11 +123,11 @@ def job_record(job: types_pb2.JobInfo, cluster: str, version: str = "v0.0.44") -
         "selinux_context": "", "shared": ["none"] if job.exclusive else [],
         "step_id": {"sluid": "", "job_id": no_val(job.job_id), "step_het_component": _NOT_SET, "step_id": "entire"},
         "sockets_per_board": 0, "sockets_per_node": _NOT_SET,
-        "start_time": time_value(job.start_time or job.expected_start), "state_description": "",
+        "start_time": no_val(job.start_time or job.expected_start), "state_description": "",
         "state_reason": job.reason or "None", "standard_input": job.std_in, "standard_output": job.std_out,
         "standard_error": job.std_err, "stdin_expanded": job.std_in, "stdout_expanded": job.std_out,
-        "stderr_expanded": job.std_err, "submit_time": time_value(job.submit_time), "submit_line": job.submit_line,
-        "suspend_time": time_value(job.suspend_time), "system_comment": "", "time_limit": time_limit(job.time_limit_min),
+        "stderr_expanded": job.std_err, "submit_time": no_val(job.submit_time), "submit_line": job.submit_line,
+        "suspend_time": no_val(job.suspend_time), "system_comment": "", "time_limit": time_limit(job.time_limit_min),
         "time_minimum": no_val(0), "threads_per_core": _NOT_SET, "tres_bind": "", "tres_freq": "",
         "tres_per_job": f"gres/gpu:{job.gpus}" if job.gpus and not job.tres_per_node else "", "tres_per_node": job.tres_per_node,
         "tres_per_socket": "", "tres_per_task": "", "tres_req_str": tres,

@@ -7,7 +7,7 @@ from pyslurm_common.gres import gpu_count
 from pyslurm_common.rpc import ctld_pb2
 from pyslurm_common.users import user_name
 
-from .envelope import no_val, time_value
+from .envelope import no_val
 from .job_fields import time_limit
 
 _NOT_SET = no_val(None)
@@ -24,7 +24,7 @@ def node_record(node: ctld_pb2.NodeInfo, cluster: str) -> dict[str, Any]:
     used_gpus = gpu_count(node.gres_used)
     return {
         "architecture": node.arch, "burstbuffer_network_address": "", "boards": 1,
-        "boot_time": time_value(node.boot_time), "tls_cert_last_renewal": no_val(0), "cert_flags": [],
+        "boot_time": no_val(node.boot_time), "tls_cert_last_renewal": no_val(0), "cert_flags": [],
         "cluster_name": cluster, "cores": node.cores_per_socket, "specialized_cores": 0, "cpu_binding": 0,
         "cpu_load": int(node.cpu_load * 100), "free_mem": no_val(node.free_memory_mb), "cpus": node.cpus,
         "effective_cpus": node.cpus, "specialized_cpus": "",
@@ -33,17 +33,17 @@ def node_record(node: ctld_pb2.NodeInfo, cluster: str) -> dict[str, Any]:
         "external_sensors": {}, "extra": "", "power": {},
         "features": [f for f in node.features.split(",") if f], "active_features": [f for f in node.features.split(",") if f],
         "gpu_spec": "", "gres": node.gres, "gres_drained": "N/A", "gres_used": node.gres_used,
-        "instance_id": "", "instance_type": "", "last_busy": time_value(node.last_busy_time), "mcs_label": "",
+        "instance_id": "", "instance_type": "", "last_busy": no_val(node.last_busy_time), "mcs_label": "",
         "specialized_memory": 0, "name": node.name, "next_state_after_reboot": ["INVALID"],
         "address": node.address, "hostname": node.hostname or node.name, "state": [node.state, *node.flags],
         "operating_system": node.os, "owner": "", "partitions": list(node.partitions), "port": node.port,
         "real_memory": node.real_memory_mb, "res_cores_per_gpu": 0, "comment": "", "reason": node.reason,
-        "reason_changed_at": time_value(node.reason_time),
+        "reason_changed_at": no_val(node.reason_time),
         "reason_set_by_user": user_name(node.reason_uid) if node.reason else "",
         "resume_after": no_val(0), "reservation": "", "alloc_memory": node.alloc_memory_mb,
         "alloc_cpus": node.alloc_cpus, "alloc_idle_cpus": node.cpus - node.alloc_cpus,
         "tres_used": node_tres(node.alloc_cpus, node.alloc_memory_mb, used_gpus) if node.alloc_cpus else "",
-        "tres_weighted": float(node.alloc_cpus), "slurmd_start_time": time_value(node.slurmd_start_time),
+        "tres_weighted": float(node.alloc_cpus), "slurmd_start_time": no_val(node.slurmd_start_time),
         "sockets": node.sockets, "threads": node.threads_per_core, "temporary_disk": node.tmp_disk_mb,
         "weight": node.weight, "topology": "", "tres": node_tres(node.cpus, node.real_memory_mb, gpus),
         "version": node.version,
@@ -81,7 +81,7 @@ def partition_record(part: ctld_pb2.PartitionInfo, cluster: str, gpus: int) -> d
 def statistics(diag: ctld_pb2.DiagReply) -> dict[str, Any]:
     cycles = diag.schedule_cycle_count
     return {
-        "parts_packed": 1, "req_time": time_value(diag.now), "req_time_start": time_value(diag.since),
+        "parts_packed": 1, "req_time": no_val(diag.now), "req_time_start": no_val(diag.since),
         "server_thread_count": diag.server_thread_count, "agent_queue_size": diag.agent_queue_size,
         "agent_count": 0, "agent_thread_count": 0, "dbd_agent_queue_size": diag.dbd_agent_queue_size,
         "gettimeofday_latency": 0, "schedule_cycle_max": diag.schedule_cycle_max_usec,
@@ -93,7 +93,7 @@ def statistics(diag: ctld_pb2.DiagReply) -> dict[str, Any]:
         "schedule_queue_length": diag.schedule_queue_length, "jobs_submitted": diag.jobs_submitted,
         "jobs_started": diag.jobs_started, "jobs_completed": diag.jobs_completed,
         "jobs_canceled": diag.jobs_canceled, "jobs_failed": diag.jobs_failed, "jobs_pending": diag.jobs_pending,
-        "jobs_running": diag.jobs_running, "job_states_ts": time_value(diag.job_states_time),
+        "jobs_running": diag.jobs_running, "job_states_ts": no_val(diag.job_states_time),
         "bf_backfilled_jobs": 0, "bf_last_backfilled_jobs": 0, "bf_backfilled_het_jobs": 0, "bf_cycle_counter": 0,
         "bf_cycle_mean": 0, "bf_depth_mean": 0, "bf_depth_mean_try": 0, "bf_cycle_sum": 0, "bf_cycle_last": 0,
         "bf_cycle_max": 0, "bf_last_depth": 0, "bf_last_depth_try": 0, "bf_depth_sum": 0, "bf_depth_try_sum": 0,
