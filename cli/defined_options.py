@@ -81,7 +81,7 @@ def _mail_type(text: str) -> str:
     return normalise_mail_type(text)
 
 
-def _shown(dest: str, kind: int, value: Any, work_dir: str) -> str:
+def _shown(dest: str, kind: int, value: Any, work_dir: str | None) -> str:
     if dest == "verbose":
         return str(value)
     if kind == NONE or value is True:
@@ -93,18 +93,24 @@ def _shown(dest: str, kind: int, value: Any, work_dir: str) -> str:
         return text or "100"
     if dest == "get_user_env":
         return text or "0"
+    if dest == "kill_on_bad_exit":
+        return text or "1"
+    if dest == "overlap":
+        return "set"
     shapes: dict[str, Callable[[str], str]] = {
         "time": _time, "time_min": _time, "begin": _begin, "signal": _signal, "mail_type": _mail_type,
-        "output": _path(work_dir), "error": _path(work_dir), "input": _path(work_dir),
         "chdir": _path(os.getcwd()), "open_mode": lambda t: t[:1],
         "nodes": _node_count, "mem": _megabytes, "mem_per_cpu": _megabytes, "mem_per_gpu": _megabytes, "tmp": _megabytes,
         "gres": lambda t: t if t.startswith("gres:") or t == "none" else f"gres:{t}",
     }
+    if work_dir is not None:   # sbatch shows its file names made absolute; srun as given
+        shapes.update({"output": _path(work_dir), "error": _path(work_dir), "input": _path(work_dir)})
     return shapes[dest](text) if dest in shapes else text
 
 
-def defined_options(table: Sequence[Row], values: Mapping[str, Any], work_dir: str) -> list[str]:
-    """The block's lines (without the `prog: ` prefix), first and last rule included."""
+def defined_options(table: Sequence[Row], values: Mapping[str, Any], work_dir: str | None) -> list[str]:
+    """The block's lines (without the `prog: ` prefix), first and last rule included; file
+    names are shown relative to `work_dir`, or as given when it is None."""
     lines = ["defined options", RULE]
     done: set[str] = set()
     for name, _short, kind, dest, _env, _help in table:

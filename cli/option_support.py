@@ -44,6 +44,8 @@ JOB_DESC = frozenset({
 
 def refuse_unsupported(prog: str, table: Sequence[Row], values: Mapping[str, object],
                        acted_on: Iterable[str]) -> None:
+    if values.get("quiet") and values.get("verbose"):
+        die("don't specify both --verbose (-v) and --quiet (-Q)")
     handled = JOB_DESC | EARLY | IGNORED | frozenset(acted_on)
     for dest in values:
         if dest not in handled:

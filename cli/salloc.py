@@ -46,7 +46,7 @@ def salloc(args: Sequence[str]) -> None:
         check_clusters(PROG, str(values["clusters"]), this_cluster())
     command = list(args[cli.operand_index:]) or [os.environ.get("SHELL") or "/bin/sh"]
     if values.get("verbose"):
-        verbose_lines.say(PROG, verbose_lines.options_block(spec, values, job_options.work_dir(values)))
+        verbose_lines.say(PROG, verbose_lines.options_block(spec, values))
     desc = job_options.job_desc(values, os.path.basename(command[0]), os.environ, launcher="salloc",
                                 script="", argv=command, exclusive=values.given("exclusive"))
     add_submission_inputs(desc, values, PROG)

@@ -49,8 +49,6 @@ def sbatch(args: Sequence[str]) -> None:
         die(*exc.lines, exit_code=exc.exit_code, severity=exc.severity)
     values = collect(spec, cli, os.environ, directives)
     refuse_unsupported(PROG, spec.OPTIONS, values, ACTED_ON)
-    if values.get("quiet") and values.get("verbose"):
-        die("don't specify both --verbose (-v) and --quiet (-Q)")
     desc = _job_desc(values, text, command, default_name, operands[1:])
     if values.get("clusters") is not None:
         check_clusters(PROG, str(values["clusters"]), this_cluster())

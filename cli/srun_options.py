@@ -119,7 +119,7 @@ def wait_seconds(values: Mapping[str, Any]) -> int:
     if raw is None:
         return 0
     if not str(raw).isdigit():
-        die("Invalid --wait specification")
+        die(f'Invalid numeric value "{raw}" for --wait.')
     return min(int(raw), 2 ** 31 - 1)
 
 

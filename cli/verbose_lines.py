@@ -14,10 +14,10 @@ def say(prog: str, lines: Sequence[str]) -> None:
         print(f"{prog}: {line}", file=sys.stderr)
 
 
-def options_block(spec: ModuleType, values: Mapping[str, Any], work_dir: str) -> list[str]:
+def options_block(spec: ModuleType, values: Mapping[str, Any]) -> list[str]:
     from .defined_options import defined_options
 
-    return defined_options(spec.OPTIONS, values, work_dir)
+    return defined_options(spec.OPTIONS, values, None)
 
 
 def allocation_line(job_id: int, nodelist: str, num_nodes: int, cpu_counts: str) -> str:

@@ -60,3 +60,34 @@ def test_same_answer_as_real_sbatch(line: str, tmp_path: Path) -> None:
         assert our_block is None, ours.stderr
         first = lambda text: next(l for l in text.splitlines() if "select/" not in l)  # noqa: E731
         assert (ours.returncode, first(ours.stderr)) == (real.returncode, first(real.stderr))
+
+
+SRUN = Path("/usr/bin/srun")
+SRUN_LINES = [
+    "-n1", "--foo", "-K", "-K1 -n2", "-K0", "--mpi=bogus", "--cpu-bind=q -n1", "-N 2-1", "-N x",
+    "-l -u -n2", "--open-mode=a -o out", "--exclusive", "--overlap", "--overlap=force", "-W 5", "-W x",
+    "--kill-on-bad-exit=1", "--pty", "-Q", "-J name", "--export=NONE", "-m block", "--hint=nomultithread",
+]
+
+
+@pytest.mark.skipif(not SRUN.exists(), reason="real Slurm not installed")
+@pytest.mark.parametrize("line", SRUN_LINES)
+def test_same_answer_as_real_srun(line: str, tmp_path: Path) -> None:
+    import shlex
+
+    args = ["-v", *shlex.split(line), "true"]
+    env = clean_environment()
+    conf = parse_only_conf(tmp_path)
+    real = subprocess.run(["srun", *args], executable=str(SRUN), cwd=tmp_path, env=dict(env, SLURM_CONF=str(conf)),
+                          capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
+    ours = subprocess.run([sys.executable, "-c", "from cli.srun import main; main()", *args], cwd=tmp_path,
+                          env=dict(env, PYSLURM_CONF=str(tmp_path / "none.conf"), PYTHONPATH=str(ROOT)),
+                          capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
+    real_block = defined(real.stderr.replace("srun: ", "sbatch: "))
+    our_block = defined(ours.stderr.replace("srun: ", "sbatch: "))
+    if real_block is not None:
+        assert our_block == real_block, ours.stderr
+    else:
+        assert our_block is None, ours.stderr
+        first = ours.stderr.splitlines()[0]
+        assert ours.returncode == real.returncode and first in real.stderr.splitlines(), (ours.stderr, real.stderr)

@@ -111,7 +111,7 @@ def test_bad_sizes_are_refused_in_slurms_words() -> None:
     assert info.value.lines == ('Invalid numeric value "zero" for --ntasks.',)
     with pytest.raises(CliError) as info:
         request(["-W", "-1", "true"])
-    assert info.value.lines == ("Invalid --wait specification",)
+    assert info.value.lines == ('Invalid numeric value "-1" for --wait.',)
 
 
 def test_allocation_desc_is_an_srun_job_named_after_the_program() -> None:
