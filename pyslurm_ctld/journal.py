@@ -69,11 +69,16 @@ class Journal:
         self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
 
     async def append(self, event: Event) -> None:
+        await self.enqueue(event)
+
+    def enqueue(self, event: Event) -> asyncio.Future[None]:
+        """Queue `event`'s line behind every line queued before it; the future is done once it
+        is on disk (its fsync shared with every line queued meanwhile)."""
         future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         self._pending.append((_encode(event), future))
         if not self._flushing:
             asyncio.get_running_loop().create_task(self._flush())
-        await future
+        return future
 
     async def _flush(self) -> None:
         self._flushing = True

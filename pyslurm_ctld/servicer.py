@@ -7,6 +7,7 @@ node-agent RPCs are for privileged callers only.
 """
 from __future__ import annotations
 
+import asyncio
 import logging
 import os
 import socket
@@ -131,13 +132,18 @@ class ControllerServicer(ctld_pb2_grpc.ControllerServicer):
                                                          request.batch_only, request.full))
 
         results = await _per_job(request.job_ids, one)
-        for text in request.job_specs:
-            results.append(await self._signal_spec(text, request, uid, now))
+        staged: list[Awaitable[None]] = []
+        try:
+            for text in request.job_specs:
+                results.append(self._signal_spec(text, request, uid, now, staged))
+        finally:
+            await asyncio.gather(*staged)      # what was applied goes to disk, one fsync for all
         return ctld_pb2.SignalReply(results=results)
 
-    async def _signal_spec(self, text: str, request: ctld_pb2.SignalRequest, uid: int,
-                           now: int) -> ctld_pb2.SignalResult:
-        """Cancel or signal what one typed id names (`123` of an array, `123_5`, `123_[1-3]`)."""
+    def _signal_spec(self, text: str, request: ctld_pb2.SignalRequest, uid: int, now: int,
+                     staged: list[Awaitable[None]]) -> ctld_pb2.SignalResult:
+        """Cancel or signal what one typed id names (`123` of an array, `123_5`, `123_[1-3]`);
+        cancellations are applied at once, their journaling added to `staged` to await."""
         try:
             spec = parse_job_spec(text)
         except ValueError:
@@ -145,7 +151,7 @@ class ControllerServicer(ctld_pb2_grpc.ControllerServicer):
         try:
             if request.signal == 0:
                 for event in self.manager.cancellations(spec, uid, now):
-                    await self.ctl.commit(event)
+                    staged.append(self.ctl.staged(event))
             else:
                 records, _ = self.manager.named_records(spec, uid)
                 running = [r for r in records if r.state is JobState.RUNNING] or records[:1]
