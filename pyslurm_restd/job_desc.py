@@ -73,21 +73,39 @@ def _gpus(tres_per_node: str) -> str:
     return tres_per_node
 
 
-def submission(body: dict[str, Any]) -> types_pb2.JobDesc:
-    """POST job/submit: ``{"job": {...}, "script": "..."}`` (script may sit in the job)."""
+def _job(body: dict[str, Any]) -> dict[str, Any]:
     job = body.get("job")
     if not isinstance(job, dict):
-        raise _invalid("no job description given (jobs[] of a heterogeneous job is not supported)")
+        raise _invalid("no job description given (a heterogeneous job is not supported)")
     unknown = sorted(set(job) - SUBMIT_FIELDS)
     if unknown:
         raise _invalid(f"fields not supported by pyslurm: {', '.join(unknown)}")
+    if "current_working_directory" not in job:
+        raise _invalid("current_working_directory is required")
+    return job
+
+
+def submission(body: dict[str, Any]) -> types_pb2.JobDesc:
+    """POST job/submit: ``{"job": {...}, "script": "..."}`` (script may sit in the job)."""
+    job = _job(body)
     script = _text(body.get("script", job.get("script", "")), "script", 4 * 1024 * 1024)
     if not script.startswith("#!"):
         raise RestError("batch job script must start with #!", INVALID_JOB_DESC, _SOURCE,
                         "Rest invalid jobs description")
-    if "current_working_directory" not in job:
-        raise _invalid("current_working_directory is required")
-    desc = types_pb2.JobDesc(script=script, submit_line="pyslurmrestd job/submit")
+    return _describe(job, types_pb2.JobDesc(script=script, submit_line="pyslurmrestd job/submit"))
+
+
+def allocation(body: dict[str, Any]) -> types_pb2.JobDesc:
+    """POST job/allocate: an allocation without a batch script, as salloc's, held until the job is
+    cancelled (DELETE job/{id}) or reaches its time limit."""
+    job = _job(body)
+    if job.get("script") or body.get("script"):
+        raise _invalid("an allocation has no script (POST job/submit runs one)")
+    return _describe(job, types_pb2.JobDesc(launcher="salloc", submit_line="pyslurmrestd job/allocate"))
+
+
+def _describe(job: dict[str, Any], desc: types_pb2.JobDesc) -> types_pb2.JobDesc:
+    """The fields both a batch job and an allocation take, into `desc`."""
     desc.name = _text(job.get("name", "restd"), "name", 1024)
     desc.work_dir = _text(job["current_working_directory"], "current_working_directory")
     if not os.path.isabs(desc.work_dir):

@@ -151,6 +151,13 @@ async def submit_job(call: Call) -> dict[str, Any]:
     return {"job_id": reply.job_id, "step_id": "batch", "job_submit_user_msg": ""}
 
 
+async def allocate_job(call: Call) -> dict[str, Any]:
+    desc = job_desc.allocation(await call.json_body())
+    reply = await call.controller("SubmitBatchJob", ctld_pb2.SubmitRequest(job=desc), ctld_pb2.SubmitReply,
+                                  "slurm_allocate_resources()", "Job allocation request failed")
+    return {"job_id": reply.job_id, "job_submit_user_msg": ""}
+
+
 async def _nodes(call: Call) -> list[ctld_pb2.NodeInfo]:
     reply = await call.controller("GetNodes", types_pb2.Empty(), ctld_pb2.NodeList, "slurm_load_node()",
                                   "slurm_load_node() failed")
@@ -250,6 +257,7 @@ ENDPOINTS = (
     Endpoint("slurmctld", "POST", "job/{job_id}", "post_job", update_job),
     Endpoint("slurmctld", "DELETE", "job/{job_id}", "delete_job", delete_job, {"status": []}),
     Endpoint("slurmctld", "POST", "job/submit", "post_job_submit", submit_job),
+    Endpoint("slurmctld", "POST", "job/allocate", "post_job_allocate", allocate_job),
     Endpoint("slurmctld", "GET", "nodes/", "get_nodes", get_nodes, _NODES_EMPTY),
     Endpoint("slurmctld", "GET", "node/{node_name}", "get_node", get_node, _NODES_EMPTY),
     Endpoint("slurmctld", "POST", "node/{node_name}", "post_node", update_node),

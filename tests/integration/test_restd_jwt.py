@@ -125,3 +125,19 @@ def test_writes_as_operator_and_as_user_match_the_contract(cluster: Cluster, por
     bulk = checked(alice.request("DELETE", f"/slurm/{version}/jobs/", {"jobs": [job_id]}))
     assert bulk.status == 200 and bulk.json["status"][0]["error"]["code"] == 0
     wait_for(lambda: cluster.job_field(job_id, "T") in ("CANCELLED", ""), 20)
+
+
+def test_allocation_is_held_until_cancelled(cluster: Cluster, port: int) -> None:
+    alice = RestClient(port=port).with_headers(token=token(cluster, "alice"))
+    allocated = checked(alice.request("POST", "/slurm/v0.0.44/job/allocate", {
+        "job": {"name": "alloc", "current_working_directory": "/tmp", "tasks": 1, "time_limit": 5}}))
+    assert allocated.status == 200, allocated
+    job_id = allocated.json["job_id"]
+    cluster.wait_state(job_id, "RUNNING")
+    job = checked(alice.get(f"/slurm/v0.0.44/job/{job_id}")).json["jobs"][0]
+    assert (job["batch_flag"], job["user_name"], job["job_state"]) == (False, "alice", ["RUNNING"])
+    assert checked(alice.request("DELETE", f"/slurm/v0.0.44/job/{job_id}")).status == 200
+    wait_for(lambda: cluster.job_field(job_id, "T") in ("CANCELLED", ""), 20)
+    with_script = checked(alice.request("POST", "/slurm/v0.0.44/job/allocate", {
+        "script": "#!/bin/bash\ntrue\n", "job": {"current_working_directory": "/tmp"}}))
+    assert with_script.status == 400
