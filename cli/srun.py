@@ -25,8 +25,8 @@ from .command_line import collect, command_line
 from .option_support import refuse_unsupported
 from .submit_inputs import add_submission_inputs
 from .option_tables import srun as spec
-from .srun_options import (StreamSpec, allocation_desc, check_mpi, step_request, step_sizes, stream_spec,
-                           wait_seconds)
+from .srun_options import (StreamSpec, allocation_desc, check_mpi, check_step_gres, step_request, step_sizes,
+                           stream_spec, wait_seconds)
 from .step_layout import INPUT_NONE
 from .terminal import terminal_size
 
@@ -60,6 +60,8 @@ def srun(args: Sequence[str]) -> None:
     job_id = int(job_text or 0)
     verbose = bool(values.get("verbose"))
     step_sizes(values)   # counts are checked before -v shows them, as srun does
+    if not made_job:
+        check_step_gres(values)
     wait_seconds(values)
     if verbose:
         verbose_lines.say(PROG, verbose_lines.options_block(spec, values))

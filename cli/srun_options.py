@@ -109,6 +109,21 @@ def check_mpi(values: Mapping[str, Any]) -> None:
         die(f"Invalid MPI type '{name}', --mpi=list for acceptable types")
 
 
+def check_step_gres(values: Mapping[str, Any]) -> None:
+    """A step's --gres names only what jobs here can hold (GPUs); Slurm refuses others outright."""
+    raw = values.get("gres")
+    if raw is None:
+        return
+    from pyslurm_common.gres import GPU, GresError, parse_gres_request
+
+    try:
+        specs = parse_gres_request(str(raw))
+    except GresError:
+        die("Invalid generic resource (gres) specification")
+    if any(spec.name != GPU for spec in specs):
+        die("Invalid generic resource (gres) specification")
+
+
 def kill_on_bad_exit(values: Mapping[str, Any]) -> bool:
     """-K / --kill-on-bad-exit[=0|1]: bare is 1."""
     return values.get("kill_on_bad_exit") not in (None, "0")

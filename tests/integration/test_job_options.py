@@ -86,3 +86,10 @@ def test_sbatch_wait_exits_with_the_job_and_srun_exclusive_step(cluster: Cluster
     job_id = int(result.stdout.split()[3])
     assert (result.returncode, result.stdout) == (3, f"Submitted batch job {job_id}\n")
     assert cluster.job_field(job_id, "T") == "FAILED"
+
+
+def test_a_step_asking_for_an_unknown_gres_is_refused(cluster: Cluster) -> None:
+    job_id = cluster.sbatch("--wrap", "srun --gres=bogus:1 true; echo rc=$?", user="alice")
+    cluster.wait_state(job_id, "COMPLETED")
+    assert (cluster.work_dir("alice") / f"slurm-{job_id}.out").read_text() == (
+        "srun: error: Invalid generic resource (gres) specification\nrc=1\n")
