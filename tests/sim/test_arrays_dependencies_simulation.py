@@ -24,8 +24,9 @@ import pytest
 
 from pyslurm_common.config import load_config
 from pyslurm_ctld.events import ArrayTaskStarted, Event, JobStarted, BatchFinished
-from pyslurm_ctld.job import Job, JobId, JobRequest, JobState, Reason
+from pyslurm_ctld.job import Job, JobId, JobState, Reason
 from pyslurm_ctld.job_manager import JobManager
+from tests.builders import job_request
 
 NODES = 12
 CONF = "ClusterName=sim\nSlurmctldHost=head\nMinJobAge=0\n" + "".join(
@@ -34,13 +35,7 @@ CONF = "ClusterName=sim\nSlurmctldHost=head\nMinJobAge=0\n" + "".join(
     "PartitionName=right Nodes=n[06-11]\n"
     "PartitionName=all Nodes=n[00-11]\n")
 USERS = (1000, 1001, 1002)
-REQUEST = JobRequest(
-    name="sim", partition="", account="", qos="", min_nodes=1, num_tasks=1, cpus_per_task=1,
-    ntasks_given=False, cpus_per_task_given=False, mem_per_node_mb=0, mem_per_cpu_mb=0,
-    time_limit_min=60, work_dir="/tmp", std_out="o", std_err="o", std_in="/dev/null", script="#!/bin/sh\n",
-    environment=(), argv=(), command="", submit_host="login", umask=0o022, export_env="",
-    append_output=False, nice=0, requeue=True,
-)
+REQUEST = job_request(name="sim", time_limit_min=60, std_out="o", std_err="o", script="#!/bin/sh\n")
 
 
 class Sim:

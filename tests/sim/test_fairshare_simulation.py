@@ -21,10 +21,11 @@ from dataclasses import dataclass
 import pytest
 
 from pyslurm_ctld.fairshare import NO_USAGE, RunningCharge, Usage, charged, factors_by_association, share_table
-from pyslurm_ctld.job import Allocation, Job, JobId, JobRequest, JobState
+from pyslurm_ctld.job import Allocation, Job, JobId, JobState
 from pyslurm_ctld.priority import PriorityContext, job_priority
 from pyslurm_ctld.priority_settings import PrioritySettings
 from pyslurm_ctld.scheduler import NodeCapacity, PartitionView, Pend, Start, schedule
+from tests.builders import job_request
 
 NODES = 10
 CPUS = 4
@@ -33,12 +34,8 @@ HALF_LIFE = 6 * 3600
 DURATION = 3 * 86400
 BACKLOG = 60
 
-REQUEST = JobRequest(
-    name="sim", partition="batch", account="", qos="normal", min_nodes=1, num_tasks=1, cpus_per_task=1,
-    ntasks_given=True, cpus_per_task_given=True, mem_per_node_mb=0, mem_per_cpu_mb=0, time_limit_min=60,
-    work_dir="/tmp", std_out="o", std_err="e", std_in="/dev/null", script="", environment=(), argv=(),
-    command="", submit_host="login", umask=0o022, export_env="", append_output=False, nice=0, requeue=True,
-)
+REQUEST = job_request(name="sim", partition="batch", qos="normal", ntasks_given=True, cpus_per_task_given=True,
+                      time_limit_min=60, std_out="o", std_err="e", script="")
 
 
 @dataclass(frozen=True)

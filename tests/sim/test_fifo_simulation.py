@@ -26,18 +26,13 @@ import pytest
 from pyslurm_ctld.job import Allocation, Hold, Job, JobId, JobRequest, JobState, Reason
 from pyslurm_ctld.scheduler import Decision, NodeCapacity, PartitionView, Pend, Start, schedule
 from pyslurm_ctld.states import transition
+from tests.builders import job_request
 
 JOBS = 2000
 NODES = 50
 MAX_STEPS = 20000
 
-BASE_REQUEST = JobRequest(
-    name="sim", partition="", account="", qos="", min_nodes=1, num_tasks=1, cpus_per_task=1,
-    ntasks_given=True, cpus_per_task_given=True, mem_per_node_mb=0, mem_per_cpu_mb=0,
-    time_limit_min=60, work_dir="/tmp", std_out="slurm-%j.out", std_err="slurm-%j.out",
-    std_in="/dev/null", script="#!/bin/sh\ntrue\n", environment=(), argv=(), command="",
-    submit_host="login", umask=0o022, export_env="", append_output=False, nice=0, requeue=True,
-)
+BASE_REQUEST = job_request(name="sim", ntasks_given=True, cpus_per_task_given=True, time_limit_min=60)
 
 
 class FakeClock:

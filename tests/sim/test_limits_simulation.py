@@ -23,10 +23,11 @@ import pytest
 
 from pyslurm_ctld.associations import (AccountingUser, Association, AssociationLimits, AssociationSnapshot, Qos,
                                        QosLimits)
-from pyslurm_ctld.job import Job, JobId, JobRequest, JobState, Reason
+from pyslurm_ctld.job import Job, JobId, JobState, Reason
 from pyslurm_ctld.limits import limit_gate
 from pyslurm_ctld.scheduler import NodeCapacity, PartitionView, Pend, Start, schedule
 from pyslurm_ctld.states import transition
+from tests.builders import job_request
 
 JOBS = 800
 NODES = 12
@@ -42,11 +43,8 @@ QOS = {
 ACCOUNT_LIMITS = {"physics": AssociationLimits(grp_tres={"cpu": 40}, grp_jobs=14),
                   "chem": AssociationLimits(max_jobs=5, grp_tres={"cpu": 30})}
 
-BASE = JobRequest(
-    name="sim", partition="batch", account="", qos="", min_nodes=1, num_tasks=1, cpus_per_task=1,
-    ntasks_given=True, cpus_per_task_given=True, mem_per_node_mb=0, mem_per_cpu_mb=0,
-    time_limit_min=60, work_dir="/tmp", std_out="o", std_err="o", std_in="/dev/null", script="", environment=(),
-    argv=(), command="", submit_host="login", umask=0o022, export_env="", append_output=False, nice=0, requeue=True)
+BASE = job_request(name="sim", partition="batch", ntasks_given=True, cpus_per_task_given=True, time_limit_min=60,
+                   std_out="o", std_err="o", script="")
 
 
 def snapshot() -> AssociationSnapshot:

@@ -18,7 +18,7 @@ from pyslurm_ctld.events import JobCancelled
 from pyslurm_ctld.job import JobState
 from pyslurm_ctld.statistics import ControllerStats
 
-from test_job_manager import CONF, finish, make_manager, run_job, submit
+from tests.builders import CONF, finish, make_manager, run_job, submit
 
 
 def test_show_config_has_effective_values_with_slurms_units(tmp_path: Path) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from test_job_manager import ALICE, BOB, error_of, make_manager, run_job, schedule, submit
+from tests.builders import ALICE, BOB, error_of, make_manager, run_job, schedule, submit
 
 from pyslurm_common.errors import Strerror
 from pyslurm_ctld.events import JobCpusChanged, event_from_dict, event_to_dict

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 from test_job_arrays import submit_array, tasks_of
-from test_job_manager import ALICE, BOB, RAW, ROOT, USERS, error_of, finish, make_manager, schedule
+from tests.builders import ALICE, BOB, RAW, ROOT, USERS, error_of, finish, make_manager, schedule
 
 from pyslurm_common.errors import Strerror
 from pyslurm_ctld import convert

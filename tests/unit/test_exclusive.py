@@ -10,7 +10,7 @@ from pyslurm_ctld.job import JobState, Reason
 from pyslurm_ctld.scheduler import Pend, Start, schedule
 
 from test_backfill import running
-from test_job_manager import make_manager, run_job, submit
+from tests.builders import make_manager, run_job, submit
 from test_scheduler import by_name, job, node, partition
 
 

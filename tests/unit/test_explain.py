@@ -11,7 +11,7 @@ from pyslurm_ctld.explain import NodeFree, explain
 from pyslurm_ctld.job import Job, JobId
 from pyslurm_ctld.job_manager import JobManager
 
-from test_job_manager import ALICE, BOB, RAW, make_manager, run_job, schedule, submit
+from tests.builders import ALICE, BOB, RAW, make_manager, run_job, schedule, submit
 
 
 @pytest.fixture(autouse=True)

@@ -15,7 +15,7 @@ from pyslurm_ctld import features
 from pyslurm_ctld.job import JobState, Reason
 from pyslurm_ctld.scheduler import Start, schedule
 
-from test_job_manager import RAW, error_of, make_manager, run_job, submit
+from tests.builders import RAW, error_of, make_manager, run_job, submit
 from test_scheduler import by_name, job, node, partition
 
 CONF = """\

@@ -16,7 +16,7 @@ from pyslurm_ctld.gpu_idle import Act, IdleGpuPolicy, PolicyError, Warn, parse_p
 from pyslurm_ctld.gpu_idle_actions import GpuIdleWatch
 from pyslurm_ctld.job import Job, JobState, Reason
 
-from test_job_manager import CONF, make_manager, schedule, submit
+from tests.builders import CONF, make_manager, schedule, submit
 
 POLICY = IdleGpuPolicy(limit_s=3600, warn_s=1800, threshold=5)
 

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from test_job_manager import ALICE, BOB, RAW, ROOT, USERS, error_of, finish, make_manager, schedule
+from tests.builders import ALICE, BOB, RAW, ROOT, USERS, error_of, finish, make_manager, schedule
 
 from cli import sacct_fields, scontrol_show, squeue_format
 from pyslurm_common.array_spec import JobSpec, format_ranges, parse_array_spec, parse_job_spec

@@ -6,7 +6,7 @@ from __future__ import annotations
 import dataclasses
 from pathlib import Path
 
-from test_job_manager import ALICE, BOB, ROOT, error_of, make_manager, schedule, submit
+from tests.builders import ALICE, BOB, ROOT, error_of, make_manager, schedule, submit
 
 from pyslurm_common.errors import Strerror
 from pyslurm_ctld.associations import (AccountingUser, Association, AssociationLimits, AssociationSnapshot, Qos,

@@ -6,16 +6,13 @@ from typing import Any
 
 import pytest
 
-from pyslurm_ctld.job import Allocation, Job, JobId, JobRequest, JobState
+from pyslurm_ctld.job import Allocation, Job, JobId, JobState
 from pyslurm_ctld.job_env import batch_environment, compress_counts, merged_environment
+from tests.builders import job_request
 
-REQUEST = JobRequest(
-    name="wrap", partition="debug", account="root", qos="normal", min_nodes=1, num_tasks=1, cpus_per_task=1,
-    ntasks_given=False, cpus_per_task_given=False, mem_per_node_mb=0, mem_per_cpu_mb=0, time_limit_min=60,
-    work_dir="/root/work", std_out="slurm-%j.out", std_err="slurm-%j.out", std_in="/dev/null",
-    script="#!/bin/sh\nenv\n", environment=("PATH=/usr/bin", "HOME=/root"), argv=(), command="",
-    submit_host="vm", umask=0o022, export_env="", append_output=False, nice=0, requeue=True,
-)
+REQUEST = job_request(name="wrap", partition="debug", account="root", qos="normal", time_limit_min=60,
+                      work_dir="/root/work", script="#!/bin/sh\nenv\n", environment=("PATH=/usr/bin", "HOME=/root"),
+                      submit_host="vm")
 
 
 def running_job(allocation: Allocation = Allocation(("localhost",), (1,), (1024,)), job_id: int = 666,

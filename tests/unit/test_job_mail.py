@@ -17,7 +17,7 @@ from pyslurm_ctld.job_notices import JobNotices
 from pyslurm_ctld.notifier import Notice
 
 from test_job_arrays import submit_array
-from test_job_manager import RAW, finish, make_manager, schedule, submit
+from tests.builders import RAW, finish, make_manager, schedule, submit
 
 
 def _notices(mgr: JobManager, watcher: JobNotices, effects: list[Effect], now: int) -> list[Notice]:

@@ -14,7 +14,7 @@ from pyslurm_ctld.associations import Association, AssociationLimits, Associatio
 from pyslurm_ctld.events import JobHoldChanged, JobPriorityChanged, UsageRecorded, event_from_dict, event_to_dict
 from pyslurm_ctld.job import Hold, JobState
 from pyslurm_ctld.priority import BASIC_PRIORITY_CEILING
-from test_job_manager import ALICE, BOB, error_of, finish, make_manager, run_job, submit
+from tests.builders import ALICE, BOB, error_of, finish, make_manager, run_job, submit
 
 MULTIFACTOR = """\
 PriorityType=priority/multifactor

@@ -19,7 +19,7 @@ from pyslurm_ctld.job import Allocation, GpuUsage, Job, JobId, JobState, Reason,
 from pyslurm_ctld.job_manager import JobManager
 from pyslurm_ctld.step_layout import StepBusy, StepShape, place_step
 
-from test_job_manager import ALICE, BOB, ROOT, make_manager, schedule, submit
+from tests.builders import ALICE, BOB, ROOT, make_manager, schedule, submit
 
 TWO_NODES = Allocation(nodes=("n1", "n2"), cpus_per_node=(4, 4), memory_mb_per_node=(100, 100),
                        cpu_ids=((0, 1, 2, 3), (0, 1, 2, 3)))

@@ -7,7 +7,7 @@ from pathlib import Path
 from pyslurm_ctld.events import NodeAdminChanged, NodeFailed
 from pyslurm_ctld.node_events import NodeEvent, NodeEventWatcher
 
-from test_job_manager import make_manager
+from tests.builders import make_manager
 
 
 def test_baseline_reports_the_size_and_nodes_out_of_service(tmp_path: Path) -> None:

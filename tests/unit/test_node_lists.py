@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from test_job_manager import make_manager, schedule, submit
+from tests.builders import make_manager, schedule, submit
 
 from pyslurm_common.errors import SlurmError, Strerror
 from pyslurm_ctld.job import JobState

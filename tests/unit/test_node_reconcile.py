@@ -19,7 +19,7 @@ from pyslurm_ctld.job_manager import JobManager
 from pyslurm_ctld.node_reconcile import LAUNCH_GRACE, Reconciliation, reconcile, silent_nodes
 from pyslurm_ctld.servicer import ControllerServicer
 
-from test_job_manager import ALICE, finish, make_manager, run_job
+from tests.builders import ALICE, finish, make_manager, run_job
 from test_job_steps import interactive_job, start_step, step_ended
 
 START = 200

@@ -4,7 +4,7 @@ from __future__ import annotations
 import dataclasses
 from pathlib import Path
 
-from test_job_manager import ALICE, CONF, RAW, USERS, error_of, make_manager, schedule
+from tests.builders import ALICE, CONF, RAW, USERS, error_of, make_manager, schedule
 from test_scheduler import node, partition
 
 from pyslurm_common.errors import Strerror

@@ -12,7 +12,7 @@ from pyslurm_ctld.job_manager import JobManager
 from pyslurm_ctld.scheduler import Pend, Start, schedule
 
 from test_explain import lines_of
-from test_job_manager import make_manager, submit
+from tests.builders import make_manager, submit
 from test_scheduler import by_name, job, node, partition
 
 

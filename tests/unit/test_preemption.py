@@ -27,7 +27,7 @@ from pyslurm_ctld.job_manager import JobManager
 from pyslurm_ctld.preemption import PartitionPreempt, Policy, Preempt, QosPreempt, Resume, plan, resumable
 from pyslurm_ctld.scheduler import Pend, Start
 
-from test_job_manager import RAW, ROOT, SLURM_UID, USERS, register_node
+from tests.builders import RAW, ROOT, SLURM_UID, USERS, register_node
 from test_scheduler import job, node, partition
 
 ALICE, BOB = 1000, 1001

@@ -10,19 +10,16 @@ from typing import Any
 import pytest
 
 from pyslurm_common.config import ConfigError, load_config
-from pyslurm_ctld.job import Hold, Job, JobId, JobRequest, Reason
+from pyslurm_ctld.job import Hold, Job, JobId, Reason
 from pyslurm_ctld.priority import (BASIC_PRIORITY_CEILING, PriorityContext, basic_priority, job_priority,
                                    weighted)
 from pyslurm_ctld.priority_settings import PrioritySettings, priority_settings
+from tests.builders import job_request
 
 DAY = 86400
-REQUEST = JobRequest(
-    name="job", partition="batch", account="physics", qos="normal", min_nodes=2, num_tasks=4, cpus_per_task=1,
-    ntasks_given=True, cpus_per_task_given=False, mem_per_node_mb=1000, mem_per_cpu_mb=0,
-    time_limit_min=60, work_dir="/tmp", std_out="o", std_err="e", std_in="/dev/null", script="", environment=(),
-    argv=(), command="", submit_host="login", umask=0o022, export_env="", append_output=False, nice=0,
-    requeue=True, gpus_per_node=1,
-)
+REQUEST = job_request(partition="batch", account="physics", qos="normal", min_nodes=2, num_tasks=4,
+                      ntasks_given=True, mem_per_node_mb=1000, time_limit_min=60, std_out="o", std_err="e", script="",
+                      gpus_per_node=1)
 WEIGHTS = PrioritySettings(priority_type="priority/multifactor", weight_age=1000, weight_assoc=100,
                            weight_fairshare=10000, weight_job_size=2000, weight_partition=500, weight_qos=3000)
 # 4 nodes of 4 CPUs; partitions with job factors 2 and 4; QOS priorities 10 and 40.

@@ -20,7 +20,7 @@ from pyslurm_ctld.reconfigure import load_checked
 from pyslurm_d import dynamic_node
 from pyslurm_d.hardware import Hardware
 
-from test_job_manager import CONF, SLURM_UID, error_of, finish, make_manager, register_node, run_job, submit
+from tests.builders import CONF, SLURM_UID, error_of, finish, make_manager, register_node, run_job, submit
 
 ALL_CONF = CONF.replace("PartitionName=long Nodes=n1", "PartitionName=long Nodes=ALL")
 HW = Hardware(cpus=4, real_memory_mb=3900, gpus=(), boot_time=0, arch="x86_64", os="Linux",

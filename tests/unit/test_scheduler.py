@@ -10,18 +10,13 @@ from typing import Any, Iterable, Sequence
 
 import pytest
 
-from pyslurm_ctld.job import Allocation, Hold, Job, JobId, JobRequest
+from pyslurm_ctld.job import Allocation, Hold, Job, JobId
 from pyslurm_ctld.scheduler import UNLIMITED, Decision, NodeCapacity, PartitionView, Pend, Start, schedule
+from tests.builders import job_request
 
 # ---- helpers -----------------------------------------------------------------------------
 
-BASE_REQUEST = JobRequest(
-    name="job", partition="batch", account="", qos="", min_nodes=1, num_tasks=1, cpus_per_task=1,
-    ntasks_given=False, cpus_per_task_given=False, mem_per_node_mb=0, mem_per_cpu_mb=0,
-    time_limit_min=10, work_dir="/home/alice", std_out="slurm-%j.out", std_err="slurm-%j.out",
-    std_in="/dev/null", script="#!/bin/sh\ntrue\n", environment=(), argv=(), command="",
-    submit_host="login", umask=0o022, export_env="", append_output=False, nice=0, requeue=True,
-)
+BASE_REQUEST = job_request(partition="batch", time_limit_min=10, work_dir="/home/alice")
 
 
 def job(job_id: int, *, priority: int | None = None, submit: int = 0, hold: Hold = Hold.NONE,

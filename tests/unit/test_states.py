@@ -5,21 +5,15 @@ import logging
 
 import pytest
 
-from pyslurm_ctld.job import Job, JobId, JobRequest, JobState, Reason
+from pyslurm_ctld.job import Job, JobId, JobState, Reason
 from pyslurm_ctld.states import TRANSITIONS, IllegalTransition, transition
+from tests.builders import job_request
 
 S = JobState
 
 
 def make_job(state: JobState, job_id: int = 7) -> Job:
-    request = JobRequest(
-        name="job", partition="batch", account="", qos="", min_nodes=1, num_tasks=1,
-        cpus_per_task=1, ntasks_given=False, cpus_per_task_given=False, mem_per_node_mb=0,
-        mem_per_cpu_mb=0, time_limit_min=10, work_dir="/home/alice", std_out="slurm-%j.out",
-        std_err="slurm-%j.out", std_in="/dev/null", script="#!/bin/sh\ntrue\n", environment=(),
-        argv=(), command="", submit_host="login", umask=0o022, export_env="", append_output=False,
-        nice=0, requeue=True,
-    )
+    request = job_request(partition="batch", time_limit_min=10, work_dir="/home/alice")
     return Job(job_id=JobId(job_id), request=request, uid=1000, gid=1000, user_name="alice",
                group_name="alice", submit_time=100, state=state)
 

@@ -18,7 +18,7 @@ from pyslurm_common.config import load_config
 from pyslurm_common.errors import SlurmError, Strerror
 from pyslurm_common.rpc import ctld_pb2, slurmd_pb2, types_pb2
 from pyslurm_common.rpc_auth import Serving, _caller
-from pyslurm_ctld.job import JobId, JobRequest, JobState
+from pyslurm_ctld.job import JobId, JobState
 from pyslurm_ctld.job_manager import JobManager
 from pyslurm_ctld.node_link import NodeLinkError
 from pyslurm_ctld.servicer import ControllerServicer
@@ -29,6 +29,7 @@ from pyslurm_d.daemon import NodeAgentServicer
 from pyslurm_d.nvml import GpuReading
 from pyslurm_ctld.step_layout import StepShape
 from pyslurm_d.steps import StepdLauncher, StepError, StepGone, StepManager, StepPolicy
+from tests.builders import job_request
 
 ALICE, BOB, SLURM_UID = 1000, 1001, 450
 MiB = 1024 * 1024
@@ -253,13 +254,7 @@ NodeName=n2 CPUs=4 RealMemory=4000
 PartitionName=debug Nodes=n1,n2 Default=YES MaxTime=60
 """
 
-RAW = JobRequest(
-    name="job", partition="", account="", qos="", min_nodes=1, num_tasks=1, cpus_per_task=1,
-    ntasks_given=False, cpus_per_task_given=False, mem_per_node_mb=0, mem_per_cpu_mb=0,
-    time_limit_min=0, work_dir="/tmp", std_out="slurm-%j.out", std_err="slurm-%j.out",
-    std_in="/dev/null", script="#!/bin/sh\ntrue\n", environment=(), argv=(), command="",
-    submit_host="login", umask=0o022, export_env="", append_output=False, nice=0, requeue=False,
-)
+RAW = job_request(requeue=False)
 
 
 def _jobs(tmp_path: Path) -> tuple[JobManager, JobId, JobId]:

@@ -12,7 +12,7 @@ from pyslurm_ctld.events import JobTimeLimitChanged, event_from_dict, event_to_d
 from pyslurm_ctld.job import JobId, JobState
 from pyslurm_ctld.job_manager import JobManager
 
-from test_job_manager import ALICE, BOB, ROOT, error_of, finish, make_manager, run_job, submit
+from tests.builders import ALICE, BOB, ROOT, error_of, finish, make_manager, run_job, submit
 
 
 def change(mgr: JobManager, job_id: int, uid: int, text: str, sign: str = "", operator: bool = False) -> int:
