@@ -15,7 +15,7 @@ from pyslurm_ctld.job_manager import JobManager
 from pyslurm_ctld.job_table import JobTable, active_weight, held_nodes
 
 from test_job_arrays import submit_array
-from test_job_manager import ALICE, finish, make_manager, schedule, submit
+from tests.builders import ALICE, finish, make_manager, schedule, submit
 
 
 def full_count(mgr: JobManager) -> int:

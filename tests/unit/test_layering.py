@@ -39,7 +39,7 @@ CONTROLLER_LAYERS: tuple[tuple[str, frozenset[str]], ...] = (
                         "dependency_checks", "gpu_idle", "step_layout"})),
     ("sched", frozenset({"scheduler", "backfill", "preemption", "priority", "fairshare", "features",
                          "sched_params", "priority_settings"})),
-    ("model", frozenset({"job", "events", "nodes", "associations", "dependency", "states", "job_steps",
+    ("model", frozenset({"job", "job_table", "events", "nodes", "associations", "dependency", "states", "job_steps",
                          "preempt_transitions", "statistics"})),
 )
 
