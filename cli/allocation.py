@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import signal
 import sys
-from collections.abc import Callable, Iterator
+import time
+from collections.abc import Callable, Iterator, Mapping
+from typing import Any
 from contextlib import contextmanager
 
 from pyslurm_common.errors import SlurmError
@@ -58,23 +60,35 @@ def informer(prog: str, quiet: bool) -> Callable[[str], None]:
     return say
 
 
-def wait_until_started(prog: str, job_id: int, quiet: bool = False, pending_line: str = "") -> pb.JobInfo:
+def wait_until_started(prog: str, job_id: int, quiet: bool = False, pending_line: str = "",
+                       immediate: int | None = None) -> pb.JobInfo:
     """Block until the job runs; print `pending_line` (salloc's) and the queued/allocated lines
     if it had to wait (not with -Q): an immediate grant prints none of them, as in Slurm.
 
-    A job that ended instead (cancelled while pending) is revoked: message and exit 1."""
+    A job that ended instead (cancelled while pending) is revoked: message and exit 1.
+    `immediate` (-I/--immediate, seconds): give up after that long, at once for 0."""
     say = informer(prog, quiet)
     revoked = f"{prog}: Job allocation {job_id} has been revoked" + ("." if prog == "salloc" else "")
+    deadline = None if immediate is None else time.monotonic() + immediate
     try:
         with signals_interrupt():
             job = _wait(job_id, FIRST_WAIT_MS)
+            if job.state == "PENDING" and immediate == 0:
+                _cancel(job_id)
+                die("Unable to allocate resources: Requested nodes are busy")
             waited = job.state == "PENDING"
             if waited:
                 if pending_line:
                     say(pending_line)
                 say(f"job {job_id} queued and waiting for resources")
             while job.state == "PENDING":
-                job = _wait(job_id, LATER_WAIT_MS)
+                left = LATER_WAIT_MS if deadline is None else int((deadline - time.monotonic()) * 1000)
+                if left <= 0:
+                    _cancel(job_id)
+                    print(f"{prog}: error: Unable to allocate resources: Connection timed out", file=sys.stderr)
+                    print(revoked, file=sys.stderr)
+                    raise SystemExit(1)
+                job = _wait(job_id, min(left, LATER_WAIT_MS))
     except Interrupted:
         _cancel(job_id)
         print(revoked, file=sys.stderr)
@@ -100,6 +114,18 @@ def _cancel(job_id: int) -> None:
         client.controller("SignalJobs", pb.SignalRequest(job_ids=[job_id], signal=0), pb.SignalReply)
     except (SlurmError, client.ConnectError):
         pass  # the job is gone or the controller is: nothing left to give back
+
+
+def immediate_seconds(values: Mapping[str, Any]) -> int | None:
+    """-I/--immediate[=secs]: None when not given, 0 for `at once`."""
+    raw = values.get("immediate")
+    if raw is None:
+        return None
+    if raw == "":
+        return 0
+    if not str(raw).isdigit():
+        die(f'Invalid numeric value "{raw}" for --immediate.')
+    return int(raw)
 
 
 def release(job_id: int, exit_code: int = 0, exit_signal: int = 0) -> None:

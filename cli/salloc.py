@@ -26,7 +26,8 @@ from .option_tables import salloc as spec
 
 PROG = "salloc"
 # Beyond the shared allocation options (option_support.JOB_DESC)
-ACTED_ON = frozenset({"no_shell", "exclusive", "clusters", "verbose"})
+ACTED_ON = frozenset({"no_shell", "exclusive", "clusters", "verbose", "immediate", "bell", "no_bell"})
+BELL_AFTER = 10   # seconds of waiting after which salloc rings the terminal bell by default
 IGNORED_WHILE_RUNNING = (signal.SIGINT, signal.SIGQUIT, signal.SIGUSR1, signal.SIGUSR2, signal.SIGTSTP,
                          signal.SIGTTIN, signal.SIGTTOU)
 QUIET_DEATHS = (signal.SIGHUP, signal.SIGINT, signal.SIGQUIT, signal.SIGKILL)  # exit 0, as Slurm's salloc
@@ -54,7 +55,10 @@ def salloc(args: Sequence[str]) -> None:
     job_id = submitted.job_id
     say = allocation.informer(PROG, bool(values.get("quiet")))
     job = allocation.wait_until_started(PROG, job_id, bool(values.get("quiet")),
-                                        pending_line=f"Pending job allocation {job_id}")
+                                        pending_line=f"Pending job allocation {job_id}",
+                                        immediate=allocation.immediate_seconds(values))
+    if values.get("bell") or (values.get("bell") is None and not values.get("no_bell") and _waited_long(job)):
+        sys.stderr.write("\a")   # --bell: ring when granted (by default after a wait of 10 s or more)
     say(f"Granted job allocation {job_id}")
     if values.get("no_shell"):
         return
@@ -69,6 +73,10 @@ def salloc(args: Sequence[str]) -> None:
     say(f"Relinquishing job allocation {job_id}")
     allocation.release(job_id, exit_code=code, exit_signal=signum)
     raise SystemExit(exit_status(code, signum))
+
+
+def _waited_long(job: pb.JobInfo) -> bool:
+    return sys.stderr.isatty() and job.start_time - job.submit_time >= BELL_AFTER
 
 
 def exit_status(code: int, signum: int) -> int:

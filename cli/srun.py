@@ -34,7 +34,7 @@ PROG = "srun"
 # Beyond the shared allocation options (option_support.JOB_DESC)
 ACTED_ON = frozenset({"jobid", "output", "error", "input", "label", "unbuffered", "pty", "kill_on_bad_exit", "wait",
                       "disable_status", "quit_on_interrupt", "exact", "overlap", "mpi", "clusters", "open_mode",
-                      "verbose", "exclusive"})
+                      "verbose", "exclusive", "immediate"})
 DEFAULT_KILL_WAIT = 30
 MAX_RETRY_DELAY = 5.0
 
@@ -69,7 +69,8 @@ def srun(args: Sequence[str]) -> None:
         desc = allocation_desc(values, argv, os.environ)
         add_submission_inputs(desc, values, PROG)
         job_id = allocation.submit(PROG, desc).job_id
-        job = allocation.wait_until_started(PROG, job_id, bool(values.get("quiet")))
+        job = allocation.wait_until_started(PROG, job_id, bool(values.get("quiet")),
+                                            immediate=allocation.immediate_seconds(values))
         if verbose:
             verbose_lines.say(PROG, [verbose_lines.allocation_line(
                 job_id, job.nodes, len(job.node_names), compress_counts(list(job.cpus_per_node)))])

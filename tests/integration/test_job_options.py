@@ -93,3 +93,21 @@ def test_a_step_asking_for_an_unknown_gres_is_refused(cluster: Cluster) -> None:
     cluster.wait_state(job_id, "COMPLETED")
     assert (cluster.work_dir("alice") / f"slurm-{job_id}.out").read_text() == (
         "srun: error: Invalid generic resource (gres) specification\nrc=1\n")
+
+
+def test_immediate_gives_up_as_slurm_does(cluster: Cluster) -> None:
+    blocker = cluster.sbatch("-N2", "-n4", "--wrap", "sleep 30", user="bob")
+    cluster.wait_state(blocker, "RUNNING")
+    try:
+        now = cluster.run("srun", "--immediate", "true", user="alice")
+        assert (now.returncode, now.stderr) == (1, "srun: error: Unable to allocate resources: Requested nodes are busy\n")
+        later = cluster.run("salloc", "-I1", "true", user="alice")
+        lines = later.stderr.splitlines()
+        job_id = lines[0].split()[-1]
+        assert (later.returncode, lines) == (1, [
+            f"salloc: Pending job allocation {job_id}", f"salloc: job {job_id} queued and waiting for resources",
+            "salloc: error: Unable to allocate resources: Connection timed out",
+            f"salloc: Job allocation {job_id} has been revoked."])
+    finally:
+        cluster.run("scancel", str(blocker), user="bob")
+        cluster.wait_state(blocker, "CANCELLED")
