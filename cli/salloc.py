@@ -11,13 +11,14 @@ import os
 import signal
 import subprocess
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from pyslurm_common.errors import SlurmError
 from pyslurm_common.rpc import messages as pb
 
 from . import allocation, client, job_options, verbose_lines
-from .app import run
+from .app import die, run
 from .cluster_option import check_clusters, this_cluster
 from .command_line import collect, command_line
 from .option_support import refuse_unsupported
@@ -26,7 +27,8 @@ from .option_tables import salloc as spec
 
 PROG = "salloc"
 # Beyond the shared allocation options (option_support.JOB_DESC)
-ACTED_ON = frozenset({"no_shell", "exclusive", "clusters", "verbose", "immediate", "bell", "no_bell"})
+ACTED_ON = frozenset({"no_shell", "exclusive", "clusters", "verbose", "immediate", "bell", "no_bell",
+                      "kill_command"})
 BELL_AFTER = 10   # seconds of waiting after which salloc rings the terminal bell by default
 IGNORED_WHILE_RUNNING = (signal.SIGINT, signal.SIGQUIT, signal.SIGUSR1, signal.SIGUSR2, signal.SIGTSTP,
                          signal.SIGTTIN, signal.SIGTTOU)
@@ -43,6 +45,7 @@ def salloc(args: Sequence[str]) -> None:
     cli = command_line(spec, args)
     values = collect(spec, cli, os.environ)
     refuse_unsupported(PROG, spec.OPTIONS, values, ACTED_ON)
+    kill_signal = kill_command_signal(values)
     if values.get("clusters") is not None:
         check_clusters(PROG, str(values["clusters"]), this_cluster())
     command = list(args[cli.operand_index:]) or [os.environ.get("SHELL") or "/bin/sh"]
@@ -69,7 +72,7 @@ def salloc(args: Sequence[str]) -> None:
     conf = config_path()
     env = dict(os.environ)
     env.update(allocation_environment(job, submitted.cluster, conf if os.path.exists(conf) else ""))
-    code, signum = _run_command(command, env, job_id)
+    code, signum = _run_command(command, env, job_id, kill_signal)
     say(f"Relinquishing job allocation {job_id}")
     allocation.release(job_id, exit_code=code, exit_signal=signum)
     raise SystemExit(exit_status(code, signum))
@@ -86,7 +89,23 @@ def exit_status(code: int, signum: int) -> int:
     return code
 
 
-def _run_command(command: list[str], env: dict[str, str], job_id: int) -> tuple[int, int]:
+def kill_command_signal(values: Mapping[str, Any]) -> int:
+    """-K/--kill-command[=signal]: the signal the command gets when the allocation is revoked
+    (SIGTERM when none is named); 0 without the option."""
+    raw = values.get("kill_command")
+    if raw is None:
+        return 0
+    if raw == "":
+        return int(signal.SIGTERM)
+    from .signals import parse_signal
+
+    try:
+        return parse_signal(str(raw))
+    except ValueError:
+        die("Invalid --kill-command specification")
+
+
+def _run_command(command: list[str], env: dict[str, str], job_id: int, kill_signal: int) -> tuple[int, int]:
     """(exit code, signal) of the command; (1, 0) when it cannot be started."""
     try:
         proc = subprocess.Popen(command, env=env)
@@ -110,6 +129,8 @@ def _run_command(command: list[str], env: dict[str, str], job_id: int) -> tuple[
                 if not revoked and not _still_running(job_id):
                     revoked = True
                     print(f"salloc: Job allocation {job_id} has been revoked.", file=sys.stderr)
+                    if kill_signal:
+                        proc.send_signal(kill_signal)
     except _HangUp:
         proc.send_signal(signal.SIGHUP)
         return 0, int(signal.SIGHUP)

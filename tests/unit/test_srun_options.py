@@ -199,3 +199,13 @@ def test_ntasks_per_node(monkeypatch: pytest.MonkeyPatch) -> None:
     values, argv = parse(["-N2", "--ntasks-per-node=2", "true"])
     desc = allocation_desc(values, argv, ENV)
     assert (desc.num_tasks, desc.min_nodes, desc.ntasks_given) == (4, 2, True)
+
+
+def test_salloc_kill_command_signal() -> None:
+    from cli.salloc import kill_command_signal
+
+    assert (kill_command_signal({}), kill_command_signal({"kill_command": ""}),
+            kill_command_signal({"kill_command": "USR1"}), kill_command_signal({"kill_command": "9"})) == (
+        0, signal.SIGTERM, signal.SIGUSR1, 9)
+    with pytest.raises(CliError):
+        kill_command_signal({"kill_command": "bogus"})
