@@ -86,6 +86,20 @@ async def get_job(call: Call) -> dict[str, Any]:
             "last_update": no_val(reply.now)}
 
 
+# Kill flags pyslurm acts on (scancel --batch, --full); others, and the bulk request's filters
+# (account, partition, user ...), are refused by name rather than ignored: ignoring a filter
+# would signal more jobs than asked.
+KILL_FLAGS = frozenset({"BATCH_JOB", "FULL_JOB"})
+_BULK_FIELDS = frozenset({"jobs", "signal", "flags"})
+
+
+def _kill_flags(flags: list[str]) -> list[str]:
+    unknown = sorted(set(flags) - KILL_FLAGS)
+    if unknown:
+        raise RestError(f"Kill flags not supported by pyslurm: {', '.join(unknown)}", 9000, "_op_handler_jobs()")
+    return flags
+
+
 async def _signal(call: Call, job_ids: list[int], signal_number: int, flags: list[str]) -> list[ctld_pb2.SignalResult]:
     request = ctld_pb2.SignalRequest(job_ids=job_ids, signal=signal_number, batch_only="BATCH_JOB" in flags,
                                      full="FULL_JOB" in flags)
@@ -96,7 +110,7 @@ async def _signal(call: Call, job_ids: list[int], signal_number: int, flags: lis
 
 async def delete_job(call: Call) -> dict[str, Any]:
     job_id, _ = _job_id(call.param("job_id"))
-    flags = [f for f in call.query("flags").upper().split(",") if f]
+    flags = _kill_flags([f for f in call.query("flags").upper().split(",") if f])
     signal_text = call.query("signal")
     # No signal: cancel, as scancel does (SIGTERM, KillWait, SIGKILL); a named signal is only sent.
     number = _signal_number(signal_text) if signal_text else 0
@@ -110,13 +124,20 @@ async def delete_job(call: Call) -> dict[str, Any]:
 
 async def delete_jobs(call: Call) -> dict[str, Any]:
     body = await call.json_body()
+    unknown = sorted(set(body) - _BULK_FIELDS)
+    if unknown:
+        raise RestError(f"Filters not supported by pyslurm: {', '.join(unknown)} (name the jobs)", 9000,
+                        "_op_handler_jobs()")
     ids = body.get("jobs", [])
     if not isinstance(ids, list) or not ids or len(ids) > 100000:
         raise RestError("No jobs given", 9000, "_op_handler_jobs()")
     job_ids = [_job_id(str(i))[0] for i in ids]
     signal_text = body.get("signal", "")
     number = _signal_number(signal_text) if isinstance(signal_text, str) and signal_text else 0
-    flags = [f for f in body.get("flags", []) if isinstance(f, str)]
+    flags = body.get("flags", [])
+    if not isinstance(flags, list) or not all(isinstance(f, str) for f in flags):
+        raise RestError("flags: expected a list of names", 9000, "_op_handler_jobs()")
+    flags = _kill_flags(flags)
     results = await _signal(call, job_ids, number, flags)
     return {"status": [{"error": {"string": r.error, "code": ERRNO.get(r.error, 0) if r.error else 0,
                                   "message": r.error}, "step_id": "entire", "job_id": no_val(r.job_id),
@@ -135,7 +156,7 @@ async def update_job(call: Call) -> dict[str, Any]:
                                       ctld_pb2.JobUpdateReply, "slurm_update_job2()", "Job update requested failed")
         for result in reply.results:
             if result.error:
-                        raise RestError(f"Job update requested failed for JobId={job_id}",
+                raise RestError(f"Job update requested failed for JobId={job_id}",
                                 ERRNO.get(result.error, 1000), "slurm_update_job2()", result.error)
             results.append({"job_id": result.job_id, "step_id": "", "error": "", "error_code": 0,
                             "why": "Job update requested"})

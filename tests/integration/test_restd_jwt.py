@@ -141,3 +141,14 @@ def test_allocation_is_held_until_cancelled(cluster: Cluster, port: int) -> None
     with_script = checked(alice.request("POST", "/slurm/v0.0.44/job/allocate", {
         "script": "#!/bin/bash\ntrue\n", "job": {"current_working_directory": "/tmp"}}))
     assert with_script.status == 400
+
+
+def test_kill_filters_and_flags_it_cannot_honour_are_refused(cluster: Cluster, port: int) -> None:
+    alice = RestClient(port=port).with_headers(token=token(cluster, "alice"))
+    job_id = cluster.sbatch("--hold", "--wrap", "true", user="alice")
+    filtered = checked(alice.request("DELETE", "/slurm/v0.0.44/jobs/", {"jobs": [job_id], "partition": "gpu"}))
+    assert filtered.status == 422 and "partition" in filtered.json["errors"][0]["description"]
+    hurried = checked(alice.request("DELETE", f"/slurm/v0.0.44/job/{job_id}?flags=HURRY"))
+    assert hurried.status == 422 and "HURRY" in hurried.json["errors"][0]["description"]
+    assert cluster.job_field(job_id, "T") == "PENDING"                  # nothing was signalled
+    cluster.run("scancel", str(job_id), user="alice", check=True)
