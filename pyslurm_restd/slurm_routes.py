@@ -199,6 +199,9 @@ async def get_node(call: Call) -> dict[str, Any]:
 
 async def update_node(call: Call) -> dict[str, Any]:
     body = await call.json_body()
+    unknown = sorted(set(body) - {"state", "reason"})
+    if unknown:
+        raise RestError(f"Node fields not supported by pyslurm: {', '.join(unknown)}", 9000, "_op_handler_node()")
     states = body.get("state", [])
     states = [states] if isinstance(states, str) else states
     if not isinstance(states, list) or len(states) != 1 or not isinstance(states[0], str):

@@ -97,7 +97,16 @@ def _ints(text: str, field: str) -> list[int]:
     return [int(v) for v in values]
 
 
+# The slurmdb jobs/ filters pyslurm applies; any other is refused by name, not ignored.
+JOB_FILTERS = frozenset({"users", "account", "partition", "state", "start_time", "end_time", "jobs",
+                         "job_name_ids"})
+
+
 async def get_jobs(call: Call) -> dict[str, Any]:
+    unknown = sorted(set(call.request.query) - JOB_FILTERS)
+    if unknown:
+        raise RestError(f"Query parameters not supported by pyslurm: {', '.join(unknown)}", 9000,
+                        "_op_handler_jobs()")
     query = dbd_pb2.AccountingQuery(
         job_ids=_ints(call.query("job_name_ids") or call.query("jobs"), "jobs"),
         users=[u for u in call.query("users").split(",") if u],

@@ -152,3 +152,13 @@ def test_kill_filters_and_flags_it_cannot_honour_are_refused(cluster: Cluster, p
     assert hurried.status == 422 and "HURRY" in hurried.json["errors"][0]["description"]
     assert cluster.job_field(job_id, "T") == "PENDING"                  # nothing was signalled
     cluster.run("scancel", str(job_id), user="alice", check=True)
+
+
+def test_unsupported_node_fields_and_accounting_filters_are_refused(cluster: Cluster, port: int) -> None:
+    root = RestClient(port=port).with_headers(token=token(cluster, None))
+    weight = checked(root.request("POST", "/slurm/v0.0.44/node/node1", {"state": ["DRAIN"], "weight": 5}))
+    assert weight.status == 422 and "weight" in weight.json["errors"][0]["description"]
+    assert "DRAIN" not in root.get("/slurm/v0.0.44/node/node1").json["nodes"][0]["state"]
+    by_qos = checked(root.get("/slurmdb/v0.0.44/jobs/?qos=high"))
+    assert by_qos.status == 422 and "qos" in by_qos.json["errors"][0]["description"]
+    assert checked(root.get("/slurmdb/v0.0.44/jobs/?users=alice")).status == 200
