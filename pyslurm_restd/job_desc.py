@@ -153,7 +153,10 @@ def _describe(job: dict[str, Any], desc: types_pb2.JobDesc) -> types_pb2.JobDesc
     if "tres_per_node" in job:
         desc.gres = _gpus(_text(job["tres_per_node"], "tres_per_node"))
     if "shared" in job:
-        desc.exclusive = "none" in _strings(job["shared"], "shared")
+        shared = _strings(job["shared"], "shared")
+        if set(shared) - {"none"}:
+            raise _invalid(f"shared: only none (--exclusive) is supported, not {', '.join(shared)}")
+        desc.exclusive = bool(shared)
     return desc
 
 

@@ -28,6 +28,7 @@ def test_submission_fields() -> None:
     ({"current_working_directory": "relative"}, "absolute"),
     ({}, "current_working_directory"),
     ({"current_working_directory": "/tmp", "nice": 2**31}, "nice"),
+    ({"current_working_directory": "/tmp", "shared": ["oversubscribe"]}, "shared"),
 ])
 def test_refusals_name_the_problem(job: dict[str, object], words: str) -> None:
     with pytest.raises(RestError) as refused:
