@@ -27,7 +27,7 @@ from .submit_inputs import add_submission_inputs
 from .option_tables import srun as spec
 from .srun_options import (StreamSpec, allocation_desc, check_mpi, check_step_gres, step_request, step_sizes,
                            stream_spec, wait_seconds)
-from .step_layout import INPUT_NONE
+from .step_layout import INPUT_NONE, StepLayout
 from .terminal import terminal_size
 
 PROG = "srun"
@@ -85,8 +85,9 @@ def srun(args: Sequence[str]) -> None:
         request.input_task = INPUT_NONE  # reading the terminal from the background would stop srun (SIGTTIN)
     reply = _create_step(request, made_job, quiet=bool(values.get("quiet")))
     if verbose:
+        layout = StepLayout(tuple(reply.nodes), tuple(reply.tasks_per_node), request.distribution)
         verbose_lines.say(PROG, verbose_lines.launch_lines(f"{job_id}.{reply.step_id}", reply.nodes,
-                                                           reply.tasks_per_node))
+                                                           [layout.ranks_of(i) for i in range(len(reply.nodes))]))
     raise SystemExit(_run_step(values, request, reply, listener, io_key))
 
 
@@ -213,13 +214,12 @@ def _redirect_stdin(values: dict[str, Any], request: pb.StepRequest) -> None:
 def _run_step(values: dict[str, Any], request: pb.StepRequest, reply: pb.StepReply,
               listener: socket.socket, io_key: str) -> int:
     from . import task_report
-    from .step_layout import StepLayout
     from .step_session import SessionOptions, StepSession
     from .step_stream import StreamConsumer
     from .terminal import raw_terminal
 
     job_id, step = request.job_id, f"{request.job_id}.{reply.step_id}"
-    layout = StepLayout(tuple(reply.nodes), tuple(reply.tasks_per_node))
+    layout = StepLayout(tuple(reply.nodes), tuple(reply.tasks_per_node), request.distribution)
     _redirect_stdin(values, request)
     with _output_routes(values, request, reply.step_id) as (out_route, err_route):
         consumer = StreamConsumer(layout, out_route, err_route, labelled=bool(values.get("label")))

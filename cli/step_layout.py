@@ -1,6 +1,7 @@
-"""Which node of a step holds which task ranks (block distribution, as the controller lays them out).
+"""Which node of a step holds which task ranks (by -m, as the controller lays them out:
+pyslurm_common/task_distribution.py).
 
-Pure: the step's node names and tasks-per-node counts (StepReply) in, lookups out.
+Pure: the step's node names and tasks-per-node counts (StepReply) and its distribution in, lookups out.
 """
 from __future__ import annotations
 
@@ -15,14 +16,16 @@ INPUT_NONE = -2
 class StepLayout:
     nodes: tuple[str, ...]
     tasks_per_node: tuple[int, ...]
+    distribution: str = ""
 
     @property
     def num_tasks(self) -> int:
         return sum(self.tasks_per_node)
 
-    def ranks_of(self, node_index: int) -> range:
-        first = sum(self.tasks_per_node[:node_index])
-        return range(first, first + self.tasks_per_node[node_index])
+    def ranks_of(self, node_index: int) -> tuple[int, ...]:
+        from pyslurm_common.task_distribution import node_ranks
+
+        return node_ranks(self.tasks_per_node, self.distribution)[node_index]
 
     def node_of(self, rank: int) -> int:
         """The node index holding `rank`; ValueError if the step has no such rank."""

@@ -24,11 +24,17 @@ def allocation_line(job_id: int, nodelist: str, num_nodes: int, cpu_counts: str)
     return f"jobid {job_id}: nodes({num_nodes}):`{nodelist}', cpu counts: {cpu_counts}"
 
 
-def launch_lines(step: str, nodes: Sequence[str], tasks_per_node: Sequence[int]) -> list[str]:
-    """`launching StepId=J.S on host H, T tasks: R` with the node's ranks (block layout)."""
-    lines, first = [], 0
-    for node, count in zip(nodes, tasks_per_node):
-        ranks = str(first) if count == 1 else f"{first}-{first + count - 1}"
-        lines.append(f"launching StepId={step} on host {node}, {count} tasks: {ranks}")
-        first += count
-    return lines
+def launch_lines(step: str, nodes: Sequence[str], ranks: Sequence[Sequence[int]]) -> list[str]:
+    """`launching StepId=J.S on host H, T tasks: R` with the node's ranks (`0-3`, `0,2`)."""
+    return [f"launching StepId={step} on host {node}, {len(node_ranks)} tasks: {_ranges(node_ranks)}"
+            for node, node_ranks in zip(nodes, ranks)]
+
+
+def _ranges(ranks: Sequence[int]) -> str:
+    runs: list[list[int]] = []
+    for rank in ranks:
+        if runs and runs[-1][-1] == rank - 1:
+            runs[-1].append(rank)
+        else:
+            runs.append([rank])
+    return ",".join(str(r[0]) if len(r) == 1 else f"{r[0]}-{r[-1]}" for r in runs)

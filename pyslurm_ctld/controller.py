@@ -17,6 +17,7 @@ from pyslurm_common import job_credential
 from pyslurm_common.cgroup_conf import CgroupConfig
 from pyslurm_common.config import ConfigError, SlurmConfig
 from pyslurm_common.errors import SlurmError, Strerror
+from pyslurm_common.task_distribution import node_ranks
 from pyslurm_common.rpc import slurmd_pb2, types_pb2
 from pyslurm_common.rpc_auth import Signer
 
@@ -320,31 +321,30 @@ class Controller:
             except TimeoutError:
                 pass
 
-    async def start_step(self, event: StepStarted, spec: slurmd_pb2.TaskLaunch) -> Step:
+    async def start_step(self, event: StepStarted, spec: slurmd_pb2.TaskLaunch, distribution: str = "") -> Step:
         """Journal the new step, then launch its part on every node (the TaskLaunch `spec` is
-        completed per node here). A node that refuses ends the step, and srun hears why."""
+        completed per node here, its task ranks by -m `distribution`). A node that refuses ends
+        the step, and srun hears why."""
         await self.commit(event)
         job = self.manager.jobs[event.job_id]
         step = event.step
-        first_rank = 0
+        ranks = node_ranks(step.tasks_per_node, distribution)
         launches = []
         for index, node in enumerate(step.nodes):
             message = slurmd_pb2.TaskLaunch()
             message.CopyFrom(spec)
-            count = step.tasks_per_node[index]
             env = step_environment(job, step, index, self.cfg.cluster_name, str(self.cfg.path),
                                    self.cfg.controller_host, self.cfg.ctld_port, spec.io_host, spec.io_port)
             job_index = job.allocation.nodes.index(node) if job.allocation else 0
             del message.environment[:]
             message.environment.extend(overlay_environment(spec.environment, env))
             message.node_index = index
-            message.task_ids.extend(range(first_rank, first_rank + count))
+            message.task_ids.extend(ranks[index])
             message.num_tasks = step.num_tasks
             message.cpu_ids.extend(step.cpu_ids[index] if step.cpu_ids else
                                    (job.allocation.cpus_on(job_index) if job.allocation else ()))
             message.gpu_indices.extend(job.allocation.gpus_on(job_index) if job.allocation else ())
             message.memory_mb = job.allocation.memory_mb_per_node[job_index] if job.allocation else 0
-            first_rank += count
             launches.append(self._launch_part(job, step, node, message))
         failures = [f for f in await asyncio.gather(*launches) if f]
         if failures:

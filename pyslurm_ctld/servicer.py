@@ -416,7 +416,7 @@ class ControllerServicer(ctld_pb2_grpc.ControllerServicer):
             rlimits=request.rlimits, umask=request.umask, step_name=name,
             kill_on_bad_exit=request.kill_on_bad_exit, wait_seconds=request.wait_seconds,
             append=request.open_mode == "append" or (not request.open_mode and self._requeued(request.job_id)))
-        step = await self.ctl.start_step(event, spec)
+        step = await self.ctl.start_step(event, spec, request.distribution)
         return ctld_pb2.StepReply(job_id=request.job_id, step_id=step.step_id, nodes=step.nodes,
                                   tasks_per_node=step.tasks_per_node, num_tasks=step.num_tasks)
 

@@ -111,3 +111,14 @@ def test_immediate_gives_up_as_slurm_does(cluster: Cluster) -> None:
     finally:
         cluster.run("scancel", str(blocker), user="bob")
         cluster.wait_state(blocker, "CANCELLED")
+
+
+def test_cyclic_distribution_places_ranks_in_turn(cluster: Cluster) -> None:
+    result = cluster.run("srun", "-N2", "-n4", "-m", "cyclic", "-l", "sh", "-c", "echo $SLURMD_NODENAME $SLURM_PROCID",
+                         user="alice", check=True)
+    placed = sorted(line.split(": ", 1)[1] for line in result.stdout.splitlines())
+    assert placed == ["node1 0", "node1 2", "node2 1", "node2 3"]
+    block = cluster.run("srun", "-N2", "-n4", "-l", "sh", "-c", "echo $SLURMD_NODENAME $SLURM_PROCID",
+                        user="alice", check=True)
+    assert sorted(line.split(": ", 1)[1] for line in block.stdout.splitlines()) == [
+        "node1 0", "node1 1", "node2 2", "node2 3"]

@@ -209,3 +209,16 @@ def test_salloc_kill_command_signal() -> None:
         0, signal.SIGTERM, signal.SIGUSR1, 9)
     with pytest.raises(CliError):
         kill_command_signal({"kill_command": "bogus"})
+
+
+def test_distribution_lays_ranks_out_on_the_nodes() -> None:
+    from cli.step_layout import StepLayout
+    from pyslurm_common.task_distribution import node_ranks
+
+    assert node_ranks([2, 2]) == [(0, 1), (2, 3)]
+    assert node_ranks([2, 2], "cyclic") == [(0, 2), (1, 3)]
+    assert node_ranks([3, 1], "cyclic:block,Pack") == [(0, 2, 3), (1,)]
+    assert node_ranks([4, 4], "plane=2") == [(0, 1, 4, 5), (2, 3, 6, 7)]
+    layout = StepLayout(("a", "b"), (2, 2), "cyclic")
+    assert (layout.ranks_of(1), layout.host_of(2)) == ((1, 3), "a")
+    assert request(["-m", "cyclic", "true"]).distribution == "cyclic"
