@@ -20,7 +20,7 @@ from pyslurm_ctld.job_manager import JobManager
 from pyslurm_ctld.journal import Journal
 from pyslurm_ctld.servicer import ControllerServicer
 
-from test_job_manager import ALICE, BOB, RAW, SLURM_UID, USERS
+from tests.builders import ALICE, BOB, RAW, SLURM_UID, USERS
 from test_journal_replay import CONF
 from test_node_reconcile import NoContext
 
