@@ -1,16 +1,11 @@
-"""The one mutator of controller state.
+"""The controller's deciders, on the cluster state (core/state.py) they extend.
 
-Two kinds of methods:
-* decisions (`submission`, `cancellation`, `hold_change`, `schedule_pass`, ...)
-  read the state, check permissions and limits (raising `SlurmError` with
-  Slurm's words), and return events without changing anything durable;
-* `apply(event)` is the update: it changes state and returns the effects for
-  the shell to perform. Replaying the journal calls the same `apply`.
-Node liveness (registration, heartbeats) and pending reasons are soft state:
-they are rebuilt after a restart, so they change here without events.
-Which CPU ids and GPU indices are in use is never stored: `node_usage` derives
-it from the jobs that hold allocations, so it cannot drift. A node's GPUs are
-its slurm.conf `Gres=` gpu items, indices 0..N-1 in the order written.
+Decisions (`submission`, `cancellation`, `hold_change`, `schedule_pass`, ...) read the state,
+check permissions and limits (raising `SlurmError` with Slurm's words), and return events
+without changing anything durable; `apply` (core/apply.py) is the update. Node liveness
+(registration, heartbeats) and pending reasons are soft state: they are rebuilt after a
+restart, so they change here without events. `node_usage` derives which CPU ids and GPU
+indices are in use from the jobs that hold allocations.
 """
 from __future__ import annotations
 
@@ -20,47 +15,37 @@ import functools
 import logging
 import math
 from dataclasses import dataclass
-from typing import Any, Iterable, Iterator
+from typing import Iterable, Iterator
 
 from pyslurm_common.array_spec import ArraySpec, JobSpec, parse_array_spec
 from pyslurm_common.bounds import ARRAY_THROTTLE, CPU_COUNT, CPUS_PER_TASK, OutOfRange
 from pyslurm_common.config import NodeConfig, PartitionConfig, SlurmConfig
 from pyslurm_common.errors import SlurmError, Strerror
-from pyslurm_common.gres import gpu_slots, parse_gres
 
-from . import (features, job_control, node_reconcile, partition_admin, preempt_transitions, preemption, reconfigure,
-               scheduler)
+from . import features, job_control, partition_admin, preemption, reconfigure, scheduler
 from .association_checks import charge
-from .associations import EMPTY, AssociationSnapshot
-from .backfill import Backfill, Reservation, running_jobs
+from .backfill import Backfill, running_jobs
 from .dependency_checks import DependencyChecks
-from .events import (Account, AllocationReleased, ArrayTasksCancelled, ArrayTaskStarted, ArrayThrottleChanged,
-                     BatchFinished, BeginTimeChanged, DependencyChanged, JobChargeChanged, Effect, Event, JobCancelled,
-                     JobHoldChanged, JobIdsUsed, JobLost, JobPreempted,
-                     JobRequeued, JobRequeueRequested, JobResumed, JobSuspended, JobsPurged, JobStarted, JobSubmitted, JobTimedOut, Launch, NodeAdminChanged,
-                     NodeCreated, NodeFailed, NodesDeleted, PartitionEdited, SignalTasks, StepFinished, StepStarted,
-                     Terminate)
+from .events import (AllocationReleased, ArrayTaskStarted, ArrayTasksCancelled, ArrayThrottleChanged,
+                     BeginTimeChanged, DependencyChanged, Effect, Event, JobCancelled, JobChargeChanged,
+                     JobHoldChanged, JobPreempted, JobRequeueRequested, JobResumed, JobStarted, JobSubmitted,
+                     JobSuspended, JobTimedOut, JobsPurged, NodeCreated, NodeFailed, NodesDeleted, PartitionEdited,
+                     SignalTasks, StepStarted, Terminate)
 from .events import JobCpusChanged, JobPartitionChanged, JobPriorityChanged, JobTimeLimitChanged, UsageRecorded
 from .job import ArrayInfo, Hold, Job, JobId, JobRequest, JobState, Reason, Step
-from .fairshare import ShareRow, Usage
-from .job_priorities import JobPriorities, priority_update
-from .job_table import JobTable
+from .fairshare import ShareRow
+from .job_priorities import priority_update
 from .nodes import NodeRecord
-from .priority import PriorityContext, PriorityFactors
-from .priority_settings import priority_settings
-from .sched_params import scheduling_options
-from .states import transition
-from .statistics import ControllerStats
+from .priority import PriorityFactors
 from .limits import default_time_limit, limit_gate, submit_refusal
-from .job_steps import node_gone_from_steps, settled, step_part_ended, terminate_steps
 from .step_layout import StepShape, place_step
 from .time_limit_update import new_time_limit
+from .core.apply import apply
+from .core.state import ClusterState
 
 log = logging.getLogger(__name__)
 
 UNLIMITED = -1
-OOM_EXIT_SIGNAL = 125
-MAX_BATCH_REQUEUE = 5      # launch-failure requeues before the job fails (Slurm's MAX_BATCH_REQUEUE)
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,57 +61,8 @@ class NodeUsage:
         return len(self.cpu_ids)
 
 
-class JobManager:
-    def __init__(self, cfg: SlurmConfig, slurm_uid: int) -> None:
-        self.cfg = cfg
-        self.slurm_uid = slurm_uid
-        self.jobs = JobTable()
-        self.dynamic_nodes: dict[str, NodeConfig] = {}   # joined with `pyslurmd -Z` (journaled)
-        self.partition_edits: dict[str, PartitionEdited] = {}   # scontrol create/update/delete partition
-        self.nodes: dict[str, NodeRecord] = {}
-        self.partitions: dict[str, PartitionConfig] = {}
-        # Type of each GPU by global index, per node (slurm.conf was validated when loaded).
-        self.gpu_types: dict[str, dict[int, str]] = {}
-        self.priorities = JobPriorities(priority_settings(cfg))
-        self._install_config(cfg)
-        self.next_job_id = cfg.first_job_id
-        # Array id -> task index -> the record running (or that ran) that task. Derived in `_set`.
-        self.array_tasks: dict[JobId, dict[int, JobId]] = {}
-        self._signalled: set[tuple[JobId, int]] = set()   # (job, start) that got their --signal
-        self.stats = ControllerStats(since=0)   # sdiag; the controller starts a fresh one after recovery
-        # Accounting's associations and QOS (soft state: association_cache installs each version).
-        self.associations: AssociationSnapshot = EMPTY
-        # Soft state of the last pass, like pending reasons: when and where backfill expects each
-        # pending job to start (squeue --start, StartTime, SchedNodeList, scontrol explain).
-        self.expected: dict[JobId, Reservation] = {}
-
-    def _install_config(self, cfg: SlurmConfig) -> None:
-        """Node and partition tables from `cfg` plus the dynamic nodes. A node that already has a
-        record keeps its liveness and admin state; a new one starts from its configured State=."""
-        self.cfg = cfg
-        self.options = scheduling_options(cfg)
-        self.requeue_delay = preempt_transitions.requeue_delay(cfg.value("AuthInfo"))
-        self.priorities.settings = priority_settings(cfg)
-        dynamic = tuple(self.dynamic_nodes)
-        table = partition_admin.partition_table(cfg, self.partition_edits, [*(n.name for n in cfg.nodes), *dynamic])
-        # Dynamic nodes join the partitions that take every node (Nodes=ALL), as in Slurm.
-        self.partitions = {p.name: dataclasses.replace(p, nodes=tuple(dict.fromkeys(p.nodes + dynamic)))
-                           if p.node_expr.upper() == "ALL" else p for p in table.values()}
-        old, self.nodes = self.nodes, {}
-        for node in (*cfg.nodes, *self.dynamic_nodes.values()):
-            rec = old.get(node.name)
-            if rec is None:
-                rec = NodeRecord(node)
-                _apply_configured_state(rec)
-            rec.config = node
-            rec.dynamic = node.name in self.dynamic_nodes
-            rec.partitions = [p.name for p in self.partitions.values() if node.name in p.nodes]
-            self.nodes[node.name] = rec
-        self.gpu_types = {name: dict(enumerate(gpu_slots(parse_gres(rec.config.gres))))
-                          for name, rec in self.nodes.items()}
-        self.preempt_policy = preemption.Policy(cfg.preempt, {
-            p.name: preemption.PartitionPreempt(p.priority_tier, p.preempt_mode, p.grace_time)
-            for p in self.partitions.values()})
+class JobManager(ClusterState):
+    """The deciders over the cluster state, until each concern has its own module."""
 
     def reconfigure(self, cfg: SlurmConfig) -> None:
         """Swap in a new slurm.conf; jobs are untouched. Raises SlurmError (and changes nothing)
@@ -135,19 +71,11 @@ class JobManager:
         for job in self.jobs.values():
             if not job.state.is_finished or job.completing:
                 partition_jobs.setdefault(job.request.partition, []).append(job.job_id)
-        problems = reconfigure.refusals(self.cfg, cfg, self._jobs_on_nodes(), partition_jobs, self.dynamic_nodes)
+        problems = reconfigure.refusals(self.cfg, cfg, self.jobs_on_nodes(), partition_jobs, self.dynamic_nodes)
         if problems:
             raise SlurmError(Strerror.INVALID_ARGUMENT, "; ".join(problems))
-        self._install_config(cfg)
+        self.install_config(cfg)
 
-    def _jobs_on_nodes(self) -> dict[str, list[int]]:
-        """Node -> the jobs holding an allocation there (running or completing)."""
-        held: dict[str, list[int]] = {}
-        for job in self.jobs.values():
-            if job.allocation is not None and (job.state is JobState.RUNNING or job.completing):
-                for node in job.allocation.nodes:
-                    held.setdefault(node, []).append(job.job_id)
-        return held
 
     # ---- dynamic nodes (decisions) ----------------------------------------------
 
@@ -175,7 +103,7 @@ class JobManager:
 
     def node_deletion(self, names: Iterable[str]) -> NodesDeleted:
         """scontrol delete nodename=...: only dynamic nodes, and only while no job holds them."""
-        held = self._jobs_on_nodes()
+        held = self.jobs_on_nodes()
         names = tuple(names)
         for name in names:
             if name not in self.nodes:
@@ -234,7 +162,7 @@ class JobManager:
             raise SlurmError(Strerror.TOO_MANY_JOBS)
         submit_refusal(self.associations, enforce, self.jobs.values(), user_name, charged.association, request,
                        need.tres, new_jobs)
-        job_id = JobId(self._new_job_id())
+        job_id = JobId(self.new_job_id())
         job = Job(
             job_id=job_id, request=request, uid=uid, gid=gid, user_name=user_name,
             group_name=group_name, submit_time=now, hold=Hold.USER if hold else Hold.NONE,
@@ -243,7 +171,7 @@ class JobManager:
             array=_array_info(job_id, array_spec.indices, array_spec.throttle) if array_spec else None,
             dependency=depends,
         )
-        return JobSubmitted(dataclasses.replace(job, priority=self._priority_of(job, now)))
+        return JobSubmitted(dataclasses.replace(job, priority=self.priority_of(job, now)))
 
     @staticmethod
     def _check_some_node_holds(need: "scheduler._Need", nodes: Iterable[NodeRecord]) -> None:
@@ -366,12 +294,6 @@ class JobManager:
 
     # ---- priority (job_priorities.py) -----------------------------------------------
 
-    def _priority_context(self) -> PriorityContext:
-        return self.priorities.context(self.nodes, self.partitions, self.gpu_types, self.associations)
-
-    def _priority_of(self, job: Job, now: int) -> int:
-        """`job`'s priority now (0 while held); its factors are kept for sprio."""
-        return self.priorities.priority_of(job, self._priority_context(), now)
 
     def recalculate_priorities(self, now: int) -> None:
         """Fairshare table and every pending job's priority (PriorityCalcPeriod; soft state)."""
@@ -380,7 +302,7 @@ class JobManager:
     def priority_recalculation(self, now: int) -> Iterator[int]:
         """recalculate_priorities in chunks (JobPriorities.recalculation): the caller may yield between them."""
         self.priorities.refresh_shares(self.associations)
-        return self.priorities.recalculation(self.jobs, self._priority_context, now)
+        return self.priorities.recalculation(self.jobs, self.priority_context, now)
 
     def usage_update(self, now: int) -> UsageRecorded | None:
         """Fairshare usage up to `now`, to journal (priority/multifactor only)."""
@@ -398,7 +320,7 @@ class JobManager:
         for job in list(self.jobs.values()):
             if job.state is JobState.PENDING and job.hold is Hold.NONE:
                 if job.job_id not in self.priorities.factors:
-                    self._set(dataclasses.replace(job, priority=self._priority_of(job, now)))
+                    self.set_job(dataclasses.replace(job, priority=self.priority_of(job, now)))
                 result.append(self.priorities.factors[job.job_id])
         return result
 
@@ -503,16 +425,12 @@ class JobManager:
             assert master.array is not None
             # When every pending index goes, the master itself is cancelled as the highest one.
             takes_all = len(pending) == len(master.array.pending)
-            ids = [JobId(self._new_job_id()) for _ in pending[:-1]]
-            ids.append(master.job_id if takes_all else JobId(self._new_job_id()))
+            ids = [JobId(self.new_job_id()) for _ in pending[:-1]]
+            ids.append(master.job_id if takes_all else JobId(self.new_job_id()))
             reason = str(master.reason) if master.reason is not Reason.NONE else ""
             events.append(ArrayTasksCancelled(master.job_id, pending, tuple(ids), uid, now, reason))
         return events
 
-    def _new_job_id(self) -> int:
-        job_id = self.next_job_id
-        self.next_job_id += 1
-        return job_id
 
     def signalling(self, job_id: int, uid: int, signal: int, batch_only: bool, full: bool) -> list[Effect]:
         job = self._owned_job(job_id, uid)
@@ -693,7 +611,7 @@ class JobManager:
         master = self.jobs[start.job_id]
         assert master.array is not None
         last = task_id == master.array.pending[-1] and starting == len(master.array.pending)
-        job_id = master.job_id if last else JobId(self._new_job_id())
+        job_id = master.job_id if last else JobId(self.new_job_id())
         return ArrayTaskStarted(master.job_id, task_id, job_id, start.allocation, now, start.partition or "")
 
     def timeouts(self, now: int) -> list[JobTimedOut]:
@@ -722,10 +640,10 @@ class JobManager:
         for job in self.jobs.values():
             req = job.request
             if (job.state is not JobState.RUNNING or not req.signal_number or req.time_limit_min == UNLIMITED
-                    or job.allocation is None or (job.job_id, job.start_time) in self._signalled):
+                    or job.allocation is None or (job.job_id, job.start_time) in self.signalled):
                 continue
             if now >= job.start_time + req.time_limit_min * 60 - req.signal_seconds:
-                self._signalled.add((job.job_id, job.start_time))
+                self.signalled.add((job.job_id, job.start_time))
                 effects.append(SignalTasks(job.job_id, job.allocation.nodes, req.signal_number,
                                            batch_only=req.signal_batch_only, full=False))
         return effects
@@ -834,437 +752,7 @@ class JobManager:
     # ---- the update -------------------------------------------------------------
 
     def apply(self, event: Event) -> list[Effect]:
-        handler = _APPLY[type(event)]
-        return handler(self, event)  # type: ignore[operator]
-
-    def _apply_submitted(self, event: JobSubmitted) -> list[Effect]:
-        job = self._set(event.job)
-        self.next_job_id = max(self.next_job_id, job.job_id + 1)
-        self.stats.job_submitted()
-        return [Account(job)]
-
-    def _apply_started(self, event: JobStarted) -> list[Effect]:
-        job = self.jobs.get(event.job_id)
-        if job is None or job.state is not JobState.PENDING:
-            return []
-        job = self._set(transition(_in_partition(job, event.partition), JobState.RUNNING,
-                                   allocation=event.allocation, start_time=event.time, reason=Reason.NONE))
-        if job.request.interactive:   # srun / salloc take it from here
-            return [Account(job)]
-        return [Launch(job), Account(job)]
-
-    def _apply_array_task_started(self, event: ArrayTaskStarted) -> list[Effect]:
-        master = self.jobs.get(event.array_job_id)
-        if master is None or master.state is not JobState.PENDING or master.array is None \
-                or event.task_id not in master.array.pending:
-            return []   # cancelled, or started, since the pass decided
-        array = master.array
-        # Accounting sees the remainder shrink (the outbox keeps only a record's latest snapshot).
-        effects: list[Effect] = []
-        if event.job_id == master.job_id:
-            if array.pending != (event.task_id,):
-                return []   # the master runs only as the last task
-            record = master
-        else:
-            effects.append(Account(self._set(dataclasses.replace(master, array=_without(array, (event.task_id,))))))
-            self.next_job_id = max(self.next_job_id, event.job_id + 1)
-            record = dataclasses.replace(master, job_id=event.job_id)
-        task = dataclasses.replace(array, task_id=event.task_id, pending=())
-        job = self._set(transition(_in_partition(dataclasses.replace(record, array=task), event.partition),
-                                   JobState.RUNNING,
-                                   allocation=event.allocation, start_time=event.time, reason=Reason.NONE))
-        return [Launch(job), Account(job), *effects]
-
-    def _apply_array_tasks_cancelled(self, event: ArrayTasksCancelled) -> list[Effect]:
-        master = self.jobs.get(event.array_job_id)
-        if master is None or master.state is not JobState.PENDING or master.array is None:
-            return []
-        array = master.array
-        named = [(t, j) for t, j in zip(event.task_ids, event.job_ids) if t in array.pending]
-        left = _without(array, tuple(t for t, j in named if j != master.job_id))
-        if not left.pending:   # never empty the master: it keeps the highest index
-            named, left = named[:-1], dataclasses.replace(array, pending=(named[-1][0],))
-        reason = Reason(event.reason) if event.reason else master.reason
-        effects: list[Effect] = []
-        for task_id, job_id in named:
-            record = master if job_id == master.job_id else dataclasses.replace(master, job_id=job_id)
-            record = dataclasses.replace(record, array=dataclasses.replace(array, task_id=task_id, pending=()))
-            record = self._set(transition(record, JobState.CANCELLED, start_time=event.time, end_time=event.time,
-                                          cancelled_by=event.by_uid, reason=reason))
-            self.next_job_id = max(self.next_job_id, job_id + 1)
-            effects.append(Account(record))
-        if self.jobs[master.job_id].state is JobState.PENDING:
-            effects.append(Account(self._set(dataclasses.replace(master, array=left))))
-        return effects
-
-    def _apply_dependency(self, event: DependencyChanged) -> list[Effect]:
-        job = self.jobs.get(event.job_id)
-        if job is None or job.state is not JobState.PENDING:
-            return []
-        if event.settled and (job.dependency is None or event.dependency is None
-                              or not job.dependency.same_parts(event.dependency)):
-            return []   # replaced by scontrol update since the pass settled it
-        self._set(dataclasses.replace(job, dependency=event.dependency))
-        return []
-
-    def _apply_array_throttle(self, event: ArrayThrottleChanged) -> list[Effect]:
-        # Every record of the array carries it (the master's is the one the scheduler reads).
-        for job_id in {event.job_id, *self.array_tasks.get(event.job_id, {}).values()}:
-            record = self.jobs.get(job_id)
-            if record is not None and record.array is not None:
-                self._set(dataclasses.replace(record, array=dataclasses.replace(record.array, throttle=event.throttle)))
-        return []
-
-    def _apply_begin_time(self, event: BeginTimeChanged) -> list[Effect]:
-        job = self.jobs.get(event.job_id)
-        if job is None or job.state is not JobState.PENDING:
-            return []
-        request = dataclasses.replace(job.request, begin_time=event.begin_time)
-        eligible = max(job.submit_time, event.begin_time) if job.hold is Hold.NONE else job.eligible_time
-        job = self._set(dataclasses.replace(job, request=request, eligible_time=eligible))
-        return [Account(job)]
-
-    def _changed_request(self, job_id: JobId, pending_only: bool = True, **fields: Any) -> list[Effect]:
-        """An `scontrol update` of a pending job's request (or, with `pending_only` False, of
-        any unfinished job's): `fields` replaced; nothing when the job has moved on since."""
-        job = self.jobs.get(job_id)
-        if job is None or (job.state is not JobState.PENDING if pending_only else job.state.is_finished):
-            return []
-        return [Account(self._set(dataclasses.replace(job, request=dataclasses.replace(job.request, **fields))))]
-
-    def _apply_charge(self, event: JobChargeChanged) -> list[Effect]:
-        return self._changed_request(event.job_id, account=event.account, qos=event.qos)
-
-    def _apply_hold(self, event: JobHoldChanged) -> list[Effect]:
-        job = self.jobs.get(event.job_id)
-        if job is None or job.state is not JobState.PENDING:
-            return []
-        if event.hold is Hold.NONE:
-            job = dataclasses.replace(job, hold=Hold.NONE, reason=Reason.NONE,
-                                      eligible_time=job.eligible_time or event.time)
-            job = dataclasses.replace(job, priority=self._priority_of(job, event.time))
-        else:
-            reason = Reason.HELD_USER if event.hold is Hold.USER else Reason.HELD_ADMIN
-            job = dataclasses.replace(job, hold=event.hold, reason=reason, priority=0)
-        self._set(job)
-        return [Account(job)]
-
-    def _apply_priority(self, event: JobPriorityChanged) -> list[Effect]:
-        job = self.jobs.get(event.job_id)
-        if job is None or job.state is not JobState.PENDING:
-            return []
-        job = dataclasses.replace(job, admin_priority=event.admin_priority,
-                                  request=dataclasses.replace(job.request, nice=event.nice))
-        job = self._set(dataclasses.replace(job, priority=self._priority_of(job, event.time)))
-        return [Account(job)]
-
-    def _apply_time_limit(self, event: JobTimeLimitChanged) -> list[Effect]:
-        return self._changed_request(event.job_id, pending_only=False, time_limit_min=event.time_limit_min)
-
-    def _apply_partition(self, event: JobPartitionChanged) -> list[Effect]:
-        return self._changed_request(event.job_id, partition=event.partition, partitions=event.partitions)
-
-    def _apply_cpus(self, event: JobCpusChanged) -> list[Effect]:
-        return self._changed_request(event.job_id, cpus_per_task=event.cpus_per_task)
-
-    def _apply_usage(self, event: UsageRecorded) -> list[Effect]:
-        self.priorities.install_usage(Usage.from_rows(event.usage, event.time), self.associations)
-        return []
-
-    def _apply_cancelled(self, event: JobCancelled) -> list[Effect]:
-        job = self.jobs.get(event.job_id)
-        if job is None or job.state.is_finished:
-            return []
-        if job.state is JobState.PENDING:
-            reason = Reason(event.reason) if event.reason else job.reason
-            job = self._set(transition(job, JobState.CANCELLED, start_time=event.time,
-                                       end_time=event.time, cancelled_by=event.by_uid, reason=reason))
-            return [Account(job)]
-        return self._end_running(job, JobState.CANCELLED, "CANCELLED", end_time=event.time,
-                                 cancelled_by=event.by_uid, reason=Reason(event.reason) if event.reason else job.reason)
-
-    def _apply_timeout(self, event: JobTimedOut) -> list[Effect]:
-        job = self.jobs.get(event.job_id)
-        if job is None or job.state is not JobState.RUNNING:
-            return []
-        return self._end_running(job, JobState.TIMEOUT, "TIME LIMIT", end_time=event.time,
-                                 reason=Reason.TIME_LIMIT)
-
-    def _end_running(self, job: Job, to: JobState, cause: str, **changes: Any) -> list[Effect]:
-        """A running job ends by decision: final state now, COMPLETING until its processes are gone."""
-        assert job.allocation is not None
-        job = self._set(settled(transition(job, to, completing=True, **changes)))
-        return [Terminate(job.job_id, job.allocation.nodes, cause), Account(job)]
-
-    def _apply_finished(self, event: BatchFinished) -> list[Effect]:
-        job = self.jobs.get(event.job_id)
-        if job is None:
-            return []
-        # Slurm reports an OOM-killed step as 0:125, whatever signal ended the script.
-        exit_info = ({"exit_code": 0, "exit_signal": OOM_EXIT_SIGNAL} if event.out_of_memory
-                     else {"exit_code": event.exit_code, "exit_signal": event.exit_signal})
-        exit_info["usage"] = event.usage
-        node = event.node or (job.allocation.batch_host if job.allocation else "")
-        if event.kill_task_failed:
-            self._drain(node, "Kill task failed", event.time)
-        if event.epilog_failed:
-            self._drain(node, "Epilog error", event.time)
-        exit_info["batch_ended"] = True
-        if job.state is JobState.RUNNING:
-            if event.launch_failed:
-                to, reason = JobState.FAILED, Reason.LAUNCH_FAILURE
-            elif event.out_of_memory:
-                to, reason = JobState.OUT_OF_MEMORY, Reason.OUT_OF_MEMORY
-            elif event.exit_code or event.exit_signal:
-                to, reason = JobState.FAILED, Reason.NON_ZERO_EXIT
-            else:
-                to, reason = JobState.COMPLETED, Reason.NONE
-            # Steps the script left running end with it; the job completes once they are gone.
-            job = self._set(settled(transition(job, to, reason=reason, end_time=event.time,
-                                                     completing=bool(job.running_steps), **exit_info)))
-            return [*terminate_steps(job), Account(job)]
-        if job.completing:
-            job = self._set(settled(dataclasses.replace(job, **exit_info)))
-            return [Account(job)]
-        return []
-
-    def _apply_step_started(self, event: StepStarted) -> list[Effect]:
-        job = self.jobs.get(event.job_id)
-        if job is None or job.state is not JobState.RUNNING:
-            return []
-        job = self._set(dataclasses.replace(job, steps=(*job.steps, event.step),
-                                            next_step_id=max(job.next_step_id, event.step.step_id + 1)))
-        log.info("job=%d step %d started on %s", job.job_id, event.step.step_id, ",".join(event.step.nodes))
-        return [Account(job)]
-
-    def _apply_step_finished(self, event: StepFinished) -> list[Effect]:
-        job = self.jobs.get(event.job_id)
-        step = job.step(event.step_id) if job is not None else None
-        if job is None or step is None or not step.running or event.node not in step.waiting_on:
-            return []
-        step = step_part_ended(step, event)
-        job = dataclasses.replace(job, steps=tuple(step if s.step_id == step.step_id else s for s in job.steps))
-        effects: list[Effect] = []
-        if step.running and (event.launch_failed or event.cancelled):
-            # One node's part failed to start or was killed: the rest of the step goes too.
-            effects.append(Terminate(job.job_id, step.waiting_on, "CANCELLED", step=str(step.step_id)))
-        if (not step.running and job.request.launcher == "srun" and step.step_id == 0
-                and job.state is JobState.RUNNING):
-            # srun made this job for this step: the job ends with it.
-            job = transition(job, step.state, end_time=event.time, exit_code=step.exit_code,
-                             exit_signal=step.exit_signal, usage=step.usage, completing=bool(job.running_steps),
-                             reason=Reason.NON_ZERO_EXIT if step.state is JobState.FAILED else Reason.NONE)
-            effects += terminate_steps(job)
-        job = self._set(settled(job))
-        return [*effects, Account(job)]
-
-    def _apply_released(self, event: AllocationReleased) -> list[Effect]:
-        job = self.jobs.get(event.job_id)
-        if job is None or job.state is not JobState.RUNNING:
-            return []
-        to = JobState.FAILED if event.exit_code or event.exit_signal else JobState.COMPLETED
-        job = self._set(settled(transition(
-            job, to, end_time=event.time, exit_code=event.exit_code, exit_signal=event.exit_signal,
-            completing=bool(job.running_steps),
-            reason=Reason.NON_ZERO_EXIT if to is JobState.FAILED else Reason.NONE)))
-        return [*terminate_steps(job), Account(job)]
-
-    def _apply_requeued(self, event: JobRequeued) -> list[Effect]:
-        job = self.jobs.get(event.job_id)
-        if job is not None and preempt_transitions.awaiting_requeue(job):
-            return self._store_requeued(preempt_transitions.requeued(job, event.time, self.requeue_delay, 0),
-                                        event.time)
-        if job is None or job.state is not JobState.RUNNING:
-            return []
-        if event.node:
-            self._drain(event.node, event.reason, event.time)
-        if job.restarts >= MAX_BATCH_REQUEUE or not job.request.requeue:
-            # Launched too often, or not requeueable: the run ends here.
-            job = self._set(transition(job, JobState.FAILED, reason=Reason.LAUNCH_FAILURE, end_time=event.time))
-            return [Account(job)]
-        held = event.hold is not Hold.NONE
-        job = self._set(transition(
-            job, JobState.PENDING, allocation=None, start_time=0, end_time=0, restarts=job.restarts + 1,
-            hold=event.hold, priority=0,
-            reason=Reason.HELD_ADMIN if event.hold is Hold.ADMIN else Reason.HELD_USER if held else Reason.NONE))
-        job = self._set(dataclasses.replace(job, priority=self._priority_of(job, event.time)))
-        return [Account(job)]
-
-    def _apply_preempted(self, event: JobPreempted) -> list[Effect]:
-        job = self.jobs.get(event.job_id)
-        if job is None or job.state is not JobState.RUNNING:
-            return []   # ended, or suspended, since the pass chose it
-        return self._store(preempt_transitions.preempted(job, event))
-
-    def _apply_requeue_requested(self, event: JobRequeueRequested) -> list[Effect]:
-        job = self.jobs.get(event.job_id)
-        if job is None or job.state is JobState.PENDING or job.completing:
-            return []
-        return self._store_requeued(preempt_transitions.requeue_requested(job, event, self.requeue_delay, 0),
-                                    event.time)
-
-    def _store_requeued(self, changed: tuple[Job, list[Effect]], time: int) -> list[Effect]:
-        """A record back in the queue (or still ending first), with the priority PriorityType gives
-        it when pending (0 while held)."""
-        job, effects = changed
-        if job.state is JobState.PENDING:
-            job = dataclasses.replace(job, priority=self._priority_of(job, time))
-        self._set(job)
-        return [Account(job) if isinstance(effect, Account) else effect for effect in effects]
-
-    def _apply_suspended(self, event: JobSuspended) -> list[Effect]:
-        job = self.jobs.get(event.job_id)
-        if job is None or job.state is not JobState.RUNNING:
-            return []
-        return self._store(preempt_transitions.suspended(job, event.time))
-
-    def _apply_resumed(self, event: JobResumed) -> list[Effect]:
-        job = self.jobs.get(event.job_id)
-        if job is None or job.state is not JobState.SUSPENDED:
-            return []
-        return self._store(preempt_transitions.resumed(job, event))
-
-    def _store(self, changed: tuple[Job, list[Effect]]) -> list[Effect]:
-        self._set(changed[0])
-        return changed[1]
-
-    def _apply_lost(self, event: JobLost) -> list[Effect]:
-        job = self.jobs.get(event.job_id)
-        changed = node_reconcile.batch_lost(job, event.time) if job is not None else None
-        return self._store(changed) if changed is not None else []
-
-    def _drain(self, node: str, reason: str, time: int) -> None:
-        rec = self.nodes.get(node)
-        if rec is not None:
-            rec.drain = True
-            rec.set_reason(reason, 0, time)
-
-    def _apply_node_failed(self, event: NodeFailed) -> list[Effect]:
-        rec = self.nodes.get(event.node)
-        if rec is None:
-            return []
-        rec.responding = False
-        rec.down = True
-        rec.set_reason(event.reason, 0, event.time)
-        return self._fail_jobs_on(event.node, event.time, reachable=False)
-
-    def _fail_jobs_on(self, node: str, time: int, reachable: bool) -> list[Effect]:
-        """NODE_FAIL for the jobs running on `node`; what still runs elsewhere is terminated.
-
-        A job stays COMPLETING while its batch host can still report the end of the
-        batch step: always when the node is only marked DOWN by an admin (it is still
-        there to be killed), otherwise when the failed node was not the batch host.
-        """
-        effects: list[Effect] = []
-        for job in list(self.jobs.values()):
-            alloc = job.allocation
-            if alloc is None or node not in alloc.nodes:
-                continue
-            survivors = alloc.nodes if reachable else tuple(n for n in alloc.nodes if n != node)
-            batch_host_alive = alloc.batch_host in survivors and not job.request.interactive
-            if not reachable:
-                job = node_gone_from_steps(job, node, time)
-            if job.state in (JobState.RUNNING, JobState.SUSPENDED):   # a suspended job dies with its node too
-                job = self._set(settled(transition(
-                    job, JobState.NODE_FAIL, reason=Reason.NODE_DOWN, end_time=time,
-                    completing=batch_host_alive or bool(job.running_steps),
-                    batch_ended=job.batch_ended or not batch_host_alive)))
-                if survivors:
-                    effects.append(Terminate(job.job_id, survivors, "NODE FAILURE"))
-            elif job.completing:
-                job = self._set(settled(dataclasses.replace(
-                    job, batch_ended=job.batch_ended or not batch_host_alive)))
-            else:
-                continue
-            effects.append(Account(job))
-        return effects
-
-    def _apply_node_admin(self, event: NodeAdminChanged) -> list[Effect]:
-        effects: list[Effect] = []
-        for name in event.nodes:
-            rec = self.nodes.get(name)
-            if rec is None:
-                continue
-            if event.state == "DRAIN":
-                rec.drain = True
-                rec.set_reason(event.reason, event.uid, event.time)
-            elif event.state == "DOWN":
-                rec.down = True
-                rec.set_reason(event.reason, event.uid, event.time)
-                effects += self._fail_jobs_on(name, event.time, reachable=True)
-            elif event.state in ("RESUME", "UNDRAIN"):
-                rec.drain = False
-                if event.state == "RESUME":
-                    rec.down = False
-                rec.clear_reason()
-        return effects
-
-    def _apply_node_created(self, event: NodeCreated) -> list[Effect]:
-        if any(n.name == event.node.name for n in self.cfg.nodes):
-            # Replayed after the node was added to slurm.conf: the configured definition wins.
-            log.warning("node=%s is in slurm.conf now; its dynamic definition is dropped", event.node.name)
-            return []
-        self.dynamic_nodes[event.node.name] = event.node
-        self._install_config(self.cfg)
-        return []
-
-    def _apply_partition_edited(self, event: PartitionEdited) -> list[Effect]:
-        self.partition_edits.pop(event.name, None)   # re-inserted last: the newest edit wins Default=YES
-        self.partition_edits[event.name] = event
-        self._install_config(self.cfg)
-        return []
-
-    def _apply_nodes_deleted(self, event: NodesDeleted) -> list[Effect]:
-        for name in event.nodes:
-            self.dynamic_nodes.pop(name, None)
-        self._install_config(self.cfg)
-        return []
-
-    def _apply_ids_used(self, event: JobIdsUsed) -> list[Effect]:
-        self.next_job_id = max(self.next_job_id, event.next_job_id)
-        return []
-
-    def _apply_purged(self, event: JobsPurged) -> list[Effect]:
-        for job_id in event.job_ids:
-            job = self.jobs.pop(job_id, None)
-            if job is not None and job.array is not None and job.array.task_id is not None:
-                members = self.array_tasks.get(job.array.array_job_id, {})
-                members.pop(job.array.task_id, None)
-                if not members:
-                    self.array_tasks.pop(job.array.array_job_id, None)
-        return []
-
-    def _set(self, job: Job) -> Job:
-        old = self.jobs.get(job.job_id)
-        self.jobs[job.job_id] = job
-        if job.array is not None and job.array.task_id is not None:
-            self.array_tasks.setdefault(job.array.array_job_id, {})[job.array.task_id] = job.job_id
-        if old is not None and old.state is not job.state:
-            self.stats.job_changed(old.state, job.state)
-        return job
-
-    def snapshot_events(self) -> Iterable[Event]:
-        """Events that rebuild the durable state from nothing (journal compaction)."""
-        yield JobIdsUsed(self.next_job_id)
-        if self.priorities.usage.time:
-            yield UsageRecorded(self.priorities.usage.rows(), self.priorities.usage.time)
-        for node in self.dynamic_nodes.values():
-            yield NodeCreated(node)
-        yield from self.partition_edits.values()
-        for job in self.jobs.values():
-            yield JobSubmitted(job)
-        for rec in self.nodes.values():
-            if rec.drain:
-                yield NodeAdminChanged((rec.name,), "DRAIN", rec.reason, rec.reason_uid, rec.reason_time)
-            if rec.down and rec.reason != "Not responding":
-                yield NodeAdminChanged((rec.name,), "DOWN", rec.reason, rec.reason_uid, rec.reason_time)
-
-
-def _in_partition(job: Job, partition: str) -> Job:
-    """The job as it starts in `partition` (one of its -p list); unchanged for "" (one partition)."""
-    if not partition or partition == job.request.partition:
-        return job
-    return dataclasses.replace(job, request=dataclasses.replace(job.request, partition=partition))
+        return apply(self, event)
 
 
 def _array_info(job_id: JobId, indices: tuple[int, ...], throttle: int) -> ArrayInfo:
@@ -1273,26 +761,6 @@ def _array_info(job_id: JobId, indices: tuple[int, ...], throttle: int) -> Array
     return ArrayInfo(array_job_id=job_id, task_id=None, pending=indices, throttle=throttle,
                      task_count=len(indices), task_min=indices[0], task_max=indices[-1],
                      task_step=steps.pop() if len(steps) == 1 else 1)
-
-
-def _without(array: ArrayInfo, task_ids: tuple[int, ...]) -> ArrayInfo:
-    """The master's array record less some pending indices (tasks start lowest first: usually the head)."""
-    if len(task_ids) == 1 and array.pending and array.pending[0] == task_ids[0]:
-        return dataclasses.replace(array, pending=array.pending[1:])
-    gone = set(task_ids)
-    return dataclasses.replace(array, pending=tuple(i for i in array.pending if i not in gone))
-
-
-def _apply_configured_state(rec: NodeRecord) -> None:
-    """slurm.conf `State=` / `DownNodes=`: DOWN and FAIL take the node out, DRAIN drains it."""
-    state = (rec.config.state or "").upper()
-    if state in ("DOWN", "FAIL", "FAILING"):
-        rec.down = True
-    elif state == "DRAIN":
-        rec.drain = True
-    else:
-        return
-    rec.set_reason(rec.config.reason or "set in slurm.conf", 0, 0)
 
 
 _LOW_PREFIX = "Low "
@@ -1312,40 +780,3 @@ def _registration_problem(rec: NodeRecord, cpus: int, real_memory_mb: int, gpus:
         return (f"{_LOW_PREFIX}RealMemory (reported:{real_memory_mb} < 100.00% of "
                 f"configured:{cfg.real_memory_mb})")
     return ""
-
-
-_APPLY = {
-    JobSubmitted: JobManager._apply_submitted,
-    JobStarted: JobManager._apply_started,
-    ArrayTaskStarted: JobManager._apply_array_task_started,
-    ArrayTasksCancelled: JobManager._apply_array_tasks_cancelled,
-    DependencyChanged: JobManager._apply_dependency,
-    ArrayThrottleChanged: JobManager._apply_array_throttle,
-    BeginTimeChanged: JobManager._apply_begin_time,
-    JobChargeChanged: JobManager._apply_charge,
-    JobPriorityChanged: JobManager._apply_priority,
-    JobTimeLimitChanged: JobManager._apply_time_limit,
-    JobPartitionChanged: JobManager._apply_partition,
-    JobCpusChanged: JobManager._apply_cpus,
-    UsageRecorded: JobManager._apply_usage,
-    JobHoldChanged: JobManager._apply_hold,
-    JobCancelled: JobManager._apply_cancelled,
-    JobTimedOut: JobManager._apply_timeout,
-    BatchFinished: JobManager._apply_finished,
-    JobRequeued: JobManager._apply_requeued,
-    JobLost: JobManager._apply_lost,
-    NodeFailed: JobManager._apply_node_failed,
-    NodeAdminChanged: JobManager._apply_node_admin,
-    NodeCreated: JobManager._apply_node_created,
-    NodesDeleted: JobManager._apply_nodes_deleted,
-    PartitionEdited: JobManager._apply_partition_edited,
-    JobIdsUsed: JobManager._apply_ids_used,
-    JobsPurged: JobManager._apply_purged,
-    StepStarted: JobManager._apply_step_started,
-    StepFinished: JobManager._apply_step_finished,
-    AllocationReleased: JobManager._apply_released,
-    JobPreempted: JobManager._apply_preempted,
-    JobRequeueRequested: JobManager._apply_requeue_requested,
-    JobSuspended: JobManager._apply_suspended,
-    JobResumed: JobManager._apply_resumed,
-}

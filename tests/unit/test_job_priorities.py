@@ -157,7 +157,7 @@ def test_nice_range_and_privilege() -> None:
 def test_recalculation_in_chunks_yields_between_them_and_leaves_jobs_that_ended_meanwhile(tmp_path: Path) -> None:
     mgr = manager(tmp_path)
     jobs = [submit(mgr, now=100, account="physics") for _ in range(5)]
-    chunks = mgr.priorities.recalculation(mgr.jobs, mgr._priority_context, DAY // 2, chunk=2)
+    chunks = mgr.priorities.recalculation(mgr.jobs, mgr.priority_context, DAY // 2, chunk=2)
     assert next(chunks) == 2
     first_two = [mgr.jobs[j.job_id].priority for j in jobs[:2]]
     assert all(p > j.priority for p, j in zip(first_two, jobs))        # older now: the age factor grew

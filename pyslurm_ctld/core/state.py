@@ -1,0 +1,148 @@
+"""The cluster's state: what the controller holds (jobs, nodes, partitions, counters) and the
+few primitives every change goes through (`set_job`, `install_config`, `drain`).
+
+Only `core.apply` changes the durable part, by journaled events; node liveness and pending
+reasons are soft state, rebuilt after a restart. Which CPU ids and GPU indices are in use is never
+stored: it is derived from the jobs that hold allocations, so it cannot drift. A node's GPUs are
+its slurm.conf `Gres=` gpu items, indices 0..N-1 in the order written.
+"""
+from __future__ import annotations
+
+import dataclasses
+from typing import Iterable
+
+from pyslurm_common.config import NodeConfig, PartitionConfig, SlurmConfig
+from pyslurm_common.gres import gpu_slots, parse_gres
+
+from .. import partition_admin, preempt_transitions, preemption
+from ..associations import EMPTY, AssociationSnapshot
+from ..backfill import Reservation
+from ..events import Event, JobIdsUsed, JobSubmitted, NodeAdminChanged, NodeCreated, PartitionEdited, UsageRecorded
+from ..job import Job, JobId, JobState
+from ..job_priorities import JobPriorities
+from ..job_table import JobTable
+from ..nodes import NodeRecord
+from ..priority import PriorityContext
+from ..priority_settings import priority_settings
+from ..sched_params import scheduling_options
+from ..statistics import ControllerStats
+
+
+class ClusterState:
+    """The controller's data. JobManager (the deciders) still extends it while they move out to
+    one module per concern."""
+
+    def __init__(self, cfg: SlurmConfig, slurm_uid: int) -> None:
+        self.cfg = cfg
+        self.slurm_uid = slurm_uid
+        self.jobs = JobTable()
+        self.dynamic_nodes: dict[str, NodeConfig] = {}   # joined with `pyslurmd -Z` (journaled)
+        self.partition_edits: dict[str, PartitionEdited] = {}   # scontrol create/update/delete partition
+        self.nodes: dict[str, NodeRecord] = {}
+        self.partitions: dict[str, PartitionConfig] = {}
+        # Type of each GPU by global index, per node (slurm.conf was validated when loaded).
+        self.gpu_types: dict[str, dict[int, str]] = {}
+        self.priorities = JobPriorities(priority_settings(cfg))
+        self.install_config(cfg)
+        self.next_job_id = cfg.first_job_id
+        # Array id -> task index -> the record running (or that ran) that task. Derived in `set_job`.
+        self.array_tasks: dict[JobId, dict[int, JobId]] = {}
+        self.signalled: set[tuple[JobId, int]] = set()   # (job, start) that got their --signal
+        self.stats = ControllerStats(since=0)   # sdiag; the controller starts a fresh one after recovery
+        # Accounting's associations and QOS (soft state: association_cache installs each version).
+        self.associations: AssociationSnapshot = EMPTY
+        # Soft state of the last pass, like pending reasons: when and where backfill expects each
+        # pending job to start (squeue --start, StartTime, SchedNodeList, scontrol explain).
+        self.expected: dict[JobId, Reservation] = {}
+
+    def install_config(self, cfg: SlurmConfig) -> None:
+        """Node and partition tables from `cfg` plus the dynamic nodes. A node that already has a
+        record keeps its liveness and admin state; a new one starts from its configured State=."""
+        self.cfg = cfg
+        self.options = scheduling_options(cfg)
+        self.requeue_delay = preempt_transitions.requeue_delay(cfg.value("AuthInfo"))
+        self.priorities.settings = priority_settings(cfg)
+        dynamic = tuple(self.dynamic_nodes)
+        table = partition_admin.partition_table(cfg, self.partition_edits, [*(n.name for n in cfg.nodes), *dynamic])
+        # Dynamic nodes join the partitions that take every node (Nodes=ALL), as in Slurm.
+        self.partitions = {p.name: dataclasses.replace(p, nodes=tuple(dict.fromkeys(p.nodes + dynamic)))
+                           if p.node_expr.upper() == "ALL" else p for p in table.values()}
+        old, self.nodes = self.nodes, {}
+        for node in (*cfg.nodes, *self.dynamic_nodes.values()):
+            rec = old.get(node.name)
+            if rec is None:
+                rec = NodeRecord(node)
+                _apply_configured_state(rec)
+            rec.config = node
+            rec.dynamic = node.name in self.dynamic_nodes
+            rec.partitions = [p.name for p in self.partitions.values() if node.name in p.nodes]
+            self.nodes[node.name] = rec
+        self.gpu_types = {name: dict(enumerate(gpu_slots(parse_gres(rec.config.gres))))
+                          for name, rec in self.nodes.items()}
+        self.preempt_policy = preemption.Policy(cfg.preempt, {
+            p.name: preemption.PartitionPreempt(p.priority_tier, p.preempt_mode, p.grace_time)
+            for p in self.partitions.values()})
+
+    def jobs_on_nodes(self) -> dict[str, list[int]]:
+        """Node -> the jobs holding an allocation there (running or completing)."""
+        held: dict[str, list[int]] = {}
+        for job in self.jobs.values():
+            if job.allocation is not None and (job.state is JobState.RUNNING or job.completing):
+                for node in job.allocation.nodes:
+                    held.setdefault(node, []).append(job.job_id)
+        return held
+
+    def priority_context(self) -> PriorityContext:
+        return self.priorities.context(self.nodes, self.partitions, self.gpu_types, self.associations)
+
+    def priority_of(self, job: Job, now: int) -> int:
+        """`job`'s priority now (0 while held); its factors are kept for sprio."""
+        return self.priorities.priority_of(job, self.priority_context(), now)
+
+    def new_job_id(self) -> int:
+        job_id = self.next_job_id
+        self.next_job_id += 1
+        return job_id
+
+    def set_job(self, job: Job) -> Job:
+        old = self.jobs.get(job.job_id)
+        self.jobs[job.job_id] = job
+        if job.array is not None and job.array.task_id is not None:
+            self.array_tasks.setdefault(job.array.array_job_id, {})[job.array.task_id] = job.job_id
+        if old is not None and old.state is not job.state:
+            self.stats.job_changed(old.state, job.state)
+        return job
+
+    def drain(self, node: str, reason: str, time: int) -> None:
+        rec = self.nodes.get(node)
+        if rec is not None:
+            rec.drain = True
+            rec.set_reason(reason, 0, time)
+
+    def snapshot_events(self) -> Iterable[Event]:
+        """Events that rebuild the durable state from nothing (journal compaction)."""
+        yield JobIdsUsed(self.next_job_id)
+        if self.priorities.usage.time:
+            yield UsageRecorded(self.priorities.usage.rows(), self.priorities.usage.time)
+        for node in self.dynamic_nodes.values():
+            yield NodeCreated(node)
+        yield from self.partition_edits.values()
+        for job in self.jobs.values():
+            yield JobSubmitted(job)
+        for rec in self.nodes.values():
+            if rec.drain:
+                yield NodeAdminChanged((rec.name,), "DRAIN", rec.reason, rec.reason_uid, rec.reason_time)
+            if rec.down and rec.reason != "Not responding":
+                yield NodeAdminChanged((rec.name,), "DOWN", rec.reason, rec.reason_uid, rec.reason_time)
+
+
+def _apply_configured_state(rec: NodeRecord) -> None:
+    """slurm.conf `State=` / `DownNodes=`: DOWN and FAIL take the node out, DRAIN drains it."""
+    state = (rec.config.state or "").upper()
+    if state in ("DOWN", "FAIL", "FAILING"):
+        rec.down = True
+    elif state == "DRAIN":
+        rec.drain = True
+    else:
+        return
+    rec.set_reason(rec.config.reason or "set in slurm.conf", 0, 0)
