@@ -7,7 +7,7 @@ import sys
 from typing import Any, NoReturn, Sequence
 
 from pyslurm_common.conf_syntax import ConfigError
-from pyslurm_common.errors import SlurmError
+from pyslurm_common.errors import SlurmError, Strerror
 
 from .client import ConnectError
 
@@ -35,6 +35,7 @@ def run(prog: str, command: Any, args: Sequence[str] | None = None) -> NoReturn:
     argv = list(args) if args is not None else sys.argv[1:]
     code = 0
     try:
+        _check_text(argv)
         if callable(getattr(command, "main", None)):
             _click_main(prog, command, argv)
         else:
@@ -63,9 +64,13 @@ def run(prog: str, command: Any, args: Sequence[str] | None = None) -> NoReturn:
         code = 130
     except SystemExit as exc:
         code = exc.code if isinstance(exc.code, int) else int(exc.code is not None)
-    except Exception as exc:  # noqa: BLE001 - last line of defence: no traceback for users
-        _print_error(prog, f"internal error: {exc!r}")
-        code = 1
+    except Exception:  # noqa: BLE001 - last line of defence: no traceback, no exception name
+        _print_error(prog, Strerror.INTERNAL)
+        if os.environ.get("PYSLURM_DEBUG"):
+            import traceback
+
+            traceback.print_exc()
+        code = error_exit_code()
     sys.stdout.flush()
     raise SystemExit(code)
 
@@ -83,6 +88,17 @@ def _click_main(prog: str, command: Any, argv: list[str]) -> None:
         raise SystemExit(error_exit_code())
     except click.Abort:
         raise SystemExit(1)
+
+
+def _check_text(argv: list[str]) -> None:
+    """Every word must be UTF-8 (what goes on the wire): bytes that are not arrive as lone
+    surrogates (Python's surrogateescape), refused here rather than deep inside a request."""
+    for word in argv:
+        try:
+            word.encode()
+        except UnicodeEncodeError:
+            shown = word.encode(errors="surrogateescape").decode(errors="backslashreplace")
+            die(f"Invalid argument (not UTF-8 text): {shown}")
 
 
 def _print_error(prog: str, text: str) -> None:

@@ -8,17 +8,22 @@ import re
 from typing import Iterable
 
 from pyslurm_common.array_spec import JobSpec, parse_indices, parse_job_spec
+from pyslurm_common.bounds import STEP_ID
 from pyslurm_common.rpc import messages as pb
 
+NAMED_STEPS = ("interactive", "batch", "extern")   # in the order sstat lists them
 _ITEM = re.compile(r"[^,\[]+(?:\[[^\]]*\])?")   # commas inside brackets belong to the item
 
 
 def parse_job_list(text: str) -> list[JobSpec]:
-    """`12,13_[1,3],14_2` -> specs (a `.step` suffix is ignored)."""
+    """`12,13_[1,3],14_2` -> specs (a `.step` suffix, `.0` or `.batch`, is checked and ignored)."""
     specs = []
     for item in _ITEM.findall(text):
+        job, dot, step = item.partition(".")
         try:
-            specs.append(parse_job_spec(item.split(".")[0]))
+            if dot and not (step in NAMED_STEPS or STEP_ID.accepts(step)):
+                raise ValueError(step)
+            specs.append(parse_job_spec(job))
         except ValueError:
             raise ValueError(item) from None
     return specs

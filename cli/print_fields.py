@@ -22,6 +22,8 @@ from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
 
 Value = str | int | None  # None = unset (printed blank)
+# Widths beyond this are refused: `%999999999` would print a gigabyte of padding per cell.
+MAX_FIELD_WIDTH = 65536
 
 
 class FormatError(ValueError):
@@ -75,6 +77,8 @@ def parse_field_list(spec: str | Sequence[str], widths: Mapping[str, int]) -> li
                 width = int(size)
             except ValueError:
                 raise FormatError(f'Invalid field requested: "{item.strip()}"') from None
+            if abs(width) > MAX_FIELD_WIDTH:
+                raise FormatError(f'Invalid field requested: "{item.strip()}"')
         columns.append(Column(canonical, width))
     return columns
 

@@ -75,7 +75,7 @@ def sacct(jobs: tuple[str, ...], users: str | None, allusers: bool, allocations:
     try:
         specs = job_lists.parse_job_list(",".join(jobs))
     except ValueError as exc:
-        die(f"Invalid job id: {exc}")
+        die(f"Bad job/step specified: {exc}", severity="fatal")
     job_ids = [spec.job_id for spec in specs]
     try:
         wanted_states = sorted(parse_state_list(states)) if states else []
@@ -83,8 +83,8 @@ def sacct(jobs: tuple[str, ...], users: str | None, allusers: bool, allocations:
         die(f"Invalid state specified: {exc}")
     start, end = _window(starttime, endtime, bool(job_ids), bool(wanted_states), now)
     query = pb.AccountingQuery(
-        job_ids=job_ids, users=users.split(",") if users else [], start_time=start, end_time=end,
-        groups=groups.split(",") if groups else [],
+        job_ids=job_ids, users=_known(users, "user"), start_time=start, end_time=end,
+        groups=_known(groups, "group"),
         states=wanted_states, names=name.split(",") if name else [],
         partitions=partition.split(",") if partition else [],
         accounts=accounts.lower().split(",") if accounts else [], qos=qos.lower().split(",") if qos else [],
@@ -128,6 +128,25 @@ def _window(starttime: str | None, endtime: str | None, with_jobs: bool, with_st
     if with_states and starttime:
         return start, start
     return start, int(now) if with_states else 0
+
+
+def _known(text: str | None, kind: str) -> list[str]:
+    """`-u`/`-g` items, each a name or id this host knows, as Slurm's sacct checks them before
+    it asks (`Invalid user id: <item>`)."""
+    import grp
+    import pwd
+
+    by_name, by_id = {"user": (pwd.getpwnam, pwd.getpwuid), "group": (grp.getgrnam, grp.getgrgid)}[kind]
+    items = [item for item in (text or "").split(",") if item]
+    for item in items:
+        try:
+            if item.isascii() and item.isdigit():
+                by_id(int(item))
+            else:
+                by_name(item)
+        except (KeyError, OverflowError, ValueError):
+            die(f"Invalid {kind} id: {item}")
+    return items
 
 
 def _node_names(expr: str) -> list[str]:

@@ -39,6 +39,9 @@ def sbatch(args: Sequence[str]) -> None:
     wrapped = cli_values.get("wrap")
     if wrapped is not None and script is not None:
         die("Script arguments not permitted with --wrap option")
+    # Bad values are refused now, as Slurm's sbatch refuses them while it parses its command line:
+    # not after waiting for a script on stdin that may never come (a terminal, an open pipe).
+    _job_desc(collect(spec, cli, os.environ), "", "", PROG, operands[1:])
     try:
         text, command, default_name = _read_script(script, wrapped, cli_values.get("chdir"))
         validate(text)

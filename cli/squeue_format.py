@@ -18,6 +18,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from cli import job_states
+from cli.print_fields import MAX_FIELD_WIDTH
 from pyslurm_common import units
 from pyslurm_common.rpc import messages as pb
 
@@ -99,6 +100,8 @@ def parse_percent_format(
         while i < n and fmt[i].isdigit():
             i += 1
         width = int(fmt[start:i]) if i > start else None
+        if width is not None and width > MAX_FIELD_WIDTH:
+            raise FormatError(f"Invalid {what} format specification: {fmt[start:i]}")
         if i >= n:
             raise FormatError(f"Invalid {what} format specification: %")
         letter = fmt[i]
@@ -140,6 +143,8 @@ def parse_name_format(
                 j += 1
             if j > start:
                 width = int(rest[start:j]) or None
+                if width is not None and width > MAX_FIELD_WIDTH:
+                    raise FormatError(f"Invalid {what} format specification: {item}")
             suffix = rest[j:]
         columns.append(Column(key=key, width=width, right=right, suffix=suffix))
     return LineFormat("", tuple(columns))

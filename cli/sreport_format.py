@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from pyslurm_common import units
 from pyslurm_common.rpc import messages as pb
 
-from .print_fields import Column, Parsable, Value, render
+from .print_fields import MAX_FIELD_WIDTH, Column, Parsable, Value, render
 
 RULE = "-" * 80
 HOUR = 3600
@@ -133,7 +133,10 @@ def parse_format(spec: str, fields: Sequence[ReportField]) -> list[tuple[ReportF
         field = next((f for f in fields if any(abbreviates(word, name, n) for name, n in f.words)), None)
         if field is None:
             raise ReportError(f" Unknown field '{word}'")
-        chosen.append((field, int(width) if width.lstrip("-").isdigit() else None))
+        size = int(width) if width.lstrip("-").isdigit() else None
+        if size is not None and abs(size) > MAX_FIELD_WIDTH:
+            raise ReportError(f" Unknown field '{item}'")
+        chosen.append((field, size))
     return chosen
 
 

@@ -14,6 +14,7 @@ import time
 from collections.abc import Iterator, Sequence
 from typing import IO, Any
 
+from pyslurm_common.bounds import JOB_ID
 from pyslurm_common.errors import SlurmError
 from pyslurm_common.hostlist import compress_counts
 from pyslurm_common.rpc import messages as pb
@@ -55,7 +56,7 @@ def srun(args: Sequence[str]) -> None:
     io_key = os.urandom(16).hex()  # what secrets.token_hex does, without its import cost
     job_text = values.get("jobid") or os.environ.get("SLURM_JOB_ID") or os.environ.get("SLURM_JOBID")
     made_job = not job_text
-    if job_text and not job_text.isdigit():
+    if job_text and not JOB_ID.accepts(job_text):
         die(f"Invalid job id specified: {job_text}")
     job_id = int(job_text or 0)
     verbose = bool(values.get("verbose"))

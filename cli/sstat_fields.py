@@ -28,7 +28,9 @@ from dataclasses import dataclass
 from cli.print_fields import (Column, FormatError, Value, help_columns, parse_field_list, record_values,
                               render_records)
 from cli import gpu_figures
+from cli.job_lists import NAMED_STEPS
 from cli.sacct_usage import format_cpu_time, format_kb
+from pyslurm_common.bounds import JOB_ID, STEP_ID
 from pyslurm_common.rpc import messages as pb
 from pyslurm_common.units import SizeFormat, format_duration_hms
 
@@ -39,8 +41,6 @@ StepUsageInfo = pb.StepUsageInfo
 
 DEFAULT_FIELDS = ("JobID,MaxRSS,MaxRSSNode,MaxRSSTask,AveRSS,MinCPU,MinCPUNode,MinCPUTask,"
                   "AveCPU,NTasks,TotalCPU")
-# Slurm's ids of the named steps sort after every numbered one, in this order.
-_NAMED_STEPS = ("interactive", "batch", "extern")
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,7 +58,7 @@ def parse_job_steps(items: Iterable[str]) -> list[JobStep]:
         if not item:
             continue
         job, dot, step = item.partition(".")
-        if not job.isdigit() or int(job) == 0 or (dot and not (step.isdigit() or step in _NAMED_STEPS)):
+        if not JOB_ID.accepts(job) or (dot and not (STEP_ID.accepts(step) or step in NAMED_STEPS)):
             raise ValueError(f"Invalid job id: {item}")
         found.append(JobStep(int(job), (str(int(step)) if step.isdigit() else step) if dot else None))
     return found
@@ -67,7 +67,7 @@ def parse_job_steps(items: Iterable[str]) -> list[JobStep]:
 def _step_order(step: StepUsageInfo) -> tuple[int, int]:
     if step.step_id.isdigit():
         return (0, int(step.step_id))
-    named = _NAMED_STEPS.index(step.step_id) if step.step_id in _NAMED_STEPS else len(_NAMED_STEPS)
+    named = NAMED_STEPS.index(step.step_id) if step.step_id in NAMED_STEPS else len(NAMED_STEPS)
     return (1, named)
 
 

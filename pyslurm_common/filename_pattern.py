@@ -1,6 +1,7 @@
 """Expansion of -o/-e/-i filename patterns (%j %x %u %A %a %N %n %s %t %J %%).
 
-A number between `%` and the letter zero-pads numeric values; a backslash
+A number between `%` and the letter zero-pads numeric values, to 10 digits at most (Slurm's
+documented cap: `%20j` pads as `%10j`); a backslash
 anywhere in the pattern disables substitution (and is removed). Relative
 results are joined to the job's working directory by the caller.
 """
@@ -10,6 +11,7 @@ import re
 from dataclasses import dataclass
 
 NO_VAL = 4294967294
+MAX_PADDING = 10
 _TOKEN = re.compile(r"%(\d*)([%AaJjNnstux])")
 
 
@@ -31,7 +33,7 @@ def expand(pattern: str, ctx: PatternContext) -> str:
         return pattern.replace("\\", "")
 
     def numeric(width: str, value: int) -> str:
-        return str(value).zfill(int(width)) if width else str(value)
+        return str(value).zfill(min(int(width), MAX_PADDING)) if width else str(value)
 
     def substitute(match: re.Match[str]) -> str:
         width, letter = match.groups()

@@ -81,3 +81,9 @@ def test_relative_paths_are_joined_to_the_work_dir() -> None:
     assert resolve("/scratch/%u/%j.out", BATCH, "/home/alice") == "/scratch/alice/128.out"
     assert resolve("/dev/null", BATCH, "/home/alice") == "/dev/null"
     assert resolve("\\%j", BATCH, "/w") == "/w/%j"
+
+
+def test_padding_stops_at_ten_digits() -> None:
+    """Slurm's documented cap: a larger number pads to 10 (a huge one must not crash the controller)."""
+    assert expand("%20j", BATCH) == "0000000128"
+    assert expand("%99999999999999999999j.out", BATCH) == "0000000128.out"

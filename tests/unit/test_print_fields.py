@@ -150,3 +150,10 @@ def test_sizes_are_promoted_only_when_exact(kb: int, text: str) -> None:
                                             (3_600_000_000, "01:00:00"), (90_061_000_000, "1-01:01:01")])
 def test_cpu_times(usec: int, text: str) -> None:
     assert sacct_usage.format_cpu_time(usec) == text
+
+
+def test_absurd_widths_are_refused() -> None:
+    """`%999999999` would print a gigabyte per cell; a 20-digit one overflowed."""
+    for spec in ("jobid%99999999999999999999", "jobid%-999999999"):
+        with pytest.raises(pf.FormatError):
+            pf.parse_field_list(spec, {"JobID": 12})
