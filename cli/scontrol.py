@@ -1,6 +1,7 @@
 """scontrol: show and change controller state (jobs, nodes, partitions, config)."""
 from __future__ import annotations
 
+import signal
 import sys
 from typing import Callable, NoReturn
 
@@ -253,6 +254,9 @@ def requeue_action(action: str) -> Callable[[list[str]], None]:
     """`requeue [Incomplete] <jobs>` (and requeuehold): only jobs not finished with Incomplete."""
     def handle(words: list[str]) -> None:
         incomplete = bool(words) and words[0].lower() == "incomplete"
+        # A job that requeues itself (submitit's checkpoint) gets SIGTERM as soon as the controller
+        # acts: held back, it cannot kill this process before the answer is in (SIGKILL still ends it).
+        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTERM})
         _job_request(words[incomplete:], action, ["Incomplete"] if incomplete else [])
     return handle
 

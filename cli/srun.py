@@ -151,7 +151,7 @@ def _writer(stream: IO[bytes]) -> Any:
 @contextlib.contextmanager
 def _output_routes(values: dict[str, Any], request: pb.StepRequest, step_id: int) -> Iterator[tuple[Any, Any]]:
     """OutputRoutes for stdout and stderr per -o/-e; local files are opened here."""
-    from pyslurm_common.filename_pattern import PatternContext, resolve
+    from pyslurm_common.filename_pattern import PatternContext, resolve, step_array_ids
 
     from .step_stream import OutputRoute
 
@@ -171,7 +171,7 @@ def _output_routes(values: dict[str, Any], request: pb.StepRequest, step_id: int
 
             path = resolve(spec.pattern, PatternContext(
                 job_id=request.job_id, job_name=request.name, user_name=pwd.getpwuid(os.getuid()).pw_name,
-                step=str(step_id), **_array_ids(request.job_id)), request.work_dir)
+                step=str(step_id), **step_array_ids(request.job_id, os.environ)), request.work_dir)
             if path not in opened:
                 try:
                     opened[path] = stack.enter_context(open(path, "ab" if _appends(request) else "wb"))
@@ -187,15 +187,6 @@ def _appends(request: pb.StepRequest) -> bool:
     if request.open_mode:
         return request.open_mode == "append"
     return os.environ.get("SLURM_RESTART_COUNT", "0") not in ("", "0")
-
-
-def _array_ids(job_id: int) -> dict[str, int]:
-    """%A and %a of a step inside an array task: the task's own SLURM_ARRAY_* variables."""
-    env = os.environ
-    if env.get("SLURM_JOB_ID") == str(job_id) and env.get("SLURM_ARRAY_JOB_ID", "").isdigit() \
-            and env.get("SLURM_ARRAY_TASK_ID", "").isdigit():
-        return {"array_job_id": int(env["SLURM_ARRAY_JOB_ID"]), "array_task_id": int(env["SLURM_ARRAY_TASK_ID"])}
-    return {}
 
 
 def _redirect_stdin(values: dict[str, Any], request: pb.StepRequest) -> None:

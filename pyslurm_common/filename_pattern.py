@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import Mapping
 
 NO_VAL = 4294967294
 MAX_PADDING = 10
@@ -26,6 +27,15 @@ class PatternContext:
     step: str = "batch"
     task_rank: int = 0
     node_index: int = 0
+
+
+def step_array_ids(job_id: int, environment: Mapping[str, str]) -> dict[str, int]:
+    """%A and %a of a step inside an array task, from the task's SLURM_ARRAY_* variables (as
+    Slurm's stepd reads them from the step's environment); none when they name another job."""
+    array_job, array_task = environment.get("SLURM_ARRAY_JOB_ID", ""), environment.get("SLURM_ARRAY_TASK_ID", "")
+    if environment.get("SLURM_JOB_ID") != str(job_id) or not (array_job.isdigit() and array_task.isdigit()):
+        return {}
+    return {"array_job_id": min(int(array_job), NO_VAL), "array_task_id": min(int(array_task), NO_VAL)}
 
 
 def expand(pattern: str, ctx: PatternContext) -> str:

@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Callable
 
 from pyslurm_common import step_io
-from pyslurm_common.filename_pattern import PatternContext, resolve
+from pyslurm_common.filename_pattern import PatternContext, resolve, step_array_ids
 
 from .cgroup import CgroupError, StepCgroup, join
 from .cgroup_limits import CgroupLimitError, Device, StepLimits, StepLimitSet, Usage, create_step_limits
@@ -193,7 +193,8 @@ class Stepd:
         launch = self.launch
         ctx = PatternContext(job_id=launch.job_id, job_name=launch.job_name, user_name=launch.user_name,
                              node_name=launch.node_name, step=launch.step, task_rank=task.rank,
-                             node_index=launch.node_index)
+                             node_index=launch.node_index,
+                             **step_array_ids(launch.job_id, dict(v.split("=", 1) for v in launch.environment if "=" in v)))
         return resolve(pattern, ctx, launch.work_dir)
 
     # ---- run ------------------------------------------------------------------

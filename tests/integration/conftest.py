@@ -84,14 +84,14 @@ class Cluster:
         proc.wait(timeout=15)
 
     def run(self, *args: str, user: str | None = None, input: str | None = None,
-            cwd: Path | None = None, check: bool = False) -> subprocess.CompletedProcess[str]:
+            cwd: Path | None = None, check: bool = False, timeout: float = 60) -> subprocess.CompletedProcess[str]:
         kw: dict[str, object] = {}
         if user is not None:
             pw = pwd.getpwnam(user)
             kw = {"user": pw.pw_uid, "group": pw.pw_gid, "extra_groups": os.getgrouplist(user, pw.pw_gid)}
         env = dict(self.env, USER=user or "root", HOME=pwd.getpwnam(user or "root").pw_dir)
         result = subprocess.run(list(args), env=env, input=input, capture_output=True, text=True,
-                                cwd=str(cwd or self.work_dir(user)), timeout=60, **kw)  # type: ignore[call-overload]
+                                cwd=str(cwd or self.work_dir(user)), timeout=timeout, **kw)  # type: ignore[call-overload]
         if check and result.returncode != 0:
             raise AssertionError(f"{args} failed ({result.returncode}): {result.stderr}")
         return result  # type: ignore[no-any-return]

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from pyslurm_common.filename_pattern import NO_VAL, PatternContext, expand, resolve
+from pyslurm_common.filename_pattern import NO_VAL, PatternContext, expand, resolve, step_array_ids
 
 BATCH = PatternContext(job_id=128, job_name="train", user_name="alice", node_name="gpu03")
 ARRAY_TASK = PatternContext(job_id=671, job_name="sweep", user_name="bob", node_name="n1",
@@ -87,3 +87,12 @@ def test_padding_stops_at_ten_digits() -> None:
     """Slurm's documented cap: a larger number pads to 10 (a huge one must not crash the controller)."""
     assert expand("%20j", BATCH) == "0000000128"
     assert expand("%99999999999999999999j.out", BATCH) == "0000000128.out"
+
+
+def test_a_step_of_an_array_task_takes_its_array_ids_from_the_task_environment() -> None:
+    env = {"SLURM_JOB_ID": "7", "SLURM_ARRAY_JOB_ID": "5", "SLURM_ARRAY_TASK_ID": "2"}
+    ctx = PatternContext(job_id=7, job_name="x", user_name="alice", step="0", **step_array_ids(7, env))
+    assert expand("%A_%a_%t.out", ctx) == "5_2_0.out"
+    assert step_array_ids(8, env) == {}                       # variables inherited from another job
+    assert step_array_ids(7, {"SLURM_JOB_ID": "7"}) == {}
+    assert step_array_ids(7, dict(env, SLURM_ARRAY_TASK_ID="9" * 30))["array_task_id"] == NO_VAL
