@@ -27,7 +27,7 @@ from .sbatch_script import LEGACY_WARNING, ScriptError, directive_words, legacy_
 PROG = "sbatch"
 # Beyond the shared allocation options (option_support.JOB_DESC)
 ACTED_ON = frozenset({"output", "error", "input", "open_mode", "wrap", "parsable", "requeue", "no_requeue",
-                      "array", "exclusive", "verbose", "clusters", "wait"})
+                      "array", "exclusive", "verbose", "clusters", "wait", "get_user_env"})
 
 
 def sbatch(args: Sequence[str]) -> None:
@@ -122,7 +122,7 @@ def _resolve_script(script: str, chdir: str | None) -> str:
 def _job_desc(values: OptionValues, text: str, command: str, default_name: str,
               script_args: list[str]) -> pb.JobDesc:
     open_mode = job_options.open_mode(values)
-    return job_options.job_desc(
+    desc = job_options.job_desc(
         values, default_name, os.environ,
         std_out=values.get("output") or "", std_err=values.get("error") or "",
         std_in=values.get("input") or "", script=text, argv=script_args, command=command,
@@ -130,6 +130,12 @@ def _job_desc(values: OptionValues, text: str, command: str, default_name: str,
         requeue_set=bool(values.get("requeue") or values.get("no_requeue")),
         requeue=not values.get("no_requeue"), exclusive=values.given("exclusive"), **_array_field(values),
     )
+    export_head = str(values.get("export") or "ALL").split(",", 1)[0].upper()
+    if values.given("get_user_env") or export_head != "ALL":
+        # The node starts the script from the user's login environment (pyslurm_d/user_login_env.py),
+        # as Slurm's sbatch asks for with --get-user-env and with --export=NONE or a list.
+        desc.environment.append("SLURM_GET_USER_ENV=1")
+    return desc
 
 
 def _array_field(values: dict[str, Any]) -> dict[str, Any]:

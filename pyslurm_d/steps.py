@@ -30,7 +30,7 @@ from typing import Awaitable, Callable
 from pyslurm_common.cgroup_conf import CgroupConfig, memory_limits
 from pyslurm_common.rpc import slurmd_pb2
 
-from . import cgroup_sweep, gpu_usage
+from . import cgroup_sweep, gpu_usage, user_login_env
 from .cgroup import CgroupError
 from .prolog import run_script, script_environment
 from .step_spool import END_FILE, read_end, read_result, write_end
@@ -238,10 +238,14 @@ class StepManager:
         with os.fdopen(fd, "w") as f:
             f.write(msg.script)
         os.chown(script, msg.uid, msg.gid)
+        environment = list(msg.environment)
+        if user_login_env.wanted(environment):
+            login = await user_login_env.login_environment(msg.user_name, msg.job_id)
+            environment = user_login_env.merged(login, environment) if login is not None else environment
         launch = {
             "job_id": msg.job_id, "uid": msg.uid, "gid": msg.gid, "user_name": msg.user_name,
             "node_name": self.node_name, "script_path": str(script), "argv": list(msg.argv),
-            "environment": [*msg.environment, f"SLURMD_NODENAME={self.node_name}"],
+            "environment": [*environment, f"SLURMD_NODENAME={self.node_name}"],
             "work_dir": msg.work_dir, "std_out": msg.std_out, "std_err": msg.std_err,
             "std_in": msg.std_in or "/dev/null", "append": msg.append, "umask": msg.umask,
             "kill_wait": msg.kill_wait, "rlimits": list(msg.rlimits),

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import pwd
 
-from .conftest import Cluster, wait_for
+from .conftest import BIN, Cluster, wait_for
 
 
 def test_array_task_steps_keep_the_task_variables_and_file_names(cluster: Cluster) -> None:
@@ -25,7 +25,24 @@ def test_export_list_gives_no_pyslurm_conf_but_slurm_conf(cluster: Cluster) -> N
     cluster.wait_state(job_id, "COMPLETED")
     names = {line.split("=", 1)[0] for line in
              (cluster.work_dir("alice") / f"slurm-{job_id}.out").read_text().splitlines()}
-    assert "SLURM_CONF" in names and "HOME" in names and "PYSLURM_CONF" not in names and "PATH" not in names
+    assert "SLURM_CONF" in names and "HOME" in names and "PYSLURM_CONF" not in names
+
+
+def test_get_user_env_and_export_none_start_from_the_login_environment(cluster: Cluster) -> None:
+    # As Slurm's slurmd: the user's login variables (here SHELL and PATH from `runuser -l`), the
+    # submitted ones on top; a submit-side variable that is not exported stays out.
+    for args in (["--export=NONE"], ["--get-user-env", "--export=ALL"]):
+        job_id = int(cluster.run("env", "FROM_SUBMIT=yes", "PATH=/submit/bin:/usr/bin:/bin", str(BIN / "sbatch"),
+                                 "--parsable",
+                                 *args, "--wrap", "echo $SHELL:$PATH:${FROM_SUBMIT:-unset}", user="alice",
+                                 check=True).stdout)
+        cluster.wait_state(job_id, "COMPLETED")
+        shell, path, submitted = (cluster.work_dir("alice") / f"slurm-{job_id}.out").read_text().strip().split(":", 2)
+        assert shell == pwd.getpwnam("alice").pw_shell, args
+        if args[0] == "--export=NONE":
+            assert not path.startswith("/submit/bin") and submitted.endswith("unset"), (path, submitted)
+        else:
+            assert path.startswith("/submit/bin") and submitted.endswith("yes"), (path, submitted)
 
 
 def test_unknown_reservation_and_license_are_refused_as_slurm_refuses_them(cluster: Cluster) -> None:
