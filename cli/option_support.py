@@ -7,6 +7,7 @@ switch plugin). Anything else ends the command with an error before a job is mad
 """
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterable, Mapping, Sequence
 
 from .app import die
@@ -25,6 +26,10 @@ IGNORED = frozenset({
     "delay_boot",           # only nodes a node_features plugin reboots are waited for; none here
     "use_min_nodes",        # pyslurm always allocates the minimum of a -N range already
     "ignore_pbs",           # pyslurm's sbatch reads no #PBS/#BSUB lines: what --ignore-pbs asks for
+    "bb", "bbf",            # no burst buffer plugin
+    "mcs_label",            # MCSPlugin=mcs/none
+    "context",              # no SELinux support
+    "core_spec", "thread_spec",   # AllowSpecResourcesUsage=No: ignored with Slurm's error line (below)
 })
 # What each command handles itself before any option is looked at (getopt_long, command_line).
 EARLY = frozenset({"help", "usage", "version"})
@@ -34,6 +39,7 @@ JOB_DESC = frozenset({
     "gpus", "gpus_per_node", "gpus_per_task", "hold", "job_name", "mem", "mem_per_cpu", "nice", "nodelist",
     "nodes", "ntasks", "ntasks_per_node", "partition", "qos", "signal", "time", "quiet",
     "comment", "mail_type", "mail_user",
+    "uid", "gid", "reboot",   # refuse_for_users
     # cli/layout_options.py
     "reservation", "licenses", "mem_per_gpu", "cpus_per_gpu", "tmp", "overcommit", "ntasks_per_core",
     "ntasks_per_socket", "threads_per_core", "hint", "distribution", "gpu_bind", "ntasks_per_gpu", "mincpus",
@@ -42,10 +48,34 @@ JOB_DESC = frozenset({
 })
 
 
+def refuse_for_users(prog: str, values: Mapping[str, object]) -> None:
+    """What Slurm refuses to anyone but root (--uid, --gid, --reboot), in its words; root is told
+    pyslurm does not do it (yet). -S/--thread-spec: ignored as AllowSpecResourcesUsage=No has it."""
+    import os
+
+    root = os.getuid() == 0
+    for dest in ("uid", "gid"):
+        if values.get(dest) is not None:
+            if not root:
+                die(f"--{dest} only permitted by root user", exit_code=255)
+            die(f"--{dest} is not supported by pyslurm")
+    if values.get("reboot"):
+        failure = "Job submit/allocate failed" if prog == "salloc" else (
+            "Unable to allocate resources" if prog == "srun" else "Batch job submission failed")
+        if not root:
+            die("rebooting of nodes is only allowed for admins", f"{failure}: Access/permission denied")
+        die("--reboot is not supported by pyslurm")
+    for dest, flag in (("core_spec", "-S"), ("thread_spec", "--thread-spec")):
+        if values.get(dest) is not None:
+            print(f"{prog}: error: Ignoring {flag} since it's not allowed by configuration "
+                  "(AllowSpecResourcesUsage = No)", file=sys.stderr)
+
+
 def refuse_unsupported(prog: str, table: Sequence[Row], values: Mapping[str, object],
                        acted_on: Iterable[str]) -> None:
     if values.get("quiet") and values.get("verbose"):
         die("don't specify both --verbose (-v) and --quiet (-Q)")
+    refuse_for_users(prog, values)
     handled = JOB_DESC | EARLY | IGNORED | frozenset(acted_on)
     for dest in values:
         if dest not in handled:

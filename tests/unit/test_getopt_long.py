@@ -134,3 +134,22 @@ def test_every_option_a_command_took_before_the_tables_is_still_acted_on() -> No
     for module, own in before.items():
         missing = (shared | own) - (JOB_DESC | EARLY | IGNORED | module.ACTED_ON)  # type: ignore[attr-defined]
         assert not missing, (module.PROG, missing)  # type: ignore[attr-defined]
+
+
+def test_root_only_options_in_slurms_words(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    import os
+
+    from cli.app import CliError
+    from cli.option_support import refuse_for_users
+
+    monkeypatch.setattr(os, "getuid", lambda: 1000)
+    with pytest.raises(CliError) as info:
+        refuse_for_users("sbatch", {"uid": "root"})
+    assert (info.value.lines, info.value.exit_code) == (("--uid only permitted by root user",), 255)
+    with pytest.raises(CliError) as info:
+        refuse_for_users("salloc", {"reboot": True})
+    assert info.value.lines == ("rebooting of nodes is only allowed for admins",
+                                "Job submit/allocate failed: Access/permission denied")
+    refuse_for_users("srun", {"core_spec": "1"})
+    assert capsys.readouterr().err == (
+        "srun: error: Ignoring -S since it's not allowed by configuration (AllowSpecResourcesUsage = No)\n")
