@@ -21,6 +21,8 @@ from . import daemon_log, sd_notify
 log = logging.getLogger(__name__)
 
 if TYPE_CHECKING:
+    import grpc
+
     from .config import SlurmConfig
 
 def argument_parser(prog: str, description: str) -> argparse.ArgumentParser:
@@ -190,6 +192,30 @@ def _writable(path: Path) -> bool:
     while not os.path.exists(path) and path != path.parent:   # os.path: False, not an error, when unreachable
         path = path.parent
     return os.access(path, os.W_OK | (os.X_OK if os.path.isdir(path) else 0))
+
+
+def listen(prog: str, server: "grpc.aio.Server", port: int) -> str:
+    """Have `server` listen on every address at `port`, or exit with Slurm's one fatal line
+    (`Unable to bind listen port (6817): Address already in use`) before anything is served or
+    systemd is told READY. The port is tried with a plain socket first: gRPC's own refusal is
+    a RuntimeError with no reason, and a log line of its own on stderr."""
+    import errno
+    import socket
+
+    address = f"0.0.0.0:{port}"
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)   # as gRPC: TIME_WAIT is no obstacle
+        try:
+            probe.bind(("0.0.0.0", port))
+        except OSError as exc:
+            fatal(prog, f"Unable to bind listen port ({port}): {os.strerror(exc.errno or errno.EADDRINUSE)}")
+    try:
+        bound = server.add_insecure_port(address)
+    except RuntimeError:
+        bound = 0
+    if bound == 0:
+        fatal(prog, f"Unable to bind listen port ({port}): {os.strerror(errno.EADDRINUSE)}")
+    return address
 
 
 def fatal(prog: str, message: str) -> NoReturn:

@@ -17,6 +17,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import NoReturn
 
 from . import config as config_mod
 from . import jwt_tokens
@@ -31,6 +32,7 @@ REST_USER = "slurmrestd"      # pyslurmrestd's account: never root or SlurmUser
 # and the accounting daemon (slow to import SQLAlchemy) once the node is idle.
 CORE = ("pyslurmctld", "pyslurmd", "pyslurmsackd")
 READY_TIMEOUT = 30.0
+STOP_TIMEOUT = 30.0    # then SIGKILL, as systemd's TimeoutStopSec
 
 
 def _pid_file(run_dir: Path, daemon: str, node: str) -> Path:
@@ -38,12 +40,13 @@ def _pid_file(run_dir: Path, daemon: str, node: str) -> Path:
 
 
 def _alive(pid_file: Path) -> int | None:
+    """The pid in `pid_file` if that process still runs (a zombie no longer does: where nothing
+    reaps the daemons, a stopped one lingers as one, and a start must not take it for running)."""
     try:
         pid = int(pid_file.read_text())
-        os.kill(pid, 0)
-        return pid
     except (OSError, ValueError):
         return None
+    return pid if _running(pid) else None
 
 
 def _node_name() -> str:
@@ -51,8 +54,11 @@ def _node_name() -> str:
 
 
 def start(conf: Path, run_dir: Path, log_dir: Path, daemons: tuple[str, ...], rest_port: int) -> None:
+    """Start `daemons` not running yet and wait until each told READY (sd_notify, as systemd's
+    Type=notify: after it listens); one that exits first ends quickstart with its fatal line."""
     bin_dir = Path(sys.executable).parent
-    env = dict(os.environ, PYSLURM_CONF=str(conf))
+    ready = _notify_socket(run_dir)
+    env = dict(os.environ, PYSLURM_CONF=str(conf), NOTIFY_SOCKET=ready.getsockname())
     node = _node_name()
     launched: list[tuple[subprocess.Popen[bytes], Path]] = []
     for daemon in daemons:
@@ -67,17 +73,50 @@ def start(conf: Path, run_dir: Path, log_dir: Path, daemons: tuple[str, ...], re
         log = (log_dir / f"{daemon}.out").open("ab")
         proc = subprocess.Popen(args, env=env, stdin=subprocess.DEVNULL, stdout=log, stderr=log,
                                 start_new_session=True)
-        launched.append((proc, pid_file))
-    _wait_for_pid_files(launched)
+        launched.append((proc, log_dir / f"{daemon}.out"))
+    try:
+        _wait_until_ready(ready, launched)
+    finally:
+        os.unlink(ready.getsockname())
+        ready.close()
 
 
-def _wait_for_pid_files(launched: list[tuple[subprocess.Popen[bytes], Path]]) -> None:
-    """Until each daemon has written its pid file (or died): a quickstart run right after this
-    one must find them running, not start second copies that `--stop` would never know of."""
+def _notify_socket(run_dir: Path) -> socket.socket:
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM | socket.SOCK_CLOEXEC)
+    path = run_dir / f"quickstart-notify-{os.getpid()}"
+    path.unlink(missing_ok=True)
+    sock.bind(str(path))
+    os.chmod(path, 0o666)     # the daemons that drop to SlurmUser tell READY after the drop
+    return sock
+
+
+def _wait_until_ready(ready: socket.socket, launched: list[tuple[subprocess.Popen[bytes], Path]]) -> None:
+    """Until every launched daemon sent READY=1 with its MAINPID; one that exits first (it could
+    not bind its port, say) or stays silent ends quickstart with a non-zero status and its words."""
+    waiting = {proc.pid: (proc, log) for proc, log in launched}
     deadline = time.monotonic() + READY_TIMEOUT
-    for proc, pid_file in launched:
-        while _alive(pid_file) != proc.pid and proc.poll() is None and time.monotonic() < deadline:
-            time.sleep(0.02)
+    while waiting:
+        for pid, (proc, log) in list(waiting.items()):
+            if proc.poll() is not None:
+                _fail(f"{Path(proc.args[0]).name} exited with status {proc.returncode}", log)
+        if time.monotonic() > deadline:
+            names = ", ".join(Path(proc.args[0]).name for proc, _ in waiting.values())
+            _fail(f"{names} did not become ready within {READY_TIMEOUT:.0f}s", None)
+        ready.settimeout(0.1)
+        try:
+            message = ready.recv(4096).decode(errors="replace").split("\n")
+        except TimeoutError:
+            continue
+        pids = [line.removeprefix("MAINPID=") for line in message if line.startswith("MAINPID=")]
+        if "READY=1" in message and pids and pids[0].isdigit():
+            waiting.pop(int(pids[0]), None)
+
+
+def _fail(what: str, log: Path | None) -> NoReturn:
+    """Exit non-zero saying what failed and the daemon's own fatal/error lines, if it wrote any."""
+    lines = log.read_text(errors="replace").splitlines() if log is not None and log.exists() else []
+    said = [line for line in lines if ": fatal: " in line or ": error: " in line][-3:]
+    sys.exit("\n".join([f"pyslurm-quickstart: error: {what}", *said] + ([f"see {log}"] if log else [])))
 
 
 def wait_idle(cfg: config_mod.SlurmConfig, timeout: float = READY_TIMEOUT) -> bool:
@@ -94,11 +133,31 @@ def wait_idle(cfg: config_mod.SlurmConfig, timeout: float = READY_TIMEOUT) -> bo
 
 
 def stop(run_dir: Path) -> None:
+    """SIGTERM to each daemon, then wait until they are gone (as systemd's stop does), SIGKILL
+    to any still there after STOP_TIMEOUT: a start right after must not meet them."""
     node = _node_name()
-    for daemon in reversed(DAEMONS):
-        pid = _alive(_pid_file(run_dir, daemon, node))
-        if pid:
-            os.kill(pid, signal.SIGTERM)
+    pids = [pid for daemon in reversed(DAEMONS) if (pid := _alive(_pid_file(run_dir, daemon, node)))]
+    for pid in pids:
+        os.kill(pid, signal.SIGTERM)
+    for sig in (signal.SIGKILL, None):
+        deadline = time.monotonic() + STOP_TIMEOUT
+        while (left := [pid for pid in pids if _running(pid)]) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        if not left:
+            return
+        if sig is not None:
+            for pid in left:
+                os.kill(pid, sig)
+    sys.exit(f"pyslurm-quickstart: error: processes {' '.join(map(str, left))} did not exit")
+
+
+def _running(pid: int) -> bool:
+    """Whether `pid` is still there and not a zombie (a daemon's parent may be gone)."""
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().rpartition(")")[2].split()[0] != "Z"
+    except OSError:
+        return False
 
 
 def main() -> None:

@@ -18,7 +18,7 @@ from pyslurm_common.auth import CONTROLLER
 from pyslurm_common.cgroup_conf import CgroupConfig
 from pyslurm_common.client_settings import controller_role
 from pyslurm_common.config import ConfigError, SlurmConfig, load_config
-from pyslurm_common.daemon_runtime import (argument_parser, become_slurm_user, fatal, feed_watchdog_while,
+from pyslurm_common.daemon_runtime import (argument_parser, become_slurm_user, fatal, feed_watchdog_while, listen,
                                            handle_reload, load_cluster_identity, reload_logging_on_hangup,
                                            run_until_signalled, wait_first, write_pid_file)
 from pyslurm_common.errors import SlurmError
@@ -113,9 +113,7 @@ async def serve_in_charge(cfg: SlurmConfig, cgroup: CgroupConfig, slurm_uid: int
     serving = Serving()
     server = make_server(server_auth, serving)
     ctld_pb2_grpc.add_ControllerServicer_to_server(failover.InChargeServicer(ctl, serving, hand_over, me), server)
-    address = f"0.0.0.0:{cfg.ctld_port}"
-    if server.add_insecure_port(address) == 0:
-        fatal(PROG, f"cannot listen on {address}")
+    address = listen(PROG, server, cfg.ctld_port)
     await server.start()
     ctl.resend_accounting()
     log.info("listening on %s, cluster %s", address, cfg.cluster_name)

@@ -23,7 +23,7 @@ from pyslurm_common import controller_channel, daemon_log, job_credential, sd_no
 from pyslurm_common.auth import NODE_AGENT
 from pyslurm_common.cgroup_conf import cgroup_conf_path, load_cgroup_config
 from pyslurm_common.gres import GpuDevice, load_gres_conf
-from pyslurm_common.daemon_runtime import (argument_parser, fatal, handle_reload, load_cluster_identity,
+from pyslurm_common.daemon_runtime import (argument_parser, fatal, handle_reload, listen, load_cluster_identity,
                                            run_until_signalled, write_pid_file)
 from pyslurm_common.errors import SlurmError, Strerror
 from pyslurm_common.rpc import ctld_pb2, ctld_pb2_grpc, slurmd_pb2, slurmd_pb2_grpc, types_pb2
@@ -433,8 +433,7 @@ def main() -> None:
         steps.recover()
         server = make_server(ServerAuth(key, NODE_AGENT, port))
         slurmd_pb2_grpc.add_NodeAgentServicer_to_server(NodeAgentServicer(steps, privileged, key, reload), server)
-        if server.add_insecure_port(f"0.0.0.0:{port}") == 0:
-            fatal(PROG, f"cannot listen on port {port}")
+        listen(PROG, server, port)
         await server.start()
         handle_reload(reload_on_hangup)
         sd_notify.ready(f"node {node_name} listening on port {port}")

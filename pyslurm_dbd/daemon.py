@@ -12,7 +12,7 @@ from pyslurm_common import config as config_mod
 from pyslurm_common import sd_notify
 from pyslurm_common.auth import ACCOUNTING
 from pyslurm_common.daemon_log import setup_logging
-from pyslurm_common.daemon_runtime import (argument_parser, become_slurm_user, fatal, load_cluster_identity,
+from pyslurm_common.daemon_runtime import (argument_parser, become_slurm_user, fatal, listen, load_cluster_identity,
                                            reload_logging_on_hangup, run_until_signalled, wait_first,
                                            write_pid_file)
 from pyslurm_common.rpc import dbd_pb2_grpc
@@ -58,9 +58,7 @@ def main() -> None:
             log.info("cluster %s added to accounting", cfg.cluster_name)
         server = make_server(ServerAuth(key, ACCOUNTING, dbd.dbd_port))
         dbd_pb2_grpc.add_AccountingServicer_to_server(servicer, server)
-        address = f"0.0.0.0:{dbd.dbd_port}"
-        if server.add_insecure_port(address) == 0:
-            fatal(PROG, f"cannot listen on {address}")
+        address = listen(PROG, server, dbd.dbd_port)
         await server.start()
         log.info("listening on %s, storage %s", address, dbd.storage_url.split("@")[-1])
         reload_logging_on_hangup(read_log_settings)

@@ -6,6 +6,7 @@ import os
 import pwd
 import re
 import subprocess
+import sys
 from pathlib import Path
 
 from pyslurm_common.config import load_config
@@ -77,4 +78,76 @@ def _alive(pid_file: Path) -> bool:
         os.kill(int(pid_file.read_text()), 0)
         return True
     except (OSError, ValueError):
+        return False
+
+
+def _quickstart(tmp_path: Path, *args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
+    env = dict(os.environ, PATH=f"{BIN}:{os.environ.get('PATH', '')}")
+    dirs = ["--conf-dir", str(tmp_path / "etc"), "--state-dir", str(tmp_path / "state"),
+            "--run-dir", str(tmp_path / "run")]
+    return subprocess.run([str(BIN / "pyslurm-quickstart"), *dirs, *args], env=env, capture_output=True,
+                          text=True, timeout=timeout)
+
+
+def _hold_port_as_alice(port: int) -> subprocess.Popen[str]:
+    """An ordinary user's plain listener on `port` (what squats a daemon's port while it is down)."""
+    alice = pwd.getpwnam("alice")
+    code = ("import socket,sys,time; s=socket.socket(); s.bind(('0.0.0.0', int(sys.argv[1]))); s.listen();"
+            " print('held', flush=True); time.sleep(600)")
+    holder = subprocess.Popen([sys.executable, "-c", code, str(port)], user=alice.pw_uid, group=alice.pw_gid,
+                              stdout=subprocess.PIPE, text=True)
+    assert holder.stdout is not None and holder.stdout.readline() == "held\n"
+    return holder
+
+
+def test_stop_waits_for_the_daemons_and_a_start_right_after_brings_the_cluster_up(tmp_path: Path) -> None:
+    for directory in (tmp_path, tmp_path.parent, tmp_path.parent.parent):
+        os.chmod(directory, 0o755)
+    base = str(free_port())
+    try:
+        for _ in range(3):
+            started = _quickstart(tmp_path, "--base-port", base)
+            assert started.returncode == 0 and "is up" in started.stdout, started.stderr
+            pids = [int(p.read_text()) for p in (tmp_path / "run").glob("*.pid")]
+            assert _quickstart(tmp_path, "--stop").returncode == 0
+            assert not [pid for pid in pids if _running(pid)]   # gone when --stop returns
+    finally:
+        _quickstart(tmp_path, "--stop")
+
+
+def test_a_daemon_that_cannot_bind_its_port_fails_in_one_line_and_quickstart_says_so(tmp_path: Path) -> None:
+    for directory in (tmp_path, tmp_path.parent, tmp_path.parent.parent):
+        os.chmod(directory, 0o755)
+    base = free_port()
+    assert _quickstart(tmp_path, "--base-port", str(base), "--no-start").returncode == 0
+    cfg = load_config(tmp_path / "etc" / "slurm.conf")
+    env = dict(os.environ, PYSLURM_CONF=str(cfg.path))
+    ports = {"pyslurmctld": cfg.ctld_port, "pyslurmd": cfg.slurmd_port, "pyslurmdbd": base + 2}
+    for daemon, port in ports.items():
+        holder = _hold_port_as_alice(port)
+        try:
+            extra = ["-N", cfg.nodes[0].name] if daemon == "pyslurmd" else []
+            run = subprocess.run([str(BIN / daemon), "-f", str(cfg.path), "-P", str(tmp_path / f"{daemon}.pid"), *extra],
+                                 env=env, capture_output=True, text=True, timeout=60)
+        finally:
+            holder.kill()
+            holder.wait()
+        assert run.returncode == 1, (daemon, run.stderr)
+        assert run.stderr.strip().splitlines()[-1] == f"{daemon}: fatal: Unable to bind listen port ({port}): Address already in use"
+        assert "Traceback" not in run.stderr, run.stderr
+    holder = _hold_port_as_alice(base + 2)       # accounting's port, squatted while it is down
+    try:
+        started = _quickstart(tmp_path)
+        assert started.returncode != 0 and "is up" not in started.stdout, started.stdout
+        assert f"pyslurmdbd: fatal: Unable to bind listen port ({base + 2}): Address already in use" in started.stderr
+    finally:
+        holder.kill()
+        holder.wait()
+        _quickstart(tmp_path, "--stop")
+
+
+def _running(pid: int) -> bool:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()[0] != "Z"
+    except OSError:
         return False
