@@ -1,9 +1,10 @@
 """Malformed options and values to every CLI, as an ordinary user, against a running cluster.
 
-Every error reads as Slurm's (`<cmd>: error: ...`, or the exact line Slurm prints), exits 1
-(or 255 where real Slurm's option parsers exit -1), shows no Python traceback or exception name, and comes at once: each command runs with stdin an
-open pipe that nobody writes to (as a terminal would be), so one that waits for a script
-before it checks its options, or expands a huge range, fails the time bound.
+Every error reads as Slurm's (`<cmd>: error: ...`, or the exact line Slurm prints), exits 1 (or
+255 where real Slurm's option parsers exit -1), shows no Python traceback or exception name, and
+comes at once: each command runs with stdin an open pipe that nobody writes to (as a terminal
+would be), so one that waits for a script before it checks its options, or expands a huge
+range, fails the time bound.
 """
 from __future__ import annotations
 
