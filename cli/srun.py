@@ -26,7 +26,7 @@ from .command_line import collect, command_line
 from .option_support import refuse_unsupported
 from .submit_inputs import add_submission_inputs
 from .option_tables import srun as spec
-from .srun_options import (StreamSpec, allocation_desc, check_mpi, check_step_gres, step_request, step_sizes,
+from .srun_options import (StreamSpec, allocation_desc, check_step_gres, mpi_type, step_request, step_sizes,
                            stream_spec, wait_seconds)
 from .step_layout import INPUT_NONE, StepLayout
 from .terminal import terminal_size
@@ -47,7 +47,8 @@ def srun(args: Sequence[str]) -> None:
     refuse_unsupported(PROG, spec.OPTIONS, values, ACTED_ON)
     if values.get("clusters") is not None:
         check_clusters(PROG, str(values["clusters"]), this_cluster())
-    check_mpi(values)
+    if (mpi := mpi_type(values)) != "none":
+        values["mpi"] = mpi   # MpiDefault, so the step environment names it
     argv = list(args[cli.operand_index:])
     if not argv:
         die("No command given to execute.", severity="fatal")

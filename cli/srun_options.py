@@ -84,6 +84,8 @@ def step_environment(values: Mapping[str, Any], environ: Mapping[str, str], work
     env.setdefault("TMPDIR", "/tmp")
     if values.get("label"):
         env["SLURM_LABELIO"] = "1"
+    if values.get("mpi", "none") != "none":
+        env["SLURM_MPI_TYPE"] = values["mpi"]   # the stepd serves PMI-2 when it reads pmi2 here
     if values.get("unbuffered") or values.get("pty"):
         env["SLURM_UNBUFFEREDIO"] = "1"
     if kill_on_bad_exit(values):
@@ -91,22 +93,29 @@ def step_environment(values: Mapping[str, Any], environ: Mapping[str, str], work
     return [f"{k}={v}" for k, v in env.items()]
 
 
-# What Slurm 22.05 lists for `srun --mpi=list` (Debian's build; pmix_vN name a PMIx version).
-MPI_TYPES = ("pmix", "none", "cray_shasta", "pmi2")
-MPI_VERSIONED = ("pmix_v3", "pmix_v4")
+# The MPI plugins this build has (what `srun --mpi=list` prints): pmi2 is served by every stepd
+# (pyslurm_common/pmi2.py). Slurm's other names (pmix, pmix_vN, cray_shasta) get its words for a
+# plugin that is not installed, as from a Slurm built without them.
+MPI_TYPES = ("none", "pmi2")
 
 
-def check_mpi(values: Mapping[str, Any]) -> None:
-    """--mpi=list prints the types and ends srun; an unknown type is refused in Slurm's words."""
+def mpi_type(values: Mapping[str, Any]) -> str:
+    """--mpi (or SLURM_MPI_TYPE), else MpiDefault from slurm.conf, else none. --mpi=list prints the
+    types and ends srun; a type without a plugin is refused in Slurm's words."""
     name = values.get("mpi")
     if name is None:
-        return
+        from pyslurm_common.client_settings import conf_value
+        name = conf_value("MpiDefault") or "none"
     if name == "list":
-        print("MPI plugin types are...", *(f"\t{t}" for t in MPI_TYPES), sep="\n", file=sys.stderr)
-        print(f"specific pmix plugin versions available: {','.join(MPI_VERSIONED)}", file=sys.stderr)
+        print("MPI plugin types are...", *(f"\t{t}" for t in MPI_TYPES), sep="\n")
         raise SystemExit(0)
-    if name not in MPI_TYPES and name not in MPI_VERSIONED:
+    if name not in MPI_TYPES:
+        for line in (f"Couldn't find the specified plugin name for mpi/{name} looking at all files",
+                     f"cannot find mpi plugin for mpi/{name}", f"MPI: Cannot create context for mpi/{name}",
+                     "MPI: Unable to load any plugin"):
+            print(f"srun: error: {line}", file=sys.stderr)
         die(f"Invalid MPI type '{name}', --mpi=list for acceptable types")
+    return str(name)
 
 
 def check_step_gres(values: Mapping[str, Any]) -> None:

@@ -18,7 +18,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from pyslurm_common import step_io
+from pyslurm_common import pmi2, step_io
 
 from .step_layout import INPUT_ALL, INPUT_NONE, StepLayout
 from .step_stream import StreamConsumer
@@ -73,6 +73,7 @@ class StepSession:
         self.aborting = False
         self.gave_up = False
         self.never_connected: list[str] = []
+        self.fence = pmi2.FenceRound(len(layout.nodes))   # srun --mpi=pmi2: the step's key-value exchange
 
     # ------------------------------------------------------------------ main loop
 
@@ -175,8 +176,20 @@ class StepSession:
                 if node.index < 0 and not self._hello(node, frame):
                     self._drop(node)
                     return
-                if frame.kind != step_io.HELLO:
+                if frame.kind == step_io.PMI_FENCE:
+                    self._fence(node, frame.payload)
+                elif frame.kind != step_io.HELLO:
                     self.consumer.feed(node.index, frame)
+
+    def _fence(self, node: _Node, payload: bytes) -> None:
+        """A node's tasks all entered a PMI fence: once every node did, each gets the merged puts."""
+        try:
+            merged = self.fence.add(node.index, payload)
+            if merged is not None:
+                self.send_all(step_io.encode(step_io.PMI_KVS, step_io.ALL_TASKS, merged))
+        except (pmi2.PmiProtocolError, step_io.StreamError) as exc:
+            print(f"srun: error: PMI fence of StepId={self.options.step} failed: {exc}", file=sys.stderr)
+            self.abort(send_ctrl_c=False)
 
     def _hello(self, node: _Node, frame: step_io.Frame) -> bool:
         """Accept the node if its first frame is HELLO with the key and a node index not yet seen."""

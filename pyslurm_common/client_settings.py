@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 
-from .conf_syntax import Token, read_conf
+from .conf_syntax import ConfigError, Token, read_conf
 
 DEFAULT_CONF = "/etc/pyslurm/slurm.conf"
 DEFAULT_AUTH_SOCKET = "/run/pyslurm/auth.socket"
@@ -61,6 +61,19 @@ def controller_names(path: str | None = None) -> list[str]:
             elif tok.lower in ("controlmachine", "backupcontroller"):
                 legacy[tok.lower] = tok.value
     return hosts or [legacy[key] for key in ("controlmachine", "backupcontroller") if key in legacy]
+
+
+def conf_value(key: str, path: str | None = None) -> str:
+    """The last value of `key` in slurm.conf ("" when absent or unreadable), for a CLI default."""
+    found = ""
+    try:
+        for tokens in read_conf(path or config_path()):
+            for tok in tokens:
+                if tok.lower == key.lower():
+                    found = tok.value
+    except (OSError, ConfigError):   # srun goes on; the daemons report a broken file
+        return ""
+    return found
 
 
 def auth_socket(path: str | None = None) -> str:

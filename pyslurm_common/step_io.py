@@ -7,10 +7,13 @@ srun drops a connection whose first frame is anything else. Then:
 
   stepd -> srun: STDOUT / STDERR (task = global rank, payload = bytes as written),
                  TASK_EXIT (task = rank, payload = JSON {"code", "signal", "oom"}),
-                 NODE_DONE (every task of the node ended; the stepd closes the stream next)
+                 NODE_DONE (every task of the node ended; the stepd closes the stream next),
+                 PMI_FENCE (--mpi=pmi2: every local task entered a fence; payload = the node's
+                 puts since the last one, see pyslurm_common/pmi2.py)
   srun -> stepd: STDIN (task = rank, or ALL_TASKS), STDIN_EOF (same addressing),
                  SIGNAL (payload = signal number, ASCII), WINSIZE (payload = "rows cols"),
-                 KILL (end the step now: Slurm's terminate sequence)
+                 KILL (end the step now: Slurm's terminate sequence),
+                 PMI_KVS (every node reached the fence; payload = the step's merged puts)
 
 A frame is `kind u8 | task u32 | length u32 | payload`, big-endian.
 """
@@ -35,6 +38,8 @@ SIGNAL = 7
 WINSIZE = 8
 NODE_DONE = 9
 KILL = 10
+PMI_FENCE = 11
+PMI_KVS = 12
 
 
 class StreamError(Exception):

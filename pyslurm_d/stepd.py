@@ -39,6 +39,7 @@ from pyslurm_common.filename_pattern import PatternContext, resolve, step_array_
 from .cgroup import CgroupError, StepCgroup, join
 from .cgroup_limits import CgroupLimitError, Device, StepLimits, StepLimitSet, Usage, create_step_limits
 from .launch import Launch, Task
+from .pmi_service import PmiService
 from .stream_relay import SrunGone, StreamRelay
 from .task_exec import (exec_task, open_io_as_user, open_task_file, task_environment, user_groups,
                         user_identity)
@@ -93,6 +94,7 @@ class Stepd:
         self.limits: StepLimitSet | None = None
         self.relay = StreamRelay(self.selector, None)   # connected to srun for an srun step
         self.first_exit_at: float | None = None
+        self.pmi = PmiService.for_launch(launch)
 
     # ---- start ----------------------------------------------------------------
 
@@ -117,11 +119,18 @@ class Stepd:
         for task in self.state.tasks.values():
             fds = task_fds[task.rank]
             env = task_environment(launch, task, node_ranks)
+            if self.pmi:
+                env.update(self.pmi.task_environment(task.rank))
             pid = os.fork()
             if pid == 0:
-                exec_task(launch, task, self.cg, self.limits, groups, fds,
-                          env, controlling_tty=launch.pty and task.local_id == 0 and task.rank == 0)
+                exec_task(launch, task, self.cg, self.limits, groups, fds, env,
+                          controlling_tty=launch.pty and task.local_id == 0 and task.rank == 0,
+                          pmi_fd=self.pmi.task_fd(task.rank) if self.pmi else None)
             task.pid = pid
+        if self.pmi:
+            self.pmi.close_task_ends()
+            for rank, server in self.pmi.servers.items():
+                self.selector.register(server, selectors.EVENT_READ, ("pmi", rank))
         for fd in self.state.fds:   # the tasks hold their ends now
             os.close(fd)
         self.state.fds = []
@@ -216,6 +225,8 @@ class Stepd:
                     os.read(wake_r, 512)
                 elif key.data == "control":
                     self._handle_control(control)
+                elif isinstance(key.data, tuple):
+                    self._serve_pmi(key.data[1], key.fileobj)
                 else:
                     self._relay(key.fd, events)
             self._reap()
@@ -245,6 +256,22 @@ class Stepd:
                     self.cg.signal_all(signal.SIGWINCH)
             elif frame.kind == step_io.KILL:
                 self.terminate("CANCELLED")
+            elif frame.kind == step_io.PMI_KVS and self.pmi:
+                self.pmi.fence_done(frame.payload)
+
+    def _serve_pmi(self, rank: int, sock: object) -> None:
+        """A task's PMI request; a fence every local task entered goes up to srun; an abort ends the step."""
+        assert self.pmi is not None
+        aborts, closed = self.pmi.receive(rank)
+        if closed:
+            self.selector.unregister(sock)
+        payload = self.pmi.fence_payload()
+        if payload is not None:
+            self.relay.send(step_io.encode(step_io.PMI_FENCE, self.launch.node_index, payload))
+        for abort in aborts:
+            self._write_stderr(f"slurmstepd: error: PMI abort from task {abort.rank}"
+                               f"{': ' + abort.message if abort.message else ''}\n")
+            self.terminate("CANCELLED")
 
     def _done(self) -> bool:
         if not self.state.all_exited:
@@ -440,6 +467,8 @@ class Stepd:
 
     def cleanup(self) -> None:
         self.relay.close()
+        if self.pmi:
+            self.pmi.close()
         for fd in (*self.state.fds, self.state.stderr_fd, self.state.pty_master):
             if fd is not None:
                 try:

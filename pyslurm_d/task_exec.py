@@ -98,7 +98,8 @@ def task_environment(launch: Launch, task: Task, node_ranks: str) -> dict[str, s
 
 
 def exec_task(launch: Launch, task: Task, cg: StepCgroup, limits: StepLimitSet, groups: list[int],
-              fds: tuple[int, int, int], env: dict[str, str], controlling_tty: bool) -> None:
+              fds: tuple[int, int, int], env: dict[str, str], controlling_tty: bool,
+              pmi_fd: int | None = None) -> None:
     """In the forked child: join the task cgroup and the limits, drop privileges, exec. Never returns."""
     program = launch.script_path or launch.argv[0]
     try:
@@ -109,9 +110,12 @@ def exec_task(launch: Launch, task: Task, cg: StepCgroup, limits: StepLimitSet, 
         os.setsid()
         if controlling_tty:
             fcntl.ioctl(fds[0], termios.TIOCSCTTY, 0)
+        pmi_fd = fcntl.fcntl(pmi_fd, fcntl.F_DUPFD, 10) if pmi_fd is not None else None  # clear of 0-3
         for target, fd in enumerate(fds):
             os.dup2(fd, target)
-        os.closerange(3, 65536)   # nothing of stepd's (sockets, other tasks' pipes) leaks into the task
+        if pmi_fd is not None:   # the PMI socket (srun --mpi=pmi2) is fd 3, PMI_FD
+            os.dup2(pmi_fd, 3)
+        os.closerange(3 if pmi_fd is None else 4, 65536)   # nothing of stepd's (sockets, other tasks' pipes) leaks into the task
         apply_rlimits(launch.rlimits)
         os.setgroups(groups)
         os.setgid(launch.gid)

@@ -1,0 +1,135 @@
+"""MPI programs under srun --mpi=pmi2: Debian's MPICH, built with mpicc here, wired up by the
+stepds' PMI service (pyslurm_d/pmi_service.py) with the key-value space exchanged through srun.
+
+Skipped without mpicc (CI installs Debian's `mpich`, .ci/run)."""
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from .conftest import Cluster
+
+pytestmark = pytest.mark.skipif(shutil.which("mpicc") is None, reason="needs Debian's mpich (mpicc)")
+
+ALLREDUCE = r"""
+#include <mpi.h>
+#include <stdio.h>
+#include <unistd.h>
+int main(int argc, char **argv) {
+    int rank, size, sum = 0, one;
+    char host[256];
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    one = rank + 1;
+    MPI_Allreduce(&one, &sum, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    gethostname(host, sizeof host);
+    printf("rank=%d size=%d sum=%d node=%s\n", rank, size, sum, getenv("SLURMD_NODENAME"));
+    if (argc > 1) { MPI_Barrier(MPI_COMM_WORLD); sleep(atoi(argv[1])); }
+    MPI_Finalize();
+    return 0;
+}
+"""
+
+
+@pytest.fixture(scope="module")
+def allreduce(cluster: Cluster) -> str:
+    source = cluster.work / "allreduce.c"
+    source.write_text(ALLREDUCE.replace("#include <unistd.h>", "#include <unistd.h>\n#include <stdlib.h>"))
+    binary = cluster.work / "allreduce"
+    subprocess.run(["mpicc", "-o", str(binary), str(source)], check=True, timeout=120)
+    os.chmod(binary, 0o755)
+    return str(binary)
+
+
+def _ranks(stdout: str) -> dict[int, tuple[int, int, str]]:
+    rows = {}
+    for line in stdout.splitlines():
+        match = re.fullmatch(r"rank=(\d+) size=(\d+) sum=(-?\d+) node=(\S+)", line)
+        assert match, f"unexpected output line {line!r}"
+        rows[int(match[1])] = (int(match[2]), int(match[3]), match[4])
+    return rows
+
+
+def test_allreduce_on_one_node(cluster: Cluster, allreduce: str) -> None:
+    # The test nodes have two CPUs each.
+    result = cluster.run("srun", "--mpi=pmi2", "-N1", "-n2", allreduce, user="alice")
+    assert result.returncode == 0, result.stderr
+    rows = _ranks(result.stdout)
+    assert sorted(rows) == [0, 1]
+    assert {(size, total) for size, total, _ in rows.values()} == {(2, 3)}
+    assert len({node for _, _, node in rows.values()}) == 1
+
+
+def test_allreduce_across_two_nodes(cluster: Cluster, allreduce: str) -> None:
+    result = cluster.run("srun", "--mpi=pmi2", "-N2", "-n4", allreduce, user="bob")
+    assert result.returncode == 0, result.stderr
+    rows = _ranks(result.stdout)
+    assert sorted(rows) == [0, 1, 2, 3]
+    assert {(size, total) for size, total, _ in rows.values()} == {(4, 10)}
+    assert rows[0][2] == rows[1][2] != rows[2][2] == rows[3][2]   # block distribution
+
+
+def test_without_pmi2_the_tasks_are_singletons(cluster: Cluster, allreduce: str) -> None:
+    result = cluster.run("srun", "--mpi=none", "-N1", "-n2", allreduce, user="alice")
+    assert result.returncode == 0, result.stderr
+    assert {(size, total) for size, total, _ in _ranks(result.stdout).values()} == {(1, 1)}
+
+
+# A PMI-2 client as MPICH's pmi2 library talks (Debian's MPICH speaks PMI-1; Slurm serves both).
+PMI2_CLIENT = r"""
+import os, socket
+fd = socket.socket(fileno=int(os.environ["PMI_FD"]))
+def call(cmd, **pairs):
+    body = ("cmd=%s;" % cmd + "".join("%s=%s;" % (k, v.replace(";", ";;")) for k, v in pairs.items())).encode()
+    fd.sendall(b"%-6d" % len(body) + body)
+    size = int(fd.recv(6, socket.MSG_WAITALL))
+    text = fd.recv(size, socket.MSG_WAITALL).decode()
+    return dict(p.split("=", 1) for p in text.replace(";;", "\0").split(";") if p)
+fd.sendall(b"cmd=init pmi_version=2 pmi_subversion=0\n")
+assert b"rc=0" in fd.recv(200)
+init = call("fullinit", pmirank=os.environ["PMI_RANK"], threaded="FALSE")
+rank, size = int(init["rank"]), int(init["size"])
+mapping = call("info-getjobattr", key="PMI_process_mapping")["value"]
+call("kvs-put", key="card-%d" % rank, value="node;%s" % os.environ["SLURMD_NODENAME"])
+call("kvs-fence")
+cards = [call("kvs-get", jobid=call("job-getid")["jobid"], key="card-%d" % r)["value"].replace("\0", ";")
+         for r in range(size)]
+print(rank, size, os.environ["PMI_JOBID"], mapping, ",".join(cards))
+call("finalize")
+"""
+
+
+def test_pmi2_wire_protocol_across_two_nodes(cluster: Cluster) -> None:
+    script = cluster.work / "pmi2_client.py"
+    script.write_text(PMI2_CLIENT)
+    result = cluster.run("srun", "--mpi=pmi2", "-N2", "-n4", "/usr/bin/python3", str(script), user="alice")
+    assert result.returncode == 0, result.stderr
+    lines = sorted(result.stdout.splitlines())
+    assert len(lines) == 4, result.stdout
+    step_ids = set()
+    for rank, line in enumerate(lines):
+        got_rank, size, jobid, mapping, cards = line.split()
+        assert (int(got_rank), size, mapping) == (rank, "4", "(vector,(0,2,2))")
+        step_ids.add(jobid)
+        assert cards.split(",")[0] == cards.split(",")[1] != cards.split(",")[2] == cards.split(",")[3]
+        assert cards.startswith("node;node")
+    assert len(step_ids) == 1 and re.fullmatch(r"\d+\.\d+", step_ids.pop())
+
+
+def test_mpi_list_and_missing_plugins(cluster: Cluster) -> None:
+    listed = cluster.run("srun", "--mpi=list", user="alice")
+    assert (listed.returncode, listed.stdout) == (0, "MPI plugin types are...\n\tnone\n\tpmi2\n")
+    refused = cluster.run("srun", "--mpi=pmix", "true", user="alice")
+    assert refused.returncode == 1
+    assert refused.stderr.splitlines() == [
+        "srun: error: Couldn't find the specified plugin name for mpi/pmix looking at all files",
+        "srun: error: cannot find mpi plugin for mpi/pmix",
+        "srun: error: MPI: Cannot create context for mpi/pmix",
+        "srun: error: MPI: Unable to load any plugin",
+        "srun: error: Invalid MPI type 'pmix', --mpi=list for acceptable types"]
