@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import Cluster
+from .conftest import Cluster, wait_for
 
 pytestmark = pytest.mark.skipif(shutil.which("mpicc") is None, reason="needs Debian's mpich (mpicc)")
 
@@ -20,6 +20,8 @@ ALLREDUCE = r"""
 #include <mpi.h>
 #include <stdio.h>
 #include <unistd.h>
+#include <string.h>
+#include <time.h>
 int main(int argc, char **argv) {
     int rank, size, sum = 0, one;
     char host[256];
@@ -30,7 +32,8 @@ int main(int argc, char **argv) {
     MPI_Allreduce(&one, &sum, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     gethostname(host, sizeof host);
     printf("rank=%d size=%d sum=%d node=%s\n", rank, size, sum, getenv("SLURMD_NODENAME"));
-    if (argc > 1) { MPI_Barrier(MPI_COMM_WORLD); sleep(atoi(argv[1])); }
+    if (argc > 1 && strcmp(argv[1], "spin") == 0) { clock_t end = clock() + CLOCKS_PER_SEC / 2; while (clock() < end); }
+    else if (argc > 1) { MPI_Barrier(MPI_COMM_WORLD); sleep(atoi(argv[1])); }
     MPI_Finalize();
     return 0;
 }
@@ -79,6 +82,30 @@ def test_without_pmi2_the_tasks_are_singletons(cluster: Cluster, allreduce: str)
     result = cluster.run("srun", "--mpi=none", "-N1", "-n2", allreduce, user="alice")
     assert result.returncode == 0, result.stderr
     assert {(size, total) for size, total, _ in _ranks(result.stdout).values()} == {(1, 1)}
+
+
+def test_mpi_step_is_accounted_and_scancel_leaves_no_mpi_process(cluster: Cluster, allreduce: str) -> None:
+    script = f"#!/bin/sh\nsrun --mpi=pmi2 -n4 {allreduce} spin\nsrun --mpi=pmi2 -n4 {allreduce} 300\n"
+    job_id = int(cluster.run("sbatch", "--parsable", "-N2", "-n4", user="alice", input=script, check=True).stdout)
+    out = cluster.work_dir("alice") / f"slurm-{job_id}.out"
+    wait_for(lambda: out.exists() and out.read_text().count("size=4 sum=10") == 8, timeout=60)
+
+    def mpi_processes() -> list[str]:
+        return subprocess.run(["pgrep", "-f", allreduce], capture_output=True, text=True).stdout.split()
+
+    assert len(mpi_processes()) >= 4
+    cluster.run("scancel", str(job_id), user="alice", check=True)
+    cluster.wait_state(job_id, "CANCELLED", timeout=40)
+    wait_for(lambda: not mpi_processes(), timeout=20)
+
+    def first_step() -> list[str]:
+        rows = cluster.run("sacct", "-n", "-P", "-j", str(job_id), "-o", "JobID,NTasks,State,TotalCPU",
+                           user="alice").stdout.splitlines()
+        return next((row.split("|") for row in rows if row.startswith(f"{job_id}.0|")), [])
+
+    wait_for(lambda: first_step()[:3] == [f"{job_id}.0", "4", "COMPLETED"], timeout=30)
+    minutes, _, seconds = first_step()[3].rpartition(":")
+    assert float(seconds) + 60 * int(minutes or 0) >= 1.0   # four tasks spun half a second of CPU each
 
 
 # A PMI-2 client as MPICH's pmi2 library talks (Debian's MPICH speaks PMI-1; Slurm serves both).
