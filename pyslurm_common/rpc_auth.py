@@ -8,7 +8,9 @@
 * `AuthInterceptor` verifies the credential of every incoming call against the method and
   the request body, refuses it with UNAUTHENTICATED otherwise, answers a body that is no
   valid message with Slurm's "Unexpected message received", and makes the caller's
-  `Identity` available to the handler through `caller()`. Each refusal is one log line.
+  `Identity` available to the handler through `caller()`. Each refusal is one log line; a
+  handler that fails with anything but a gRPC abort answers Slurm's "Unexpected error" and logs
+  one line (the traceback at debug level), never a Python exception name to the user.
 * `translate_errors` turns `SlurmError` raised by domain code into a gRPC status, so
   servicers only translate messages.
 """
@@ -139,6 +141,12 @@ def _wrap_unary(handler: grpc.RpcMethodHandler, claim: Claim, server_auth: Serve
         serving.count += 1
         try:
             reply = await inner(request, context)
+        except grpc.aio.AbortError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - a bug must not reach users as a Python exception name
+            log.error("%s from uid %d failed: %s: %s", method, claim.identity.uid, type(exc).__name__, exc)
+            log.debug("%s failed", method, exc_info=True)
+            await context.abort(grpc.StatusCode.INTERNAL, SlurmError(Strerror.INTERNAL).status_details())
         finally:
             serving.count -= 1
             _caller.reset(token)

@@ -118,11 +118,24 @@ class Agent:
         return protocol.encode_reply(0, "", reply)
 
 
+class SocketInUse(Exception):
+    """Another agent answers on the socket path."""
+
+
 def listen_socket(path: Path) -> socket.socket:
+    """Listen on `path`; a socket left by an agent that is gone is replaced, a live one is not."""
     path.parent.mkdir(parents=True, exist_ok=True)
     os.chmod(path.parent, 0o755)
     if path.exists() or path.is_symlink():
-        path.unlink()
+        probe = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        try:
+            probe.connect(str(path))
+        except OSError:
+            path.unlink()            # stale: nobody listens there
+        else:
+            raise SocketInUse(f"Unable to bind listen socket {path}: another agent is listening on it")
+        finally:
+            probe.close()
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     sock.bind(str(path))
     os.chmod(path, 0o666)  # every local user may ask; the kernel tells us who they are
@@ -148,7 +161,11 @@ def main() -> None:
         signer = Signer(key, host=host)
         agent = Agent(signer, to_controllers(cfg, signer), dbd, host,
                       lambda token, user: jwt_tokens.token_identity(cfg, token, user, host))
-        server = await asyncio.start_unix_server(agent.handle, sock=listen_socket(cfg.auth_socket))
+        try:
+            sock = listen_socket(cfg.auth_socket)
+        except (SocketInUse, OSError) as exc:
+            fatal(PROG, str(exc))
+        server = await asyncio.start_unix_server(agent.handle, sock=sock)
         log.info("listening on %s", cfg.auth_socket)
         reload_logging_on_hangup(lambda: (config_mod.load_config(cfg.path).slurmctld_debug, None))
         sd_notify.ready(f"listening on {cfg.auth_socket}")

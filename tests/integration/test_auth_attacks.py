@@ -292,3 +292,12 @@ def test_crafted_connections_cannot_make_the_auth_agent_hold_much(cluster: Clust
     assert f"request from uid {uid} refused: malformed request (3 bytes)" in log
     assert "Traceback" not in log
     assert cluster.run("squeue", user="alice").returncode == 0               # still serving
+
+
+def test_a_second_auth_agent_does_not_take_over_a_live_agents_socket(cluster: Cluster) -> None:
+    second = subprocess.run([str(BIN / "pyslurmsackd")], env=cluster.env, capture_output=True, text=True,
+                            timeout=60, stdin=subprocess.DEVNULL)
+    assert second.returncode == 1
+    assert second.stderr.splitlines()[-1] == (f"pyslurmsackd: fatal: Unable to bind listen socket "
+                                             f"{cluster.spec.auth_socket}: another agent is listening on it")
+    assert cluster.run("squeue", user="alice").returncode == 0               # the first one still serves

@@ -88,7 +88,7 @@ def test_an_existing_installation_is_given_to_slurm_user_only_once_it_names_one(
     mine = [spec.state_dir / "ctld", spec.state_dir / "accounting", spec.log_dir, spec.key_file,
             spec.conf_dir / "slurmdbd.conf"]
     for directory in mine[:2]:                           # as its root-run daemons left them
-        directory.mkdir()
+        directory.mkdir(exist_ok=True)                   # (write_cluster puts the JWT key in ctld/)
     (spec.state_dir / "ctld" / "journal").write_text("")
     give_to_slurm_user(spec.slurm_conf)                  # what install.sh's quickstart run does
     assert {path.stat().st_uid for path in mine} == {0}

@@ -35,6 +35,9 @@ class _Controller(ctld_pb2_grpc.ControllerServicer):
         self.calls += 1
         return ctld_pb2.PingReply(host=f"{caller().uid}@{caller().host}")
 
+    async def GetJobs(self, request: ctld_pb2.JobQuery, context: grpc.aio.ServicerContext) -> ctld_pb2.JobList:
+        raise OverflowError("Python int too large to convert to C long")   # a bug, as a user would meet it
+
 
 async def _serve(port: int, key: bytes = KEY) -> tuple[grpc.aio.Server, _Controller]:
     servicer = _Controller()
@@ -219,6 +222,17 @@ def test_a_reply_without_the_daemons_proof_is_not_believed() -> None:
         assert info.value.details().endswith("answered without the daemon's proof: reply ignored")
         assert servicer.calls == 0
         await relay.stop(None)
+        await server.stop(None)
+
+    run(test)
+
+
+def test_a_failing_handler_answers_slurms_unexpected_error_not_a_python_exception_name() -> None:
+    async def test(port: int) -> None:
+        server, _ = await _serve(port)
+        with pytest.raises(grpc.aio.AioRpcError) as info:
+            await _stub(port).GetJobs(ctld_pb2.JobQuery(), timeout=5)
+        assert (info.value.code(), info.value.details()) == (grpc.StatusCode.INTERNAL, "Unexpected error")
         await server.stop(None)
 
     run(test)
