@@ -8,6 +8,7 @@ import grp
 import os
 import pwd
 import subprocess
+import tomllib
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
@@ -25,6 +26,8 @@ def test_install_upgrade_and_uninstall(tmp_path: Path) -> None:
     first = install(tmp_path, "--no-start")
     assert first.returncode == 0, first.stderr
     assert os.readlink(bin_dir / "sbatch") == f"{prefix}/bin/sbatch"
+    scripts = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["scripts"]
+    assert {name for name in scripts if not os.path.islink(bin_dir / name)} == set()   # every command on PATH
     for unit in UNITS:
         text = (units / f"{unit}.service").read_text()
         assert f"ExecStart={prefix}/bin/{unit} -D " in text and "/opt/pyslurm/" not in text
