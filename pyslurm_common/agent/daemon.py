@@ -124,8 +124,9 @@ class SocketInUse(Exception):
 
 def listen_socket(path: Path) -> socket.socket:
     """Listen on `path`; a socket left by an agent that is gone is replaced, a live one is not."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    os.chmod(path.parent, 0o755)
+    if not path.parent.is_dir():    # a directory of our own; an existing one (/run, /tmp) keeps its mode
+        path.parent.mkdir(parents=True)
+        os.chmod(path.parent, 0o755)
     if path.exists() or path.is_symlink():
         probe = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         try:

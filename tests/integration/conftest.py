@@ -15,6 +15,7 @@ import pwd
 import shutil
 import signal
 import socket
+import stat
 import subprocess
 import sys
 import tempfile
@@ -45,6 +46,15 @@ def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return int(s.getsockname()[1])
+
+
+def open_path_to(directory: Path) -> None:
+    """Let SlurmUser reach `directory` (pytest makes its temporary trees private): it and its
+    parents up to the first shared sticky directory (/tmp) become 0755, that one is left alone."""
+    for path in (directory, *directory.parents):
+        if path.stat().st_mode & stat.S_ISVTX or path == Path("/"):
+            return
+        os.chmod(path, 0o755)
 
 
 def wait_for(predicate: Callable[[], object], timeout: float = 20.0, interval: float = 0.1) -> object:

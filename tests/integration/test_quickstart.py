@@ -11,12 +11,11 @@ from pathlib import Path
 
 from pyslurm_common.config import load_config
 
-from .conftest import BIN, free_port, wait_for
+from .conftest import BIN, free_port, open_path_to, wait_for
 
 
 def test_quickstart_writes_config_starts_daemons_and_stops_them(tmp_path: Path) -> None:
-    for directory in (tmp_path, tmp_path.parent, tmp_path.parent.parent):
-        os.chmod(directory, 0o755)      # SlurmUser reaches its state below, as under /var/lib
+    open_path_to(tmp_path)             # SlurmUser reaches its state below, as under /var/lib
     base = free_port()
     dirs = ["--conf-dir", str(tmp_path / "etc"), "--state-dir", str(tmp_path / "state"),
             "--run-dir", str(tmp_path / "run"), "--base-port", str(base)]
@@ -101,8 +100,7 @@ def _hold_port_as_alice(port: int) -> subprocess.Popen[str]:
 
 
 def test_stop_waits_for_the_daemons_and_a_start_right_after_brings_the_cluster_up(tmp_path: Path) -> None:
-    for directory in (tmp_path, tmp_path.parent, tmp_path.parent.parent):
-        os.chmod(directory, 0o755)
+    open_path_to(tmp_path)             # SlurmUser reaches its state below, as under /var/lib
     base = str(free_port())
     try:
         for _ in range(3):
@@ -116,8 +114,7 @@ def test_stop_waits_for_the_daemons_and_a_start_right_after_brings_the_cluster_u
 
 
 def test_a_daemon_that_cannot_bind_its_port_fails_in_one_line_and_quickstart_says_so(tmp_path: Path) -> None:
-    for directory in (tmp_path, tmp_path.parent, tmp_path.parent.parent):
-        os.chmod(directory, 0o755)
+    open_path_to(tmp_path)             # SlurmUser reaches its state below, as under /var/lib
     base = free_port()
     assert _quickstart(tmp_path, "--base-port", str(base), "--no-start").returncode == 0
     cfg = load_config(tmp_path / "etc" / "slurm.conf")

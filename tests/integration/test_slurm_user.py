@@ -13,7 +13,7 @@ from pathlib import Path
 from pyslurm_common.cluster_files import ClusterSpec, write_cluster
 from pyslurm_common.slurm_user import ensure_system_user, give_to_slurm_user
 
-from .conftest import BIN, Cluster, running_cluster, two_node_spec, wait_for
+from .conftest import BIN, Cluster, open_path_to, running_cluster, two_node_spec, wait_for
 
 SLURM_USER = "pyslurmit"   # a dedicated system account, not the machine's own slurm
 
@@ -60,8 +60,7 @@ def _sacct(c: Cluster, job: int) -> str:
 
 def test_unusable_setups_are_fatal(tmp_path: Path) -> None:
     ensure_system_user(SLURM_USER)
-    os.chmod(tmp_path, 0o755)
-    os.chmod(tmp_path.parent, 0o755)
+    open_path_to(tmp_path)
     spec = slurm_user_spec(tmp_path, "fatal")
     write_cluster(spec)
     env = {"PATH": "/usr/bin:/bin", "PYSLURM_CONF": str(spec.slurm_conf)}
