@@ -22,6 +22,7 @@ derived from the cluster key, so no signature of one kind can pass for another. 
 """
 from __future__ import annotations
 
+import functools
 import hashlib
 import hmac
 import os
@@ -90,13 +91,20 @@ def load_key(path: Path) -> bytes:
     return text.encode()
 
 
+@functools.lru_cache(maxsize=16)
 def purpose_key(key: bytes, purpose: str) -> bytes:
-    """The key for one use of the cluster key (credentials, server proofs, job credentials)."""
+    """The key for one use of the cluster key (credentials, server proofs, job credentials); derived
+    once per key and use, not on every call and reply that is proven with it."""
     return hmac.new(key, f"pyslurm {purpose}".encode(), hashlib.sha256).digest()
 
 
 def _mac(key: bytes, payload: str) -> str:
     return hmac.new(key, payload.encode(), hashlib.sha256).hexdigest()
+
+
+def credential_nonce(credential: str) -> str:
+    """The nonce of a credential this process made (what a daemon's reply proof names)."""
+    return credential.split(" ")[6]
 
 
 def body_digest(body: bytes) -> str:

@@ -25,7 +25,7 @@ from typing import Any, Callable
 
 import grpc
 
-from .auth import OTHER_INSTANCE, Identity, hello_statement, proof_holds, reply_statement
+from .auth import OTHER_INSTANCE, Identity, credential_nonce, hello_statement, proof_holds, reply_statement
 from .rpc import auth_pb2
 from .rpc_auth import CHALLENGE_BYTES, HELLO_METHOD, REPLY_PROOF_KEY, Signer
 
@@ -94,7 +94,7 @@ class Peer:
                     raise
                 self.forget(audience)       # it restarted: introduce ourselves again
                 continue
-            nonce = metadata[0][1].split(" ")[6]
+            nonce = credential_nonce(metadata[0][1])
             proof = dict(await call.trailing_metadata() or ()).get(REPLY_PROOF_KEY, "")
             if not isinstance(proof, str) or not proof_holds(self._signer.key, audience,
                                                              reply_statement(nonce, reply), proof):
