@@ -49,6 +49,8 @@ def lab(primary_host: SeparateHost) -> Iterator[Cluster]:
         start_controller(c, primary_host, "ctla")
         start_controller(c, None, "ctlb")
         c.wait_idle()
+        # the nodes reach the primary before the backup's standby server is up
+        wait_for(lambda: ping(c) == BOTH_UP, timeout=MARGIN)
         yield c
 
 
