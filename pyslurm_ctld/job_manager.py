@@ -40,6 +40,8 @@ from .priority import PriorityFactors
 from .limits import default_time_limit, limit_gate, submit_refusal
 from .step_layout import StepShape, place_step
 from .time_limit_update import new_time_limit
+from .core import access
+from .core.access import is_privileged, owned_job, known_job
 from .core.apply import apply
 from .core.state import ClusterState
 
@@ -63,6 +65,8 @@ class NodeUsage:
 
 class JobManager(ClusterState):
     """The deciders over the cluster state, until each concern has its own module."""
+
+    is_privileged = access.is_privileged
 
     def reconfigure(self, cfg: SlurmConfig) -> None:
         """Swap in a new slurm.conf; jobs are untouched. Raises SlurmError (and changes nothing)
@@ -91,7 +95,7 @@ class JobManager(ClusterState):
                        uid: int) -> PartitionEdited:
         """scontrol create/update/delete partition (administrators): the journaled record, or
         SlurmError (partition_admin.edit says which)."""
-        if not self.is_privileged(uid):
+        if not is_privileged(self, uid):
             raise SlurmError(Strerror.ACCESS_DENIED)
         jobs_in: dict[str, list[int]] = {}
         for job in self.jobs.values():
@@ -116,16 +120,6 @@ class JobManager(ClusterState):
 
     # ---- permissions --------------------------------------------------------
 
-    def is_privileged(self, uid: int) -> bool:
-        return uid == 0 or uid == self.slurm_uid
-
-    def _owned_job(self, job_id: int, uid: int) -> Job:
-        job = self.jobs.get(JobId(job_id))
-        if job is None:
-            raise SlurmError(Strerror.INVALID_JOB_ID)
-        if job.uid != uid and not self.is_privileged(uid):
-            raise SlurmError(Strerror.ACCESS_DENIED)
-        return job
 
     # ---- decisions ----------------------------------------------------------
 
@@ -197,14 +191,14 @@ class JobManager(ClusterState):
 
     def dependency_change(self, job_id: int, text: str, uid: int) -> DependencyChanged:
         """`scontrol update jobid=N dependency=...` ("" clears it): the owner or an admin, pending jobs only."""
-        job = self._owned_job(job_id, uid)
+        job = owned_job(self, job_id, uid)
         if job.state is not JobState.PENDING:
             raise SlurmError(Strerror.NOT_PENDING)
         return DependencyChanged(job.job_id, self._dependency_checks().parsed(text, job.job_id) if text else None)
 
     def throttle_change(self, job_id: int, text: str, uid: int) -> ArrayThrottleChanged:
         """`scontrol update jobid=<array> ArrayTaskThrottle=N`: the owner or an admin, of an array id."""
-        job = self._owned_job(job_id, uid)
+        job = owned_job(self, job_id, uid)
         if job.array is None or job.array.array_job_id != job.job_id:
             raise SlurmError(Strerror.INVALID_ARGUMENT, f"Job {job_id} is not a job array")
         try:
@@ -214,7 +208,7 @@ class JobManager(ClusterState):
 
     def begin_change(self, job_id: int, begin_time: int, uid: int) -> BeginTimeChanged:
         """`scontrol update jobid=N StartTime=...`: the owner or an admin, pending jobs only."""
-        job = self._owned_job(job_id, uid)
+        job = owned_job(self, job_id, uid)
         if job.state is not JobState.PENDING:
             raise SlurmError(Strerror.NOT_PENDING)
         return BeginTimeChanged(job.job_id, begin_time)
@@ -224,7 +218,7 @@ class JobManager(ClusterState):
         """`scontrol update jobid=N Account=/QOS=` (None: unchanged, "" the default): the owner, root,
         SlurmUser or an `operator` (AdminLevel), pending jobs only, checked as at submission
         (association_checks.charge)."""
-        job = self._owned_job(job_id, uid) if not operator else self._known_job(job_id)
+        job = owned_job(self, job_id, uid) if not operator else known_job(self, job_id)
         if job.state is not JobState.PENDING:
             raise SlurmError(Strerror.NOT_PENDING)
         req = job.request
@@ -334,19 +328,19 @@ class JobManager(ClusterState):
                         nice: str | None, now: int) -> JobPriorityChanged | JobHoldChanged:
         """`scontrol update jobid=N priority=X nice=Y` by the owner or an operator (rules in
         job_priorities.priority_update)."""
-        return priority_update(self._owned_job(job_id, uid), operator or self.is_privileged(uid), priority, nice, now)
+        return priority_update(owned_job(self, job_id, uid), operator or is_privileged(self, uid), priority, nice, now)
 
     def time_limit_change(self, job_id: int, uid: int, operator: bool, sign: str, text: str) -> JobTimeLimitChanged:
         """`scontrol update jobid=N TimeLimit[+-]=...` by the owner or an operator (rules in
         time_limit_update)."""
-        job = self._owned_job(job_id, uid)
-        return JobTimeLimitChanged(job.job_id, new_time_limit(job, sign, text, operator or self.is_privileged(uid)))
+        job = owned_job(self, job_id, uid)
+        return JobTimeLimitChanged(job.job_id, new_time_limit(job, sign, text, operator or is_privileged(self, uid)))
 
     def partition_change(self, job_id: int, uid: int, operator: bool, names: str) -> JobPartitionChanged:
         """`scontrol update jobid=N Partition=a[,b]`: the owner or an operator, pending jobs only,
-        each partition checked as at submission (state, -w nodes, features, association and
+        each partition checked as at submission (self, -w nodes, features, association and
         allow/deny lists, a node that could ever hold the job)."""
-        job = self._owned_job(job_id, uid) if not operator else self._known_job(job_id)
+        job = owned_job(self, job_id, uid) if not operator else known_job(self, job_id)
         if job.state is not JobState.PENDING:
             raise SlurmError(Strerror.NOT_PENDING)
         parts = [self._resolve_partition(name) for name in names.split(",") if name] or [self._resolve_partition("")]
@@ -363,7 +357,7 @@ class JobManager(ClusterState):
     def cpu_count_change(self, job_id: int, uid: int, operator: bool, text: str) -> JobCpusChanged:
         """`scontrol update jobid=N NumCPUs=N` of a pending job (owner or operator): N CPUs in all,
         spread evenly over its tasks, on nodes that could hold them."""
-        job = self._owned_job(job_id, uid) if not operator else self._known_job(job_id)
+        job = owned_job(self, job_id, uid) if not operator else known_job(self, job_id)
         if job.state is not JobState.PENDING:
             raise SlurmError(Strerror.NOT_PENDING)
         tasks = max(1, job.request.num_tasks)
@@ -382,7 +376,7 @@ class JobManager(ClusterState):
         return JobCpusChanged(job.job_id, req.cpus_per_task)
 
     def cancellation(self, job_id: int, uid: int, now: int) -> JobCancelled:
-        job = self._owned_job(job_id, uid)
+        job = owned_job(self, job_id, uid)
         if job.state.is_finished:
             raise SlurmError(Strerror.ALREADY_DONE)
         pending_reason = str(job.reason) if job.state is JobState.PENDING and job.reason is not Reason.NONE else ""
@@ -395,7 +389,7 @@ class JobManager(ClusterState):
         and `123_[1-3]` name tasks of array 123: the records of those that started, the
         indices of those still pending in the master. Raises INVALID_JOB_ID when nothing matches.
         """
-        job = self._owned_job(spec.job_id, uid)
+        job = owned_job(self, spec.job_id, uid)
         array = job.array
         if array is None or array.array_job_id != job.job_id:
             if spec.tasks is not None:
@@ -433,7 +427,7 @@ class JobManager(ClusterState):
 
 
     def signalling(self, job_id: int, uid: int, signal: int, batch_only: bool, full: bool) -> list[Effect]:
-        job = self._owned_job(job_id, uid)
+        job = owned_job(self, job_id, uid)
         if job.state is not JobState.RUNNING or job.allocation is None:
             raise SlurmError(Strerror.ALREADY_DONE if job.state.is_finished else Strerror.JOB_PENDING)
         return [SignalTasks(job.job_id, job.allocation.nodes, signal, batch_only, full)]
@@ -442,7 +436,7 @@ class JobManager(ClusterState):
         """The nodes to ask for the live usage of the job's steps (sstat): the batch host for the
         batch step, a step's nodes for that step, every node of the job for all of its steps;
         none when the job is not running. Only the owner or a privileged user may look."""
-        job = self._owned_job(job_id, uid)
+        job = owned_job(self, job_id, uid)
         if job.state is not JobState.RUNNING or job.allocation is None:
             return ()
         if step_id == "batch":
@@ -453,10 +447,10 @@ class JobManager(ClusterState):
         return job.allocation.nodes
 
     def hold_change(self, job_id: int, action: str, uid: int, now: int) -> JobHoldChanged:
-        job = self._owned_job(job_id, uid)
+        job = owned_job(self, job_id, uid)
         if job.state is not JobState.PENDING:
             raise SlurmError(Strerror.NOT_PENDING)
-        privileged = self.is_privileged(uid)
+        privileged = is_privileged(self, uid)
         if action not in ("hold", "uhold", "release"):
             raise SlurmError(Strerror.INVALID_ARGUMENT, f"unknown job action {action}")
         if not privileged and (job.hold is Hold.ADMIN or action == "uhold"):
@@ -470,13 +464,13 @@ class JobManager(ClusterState):
     def requeue_request(self, job_id: int, uid: int, hold: bool, operator: bool, incomplete: bool,
                         now: int) -> JobRequeueRequested:
         """`scontrol requeue[hold] [Incomplete]`: the owner or an operator (see job_control)."""
-        job = self._owned_job(job_id, uid) if not operator else self._known_job(job_id)
+        job = owned_job(self, job_id, uid) if not operator else known_job(self, job_id)
         return job_control.requeue_request(job, uid, hold, operator, incomplete, now)
 
     def suspension(self, job_id: int, uid: int, operator: bool, suspend: bool, now: int) -> JobSuspended | JobResumed:
         """`scontrol suspend|resume`: operators and administrators only. A job whose CPUs others took
         meanwhile (its preemptor) cannot resume: that would double-book them."""
-        job = self._known_job(job_id)
+        job = known_job(self, job_id)
         event = job_control.suspension(job, uid, operator, suspend, now)
         if isinstance(event, JobResumed) and job.allocation is not None:
             usage = self.node_usage()
@@ -484,11 +478,6 @@ class JobManager(ClusterState):
                 raise SlurmError(Strerror.DISABLED)
         return event
 
-    def _known_job(self, job_id: int) -> Job:
-        job = self.jobs.get(JobId(job_id))
-        if job is None:
-            raise SlurmError(Strerror.INVALID_JOB_ID)
-        return job
 
     def node_usage(self) -> dict[str, NodeUsage]:
         """CPU ids, memory and GPU indices held on each node by running and completing jobs
@@ -667,13 +656,13 @@ class JobManager(ClusterState):
 
     def allocation_of(self, job_id: int, uid: int) -> Job:
         """The job srun or salloc waits for (owner or privileged only)."""
-        return self._owned_job(job_id, uid)
+        return owned_job(self, job_id, uid)
 
     def step_creation(self, job_id: int, uid: int, shape: StepShape, name: str, argv: tuple[str, ...],
                       now: int) -> StepStarted:
         """A new step of a running job, placed in its allocation. Raises SlurmError when the step
         can never run, step_layout.StepBusy when other steps hold what it needs now."""
-        job = self._owned_job(job_id, uid)
+        job = owned_job(self, job_id, uid)
         if job.uid != uid and uid != 0:
             raise SlurmError(Strerror.ACCESS_DENIED)   # steps run as the job's user: only they (or root) make them
         if job.state is JobState.PENDING:
@@ -696,7 +685,7 @@ class JobManager(ClusterState):
         return [SignalTasks(job.job_id, step.nodes, signal, batch_only=False, full=False, step=str(step_id))]
 
     def _running_step(self, job_id: int, step_id: int, uid: int) -> tuple[Job, Step]:
-        job = self._owned_job(job_id, uid)
+        job = owned_job(self, job_id, uid)
         step = job.step(step_id)
         if step is None:
             raise SlurmError(Strerror.INVALID_JOB_ID)
@@ -706,7 +695,7 @@ class JobManager(ClusterState):
 
     def release(self, job_id: int, uid: int, exit_code: int, exit_signal: int, now: int) -> AllocationReleased:
         """salloc is done with its allocation (or srun could not use it)."""
-        job = self._owned_job(job_id, uid)
+        job = owned_job(self, job_id, uid)
         if job.state.is_finished:
             raise SlurmError(Strerror.ALREADY_DONE)
         return AllocationReleased(job.job_id, exit_code, exit_signal, now)
