@@ -22,7 +22,7 @@ from .fairshare import ShareRow
 from .events import BatchFinished, Event, JobLost, StepFinished
 from .job import GpuUsage, Hold, Job, JobId, JobRequest, JobState, Reason, Step, StepUsage
 from .job_env import compress_counts
-from .job_manager import NodeUsage
+from .core.usage import NodeUsage
 from .node_events import NodeEvent
 from .nodes import NodeRecord
 from .priority import PriorityFactors

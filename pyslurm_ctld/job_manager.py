@@ -11,10 +11,8 @@ from __future__ import annotations
 
 import collections
 import dataclasses
-import functools
 import logging
 import math
-from dataclasses import dataclass
 from typing import Iterable, Iterator
 
 from pyslurm_common.array_spec import ArraySpec, JobSpec, parse_array_spec
@@ -42,6 +40,8 @@ from .step_layout import StepShape, place_step
 from .time_limit_update import new_time_limit
 from .core import access
 from .core.access import is_privileged, owned_job, known_job
+from .core import usage
+from .core.usage import node_usage, node_capacity
 from .core.apply import apply
 from .core.state import ClusterState
 
@@ -50,21 +50,11 @@ log = logging.getLogger(__name__)
 UNLIMITED = -1
 
 
-@dataclass(frozen=True, slots=True)
-class NodeUsage:
-    """What the jobs holding allocations use on one node."""
-
-    cpu_ids: frozenset[int]
-    memory_mb: int
-    gpu_ids: frozenset[int] = frozenset()
-
-    @property
-    def cpus(self) -> int:
-        return len(self.cpu_ids)
-
-
 class JobManager(ClusterState):
     """The deciders over the cluster state, until each concern has its own module."""
+
+    node_usage = usage.node_usage
+    node_capacity = usage.node_capacity
 
     is_privileged = access.is_privileged
 
@@ -473,56 +463,11 @@ class JobManager(ClusterState):
         job = known_job(self, job_id)
         event = job_control.suspension(job, uid, operator, suspend, now)
         if isinstance(event, JobResumed) and job.allocation is not None:
-            usage = self.node_usage()
+            usage = node_usage(self, )
             if any(set(job.allocation.cpus_on(i)) & usage[node].cpu_ids for i, node in enumerate(job.allocation.nodes)):
                 raise SlurmError(Strerror.DISABLED)
         return event
 
-
-    def node_usage(self) -> dict[str, NodeUsage]:
-        """CPU ids, memory and GPU indices held on each node by running and completing jobs
-        (and the memory and GPUs of suspended ones)."""
-        cpu_ids: dict[str, set[int]] = {name: set() for name in self.nodes}
-        gpu_ids: dict[str, set[int]] = {name: set() for name in self.nodes}
-        mem = {name: 0 for name in self.nodes}
-        counted_only: list[tuple[str, int]] = []
-        for job in self.jobs.values():
-            alloc = job.allocation
-            suspended = job.state is JobState.SUSPENDED
-            if alloc is None or not (job.state is JobState.RUNNING or job.completing or suspended):
-                continue
-            for index, node in enumerate(alloc.nodes):
-                mem[node] += alloc.memory_mb_per_node[index]
-                gpu_ids[node].update(alloc.gpus_on(index))
-                if suspended:   # a suspended job keeps its memory and GPUs, not its CPUs
-                    continue
-                if alloc.cpu_ids:
-                    cpu_ids[node].update(alloc.cpus_on(index))
-                else:
-                    counted_only.append((node, alloc.cpus_per_node[index]))
-        # Allocations journaled before CPU ids were tracked hold only a count: charge it to the
-        # lowest ids nobody names, so they still keep that many CPUs from new jobs.
-        for node, count in counted_only:
-            spare = sorted(set(range(self.nodes[node].config.cpus)) - cpu_ids[node])
-            cpu_ids[node].update(spare[:count])
-        return {name: NodeUsage(frozenset(cpu_ids[name]), mem[name], frozenset(gpu_ids[name]))
-                for name in self.nodes}
-
-    @staticmethod
-    @functools.cache
-    def _all_cpu_ids(cpus: int) -> frozenset[int]:
-        return frozenset(range(cpus))
-
-    def node_capacity(self, name: str, usage: NodeUsage) -> scheduler.NodeCapacity:
-        """The scheduler's view of one node: what it has and which of it is free now."""
-        rec = self.nodes[name]
-        gpus = self.gpu_types[name]
-        return scheduler.NodeCapacity(
-            name=name, usable=rec.usable, cpus=rec.config.cpus, memory_mb=rec.config.real_memory_mb,
-            free_cpu_ids=self._all_cpu_ids(rec.config.cpus) - usage.cpu_ids,
-            free_memory_mb=rec.config.real_memory_mb - usage.memory_mb,
-            gpu_types=gpus, free_gpus=frozenset(gpus) - usage.gpu_ids, weight=rec.config.weight,
-            features=frozenset(rec.config.features), tmp_disk_mb=rec.config.tmp_disk_mb)
 
     def schedule_pass(self, now: int) -> list[Event]:
         """Run the scheduler; record pending reasons (soft state). Returns, in commit order:
@@ -543,8 +488,8 @@ class JobManager(ClusterState):
         if follow_ups or not pending:
             return follow_ups
         events, ineligible, eligible_tasks = self._dependency_checks().eligibility(pending, active_names, now)
-        usage = self.node_usage()
-        capacities = {name: self.node_capacity(name, usage[name]) for name in self.nodes}
+        usage = node_usage(self, )
+        capacities = {name: node_capacity(self, name, usage[name]) for name in self.nodes}
         views = {
             p.name: scheduler.PartitionView(p.name, p.nodes, p.state, p.max_time_min, p.max_nodes,
                                             p.min_nodes, p.priority_tier, self._def_mem_per_cpu(p),
@@ -589,8 +534,8 @@ class JobManager(ClusterState):
         suspended = [j for j in self.jobs.values() if j.state is JobState.SUSPENDED and j.preemption is not None]
         if not suspended:
             return []
-        usage = self.node_usage()
-        capacities = {name: self.node_capacity(name, usage[name]) for name in self.nodes}
+        usage = node_usage(self, )
+        capacities = {name: node_capacity(self, name, usage[name]) for name in self.nodes}
         active = {j.job_id: j for j in self.jobs.values() if j.is_active}
         return [JobResumed(r.job_id, now) for r in preemption.resumable(suspended, active, capacities)]
 

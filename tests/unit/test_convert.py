@@ -21,7 +21,8 @@ from pyslurm_common.rpc_auth import Signer
 from pyslurm_ctld import convert
 from pyslurm_ctld.controller import Controller
 from pyslurm_ctld.job import Allocation, Job, JobId, JobState
-from pyslurm_ctld.job_manager import JobManager, NodeUsage
+from pyslurm_ctld.core.usage import NodeUsage
+from pyslurm_ctld.job_manager import JobManager
 
 CONF = """\
 ClusterName=lab

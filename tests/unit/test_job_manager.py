@@ -26,7 +26,8 @@ from pyslurm_ctld.events import (Account, ArrayTaskStarted, BatchFinished, Effec
                                  Terminate, event_from_dict, event_to_dict)
 from pyslurm_ctld.job import Allocation, Hold, Job, JobId, JobState, Reason
 from pyslurm_ctld.core.apply import MAX_BATCH_REQUEUE
-from pyslurm_ctld.job_manager import JobManager, NodeUsage
+from pyslurm_ctld.core.usage import NodeUsage
+from pyslurm_ctld.job_manager import JobManager
 from pyslurm_ctld.priority import BASIC_PRIORITY_CEILING
 from pyslurm_ctld.journal import Journal, JournalError
 from tests.builders import (ALICE, BOB, CONF, RAW, ROOT, SLURM_UID, USERS, error_of, finish, make_manager,
