@@ -12,36 +12,36 @@ from __future__ import annotations
 import collections
 import dataclasses
 import logging
-import math
 from typing import Iterable, Iterator
 
-from pyslurm_common.array_spec import ArraySpec, JobSpec, parse_array_spec
+from pyslurm_common.array_spec import JobSpec
 from pyslurm_common.bounds import ARRAY_THROTTLE, CPU_COUNT, CPUS_PER_TASK, OutOfRange
-from pyslurm_common.config import NodeConfig, PartitionConfig, SlurmConfig
+from pyslurm_common.config import NodeConfig, SlurmConfig
 from pyslurm_common.errors import SlurmError, Strerror
 
 from . import features, job_control, partition_admin, preemption, reconfigure, scheduler
 from .association_checks import charge
 from .backfill import Backfill, running_jobs
-from .dependency_checks import DependencyChecks
 from .events import (AllocationReleased, ArrayTaskStarted, ArrayTasksCancelled, ArrayThrottleChanged,
                      BeginTimeChanged, DependencyChanged, Effect, Event, JobCancelled, JobChargeChanged,
-                     JobHoldChanged, JobPreempted, JobRequeueRequested, JobResumed, JobStarted, JobSubmitted,
-                     JobSuspended, JobTimedOut, JobsPurged, NodeCreated, NodeFailed, NodesDeleted, PartitionEdited,
-                     SignalTasks, StepStarted, Terminate)
+                     JobHoldChanged, JobPreempted, JobRequeueRequested, JobResumed, JobStarted, JobSuspended,
+                     JobTimedOut, JobsPurged, NodeCreated, NodeFailed, NodesDeleted, PartitionEdited, SignalTasks,
+                     StepStarted, Terminate)
 from .events import JobCpusChanged, JobPartitionChanged, JobPriorityChanged, JobTimeLimitChanged, UsageRecorded
-from .job import ArrayInfo, Hold, Job, JobId, JobRequest, JobState, Reason, Step
+from .job import Hold, Job, JobId, JobState, Reason, Step
 from .fairshare import ShareRow
 from .job_priorities import priority_update
 from .nodes import NodeRecord
 from .priority import PriorityFactors
-from .limits import default_time_limit, limit_gate, submit_refusal
+from .limits import limit_gate
 from .step_layout import StepShape, place_step
 from .time_limit_update import new_time_limit
 from .core import access
 from .core.access import is_privileged, owned_job, known_job
 from .core import usage
 from .core.usage import node_usage, node_capacity
+from .core import admission
+from .core.admission import check_some_node_holds, check_node_lists, dependency_checks, resolve_partition, def_mem_per_cpu
 from .core.apply import apply
 from .core.state import ClusterState
 
@@ -52,6 +52,8 @@ UNLIMITED = -1
 
 class JobManager(ClusterState):
     """The deciders over the cluster state, until each concern has its own module."""
+
+    submission = admission.submission
 
     node_usage = usage.node_usage
     node_capacity = usage.node_capacity
@@ -113,78 +115,13 @@ class JobManager(ClusterState):
 
     # ---- decisions ----------------------------------------------------------
 
-    def submission(self, raw: JobRequest, uid: int, gid: int, user_name: str, group_name: str,
-                   hold: bool, now: int, array: str = "", dependency: str = "") -> JobSubmitted:
-        """The JobSubmitted event of a new job (or job array, for a non-empty `--array` spec)."""
-        array_spec = self._array_spec(array) if array else None
-        depends = self._dependency_checks().parsed(dependency) if dependency else None
-        part = self._resolve_partition(raw.partition)
-        time_limit = raw.time_limit_min
-        if time_limit == 0:
-            time_limit = part.default_time_min if part.default_time_min else part.max_time_min
-        nodes_in_cluster = len(self.nodes)
-        if raw.min_nodes > nodes_in_cluster:
-            raise SlurmError(Strerror.NODE_COUNT_INVALID)
-        others = tuple(self._resolve_partition(name).name for name in raw.partitions)
-        self._check_node_lists(raw, (part.name, *others))
-        features.validated(raw.features, frozenset(f for p in (part.name, *others) for n in self.partitions[p].nodes
-                                                   if n in self.nodes for f in self.nodes[n].config.features))
-        enforce = self.cfg.accounting_storage_enforce
-        charged = charge(self.associations, enforce, user_name, raw.account, raw.qos,
-                         [self.partitions[name] for name in others or (part.name,)])
-        if raw.time_limit_min == 0:
-            time_limit = default_time_limit(self.associations, enforce, charged.qos, charged.association, time_limit)
-        request = self._normalised_gpus(dataclasses.replace(raw, partition=part.name, time_limit_min=time_limit,
-                                                            account=charged.account, qos=charged.qos,
-                                                            partitions=others if len(others) > 1 else (),
-                                                            min_nodes=max(raw.min_nodes, len(raw.required_nodes))),
-                                        part)
-        need = scheduler.job_need(request, self._def_mem_per_cpu(part))
-        self._check_some_node_holds(need, self.nodes.values())
-        new_jobs = len(array_spec.indices) if array_spec else 1
-        if self._active_job_count() + new_jobs > self.cfg.max_job_count:
-            raise SlurmError(Strerror.TOO_MANY_JOBS)
-        submit_refusal(self.associations, enforce, self.jobs.values(), user_name, charged.association, request,
-                       need.tres, new_jobs)
-        job_id = JobId(self.new_job_id())
-        job = Job(
-            job_id=job_id, request=request, uid=uid, gid=gid, user_name=user_name,
-            group_name=group_name, submit_time=now, hold=Hold.USER if hold else Hold.NONE,
-            reason=Reason.HELD_USER if hold else Reason.NONE,
-            eligible_time=0 if hold else max(now, request.begin_time),
-            array=_array_info(job_id, array_spec.indices, array_spec.throttle) if array_spec else None,
-            dependency=depends,
-        )
-        return JobSubmitted(dataclasses.replace(job, priority=self.priority_of(job, now)))
-
-    @staticmethod
-    def _check_some_node_holds(need: "scheduler._Need", nodes: Iterable[NodeRecord]) -> None:
-        """BAD_NODE_CONFIG unless one of `nodes`, as configured, has the CPUs, memory and features
-        one node of the request needs."""
-        if not any(n.config.cpus >= need.cpus_per_node and n.config.real_memory_mb >= need.memory_mb_per_node
-                   and features.satisfied(need.constraint, frozenset(n.config.features)) for n in nodes):
-            raise SlurmError(Strerror.BAD_NODE_CONFIG)
-
-    def _check_node_lists(self, req: JobRequest, partitions: tuple[str, ...]) -> None:
-        """-w/-x name known nodes; the -w ones must all be in one of the job's partitions."""
-        for name in (*req.required_nodes, *req.excluded_nodes):
-            if name not in self.nodes:
-                raise SlurmError(Strerror.INVALID_NODE_NAME)
-        if req.required_nodes and not any(set(req.required_nodes) <= set(self.partitions[p].nodes)
-                                          for p in partitions):
-            raise SlurmError(Strerror.BAD_NODE_CONFIG)
-        if set(req.required_nodes) & set(req.excluded_nodes):
-            raise SlurmError(Strerror.BAD_NODE_CONFIG)
-
-    def _dependency_checks(self) -> DependencyChecks:
-        return DependencyChecks(self.jobs, self.array_tasks, self.slurm_uid, self.options.kill_invalid_depend)
 
     def dependency_change(self, job_id: int, text: str, uid: int) -> DependencyChanged:
         """`scontrol update jobid=N dependency=...` ("" clears it): the owner or an admin, pending jobs only."""
         job = owned_job(self, job_id, uid)
         if job.state is not JobState.PENDING:
             raise SlurmError(Strerror.NOT_PENDING)
-        return DependencyChanged(job.job_id, self._dependency_checks().parsed(text, job.job_id) if text else None)
+        return DependencyChanged(job.job_id, dependency_checks(self).parsed(text, job.job_id) if text else None)
 
     def throttle_change(self, job_id: int, text: str, uid: int) -> ArrayThrottleChanged:
         """`scontrol update jobid=<array> ArrayTaskThrottle=N`: the owner or an admin, of an array id."""
@@ -217,64 +154,6 @@ class JobManager(ClusterState):
                          [self.partitions[p] for p in req.partitions or (req.partition,) if p in self.partitions])
         return JobChargeChanged(job.job_id, charged.account, charged.qos)
 
-    def _array_spec(self, text: str) -> ArraySpec:
-        """`--array` checked against MaxArraySize (indices 0..MaxArraySize-1) and max_array_tasks."""
-        try:
-            spec = parse_array_spec(text)
-        except ValueError:
-            raise SlurmError(Strerror.INVALID_ARRAY) from None
-        if spec.indices[-1] >= self.cfg.max_array_size or len(spec.indices) > self.options.max_array_tasks:
-            raise SlurmError(Strerror.INVALID_ARRAY)
-        return spec
-
-    def _active_job_count(self) -> int:
-        """Jobs counted against MaxJobCount: each pending array task counts as one (job_table.py)."""
-        return self.jobs.active_count
-
-    def _normalised_gpus(self, req: JobRequest, part: PartitionConfig) -> JobRequest:
-        """Every GPU option as GPUs per node, checked against the partition's nodes.
-
-        --gres=gpu[:type]:N and --gpus-per-node=N are per node already; --gpus=N is spread
-        over the job's nodes, rounding up (Slurm may place it unevenly; we keep every node the
-        same); --gpus-per-task=N is N times the tasks of the busiest node. Combining options,
-        or asking for more GPUs (of the type) than any node of the partition has, is refused.
-        """
-        if sum(1 for given in (req.gpus, req.gpus_per_task, req.gpus_per_node) if given) > 1:
-            raise SlurmError(Strerror.INVALID_GRES)
-        nodes = max(1, req.min_nodes)
-        if req.gpus:
-            per_node = math.ceil(req.gpus / nodes)
-        elif req.gpus_per_task:
-            tasks = max(req.num_tasks, nodes) if req.ntasks_given else nodes
-            per_node = req.gpus_per_task * math.ceil(tasks / nodes)
-        else:
-            per_node = req.gpus_per_node
-        if per_node == 0:
-            return dataclasses.replace(req, gpus_per_node=0, gpu_type="")
-        most = max((sum(1 for kind in self.gpu_types.get(n, {}).values() if not req.gpu_type or kind == req.gpu_type)
-                    for n in part.nodes), default=0)
-        if per_node > most:
-            raise SlurmError(Strerror.INVALID_GRES)
-        return dataclasses.replace(req, gpus_per_node=per_node)
-
-    def _resolve_partition(self, name: str) -> PartitionConfig:
-        if not name:
-            default = next((p for p in self.partitions.values() if p.is_default), None)
-            if default is None:
-                raise SlurmError(Strerror.NO_DEFAULT_PARTITION)
-            part = default
-        else:
-            if name not in self.partitions:
-                raise SlurmError(Strerror.INVALID_PARTITION, f"invalid partition specified: {name}")
-            part = self.partitions[name]
-        if part.state in ("DRAIN", "INACTIVE"):
-            raise SlurmError(Strerror.PARTITION_NOT_AVAIL)
-        return part
-
-    def _def_mem_per_cpu(self, part: PartitionConfig | None) -> int:
-        if part is not None and part.def_mem_per_cpu_mb is not None:
-            return part.def_mem_per_cpu_mb
-        return self.cfg.def_mem_per_cpu_mb or 0
 
     # ---- priority (job_priorities.py) -----------------------------------------------
 
@@ -333,15 +212,15 @@ class JobManager(ClusterState):
         job = owned_job(self, job_id, uid) if not operator else known_job(self, job_id)
         if job.state is not JobState.PENDING:
             raise SlurmError(Strerror.NOT_PENDING)
-        parts = [self._resolve_partition(name) for name in names.split(",") if name] or [self._resolve_partition("")]
+        parts = [resolve_partition(self, name) for name in names.split(",") if name] or [resolve_partition(self, "")]
         req = dataclasses.replace(job.request, partition=parts[0].name,
                                   partitions=tuple(p.name for p in parts) if len(parts) > 1 else ())
-        self._check_node_lists(req, tuple(p.name for p in parts))
+        check_node_lists(self, req, tuple(p.name for p in parts))
         features.validated(req.features, frozenset(f for p in parts for n in p.nodes
                                                    if n in self.nodes for f in self.nodes[n].config.features))
         charge(self.associations, self.cfg.accounting_storage_enforce, job.user_name, req.account, req.qos, parts)
-        need = scheduler.job_need(req, self._def_mem_per_cpu(parts[0]))
-        self._check_some_node_holds(need, (self.nodes[name] for p in parts for name in p.nodes if name in self.nodes))
+        need = scheduler.job_need(req, def_mem_per_cpu(self, parts[0]))
+        check_some_node_holds(need, (self.nodes[name] for p in parts for name in p.nodes if name in self.nodes))
         return JobPartitionChanged(job.job_id, req.partition, req.partitions)
 
     def cpu_count_change(self, job_id: int, uid: int, operator: bool, text: str) -> JobCpusChanged:
@@ -360,8 +239,8 @@ class JobManager(ClusterState):
         CPUS_PER_TASK.refuse(cpus // tasks)
         req = dataclasses.replace(job.request, cpus_per_task=cpus // tasks)
         part = self.partitions.get(req.partition)
-        need = scheduler.job_need(req, self._def_mem_per_cpu(part))
-        self._check_some_node_holds(need, (n for n in self.nodes.values()
+        need = scheduler.job_need(req, def_mem_per_cpu(self, part))
+        check_some_node_holds(need, (n for n in self.nodes.values()
                                            if part is None or n.config.name in part.nodes))
         return JobCpusChanged(job.job_id, req.cpus_per_task)
 
@@ -463,7 +342,7 @@ class JobManager(ClusterState):
         job = known_job(self, job_id)
         event = job_control.suspension(job, uid, operator, suspend, now)
         if isinstance(event, JobResumed) and job.allocation is not None:
-            usage = node_usage(self, )
+            usage = node_usage(self)
             if any(set(job.allocation.cpus_on(i)) & usage[node].cpu_ids for i, node in enumerate(job.allocation.nodes)):
                 raise SlurmError(Strerror.DISABLED)
         return event
@@ -487,12 +366,12 @@ class JobManager(ClusterState):
         follow_ups: list[Event] = [*preemption.follow_ups(self.jobs.values(), now), *self._resumes(now)]
         if follow_ups or not pending:
             return follow_ups
-        events, ineligible, eligible_tasks = self._dependency_checks().eligibility(pending, active_names, now)
-        usage = node_usage(self, )
+        events, ineligible, eligible_tasks = dependency_checks(self).eligibility(pending, active_names, now)
+        usage = node_usage(self)
         capacities = {name: node_capacity(self, name, usage[name]) for name in self.nodes}
         views = {
             p.name: scheduler.PartitionView(p.name, p.nodes, p.state, p.max_time_min, p.max_nodes,
-                                            p.min_nodes, p.priority_tier, self._def_mem_per_cpu(p),
+                                            p.min_nodes, p.priority_tier, def_mem_per_cpu(self, p),
                                             p.over_subscribe.upper() == "EXCLUSIVE")
             for p in self.partitions.values()
         }
@@ -534,7 +413,7 @@ class JobManager(ClusterState):
         suspended = [j for j in self.jobs.values() if j.state is JobState.SUSPENDED and j.preemption is not None]
         if not suspended:
             return []
-        usage = node_usage(self, )
+        usage = node_usage(self)
         capacities = {name: node_capacity(self, name, usage[name]) for name in self.nodes}
         active = {j.job_id: j for j in self.jobs.values() if j.is_active}
         return [JobResumed(r.job_id, now) for r in preemption.resumable(suspended, active, capacities)]
@@ -687,14 +566,6 @@ class JobManager(ClusterState):
 
     def apply(self, event: Event) -> list[Effect]:
         return apply(self, event)
-
-
-def _array_info(job_id: JobId, indices: tuple[int, ...], throttle: int) -> ArrayInfo:
-    """The master's array record at submission: every index pending."""
-    steps = {b - a for a, b in zip(indices, indices[1:])}
-    return ArrayInfo(array_job_id=job_id, task_id=None, pending=indices, throttle=throttle,
-                     task_count=len(indices), task_min=indices[0], task_max=indices[-1],
-                     task_step=steps.pop() if len(steps) == 1 else 1)
 
 
 _LOW_PREFIX = "Low "

@@ -175,7 +175,7 @@ def test_a_pass_over_a_large_array_considers_one_record() -> None:
 
 
 def parse_master(job_id: int, text: str) -> Any:
-    from pyslurm_ctld.job_manager import _array_info
+    from pyslurm_ctld.core.admission import _array_info
 
     spec = parse_array_spec(text)
     return _array_info(JobId(job_id), spec.indices, spec.throttle)
