@@ -17,8 +17,8 @@ from ..association_checks import charge
 from ..dependency_checks import DependencyChecks
 from ..events import JobSubmitted
 from ..job import ArrayInfo, Hold, Job, JobId, JobRequest, Reason
-from ..nodes import NodeRecord
 from ..limits import default_time_limit, submit_refusal
+from ..nodes import NodeRecord
 from .state import ClusterState
 
 

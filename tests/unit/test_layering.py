@@ -129,3 +129,11 @@ def test_an_upward_import_is_caught() -> None:
     assert not _crosses("cli.sbatch", "pyslurm_common.config")
     assert _crosses("cli.sbatch", "pyslurm_ctld.job")
     assert _crosses("pyslurm_common.config", "cli.sbatch")
+
+
+def test_the_core_does_not_reach_back_into_job_manager() -> None:
+    """core/ holds the state, the mutator and the deciders; JobManager only names them for its
+    callers, so nothing in core/ may depend on it."""
+    back = [(m, i) for m, i in _all_imports()
+            if m.startswith("pyslurm_ctld.core.") and i.startswith("pyslurm_ctld.job_manager")]
+    assert not back, back

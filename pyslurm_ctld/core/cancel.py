@@ -1,0 +1,72 @@
+"""scancel: the events that cancel jobs, array tasks and pending array indices, and the signals
+sent to running jobs. Only the owner or a privileged user may.
+"""
+from __future__ import annotations
+
+from pyslurm_common.array_spec import JobSpec
+from pyslurm_common.errors import SlurmError, Strerror
+
+from ..events import ArrayTasksCancelled, Effect, Event, JobCancelled, SignalTasks
+from ..job import Job, JobId, JobState, Reason
+from .access import owned_job
+from .state import ClusterState
+
+
+def cancellation(state: ClusterState, job_id: int, uid: int, now: int) -> JobCancelled:
+    job = owned_job(state, job_id, uid)
+    if job.state.is_finished:
+        raise SlurmError(Strerror.ALREADY_DONE)
+    pending_reason = str(job.reason) if job.state is JobState.PENDING and job.reason is not Reason.NONE else ""
+    return JobCancelled(job.job_id, by_uid=uid, time=now, reason=pending_reason)
+
+
+def named_records(state: ClusterState, spec: JobSpec, uid: int) -> tuple[list[Job], tuple[int, ...]]:
+    """The records a command-line job id names, and the still-pending array indices it names.
+
+    `123` names job 123, or every record of array 123 when 123 is an array id; `123_5`
+    and `123_[1-3]` name tasks of array 123: the records of those that started, the
+    indices of those still pending in the master. Raises INVALID_JOB_ID when nothing matches.
+    """
+    job = owned_job(state, spec.job_id, uid)
+    array = job.array
+    if array is None or array.array_job_id != job.job_id:
+        if spec.tasks is not None:
+            raise SlurmError(Strerror.INVALID_JOB_ID)
+        return [job], ()
+    members = state.array_tasks.get(job.job_id, {})
+    if spec.tasks is None:
+        records = [state.jobs[j] for j in set(members.values()) | {job.job_id} if j in state.jobs]
+        return sorted(records, key=lambda r: r.job_id), ()
+    pending = set(array.pending) if array.is_remainder and job.state is JobState.PENDING else set()
+    records = [state.jobs[members[t]] for t in spec.tasks if t in members and members[t] in state.jobs]
+    named_pending = tuple(t for t in spec.tasks if t in pending)
+    if not records and not named_pending:
+        raise SlurmError(Strerror.INVALID_JOB_ID)
+    return records, named_pending
+
+
+def cancellations(state: ClusterState, spec: JobSpec, uid: int, now: int) -> list[Event]:
+    """scancel of one command-line id (see `named_records`): one event per record, plus one
+    for the pending array indices it names. Raises like `cancellation` when nothing is left to cancel."""
+    records, pending = named_records(state, spec, uid)
+    active = [r for r in records if not r.state.is_finished]
+    if not active and not pending:
+        return [cancellation(state, records[0].job_id, uid, now)]   # raises: already done
+    events: list[Event] = [cancellation(state, r.job_id, uid, now) for r in active]
+    if pending:
+        master = state.jobs[JobId(spec.job_id)]
+        assert master.array is not None
+        # When every pending index goes, the master itself is cancelled as the highest one.
+        takes_all = len(pending) == len(master.array.pending)
+        ids = [JobId(state.new_job_id()) for _ in pending[:-1]]
+        ids.append(master.job_id if takes_all else JobId(state.new_job_id()))
+        reason = str(master.reason) if master.reason is not Reason.NONE else ""
+        events.append(ArrayTasksCancelled(master.job_id, pending, tuple(ids), uid, now, reason))
+    return events
+
+
+def signalling(state: ClusterState, job_id: int, uid: int, signal: int, batch_only: bool, full: bool) -> list[Effect]:
+    job = owned_job(state, job_id, uid)
+    if job.state is not JobState.RUNNING or job.allocation is None:
+        raise SlurmError(Strerror.ALREADY_DONE if job.state.is_finished else Strerror.JOB_PENDING)
+    return [SignalTasks(job.job_id, job.allocation.nodes, signal, batch_only, full)]

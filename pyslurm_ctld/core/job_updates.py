@@ -1,0 +1,157 @@
+"""`scontrol update job`, hold/release, requeue and suspend/resume: each checks who asks and what
+the job allows, and returns the event to journal (or raises SlurmError). A new update key is a
+function here, an event in events.py and its handler in core/apply.py.
+"""
+from __future__ import annotations
+
+import dataclasses
+
+from pyslurm_common.bounds import ARRAY_THROTTLE, CPUS_PER_TASK, CPU_COUNT, OutOfRange
+from pyslurm_common.errors import SlurmError, Strerror
+
+from .. import features, job_control, scheduler
+from ..association_checks import charge
+from ..events import (ArrayThrottleChanged, BeginTimeChanged, DependencyChanged, JobChargeChanged, JobCpusChanged,
+                      JobHoldChanged, JobPartitionChanged, JobPriorityChanged, JobRequeueRequested, JobResumed,
+                      JobSuspended, JobTimeLimitChanged)
+from ..job import Hold, JobState
+from ..job_priorities import priority_update
+from ..time_limit_update import new_time_limit
+from .access import is_privileged, known_job, owned_job
+from .admission import check_node_lists, check_some_node_holds, def_mem_per_cpu, dependency_checks, resolve_partition
+from .state import ClusterState
+from .usage import node_usage
+
+
+def dependency_change(state: ClusterState, job_id: int, text: str, uid: int) -> DependencyChanged:
+    """`scontrol update jobid=N dependency=...` ("" clears it): the owner or an admin, pending jobs only."""
+    job = owned_job(state, job_id, uid)
+    if job.state is not JobState.PENDING:
+        raise SlurmError(Strerror.NOT_PENDING)
+    return DependencyChanged(job.job_id, dependency_checks(state).parsed(text, job.job_id) if text else None)
+
+
+def throttle_change(state: ClusterState, job_id: int, text: str, uid: int) -> ArrayThrottleChanged:
+    """`scontrol update jobid=<array> ArrayTaskThrottle=N`: the owner or an admin, of an array id."""
+    job = owned_job(state, job_id, uid)
+    if job.array is None or job.array.array_job_id != job.job_id:
+        raise SlurmError(Strerror.INVALID_ARGUMENT, f"Job {job_id} is not a job array")
+    try:
+        return ArrayThrottleChanged(job.job_id, ARRAY_THROTTLE.parse(text))
+    except OutOfRange:
+        raise SlurmError(Strerror.INVALID_ARGUMENT, f"Invalid ArrayTaskThrottle value: {text}") from None
+
+
+def begin_change(state: ClusterState, job_id: int, begin_time: int, uid: int) -> BeginTimeChanged:
+    """`scontrol update jobid=N StartTime=...`: the owner or an admin, pending jobs only."""
+    job = owned_job(state, job_id, uid)
+    if job.state is not JobState.PENDING:
+        raise SlurmError(Strerror.NOT_PENDING)
+    return BeginTimeChanged(job.job_id, begin_time)
+
+
+def charge_change(state: ClusterState, job_id: int, account: str | None, qos: str | None, uid: int,
+                  operator: bool = False) -> JobChargeChanged:
+    """`scontrol update jobid=N Account=/QOS=` (None: unchanged, "" the default): the owner, root,
+    SlurmUser or an `operator` (AdminLevel), pending jobs only, checked as at submission
+    (association_checks.charge)."""
+    job = owned_job(state, job_id, uid) if not operator else known_job(state, job_id)
+    if job.state is not JobState.PENDING:
+        raise SlurmError(Strerror.NOT_PENDING)
+    req = job.request
+    charged = charge(state.associations, state.cfg.accounting_storage_enforce, job.user_name,
+                     req.account if account is None else account, req.qos if qos is None else qos,
+                     [state.partitions[p] for p in req.partitions or (req.partition,) if p in state.partitions])
+    return JobChargeChanged(job.job_id, charged.account, charged.qos)
+
+
+def priority_change(state: ClusterState, job_id: int, uid: int, operator: bool, priority: str | None,
+                    nice: str | None, now: int) -> JobPriorityChanged | JobHoldChanged:
+    """`scontrol update jobid=N priority=X nice=Y` by the owner or an operator (rules in
+    job_priorities.priority_update)."""
+    return priority_update(owned_job(state, job_id, uid), operator or is_privileged(state, uid), priority, nice, now)
+
+
+def time_limit_change(state: ClusterState, job_id: int, uid: int, operator: bool, sign: str,
+                      text: str) -> JobTimeLimitChanged:
+    """`scontrol update jobid=N TimeLimit[+-]=...` by the owner or an operator (rules in
+    time_limit_update)."""
+    job = owned_job(state, job_id, uid)
+    return JobTimeLimitChanged(job.job_id, new_time_limit(job, sign, text, operator or is_privileged(state, uid)))
+
+
+def partition_change(state: ClusterState, job_id: int, uid: int, operator: bool, names: str) -> JobPartitionChanged:
+    """`scontrol update jobid=N Partition=a[,b]`: the owner or an operator, pending jobs only,
+    each partition checked as at submission (state, -w nodes, features, association and
+    allow/deny lists, a node that could ever hold the job)."""
+    job = owned_job(state, job_id, uid) if not operator else known_job(state, job_id)
+    if job.state is not JobState.PENDING:
+        raise SlurmError(Strerror.NOT_PENDING)
+    parts = [resolve_partition(state, name) for name in names.split(",") if name] or [resolve_partition(state, "")]
+    req = dataclasses.replace(job.request, partition=parts[0].name,
+                              partitions=tuple(p.name for p in parts) if len(parts) > 1 else ())
+    check_node_lists(state, req, tuple(p.name for p in parts))
+    features.validated(req.features, frozenset(f for p in parts for n in p.nodes
+                                               if n in state.nodes for f in state.nodes[n].config.features))
+    charge(state.associations, state.cfg.accounting_storage_enforce, job.user_name, req.account, req.qos, parts)
+    need = scheduler.job_need(req, def_mem_per_cpu(state, parts[0]))
+    check_some_node_holds(need, (state.nodes[name] for p in parts for name in p.nodes if name in state.nodes))
+    return JobPartitionChanged(job.job_id, req.partition, req.partitions)
+
+
+def cpu_count_change(state: ClusterState, job_id: int, uid: int, operator: bool, text: str) -> JobCpusChanged:
+    """`scontrol update jobid=N NumCPUs=N` of a pending job (owner or operator): N CPUs in all,
+    spread evenly over its tasks, on nodes that could hold them."""
+    job = owned_job(state, job_id, uid) if not operator else known_job(state, job_id)
+    if job.state is not JobState.PENDING:
+        raise SlurmError(Strerror.NOT_PENDING)
+    tasks = max(1, job.request.num_tasks)
+    try:
+        cpus = CPU_COUNT.parse(text)
+    except OutOfRange:
+        raise SlurmError(Strerror.INVALID_CPU_COUNT) from None
+    if cpus % tasks:
+        raise SlurmError(Strerror.INVALID_CPU_COUNT)
+    CPUS_PER_TASK.refuse(cpus // tasks)
+    req = dataclasses.replace(job.request, cpus_per_task=cpus // tasks)
+    part = state.partitions.get(req.partition)
+    need = scheduler.job_need(req, def_mem_per_cpu(state, part))
+    check_some_node_holds(need, (n for n in state.nodes.values()
+                                       if part is None or n.config.name in part.nodes))
+    return JobCpusChanged(job.job_id, req.cpus_per_task)
+
+
+def hold_change(state: ClusterState, job_id: int, action: str, uid: int, now: int) -> JobHoldChanged:
+    job = owned_job(state, job_id, uid)
+    if job.state is not JobState.PENDING:
+        raise SlurmError(Strerror.NOT_PENDING)
+    privileged = is_privileged(state, uid)
+    if action not in ("hold", "uhold", "release"):
+        raise SlurmError(Strerror.INVALID_ARGUMENT, f"unknown job action {action}")
+    if not privileged and (job.hold is Hold.ADMIN or action == "uhold"):
+        raise SlurmError(Strerror.ACCESS_DENIED)  # admin holds and uhold are the admins'
+    if action == "release":
+        return JobHoldChanged(job.job_id, Hold.NONE, now)
+    if action == "uhold" or not privileged:
+        return JobHoldChanged(job.job_id, Hold.USER, now)
+    return JobHoldChanged(job.job_id, Hold.ADMIN, now)
+
+
+def requeue_request(state: ClusterState, job_id: int, uid: int, hold: bool, operator: bool, incomplete: bool,
+                    now: int) -> JobRequeueRequested:
+    """`scontrol requeue[hold] [Incomplete]`: the owner or an operator (see job_control)."""
+    job = owned_job(state, job_id, uid) if not operator else known_job(state, job_id)
+    return job_control.requeue_request(job, uid, hold, operator, incomplete, now)
+
+
+def suspension(state: ClusterState, job_id: int, uid: int, operator: bool, suspend: bool,
+               now: int) -> JobSuspended | JobResumed:
+    """`scontrol suspend|resume`: operators and administrators only. A job whose CPUs others took
+    meanwhile (its preemptor) cannot resume: that would double-book them."""
+    job = known_job(state, job_id)
+    event = job_control.suspension(job, uid, operator, suspend, now)
+    if isinstance(event, JobResumed) and job.allocation is not None:
+        usage = node_usage(state)
+        if any(set(job.allocation.cpus_on(i)) & usage[node].cpu_ids for i, node in enumerate(job.allocation.nodes)):
+            raise SlurmError(Strerror.DISABLED)
+    return event

@@ -1,0 +1,80 @@
+"""Interactive work: srun steps placed in a job's allocation, their cancellation and signals,
+salloc's release of its allocation, and which nodes sstat asks.
+"""
+from __future__ import annotations
+
+from pyslurm_common.errors import SlurmError, Strerror
+
+from ..events import AllocationReleased, Effect, SignalTasks, StepStarted, Terminate
+from ..job import Job, JobState, Step
+from ..step_layout import StepShape, place_step
+from .access import owned_job
+from .state import ClusterState
+
+
+def allocation_of(state: ClusterState, job_id: int, uid: int) -> Job:
+    """The job srun or salloc waits for (owner or privileged only)."""
+    return owned_job(state, job_id, uid)
+
+
+def step_creation(state: ClusterState, job_id: int, uid: int, shape: StepShape, name: str, argv: tuple[str, ...],
+                  now: int) -> StepStarted:
+    """A new step of a running job, placed in its allocation. Raises SlurmError when the step
+    can never run, step_layout.StepBusy when other steps hold what it needs now."""
+    job = owned_job(state, job_id, uid)
+    if job.uid != uid and uid != 0:
+        raise SlurmError(Strerror.ACCESS_DENIED)   # steps run as the job's user: only they (or root) make them
+    if job.state is JobState.PENDING:
+        raise SlurmError(Strerror.JOB_PENDING)
+    if job.state is not JobState.RUNNING or job.allocation is None:
+        raise SlurmError(Strerror.ALREADY_DONE)
+    placement = place_step(job.allocation, job.running_steps, shape)
+    step = Step(step_id=job.next_step_id, name=name, nodes=placement.nodes,
+                tasks_per_node=placement.tasks_per_node, cpu_ids=placement.cpu_ids, start_time=now,
+                argv=argv, waiting_on=placement.nodes)
+    return StepStarted(job.job_id, step)
+
+
+def step_termination(state: ClusterState, job_id: int, step_id: int, uid: int) -> list[Effect]:
+    """scancel J.S: end one running step (its nodes report how it ended)."""
+    job, step = _running_step(state, job_id, step_id, uid)
+    return [Terminate(job.job_id, step.nodes, "CANCELLED", step=str(step_id))]
+
+
+def step_signalling(state: ClusterState, job_id: int, step_id: int, uid: int, signal: int) -> list[Effect]:
+    job, step = _running_step(state, job_id, step_id, uid)
+    return [SignalTasks(job.job_id, step.nodes, signal, batch_only=False, full=False, step=str(step_id))]
+
+
+def _running_step(state: ClusterState, job_id: int, step_id: int, uid: int) -> tuple[Job, Step]:
+    job = owned_job(state, job_id, uid)
+    step = job.step(step_id)
+    if step is None:
+        raise SlurmError(Strerror.INVALID_JOB_ID)
+    if not step.running:
+        raise SlurmError(Strerror.ALREADY_DONE)
+    return job, step
+
+
+def release(state: ClusterState, job_id: int, uid: int, exit_code: int, exit_signal: int,
+            now: int) -> AllocationReleased:
+    """salloc is done with its allocation (or srun could not use it)."""
+    job = owned_job(state, job_id, uid)
+    if job.state.is_finished:
+        raise SlurmError(Strerror.ALREADY_DONE)
+    return AllocationReleased(job.job_id, exit_code, exit_signal, now)
+
+
+def step_usage_hosts(state: ClusterState, job_id: int, step_id: str, uid: int) -> tuple[str, ...]:
+    """The nodes to ask for the live usage of the job's steps (sstat): the batch host for the
+    batch step, a step's nodes for that step, every node of the job for all of its steps;
+    none when the job is not running. Only the owner or a privileged user may look."""
+    job = owned_job(state, job_id, uid)
+    if job.state is not JobState.RUNNING or job.allocation is None:
+        return ()
+    if step_id == "batch":
+        return () if job.request.interactive else (job.allocation.batch_host,)
+    if step_id:
+        step = job.step(int(step_id)) if step_id.isdigit() else None
+        return step.nodes if step is not None and step.running else ()
+    return job.allocation.nodes

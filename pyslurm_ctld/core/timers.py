@@ -1,0 +1,65 @@
+"""What time decides: jobs past their time limit, --signal warnings due, nodes silent past
+SlurmdTimeout, finished records older than MinJobAge. The controller's loops call these with `now`.
+"""
+from __future__ import annotations
+
+from ..events import Effect, JobTimedOut, JobsPurged, NodeFailed, SignalTasks
+from ..job import JobState
+from .state import ClusterState
+
+
+UNLIMITED = -1
+
+
+def timeouts(state: ClusterState, now: int) -> list[JobTimedOut]:
+    """Running jobs past TimeLimit + OverTimeLimit minutes."""
+    grace = _over_time_limit(state)
+    if grace == UNLIMITED:
+        return []
+    over = []
+    for job in state.jobs.values():
+        limit = job.request.time_limit_min
+        if (job.state is JobState.RUNNING and limit != UNLIMITED
+                and now >= job.start_time + job.suspended_secs + (limit + grace) * 60):
+            over.append(JobTimedOut(job.job_id, now))
+    return over
+
+
+def _over_time_limit(state: ClusterState) -> int:
+    value = (state.cfg.value("OverTimeLimit") or "0").upper()
+    if value in ("UNLIMITED", "INFINITE"):
+        return UNLIMITED
+    return int(value) if value.isdigit() else 0
+
+
+def signals_due(state: ClusterState, now: int) -> list[Effect]:
+    """--signal=[B:]SIG@secs: once per run, `secs` before the time limit (soft state: a
+    restarted controller may send it again, which a warning signal tolerates)."""
+    effects: list[Effect] = []
+    for job in state.jobs.values():
+        req = job.request
+        if (job.state is not JobState.RUNNING or not req.signal_number or req.time_limit_min == UNLIMITED
+                or job.allocation is None or (job.job_id, job.start_time) in state.signalled):
+            continue
+        if now >= job.start_time + req.time_limit_min * 60 - req.signal_seconds:
+            state.signalled.add((job.job_id, job.start_time))
+            effects.append(SignalTasks(job.job_id, job.allocation.nodes, req.signal_number,
+                                       batch_only=req.signal_batch_only, full=False))
+    return effects
+
+
+def unresponsive_nodes(state: ClusterState, now: float) -> list[NodeFailed]:
+    timeout = state.cfg.slurmd_timeout
+    if timeout <= 0:
+        return []
+    return [NodeFailed(rec.name, "Not responding", int(now)) for rec in state.nodes.values()
+            if rec.registered and rec.responding and now - rec.last_seen > timeout]
+
+
+def purgeable(state: ClusterState, now: int) -> JobsPurged | None:
+    age = state.cfg.min_job_age
+    if age <= 0:
+        return None
+    old = tuple(j.job_id for j in state.jobs.values()
+                if j.state.is_finished and not j.completing and j.end_time and now - j.end_time >= age)
+    return JobsPurged(old) if old else None
