@@ -153,3 +153,16 @@ def test_root_only_options_in_slurms_words(capsys: pytest.CaptureFixture[str], m
     refuse_for_users("srun", {"core_spec": "1"})
     assert capsys.readouterr().err == (
         "srun: error: Ignoring -S since it's not allowed by configuration (AllowSpecResourcesUsage = No)\n")
+
+
+def test_each_shared_definition_serves_at_least_two_tables() -> None:
+    from cli.option_tables import salloc, sbatch, shared, srun
+
+    users: dict[str, int] = {}
+    for table in (sbatch, srun, salloc):
+        for row in table.OPTIONS:
+            short, kind, dest, variables, help_block = shared.DEFINITIONS.get(row[0], ("?", -1, "", (), ""))
+            if row == (row[0], short, kind, dest, tuple(table.PREFIX + v for v in variables), help_block):
+                users[row[0]] = users.get(row[0], 0) + 1
+    assert users == {name: users.get(name, 0) for name in shared.DEFINITIONS}
+    assert min(users.values()) >= 2
