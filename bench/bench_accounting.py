@@ -32,6 +32,7 @@ from cli import sacct_fields
 from cli.print_fields import Parsable
 from pyslurm_common.rpc.dbd_pb2 import AccountingQuery, JobRecord, NodeEventRecord
 from pyslurm_common.rpc.types_pb2 import JobInfo, StepInfo
+from pyslurm_dbd.daemon_stats import INTERNAL
 from pyslurm_dbd.event_store import EventStore
 from pyslurm_dbd.store import AccountingStore
 from pyslurm_dbd.usage_reports import UsageReports
@@ -116,7 +117,7 @@ def main() -> None:
             print(json.dumps({"bench": name, "jobs": opts.jobs, **result}))
         reports = UsageReports(store.sessions)
         for name in ("first roll-up (whole history)", "next roll-up (current hour)"):
-            print(json.dumps({"bench": name, "jobs": opts.jobs, **_timed(lambda: reports.roll_up(now), 1)}))
+            print(json.dumps({"bench": name, "jobs": opts.jobs, **_timed(lambda: reports.roll_up(now, INTERNAL), 1)}))
         store.close()
 
 

@@ -51,11 +51,15 @@ def sacctmgr(immediate: bool, noheader: bool, parsable: bool, parsable2: bool, q
         mode = Parsable.NO_TRAILING if parsable2 else Parsable.TRAILING if parsable else Parsable.NONE
         if request.entity == "event":
             _show_events(request, mode, delimiter, not noheader)
+        elif request.entity == "stats":
+            _show_stats(request.names)
         else:
             _show(request, mode, delimiter, not noheader)
         return
     if request.entity == "event":
         _fail(" Events are recorded by the controller; they can only be listed ('show event')")
+    if request.entity == "stats":
+        _fail(f" Unknown entity '{words[1]}'")
     if request.entity == "association":
         _fail(" Associations are changed through their user or account (e.g. 'modify user ... set')")
     if request.entity == "tres":
@@ -208,6 +212,20 @@ def _show_events(request: sacctmgr_args.Request, mode: Parsable, delimiter: str,
     lines = render(columns, (sacctmgr_events.values(names, e, int(now)) for e in found.events),
                    parsable=mode, delimiter=delimiter, header=header)
     sys.stdout.write("".join(line + "\n" for line in lines))
+
+
+def _show_stats(words: list[str]) -> None:
+    from . import sacctmgr_stats
+
+    sort = next((key for key in sacctmgr_stats.SORT_KEYS if words and key.startswith(words[0].lower()[:2])), None)
+    try:
+        stats = sacct_database.call("GetStats", pb.Empty(), pb.AccountingStats)
+    except SlurmError as exc:
+        if exc.strerror == Strerror.ACCESS_DENIED:
+            # slurmdbd's reply for someone not a super user, as sacctmgr prints it
+            _fail("sacctmgr: RC:2002 Your user doesn't have privilege to perform this action")
+        _fail(f" Error with request: {exc.detail or exc.strerror}")
+    sys.stdout.write(sacctmgr_stats.render(stats, int(time.time()), sort))
 
 
 def _rows(request: sacctmgr_args.Request, found: "pb.AssociationEntities") -> list[sacctmgr_fields.Row]:

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 COMMANDS = {"add": "add", "create": "add", "modify": "modify", "update": "modify",
             "delete": "delete", "remove": "delete", "show": "show", "list": "show"}  # fmt: skip
-ENTITIES = ("account", "association", "cluster", "event", "qos", "tres", "user")
+ENTITIES = ("account", "association", "cluster", "event", "qos", "stats", "tres", "user")
 _ENTITY_ALIASES = {"assoc": "association", "acct": "account"}
 _SHOW_FLAGS = {"withassoc": "with_assoc", "wassoc": "with_assoc", "wolimits": "wo_limits", "tree": "tree"}
 

@@ -8,7 +8,6 @@ thread and per-RPC sections are left out rather than shown as zeros.
 from __future__ import annotations
 
 import sys
-import time
 
 import click
 
@@ -16,13 +15,14 @@ from pyslurm_common.rpc import messages as pb
 
 from . import client
 from .app import run
+from .slurm_time import slurm_ctime
 
 PROG = "sdiag"
 RULE = "*" * 55
 
 
 def _when(epoch: int) -> str:
-    return f"{time.ctime(epoch)} ({epoch})"
+    return f"{slurm_ctime(epoch)} ({epoch})"
 
 
 def render(d: pb.DiagReply) -> str:

@@ -13,12 +13,12 @@ after ``squeue: error: ``.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from cli import job_states
 from cli.print_fields import MAX_FIELD_WIDTH
+from cli.slurm_time import slurm_ctime
 from pyslurm_common import units
 from pyslurm_common.rpc import messages as pb
 
@@ -161,7 +161,7 @@ def render_cell(value: str, width: int | None, right: bool, truncate: bool = Tru
 
 def date_line(now: float) -> str:
     """The ``-l``/``-i`` date line: ``Wed Dec 02 11:40:33 2026`` (local time)."""
-    return time.strftime("%a %b %d %H:%M:%S %Y", time.localtime(now))
+    return slurm_ctime(now)
 
 
 # --------------------------------------------------------------------------- job fields

@@ -21,6 +21,7 @@ import functools
 import logging
 import secrets
 import socket
+import time
 from dataclasses import dataclass
 from typing import Any, Awaitable, Callable
 
@@ -28,6 +29,7 @@ import grpc
 from google.protobuf.message import DecodeError
 
 from . import job_credential
+from .call_stats import Serving
 from .auth import (CRED_METADATA_KEY, AuthError, Claim, CredentialSigner, Identity, Verifier, audience,
                    body_digest, hello_statement, prove, reply_statement)
 from .errors import SlurmError, Strerror
@@ -86,13 +88,6 @@ class ServerAuth:
         return ((REPLY_PROOF_KEY, prove(self.key, self.audience, reply_statement(claim.nonce, reply))),)
 
 
-class Serving:
-    """How many calls a server is handling right now (sdiag's "Server thread count")."""
-
-    def __init__(self) -> None:
-        self.count = 0
-
-
 @dataclass(frozen=True, slots=True)
 class _Refused:
     """Stands for a request body that the handler must not see, and why."""
@@ -139,6 +134,7 @@ def _wrap_unary(handler: grpc.RpcMethodHandler, claim: Claim, server_auth: Serve
             await context.abort(request.code, request.details)
         token = _caller.set(claim.identity)
         serving.count += 1
+        started = time.perf_counter_ns()
         try:
             reply = await inner(request, context)
         except grpc.aio.AbortError:
@@ -149,6 +145,7 @@ def _wrap_unary(handler: grpc.RpcMethodHandler, claim: Claim, server_auth: Serve
             await context.abort(grpc.StatusCode.INTERNAL, SlurmError(Strerror.INTERNAL).status_details())
         finally:
             serving.count -= 1
+            serving.answered(method, claim.identity.uid, (time.perf_counter_ns() - started) // 1000)
             _caller.reset(token)
         raw: bytes = serialize(reply) if serialize else reply    # serialized here, once, to be proven
         context.set_trailing_metadata(server_auth.reply_proof(claim, raw))

@@ -16,9 +16,11 @@ from pyslurm_common.daemon_runtime import (argument_parser, become_slurm_user, f
                                            reload_logging_on_hangup, run_until_signalled, wait_first,
                                            write_pid_file)
 from pyslurm_common.rpc import dbd_pb2_grpc
+from pyslurm_common.call_stats import Serving
 from pyslurm_common.rpc_auth import ServerAuth, make_server
 from pyslurm_common.slurm_user import sqlite_file
 
+from .daemon_stats import INTERNAL
 from .servicer import AccountingServicer
 from .settings import tres_table
 from .store import AccountingStore
@@ -52,11 +54,12 @@ def main() -> None:
     async def serve(stop: asyncio.Event) -> None:
         store = AccountingStore(dbd.storage_url)
         await asyncio.to_thread(store.create_schema)
+        serving = Serving()
         servicer = AccountingServicer(store, {0, slurm_uid}, private,
-                                      tres_table(cfg.value("AccountingStorageTRES") or ""))
+                                      tres_table(cfg.value("AccountingStorageTRES") or ""), serving)
         if await asyncio.to_thread(servicer.admin.ensure_cluster, cfg.cluster_name):
             log.info("cluster %s added to accounting", cfg.cluster_name)
-        server = make_server(ServerAuth(key, ACCOUNTING, dbd.dbd_port))
+        server = make_server(ServerAuth(key, ACCOUNTING, dbd.dbd_port), serving)
         dbd_pb2_grpc.add_AccountingServicer_to_server(servicer, server)
         address = listen(PROG, server, dbd.dbd_port)
         await server.start()
@@ -74,7 +77,7 @@ async def roll_up_periodically(usage: UsageReports, stop: asyncio.Event) -> None
     """Keep the hourly usage rollups current (sreport also brings them up to date when it asks)."""
     while not stop.is_set():
         try:
-            hours = await asyncio.to_thread(usage.roll_up, int(time.time()))
+            hours = await asyncio.to_thread(usage.roll_up, int(time.time()), INTERNAL)
             log.debug("usage rolled up: %d hour(s)", hours)
         except SQLAlchemyError as exc:
             log.error("usage roll-up failed, retrying later: %s", exc)

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 
 import grpc
 
+from pyslurm_common.call_stats import Serving
 from pyslurm_common.errors import SlurmError, Strerror
 from pyslurm_common.rpc import dbd_pb2, dbd_pb2_grpc, types_pb2
 from pyslurm_common.rpc_auth import caller, translate_errors
@@ -24,6 +25,7 @@ from .association_queries import AssociationQueries
 from .event_store import EventStore
 from .usage_reports import UsageReports
 from .association_versions import DefinitionVersions
+from .daemon_stats import accounting_stats
 from .job_visibility import visible_query
 from .store import AccountingStore
 
@@ -33,9 +35,9 @@ MAX_WATCH_MS = 10_000   # longest a watch is held open without a change
 
 class AccountingServicer(dbd_pb2_grpc.AccountingServicer):
     def __init__(self, store: AccountingStore, privileged_uids: set[int], private_data: frozenset[str],
-                 tres: Sequence[tuple[str, str, int]] = ()) -> None:
+                 tres: Sequence[tuple[str, str, int]] = (), serving: Serving | None = None) -> None:
         """``private_data``: the PrivateData words, lower-cased (``jobs``, ``users``, ``accounts`` ...);
-        ``tres``: the cluster's TRES table."""
+        ``tres``: the cluster's TRES table; ``serving``: the server's call statistics."""
         self.store = store
         self.privileged = privileged_uids
         self.private_jobs = "jobs" in private_data
@@ -46,6 +48,7 @@ class AccountingServicer(dbd_pb2_grpc.AccountingServicer):
         self.admin = AssociationAdmin(store.sessions)
         self.queries = AssociationQueries(store.sessions, private_data & {"users", "accounts"}, tres)
         self.versions = DefinitionVersions()
+        self.serving = serving or Serving()
 
     @translate_errors
     async def RecordJobs(self, request: dbd_pb2.JobRecordBatch, context: grpc.aio.ServicerContext) -> types_pb2.Empty:
@@ -118,6 +121,13 @@ class AccountingServicer(dbd_pb2_grpc.AccountingServicer):
             return dbd_pb2.AssociationState(version=version, unchanged=True)
         listing = await asyncio.to_thread(self.queries.definitions, request.cluster)
         return messages.state(listing, version)
+
+    @translate_errors
+    async def GetStats(self, request: types_pb2.Empty, context: grpc.aio.ServicerContext) -> dbd_pb2.AccountingStats:
+        """Super users only, as slurmdbd: root, SlurmUser and administrators."""
+        if await asyncio.to_thread(self.queries.admin_level, self._caller()) != "Administrator":
+            raise SlurmError(Strerror.ACCESS_DENIED)
+        return accounting_stats(self.serving, self.usage.runs)
 
     async def _sees_everyone(self) -> bool:
         """root, SlurmUser, operators and administrators."""

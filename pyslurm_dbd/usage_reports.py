@@ -8,10 +8,13 @@ Errors propagate as ``sqlalchemy.exc.SQLAlchemyError``.
 
 from __future__ import annotations
 
+import time
+
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session, sessionmaker
 
 from pyslurm_common.rpc.dbd_pb2 import ClusterUsage, UsageQuery, UsageReport, UserUsage
+from pyslurm_dbd.daemon_stats import USER, RollupRuns
 from pyslurm_dbd.rollup import roll_up
 from pyslurm_dbd.usage_models import AssocHourRow, ClusterHourRow
 
@@ -23,14 +26,20 @@ class UsageReports:
 
     def __init__(self, sessions: sessionmaker[Session]) -> None:
         self._sessions = sessions
+        self.runs = RollupRuns()
 
-    def roll_up(self, now: int) -> int:
-        """Compute the hours that need it; returns how many were."""
-        with self._sessions.begin() as session:
-            return roll_up(session, now)
+    def roll_up(self, now: int, cause: str) -> int:
+        """Compute the hours that need it; returns how many were. Each run is tallied by its
+        cause (daemon_stats.INTERNAL or USER) for sacctmgr show stats."""
+        began = time.perf_counter_ns()
+        try:
+            with self._sessions.begin() as session:
+                return roll_up(session, now)
+        finally:
+            self.runs.ran(cause, now, (time.perf_counter_ns() - began) // 1000)
 
     def report(self, q: UsageQuery, now: int) -> UsageReport:
-        self.roll_up(now)
+        self.roll_up(now, USER)
         with self._sessions() as session:
             return UsageReport(clusters=self._clusters(session, q), users=self._users(session, q))
 

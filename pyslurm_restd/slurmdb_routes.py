@@ -270,6 +270,30 @@ async def ping(call: Call) -> dict[str, Any]:
                        "latency": int((time.monotonic() - started) * 1e6), "primary": True}]}
 
 
+def _rollup(runs: list[dbd_pb2.RollupCount]) -> dict[str, Any]:
+    return {"count": sum(r.count for r in runs), "last_run": max((r.last_run for r in runs), default=0),
+            "duration": {"last": max(runs, key=lambda r: r.last_run).last_usec // 1_000_000 if runs else 0,
+                         "max": max((r.max_usec for r in runs), default=0) // 1_000_000,
+                         "time": sum(r.total_usec for r in runs) // 1_000_000}}
+
+
+def _call_times(c: dbd_pb2.CallCount) -> dict[str, int]:
+    return {"average": c.total_usec // c.count if c.count else 0, "total": c.total_usec}
+
+
+async def diag(call: Call) -> dict[str, Any]:
+    """sacctmgr show stats; pyslurm rolls up hours only (sreport sums them), so the daily and
+    monthly roll-ups never ran."""
+    stats = await call.accounting("GetStats", types_pb2.Empty(), dbd_pb2.AccountingStats, "slurmdb_get_stats",
+                                  "stats query failed")
+    hourly = [r for r in stats.rollups if r.interval == "hour"]
+    return {"statistics": {
+        "time_start": stats.time_start,
+        "rollups": {"hourly": _rollup(hourly), "daily": _rollup([]), "monthly": _rollup([])},
+        "RPCs": [{"rpc": c.name, "count": c.count, "time": _call_times(c)} for c in stats.rpcs],
+        "users": [{"user": c.name, "count": c.count, "time": _call_times(c)} for c in stats.users]}}
+
+
 ENDPOINTS = (
     Endpoint("slurmdbd", "GET", "jobs/", "get_jobs", get_jobs, {"jobs": []}),
     Endpoint("slurmdbd", "GET", "job/{job_id}", "get_job", get_job, {"jobs": []}),
@@ -283,4 +307,5 @@ ENDPOINTS = (
     Endpoint("slurmdbd", "GET", "clusters/", "get_clusters", get_clusters, {"clusters": []}),
     Endpoint("slurmdbd", "GET", "config", "get_config", get_config),
     Endpoint("slurmdbd", "GET", "ping/", "get_ping", ping, {"pings": []}),
+    Endpoint("slurmdbd", "GET", "diag/", "get_diag", diag, {"statistics": {}}),
 )

@@ -75,6 +75,11 @@ class AccountingStub:
                 request_serializer=dbd__pb2.AssociationWatch.SerializeToString,
                 response_deserializer=dbd__pb2.AssociationState.FromString,
                 _registered_method=True)
+        self.GetStats = channel.unary_unary(
+                '/pyslurm.Accounting/GetStats',
+                request_serializer=types__pb2.Empty.SerializeToString,
+                response_deserializer=dbd__pb2.AccountingStats.FromString,
+                _registered_method=True)
 
 
 class AccountingServicer:
@@ -135,6 +140,13 @@ class AccountingServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def GetStats(self, request, context):
+        """sacctmgr show stats, /slurmdb/v0.0.4x/diag (root, SlurmUser and administrators only).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_AccountingServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -177,6 +189,11 @@ def add_AccountingServicer_to_server(servicer, server):
                     servicer.WatchAssociations,
                     request_deserializer=dbd__pb2.AssociationWatch.FromString,
                     response_serializer=dbd__pb2.AssociationState.SerializeToString,
+            ),
+            'GetStats': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetStats,
+                    request_deserializer=types__pb2.Empty.FromString,
+                    response_serializer=dbd__pb2.AccountingStats.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -395,6 +412,33 @@ class Accounting:
             '/pyslurm.Accounting/WatchAssociations',
             dbd__pb2.AssociationWatch.SerializeToString,
             dbd__pb2.AssociationState.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetStats(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/pyslurm.Accounting/GetStats',
+            types__pb2.Empty.SerializeToString,
+            dbd__pb2.AccountingStats.FromString,
             options,
             channel_credentials,
             insecure,

@@ -162,3 +162,22 @@ def test_unsupported_node_fields_and_accounting_filters_are_refused(cluster: Clu
     by_qos = checked(root.get("/slurmdb/v0.0.44/jobs/?qos=high"))
     assert by_qos.status == 422 and "qos" in by_qos.json["errors"][0]["description"]
     assert checked(root.get("/slurmdb/v0.0.44/jobs/?users=alice")).status == 200
+
+
+@pytest.mark.parametrize("version", ("v0.0.44", "v0.0.43"))
+def test_slurmdb_diag_is_the_accounting_daemons_statistics_for_administrators(cluster: Cluster, port: int,
+                                                                             version: str) -> None:
+    alice = RestClient(port=port).with_headers(token=token(cluster, "alice"))
+    assert checked(alice.get(f"/slurmdb/{version}/jobs/")).status == 200
+    refused = checked(alice.get(f"/slurmdb/{version}/diag/"))
+    assert [e["error"] for e in refused.json["errors"]] == ["Access/permission denied"]
+    root = RestClient(port=port).with_headers(token=token(cluster, None))
+    diag = checked(root.get(f"/slurmdb/{version}/diag/"))
+    assert diag.status == 200 and diag.json["errors"] == []
+    statistics = diag.json["statistics"]
+    rpcs = {r["rpc"]: r for r in statistics["RPCs"]}
+    assert rpcs["QueryJobs"]["count"] >= 1
+    assert rpcs["QueryJobs"]["time"]["total"] >= rpcs["QueryJobs"]["time"]["average"] > 0
+    assert "alice" in {u["user"] for u in statistics["users"]}
+    assert statistics["rollups"]["hourly"]["count"] >= 1      # the daemon rolls up at start
+    assert 0 < statistics["time_start"] <= time.time()

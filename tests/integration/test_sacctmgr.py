@@ -2,6 +2,8 @@
 layouts, the commit prompt, and AdminLevel rights (root, Operator, a plain user)."""
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from .conftest import Cluster, wait_for
@@ -154,3 +156,24 @@ def test_show_tres_lists_the_fixed_ids(cluster: Cluster) -> None:
     refused = _mgr(cluster, "-i", "add", "tres", "gres/gpu")
     assert (refused.returncode, refused.stderr) == (
         1, " TRES are set by AccountingStorageTRES in slurm.conf, not changed with sacctmgr\n")
+
+
+def test_show_stats_counts_calls_by_method_and_user_for_administrators_only(cluster: Cluster) -> None:
+    assert cluster.run("sacct", "-X", "-n", user="alice").returncode == 0
+    out = _mgr(cluster, "show", "stats")
+    assert out.returncode == 0, out.stderr
+    lines = out.stdout.splitlines()
+    assert lines[0] == lines[4] == "*" * 67
+    assert re.fullmatch(r"sacctmgr show stats output at \w{3} \w{3} \d\d \d\d:\d\d:\d\d \d{4} \(\d+\)", lines[1])
+    assert lines[3] == "All statistics are in microseconds"
+    assert any(line.startswith("Internal DBD rollup last ran ") for line in lines)   # the daemon's timer
+    by_type = lines.index("Remote Procedure Call statistics by message type")
+    by_user = lines.index("Remote Procedure Call statistics by user")
+    calls = {m.group(1): int(m.group(2)) for line in lines[by_type:by_user]
+             if (m := re.match(r"\t(\w+)\s+\(\s*\d+\) count:(\d+)\s+ave_time:\d+\s+total_time:\d+$", line))}
+    assert calls["QueryJobs"] >= 1 and calls["ShowAssociations"] >= 1
+    users = {line.split()[0] for line in lines[by_user + 1:]}
+    assert {"alice", "root"} <= users
+    refused = _mgr(cluster, "show", "stats", user="alice")
+    assert (refused.returncode, refused.stdout, refused.stderr) == (
+        1, "", "sacctmgr: RC:2002 Your user doesn't have privilege to perform this action\n")

@@ -84,8 +84,8 @@ def test_schedule_cycles_and_sdiag_layout(utc: None) -> None:
         schedule_queue_length=stats.queue_length)
     assert render(reply) == (
         "*******************************************************\n"
-        "sdiag output at Thu Jan  1 00:19:40 1970 (1180)\n"
-        "Data since      Thu Jan  1 00:16:40 1970 (1000)\n"
+        "sdiag output at Thu Jan 01 00:19:40 1970 (1180)\n"
+        "Data since      Thu Jan 01 00:16:40 1970 (1000)\n"
         "*******************************************************\n"
         "Server thread count:  1\n"
         "Agent queue size:     2\n"
@@ -97,7 +97,7 @@ def test_schedule_cycles_and_sdiag_layout(utc: None) -> None:
         "Jobs canceled:  1\n"
         "Jobs failed:    0\n"
         "\n"
-        "Job states ts:  Thu Jan  1 00:19:40 1970 (1180)\n"
+        "Job states ts:  Thu Jan 01 00:19:40 1970 (1180)\n"
         "Jobs pending:   1\n"
         "Jobs running:   1\n"
         "\n"

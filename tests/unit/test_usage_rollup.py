@@ -8,6 +8,7 @@ from sqlalchemy import func, select
 
 from pyslurm_common.rpc.dbd_pb2 import JobRecord, NodeEventRecord, UsageQuery
 from pyslurm_common.rpc.types_pb2 import JobInfo
+from pyslurm_dbd.daemon_stats import INTERNAL
 from pyslurm_dbd.event_store import EventStore
 from pyslurm_dbd.store import AccountingStore
 from pyslurm_dbd.usage_models import AssocHourRow, ClusterHourRow
@@ -57,7 +58,7 @@ EXPECTED_HOURS = [
 
 
 def test_each_hour_splits_the_cpus_by_what_they_did(history: AccountingStore) -> None:
-    assert UsageReports(history.sessions).roll_up(H + 7200) == 3
+    assert UsageReports(history.sessions).roll_up(H + 7200, INTERNAL) == 3
     assert _hours(history) == EXPECTED_HOURS
     assert _assocs(history) == [("physics", "alice", 0, 6000), ("chem", "bob", 0, 2400),
                                 ("physics", "alice", 3600, 1200)]
@@ -65,10 +66,10 @@ def test_each_hour_splits_the_cpus_by_what_they_did(history: AccountingStore) ->
 
 def test_rolling_up_again_changes_nothing(history: AccountingStore, accounting_url: str) -> None:
     reports = UsageReports(history.sessions)
-    reports.roll_up(H + 7200)
-    reports.roll_up(H + 7200)
+    reports.roll_up(H + 7200, INTERNAL)
+    reports.roll_up(H + 7200, INTERNAL)
     assert _hours(history) == EXPECTED_HOURS
-    reports.roll_up(H + 7300)                          # 100 s into the next hour: idle so far
+    reports.roll_up(H + 7300, INTERNAL)                          # 100 s into the next hour: idle so far
     assert _hours(history) == [*EXPECTED_HOURS, (7200, 8, 0, 0, 0, 800, 0)]
     with history.sessions() as session:
         assert session.scalar(select(func.count()).select_from(AssocHourRow)) == 3
@@ -76,9 +77,9 @@ def test_rolling_up_again_changes_nothing(history: AccountingStore, accounting_u
 
 def test_a_late_record_has_its_hours_rolled_up_again(history: AccountingStore) -> None:
     reports = UsageReports(history.sessions)
-    reports.roll_up(H + 9000)
+    reports.roll_up(H + 9000, INTERNAL)
     history.record([_job(3, "carol", "physics", 1, H + 100, H + 100, H + 200)])   # the outbox was late
-    reports.roll_up(H + 9000)
+    reports.roll_up(H + 9000, INTERNAL)
     first = _hours(history)[0]
     assert (first[2], first[5]) == (8400 + 100, 13200 - 100)
     assert ("physics", "carol", 0, 100) in _assocs(history)
@@ -87,7 +88,7 @@ def test_a_late_record_has_its_hours_rolled_up_again(history: AccountingStore) -
 def test_running_jobs_count_until_now_and_overcommit_shows(store: AccountingStore) -> None:
     EventStore(store.sessions).record([NodeEventRecord(cluster="lab", time=H, cpus=2, cluster_nodes="n1")])
     store.record([_job(1, "alice", "physics", 4, H, H, 0, state="RUNNING")])
-    UsageReports(store.sessions).roll_up(H + 1800)
+    UsageReports(store.sessions).roll_up(H + 1800, INTERNAL)
     assert _hours(store) == [(0, 2, 4 * 1800, 0, 0, 0, 4 * 1800 - 2 * 1800)]
 
 
