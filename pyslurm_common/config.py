@@ -180,6 +180,11 @@ class SlurmConfig:
     def accounting_enabled(self) -> bool:
         return self.accounting_storage_type == "accounting_storage/slurmdbd"
 
+    @property
+    def private_data(self) -> frozenset[str]:
+        """PrivateData's words, lower-cased (jobs, usage, users, accounts, events ...)."""
+        return frozenset(w.strip() for w in (self.value("PrivateData") or "").lower().split(",") if w.strip())
+
     def value(self, key: str) -> str | None:
         """A global key's value as written (key matched case-insensitively), or None."""
         wanted = key.lower()

@@ -85,8 +85,7 @@ def job_facts(job: Job) -> JobFacts:
 
 
 def may_read(cfg: SlurmConfig, user: str, privileged: bool) -> bool:
-    private = [w for w in (cfg.value("PrivateData") or "").lower().split(",") if w.strip()]
-    if privileged or not private:
+    if privileged or not cfg.private_data:
         return True
     allowed = [u.strip() for u in (cfg.value("MetricsAuthUsers") or "").split(",") if u.strip()]
     if allowed:

@@ -98,16 +98,20 @@ class ControllerServicer(ctld_pb2_grpc.ControllerServicer):
 
     @translate_errors
     async def GetJobs(self, request: ctld_pb2.JobQuery, context: grpc.aio.ServicerContext) -> ctld_pb2.JobList:
-        jobs = self.manager.jobs
+        jobs = self.manager.jobs.values()
+        uid = caller().uid
+        if "jobs" in self.ctl.cfg.private_data and not self._operator(uid):
+            # PrivateData=jobs: to anyone but an operator, another user's job is an unknown id
+            jobs = [j for j in jobs if j.uid == uid]
         if request.job_ids:
             # An array id names every record of the array.
             wanted = set(request.job_ids)
-            selected = [j for j in jobs.values()
+            selected = [j for j in jobs
                         if j.job_id in wanted or (j.array is not None and j.array.array_job_id in wanted)]
             if not selected:
                 raise SlurmError(Strerror.INVALID_JOB_ID)
         else:
-            selected = list(jobs.values())
+            selected = list(jobs)
         now = int(time.time())
         expected, nodes = self.manager.expected, self.manager.nodes
         return ctld_pb2.JobList(jobs=[convert.job_info(j, now, expected.get(j.job_id), tuple(

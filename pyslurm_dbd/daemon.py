@@ -45,7 +45,6 @@ def main() -> None:
     # SQLite writes its journal beside the database: the directory must be writable
     become_slurm_user(PROG, cluster, [p for p in (database and database.parent, log_file and Path(log_file)) if p])
     setup_logging(dbd.debug, dbd.log_file, opts.verbose, opts.log_file)
-    private = frozenset(word.strip() for word in (cfg.value("PrivateData") or "").lower().split(","))
 
     def read_log_settings() -> tuple[str, str | None]:
         new = config_mod.load_dbd_config(dbd.path)
@@ -55,7 +54,7 @@ def main() -> None:
         store = AccountingStore(dbd.storage_url)
         await asyncio.to_thread(store.create_schema)
         serving = Serving()
-        servicer = AccountingServicer(store, {0, slurm_uid}, private,
+        servicer = AccountingServicer(store, {0, slurm_uid}, cfg.private_data,
                                       tres_table(cfg.value("AccountingStorageTRES") or ""), serving)
         if await asyncio.to_thread(servicer.admin.ensure_cluster, cfg.cluster_name):
             log.info("cluster %s added to accounting", cfg.cluster_name)

@@ -1,0 +1,43 @@
+"""PrivateData=jobs as slurmctld applies it: an ordinary user sees only her own jobs in squeue,
+scontrol and REST; another user's job id is, to her, an unknown id; operators see every job."""
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+from typing import Iterator
+
+import pytest
+
+from .conftest import Cluster, running_cluster, two_node_spec, wait_for
+
+
+def _spec(root: Path, name: str):  # type: ignore[no-untyped-def]
+    spec = two_node_spec(root, name)
+    return dataclasses.replace(spec, extra=(*spec.extra, "PrivateData=jobs"))
+
+
+@pytest.fixture(scope="module")
+def lab() -> Iterator[Cluster]:
+    with running_cluster(_spec) as c:
+        wait_for(lambda: c.run("sacctmgr", "-n", "show", "cluster").returncode == 0)
+        yield c
+
+
+def test_users_see_only_their_own_jobs_and_operators_see_all(lab: Cluster) -> None:
+    alices = lab.sbatch("--hold", "--wrap", "true", user="alice")
+    bobs = lab.sbatch("--hold", "--wrap", "true", user="bob")
+
+    def listed(user: str | None, *args: str) -> list[str]:
+        return lab.run("squeue", "-h", "-o", "%i %u", *args, user=user).stdout.splitlines()
+
+    assert listed("alice") == [f"{alices} alice"]
+    assert listed(None) == [f"{alices} alice", f"{bobs} bob"]
+    for command in (("squeue", "-j", str(bobs)), ("scontrol", "show", "job", str(bobs))):
+        hidden = lab.run(*command, user="alice")
+        assert (hidden.returncode, hidden.stdout, hidden.stderr) == (
+            1, "", "slurm_load_jobs error: Invalid job id specified\n"), command
+    assert "UserId=bob(" in lab.run("scontrol", "show", "job", str(bobs), check=True).stdout
+    lab.run("sacctmgr", "-i", "add", "user", "bob", "Account=root", check=True)
+    lab.run("sacctmgr", "-i", "modify", "user", "bob", "set", "AdminLevel=Operator", check=True)
+    wait_for(lambda: len(listed("bob")) == 2, 10)                   # operators see every job
+    lab.run("scancel", str(alices), str(bobs), check=True)
