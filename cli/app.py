@@ -20,8 +20,21 @@ class CliError(Exception):
         self.severity = severity
 
 
+# Commands whose getopt refusals Slurm prints without the 'Try "<prog> --help"' line.
+NO_TRY_LINE = frozenset({"sacct", "sstat"})
+
+
 def die(*lines: str, exit_code: int = 1, severity: str = "error") -> NoReturn:
     raise CliError(*lines, exit_code=exit_code, severity=severity)
+
+
+def version_option(command: Any) -> Any:
+    """-V/--version, as every Slurm command answers it (eager: before anything else is checked)."""
+    import click
+
+    from .command_line import VERSION_LINE
+
+    return click.version_option(VERSION_LINE, "-V", "--version", message="%(version)s")(command)
 
 
 def error_exit_code() -> int:
@@ -83,11 +96,36 @@ def _click_main(prog: str, command: Any, argv: list[str]) -> None:
     except click.exceptions.Exit as exc:
         raise SystemExit(exc.exit_code)
     except click.UsageError as exc:
-        _print_error(prog, exc.format_message())
-        print(f'Try "{prog} --help" for more information', file=sys.stderr)
+        glibc = _getopt_wording(exc, argv)
+        if glibc is None:
+            _print_error(prog, exc.format_message())
+        else:
+            print(f"{prog}: {glibc}", file=sys.stderr)
+        if prog not in NO_TRY_LINE:
+            print(f'Try "{prog} --help" for more information', file=sys.stderr)
         raise SystemExit(error_exit_code())
     except click.Abort:
         raise SystemExit(1)
+
+
+def _getopt_wording(exc: Exception, argv: list[str]) -> str | None:
+    """glibc getopt_long's words for an option click refuses (what Slurm's commands print),
+    or None for a refusal of another kind."""
+    import click
+
+    name = getattr(exc, "option_name", None) or ""
+    if isinstance(exc, click.NoSuchOption):
+        if not name.startswith("--"):
+            return f"invalid option -- '{name[1:]}'"
+        word = next((w for w in argv if w == name or w.startswith(name + "=")), name)
+        return f"unrecognized option '{word}'"
+    if isinstance(exc, click.BadOptionUsage) and name:
+        if "requires an argument" in exc.message:
+            return f"option '{name}' requires an argument" if name.startswith("--") else \
+                f"option requires an argument -- '{name[1:]}'"
+        if "does not take a value" in exc.message:
+            return f"option '{name}' doesn't allow an argument"
+    return None
 
 
 def _check_text(argv: list[str]) -> None:

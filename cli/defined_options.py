@@ -76,7 +76,7 @@ def _node_count(text: str) -> str:
 
 
 def _mail_type(text: str) -> str:
-    from .mail_types import normalise_mail_type
+    from pyslurm_common.mail_types import normalise_mail_type
 
     return normalise_mail_type(text)
 

@@ -252,7 +252,7 @@ def _mail_fields(values: Mapping[str, Any]) -> dict[str, str]:
     """--mail-type (normalised; NONE is no mail) and --mail-user."""
     mail_type = ""
     if values.get("mail_type") is not None:
-        from .mail_types import normalise_mail_type
+        from pyslurm_common.mail_types import normalise_mail_type
 
         try:
             mail_type = normalise_mail_type(str(values["mail_type"]))

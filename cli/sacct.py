@@ -12,7 +12,7 @@ from pyslurm_common import hostlist, units
 from pyslurm_common.rpc import messages as pb
 
 from . import job_lists, sacct_database, sacct_fields
-from .app import die, run
+from .app import die, run, version_option
 from .job_states import parse_state_list
 from .print_fields import FormatError, Parsable
 
@@ -25,6 +25,7 @@ def _midnight(now: float) -> int:
 
 
 @click.command(context_settings={"help_option_names": ["-h", "--help"]})
+@version_option
 @click.option("-j", "--jobs", multiple=True)
 @click.option("-u", "--user", "--uid", "users")
 @click.option("-a", "--allusers", is_flag=True)

@@ -19,7 +19,7 @@ from pyslurm_common.errors import SlurmError, Strerror
 from pyslurm_common.rpc import messages as pb
 
 from . import client, sacct_database, sacctmgr_args, sacctmgr_events, sacctmgr_fields
-from .app import CliError, run
+from .app import CliError, run, version_option
 from .print_fields import FormatError, Parsable, render
 
 PROG = "sacctmgr"
@@ -31,6 +31,7 @@ _VERB = {"add": "adding", "modify": "modifying", "delete": "deleting"}
 
 
 @click.command(context_settings={"help_option_names": ["-h", "--help"], "ignore_unknown_options": True})
+@version_option
 @click.option("-i", "--immediate", is_flag=True, help="commit changes without asking")
 @click.option("-n", "--noheader", is_flag=True)
 @click.option("-p", "--parsable", is_flag=True)
@@ -42,6 +43,11 @@ _VERB = {"add": "adding", "modify": "modifying", "delete": "deleting"}
 def sacctmgr(immediate: bool, noheader: bool, parsable: bool, parsable2: bool, quiet: bool,
              associations: bool, delimiter: str, words: tuple[str, ...]) -> None:
     """View or modify Slurm account information."""
+    if [w.lower() for w in words] == ["version"]:   # the command word, as -V/--version
+        from .command_line import VERSION_LINE
+
+        print(VERSION_LINE)
+        return
     try:
         request = sacctmgr_args.parse(list(words))
     except sacctmgr_args.ArgumentError as exc:

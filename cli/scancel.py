@@ -11,7 +11,7 @@ from pyslurm_common.bounds import JOB_ID
 from pyslurm_common.rpc import messages as pb
 
 from . import client
-from .app import die, run
+from .app import die, run, version_option
 from .job_states import parse_state_list
 from .signals import parse_signal
 
@@ -22,6 +22,7 @@ _QUIET_ERRORS = {"Invalid job id specified", "Job/step already completing or com
 
 
 @click.command(context_settings={"help_option_names": ["-h", "--help"]})
+@version_option
 @click.option("-s", "--signal", "signal_name")
 @click.option("-b", "--batch", is_flag=True)
 @click.option("-f", "--full", is_flag=True)

@@ -13,7 +13,7 @@ from pyslurm_common.errors import SlurmError
 from pyslurm_common.rpc import messages as pb
 
 from . import client, scontrol_show
-from .app import die, run
+from .app import die, run, version_option
 
 PROG = "scontrol"
 
@@ -363,6 +363,7 @@ def token(words: list[str]) -> None:
 
 
 @click.command(context_settings={"help_option_names": ["--help"], "ignore_unknown_options": True})
+@version_option
 @click.option("-o", "--oneliner", is_flag=True)
 @click.option("-d", "--details", is_flag=True)
 @click.option("-Q", "--quiet", is_flag=True)

@@ -14,7 +14,7 @@ import click
 from pyslurm_common.rpc import messages as pb
 
 from . import client
-from .app import run
+from .app import run, version_option
 from .slurm_time import slurm_ctime
 
 PROG = "sdiag"
@@ -60,6 +60,7 @@ def render(d: pb.DiagReply) -> str:
 
 
 @click.command(context_settings={"help_option_names": ["-h", "--help"]})
+@version_option
 def sdiag() -> None:
     """Scheduling diagnostic tool for pyslurm."""
     sys.stdout.write(render(client.controller("GetDiag", pb.Empty(), pb.DiagReply)))

@@ -10,13 +10,14 @@ import click
 from pyslurm_common.rpc import messages as pb
 
 from . import client, sinfo_format
-from .app import die, run
+from .app import die, run, version_option
 from .squeue_format import FormatError
 
 PROG = "sinfo"
 
 
 @click.command(context_settings={"help_option_names": ["--help"]})
+@version_option
 @click.option("-o", "--format", "fmt")
 @click.option("-O", "--Format", "long_fmt")
 @click.option("-N", "--Node", "node_oriented", is_flag=True)
@@ -26,14 +27,9 @@ PROG = "sinfo"
 @click.option("-h", "--noheader", is_flag=True)
 @click.option("-e", "--exact", is_flag=True)
 @click.option("-p", "--partition")
-@click.option("--version", "-V", "version", is_flag=True)
 def sinfo(fmt: str | None, long_fmt: str | None, node_oriented: bool, long_listing: bool,
-          summarize: bool, list_reasons: bool, noheader: bool, exact: bool, partition: str | None,
-          version: bool) -> None:
+          summarize: bool, list_reasons: bool, noheader: bool, exact: bool, partition: str | None) -> None:
     """View information about nodes and partitions."""
-    if version:
-        click.echo("slurm 22.05.8")
-        return
     fmt = fmt or os.environ.get("SINFO_FORMAT")
     try:
         line_format = (sinfo_format.parse_format(fmt) if fmt

@@ -10,13 +10,14 @@ from pyslurm_common.errors import SlurmError
 from pyslurm_common.rpc import messages as pb
 
 from . import client, sprio_format
-from .app import die, run
+from .app import die, run, version_option
 from .squeue_format import FormatError
 
 PROG = "sprio"
 
 
 @click.command(context_settings={"help_option_names": ["--help"]})
+@version_option
 @click.option("-o", "--format", "fmt")
 @click.option("-h", "--noheader", is_flag=True)
 @click.option("-l", "--long", "long_listing", is_flag=True)
@@ -24,13 +25,9 @@ PROG = "sprio"
 @click.option("-w", "--weights", "weights_only", is_flag=True)
 @click.option("-j", "--jobs")
 @click.option("-u", "--user", "--users", "users")
-@click.option("--version", "-V", "version", is_flag=True)
 def sprio(fmt: str | None, noheader: bool, long_listing: bool, normalized: bool, weights_only: bool,
-          jobs: str | None, users: str | None, version: bool) -> None:
+          jobs: str | None, users: str | None) -> None:
     """View the factors that comprise a job's scheduling priority."""
-    if version:
-        click.echo("slurm 22.05.8")
-        return
     job_ids = _job_ids(jobs)
     names = [u for u in (users or "").split(",") if u]
     try:

@@ -11,13 +11,14 @@ from pyslurm_common.errors import SlurmError
 from pyslurm_common.rpc import messages as pb
 
 from . import client, job_lists, squeue_format
-from .app import die, run
+from .app import die, run, version_option
 from .job_states import parse_state_list, valid_states_text
 
 PROG = "squeue"
 
 
 @click.command(context_settings={"help_option_names": ["--help"]})
+@version_option
 @click.option("-o", "--format", "fmt")
 @click.option("-O", "--Format", "long_fmt")
 @click.option("-h", "--noheader", is_flag=True)
@@ -34,15 +35,11 @@ PROG = "squeue"
 @click.option("-s", "--steps", is_flag=True)
 @click.option("-r", "--array", "expand_arrays", is_flag=True)
 @click.option("--start", "start", is_flag=True)
-@click.option("--version", "-V", "version", is_flag=True)
 def squeue(fmt: str | None, long_fmt: str | None, noheader: bool, long_listing: bool,
            user: str | None, me: bool, jobs: str | None, states: str | None, partition: str | None,
            name: str | None, account: str | None, nodelist: str | None, sort: str | None,
-           steps: bool, expand_arrays: bool, start: bool, version: bool) -> None:
+           steps: bool, expand_arrays: bool, start: bool) -> None:
     """View information about jobs in the queue."""
-    if version:
-        click.echo("slurm 22.05.8")
-        return
     if start:       # expected start times of pending jobs, earliest first
         states, sort, fmt = states or "PD", sort or "S", fmt or (None if long_fmt else squeue_format.START_FORMAT)
     try:

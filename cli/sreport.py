@@ -18,7 +18,7 @@ from pyslurm_common import units
 from pyslurm_common.rpc import messages as pb
 
 from . import client, sacct_database, sreport_format
-from .app import die, run
+from .app import die, run, version_option
 from .print_fields import Parsable
 from .sreport_format import abbreviates as _abbreviates
 
@@ -33,6 +33,7 @@ _OTHER_REPORTS = {
 
 
 @click.command(context_settings={"help_option_names": ["-h", "--help"], "ignore_unknown_options": True})
+@version_option
 @click.option("-n", "--noheader", "--no_header", is_flag=True)
 @click.option("-p", "--parsable", is_flag=True)
 @click.option("-P", "--parsable2", is_flag=True)

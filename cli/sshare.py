@@ -10,12 +10,13 @@ from pyslurm_common.errors import SlurmError
 from pyslurm_common.rpc import messages as pb
 
 from . import client, print_fields, sshare_fields
-from .app import die, run
+from .app import die, run, version_option
 
 PROG = "sshare"
 
 
 @click.command(context_settings={"help_option_names": ["--help"]})
+@version_option
 @click.option("-a", "--all", "all_users", is_flag=True)
 @click.option("-A", "--accounts")
 @click.option("-u", "--users")
@@ -26,13 +27,9 @@ PROG = "sshare"
 @click.option("-p", "--parsable", is_flag=True)
 @click.option("-P", "--parsable2", is_flag=True)
 @click.option("-o", "--format", "fmt")
-@click.option("--version", "-V", "version", is_flag=True)
 def sshare(all_users: bool, accounts: str | None, users: str | None, users_only: bool, long_listing: bool,
-           partitions: bool, noheader: bool, parsable: bool, parsable2: bool, fmt: str | None, version: bool) -> None:
+           partitions: bool, noheader: bool, parsable: bool, parsable2: bool, fmt: str | None) -> None:
     """Tool for listing the shares of associations to a cluster."""
-    if version:
-        click.echo("slurm 22.05.8")
-        return
     # Without -a or -u only the caller's own user associations are listed (accounts always are).
     names = [u for u in (users or "").split(",") if u] or ([] if all_users else [getpass.getuser()])
     query = pb.SharesQuery(accounts=[a for a in (accounts or "").split(",") if a], users=names)

@@ -20,13 +20,14 @@ from pyslurm_common.errors import SlurmError
 from pyslurm_common.rpc import messages as pb
 
 from . import client, sstat_fields
-from .app import die, run
+from .app import die, run, version_option
 from .print_fields import FormatError, Parsable
 
 PROG = "sstat"
 
 
 @click.command(context_settings={"help_option_names": ["-h", "--help"]})
+@version_option
 @click.option("-j", "--jobs", multiple=True, help="job[.step] list to stat")
 @click.option("-a", "--allsteps", is_flag=True, help="every running step of jobs given without a step")
 @click.option("-o", "--format", "--fields", "formats", multiple=True, help="fields to print")

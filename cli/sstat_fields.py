@@ -8,8 +8,9 @@ What a step's cgroup can tell is what we show: its peak and current memory and i
 all its tasks together. So MaxRSS is the step's peak, AveRSS its current memory per task, AveCPU
 and MinCPU its CPU time per task, and the ``*Node``/``*Task`` fields name the node and task 0.
 The TRESUsageIn Ave/Max/Min/Tot lists add the step's GPUs as sampled so far (``gres/gpumem``,
-``gres/gpuutil``). Slurm's VM size, pages, disk, energy and CPU frequency fields are not kept;
-``TotalCPU`` (user + system, as in sacct) is ours.
+``gres/gpuutil``). Slurm's VM size, pages, disk, energy and CPU frequency are not gathered (no
+jobacct_gather or acct_gather_energy plugin): those fields print 0, and ReqCPUFreq* Slurm's
+"Unknown" of a step without --cpu-freq. ``TotalCPU`` (user + system, as in sacct) is ours.
 
 Which steps: ``-j 123.batch`` that step; ``-j 123 -a`` every running step; ``-j 123`` the lowest
 running step, numbered steps first, then interactive, batch, extern (Slurm's ``-j 123`` takes only
@@ -25,8 +26,7 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 from dataclasses import dataclass
 
-from cli.print_fields import (Column, FormatError, Value, help_columns, parse_field_list, record_values,
-                              render_records)
+from cli.print_fields import Column, FormatError, Value, parse_field_list, record_values, render_records
 from cli import gpu_figures
 from cli.job_lists import NAMED_STEPS
 from cli.sacct_usage import format_cpu_time, format_kb
@@ -110,24 +110,79 @@ class SstatField:
     get: Callable[[StepUsageInfo], Value]
 
 
+_NOT_GATHERED = SstatField(10, lambda s: 0)   # VM size, pages, disk, energy, CPU frequency (see above)
+
+
+def _where(s: StepUsageInfo) -> str:
+    return s.node
+
+
+def _first_task(s: StepUsageInfo) -> int:
+    return 0
+
+
+def _tres_at(kind: str, get: Callable[[StepUsageInfo], Value]) -> Callable[[StepUsageInfo], Value]:
+    """TRESUsageIn/Out*Node and *Task: each TRES's node or task (the one node, task 0)."""
+    names = "cpu,energy,fs/disk,mem,pages,vmem" if kind == "in" else "energy,fs/disk"
+    return lambda s: ",".join(f"{name}={get(s)}" for name in names.split(","))
+
+
+# Slurm 22.05's sstat fields in its own order (what -e lists), then TotalCPU (ours, as sacct's).
 FIELDS: dict[str, SstatField] = {
     "AveCPU": SstatField(10, lambda s: format_cpu_time(_per_task(_cpu_usec(s), s))),
+    "AveCPUFreq": _NOT_GATHERED,
+    "AveDiskRead": _NOT_GATHERED,
+    "AveDiskWrite": _NOT_GATHERED,
+    "AvePages": _NOT_GATHERED,
     "AveRSS": SstatField(10, lambda s: format_kb(_per_task(s.current_rss_kb, s))),
+    "AveVMSize": _NOT_GATHERED,
+    "ConsumedEnergy": SstatField(14, lambda s: 0),
+    "ConsumedEnergyRaw": SstatField(15, lambda s: 0),
     "JobID": SstatField(-12, lambda s: f"{s.job_id}.{s.step_id}"),
+    "MaxDiskRead": SstatField(12, lambda s: 0),
+    "MaxDiskReadNode": SstatField(15, _where),
+    "MaxDiskReadTask": SstatField(15, _first_task),
+    "MaxDiskWrite": SstatField(12, lambda s: 0),
+    "MaxDiskWriteNode": SstatField(16, _where),
+    "MaxDiskWriteTask": SstatField(16, _first_task),
+    "MaxPages": _NOT_GATHERED,
+    "MaxPagesNode": SstatField(12, _where),
+    "MaxPagesTask": SstatField(12, _first_task),
     "MaxRSS": SstatField(10, lambda s: format_kb(s.max_rss_kb)),
-    "MaxRSSNode": SstatField(10, lambda s: s.node),
-    "MaxRSSTask": SstatField(10, lambda s: 0),
+    "MaxRSSNode": SstatField(10, _where),
+    "MaxRSSTask": SstatField(10, _first_task),
+    "MaxVMSize": _NOT_GATHERED,
+    "MaxVMSizeNode": SstatField(14, _where),
+    "MaxVMSizeTask": SstatField(14, _first_task),
     "MinCPU": SstatField(10, lambda s: format_cpu_time(_per_task(_cpu_usec(s), s))),
-    "MinCPUNode": SstatField(10, lambda s: s.node),
-    "MinCPUTask": SstatField(10, lambda s: 0),
-    "Nodelist": SstatField(20, lambda s: s.node),
+    "MinCPUNode": SstatField(10, _where),
+    "MinCPUTask": SstatField(10, _first_task),
+    "Nodelist": SstatField(20, _where),
     "NTasks": SstatField(8, lambda s: s.ntasks),
-    "TotalCPU": SstatField(10, lambda s: format_cpu_time(_cpu_usec(s))),
+    "Pids": SstatField(20, lambda s: ""),   # the node agent reports no task pids
+    "ReqCPUFreq": SstatField(13, lambda s: "Unknown"),   # no --cpu-freq: Slurm's word for unset
+    "ReqCPUFreqMin": SstatField(13, lambda s: "Unknown"),
+    "ReqCPUFreqMax": SstatField(13, lambda s: "Unknown"),
+    "ReqCPUFreqGov": SstatField(13, lambda s: "Unknown"),
     "TRESUsageInAve": SstatField(14, _tres_in("ave")),
     "TRESUsageInMax": SstatField(14, _tres_in("max")),
+    "TRESUsageInMaxNode": SstatField(18, _tres_at("in", _where)),
+    "TRESUsageInMaxTask": SstatField(18, _tres_at("in", _first_task)),
     "TRESUsageInMin": SstatField(14, _tres_in("min")),
+    "TRESUsageInMinNode": SstatField(18, _tres_at("in", _where)),
+    "TRESUsageInMinTask": SstatField(18, _tres_at("in", _first_task)),
     "TRESUsageInTot": SstatField(14, _tres_in("tot")),
+    "TRESUsageOutAve": SstatField(15, lambda s: "energy=0,fs/disk=0"),
+    "TRESUsageOutMax": SstatField(15, lambda s: "energy=0,fs/disk=0"),
+    "TRESUsageOutMaxNode": SstatField(19, _tres_at("out", _where)),
+    "TRESUsageOutMaxTask": SstatField(19, _tres_at("out", _first_task)),
+    "TRESUsageOutMin": SstatField(15, lambda s: "energy=0,fs/disk=0"),
+    "TRESUsageOutMinNode": SstatField(19, _tres_at("out", _where)),
+    "TRESUsageOutMinTask": SstatField(19, _tres_at("out", _first_task)),
+    "TRESUsageOutTot": SstatField(15, lambda s: "energy=0,fs/disk=0"),
+    "TotalCPU": SstatField(10, lambda s: format_cpu_time(_cpu_usec(s))),
 }  # fmt: skip
+SLURM_FIELDS = tuple(FIELDS)[:-1]   # the 51 of Slurm's -e
 
 WIDTHS: dict[str, int] = {name: f.width for name, f in FIELDS.items()}
 
@@ -138,8 +193,10 @@ def parse_fields(spec: str | Sequence[str] = DEFAULT_FIELDS) -> list[Column]:
 
 
 def help_format() -> list[str]:
-    """``-e/--helpformat``: the field names, alphabetically, in columns."""
-    return help_columns(FIELDS)
+    """``-e/--helpformat``: Slurm's fields in its order, four to a line, each 19 wide and a space
+    between (so each line but the last ends in padding, as Slurm's)."""
+    rows = [SLURM_FIELDS[i:i + 4] for i in range(0, len(SLURM_FIELDS), 4)]
+    return [" ".join(f"{name:<19}" for name in row) for row in rows]
 
 
 def row_values(columns: Sequence[Column], step: StepUsageInfo) -> list[Value]:

@@ -162,7 +162,7 @@ class JobRequest:
     exclusive: bool = False             # --exclusive: whole nodes (every CPU and GPU), memory as asked
     submit_line: str = ""               # the sbatch/srun/salloc command line (sacct SubmitLine)
     comment: str = ""                   # --comment
-    mail_type: str = ""                 # --mail-type, normalised (cli/mail_types.py); "" none
+    mail_type: str = ""                 # --mail-type, normalised (pyslurm_common/mail_types.py); "" none
     mail_user: str = ""                 # --mail-user; "" = the job's user
     mem_per_gpu_mb: int = 0             # --mem-per-gpu: memory per node is this times its GPUs
     cpus_per_gpu: int = 0               # --cpus-per-gpu: CPUs per node at least this times its GPUs

@@ -26,12 +26,11 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from pyslurm_common.mail_types import mail_kinds
+
 from .dependency import PartState
 from .job import Job, JobState
 
-MAIL_TYPES = ("NONE", "BEGIN", "END", "FAIL", "REQUEUE", "ALL", "INVALID_DEPEND", "STAGE_OUT", "TIME_LIMIT",
-              "TIME_LIMIT_90", "TIME_LIMIT_80", "TIME_LIMIT_50", "ARRAY_TASKS")
-ALL = frozenset({"BEGIN", "END", "FAIL", "INVALID_DEPEND", "REQUEUE", "STAGE_OUT"})
 SUBJECT_WORDS = {"BEGIN": "Began", "END": "Ended", "FAIL": "Failed", "REQUEUE": "Requeued",
                  "INVALID_DEPEND": "Invalid dependency", "STAGE_OUT": "StageOut/Teardown",
                  "TIME_LIMIT": "Reached time limit", "TIME_LIMIT_90": "Reached 90% of time limit",
@@ -43,12 +42,12 @@ _END_STATES = frozenset({JobState.COMPLETED, JobState.CANCELLED})
 
 
 def wanted(job: Job) -> frozenset[str]:
-    """The kinds the job asked for: its --mail-type as the commands normalise it
-    (cli/mail_types.py: `BEGIN,END`, "" for none), with ALL expanded for other clients."""
-    words = {word.strip().upper() for word in job.request.mail_type.split(",") if word.strip()}
-    if "NONE" in words:
+    """The kinds the job asked for, read by the parser the commands use (pyslurm_common/mail_types.py);
+    a --mail-type no command would send (another gRPC client's) asks for none."""
+    try:
+        return mail_kinds(job.request.mail_type) if job.request.mail_type else frozenset()
+    except ValueError:
         return frozenset()
-    return frozenset((words & set(MAIL_TYPES)) - {"ALL"} | (ALL if "ALL" in words else set()))
 
 
 def duration(seconds: int) -> str:

@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from pyslurm_common import mail_types
 from pyslurm_ctld import job_mail
 from pyslurm_ctld.events import Account, BatchFinished, Effect, JobRequeued
 from pyslurm_ctld.job import GpuUsage, Hold, Job, JobId, JobRequest, StepUsage
@@ -44,7 +45,7 @@ def _started(tmp_path: Path, now: int = 200, **request: Any) -> tuple[JobManager
 def test_the_kinds_a_job_asked_for() -> None:
     job = dataclasses.replace(RAW, mail_type="END,TIME_LIMIT_80")
     assert job_mail.wanted(_job(job)) == {"END", "TIME_LIMIT_80"}
-    assert job_mail.wanted(_job(dataclasses.replace(RAW, mail_type="all"))) == job_mail.ALL
+    assert job_mail.wanted(_job(dataclasses.replace(RAW, mail_type="all"))) == frozenset(mail_types.ALL)
     assert job_mail.wanted(_job(RAW)) == frozenset()
 
 

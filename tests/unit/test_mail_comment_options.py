@@ -7,7 +7,7 @@ import pytest
 from cli import job_options
 from cli.app import CliError
 from cli.command_line import collect, command_line
-from cli.mail_types import normalise_mail_type
+from pyslurm_common.mail_types import normalise_mail_type
 from cli.option_tables import sbatch
 
 
