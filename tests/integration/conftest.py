@@ -152,17 +152,23 @@ def _leftover_cgroups(cluster_name: str) -> list[str]:
     return [str(p) for base in bases if base.is_dir() for p in base.glob(pattern) if p.is_dir()]
 
 
-def _user_processes() -> list[str]:
+def _user_processes(root: Path, cluster_name: str) -> list[str]:
+    """alice's and bob's processes that belong to this cluster: started with its configuration
+    (the CLIs' PYSLURM_CONF, jobs' SLURM_CONF name a file under `root`) or still in one of its
+    cgroups. Other clusters' processes (tests running beside this one) are theirs to check."""
     uids = {pwd.getpwnam(u).pw_uid for u in USERS}
+    marks = (str(root).encode(), f"pyslurm_{cluster_name}_".encode())
     found = []
-    for status in Path("/proc").glob("[0-9]*/status"):
+    for proc in Path("/proc").glob("[0-9]*"):
         try:
-            text = status.read_text()
+            uid_line = next((line for line in (proc / "status").read_text().splitlines() if line.startswith("Uid:")), "")
+            if not uid_line or int(uid_line.split()[1]) not in uids:
+                continue
+            seen = (proc / "environ").read_bytes() + (proc / "cgroup").read_bytes()
         except OSError:
             continue
-        uid_line = next((line for line in text.splitlines() if line.startswith("Uid:")), "")
-        if uid_line and int(uid_line.split()[1]) in uids:
-            found.append(status.parent.name)
+        if any(mark in seen for mark in marks):
+            found.append(proc.name)
     return found
 
 
@@ -204,7 +210,7 @@ def running_cluster(make_spec: Callable[[Path, str], ClusterSpec],
             except subprocess.TimeoutExpired:
                 c.stop(name, signal.SIGKILL)
         leftovers = _leftover_cgroups(spec.cluster_name)
-        processes = _user_processes()
+        processes = _user_processes(root, spec.cluster_name)
         shutil.rmtree(root, ignore_errors=True)
         assert not leftovers, f"cgroups left behind: {leftovers}"
         assert not processes, f"job processes left behind: {processes}"
