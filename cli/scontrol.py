@@ -59,6 +59,9 @@ def show(words: list[str], oneliner: bool) -> None:
             if not nodes:
                 die(f"Node {arg} not found")
         sys.stdout.write(scontrol_show.show_nodes(nodes, oneliner=oneliner))
+    elif len(entity) >= 2 and "licenses".startswith(entity):
+        lics = client.controller("GetLicenses", pb.Empty(), pb.LicenseList).licenses
+        sys.stdout.write(scontrol_show.show_licenses(lics, arg, oneliner=oneliner))
     elif entity in ("partition", "partitions", "part"):
         parts = client.controller("GetPartitions", pb.Empty(), pb.PartitionList).partitions
         if arg:

@@ -147,7 +147,9 @@ def job_lines(job: JobInfo, now: int) -> list[str]:
         f"MinCPUsNode={max(job.cpus_per_task or 1, job.min_cpus_per_node)} {_min_memory(job)} "
         f"MinTmpDiskNode={units.format_memory_mb(job.tmp_disk_mb) if job.tmp_disk_mb else 0}",
         f"Features={job.features or '(null)'} DelayBoot=00:00:00",
-        f"OverSubscribe={'NO' if job.exclusive else 'OK'} Contiguous=0 Licenses=(null) Network=(null)",
+        *([f"Reservation={job.reservation}"] if job.reservation else []),
+        f"OverSubscribe={'NO' if job.exclusive else 'OK'} Contiguous=0 Licenses={job.licenses or '(null)'} "
+        "Network=(null)",
         f"Command={_or(job.command)}",
         f"WorkDir={job.work_dir}",
         *([f"Comment={job.comment} "] if job.comment else []),
@@ -334,3 +336,14 @@ def show_config(entries: Iterable[tuple[str, str]], read_time: int,
     for title, section in sections:
         lines += ["", f"{title}:", *("%-23s = %s" % (key, value) for key, value in section)]
     return "\n".join(lines) + "\n"
+
+
+def show_licenses(licenses: Iterable[pb.LicenseInfo], name: str = "", *, oneliner: bool = False) -> str:
+    """``scontrol show licenses [name]``: each license by name; Slurm's line when none is configured."""
+    ordered = sorted(licenses, key=lambda lic: lic.name)
+    if not ordered:
+        return "No licenses configured in Slurm.\n"
+    gap = " " if oneliner else "\n    "
+    return "".join(f"LicenseName={lic.name}{gap}Total={lic.total} Used={lic.used} "
+                   f"Free={lic.total - lic.used - lic.reserved} Reserved={lic.reserved} Remote=no\n"
+                   for lic in ordered if not name or lic.name == name)

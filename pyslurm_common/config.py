@@ -28,6 +28,7 @@ from pyslurm_common.client_settings import DEFAULT_AUTH_SOCKET, DEFAULT_KEY_NAME
 from pyslurm_common.conf_syntax import ConfigError, Token, read_conf, tokenize
 from pyslurm_common.daemon_log import LEVEL_NAMES
 from pyslurm_common.gres import GresError, parse_gres
+from pyslurm_common.licenses import LicenseError, parse_licenses
 from pyslurm_common.preempt_conf import ModeSpec, PreemptConfig, parse_grace_time, parse_mode, preempt_config
 from pyslurm_common.units import UNLIMITED
 
@@ -149,6 +150,7 @@ class SlurmConfig:
     nodes: tuple[NodeConfig, ...] = ()
     partitions: tuple[PartitionConfig, ...] = ()
     preempt: PreemptConfig = PreemptConfig()
+    licenses: tuple[tuple[str, int], ...] = ()    # Licenses=: (name, total), as written
     entries: tuple[tuple[str, str], ...] = ()
     _node_index: Mapping[str, NodeConfig] = field(init=False, repr=False, compare=False)
 
@@ -349,6 +351,16 @@ _ENFORCE_IMPLIES = {"limits": ("associations",), "qos": ("associations",), "wcke
                     "safe": ("associations", "limits")}
 
 
+def _licenses(tok: Token | None) -> tuple[tuple[str, int], ...]:
+    """Licenses=name[:count],...: each license's total (names given twice add up)."""
+    if tok is None:
+        return ()
+    try:
+        return tuple(parse_licenses(tok.value).items())
+    except LicenseError as exc:
+        raise tok.error(f"invalid Licenses value {tok.value!r}: {exc}") from None
+
+
 def _enforce(tok: Token | None) -> frozenset[str]:
     """AccountingStorageEnforce: its words plus what each implies (``all``: all but nojobs/nosteps)."""
     words: set[str] = set()
@@ -457,6 +469,7 @@ def load_config(path: Path | None = None) -> SlurmConfig:
         nodes=nodes,
         partitions=partitions,
         preempt=preempt_config(store.get("preempttype"), store.get("preemptmode"), store.get("preemptexempttime")),
+        licenses=_licenses(store.get("licenses")),
         entries=_entries(store, _GLOBAL),
     )
 

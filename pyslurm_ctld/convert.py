@@ -72,13 +72,11 @@ def _launcher(name: str) -> str:
 
 
 def _shape_request(desc: types_pb2.JobDesc) -> dict[str, Any]:
-    """The JobRequest fields of the per-GPU, disk, overcommit and layout options. No reservation
-    or license exists here: naming one is refused as Slurm refuses an unknown one."""
+    """The JobRequest fields of the per-GPU, disk, overcommit, layout, license and reservation
+    options (admission checks the licenses and the reservation)."""
     if desc.reservation:
         raise SlurmError(Strerror.INVALID_RESERVATION)
-    if desc.licenses:
-        raise SlurmError(Strerror.INVALID_LICENSES)
-    return {"mem_per_gpu_mb": desc.mem_per_gpu_mb, "cpus_per_gpu": desc.cpus_per_gpu,
+    return {"licenses": desc.licenses, "mem_per_gpu_mb": desc.mem_per_gpu_mb, "cpus_per_gpu": desc.cpus_per_gpu,
             "tmp_disk_mb": desc.tmp_disk_mb, "overcommit": desc.overcommit,
             "ntasks_per_node": desc.ntasks_per_node, "ntasks_per_core": desc.ntasks_per_core,
             "ntasks_per_socket": desc.ntasks_per_socket, "threads_per_core": desc.threads_per_core,
@@ -175,6 +173,7 @@ def job_info(job: Job, now: int = 0, expected: Reservation | None = None,
         overcommit=req.overcommit, ntasks_per_core=req.ntasks_per_core, ntasks_per_socket=req.ntasks_per_socket,
         threads_per_core=req.threads_per_core, distribution=req.distribution, ntasks_per_node=req.ntasks_per_node,
         gpu_bind=req.gpu_bind, ntasks_per_gpu=req.ntasks_per_gpu, min_cpus_per_node=req.min_cpus_per_node,
+        licenses=req.licenses, reservation=req.reservation,
     )
 
 

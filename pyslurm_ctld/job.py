@@ -62,6 +62,7 @@ class Reason(StrEnum):
     REQ_NODE_NOT_AVAIL = "ReqNodeNotAvail"   # a -w node is down or drained (squeue names them)
     INVALID_ACCOUNT = "InvalidAccount"
     INVALID_QOS = "InvalidQOS"
+    LICENSES = "Licenses"                    # waits for -L licenses to be free (license_gate.py)
     # QOS and association limits (limits.py); Slurm spells them irregularly (Cpu, Mem, Memory, GRES).
     QOS_GRP_CPU = "QOSGrpCpuLimit"
     QOS_GRP_MEM = "QOSGrpMemLimit"
@@ -176,6 +177,8 @@ class JobRequest:
     threads_per_core: int = 0
     distribution: str = ""              # -m as given ("" = block)
     gpu_bind: str = ""                  # --gpu-bind as given
+    licenses: str = ""                  # -L as given (checked against Licenses= at submit)
+    reservation: str = ""               # --reservation: runs only inside this reservation
 
     @property
     def interactive(self) -> bool:

@@ -21,6 +21,7 @@ from .core.state import ClusterState
 from .core.usage import node_capacity, node_usage
 from .events import ArrayTaskStarted, Effect, Event, JobPreempted, JobResumed, JobStarted
 from .job import Job, JobId, JobState
+from .license_gate import license_gate
 from .limits import limit_gate
 
 
@@ -115,8 +116,9 @@ class JobManager(ClusterState):
                                             p.over_subscribe.upper() == "EXCLUSIVE")
             for p in self.partitions.values()
         }
-        gate = limit_gate(self.associations, self.cfg.accounting_storage_enforce, self.jobs.values(),
-                          {p.name: p.qos for p in self.partitions.values() if p.qos})
+        gate = license_gate(dict(self.cfg.licenses), self.jobs.values(),
+                            limit_gate(self.associations, self.cfg.accounting_storage_enforce, self.jobs.values(),
+                                       {p.name: p.qos for p in self.partitions.values() if p.qos}))
         policy = self.options.backfill
         backfill = None if policy is None else Backfill(policy, capacities, running_jobs(self.jobs.values(), now), now)
         decisions = scheduler.schedule(pending, capacities, views, array_running, ineligible, eligible_tasks, gate,

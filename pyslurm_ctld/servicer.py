@@ -34,6 +34,7 @@ from .events import Event, NodeAdminChanged, StepFinished
 from .explain import NodeFree, explain
 from .job import JobId, JobState
 from .job_priorities import check_nice
+from .license_gate import licenses_in_use
 from .node_link import NodeLinkError
 from .step_layout import StepBusy, StepShape
 
@@ -275,6 +276,12 @@ class ControllerServicer(ctld_pb2_grpc.ControllerServicer):
         log.info("partition %s: %s %s by uid %d", request.name, request.action, " ".join(request.settings),
                  caller().uid)
         return types_pb2.Empty()
+
+    @translate_errors
+    async def GetLicenses(self, request: types_pb2.Empty, context: grpc.aio.ServicerContext) -> ctld_pb2.LicenseList:
+        used = licenses_in_use(self.manager.jobs.values())
+        return ctld_pb2.LicenseList(licenses=[ctld_pb2.LicenseInfo(name=name, total=total, used=used.get(name, 0))
+                                              for name, total in self.manager.cfg.licenses])
 
     @translate_errors
     async def Reconfigure(self, request: types_pb2.Empty, context: grpc.aio.ServicerContext) -> types_pb2.Empty:

@@ -150,6 +150,21 @@ class ControllerStub:
                 request_serializer=ctld__pb2.PartitionEdit.SerializeToString,
                 response_deserializer=types__pb2.Empty.FromString,
                 _registered_method=True)
+        self.GetLicenses = channel.unary_unary(
+                '/pyslurm.Controller/GetLicenses',
+                request_serializer=types__pb2.Empty.SerializeToString,
+                response_deserializer=ctld__pb2.LicenseList.FromString,
+                _registered_method=True)
+        self.EditReservation = channel.unary_unary(
+                '/pyslurm.Controller/EditReservation',
+                request_serializer=ctld__pb2.ReservationEdit.SerializeToString,
+                response_deserializer=ctld__pb2.ReservationEditReply.FromString,
+                _registered_method=True)
+        self.GetReservations = channel.unary_unary(
+                '/pyslurm.Controller/GetReservations',
+                request_serializer=types__pb2.Empty.SerializeToString,
+                response_deserializer=ctld__pb2.ReservationList.FromString,
+                _registered_method=True)
         self.GetDiag = channel.unary_unary(
                 '/pyslurm.Controller/GetDiag',
                 request_serializer=types__pb2.Empty.SerializeToString,
@@ -335,6 +350,27 @@ class ControllerServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def GetLicenses(self, request, context):
+        """scontrol show licenses
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def EditReservation(self, request, context):
+        """scontrol create/update/delete res
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def GetReservations(self, request, context):
+        """scontrol show res, sinfo -T
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
     def GetDiag(self, request, context):
         """sdiag
         """
@@ -495,6 +531,21 @@ def add_ControllerServicer_to_server(servicer, server):
                     servicer.EditPartition,
                     request_deserializer=ctld__pb2.PartitionEdit.FromString,
                     response_serializer=types__pb2.Empty.SerializeToString,
+            ),
+            'GetLicenses': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetLicenses,
+                    request_deserializer=types__pb2.Empty.FromString,
+                    response_serializer=ctld__pb2.LicenseList.SerializeToString,
+            ),
+            'EditReservation': grpc.unary_unary_rpc_method_handler(
+                    servicer.EditReservation,
+                    request_deserializer=ctld__pb2.ReservationEdit.FromString,
+                    response_serializer=ctld__pb2.ReservationEditReply.SerializeToString,
+            ),
+            'GetReservations': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetReservations,
+                    request_deserializer=types__pb2.Empty.FromString,
+                    response_serializer=ctld__pb2.ReservationList.SerializeToString,
             ),
             'GetDiag': grpc.unary_unary_rpc_method_handler(
                     servicer.GetDiag,
@@ -1148,6 +1199,87 @@ class Controller:
             '/pyslurm.Controller/EditPartition',
             ctld__pb2.PartitionEdit.SerializeToString,
             types__pb2.Empty.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetLicenses(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/pyslurm.Controller/GetLicenses',
+            types__pb2.Empty.SerializeToString,
+            ctld__pb2.LicenseList.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def EditReservation(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/pyslurm.Controller/EditReservation',
+            ctld__pb2.ReservationEdit.SerializeToString,
+            ctld__pb2.ReservationEditReply.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetReservations(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/pyslurm.Controller/GetReservations',
+            types__pb2.Empty.SerializeToString,
+            ctld__pb2.ReservationList.FromString,
             options,
             channel_credentials,
             insecure,

@@ -11,6 +11,7 @@ from typing import Iterable
 from pyslurm_common.array_spec import ArraySpec, parse_array_spec
 from pyslurm_common.config import PartitionConfig
 from pyslurm_common.errors import SlurmError, Strerror
+from pyslurm_common.licenses import request_valid
 
 from .. import features, scheduler
 from ..association_checks import charge
@@ -26,6 +27,8 @@ def submission(state: ClusterState, raw: JobRequest, uid: int, gid: int, user_na
                hold: bool, now: int, array: str = "", dependency: str = "") -> JobSubmitted:
     """The JobSubmitted event of a new job (or job array, for a non-empty `--array` spec)."""
     array_spec = _array_spec(state, array) if array else None
+    if raw.licenses and not request_valid(raw.licenses, dict(state.cfg.licenses)):
+        raise SlurmError(Strerror.INVALID_LICENSES)
     depends = dependency_checks(state).parsed(dependency) if dependency else None
     part = resolve_partition(state, raw.partition)
     time_limit = raw.time_limit_min

@@ -53,12 +53,14 @@ def test_hint_help_prints_the_hints_and_exits_1(capsys: pytest.CaptureFixture[st
     assert info.value.code == 1 and capsys.readouterr().out.startswith("Application hint options:\n")
 
 
-@pytest.mark.parametrize("args, error", [(("--reservation=r",), "Requested reservation is invalid"),
-                                         (("-L", "matlab"), "Invalid license specification")])
-def test_the_controller_knows_no_reservation_and_no_license(args: tuple[str, ...], error: str) -> None:
+def test_the_controller_knows_no_reservation() -> None:
     with pytest.raises(SlurmError) as info:
-        request_from_desc(desc_of(*args))
-    assert info.value.strerror == error
+        request_from_desc(desc_of("--reservation=r"))
+    assert info.value.strerror == "Requested reservation is invalid"
+
+
+def test_licenses_travel_as_given_for_admission_to_check() -> None:
+    assert request_from_desc(desc_of("-L", "matlab:2,fluent")).licenses == "matlab:2,fluent"
 
 
 def test_the_scheduler_sizes_the_job_by_them() -> None:

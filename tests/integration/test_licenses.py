@@ -1,0 +1,56 @@
+"""Licenses on a real cluster, as alice and bob: `-L` is checked against slurm.conf's Licenses=
+with Slurm's error, a job waits with reason Licenses while another holds the last one, the counts
+show in `scontrol show licenses` and survive a controller restart."""
+from __future__ import annotations
+
+import dataclasses
+import signal
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from pyslurm_common.cluster_files import ClusterSpec
+
+from .conftest import Cluster, running_cluster, two_node_spec, wait_for
+
+
+def _spec(root: Path, name: str) -> ClusterSpec:
+    return dataclasses.replace(two_node_spec(root, name), extra=("Licenses=matlab:1,fluent:4",))
+
+
+@pytest.fixture(scope="module")
+def licensed() -> Iterator[Cluster]:
+    with running_cluster(_spec) as c:
+        yield c
+
+
+def test_unknown_licenses_are_refused_with_slurms_error(licensed: Cluster) -> None:
+    for asked in ("ansys", "matlab:2", "matlab|fluent"):
+        result = licensed.run("sbatch", "-L", asked, "--wrap", "true", user="alice")
+        assert result.returncode == 1
+        assert result.stderr == "sbatch: error: Batch job submission failed: Invalid license specification\n"
+
+
+def test_a_job_waits_for_the_license_another_holds_also_across_a_restart(licensed: Cluster) -> None:
+    work = licensed.work_dir("alice")
+    go = work / "lic.go"
+    holder = licensed.sbatch("-L", "matlab", "-o", "/dev/null", "--wrap",
+                             f"while [ ! -e {go} ]; do sleep 0.2; done", user="alice")
+    licensed.wait_state(holder, "RUNNING")
+    waiter = licensed.sbatch("--licenses=matlab:1,fluent:2", "-o", "/dev/null", "--wrap", "true", user="bob")
+    wait_for(lambda: licensed.job_field(waiter, "r") == "Licenses")
+    assert licensed.job_field(waiter, "W") == "matlab:1,fluent:2"
+    shown = licensed.run("scontrol", "show", "lic", user="bob", check=True).stdout
+    assert shown == ("LicenseName=fluent\n    Total=4 Used=0 Free=4 Reserved=0 Remote=no\n"
+                     "LicenseName=matlab\n    Total=1 Used=1 Free=0 Reserved=0 Remote=no\n")
+    licensed.stop("ctld", signal.SIGKILL)
+    licensed.start("ctld")
+    wait_for(lambda: licensed.run("scontrol", "-o", "show", "licenses", "matlab").stdout ==
+             "LicenseName=matlab Total=1 Used=1 Free=0 Reserved=0 Remote=no\n", timeout=30)
+    wait_for(lambda: licensed.job_field(waiter, "r") == "Licenses", timeout=30)
+    assert "Licenses=matlab:1,fluent:2 " in licensed.run("scontrol", "show", "job", str(waiter)).stdout
+    go.touch()
+    licensed.wait_state(holder, "COMPLETED", timeout=30)
+    licensed.wait_state(waiter, "COMPLETED", timeout=30)
+    go.unlink()
