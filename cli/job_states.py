@@ -1,9 +1,9 @@
 """Job state names as users see them: compact codes, display state, ``-t`` filters.
 
-Owns the vocabulary of spec §0.4 (cli-squeue-sinfo-scontrol-scancel.md): the long names
-(``PENDING``, ``RUNNING`` ...) carried in ``JobInfo.state``, their compact codes (``PD``,
-``R`` ...), the rule that the COMPLETING flag wins when printing, the set of states squeue
-shows by default and the parsing of ``-t/--states`` lists.
+Spec §0.4 (cli-squeue-sinfo-scontrol-scancel.md): the names themselves (``PENDING``,
+``RUNNING`` ... carried in ``JobInfo.state``) and their compact codes (``PD``, ``R`` ...) are
+:mod:`pyslurm_common.job_states`; this module owns the rule that the COMPLETING flag wins when
+printing, the set of states squeue shows by default and the parsing of ``-t/--states`` lists.
 
 Pure: no I/O. The only error is ``ValueError`` from :func:`parse_state_list`, whose single
 argument is the offending name so the CLI can print
@@ -14,62 +14,17 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from pyslurm_common.job_states import ACTIVE_STATES, BASE_STATE_NUMBERS, STATE_CODES, JobState
 from pyslurm_common.rpc import messages as pb
-
-# Long name -> compact code, in the order of the spec table (base states first, then flags).
-STATE_CODES: dict[str, str] = {
-    "PENDING": "PD",
-    "RUNNING": "R",
-    "SUSPENDED": "S",
-    "COMPLETING": "CG",
-    "COMPLETED": "CD",
-    "CANCELLED": "CA",
-    "FAILED": "F",
-    "TIMEOUT": "TO",
-    "NODE_FAIL": "NF",
-    "PREEMPTED": "PR",
-    "BOOT_FAIL": "BF",
-    "DEADLINE": "DL",
-    "OUT_OF_MEMORY": "OOM",
-    "CONFIGURING": "CF",
-    "REQUEUED": "RQ",
-    "REQUEUE_HOLD": "RH",
-    "REQUEUE_FED": "RF",
-    "RESIZING": "RS",
-    "RESV_DEL_HOLD": "RD",
-    "REVOKED": "RV",
-    "SPECIAL_EXIT": "SE",
-    "SIGNALING": "SI",
-    "STAGE_OUT": "SO",
-    "STOPPED": "ST",
-}
-
-# Base state numbers (§0.4); used for sorting (``-S t``: PD before R).
-BASE_STATE_NUMBERS: dict[str, int] = {
-    "PENDING": 0,
-    "RUNNING": 1,
-    "SUSPENDED": 2,
-    "COMPLETED": 3,
-    "CANCELLED": 4,
-    "FAILED": 5,
-    "TIMEOUT": 6,
-    "NODE_FAIL": 7,
-    "PREEMPTED": 8,
-    "BOOT_FAIL": 9,
-    "DEADLINE": 10,
-    "OUT_OF_MEMORY": 11,
-}
 
 _CODE_TO_LONG: dict[str, str] = {code: long for long, code in STATE_CODES.items()}
 
 # States squeue lists when no -t is given (§1.4).
-DEFAULT_SQUEUE_STATES: frozenset[str] = frozenset(
-    {"PENDING", "RUNNING", "SUSPENDED", "COMPLETING", "STAGE_OUT"}
-)
+DEFAULT_SQUEUE_STATES: frozenset[str] = ACTIVE_STATES | {"COMPLETING", "STAGE_OUT"}
 
 # Finished states for which squeue's %R shows "(Reason)" instead of the node list (§1.2).
 REASON_STATES: frozenset[str] = frozenset(
-    {"PENDING", "FAILED", "TIMEOUT", "OUT_OF_MEMORY", "DEADLINE"}
+    {JobState.PENDING, JobState.FAILED, JobState.TIMEOUT, JobState.OUT_OF_MEMORY, JobState.DEADLINE}
 )
 
 ALL_STATES: frozenset[str] = frozenset(STATE_CODES)
@@ -151,6 +106,6 @@ def run_seconds(job: pb.JobInfo, now: int) -> int:
     (or completing without an end time), ``end - start`` once it has ended."""
     if not job.start_time or (job.state or "PENDING") == "PENDING":
         return 0
-    active = job.state in ("RUNNING", "SUSPENDED")
+    active = job.state in (JobState.RUNNING, JobState.SUSPENDED)
     end = job.end_time if job.end_time and not active else now
     return max(0, end - job.start_time)

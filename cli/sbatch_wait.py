@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import time
 
+from pyslurm_common.job_states import ACTIVE_STATES, JobState
 from pyslurm_common.rpc import messages as pb
 
 from . import client
 
-ENDED_NOT = frozenset({"PENDING", "RUNNING", "SUSPENDED", "COMPLETING", "STAGE_OUT", "REQUEUED"})
+ENDED_NOT = ACTIVE_STATES | {"COMPLETING", "STAGE_OUT", JobState.REQUEUED}
 FIRST_POLL, MAX_POLL = 0.5, 10.0   # seconds; Slurm's sbatch backs off the same way, to 10 s
 
 

@@ -8,6 +8,7 @@ import sys
 import click
 
 from pyslurm_common.bounds import JOB_ID
+from pyslurm_common.job_states import ACTIVE_STATES
 from pyslurm_common.rpc import messages as pb
 
 from . import client
@@ -100,7 +101,7 @@ def _signal(ids: list[int], step: str, signal: int, batch: bool, full: bool, ver
 def _filtered_ids(ids: list[int], user: str | None, states: str | None, name: str | None,
                   partition: str | None, account: str | None) -> list[int]:
     try:
-        wanted_states = parse_state_list(states) if states else {"PENDING", "RUNNING", "SUSPENDED"}
+        wanted_states = parse_state_list(states) if states else ACTIVE_STATES
     except ValueError as exc:
         die(f"Invalid job state specified: {exc}")
     jobs = client.controller("GetJobs", pb.JobQuery(job_ids=ids), pb.JobList).jobs

@@ -11,31 +11,12 @@ from enum import StrEnum
 from typing import Any, NewType
 
 from pyslurm_common.gres import GPU, GresSpec, tres_per_node
+from pyslurm_common.job_states import JobState
 from pyslurm_common.preempt_conf import PreemptMode
 
 from .dependency import Dependency
 
 JobId = NewType("JobId", int)
-
-
-class JobState(StrEnum):
-    PENDING = "PENDING"
-    RUNNING = "RUNNING"
-    SUSPENDED = "SUSPENDED"
-    COMPLETED = "COMPLETED"
-    CANCELLED = "CANCELLED"
-    FAILED = "FAILED"
-    TIMEOUT = "TIMEOUT"
-    NODE_FAIL = "NODE_FAIL"
-    PREEMPTED = "PREEMPTED"
-    BOOT_FAIL = "BOOT_FAIL"
-    DEADLINE = "DEADLINE"
-    OUT_OF_MEMORY = "OUT_OF_MEMORY"
-    REQUEUED = "REQUEUED"        # a run ended by `scontrol requeue` (the job itself pends again)
-
-    @property
-    def is_finished(self) -> bool:
-        return self not in (JobState.PENDING, JobState.RUNNING, JobState.SUSPENDED)
 
 
 class Reason(StrEnum):

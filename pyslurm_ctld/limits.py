@@ -204,7 +204,7 @@ def _queued(snapshot: AssociationSnapshot, jobs: Iterable[Job]) -> Usage:
     """Pending and running jobs counted per QOS, user, account and association (array tasks one each)."""
     queued = Usage()
     for job in jobs:
-        if job.state in (JobState.PENDING, JobState.RUNNING, JobState.SUSPENDED):
+        if not job.state.is_finished:
             other = snapshot.user_association(job.user_name, job.request.account, job.request.partition)
             count = len(job.array.pending) if job.array is not None and job.array.is_remainder else 1
             queued.add(job.request.qos, job.user_name, job.request.account,

@@ -13,6 +13,7 @@ import asyncio
 import time
 from dataclasses import dataclass, field
 
+from pyslurm_common.job_states import ACTIVE_STATES
 from pyslurm_common.rpc import ctld_pb2, dbd_pb2, types_pb2
 
 from .upstream import ACCOUNTING, CONTROLLER, Caller, Upstream, UpstreamError
@@ -100,7 +101,7 @@ async def gather(upstream: Upstream, caller: Caller, anonymous: bool, cluster: s
             view.running.append(job)
     view.pending.sort(key=lambda j: (-j.priority, j.job_id))
     view.running.sort(key=lambda j: j.job_id)
-    finished = [r for r in records.records if r.job.state not in ("PENDING", "RUNNING", "SUSPENDED", "")
+    finished = [r for r in records.records if r.job.state and r.job.state not in ACTIVE_STATES
                 and visible(r.job)]
     finished.sort(key=lambda r: (-r.job.end_time, -r.job.job_id))
     view.finished = [FinishedJob(r.job, sum(s.user_cpu_usec + s.system_cpu_usec for s in r.steps) / 1e6,
