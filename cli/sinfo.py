@@ -27,8 +27,11 @@ PROG = "sinfo"
 @click.option("-h", "--noheader", is_flag=True)
 @click.option("-e", "--exact", is_flag=True)
 @click.option("-p", "--partition")
+# Slurm's -a also shows hidden partitions; pyslurm has none, so every partition is listed.
+@click.option("-a", "--all", "all_partitions", is_flag=True)
 def sinfo(fmt: str | None, long_fmt: str | None, node_oriented: bool, long_listing: bool,
-          summarize: bool, list_reasons: bool, noheader: bool, exact: bool, partition: str | None) -> None:
+          summarize: bool, list_reasons: bool, noheader: bool, exact: bool, partition: str | None,
+          all_partitions: bool) -> None:
     """View information about nodes and partitions."""
     fmt = fmt or os.environ.get("SINFO_FORMAT")
     try:

@@ -35,10 +35,14 @@ PROG = "squeue"
 @click.option("-s", "--steps", is_flag=True)
 @click.option("-r", "--array", "expand_arrays", is_flag=True)
 @click.option("--start", "start", is_flag=True)
+@click.option("--noconvert", is_flag=True)
+# Slurm's -a shows hidden partitions' jobs too; pyslurm has no hidden partitions, so every
+# job is already listed (Open OnDemand passes --all on each call).
+@click.option("-a", "--all", "all_partitions", is_flag=True)
 def squeue(fmt: str | None, long_fmt: str | None, noheader: bool, long_listing: bool,
            user: str | None, me: bool, jobs: str | None, states: str | None, partition: str | None,
            name: str | None, account: str | None, nodelist: str | None, sort: str | None,
-           steps: bool, expand_arrays: bool, start: bool) -> None:
+           steps: bool, expand_arrays: bool, start: bool, noconvert: bool, all_partitions: bool) -> None:
     """View information about jobs in the queue."""
     if start:       # expected start times of pending jobs, earliest first
         states, sort, fmt = states or "PD", sort or "S", fmt or (None if long_fmt else squeue_format.START_FORMAT)
@@ -52,6 +56,8 @@ def squeue(fmt: str | None, long_fmt: str | None, noheader: bool, long_listing: 
         die(f"Invalid job id: {exc}")
     ids = [spec.job_id for spec in specs]
     line_format = _step_format(fmt, long_fmt) if steps else _line_format(fmt, long_fmt, long_listing)
+    for unknown_field in line_format.unknown:
+        print(f"{PROG}: error: Invalid job format specification: {unknown_field}", file=sys.stderr)
     try:
         reply = client.controller("GetJobs", pb.JobQuery(job_ids=ids), pb.JobList)
     except SlurmError as exc:
@@ -73,7 +79,8 @@ def squeue(fmt: str | None, long_fmt: str | None, noheader: bool, long_listing: 
         except squeue_format.FormatError as exc:
             die(str(exc))
         lines = squeue_format.render_jobs(line_format, ordered, reply.now, header=not noheader,
-                                          with_date=long_listing)
+                                          with_date=long_listing,
+                                          fields=squeue_format.NOCONVERT_FIELDS if noconvert else None)
     if lines:
         sys.stdout.write("\n".join(lines) + "\n")
 

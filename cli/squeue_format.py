@@ -18,6 +18,7 @@ from dataclasses import dataclass, replace
 
 from cli import job_states
 from cli.print_fields import MAX_FIELD_WIDTH
+from cli.scontrol_show import job_tres
 from cli.slurm_time import slurm_ctime
 from pyslurm_common import units
 from pyslurm_common.rpc import messages as pb
@@ -54,6 +55,7 @@ class LineFormat:
 
     prefix: str
     columns: tuple[Column, ...]
+    unknown: tuple[str, ...] = ()   # -O names squeue reports and prints as empty columns
 
 
 # --------------------------------------------------------------------------- generic parsing
@@ -116,21 +118,28 @@ def parse_percent_format(
 
 
 def parse_name_format(
-    fmt: str, names: Mapping[str, str], what: str, default_width: int = DEFAULT_LONG_WIDTH
+    fmt: str, names: Mapping[str, str], what: str, default_width: int = DEFAULT_LONG_WIDTH,
+    *, lenient: bool = False,
 ) -> LineFormat:
     """Parse ``-O name[:[.]size][suffix],...``; *names* maps lower-case name -> field key.
 
-    Size ``0`` means natural width. Unknown name raises
-    ``FormatError("Invalid <what> format specification: <name>")``.
+    No colon means the default width; a colon without a size, or size ``0``, natural width
+    (Open OnDemand's ``Name:<US>`` columns). An unknown name raises
+    ``FormatError("Invalid <what> format specification: <name>")``, or, *lenient* (squeue,
+    as Slurm 22.05), becomes an empty column (key ``""``) listed in ``unknown``.
     """
     columns: list[Column] = []
+    unknown: list[str] = []
     for item in fmt.split(","):
         if not item:
             continue
         name, colon, rest = item.partition(":")
         key = names.get(name.strip().lower())
         if key is None:
-            raise FormatError(f"Invalid {what} format specification: {name.strip()}")
+            if not lenient:
+                raise FormatError(f"Invalid {what} format specification: {name.strip()}")
+            unknown.append(name.strip())
+            key = ""
         width: int | None = default_width
         right = False
         suffix = ""
@@ -141,13 +150,12 @@ def parse_name_format(
             start = j
             while j < len(rest) and rest[j].isdigit():
                 j += 1
-            if j > start:
-                width = int(rest[start:j]) or None
-                if width is not None and width > MAX_FIELD_WIDTH:
-                    raise FormatError(f"Invalid {what} format specification: {item}")
+            width = int(rest[start:j] or 0) or None
+            if width is not None and width > MAX_FIELD_WIDTH:
+                raise FormatError(f"Invalid {what} format specification: {item}")
             suffix = rest[j:]
-        columns.append(Column(key=key, width=width, right=right, suffix=suffix))
-    return LineFormat("", tuple(columns))
+        columns.append(Column(key=key, width=None if not key else width, right=right, suffix=suffix))
+    return LineFormat("", tuple(columns), tuple(unknown))
 
 
 def render_cell(value: str, width: int | None, right: bool, truncate: bool = True) -> str:
@@ -212,8 +220,8 @@ def _ts(epoch: int) -> str:
     return units.format_timestamp(epoch, unknown="N/A")
 
 
-def _memory(job: JobInfo) -> str:
-    return units.format_memory_mb(job.mem_per_cpu_mb or job.mem_per_node_mb)
+def _memory(job: JobInfo, convert: bool = True) -> str:
+    return units.SizeFormat(convert=convert)(job.mem_per_cpu_mb or job.mem_per_node_mb, "M")
 
 
 def _reason(job: JobInfo) -> str:
@@ -259,7 +267,7 @@ JOB_FIELDS: dict[str, JobField] = {
     "threads": JobField("THREADS_PER_CORE", _const("*")),
     "jobid": JobField("JOBID", lambda j, n: job_id_text(j)),
     "name": JobField("NAME", lambda j, n: j.name),
-    "comment": JobField("COMMENT", _const("(null)")),
+    "comment": JobField("COMMENT", lambda j, n: j.comment or "(null)"),
     "array_task_id": JobField("ARRAY_TASK_ID", lambda j, n: j.array_task_str if j.array_job_id else "N/A"),
     "time_limit": JobField(
         "TIME_LIMIT", lambda j, n: units.format_time_limit_squeue(j.time_limit_min), "time"
@@ -269,7 +277,7 @@ JOB_FIELDS: dict[str, JobField] = {
     "time_used": JobField(
         "TIME", lambda j, n: units.format_duration_squeue(time_used(j, n)), "time"
     ),
-    "req_nodes": JobField("REQ_NODES", _const("")),
+    "req_nodes": JobField("REQ_NODES", lambda j, n: j.req_nodes),
     "nodelist": JobField("NODELIST", lambda j, n: j.nodes, "nodes"),
     "command": JobField("COMMAND", lambda j, n: j.command or "(null)"),
     "contiguous": JobField("CONTIGUOUS", _const("0")),
@@ -288,7 +296,7 @@ JOB_FIELDS: dict[str, JobField] = {
     "submit_time": JobField("SUBMIT_TIME", lambda j, n: _ts(j.submit_time)),
     "wckey": JobField("WCKEY", _const("(null)")),
     "licenses": JobField("LICENSES", lambda j, n: j.licenses or "(null)"),
-    "exc_nodes": JobField("EXC_NODES", _const("")),
+    "exc_nodes": JobField("EXC_NODES", lambda j, n: j.exc_nodes),
     "core_spec": JobField("CORE_SPEC", _const("N/A")),
     "nice": JobField("NICE", lambda j, n: str(j.nice)),
     "sched_nodes": JobField("SCHEDNODES", lambda j, n: j.sched_nodes or "(null)", "nodes"),
@@ -304,8 +312,14 @@ JOB_FIELDS: dict[str, JobField] = {
     "restart_cnt": JobField("RESTARTCNT", lambda j, n: str(j.restarts)),
     "requeue": JobField("REQUEUE", lambda j, n: str(int(j.requeue))),
     "cpus_per_task": JobField("CPUS_PER_TASK", lambda j, n: str(j.cpus_per_task)),
+    "tres_alloc": JobField("TRES_ALLOC", lambda j, n: job_tres(j)),
     # beyond Slurm: how long a running job's GPUs have been idle (GpuIdleParameters' threshold)
     "gpu_idle": JobField("GPU_IDLE", lambda j, n: units.format_duration_squeue(j.gpu_idle_seconds), "time"),
+}
+
+# ``--noconvert``: sizes stay in the unit they are counted in (2048M, not 2G).
+NOCONVERT_FIELDS: dict[str, JobField] = {
+    **JOB_FIELDS, "min_memory": JobField("MIN_MEMORY", lambda j, n: _memory(j, convert=False)),
 }
 
 LETTERS: dict[str, str] = {
@@ -339,6 +353,10 @@ LONG_NAMES: dict[str, str] = {
     "nice": "nice", "restartcnt": "restart_cnt", "requeue": "requeue",
     "batchhost": "batch_host", "cpus-per-task": "cpus_per_task",
     "schednodes": "sched_nodes", "groupname": "group", "groupid": "gid", "gpuidle": "gpu_idle",
+    "mincpus": "min_cpus", "mintmpdisk": "min_tmp_disk", "oversubscribe": "oversubscribe",
+    "sockets": "sockets", "cores": "cores", "threads": "threads", "contiguous": "contiguous",
+    "reqnodes": "req_nodes", "reservation": "reservation", "wckey": "wckey",
+    "licenses": "licenses", "corespec": "core_spec", "sct": "sct", "tres-alloc": "tres_alloc",
 }  # fmt: skip
 
 ALL_LETTERS = "abcdefghijklmnopqrtuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
@@ -356,7 +374,7 @@ def parse_format(fmt: str) -> LineFormat:
 
 def parse_long_format(fmt: str) -> LineFormat:
     """Parse an ``-O/--Format`` list (default width 20, ``:.N`` right, ``:0`` natural)."""
-    return parse_name_format(fmt, LONG_NAMES, "job")
+    return parse_name_format(fmt, LONG_NAMES, "job", lenient=True)
 
 
 def header_line(fmt: LineFormat, fields: Mapping[str, JobField] | None = None) -> str:
@@ -364,7 +382,7 @@ def header_line(fmt: LineFormat, fields: Mapping[str, JobField] | None = None) -
     fields = JOB_FIELDS if fields is None else fields
     parts = [fmt.prefix]
     for col in fmt.columns:
-        header = fields[col.key].header
+        header = fields[col.key].header if col.key else ""
         parts.append(render_cell(header, col.width, col.right, header != REASONLIST_HEADER))
         parts.append(col.suffix)
     return "".join(parts)
@@ -376,6 +394,9 @@ def job_line(fmt: LineFormat, job: JobInfo, now: int, fields: Mapping[str, JobFi
     fields = JOB_FIELDS if fields is None else fields
     parts = [fmt.prefix]
     for col in fmt.columns:
+        if not col.key:     # an -O name Slurm does not know: empty, suffix kept
+            parts.append(col.suffix)
+            continue
         field = fields[col.key]
         value = field.get(job, now)
         if field.kind == "reasonlist":
@@ -394,14 +415,15 @@ def render_jobs(
     *,
     header: bool = True,
     with_date: bool = False,
+    fields: Mapping[str, JobField] | None = None,
 ) -> list[str]:
     """All output lines (no newlines): optional date line (``-l``), header, one per job."""
     lines: list[str] = []
     if header:
         if with_date:
             lines.append(date_line(now))
-        lines.append(header_line(fmt))
-    lines.extend(job_line(fmt, job, now) for job in jobs)
+        lines.append(header_line(fmt, fields))
+    lines.extend(job_line(fmt, job, now, fields) for job in jobs)
     return lines
 
 
@@ -444,10 +466,17 @@ def parse_sort(spec: str) -> list[tuple[str, bool]]:
     return keys
 
 
+def _controller_order(job: JobInfo) -> int:
+    return -job.job_id if job_states.display_state(job) == "PENDING" else job.job_id
+
+
 def sort_jobs(jobs: Iterable[JobInfo], spec: str = DEFAULT_SORT) -> list[JobInfo]:
     """Sort like ``squeue -S <spec>``; the default ``P,t,-p`` gives partition ascending,
-    state ascending (PD before R), priority descending. Ties keep job id order."""
-    ordered: list[JobInfo] = sorted(jobs, key=lambda j: j.job_id)
+    state ascending (PD before R), priority descending. Ties keep the order slurmctld
+    sends its job list in: pending jobs newest first, started jobs oldest first (checked
+    against Slurm 22.05: five equal-priority pending jobs list 98 97 96 95 ..., two running
+    ones 92 93)."""
+    ordered: list[JobInfo] = sorted(jobs, key=_controller_order)
     for letter, descending in reversed(parse_sort(spec)):
         ordered.sort(key=_SORT_KEYS[letter], reverse=descending)
     return ordered

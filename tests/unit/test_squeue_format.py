@@ -129,8 +129,7 @@ def test_long_format_default_width_20_and_suffix() -> None:
 def test_unknown_letter_and_name() -> None:
     with pytest.raises(sq.FormatError, match="^Invalid job format specification: s$"):
         sq.parse_format("%i %s")
-    with pytest.raises(sq.FormatError, match="^Invalid job format specification: bogus$"):
-        sq.parse_long_format("jobid,bogus")
+    assert sq.parse_long_format("jobid,bogus").unknown == ("bogus",)
 
 
 def test_all_letters_parse() -> None:
@@ -187,7 +186,8 @@ def test_default_sort_partition_state_priority() -> None:
         JobInfo(job_id=4, partition="a", state="PENDING", priority=7),
         JobInfo(job_id=5, partition="a", state="PENDING", priority=7),
     ]
-    assert [j.job_id for j in sq.sort_jobs(jobs)] == [4, 5, 3, 2, 1]
+    assert [j.job_id for j in sq.sort_jobs(jobs)] == [5, 4, 3, 2, 1]
+    assert [j.job_id for j in sq.sort_jobs(jobs, "p")] == [3, 1, 5, 4, 2]
     assert [j.job_id for j in sq.sort_jobs(jobs, "-i")] == [5, 4, 3, 2, 1]
     with pytest.raises(sq.FormatError):
         sq.sort_jobs(jobs, "P,%")
@@ -240,3 +240,17 @@ def test_start_format_shows_expected_starts_and_sched_nodes_earliest_first() -> 
         "               663     debug    small    alice PD  2026-12-02T11:41:33      1 n3                   (Priority)",
         "               662     debug      big    alice PD  2026-12-02T12:40:33      2 n[1-2]               (Resources)",
     ]
+
+
+def test_long_format_colon_without_size_is_natural_and_unknown_names_are_empty() -> None:
+    """Slurm 22.05: `-O 'JobID:|,Bogus:|,Name'` prints `JOBID||NAME<pad to 20>` and an error."""
+    fmt = sq.parse_long_format("JobID:|,Bogus:|,Name")
+    assert fmt.unknown == ("Bogus",)
+    assert sq.render_jobs(fmt, [JobInfo(job_id=7, name="x")], NOW) == ["JOBID||NAME" + " " * 16, "7||x" + " " * 19]
+
+
+def test_noconvert_keeps_memory_in_megabytes() -> None:
+    job = JobInfo(job_id=7, mem_per_node_mb=2048)
+    fmt = sq.parse_format("%m")
+    assert sq.render_jobs(fmt, [job], NOW, header=False) == ["2G"]
+    assert sq.render_jobs(fmt, [job], NOW, header=False, fields=sq.NOCONVERT_FIELDS) == ["2048M"]
