@@ -4,7 +4,10 @@ PYSLURM_CONF rides along with SLURM_CONF when the job takes the submit environme
 that strip every SLURM_* variable but SLURM_JOB_ID (submitit, some MPI launchers) still leave
 srun and scontrol inside the job talking to the cluster that runs it.
 
-Pure: everything comes from the job, its allocation and the cluster name.
+Pure: everything comes from the job, its allocation and the cluster name. The variables a
+batch script shares with salloc's command (the job's identity, nodes, layout, -n/-c/--mem) and
+those every step repeats are pyslurm_common.job_environment's; this module adds the batch
+host's, the step's, the GPUs' and an array task's.
 The node agent adds what only it knows (SLURMD_NODENAME, SLURM_TASK_PID).
 
 GPU variables (daemons-and-cgroups.md §6) describe the batch host's allocated GPUs:
@@ -17,56 +20,43 @@ from __future__ import annotations
 from typing import Iterable
 
 from pyslurm_common.hostlist import compress, compress_counts
+from pyslurm_common.job_environment import JobFacts, allocation_variables, block_tasks_per_node, identity_variables
 
 from .job import Job, JobRequest, Step
 
 
-def _tasks_per_node(job: Job) -> tuple[int, ...]:
-    assert job.allocation is not None
-    nodes = len(job.allocation.nodes)
-    tasks = max(job.request.num_tasks, nodes) if job.request.ntasks_given else nodes
-    base, extra = divmod(tasks, nodes)
-    return tuple(base + (1 if i < extra else 0) for i in range(nodes))
+def job_facts(job: Job) -> JobFacts:
+    """The started job as the shared builder sees it. Memory: the option given, else the
+    allocation's per-CPU share (a job that asked for none still learns what it got)."""
+    alloc = job.allocation
+    assert alloc is not None
+    req = job.request
+    mem_per_cpu = req.mem_per_cpu_mb
+    if not mem_per_cpu and not req.mem_per_node_mb and alloc.memory_mb_per_node[0]:
+        mem_per_cpu = alloc.memory_mb_per_node[0] // max(1, alloc.cpus_per_node[0])
+    return JobFacts(
+        job_id=job.job_id, name=req.name, partition=req.partition, uid=job.uid, user_name=job.user_name,
+        gid=job.gid, work_dir=req.work_dir, submit_host=req.submit_host, account=req.account, qos=req.qos,
+        nodelist=compress(alloc.nodes), num_nodes=len(alloc.nodes), cpus_per_node=alloc.cpus_per_node,
+        tasks_per_node=block_tasks_per_node(len(alloc.nodes), req.num_tasks, req.ntasks_given),
+        num_tasks=req.num_tasks if req.ntasks_given else None,
+        cpus_per_task=req.cpus_per_task if req.cpus_per_task_given else None,
+        mem_per_cpu_mb=mem_per_cpu, mem_per_node_mb=req.mem_per_node_mb)
 
 
 def batch_environment(job: Job, cluster_name: str, conf_path: str, ctld_host: str, ctld_port: int) -> dict[str, str]:
     alloc = job.allocation
     assert alloc is not None
     req = job.request
-    nodelist = compress(alloc.nodes)
-    env: dict[str, str] = {
-        "SLURM_JOB_ID": str(job.job_id), "SLURM_JOBID": str(job.job_id),
-        "SLURM_JOB_NAME": req.name,
-        "SLURM_JOB_NODELIST": nodelist, "SLURM_NODELIST": nodelist,
-        "SLURM_JOB_NUM_NODES": str(len(alloc.nodes)), "SLURM_NNODES": str(len(alloc.nodes)),
-        "SLURM_JOB_CPUS_PER_NODE": compress_counts(alloc.cpus_per_node),
-        "SLURM_TASKS_PER_NODE": compress_counts(_tasks_per_node(job)),
+    env = allocation_variables(job_facts(job), cluster_name, conf_path)
+    env.update({
         "SLURM_CPUS_ON_NODE": str(alloc.cpus_per_node[0]),
-        "SLURM_JOB_PARTITION": req.partition,
-        "SLURM_JOB_UID": str(job.uid), "SLURM_JOB_USER": job.user_name,
-        "SLURM_JOB_GID": str(job.gid),
-        "SLURM_SUBMIT_DIR": req.work_dir, "SLURM_SUBMIT_HOST": req.submit_host,
-        "SLURM_CLUSTER_NAME": cluster_name, "SLURM_CONF": conf_path,
         "SLURM_NODEID": "0", "SLURM_PROCID": "0", "SLURM_LOCALID": "0", "SLURM_GTIDS": "0",
         "SLURM_PRIO_PROCESS": str(req.nice),
         "SLURM_TOPOLOGY_ADDR": alloc.batch_host, "SLURM_TOPOLOGY_ADDR_PATTERN": "node",
         "SLURM_WORKING_CLUSTER": f"{cluster_name}:{ctld_host}:{ctld_port}:9728:109",
         "ENVIRONMENT": "BATCH", "HOSTNAME": alloc.batch_host, "SLURM_NODE_ALIASES": "(null)",
-    }
-    if req.account:
-        env["SLURM_JOB_ACCOUNT"] = req.account
-    if req.qos:
-        env["SLURM_JOB_QOS"] = req.qos
-    if req.ntasks_given:
-        env["SLURM_NTASKS"] = env["SLURM_NPROCS"] = str(req.num_tasks)
-    if req.cpus_per_task_given:
-        env["SLURM_CPUS_PER_TASK"] = str(req.cpus_per_task)
-    if req.mem_per_cpu_mb:
-        env["SLURM_MEM_PER_CPU"] = str(req.mem_per_cpu_mb)
-    elif req.mem_per_node_mb:
-        env["SLURM_MEM_PER_NODE"] = str(req.mem_per_node_mb)
-    elif alloc.memory_mb_per_node[0]:
-        env["SLURM_MEM_PER_CPU"] = str(alloc.memory_mb_per_node[0] // max(1, alloc.cpus_per_node[0]))
+    })
     if req.export_env:
         env["SLURM_EXPORT_ENV"] = req.export_env
     if job.restarts:
@@ -170,8 +160,8 @@ def step_environment(job: Job, step: Step, node_index: int, cluster_name: str, c
     job_index = alloc.nodes.index(node)
     step_nodes = compress(step.nodes)
     tasks = str(step.num_tasks)
-    env = {
-        "SLURM_JOB_ID": str(job.job_id), "SLURM_JOBID": str(job.job_id),
+    env = identity_variables(job_facts(job), cluster_name, conf_path)
+    env.update({
         "SLURM_STEP_ID": str(step.step_id), "SLURM_STEPID": str(step.step_id),
         "SLURM_JOB_NODELIST": compress(alloc.nodes), "SLURM_NODELIST": step_nodes,
         "SLURM_JOB_NUM_NODES": str(len(alloc.nodes)), "SLURM_NNODES": str(len(step.nodes)),
@@ -181,25 +171,17 @@ def step_environment(job: Job, step: Step, node_index: int, cluster_name: str, c
         "SLURM_STEP_TASKS_PER_NODE": compress_counts(step.tasks_per_node),
         "SLURM_TASKS_PER_NODE": compress_counts(step.tasks_per_node),
         "SLURM_CPUS_ON_NODE": str(len(step.cpu_ids[node_index]) if step.cpu_ids else alloc.cpus_per_node[job_index]),
-        "SLURM_JOB_PARTITION": req.partition,
-        "SLURM_JOB_UID": str(job.uid), "SLURM_JOB_USER": job.user_name, "SLURM_JOB_GID": str(job.gid),
-        "SLURM_SUBMIT_DIR": req.work_dir, "SLURM_SUBMIT_HOST": req.submit_host,
-        "SLURM_CLUSTER_NAME": cluster_name, "SLURM_CONF": conf_path,
         "SLURM_PRIO_PROCESS": str(req.nice), "SLURM_DISTRIBUTION": req.distribution or "block",
         "SLURM_TOPOLOGY_ADDR": node, "SLURM_TOPOLOGY_ADDR_PATTERN": "node",
         "SLURM_WORKING_CLUSTER": f"{cluster_name}:{ctld_host}:{ctld_port}:9728:109",
         "SLURM_LAUNCH_NODE_IPADDR": io_host, "SLURM_SRUN_COMM_HOST": io_host,
         "SLURM_SRUN_COMM_PORT": str(io_port), "SLURM_STEP_LAUNCHER_PORT": str(io_port),
         "SLURM_UMASK": f"{req.umask:04o}",
-    }
+    })
     env.update(request_echoes(req))
     env.update(array_environment(job))   # srun steps of an array task are that task's
     if req.launcher == "srun":
         env["SLURM_JOB_NAME"] = req.name
-    if req.account:
-        env["SLURM_JOB_ACCOUNT"] = req.account
-    if req.qos:
-        env["SLURM_JOB_QOS"] = req.qos
     if job.restarts:
         env["SLURM_RESTART_COUNT"] = str(job.restarts)
     gpus = alloc.gpus_on(job_index)

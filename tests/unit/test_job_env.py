@@ -188,3 +188,18 @@ def test_layout_and_per_gpu_options_are_echoed_as_on_the_anchor() -> None:
                                                     ("NONE", False), ("HOME", False), ("HOME,X=1", False)])
 def test_pyslurm_conf_only_for_jobs_that_take_the_submit_environment(export: str, has_alias: bool) -> None:
     assert ("PYSLURM_CONF" in env_of(running_job(export_env=export))) is has_alias
+
+
+def test_salloc_and_the_batch_script_see_the_same_allocation_variables() -> None:
+    # One builder (pyslurm_common/job_environment.py): salloc's command, from the job as squeue
+    # reports it, gets exactly the batch script's values for every variable it has.
+    from cli.allocation_env import allocation_environment
+    from pyslurm_ctld import convert
+
+    job = running_job(Allocation(("n1", "n2"), (2, 1), (1024, 512)), num_tasks=3, ntasks_given=True,
+                      cpus_per_task=1, cpus_per_task_given=True, mem_per_cpu_mb=256)
+    salloc = allocation_environment(convert.job_info(job), "anchor", "/etc/pyslurm/slurm.conf")
+    batch = env_of(job)
+    assert salloc == {name: batch[name] for name in salloc}
+    assert {"SLURM_JOB_ID", "SLURM_JOB_NODELIST", "SLURM_TASKS_PER_NODE", "SLURM_NTASKS", "SLURM_CPUS_PER_TASK",
+            "SLURM_MEM_PER_CPU", "SLURM_JOB_ACCOUNT", "SLURM_JOB_QOS", "SLURM_CONF"} <= salloc.keys()
