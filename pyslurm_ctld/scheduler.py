@@ -41,6 +41,7 @@ from .backfill import Backfill, Reservation
 from .job import Allocation, Hold, Job, JobId, JobRequest, Reason
 
 UNLIMITED = -1
+_UNDECIDED = object()   # a shape whose static fit this pass has not looked at yet
 _NO_GPUS: Mapping[str, tuple[int, ...]] = {"": ()}
 
 
@@ -165,18 +166,46 @@ def job_need(req: JobRequest, def_mem_per_cpu_mb: int, exclusive: bool = False) 
                  tmp_disk_mb=req.tmp_disk_mb)
 
 
+class _NeedMemo:
+    """Each job's need per partition, computed once per version of its request instead of once
+    per pass (at 50k pending jobs, job_need and hashing the needs were half of the pass).
+
+    Keyed by the request's identity: a JobRequest is frozen, so a job whose request changes has
+    a new one. Each entry holds its request, so its id cannot be reused while the entry lives;
+    an entry no pass used since the one before is dropped. Equal needs are one shared object,
+    so the pass's per-shape tables can key on identity."""
+
+    _MAX_SHAPES = 4096   # distinct shapes remembered; past it they start afresh (only a cost)
+
+    def __init__(self) -> None:
+        self._current: dict[tuple[int, str], tuple[JobRequest, int, bool, _Need]] = {}
+        self._previous: dict[tuple[int, str], tuple[JobRequest, int, bool, _Need]] = {}
+        self._shapes: dict[_Need, _Need] = {}
+
+    def new_pass(self) -> None:
+        self._previous, self._current = self._current, {}
+        if len(self._shapes) > self._MAX_SHAPES:
+            self._shapes = {}
+
+    def need(self, req: JobRequest, partition: str, def_mem_per_cpu_mb: int, exclusive: bool) -> _Need:
+        key = (id(req), partition)
+        entry = self._current.get(key) or self._previous.get(key)
+        if entry is None or entry[0] is not req or entry[1] != def_mem_per_cpu_mb or entry[2] is not exclusive:
+            need = job_need(req, def_mem_per_cpu_mb, exclusive)
+            entry = (req, def_mem_per_cpu_mb, exclusive, self._shapes.setdefault(need, need))
+        self._current[key] = entry
+        return entry[3]
+
+
+_needs = _NeedMemo()
+
+
 def could_ever_fit(node: NodeCapacity, need: _Need) -> bool:
     """Whether the node, empty, has what one node of the request needs."""
     if node.cpus < need.cpus_per_node or node.memory_mb < need.memory_mb_per_node \
             or node.tmp_disk_mb < need.tmp_disk_mb or not features.satisfied(need.constraint, node.features):
         return False
     return not need.gpus_per_node or len(node.gpus_of_type(need.gpu_type)) >= need.gpus_per_node
-
-
-def _order_key(job: Job, partitions: Mapping[str, PartitionView]) -> tuple[int, int, int, int]:
-    part = partitions.get(job.request.partition)
-    tier = part.priority_tier if part else 0
-    return (-tier, -job.priority, job.submit_time, job.job_id)
 
 
 def _hold_reason(job: Job) -> Reason | None:
@@ -292,10 +321,14 @@ def schedule(pending: Iterable[Job], nodes: Mapping[str, NodeCapacity],
     free = _Free(nodes)
     blocked: set[str] = set()
     decisions: list[Decision] = []
-    # Whether a request could ever fit depends only on its shape: decide once per shape and pass.
-    static_fit: dict[tuple[str, int, _Need], Reason | None] = {}
-    for job in sorted(pending, key=lambda j: _order_key(j, partitions)):
-        reason = _hold_reason(job) or waiting.get(job.job_id)
+    # Whether a request could ever fit depends only on its shape: decide once per shape and pass
+    # (the memo gives equal shapes one object, alive through the pass, so its id is the key).
+    static_fit: dict[tuple[str, int, int], Reason | None | object] = {}
+    _needs.new_pass()
+    tiers = {name: part.priority_tier for name, part in partitions.items()}
+    for job in sorted(pending, key=lambda j: (-tiers.get(j.request.partition, 0), -j.priority, j.submit_time,
+                                              j.job_id)):
+        reason = _hold_reason(job) if job.hold is not Hold.NONE else waiting.get(job.job_id) if waiting else None
         if reason is not None:
             decisions.append(Pend(job.job_id, reason))
             continue
@@ -304,11 +337,11 @@ def schedule(pending: Iterable[Job], nodes: Mapping[str, NodeCapacity],
         usable: list[tuple[PartitionView, _Need]] = []
         for name in names:
             part = partitions.get(name)
-            need = job_need(job.request, part.def_mem_per_cpu_mb if part else 0, part is not None and part.exclusive)
-            key = (name, job.request.time_limit_min, need)
-            if key in static_fit:
-                static = static_fit[key]
-            else:
+            need = _needs.need(job.request, name, part.def_mem_per_cpu_mb if part else 0,
+                               part is not None and part.exclusive)
+            key = (name, job.request.time_limit_min, id(need))
+            static = static_fit.get(key, _UNDECIDED)
+            if static is _UNDECIDED:
                 static = static_fit[key] = _partition_reason(job, part, need, nodes)
             if static is None:
                 assert part is not None
@@ -320,11 +353,12 @@ def schedule(pending: Iterable[Job], nodes: Mapping[str, NodeCapacity],
         if not usable:
             decisions.append(Pend(job.job_id, reason or Reason.PARTITION_CONFIG))
             continue
-        if any(not nodes[name].usable for name in job.request.required_nodes if name in nodes):
+        if job.request.required_nodes and any(not nodes[name].usable for name in job.request.required_nodes
+                                              if name in nodes):
             # A -w node that is down or drained: waiting for it blocks nobody else (§2.2).
             decisions.append(Pend(job.job_id, Reason.REQ_NODE_NOT_AVAIL))
             continue
-        if backfill is None and all(part.name in blocked for part, _ in usable):   # the common case behind a blocked job
+        if backfill is None and blocked and all(part.name in blocked for part, _ in usable):   # the common case behind a blocked job
             decisions.append(Pend(job.job_id, Reason.PRIORITY))
             continue
         tasks, rest_reason = _startable_tasks(job, running, allowed.get(job.job_id))
