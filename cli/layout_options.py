@@ -3,14 +3,16 @@ Slurm's words and turned into JobDesc fields (the controller sizes the job by th
 
 --hint is Slurm's shorthand for the layout fields (nomultithread, compute_bound, memory_bound:
 one thread per core). --gres-flags and --wait-all-nodes are checked and then have no effect, as
-in Slurm where gres.conf names no Cores= and no node ever needs booting; --gpu-bind=closest/none
-likewise. --reservation and --licenses travel to the controller, which knows none.
+in Slurm where gres.conf names no Cores= and no node ever needs booting. --gpu-bind is checked here
+and echoed as SLURM_GPU_BIND (the steps' srun binds by it). --reservation and --licenses travel to the controller, which knows none.
 """
 from __future__ import annotations
 
 import re
 from collections.abc import Mapping
 from typing import Any
+
+from pyslurm_common import gpu_binding
 
 from .app import die
 from .command_line import OPTION_EXIT
@@ -26,7 +28,6 @@ _LEVEL = r"(?:block|cyclic|fcyclic|\*)"
 _DISTRIBUTION = re.compile(rf"^(?:(?:block|cyclic|arbitrary|\*)(?::{_LEVEL}(?::{_LEVEL})?)?|plane=\d+)"
                            r"(?:,(?:Pack|NoPack))?$", re.IGNORECASE)
 GRES_FLAGS = ("enforce-binding", "disable-binding")
-GPU_BIND_NO_EFFECT = ("closest", "none")   # no GPU-to-CPU affinity is known here: nothing to bind
 
 
 def _count(values: Mapping[str, Any], name: str, flag: str) -> int:
@@ -62,11 +63,10 @@ def _checked_no_effect(values: Mapping[str, Any]) -> None:
         die("Invalid --wait-all-nodes specification", exit_code=OPTION_EXIT)
     bind = values.get("gpu_bind")
     if bind is not None:
-        kind = str(bind).removeprefix("verbose,")
-        if kind not in GPU_BIND_NO_EFFECT:
-            if not re.fullmatch(r"(map_gpu|mask_gpu|per_task|single):.+", kind):
-                die(f"Invalid --gpu-bind argument: gpu:{bind}", exit_code=OPTION_EXIT)
-            die(f"--gpu-bind={bind} is not supported by pyslurm")
+        try:
+            gpu_binding.parse(str(bind))
+        except gpu_binding.GpuBindError as exc:
+            die(str(exc), exit_code=OPTION_EXIT)
 
 
 def layout_fields(values: Mapping[str, Any]) -> dict[str, Any]:

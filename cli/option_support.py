@@ -19,7 +19,7 @@ IGNORED = frozenset({
     "profile",    # acct_gather_profile/none
     "power",      # no power management plugin
     "network",    # switch/none
-    "cpu_bind", "mem_bind",   # TaskPlugin=task/cgroup, no task/affinity: Slurm binds nothing either
+    "mem_bind",   # not yet acted on: the stepd binds CPUs (--cpu-bind), no NUMA memory policy
     "wckey",      # TrackWCKey is not supported: Slurm without it drops the key too
     "gres_flags", "wait_all_nodes",   # checked by layout_options; no effect here, as in Slurm
     "cluster_constraint",   # federations only: Slurm outside one ignores it

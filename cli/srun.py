@@ -26,8 +26,8 @@ from .command_line import collect, command_line
 from .option_support import refuse_unsupported
 from .submit_inputs import add_submission_inputs
 from .option_tables import srun as spec
-from .srun_options import (StreamSpec, allocation_desc, check_step_gres, mpi_type, step_request, step_sizes,
-                           stream_spec, wait_seconds)
+from .srun_options import (StreamSpec, allocation_desc, binding_environment, check_step_gres, mpi_type, step_request,
+                           step_sizes, stream_spec, wait_seconds)
 from .step_layout import INPUT_NONE, StepLayout
 from .terminal import terminal_size
 
@@ -35,7 +35,7 @@ PROG = "srun"
 # Beyond the shared allocation options (option_support.JOB_DESC)
 ACTED_ON = frozenset({"jobid", "output", "error", "input", "label", "unbuffered", "pty", "kill_on_bad_exit", "wait",
                       "disable_status", "quit_on_interrupt", "exact", "overlap", "mpi", "clusters", "open_mode",
-                      "verbose", "exclusive", "immediate"})
+                      "verbose", "exclusive", "immediate", "cpu_bind"})
 DEFAULT_KILL_WAIT = 30
 MAX_RETRY_DELAY = 5.0
 
@@ -65,6 +65,7 @@ def srun(args: Sequence[str]) -> None:
     if not made_job:
         check_step_gres(values)
     wait_seconds(values)
+    binding_environment(values)   # --cpu-bind/--gpu-bind are checked before any job is made
     if verbose:
         verbose_lines.say(PROG, verbose_lines.options_block(spec, values))
     if made_job:

@@ -86,11 +86,47 @@ def step_environment(values: Mapping[str, Any], environ: Mapping[str, str], work
         env["SLURM_LABELIO"] = "1"
     if values.get("mpi", "none") != "none":
         env["SLURM_MPI_TYPE"] = values["mpi"]   # the stepd serves PMI-2 when it reads pmi2 here
+    env.update(binding_environment(values))
     if values.get("unbuffered") or values.get("pty"):
         env["SLURM_UNBUFFEREDIO"] = "1"
     if kill_on_bad_exit(values):
         env["SLURM_KILL_BAD_EXIT"] = "1"
     return [f"{k}={v}" for k, v in env.items()]
+
+
+def _count_of(value: object) -> int:
+    """The N of `[type:]N` (--gpus-per-task), 0 when absent or unreadable (checked elsewhere)."""
+    text = str(value or "").rpartition(":")[2]
+    return int(text) if text.isdigit() else 0
+
+
+def binding_environment(values: Mapping[str, Any]) -> dict[str, str]:
+    """--cpu-bind, --gpu-bind (or the binding --gpus-per-task / --ntasks-per-gpu imply) and -m as
+    the step's variables, which the stepd binds each task by (pyslurm_d/task_binding.py)."""
+    from pyslurm_common import cpu_binding, gpu_binding
+
+    env: dict[str, str] = {}
+    if values.get("cpu_bind") is not None:
+        text = str(values["cpu_bind"])
+        if text.lower() == "help":
+            print(cpu_binding.HELP)
+            raise SystemExit(1)
+        try:
+            env.update(cpu_binding.parse(text).environment())
+        except cpu_binding.BindError as exc:
+            print(f"srun: error: {exc}", file=sys.stderr)
+            die("Failed to parse --cpu-bind= values.", severity="fatal")
+    gpu_bind = gpu_binding.implied(str(values.get("gpu_bind") or ""), _count_of(values.get("gpus_per_task")),
+                                   _count_of(values.get("ntasks_per_gpu")))
+    if gpu_bind:
+        try:
+            gpu_binding.parse(gpu_bind)
+        except gpu_binding.GpuBindError as exc:
+            die(str(exc))
+        env["SLURM_GPU_BIND"] = gpu_bind
+    if values.get("distribution"):
+        env["SLURM_DISTRIBUTION"] = str(values["distribution"])
+    return env
 
 
 # The MPI plugins this build has (what `srun --mpi=list` prints): pmi2 is served by every stepd

@@ -31,7 +31,8 @@ from .events import (Account, Effect, Event, JobRequeued, Launch, SignalTasks, S
                      Terminate,
                      event_from_dict, event_to_dict)
 from .job import Hold, Job, JobId, JobState, Step
-from .job_env import batch_environment, merged_environment, overlay_environment, step_environment
+from .job_env import (batch_environment, merged_environment, overlay_environment, step_environment,
+                      step_options_win)
 from .job_manager import JobManager
 from .gpu_idle_actions import GpuIdleWatch, JobMessage
 from .job_notices import JobNotices
@@ -333,8 +334,9 @@ class Controller:
         for index, node in enumerate(step.nodes):
             message = slurmd_pb2.TaskLaunch()
             message.CopyFrom(spec)
-            env = step_environment(job, step, index, self.cfg.cluster_name, str(self.cfg.path),
-                                   self.cfg.controller_host, self.cfg.ctld_port, spec.io_host, spec.io_port)
+            env = step_options_win(step_environment(job, step, index, self.cfg.cluster_name, str(self.cfg.path),
+                                                    self.cfg.controller_host, self.cfg.ctld_port, spec.io_host,
+                                                    spec.io_port), spec.environment)
             job_index = job.allocation.nodes.index(node) if job.allocation else 0
             del message.environment[:]
             message.environment.extend(overlay_environment(spec.environment, env))

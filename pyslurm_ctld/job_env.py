@@ -86,6 +86,7 @@ def request_echoes(req: JobRequest) -> dict[str, str]:
         "SLURM_NTASKS_PER_SOCKET": req.ntasks_per_socket, "SLURM_THREADS_PER_CORE": req.threads_per_core,
         "SLURM_CPUS_PER_GPU": req.cpus_per_gpu, "SLURM_MEM_PER_GPU": req.mem_per_gpu_mb,
         "SLURM_DISTRIBUTION": req.distribution, "SLURM_OVERCOMMIT": int(req.overcommit),
+        "SLURM_GPU_BIND": req.gpu_bind,
     }
     return {name: str(value) for name, value in echoes.items() if value}
 
@@ -190,6 +191,16 @@ def step_environment(job: Job, step: Step, node_index: int, cluster_name: str, c
         env.update({"SLURM_STEP_GPUS": ",".join(str(i) for i in gpus), "SLURM_JOB_GPUS": ",".join(str(i) for i in gpus),
                     "CUDA_VISIBLE_DEVICES": local, "GPU_DEVICE_ORDINAL": local, "SLURM_GPUS_ON_NODE": str(len(gpus))})
     return env
+
+
+# What srun sets from its own options for its step (-m, --gpu-bind): its values win over the job's.
+STEP_OPTION_VARIABLES = ("SLURM_DISTRIBUTION", "SLURM_GPU_BIND")
+
+
+def step_options_win(slurm_env: dict[str, str], srun_environment: Iterable[str]) -> dict[str, str]:
+    """`slurm_env` less the job's echoes of the options srun gave the step itself."""
+    given = {item.partition("=")[0] for item in srun_environment}
+    return {name: value for name, value in slurm_env.items() if name not in STEP_OPTION_VARIABLES or name not in given}
 
 
 def overlay_environment(environment: Iterable[str], slurm_env: dict[str, str]) -> list[str]:

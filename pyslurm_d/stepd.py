@@ -41,6 +41,7 @@ from .cgroup_limits import CgroupLimitError, Device, StepLimits, StepLimitSet, U
 from .launch import Launch, Task
 from .pmi_service import PmiService
 from .stream_relay import SrunGone, StreamRelay
+from .task_binding import plan as plan_bindings
 from .task_exec import (exec_task, open_io_as_user, open_task_file, task_environment, user_groups,
                         user_identity)
 
@@ -113,17 +114,19 @@ class Stepd:
         if launch.io_port:
             self.relay = StreamRelay.connect(self.selector, launch.io_host, launch.io_port, launch.io_key,
                                              launch.node_index)
+        bindings = plan_bindings(launch, list(self.state.tasks.values()))
         task_fds = self._task_fds(groups)
         self.state.start_time = int(time.time())
         node_ranks = ",".join(str(r) for r in launch.task_ids)
         for task in self.state.tasks.values():
             fds = task_fds[task.rank]
             env = task_environment(launch, task, node_ranks)
+            bindings[task.rank].apply(env)
             if self.pmi:
                 env.update(self.pmi.task_environment(task.rank))
             pid = os.fork()
             if pid == 0:
-                exec_task(launch, task, self.cg, self.limits, groups, fds, env,
+                exec_task(launch, task, self.cg, self.limits, groups, fds, env, bindings[task.rank],
                           controlling_tty=launch.pty and task.local_id == 0 and task.rank == 0,
                           pmi_fd=self.pmi.task_fd(task.rank) if self.pmi else None)
             task.pid = pid

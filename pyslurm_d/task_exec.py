@@ -17,6 +17,7 @@ from typing import Iterator
 from .cgroup import StepCgroup, join
 from .cgroup_limits import StepLimitSet
 from .launch import Launch, Task
+from .task_binding import TaskBinding
 
 
 def user_groups(launch: Launch) -> list[int]:
@@ -98,21 +99,23 @@ def task_environment(launch: Launch, task: Task, node_ranks: str) -> dict[str, s
 
 
 def exec_task(launch: Launch, task: Task, cg: StepCgroup, limits: StepLimitSet, groups: list[int],
-              fds: tuple[int, int, int], env: dict[str, str], controlling_tty: bool,
+              fds: tuple[int, int, int], env: dict[str, str], binding: TaskBinding, controlling_tty: bool,
               pmi_fd: int | None = None) -> None:
     """In the forked child: join the task cgroup and the limits, drop privileges, exec. Never returns."""
     program = launch.script_path or launch.argv[0]
     try:
         join(cg.task_dir(task.local_id))
         limits.join(os.getpid())
-        if launch.cpu_ids:
-            os.sched_setaffinity(0, launch.cpu_ids)
+        if binding.cpus:
+            os.sched_setaffinity(0, binding.cpus)
         os.setsid()
         if controlling_tty:
             fcntl.ioctl(fds[0], termios.TIOCSCTTY, 0)
         pmi_fd = fcntl.fcntl(pmi_fd, fcntl.F_DUPFD, 10) if pmi_fd is not None else None  # clear of 0-3
         for target, fd in enumerate(fds):
             os.dup2(fd, target)
+        if report := binding.report(os.getpid()):   # --cpu-bind/--gpu-bind=verbose, to the task's stderr
+            os.write(2, report.encode())
         if pmi_fd is not None:   # the PMI socket (srun --mpi=pmi2) is fd 3, PMI_FD
             os.dup2(pmi_fd, 3)
         os.closerange(3 if pmi_fd is None else 4, 65536)   # nothing of stepd's (sockets, other tasks' pipes) leaks into the task

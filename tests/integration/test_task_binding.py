@@ -1,0 +1,100 @@
+"""Per-task binding by the stepd: --cpu-bind (sched_setaffinity, Slurm's verbose lines),
+--gpu-bind / --gpus-per-task / --ntasks-per-gpu (each task's CUDA_VISIBLE_DEVICES), and -m
+placing ranks over the namespace-free two-node test cluster. The test nodes have two CPUs each."""
+from __future__ import annotations
+
+import re
+from typing import Iterator
+
+import pytest
+
+from .conftest import Cluster, running_cluster
+from .test_gpus import _gpu_spec
+
+SHOW_CPUS = "grep Cpus_allowed_list /proc/self/status | cut -f2"
+VERBOSE = re.compile(r"cpu-bind-cores=MASK - (\S+), task +(\d+) +(\d+) \[(\d+)\]: mask 0x([0-9a-f]+) set")
+
+
+def _labelled(stdout: str) -> dict[int, str]:
+    return {int(rank): text.strip() for rank, _, text in (line.partition(":") for line in stdout.splitlines())}
+
+
+def test_cpu_bind_cores_gives_each_task_its_own_cpu(cluster: Cluster) -> None:
+    result = cluster.run("srun", "-N1", "-n2", "-l", "--cpu-bind=verbose,cores", "sh", "-c", SHOW_CPUS,
+                         user="alice")
+    assert result.returncode == 0, result.stderr
+    assert _labelled(result.stdout) in ({0: "0", 1: "1"}, {0: "1", 1: "0"})
+    lines = [VERBOSE.search(line) for line in result.stderr.splitlines()]
+    masks = {int(m[2]): (m[3], m[5]) for m in lines if m}
+    assert masks.keys() == {0, 1}, result.stderr
+    assert {masks[0], masks[1]} == {("0", "1"), ("1", "2")}   # local ids 0 and 1, masks 0x1 and 0x2
+    assert "SLURM_CPU_BIND=verbose,cores" in cluster.run(
+        "srun", "-N1", "-n1", "--cpu-bind=v,cores", "env", user="alice").stdout
+
+
+def test_cpu_bind_map_and_quiet(cluster: Cluster) -> None:
+    mapped = cluster.run("srun", "-N1", "-n2", "-l", "--cpu-bind=map_cpu:1,0", "sh", "-c", SHOW_CPUS, user="bob")
+    assert mapped.returncode == 0, mapped.stderr
+    assert _labelled(mapped.stdout) == {0: "1", 1: "0"}
+    assert mapped.stderr == ""                      # quiet unless verbose
+    quiet = cluster.run("srun", "-N1", "-n1", "-c2", "--cpu-bind=q", "sh", "-c", SHOW_CPUS, user="bob")
+    assert (quiet.returncode, quiet.stdout.strip()) == (0, "0-1"), quiet.stderr   # snakemake's q: no binding
+    none = cluster.run("srun", "-N1", "-n1", "-c2", "--cpu-bind=verbose,none", "true", user="bob")
+    assert re.search(r"cpu-bind=NONE - node\d, task  0  0 \[\d+\]: mask 0x3$", none.stderr, re.M), none.stderr
+
+
+def test_cpu_bind_refused_in_slurms_words(cluster: Cluster) -> None:
+    bad = cluster.run("srun", "-n1", "--cpu-bind=sideways", "true", user="alice")
+    assert bad.returncode == 1
+    assert bad.stderr == ('srun: error: unrecognized --cpu-bind argument "sideways"\n'
+                          "srun: fatal: Failed to parse --cpu-bind= values.\n")
+    outside = cluster.run("srun", "-N1", "-n1", "--cpu-bind=map_cpu:7", "echo", "ran", user="alice")
+    assert (outside.returncode, outside.stdout) == (1, ""), outside.stderr   # the launch fails, nothing runs
+    cluster.wait_idle()   # the failed launch's job ends and gives its node back
+
+
+def test_distribution_places_ranks_over_nodes(cluster: Cluster) -> None:
+    probe = ["sh", "-c", "echo $SLURM_PROCID $SLURM_NODEID $SLURM_LOCALID"]
+    for flag, expected in (("block", {(0, 0, 0), (1, 0, 1), (2, 1, 0), (3, 1, 1)}),
+                           ("cyclic", {(0, 0, 0), (1, 1, 0), (2, 0, 1), (3, 1, 1)}),
+                           ("plane=2", {(0, 0, 0), (1, 0, 1), (2, 1, 0), (3, 1, 1)})):
+        result = cluster.run("srun", "-N2", "-n4", f"--distribution={flag}", *probe, user="alice")
+        assert result.returncode == 0, result.stderr
+        assert {tuple(int(x) for x in line.split()) for line in result.stdout.splitlines()} == expected, flag
+
+
+@pytest.fixture(scope="module")
+def gpu_cluster() -> Iterator[Cluster]:
+    with running_cluster(_gpu_spec) as c:
+        yield c
+
+
+def _visible(cluster: Cluster, *args: str) -> dict[int, str]:
+    result = cluster.run("srun", "-N1", "-l", *args, "sh", "-c", "echo $CUDA_VISIBLE_DEVICES", user="alice")
+    assert result.returncode == 0, result.stderr
+    return _labelled(result.stdout)
+
+
+def test_gpu_binding_per_task(gpu_cluster: Cluster) -> None:
+    assert _visible(gpu_cluster, "-n2", "--gres=gpu:4") == {0: "0,1,2,3", 1: "0,1,2,3"}   # unbound
+    assert _visible(gpu_cluster, "-n2", "--gpus-per-task=2") == {0: "0,1", 1: "2,3"}       # per_task:2
+    assert _visible(gpu_cluster, "-n2", "--gres=gpu:4", "--gpu-bind=map_gpu:3,1") == {0: "3", 1: "1"}
+    assert _visible(gpu_cluster, "-n2", "--gres=gpu:4", "--gpu-bind=mask_gpu:0x3,0xc") == {0: "0,1", 1: "2,3"}
+    assert _visible(gpu_cluster, "-n2", "--gres=gpu:2", "--gpu-bind=single:1") == {0: "0", 1: "1"}
+    assert _visible(gpu_cluster, "-n2", "--gres=gpu:4", "--gpu-bind=none") == {0: "0,1,2,3", 1: "0,1,2,3"}
+    first, second = _step_gpus(gpu_cluster)
+    verbose = gpu_cluster.run("srun", "-N1", "-n2", "--gres=gpu:2", "--gpu-bind=verbose,single:1", "true",
+                              user="alice")
+    assert sorted(line for line in verbose.stderr.splitlines() if line.startswith("gpu-bind:")) == [
+        f"gpu-bind: usable_gres=0x1; bit_alloc=0x3; local_inx=2; global_list={first}; local_list=0",
+        f"gpu-bind: usable_gres=0x2; bit_alloc=0x3; local_inx=2; global_list={second}; local_list=1",
+    ], verbose.stderr
+    bad = gpu_cluster.run("srun", "-n1", "--gpu-bind=sideways", "true", user="alice")
+    assert (bad.returncode, bad.stderr) == (1, "srun: error: Invalid --gpu-bind argument: gpu:sideways\n")
+
+
+def _step_gpus(cluster: Cluster) -> tuple[str, str]:
+    """The global indexes a two-GPU step gets on the idle GPU node (the lowest free ones)."""
+    out = cluster.run("srun", "-N1", "-n1", "--gres=gpu:2", "sh", "-c", "echo $SLURM_STEP_GPUS", user="alice")
+    first, second = out.stdout.strip().split(",")
+    return first, second
