@@ -12,7 +12,7 @@ from pyslurm_common.bounds import JOB_ID, STEP_ID
 from pyslurm_common.errors import SlurmError
 from pyslurm_common.rpc import messages as pb
 
-from . import client, scontrol_show
+from . import client, reservations, scontrol_show
 from .app import die, run, version_option
 
 PROG = "scontrol"
@@ -62,6 +62,8 @@ def show(words: list[str], oneliner: bool) -> None:
     elif len(entity) >= 2 and "licenses".startswith(entity):
         lics = client.controller("GetLicenses", pb.Empty(), pb.LicenseList).licenses
         sys.stdout.write(scontrol_show.show_licenses(lics, arg, oneliner=oneliner))
+    elif entity and ("reservations".startswith(entity) or "reservationname".startswith(entity)):
+        reservations.show(arg, oneliner)
     elif entity in ("partition", "partitions", "part"):
         parts = client.controller("GetPartitions", pb.Empty(), pb.PartitionList).partitions
         if arg:
@@ -120,6 +122,9 @@ def update(words: list[str]) -> None:
     if "jobid" in pairs:
         update_job(words)
         return
+    if any(reservations.is_name_key(key) for key in pairs):
+        reservations.update(words)
+        return
     if "partitionname" in pairs:
         others = [w for w in words if w.partition("=")[0].lower() != "partitionname"]
         if not others:
@@ -148,6 +153,9 @@ def create(words: list[str]) -> None:
     dynamic node, before its `pyslurmd -Z` starts)."""
     if not words:
         die("too few arguments for keyword:create")
+    if any(reservations.is_name_key(word.partition("=")[0]) for word in words):
+        reservations.create(words)
+        return
     key, sep, value = words[0].partition("=")
     key = key.lower()
     if key == "nodename" and value:
@@ -277,6 +285,11 @@ def delete(words: list[str]) -> None:
     if not pairs:
         die("too few arguments for keyword:delete")
     key, value = pairs[0]
+    if reservations.is_name_key(key):
+        if len(words) > 2 or (len(words) == 1 and not value):
+            die("Proper format is 'delete <ENTITY>=<ID>' or 'delete <ENTITY> <ID>'")
+        reservations.delete(words[0], value or words[1])
+        return
     if key == "partitionname" and value:
         _edit_partition("delete", value, [], "slurm_delete_partition error")
         return

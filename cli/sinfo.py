@@ -29,10 +29,17 @@ PROG = "sinfo"
 @click.option("-p", "--partition")
 # Slurm's -a also shows hidden partitions; pyslurm has none, so every partition is listed.
 @click.option("-a", "--all", "all_partitions", is_flag=True)
+@click.option("-T", "--reservation", "reservation_list", is_flag=True)
 def sinfo(fmt: str | None, long_fmt: str | None, node_oriented: bool, long_listing: bool,
           summarize: bool, list_reasons: bool, noheader: bool, exact: bool, partition: str | None,
-          all_partitions: bool) -> None:
+          all_partitions: bool, reservation_list: bool) -> None:
     """View information about nodes and partitions."""
+    if reservation_list:   # as in Slurm, -T ignores the node and partition options
+        from .reservations import sinfo_lines
+
+        found = client.controller("GetReservations", pb.Empty(), pb.ReservationList).reservations
+        sys.stdout.write("".join(f"{line}\n" for line in sinfo_lines(found, int(time.time()), not noheader)))
+        return
     fmt = fmt or os.environ.get("SINFO_FORMAT")
     try:
         line_format = (sinfo_format.parse_format(fmt) if fmt

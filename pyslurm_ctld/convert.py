@@ -27,6 +27,7 @@ from .node_events import NodeEvent
 from .nodes import NodeRecord
 from .priority import PriorityFactors
 from .priority_settings import PrioritySettings
+from .reservations import ReservationRecord
 
 
 def request_from_desc(desc: types_pb2.JobDesc, requeue_default: bool = True) -> JobRequest:
@@ -74,9 +75,7 @@ def _launcher(name: str) -> str:
 def _shape_request(desc: types_pb2.JobDesc) -> dict[str, Any]:
     """The JobRequest fields of the per-GPU, disk, overcommit, layout, license and reservation
     options (admission checks the licenses and the reservation)."""
-    if desc.reservation:
-        raise SlurmError(Strerror.INVALID_RESERVATION)
-    return {"licenses": desc.licenses, "mem_per_gpu_mb": desc.mem_per_gpu_mb, "cpus_per_gpu": desc.cpus_per_gpu,
+    return {"licenses": desc.licenses, "reservation": desc.reservation, "mem_per_gpu_mb": desc.mem_per_gpu_mb, "cpus_per_gpu": desc.cpus_per_gpu,
             "tmp_disk_mb": desc.tmp_disk_mb, "overcommit": desc.overcommit,
             "ntasks_per_node": desc.ntasks_per_node, "ntasks_per_core": desc.ntasks_per_core,
             "ntasks_per_socket": desc.ntasks_per_socket, "threads_per_core": desc.threads_per_core,
@@ -175,6 +174,18 @@ def job_info(job: Job, now: int = 0, expected: Reservation | None = None,
         gpu_bind=req.gpu_bind, ntasks_per_gpu=req.ntasks_per_gpu, min_cpus_per_node=req.min_cpus_per_node,
         licenses=req.licenses, reservation=req.reservation,
     )
+
+
+def reservation_info(record: ReservationRecord, nodes: dict[str, NodeRecord], now: int) -> ctld_pb2.ReservationInfo:
+    """What `scontrol show reservation` and `sinfo -T` print of one reservation (its current or
+    next occurrence)."""
+    start, end = record.window(now)
+    configs = [nodes[n].config for n in record.nodes if n in nodes]
+    return ctld_pb2.ReservationInfo(
+        name=record.name, start_time=start, end_time=end, nodes=compress(record.nodes) if record.nodes else "",
+        node_count=len(record.nodes), core_count=sum(c.sockets * c.cores_per_socket for c in configs),
+        partition=record.partition, flags=",".join(record.flags), users=",".join(record.users),
+        accounts=",".join(record.accounts), tres=f"cpu={sum(c.cpus for c in configs)}")
 
 
 def step_usage(request: ctld_pb2.StepCompletion | ctld_pb2.BatchCompletion, node: str = "") -> StepUsage:

@@ -13,6 +13,7 @@ from pyslurm_common.config import NodeConfig
 
 from .dependency import Dependency
 from .job import Allocation, Hold, Job, JobId, Step, StepUsage
+from .reservations import ReservationRecord
 
 
 @dataclass(frozen=True, slots=True)
@@ -310,6 +311,22 @@ class PartitionEdited:
 
 
 @dataclass(frozen=True, slots=True)
+class ReservationSaved:
+    """scontrol create/update reservation: the whole record, replacing any of its name."""
+
+    kind: ClassVar[str] = "reservation_saved"
+    record: ReservationRecord
+
+
+@dataclass(frozen=True, slots=True)
+class ReservationDeleted:
+    """scontrol delete reservation, or a one-off reservation over and dropped."""
+
+    kind: ClassVar[str] = "reservation_deleted"
+    name: str
+
+
+@dataclass(frozen=True, slots=True)
 class JobIdsUsed:
     """Ids below `next_job_id` were handed out (kept by compaction even when their jobs are purged)."""
 
@@ -366,14 +383,15 @@ Event = (JobSubmitted | JobStarted | JobHoldChanged | JobCancelled | JobTimedOut
          | ArrayTaskStarted | ArrayTasksCancelled | DependencyChanged | ArrayThrottleChanged | BeginTimeChanged
          | JobChargeChanged | JobPreempted | JobRequeueRequested | JobSuspended | JobResumed | JobPriorityChanged
          | JobTimeLimitChanged | JobPartitionChanged | JobCpusChanged
-         | UsageRecorded)
+         | UsageRecorded | ReservationSaved | ReservationDeleted)
 _KINDS: dict[str, type] = {cls.kind: cls for cls in (
     JobSubmitted, JobStarted, JobHoldChanged, JobCancelled, JobTimedOut, BatchFinished,
     JobRequeued, JobLost, NodeFailed, NodeAdminChanged, NodeCreated, NodesDeleted, PartitionEdited, JobIdsUsed,
     JobsPurged,
     StepStarted, StepFinished, AllocationReleased, ArrayTaskStarted, ArrayTasksCancelled, DependencyChanged,
     ArrayThrottleChanged, BeginTimeChanged, JobChargeChanged, JobPreempted, JobRequeueRequested, JobSuspended,
-    JobResumed, JobPriorityChanged, JobTimeLimitChanged, JobPartitionChanged, JobCpusChanged, UsageRecorded)}
+    JobResumed, JobPriorityChanged, JobTimeLimitChanged, JobPartitionChanged, JobCpusChanged, UsageRecorded,
+    ReservationSaved, ReservationDeleted)}
 
 
 def event_to_dict(event: Event) -> dict[str, Any]:
@@ -395,6 +413,8 @@ def event_from_dict(data: dict[str, Any]) -> Event:
         values["usage"] = StepUsage.from_dict(values["usage"])
     if cls in (NodeAdminChanged, NodesDeleted):
         values["nodes"] = tuple(values["nodes"])
+    if cls is ReservationSaved:
+        values["record"] = ReservationRecord.from_dict(values["record"])
     if cls is PartitionEdited:
         values["settings"] = tuple((key, value) for key, value in values["settings"])
     if cls is NodeCreated:

@@ -44,6 +44,9 @@ class Reason(StrEnum):
     INVALID_ACCOUNT = "InvalidAccount"
     INVALID_QOS = "InvalidQOS"
     LICENSES = "Licenses"                    # waits for -L licenses to be free (license_gate.py)
+    RESERVATION = "Reservation"              # its --reservation has not started yet (reservation_fence.py)
+    RESERVATION_DELETED = "ReservationDeleted"   # its --reservation is gone
+    RESERVED_MAINT = "ReqNodeNotAvail, Reserved for maintenance"   # kept off a MAINT reservation's nodes
     # QOS and association limits (limits.py); Slurm spells them irregularly (Cpu, Mem, Memory, GRES).
     QOS_GRP_CPU = "QOSGrpCpuLimit"
     QOS_GRP_MEM = "QOSGrpMemLimit"

@@ -23,6 +23,7 @@ from .events import ArrayTaskStarted, Effect, Event, JobPreempted, JobResumed, J
 from .job import Job, JobId, JobState
 from .license_gate import license_gate
 from .limits import limit_gate
+from .reservation_fence import fences
 
 
 class JobManager(ClusterState):
@@ -122,7 +123,7 @@ class JobManager(ClusterState):
         policy = self.options.backfill
         backfill = None if policy is None else Backfill(policy, capacities, running_jobs(self.jobs.values(), now), now)
         decisions = scheduler.schedule(pending, capacities, views, array_running, ineligible, eligible_tasks, gate,
-                                       backfill)
+                                       backfill, fences(pending, self.reservations, self.nodes, now))
         self.expected = {d.job_id: d.expected for d in decisions
                          if isinstance(d, scheduler.Pend) and d.expected is not None}
         array_starts: dict[JobId, int] = {}

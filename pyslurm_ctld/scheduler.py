@@ -32,6 +32,7 @@ reservation holds leaves the "free now" view of the jobs behind it.
 """
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass, field
 from typing import Iterable, Mapping, Protocol, Sequence
@@ -39,6 +40,7 @@ from typing import Iterable, Mapping, Protocol, Sequence
 from . import features
 from .backfill import Backfill, Reservation
 from .job import Allocation, Hold, Job, JobId, JobRequest, Reason
+from .reservation_fence import Fence
 
 UNLIMITED = -1
 _UNDECIDED = object()   # a shape whose static fit this pass has not looked at yet
@@ -308,13 +310,15 @@ def schedule(pending: Iterable[Job], nodes: Mapping[str, NodeCapacity],
              ineligible: Mapping[JobId, Reason] | None = None,
              eligible_tasks: Mapping[JobId, Sequence[int]] | None = None,
              limits: LimitGate | None = None,
-             backfill: Backfill | None = None) -> list[Decision]:
+             backfill: Backfill | None = None,
+             fences: Mapping[JobId, Fence] | None = None) -> list[Decision]:
     """Decisions for one pass. `array_running` counts the running tasks of each array (by array
     id); `ineligible` names jobs that may not start yet whatever the resources, with the reason
     (begin time, dependency): like held jobs, they pend and block nothing. `eligible_tasks`
     narrows an array's pending indices to those that may start (aftercorr). `limits`: the
     accounting limits, None when none are enforced. `backfill`, the pass's time map, places
-    the jobs left waiting for resources."""
+    the jobs left waiting for resources. `fences`: the nodes reservations keep each job off
+    (reservation_fence.py); a job they leave too few nodes pends with the fence's reason."""
     running = array_running or {}
     waiting = ineligible or {}
     allowed = eligible_tasks or {}
@@ -343,6 +347,8 @@ def schedule(pending: Iterable[Job], nodes: Mapping[str, NodeCapacity],
             static = static_fit.get(key, _UNDECIDED)
             if static is _UNDECIDED:
                 static = static_fit[key] = _partition_reason(job, part, need, nodes)
+            if static is None and fences and job.job_id in fences:
+                part, static = _fenced(part, need, fences[job.job_id], nodes)
             if static is None:
                 assert part is not None
                 usable.append((part, need))
@@ -404,6 +410,20 @@ def schedule(pending: Iterable[Job], nodes: Mapping[str, NodeCapacity],
         elif rest_reason is not None:
             decisions.append(Pend(job.job_id, rest_reason))
     return decisions
+
+
+def _fenced(part: PartitionView | None, need: _Need, fence: Fence,
+            nodes: Mapping[str, NodeCapacity]) -> tuple[PartitionView | None, Reason | None]:
+    """The partition as the job may use it under its fence, or the fence's reason when what is
+    left could never hold the job (a -w node fenced off counts as too few)."""
+    assert part is not None
+    if set(need.required) & fence.off_limits:
+        return part, fence.reason
+    left = tuple(n for n in part.nodes if n not in fence.off_limits)
+    fitting = sum(1 for n in need.candidates(left) if n in nodes and could_ever_fit(nodes[n], need))
+    if fitting < need.nodes:
+        return part, fence.reason
+    return dataclasses.replace(part, nodes=left), None
 
 
 def _within_limits(job: Job, usable: list[tuple[PartitionView, _Need]], limits: LimitGate,

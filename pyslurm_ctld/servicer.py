@@ -30,7 +30,8 @@ from pyslurm_common.users import group_name, user_name
 
 from . import auth_tokens, config_report, convert, metrics, node_reconcile, partition_admin
 from .controller import Controller
-from .events import Event, NodeAdminChanged, StepFinished
+from .core import reservations
+from .events import Event, NodeAdminChanged, ReservationSaved, StepFinished
 from .explain import NodeFree, explain
 from .job import JobId, JobState
 from .job_priorities import check_nice
@@ -282,6 +283,37 @@ class ControllerServicer(ctld_pb2_grpc.ControllerServicer):
         used = licenses_in_use(self.manager.jobs.values())
         return ctld_pb2.LicenseList(licenses=[ctld_pb2.LicenseInfo(name=name, total=total, used=used.get(name, 0))
                                               for name, total in self.manager.cfg.licenses])
+
+    @translate_errors
+    async def EditReservation(self, request: ctld_pb2.ReservationEdit,
+                              context: grpc.aio.ServicerContext) -> ctld_pb2.ReservationEditReply:
+        uid, now = caller().uid, int(time.time())
+        operator = self._operator(uid)
+        settings = list(request.settings)
+        _check_user_names(settings)
+        for gone in reservations.expired(self.manager, now):
+            await self.ctl.commit(gone)
+        event: Event
+        if request.action == "create":
+            event = reservations.creation(self.manager, settings, operator, user_name(uid), now)
+        elif request.action == "update":
+            event = reservations.update(self.manager, request.name, settings, operator, now)
+        elif request.action == "delete":
+            event = reservations.deletion(self.manager, request.name, operator, now)
+        else:
+            raise SlurmError(Strerror.INVALID_ARGUMENT, f"unknown action {request.action}")
+        await self.ctl.commit(event)
+        name = event.record.name if isinstance(event, ReservationSaved) else event.name
+        log.info("reservation %s: %s %s by uid %d", name, request.action, " ".join(settings), uid)
+        return ctld_pb2.ReservationEditReply(name=name)
+
+    @translate_errors
+    async def GetReservations(self, request: types_pb2.Empty,
+                              context: grpc.aio.ServicerContext) -> ctld_pb2.ReservationList:
+        now = int(time.time())
+        return ctld_pb2.ReservationList(reservations=[
+            convert.reservation_info(r, self.manager.nodes, now)
+            for r in sorted(self.manager.reservations.values(), key=lambda r: r.window(now)[0]) if not r.over(now)])
 
     @translate_errors
     async def Reconfigure(self, request: types_pb2.Empty, context: grpc.aio.ServicerContext) -> types_pb2.Empty:
@@ -542,3 +574,17 @@ def _peer_host(peer: str) -> str:
     if kind == "ipv4":
         return rest.rpartition(":")[0]
     return "127.0.0.1"
+
+
+def _check_user_names(settings: list[str]) -> None:
+    """Users= of a reservation names users that exist ("Invalid user id" otherwise, as Slurm)."""
+    import pwd
+
+    for setting in settings:
+        key, _, value = setting.partition("=")
+        if len(key) >= 1 and "users".startswith(key.lower()):
+            for name in filter(None, value.split(",")):
+                try:
+                    pwd.getpwnam(name.removeprefix("-"))
+                except KeyError:
+                    raise SlurmError(Strerror.INVALID_USER_ID) from None

@@ -20,6 +20,7 @@ from ..events import JobSubmitted
 from ..job import ArrayInfo, Hold, Job, JobId, JobRequest, Reason
 from ..limits import default_time_limit, submit_refusal
 from ..nodes import NodeRecord
+from . import reservations
 from .state import ClusterState
 
 
@@ -30,6 +31,8 @@ def submission(state: ClusterState, raw: JobRequest, uid: int, gid: int, user_na
     if raw.licenses and not request_valid(raw.licenses, dict(state.cfg.licenses)):
         raise SlurmError(Strerror.INVALID_LICENSES)
     depends = dependency_checks(state).parsed(dependency) if dependency else None
+    if raw.reservation and not raw.partition:   # it runs in its reservation's partition, as in Slurm
+        raw = dataclasses.replace(raw, partition=reservations.named(state, raw.reservation, now).partition)
     part = resolve_partition(state, raw.partition)
     time_limit = raw.time_limit_min
     if time_limit == 0:
@@ -51,6 +54,8 @@ def submission(state: ClusterState, raw: JobRequest, uid: int, gid: int, user_na
                                                         partitions=others if len(others) > 1 else (),
                                                         min_nodes=max(raw.min_nodes, len(raw.required_nodes))),
                                     part)
+    if request.reservation:
+        reservations.check_access(state, request, user_name, now)
     need = scheduler.job_need(request, def_mem_per_cpu(state, part))
     check_some_node_holds(need, state.nodes.values())
     new_jobs = len(array_spec.indices) if array_spec else 1

@@ -17,7 +17,8 @@ from ..events import (Account, AllocationReleased, ArrayTasksCancelled, ArrayTas
                       JobChargeChanged, JobCpusChanged, JobHoldChanged, JobIdsUsed, JobLost, JobPartitionChanged,
                       JobPreempted, JobPriorityChanged, JobRequeued, JobRequeueRequested, JobResumed, JobsPurged,
                       JobStarted, JobSubmitted, JobSuspended, JobTimedOut, JobTimeLimitChanged, Launch,
-                      NodeAdminChanged, NodeCreated, NodeFailed, NodesDeleted, PartitionEdited, StepFinished,
+                      NodeAdminChanged, NodeCreated, NodeFailed, NodesDeleted, PartitionEdited, ReservationDeleted,
+                      ReservationSaved, StepFinished,
                       StepStarted, Terminate, UsageRecorded)
 from ..fairshare import Usage
 from ..job import ArrayInfo, Hold, Job, JobId, JobState, Reason
@@ -482,6 +483,16 @@ def _without(array: ArrayInfo, task_ids: tuple[int, ...]) -> ArrayInfo:
     return dataclasses.replace(array, pending=tuple(i for i in array.pending if i not in gone))
 
 
+def _apply_reservation_saved(state: ClusterState, event: ReservationSaved) -> list[Effect]:
+    state.reservations[event.record.name] = event.record
+    return []
+
+
+def _apply_reservation_deleted(state: ClusterState, event: ReservationDeleted) -> list[Effect]:
+    state.reservations.pop(event.name, None)
+    return []
+
+
 _APPLY = {
     JobSubmitted: _apply_submitted,
     JobStarted: _apply_started,
@@ -507,6 +518,8 @@ _APPLY = {
     NodeCreated: _apply_node_created,
     NodesDeleted: _apply_nodes_deleted,
     PartitionEdited: _apply_partition_edited,
+    ReservationSaved: _apply_reservation_saved,
+    ReservationDeleted: _apply_reservation_deleted,
     JobIdsUsed: _apply_ids_used,
     JobsPurged: _apply_purged,
     StepStarted: _apply_step_started,

@@ -17,13 +17,15 @@ from pyslurm_common.gres import gpu_slots, parse_gres
 from .. import partition_admin, preempt_transitions, preemption
 from ..associations import EMPTY, AssociationSnapshot
 from ..backfill import Reservation
-from ..events import Event, JobIdsUsed, JobSubmitted, NodeAdminChanged, NodeCreated, PartitionEdited, UsageRecorded
+from ..events import (Event, JobIdsUsed, JobSubmitted, NodeAdminChanged, NodeCreated, PartitionEdited,
+                      ReservationSaved, UsageRecorded)
 from ..job import Job, JobId, JobState
 from ..job_priorities import JobPriorities
 from ..job_table import JobTable
 from ..nodes import NodeRecord
 from ..priority import PriorityContext
 from ..priority_settings import priority_settings
+from ..reservations import ReservationRecord
 from ..sched_params import scheduling_options
 from ..statistics import ControllerStats
 
@@ -38,6 +40,7 @@ class ClusterState:
         self.jobs = JobTable()
         self.dynamic_nodes: dict[str, NodeConfig] = {}   # joined with `pyslurmd -Z` (journaled)
         self.partition_edits: dict[str, PartitionEdited] = {}   # scontrol create/update/delete partition
+        self.reservations: dict[str, ReservationRecord] = {}    # scontrol create reservation (journaled)
         self.nodes: dict[str, NodeRecord] = {}
         self.partitions: dict[str, PartitionConfig] = {}
         # Type of each GPU by global index, per node (slurm.conf was validated when loaded).
@@ -127,6 +130,7 @@ class ClusterState:
         for node in self.dynamic_nodes.values():
             yield NodeCreated(node)
         yield from self.partition_edits.values()
+        yield from (ReservationSaved(record) for record in self.reservations.values())
         for job in self.jobs.values():
             yield JobSubmitted(job)
         for rec in self.nodes.values():

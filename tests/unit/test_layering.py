@@ -38,9 +38,10 @@ CONTROLLER_LAYERS: tuple[tuple[str, frozenset[str]], ...] = (
                         "partition_admin", "reconfigure", "time_limit_update", "limits", "association_checks",
                         "dependency_checks", "gpu_idle", "step_layout"})),
     ("sched", frozenset({"scheduler", "backfill", "preemption", "priority", "fairshare", "features",
-                         "sched_params", "priority_settings", "license_gate"})),
+                         "sched_params", "priority_settings", "license_gate",
+                         "reservation_fence"})),
     ("model", frozenset({"job", "job_table", "events", "nodes", "associations", "dependency", "states", "job_steps",
-                         "preempt_transitions", "statistics"})),
+                         "preempt_transitions", "statistics", "reservations"})),
 )
 
 

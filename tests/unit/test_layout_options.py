@@ -53,14 +53,9 @@ def test_hint_help_prints_the_hints_and_exits_1(capsys: pytest.CaptureFixture[st
     assert info.value.code == 1 and capsys.readouterr().out.startswith("Application hint options:\n")
 
 
-def test_the_controller_knows_no_reservation() -> None:
-    with pytest.raises(SlurmError) as info:
-        request_from_desc(desc_of("--reservation=r"))
-    assert info.value.strerror == "Requested reservation is invalid"
-
-
-def test_licenses_travel_as_given_for_admission_to_check() -> None:
-    assert request_from_desc(desc_of("-L", "matlab:2,fluent")).licenses == "matlab:2,fluent"
+def test_licenses_and_reservation_travel_as_given_for_admission_to_check() -> None:
+    request = request_from_desc(desc_of("-L", "matlab:2,fluent", "--reservation=maint"))
+    assert (request.licenses, request.reservation) == ("matlab:2,fluent", "maint")
 
 
 def test_the_scheduler_sizes_the_job_by_them() -> None:

@@ -1,0 +1,59 @@
+"""Reservations in a scheduling pass: which nodes each pending job must keep off, and why it
+waits when that leaves it too few.
+
+A job that names a reservation runs only on its nodes while it is in force: before it starts
+the job waits with reason `Reservation`; if the reservation is gone, `ReservationDeleted`.
+Every other job keeps off the nodes of a reservation in force now, and off those of one that
+starts before the job's time limit would end (so neither a start nor backfill puts a job on
+nodes it would still hold when the reservation begins). Kept off MAINT nodes, it waits with
+`ReqNodeNotAvail, Reserved for maintenance`; kept off others, with `Resources`.
+"""
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+
+from .job import Job, JobId, Reason
+from .reservations import ReservationRecord
+
+_FOREVER = 1 << 62
+
+
+@dataclass(frozen=True, slots=True)
+class Fence:
+    off_limits: frozenset[str]
+    reason: Reason          # the pending reason when the fence leaves the job too few nodes
+
+
+def fences(pending: Iterable[Job], reservations: Mapping[str, ReservationRecord], nodes: Iterable[str],
+           now: int) -> dict[JobId, Fence]:
+    """The fence of each pending job that has one."""
+    live = [r for r in reservations.values() if not r.over(now)]
+    everything = frozenset(nodes)
+    if not live and not any(job.request.reservation for job in pending):
+        return {}
+    result: dict[JobId, Fence] = {}
+    for job in pending:
+        fence = _fence(job, reservations, live, everything, now)
+        if fence is not None:
+            result[job.job_id] = fence
+    return result
+
+
+def _fence(job: Job, reservations: Mapping[str, ReservationRecord], live: list[ReservationRecord],
+           everything: frozenset[str], now: int) -> Fence | None:
+    name = job.request.reservation
+    if name:
+        record = reservations.get(name)
+        if record is None or record.over(now):
+            return Fence(everything, Reason.RESERVATION_DELETED)
+        if not record.active(now):
+            return Fence(everything, Reason.RESERVATION)
+        return Fence(everything - frozenset(record.nodes), Reason.RESOURCES)
+    limit = job.request.time_limit_min
+    finish = _FOREVER if limit < 0 else now + max(1, limit) * 60
+    holding = [r for r in live if r.holds_nodes_during(now, finish)]
+    if not holding:
+        return None
+    reason = Reason.RESERVED_MAINT if any(r.maintenance for r in holding) else Reason.RESOURCES
+    return Fence(frozenset(n for r in holding for n in r.nodes), reason)

@@ -1,0 +1,81 @@
+"""Advance reservations (scontrol create reservation): the record the controller keeps and
+journals, and what follows from it alone (its current window, who may use it).
+
+A DAILY or WEEKLY reservation is one record whose window repeats: `window(now)` is the
+occurrence in force or next to come, so nothing has to roll it forward. A one-off reservation
+whose end has passed is over (`over(now)`): it is shown and used no more, and the next
+change of the reservations drops it.
+"""
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Any
+
+# Slurm's order of the flags in `scontrol show reservation` (reservation_flags_string).
+FLAG_ORDER = ("MAINT", "OVERLAP", "IGNORE_JOBS", "DAILY", "WEEKLY", "SPEC_NODES", "ALL_NODES", "PART_NODES")
+_PERIOD = {"DAILY": 86400, "WEEKLY": 7 * 86400}
+
+
+@dataclass(frozen=True, slots=True)
+class ReservationRecord:
+    name: str
+    reservation_id: int
+    start_time: int                 # the first occurrence, as created or updated
+    end_time: int
+    nodes: tuple[str, ...]
+    users: tuple[str, ...] = ()     # user names; all prefixed with '-': everyone but them
+    accounts: tuple[str, ...] = ()  # likewise
+    partition: str = ""
+    flags: tuple[str, ...] = ()     # in FLAG_ORDER
+
+    @property
+    def period(self) -> int:
+        """Seconds between occurrences, 0 for a one-off reservation."""
+        return next((_PERIOD[f] for f in self.flags if f in _PERIOD), 0)
+
+    def window(self, now: int) -> tuple[int, int]:
+        """[start, end) of the occurrence in force at `now`, or of the next one."""
+        start, end = self.start_time, self.end_time
+        if self.period and now >= end:
+            skipped = (now - end) // self.period + 1
+            start, end = start + skipped * self.period, end + skipped * self.period
+        return start, end
+
+    def active(self, now: int) -> bool:
+        start, end = self.window(now)
+        return start <= now < end
+
+    def over(self, now: int) -> bool:
+        return not self.period and now >= self.end_time
+
+    def holds_nodes_during(self, begin: int, finish: int) -> bool:
+        """Whether an occurrence overlaps [begin, finish) (finish None-like: use a large value)."""
+        start, end = self.window(begin)
+        return start < finish and begin < end
+
+    def admits(self, user: str, account: str) -> bool:
+        """Slurm's rule: a job must match the users and the accounts, where each is given."""
+        return _listed(self.users, user) and _listed(self.accounts, account)
+
+    @property
+    def maintenance(self) -> bool:
+        return "MAINT" in self.flags
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> "ReservationRecord":
+        return cls(**{**data, **{key: tuple(data[key]) for key in ("nodes", "users", "accounts", "flags")}})
+
+
+def _listed(names: tuple[str, ...], name: str) -> bool:
+    if not names:
+        return True
+    if all(n.startswith("-") for n in names):
+        return name not in {n[1:] for n in names}
+    return name in names
+
+
+def ordered_flags(flags: set[str]) -> tuple[str, ...]:
+    return tuple(f for f in FLAG_ORDER if f in flags)

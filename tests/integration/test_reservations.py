@@ -1,0 +1,78 @@
+"""Reservations on a real cluster, as root, alice and bob: only root may create them (Slurm's
+error for others), jobs that name one run only on its nodes and only for its users, other jobs
+stay off its nodes (MAINT with Slurm's reason), the reservation survives a controller restart, a
+reservation in use cannot be deleted, and `scontrol show res` / `sinfo -T` / squeue show it."""
+from __future__ import annotations
+
+import signal
+
+from .conftest import Cluster, wait_for
+
+
+def _reasons(cluster: Cluster, job_id: int) -> str:
+    return cluster.job_field(job_id, "r")
+
+
+def test_only_root_creates_reservations(cluster: Cluster) -> None:
+    result = cluster.run("scontrol", "create", "reservation", "starttime=now", "duration=10", "users=alice",
+                         "nodes=node1", user="alice")
+    assert (result.returncode, result.stderr) == (1, "Error creating the reservation: Invalid user id\n")
+    result = cluster.run("scontrol", "create", "reservation", "starttime=now", "users=alice", "nodes=node1")
+    assert (result.returncode, result.stderr) == (
+        1, "scontrol: error: An end time or duration must be given.  No reservation created.\n")
+    assert cluster.run("scontrol", "show", "res").stdout == "No reservations in the system\n"
+
+
+def test_a_reservation_for_alice_across_a_restart(cluster: Cluster) -> None:
+    created = cluster.run("scontrol", "create", "res", "ReservationName=lab", "StartTime=now", "Duration=30",
+                          "Users=alice", "Nodes=node2", check=True)
+    assert created.stdout == "Reservation created: lab\n"
+    try:
+        shown = cluster.run("scontrol", "show", "reservation", "lab", user="bob", check=True).stdout
+        assert shown.startswith("ReservationName=lab StartTime=") and " Duration=00:30:00\n" in shown
+        assert "   Nodes=node2 NodeCnt=1 CoreCnt=2 Features=(null) PartitionName=(null) Flags=SPEC_NODES\n" in shown
+        assert "   Users=alice Groups=(null) Accounts=(null) Licenses=(null) State=ACTIVE " in shown
+        rows = cluster.run("sinfo", "-T", check=True).stdout.splitlines()
+        assert rows[0].split() == ["RESV_NAME", "STATE", "START_TIME", "END_TIME", "DURATION", "NODELIST"]
+        assert rows[1].split()[:2] == ["lab", "ACTIVE"] and rows[1].split()[-2:] == ["00:30:00", "node2"]
+        for user, name, error in (("bob", "lab", "Access denied to requested reservation"),
+                                  ("alice", "nope", "Requested reservation is invalid")):
+            refused = cluster.run("sbatch", f"--reservation={name}", "--wrap", "true", user=user)
+            assert (refused.returncode, refused.stderr) == (1, f"sbatch: error: Batch job submission failed: {error}\n")
+        go = cluster.work_dir("alice") / "resv.go"
+        inside = cluster.sbatch("--reservation=lab", "-o", "/dev/null", "--wrap",
+                                f"while [ ! -e {go} ]; do sleep 0.2; done", user="alice")
+        cluster.wait_state(inside, "RUNNING")
+        assert (cluster.job_field(inside, "N"), cluster.job_field(inside, "v")) == ("node2", "lab")
+        assert "\n   Reservation=lab\n" in cluster.run("scontrol", "show", "job", str(inside)).stdout
+        outside = cluster.sbatch("-w", "node2", "-t", "5", "-o", "/dev/null", "--wrap", "true", user="bob")
+        wait_for(lambda: _reasons(cluster, outside) == "Resources")
+        cluster.stop("ctld", signal.SIGKILL)
+        cluster.start("ctld")
+        wait_for(lambda: cluster.run("scontrol", "show", "res", "lab").stdout == shown, timeout=30)
+        wait_for(lambda: _reasons(cluster, outside) == "Resources", timeout=30)
+        busy = cluster.run("scontrol", "delete", "reservation=lab")
+        assert (busy.returncode, busy.stderr) == (1, "delete_reservation reservation=lab: Requested reservation is in use\n")
+        go.touch()
+        cluster.wait_state(inside, "COMPLETED", timeout=30)
+        go.unlink()
+    finally:
+        cluster.run("scontrol", "delete", "ReservationName=lab")
+    cluster.wait_state(outside, "COMPLETED", timeout=30)
+    assert cluster.run("scontrol", "show", "res", "lab").stdout == "No reservations in the system\n"
+
+
+def test_maintenance_keeps_jobs_off_with_slurms_reason(cluster: Cluster) -> None:
+    cluster.run("scontrol", "create", "reservation", "ReservationName=maint", "StartTime=now", "Duration=10",
+                "Users=root", "Nodes=ALL", "Flags=MAINT,IGNORE_JOBS", check=True)
+    try:
+        waiting = cluster.sbatch("-o", "/dev/null", "--wrap", "true", user="bob")
+        wait_for(lambda: _reasons(cluster, waiting) == "ReqNodeNotAvail, Reserved for maintenance")
+        shown = cluster.run("scontrol", "show", "job", str(waiting)).stdout
+        assert " Reason=ReqNodeNotAvail,_Reserved_for_maintenance " in shown
+        updated = cluster.run("scontrol", "update", "ReservationName=maint", "Flags=-MAINT", check=True)
+        assert updated.stdout == "Reservation updated.\n"
+        wait_for(lambda: _reasons(cluster, waiting) == "Resources")
+    finally:
+        cluster.run("scontrol", "delete", "ReservationName=maint", check=True)
+    cluster.wait_state(waiting, "COMPLETED", timeout=30)

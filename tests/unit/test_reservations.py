@@ -1,0 +1,164 @@
+"""Reservations: scontrol's words (reservation_spec), the deciders (create/update/delete, who
+may, overlaps, busy nodes), a job's admission into one, the pass keeping other jobs off reserved
+nodes (now and before an upcoming reservation) and journal round trips of the events."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from cli import reservations as cli_reservations
+from pyslurm_common.errors import Strerror
+from pyslurm_common.reservation_spec import SpecError, creation_problem, parse_words
+from pyslurm_ctld import convert
+from pyslurm_ctld.core import reservations
+from pyslurm_ctld.events import ReservationDeleted, ReservationSaved, event_from_dict, event_to_dict
+from pyslurm_ctld.job import JobState, Reason
+from pyslurm_ctld.job_manager import JobManager
+from pyslurm_ctld.reservations import ReservationRecord
+
+from tests.builders import error_of, make_manager, run_job, schedule, submit
+
+NOW = 1_000_000
+
+
+def create(mgr: JobManager, *words: str, now: int = NOW) -> ReservationRecord:
+    event = reservations.creation(mgr, list(words), True, "root", now)
+    mgr.apply(event)
+    return event.record
+
+
+def test_scontrols_words_and_its_refusals() -> None:
+    spec = parse_words(["reservation", "res=maint", "st=now", "d=1:00:00", "u=alice,bob", "nodes=n[1-2]",
+                        "fl=maint,ignore_jobs"], NOW, "No reservation created.")
+    assert (spec.name, spec.start_time, spec.duration_min, spec.users, spec.nodes) == (
+        "maint", NOW, 60, ("alice", "bob"), "n[1-2]")
+    assert spec.flags_added == ("MAINT", "IGNORE_JOBS")
+    assert creation_problem(spec) is None
+    assert creation_problem(parse_words(["st=now", "nodes=n1"], NOW, "x")) == \
+        "An end time or duration must be given.  No reservation created."
+    assert creation_problem(parse_words(["st=now", "d=5", "nodes=n1"], NOW, "x")) == \
+        "Either Users/Groups and/or Accounts must be specified.  No reservation created."
+    for words, message in ((["Flags=bogus"], "Error parsing flags bogus.  end"),
+                           (["Foo=1"], "Unknown parameter Foo=1.  end"),
+                           (["Licenses=a"], "Licenses= is not supported by pyslurm.  end"),
+                           (["StartTime=xyz"], "Invalid start time StartTime=xyz.  end"),
+                           (["nodes"], "Misformatted parameter 'nodes', most options have a parameter after '='.  end")):
+        with pytest.raises(SpecError) as info:
+            parse_words(words, NOW, "end")
+        assert str(info.value) == message
+
+
+def test_only_operators_change_reservations(tmp_path: Path) -> None:
+    mgr = make_manager(tmp_path)
+    words = ["StartTime=now", "Duration=60", "Users=alice", "Nodes=n1"]
+    assert error_of(reservations.creation, mgr, words, False, "alice", NOW).strerror == Strerror.INVALID_USER_ID
+    record = create(mgr, *words)
+    assert record.name == "root_1" and record.nodes == ("n1",) and record.flags == ("SPEC_NODES",)
+    assert error_of(reservations.deletion, mgr, "root_1", False, NOW).strerror == Strerror.INVALID_USER_ID
+    assert error_of(reservations.update, mgr, "root_1", ["Users=bob"], False, NOW).strerror == Strerror.INVALID_USER_ID
+
+
+def test_overlaps_busy_nodes_and_names(tmp_path: Path) -> None:
+    mgr = make_manager(tmp_path)
+    create(mgr, "Res=a", "StartTime=now", "Duration=60", "Users=alice", "Nodes=n1")
+    assert error_of(create, mgr, "Res=a", "StartTime=now", "Duration=60", "Users=alice", "Nodes=n2").strerror \
+        == Strerror.RESERVATION_NAME_DUP
+    assert error_of(create, mgr, "Res=b", "StartTime=now+30minutes", "Duration=60", "Users=bob", "Nodes=n1").strerror \
+        == Strerror.RESERVATION_OVERLAP
+    create(mgr, "Res=m", "StartTime=now+30minutes", "Duration=60", "Users=root", "Nodes=n1", "Flags=MAINT")
+    run_job(mgr, now=NOW, time_limit_min=60, required_nodes=("n2",))
+    assert error_of(create, mgr, "Res=c", "StartTime=now", "Duration=10", "Users=bob", "Nodes=n2").strerror \
+        == Strerror.STEP_NODES_BUSY
+    assert create(mgr, "Res=c", "StartTime=now+2hours", "Duration=10", "Users=bob", "Nodes=n2").nodes == ("n2",)
+    create(mgr, "Res=d", "StartTime=now", "Duration=10", "Users=bob", "Nodes=n2", "Flags=IGNORE_JOBS")
+
+
+def test_node_count_and_partition_choose_nodes(tmp_path: Path) -> None:
+    mgr = make_manager(tmp_path)
+    assert create(mgr, "StartTime=now", "Duration=5", "Accounts=physics", "PartitionName=long").nodes == ("n1",)
+    assert create(mgr, "StartTime=now", "Duration=5", "Users=alice", "NodeCnt=1").nodes == ("n2",)
+    assert error_of(create, mgr, "StartTime=now", "Duration=5", "Users=alice", "NodeCnt=1").strerror \
+        == Strerror.STEP_NODES_BUSY
+
+
+def test_a_job_in_a_reservation_runs_only_there_and_only_for_its_users(tmp_path: Path) -> None:
+    mgr = make_manager(tmp_path)
+    create(mgr, "Res=lab", "StartTime=now", "Duration=60", "Users=alice", "Nodes=n2")
+    assert error_of(submit, mgr, now=NOW, reservation="nope").strerror == Strerror.INVALID_RESERVATION
+    assert error_of(submit, mgr, now=NOW, uid=1001, reservation="lab").strerror == Strerror.RESERVATION_ACCESS
+    inside = submit(mgr, now=NOW, reservation="lab")
+    outside = submit(mgr, now=NOW, required_nodes=("n2",), time_limit_min=10)
+    schedule(mgr, NOW + 1)
+    assert mgr.jobs[inside.job_id].allocation.nodes == ("n2",)   # type: ignore[union-attr]
+    assert mgr.jobs[outside.job_id].state is JobState.PENDING
+    assert mgr.jobs[outside.job_id].reason is Reason.RESOURCES
+    assert convert.job_info(mgr.jobs[inside.job_id], NOW).reservation == "lab"
+
+
+def test_a_job_waits_for_its_reservation_to_start(tmp_path: Path) -> None:
+    mgr = make_manager(tmp_path)
+    create(mgr, "Res=later", "StartTime=now+1hour", "Duration=60", "Users=alice", "Nodes=n1")
+    job = submit(mgr, now=NOW, reservation="later")
+    schedule(mgr, NOW + 1)
+    assert mgr.jobs[job.job_id].reason is Reason.RESERVATION
+    schedule(mgr, NOW + 3600)
+    assert mgr.jobs[job.job_id].state is JobState.RUNNING
+
+
+def test_maintenance_keeps_everyone_else_off_and_backfill_respects_an_upcoming_reservation(tmp_path: Path) -> None:
+    mgr = make_manager(tmp_path)
+    create(mgr, "Res=m", "StartTime=now", "Duration=60", "Users=root", "Nodes=n1,n2", "Flags=MAINT,IGNORE_JOBS")
+    job = submit(mgr, now=NOW)
+    schedule(mgr, NOW + 1)
+    assert mgr.jobs[job.job_id].reason is Reason.RESERVED_MAINT
+    later = tmp_path / "later"
+    later.mkdir()
+    mgr = make_manager(later)
+    create(mgr, "Res=soon", "StartTime=now+30minutes", "Duration=60", "Users=root", "Nodes=n1")
+    long = submit(mgr, now=NOW, partition="long", time_limit_min=60)      # `long` has only n1
+    short = submit(mgr, now=NOW, partition="long", time_limit_min=20)
+    schedule(mgr, NOW + 1)
+    assert mgr.jobs[long.job_id].state is JobState.PENDING and mgr.jobs[long.job_id].reason is Reason.RESOURCES
+    assert mgr.jobs[short.job_id].state is JobState.RUNNING
+
+
+def test_daily_reservations_repeat_and_one_offs_end(tmp_path: Path) -> None:
+    mgr = make_manager(tmp_path)
+    daily = create(mgr, "Res=d", "StartTime=now", "Duration=60", "Users=root", "Nodes=n1", "Flags=DAILY")
+    assert daily.window(NOW + 3600) == (NOW + 86400, NOW + 86400 + 3600)
+    assert daily.active(NOW + 86400 + 10) and not daily.over(NOW + 10 * 86400)
+    once = create(mgr, "Res=o", "StartTime=now", "Duration=60", "Users=root", "Nodes=n2")
+    assert once.over(NOW + 3600)
+    assert reservations.expired(mgr, NOW + 3600) == [ReservationDeleted("o")]
+
+
+def test_update_delete_and_the_journal(tmp_path: Path) -> None:
+    mgr = make_manager(tmp_path)
+    create(mgr, "Res=r", "StartTime=now", "Duration=60", "Users=alice", "Nodes=n1")
+    event = reservations.update(mgr, "r", ["Duration=120", "Users=bob", "Flags=MAINT"], True, NOW)
+    assert event_from_dict(event_to_dict(event)) == event
+    mgr.apply(event)
+    record = mgr.reservations["r"]
+    assert (record.end_time - record.start_time, record.users, record.flags) == (7200, ("bob",), ("MAINT", "SPEC_NODES"))
+    assert ReservationSaved(record) in list(mgr.snapshot_events())
+    running = run_job(mgr, now=NOW + 5, uid=1001, reservation="r")
+    assert error_of(reservations.deletion, mgr, "r", True, NOW).strerror == Strerror.RESERVATION_BUSY
+    assert running.allocation is not None and running.allocation.nodes == ("n1",)
+    assert error_of(reservations.deletion, mgr, "gone", True, NOW).strerror == Strerror.INVALID_RESERVATION
+
+
+def test_scontrol_show_and_sinfo_layouts(tmp_path: Path) -> None:
+    mgr = make_manager(tmp_path)
+    record = create(mgr, "Res=maint", "StartTime=2030-01-02T10:00:00", "Duration=1-00:00:00", "Users=root",
+                    "Nodes=n1,n2", "Flags=maint,ignore_jobs")
+    info = convert.reservation_info(record, mgr.nodes, NOW)
+    assert cli_reservations.show_text(info, NOW) == (
+        "ReservationName=maint StartTime=2030-01-02T10:00:00 EndTime=2030-01-03T10:00:00 Duration=1-00:00:00\n"
+        "   Nodes=n[1-2] NodeCnt=2 CoreCnt=12 Features=(null) PartitionName=(null) Flags=MAINT,IGNORE_JOBS,SPEC_NODES\n"
+        "   TRES=cpu=12\n"
+        "   Users=root Groups=(null) Accounts=(null) Licenses=(null) State=INACTIVE BurstBuffer=(null) Watts=n/a\n"
+        "   MaxStartDelay=(null)\n\n")
+    assert cli_reservations.sinfo_lines([info], NOW) == [
+        "RESV_NAME     STATE           START_TIME             END_TIME     DURATION  NODELIST",
+        "maint      INACTIVE  2030-01-02T10:00:00  2030-01-03T10:00:00   1-00:00:00  n[1-2]"]
