@@ -34,6 +34,7 @@ from .core import reservations
 from .events import Event, NodeAdminChanged, ReservationSaved, StepFinished
 from .explain import NodeFree, explain
 from .job import JobId, JobState
+from .job_info_cache import JobInfoCache
 from .job_priorities import check_nice
 from .license_gate import licenses_in_use
 from .node_link import NodeLinkError
@@ -75,6 +76,7 @@ class ControllerServicer(ctld_pb2_grpc.ControllerServicer):
     def __init__(self, ctl: Controller, serving: Serving) -> None:
         self.ctl = ctl
         self.serving = serving    # RPCs in progress (sdiag's server thread count)
+        self.job_infos = JobInfoCache()   # GetJobs' messages, per version of each job
 
     @property
     def manager(self):  # type: ignore[no-untyped-def]
@@ -116,7 +118,8 @@ class ControllerServicer(ctld_pb2_grpc.ControllerServicer):
             selected = list(jobs)
         now = int(time.time())
         expected, nodes = self.manager.expected, self.manager.nodes
-        return ctld_pb2.JobList(jobs=[convert.job_info(j, now, expected.get(j.job_id), tuple(
+        self.job_infos.forget_gone(self.manager.jobs)
+        return ctld_pb2.JobList(jobs=[self.job_infos.info(j, now, expected.get(j.job_id), tuple(
             n for n in j.request.required_nodes if n in nodes and not nodes[n].usable),
             self.ctl.gpu_idle.idle_seconds(j.job_id, now)) for j in selected], now=now)
 

@@ -33,7 +33,7 @@ CONTROLLER_LAYERS: tuple[tuple[str, frozenset[str]], ...] = (
     ("rpc", frozenset({"servicer", "config_report", "metrics", "explain", "auth_tokens"})),
     ("shell", frozenset({"controller", "journal", "journal_replay", "accounting_outbox", "node_link", "notifier",
                          "association_cache", "gpu_idle_actions", "job_notices"})),
-    ("translate", frozenset({"convert", "job_env", "job_mail", "node_events"})),
+    ("translate", frozenset({"convert", "job_env", "job_mail", "node_events", "job_info_cache"})),
     ("core", frozenset({"job_manager", "core", "job_control", "job_priorities", "node_reconcile",
                         "partition_admin", "reconfigure", "time_limit_update", "limits", "association_checks",
                         "dependency_checks", "gpu_idle", "step_layout"})),
