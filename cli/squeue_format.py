@@ -391,21 +391,31 @@ def header_line(fmt: LineFormat, fields: Mapping[str, JobField] | None = None) -
 def job_line(fmt: LineFormat, job: JobInfo, now: int, fields: Mapping[str, JobField] | None = None) -> str:
     """One line for *job* (or a step, with STEP_FIELDS); time values and node lists are padded
     but never cut."""
-    fields = JOB_FIELDS if fields is None else fields
-    parts = [fmt.prefix]
-    for col in fmt.columns:
-        if not col.key:     # an -O name Slurm does not know: empty, suffix kept
-            parts.append(col.suffix)
-            continue
-        field = fields[col.key]
-        value = field.get(job, now)
-        if field.kind == "reasonlist":
-            truncate = job_states.shows_reason(job)
-        else:
-            truncate = field.kind == "text"
-        parts.append(render_cell(value, col.width, col.right, truncate))
-        parts.append(col.suffix)
-    return "".join(parts)
+    return line_renderer(fmt, fields)(job, now)
+
+
+def line_renderer(fmt: LineFormat, fields: Mapping[str, JobField] | None = None) -> Getter:
+    """`job_line` for many jobs: the columns are looked up once, not once per job, and a value
+    is neither measured nor cut where its column has no width."""
+    table = JOB_FIELDS if fields is None else fields
+    cells = [(table[col.key].get if col.key else None, col.width, col.right, table[col.key].kind if col.key else "",
+              col.suffix) for col in fmt.columns]
+    prefix = fmt.prefix
+
+    def line(job: JobInfo, now: int) -> str:
+        parts = [prefix]
+        for get, width, right, kind, suffix in cells:
+            if get is not None:   # else an -O name Slurm does not know: empty, suffix kept
+                value = get(job, now)
+                if width is not None:
+                    if len(value) > width and (kind == "text" or kind == "reasonlist" and job_states.shows_reason(job)):
+                        value = value[:width]
+                    value = value.rjust(width) if right else value.ljust(width)
+                parts.append(value)
+            parts.append(suffix)
+        return "".join(parts)
+
+    return line
 
 
 def render_jobs(
@@ -423,7 +433,8 @@ def render_jobs(
         if with_date:
             lines.append(date_line(now))
         lines.append(header_line(fmt, fields))
-    lines.extend(job_line(fmt, job, now, fields) for job in jobs)
+    line = line_renderer(fmt, fields)
+    lines.extend(line(job, now) for job in jobs)
     return lines
 
 
@@ -545,5 +556,6 @@ def running_steps(jobs: Iterable[JobInfo]) -> list[StepInfo]:
 
 def render_steps(fmt: LineFormat, steps: Iterable[StepInfo], now: int, *, header: bool = True) -> list[str]:
     lines = [header_line(fmt, STEP_FIELDS)] if header else []
-    lines.extend(job_line(fmt, step, now, STEP_FIELDS) for step in steps)
+    line = line_renderer(fmt, STEP_FIELDS)
+    lines.extend(line(step, now) for step in steps)
     return lines
