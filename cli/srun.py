@@ -35,7 +35,8 @@ PROG = "srun"
 # Beyond the shared allocation options (option_support.JOB_DESC)
 ACTED_ON = frozenset({"jobid", "output", "error", "input", "label", "unbuffered", "pty", "kill_on_bad_exit", "wait",
                       "disable_status", "quit_on_interrupt", "exact", "overlap", "mpi", "clusters", "open_mode",
-                      "verbose", "exclusive", "immediate", "cpu_bind"})
+                      "verbose", "exclusive", "immediate", "cpu_bind",
+                      "task_prolog", "task_epilog"})
 DEFAULT_KILL_WAIT = 30
 MAX_RETRY_DELAY = 5.0
 

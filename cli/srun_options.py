@@ -87,6 +87,9 @@ def step_environment(values: Mapping[str, Any], environ: Mapping[str, str], work
     if values.get("mpi", "none") != "none":
         env["SLURM_MPI_TYPE"] = values["mpi"]   # the stepd serves PMI-2 when it reads pmi2 here
     env.update(binding_environment(values))
+    for dest, name in (("task_prolog", "SLURM_TASK_PROLOG"), ("task_epilog", "SLURM_TASK_EPILOG")):
+        if values.get(dest):   # the stepd runs them as the user around each task (pyslurm_d/task_scripts.py)
+            env[name] = str(values[dest])
     if values.get("unbuffered") or values.get("pty"):
         env["SLURM_UNBUFFEREDIO"] = "1"
     if kill_on_bad_exit(values):

@@ -343,6 +343,7 @@ def node_setup(cfg: config_mod.SlurmConfig, node_name: str, dynamic: str | None,
         gpu_devices={gpu.index: str(gpu.path) for gpu in gpus},
         unkillable_timeout=int(unkillable) if unkillable.isdigit() else 60,
         prolog=cfg.value("Prolog"), epilog=cfg.value("Epilog"),
+        task_prolog=cfg.value("TaskProlog") or "", task_epilog=cfg.value("TaskEpilog") or "",
         script_timeout=_seconds(cfg.value("PrologEpilogTimeout")),
         gather_frequency=_gather_frequency(cfg.value("JobAcctGatherFrequency")))
     # A dynamic node without its own NodeAddr= (the address defaults to the name) is reached

@@ -35,6 +35,8 @@ class Launch:
     memory_swap_bytes: int | None = None
     denied_devices: list[str] = field(default_factory=list)  # device nodes the step may not open
     gather_frequency: int = 30          # JobAcctGatherFrequency (task=N): seconds between samples
+    task_prolog: str = ""               # slurm.conf TaskProlog / TaskEpilog (task_scripts.py)
+    task_epilog: str = ""
     # srun steps
     task_ids: list[int] = field(default_factory=lambda: [0])   # global ranks run here
     node_index: int = 0

@@ -42,8 +42,8 @@ from .launch import Launch, Task
 from .pmi_service import PmiService
 from .stream_relay import SrunGone, StreamRelay
 from .task_binding import plan as plan_bindings
-from .task_exec import (exec_task, open_io_as_user, open_task_file, task_environment, user_groups,
-                        user_identity)
+from .task_exec import (exec_task, open_io_as_user, open_task_file, run_task_epilogs, task_environment,
+                        user_groups, user_identity)
 
 PR_SET_CHILD_SUBREAPER = 36
 POLL = 0.02
@@ -332,6 +332,8 @@ class Stepd:
 
     def _task_ended(self, task: Task, status: int) -> None:
         task.status = status
+        env = task_environment(self.launch, task, ",".join(str(r) for r in self.launch.task_ids))
+        run_task_epilogs(self.launch, task, self.cg, user_groups(self.launch), env)
         self.relay.close_input(task.rank)
         code, sig = _exit_figures(status)
         if self.relay.streaming:

@@ -60,6 +60,8 @@ class StepPolicy:
     epilog: str | None = None
     script_timeout: float | None = None   # PrologEpilogTimeout (None: unlimited)
     gather_frequency: int = 30            # JobAcctGatherFrequency task sampling, seconds
+    task_prolog: str = ""                 # slurm.conf TaskProlog / TaskEpilog, run as the user around each task
+    task_epilog: str = ""
 
     def limits_for(self, msg: slurmd_pb2.BatchLaunch | slurmd_pb2.TaskLaunch) -> dict[str, object]:
         cfg = self.cgroup
@@ -73,6 +75,7 @@ class StepPolicy:
             "denied_devices": ([path for index, path in sorted(self.gpu_devices.items()) if index not in allocated]
                                if cfg.constrain_devices else []),
             "unkillable_timeout": self.unkillable_timeout, "gather_frequency": self.gather_frequency,
+            "task_prolog": self.task_prolog, "task_epilog": self.task_epilog,
         }
 
 

@@ -18,6 +18,7 @@ from .cgroup import StepCgroup, join
 from .cgroup_limits import StepLimitSet
 from .launch import Launch, Task
 from .task_binding import TaskBinding
+from .task_scripts import epilogs, prologs, run_epilogs, run_prologs
 
 
 def user_groups(launch: Launch) -> list[int]:
@@ -98,6 +99,20 @@ def task_environment(launch: Launch, task: Task, node_ranks: str) -> dict[str, s
     return env
 
 
+def run_task_epilogs(launch: Launch, task: Task, cg: StepCgroup, groups: list[int], env: dict[str, str]) -> None:
+    """TaskEpilog and srun --task-epilog for an ended task, as the user in its cgroup (stepd waits)."""
+    def become_user() -> None:
+        join(cg.task_dir(task.local_id))
+        signal.set_wakeup_fd(-1)
+        signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+        os.setgroups(groups)
+        os.setgid(launch.gid)
+        os.setuid(launch.uid)
+        os.chdir(launch.work_dir if os.path.isdir(launch.work_dir) else "/tmp")
+
+    run_epilogs(epilogs(launch.task_epilog, env), env, become_user)
+
+
 def exec_task(launch: Launch, task: Task, cg: StepCgroup, limits: StepLimitSet, groups: list[int],
               fds: tuple[int, int, int], env: dict[str, str], binding: TaskBinding, controlling_tty: bool,
               pmi_fd: int | None = None) -> None:
@@ -140,6 +155,7 @@ def exec_task(launch: Launch, task: Task, cg: StepCgroup, limits: StepLimitSet, 
         env["PWD"] = os.getcwd()
         env.setdefault("TMPDIR", "/tmp")
         env["SLURM_TASK_PID"] = str(os.getpid())
+        run_prologs(prologs(launch.task_prolog, env), env)
         if launch.is_batch:
             os.execve(program, [program, *launch.argv], env)
         os.execvpe(program, launch.argv, env)
