@@ -1,7 +1,8 @@
 """MPI programs under srun --mpi=pmi2: Debian's MPICH, built with mpicc here, wired up by the
 stepds' PMI service (pyslurm_d/pmi_service.py) with the key-value space exchanged through srun.
 
-Skipped without mpicc (CI installs Debian's `mpich`, .ci/run)."""
+Skipped without mpicc.mpich (CI installs Debian's `mpich`, .ci/run). MPICH's own compiler wrapper
+is named, as Debian's Open MPI (also installed) takes over the plain `mpicc` alternative."""
 from __future__ import annotations
 
 import os
@@ -14,7 +15,8 @@ import pytest
 
 from .conftest import Cluster, wait_for
 
-pytestmark = pytest.mark.skipif(shutil.which("mpicc") is None, reason="needs Debian's mpich (mpicc)")
+MPICC = "mpicc.mpich"
+pytestmark = pytest.mark.skipif(shutil.which(MPICC) is None, reason="needs Debian's mpich (mpicc.mpich)")
 
 ALLREDUCE = r"""
 #include <mpi.h>
@@ -45,7 +47,7 @@ def allreduce(cluster: Cluster) -> str:
     source = cluster.work / "allreduce.c"
     source.write_text(ALLREDUCE.replace("#include <unistd.h>", "#include <unistd.h>\n#include <stdlib.h>"))
     binary = cluster.work / "allreduce"
-    subprocess.run(["mpicc", "-o", str(binary), str(source)], check=True, timeout=120)
+    subprocess.run([MPICC, "-o", str(binary), str(source)], check=True, timeout=120)
     os.chmod(binary, 0o755)
     return str(binary)
 
