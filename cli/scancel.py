@@ -4,10 +4,12 @@ from __future__ import annotations
 import getpass
 import re
 import sys
+import time
 
 import click
 
 from pyslurm_common.bounds import JOB_ID
+from pyslurm_common.errors import Strerror
 from pyslurm_common.job_states import ACTIVE_STATES
 from pyslurm_common.rpc import messages as pb
 
@@ -18,6 +20,8 @@ from .signals import parse_signal
 
 PROG = "scancel"
 _STEP_ID = re.compile(r"^(\d+)\.(\d+)$")  # 1234.0: one step
+MAX_CANCEL_RETRY = 10   # scancel.c: tries of a job in a transitional state,
+RETRY_DELAY = 5         # sleeping 5 s, then 6 s, ... between them
 # Errors 22.05 keeps quiet about unless -v: the job is unknown or already done.
 _QUIET_ERRORS = {"Invalid job id specified", "Job/step already completing or completed"}
 
@@ -80,16 +84,37 @@ def scancel(signal_name: str | None, batch: bool, full: bool, user: str | None, 
 
 def _signal(ids: list[int], step: str, signal: int, batch: bool, full: bool, verbose: bool,
             specs: list[str] | None = None) -> bool:
-    """One SignalJobs call (a whole job each, or step `step` of each, or the typed `specs`);
-    True if any failed."""
-    reply = client.controller("SignalJobs", pb.SignalRequest(
-        job_ids=ids, signal=signal, batch_only=batch, full=full, step=step, job_specs=specs or []), pb.SignalReply)
-    failed = False
-    for result in reply.results:
-        job = result.job_spec or str(result.job_id)
-        what = f"job {job}" if not step else f"step {job}.{step}"
-        if verbose and not result.error:
+    """SignalJobs calls (a whole job each, or step `step` of each, or the typed `specs`); True if
+    any failed. A job the controller cannot signal yet (pending: no process to take it) is asked
+    again, as scancel does: up to 10 times, 5 s more each time."""
+    request = pb.SignalRequest(job_ids=ids, signal=signal, batch_only=batch, full=full, step=step,
+                               job_specs=specs or [])
+    retryable = {Strerror.TRANSITION_STATE_NO_UPDATE} | ({Strerror.JOB_PENDING} if step else set())
+    if verbose:   # said before the first try, as scancel does
+        kind = "batch " if batch else "full " if full else ""
+        for job in [*map(str, ids), *(specs or [])]:
+            what = f"{kind}job {job}" if not step else f"step {job}.{step}"
             print(f"scancel: {'Signal %d to' % signal if signal else 'Terminating'} {what}", file=sys.stderr)
+    results: list[pb.SignalResult] = []
+    for attempt in range(MAX_CANCEL_RETRY):
+        reply = client.controller("SignalJobs", request, pb.SignalReply)
+        again = [r for r in reply.results if r.error in retryable]
+        results += [r for r in reply.results if r.error not in retryable or attempt == MAX_CANCEL_RETRY - 1]
+        if not again or attempt == MAX_CANCEL_RETRY - 1:
+            break
+        if verbose:
+            print("scancel: Job is in transitional state, retrying", file=sys.stderr)
+        time.sleep(RETRY_DELAY + attempt)
+        del request.job_ids[:], request.job_specs[:]
+        request.job_ids.extend(r.job_id for r in again if not r.job_spec)
+        request.job_specs.extend(r.job_spec for r in again if r.job_spec)
+    return _report(results, step, verbose)
+
+
+def _report(results: list[pb.SignalResult], step: str, verbose: bool) -> bool:
+    failed = False
+    for result in results:
+        job = result.job_spec or str(result.job_id)
         if not result.error or (result.error in _QUIET_ERRORS and not verbose):
             continue
         target = f"job id {job}" if not step else f"job step id {job}.{step}"

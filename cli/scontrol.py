@@ -45,6 +45,9 @@ def show(words: list[str], oneliner: bool) -> None:
             print(f"slurm_load_jobs error: {exc.strerror}", file=sys.stderr)
             raise SystemExit(1)
         jobs = sorted(job_lists.named(reply.jobs, specs), key=lambda j: j.job_id)
+        if not jobs and any(spec.tasks is not None for spec in specs):
+            print(f"Job {arg} not found")    # an array's task that is gone (Slurm prints it on stdout)
+            raise SystemExit(1)
         if not jobs:
             print("No jobs in the system")
             return

@@ -38,6 +38,7 @@ class Strerror(StrEnum):
     INVALID_LICENSES = "Invalid license specification"
     NOT_PENDING = "Job is no longer pending execution"
     JOB_PENDING = "Job is pending execution"
+    TRANSITION_STATE_NO_UPDATE = "Job can not be altered now, try again later"
     JOB_NOT_RUNNING = "Job is not running"
     JOB_NOT_SUSPENDED = "Job is not suspended"
     BATCH_ONLY = "Only batch jobs are accepted or processed"

@@ -291,6 +291,25 @@ class Controller:
         except NodeLinkError as exc:
             log.warning("job=%d signal on %s failed: %s", effect.job_id, node, exc)
 
+    async def signal_now(self, effects: list[Effect]) -> None:
+        """Deliver a user's signal (scancel --signal) and wait for the nodes: when no node has a
+        step of a batch job yet (its script not started), raise Slurm's transitional error,
+        which scancel answers by asking again, instead of losing the signal. (An salloc job
+        without steps has nothing that will ever take it: there the signal goes nowhere.)"""
+        for effect in effects:
+            assert isinstance(effect, SignalTasks)
+            outcomes = await asyncio.gather(*(self.links.signal(node, self._address(node), effect.job_id, effect.signal,
+                                                                effect.batch_only, effect.full, effect.step)
+                                              for node in effect.nodes), return_exceptions=True)
+            not_yet = [isinstance(o, NodeLinkError) and o.details.endswith(Strerror.TRANSITION_STATE_NO_UPDATE)
+                       for o in outcomes]
+            for outcome, early in zip(outcomes, not_yet):
+                if isinstance(outcome, BaseException) and not early:
+                    log.warning("job=%d signal failed: %s", effect.job_id, outcome)
+            job = self.manager.jobs.get(effect.job_id)
+            if outcomes and all(not_yet) and job is not None and not job.launcher:
+                raise SlurmError(Strerror.TRANSITION_STATE_NO_UPDATE)
+
     async def _suspend(self, effect: SuspendTasks, node: str) -> None:
         """Freeze or thaw the job's processes on `node`, retrying while the job is still in the state
         that asked for it (a thaw must not be lost, or the job would stay stopped)."""

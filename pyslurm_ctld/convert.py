@@ -227,8 +227,8 @@ def _dependency_text(job: Job, now: int) -> str:
 
 def _array_fields(job: Job) -> dict[str, Any]:
     array = job.array
-    if array is None:
-        return {}
+    if array is None or (array.is_remainder and not array.pending):
+        return {}   # every index cancelled while pending: Slurm prints the bare id (task NO_VAL)
     task = str(array.task_id) if array.task_id is not None else format_ranges(array.pending)
     return {"array_job_id": array.array_job_id, "array_task_str": task, "array_throttle": array.throttle,
             "array_remainder": array.is_remainder}

@@ -47,9 +47,9 @@ class ArrayTaskStarted:
 
 @dataclass(frozen=True, slots=True)
 class ArrayTasksCancelled:
-    """Pending tasks of an array cancelled by index: each is split off the master as a
-    CANCELLED record with the id in `job_ids` (same order); when they are all the master has
-    left, the master itself is cancelled as the highest of them (its id is then in `job_ids`)."""
+    """Pending tasks of an array cancelled by index: they leave the master's pending set and,
+    as in Slurm, no record of them is kept; when they are all the master has left, the master
+    is cancelled. `job_ids` is empty (journals from before named a record id per index)."""
 
     kind: ClassVar[str] = "array_tasks_cancelled"
     array_job_id: JobId

@@ -332,7 +332,8 @@ class ArrayInfo:
     The master record (its job id is the array id) holds the indices still pending; a task
     is split off into its own record, with a new job id, when it starts, and the master
     itself starts last, as the highest index. `task_id` is None while a record stands for
-    the pending remainder. The count/min/max/step describe the whole array as submitted
+    the pending remainder (a master whose every pending index was cancelled is CANCELLED with
+    none left). The count/min/max/step describe the whole array as submitted
     (SLURM_ARRAY_TASK_COUNT/_MIN/_MAX/_STEP).
     """
 

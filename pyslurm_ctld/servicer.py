@@ -137,19 +137,19 @@ class ControllerServicer(ctld_pb2_grpc.ControllerServicer):
             elif request.signal == 0:
                 await self.ctl.commit(self.manager.cancellation(job_id, uid, now))
             else:
-                self.ctl.perform(self.manager.signalling(job_id, uid, request.signal,
-                                                         request.batch_only, request.full))
+                await self.ctl.signal_now(self.manager.signalling(job_id, uid, request.signal,
+                                                                  request.batch_only, request.full))
 
         results = await _per_job(request.job_ids, one)
         staged: list[Awaitable[None]] = []
         try:
             for text in request.job_specs:
-                results.append(self._signal_spec(text, request, uid, now, staged))
+                results.append(await self._signal_spec(text, request, uid, now, staged))
         finally:
             await asyncio.gather(*staged)      # what was applied goes to disk, one fsync for all
         return ctld_pb2.SignalReply(results=results)
 
-    def _signal_spec(self, text: str, request: ctld_pb2.SignalRequest, uid: int, now: int,
+    async def _signal_spec(self, text: str, request: ctld_pb2.SignalRequest, uid: int, now: int,
                      staged: list[Awaitable[None]]) -> ctld_pb2.SignalResult:
         """Cancel or signal what one typed id names (`123` of an array, `123_5`, `123_[1-3]`);
         cancellations are applied at once, their journaling added to `staged` to await."""
@@ -165,8 +165,8 @@ class ControllerServicer(ctld_pb2_grpc.ControllerServicer):
                 records, _ = self.manager.named_records(spec, uid)
                 running = [r for r in records if r.state is JobState.RUNNING] or records[:1]
                 for record in running:
-                    self.ctl.perform(self.manager.signalling(record.job_id, uid, request.signal,
-                                                             request.batch_only, request.full))
+                    await self.ctl.signal_now(self.manager.signalling(record.job_id, uid, request.signal,
+                                                                      request.batch_only, request.full))
         except SlurmError as exc:
             return ctld_pb2.SignalResult(job_id=spec.job_id, job_spec=text, error=exc.strerror)
         return ctld_pb2.SignalResult(job_id=spec.job_id, job_spec=text)

@@ -98,6 +98,10 @@ class NodeAgentServicer(slurmd_pb2_grpc.NodeAgentServicer):
     async def SignalJob(self, request: slurmd_pb2.NodeSignalRequest, context: grpc.aio.ServicerContext) -> types_pb2.Empty:
         self._require_controller()
         mode = "batch" if request.batch_only else "full" if request.full else "steps"
+        if not request.step and not self.steps.steps_of(request.job_id):
+            # Nothing here to take it yet (the launch still on its way, the Prolog running): say
+            # so, and the controller tells scancel to try again, as slurmctld does.
+            raise SlurmError(Strerror.TRANSITION_STATE_NO_UPDATE)
         await self.steps.command_quietly(request.job_id, f"signal {request.signal} {mode}", request.step)
         return types_pb2.Empty()
 

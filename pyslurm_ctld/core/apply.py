@@ -81,26 +81,21 @@ def _apply_array_task_started(state: ClusterState, event: ArrayTaskStarted) -> l
 
 
 def _apply_array_tasks_cancelled(state: ClusterState, event: ArrayTasksCancelled) -> list[Effect]:
+    """As slurmctld: the indices leave the master's pending set and no record is kept of them
+    (`scontrol show job <id>_7` then says not found); cancelling the last ones cancels the
+    master, which then stands for no index (squeue and sacct print the bare array id).
+    Journals written before this name a job id per index: those ids stay used."""
+    state.next_job_id = max([state.next_job_id, *(job_id + 1 for job_id in event.job_ids)])
     master = state.jobs.get(event.array_job_id)
     if master is None or master.state is not JobState.PENDING or master.array is None:
         return []
-    array = master.array
-    named = [(t, j) for t, j in zip(event.task_ids, event.job_ids) if t in array.pending]
-    left = _without(array, tuple(t for t, j in named if j != master.job_id))
-    if not left.pending:   # never empty the master: it keeps the highest index
-        named, left = named[:-1], dataclasses.replace(array, pending=(named[-1][0],))
-    reason = Reason(event.reason) if event.reason else master.reason
-    effects: list[Effect] = []
-    for task_id, job_id in named:
-        record = master if job_id == master.job_id else dataclasses.replace(master, job_id=job_id)
-        record = dataclasses.replace(record, array=dataclasses.replace(array, task_id=task_id, pending=()))
+    left = _without(master.array, tuple(t for t in event.task_ids if t in master.array.pending))
+    record = state.set_job(dataclasses.replace(master, array=left))
+    if not left.pending:
+        reason = Reason(event.reason) if event.reason else master.reason
         record = state.set_job(transition(record, JobState.CANCELLED, start_time=event.time, end_time=event.time,
-                                      cancelled_by=event.by_uid, reason=reason))
-        state.next_job_id = max(state.next_job_id, job_id + 1)
-        effects.append(Account(record))
-    if state.jobs[master.job_id].state is JobState.PENDING:
-        effects.append(Account(state.set_job(dataclasses.replace(master, array=left))))
-    return effects
+                                          cancelled_by=event.by_uid, reason=reason))
+    return [Account(record)]
 
 
 def _apply_dependency(state: ClusterState, event: DependencyChanged) -> list[Effect]:

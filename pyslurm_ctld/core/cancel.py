@@ -55,18 +55,17 @@ def cancellations(state: ClusterState, spec: JobSpec, uid: int, now: int) -> lis
     events: list[Event] = [cancellation(state, r.job_id, uid, now) for r in active]
     if pending:
         master = state.jobs[JobId(spec.job_id)]
-        assert master.array is not None
-        # When every pending index goes, the master itself is cancelled as the highest one.
-        takes_all = len(pending) == len(master.array.pending)
-        ids = [JobId(state.new_job_id()) for _ in pending[:-1]]
-        ids.append(master.job_id if takes_all else JobId(state.new_job_id()))
         reason = str(master.reason) if master.reason is not Reason.NONE else ""
-        events.append(ArrayTasksCancelled(master.job_id, pending, tuple(ids), uid, now, reason))
+        events.append(ArrayTasksCancelled(master.job_id, pending, (), uid, now, reason))
     return events
 
 
 def signalling(state: ClusterState, job_id: int, uid: int, signal: int, batch_only: bool, full: bool) -> list[Effect]:
+    """A signal for a running job's processes. Pending or suspended, a job has nothing to take
+    it: slurmctld answers "try again later" there (scancel retries), never drops it."""
     job = owned_job(state, job_id, uid)
+    if job.state.is_finished:
+        raise SlurmError(Strerror.ALREADY_DONE)
     if job.state is not JobState.RUNNING or job.allocation is None:
-        raise SlurmError(Strerror.ALREADY_DONE if job.state.is_finished else Strerror.JOB_PENDING)
+        raise SlurmError(Strerror.TRANSITION_STATE_NO_UPDATE)
     return [SignalTasks(job.job_id, job.allocation.nodes, signal, batch_only, full)]

@@ -139,3 +139,30 @@ def test_comment_and_mail_options_reach_scontrol_show_job(cluster: Cluster) -> N
     assert "\n   Comment=two words \n" in shown
     assert "\n   MailUser=alice MailType=END,FAIL\n" in shown
     cluster.run("scancel", str(job_id), user="alice", check=True)
+
+
+def test_scancel_signal_to_a_job_not_started_yet_is_retried_not_lost(cluster: Cluster) -> None:
+    """Slurm 22.05: slurmctld answers a signal for a pending job "Job can not be altered now,
+    try again later" and scancel asks again after 5 s, 6 s, ... ("Job is in transitional state,
+    retrying" with -v); released meanwhile, the job gets the signal once its script runs."""
+    import subprocess
+    work = cluster.work_dir("alice")
+    job_id = cluster.sbatch("--hold", "-o", "usr1.out", "--wrap",
+                            "trap 'echo got USR1; exit 0' USR1; for i in $(seq 60); do sleep 1; done", user="alice")
+    pw = pwd.getpwnam("alice")
+    scancel = subprocess.Popen(["scancel", "-v", "--batch", "--signal=USR1", str(job_id)], env=dict(cluster.env, USER="alice"),
+                               cwd=work, user=pw.pw_uid, group=pw.pw_gid, stderr=subprocess.PIPE, text=True)
+    time.sleep(1)
+    cluster.run("scontrol", "release", str(job_id), user="alice", check=True)
+    _, stderr = scancel.communicate(timeout=30)
+    assert scancel.returncode == 0, stderr
+    assert stderr.startswith(f"scancel: Signal 10 to batch job {job_id}\n"
+                             "scancel: Job is in transitional state, retrying\n"), stderr
+    # The script traps USR1 and ends at once; a signal that came before its trap was set ends
+    # it too (killed by USR1). Lost, the job would run its 60 s.
+    wait_for(lambda: cluster.job_field(job_id, "T") in ("COMPLETED", "FAILED"), 20)
+    if cluster.job_field(job_id, "T") == "COMPLETED":
+        assert (work / "usr1.out").read_text() == "got USR1\n"
+    # a finished job: the quiet "already completed" of Slurm, no retries
+    done = cluster.run("scancel", "--signal=USR1", str(job_id), user="alice")
+    assert (done.returncode, done.stderr) == (0, "")

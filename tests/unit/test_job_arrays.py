@@ -195,34 +195,37 @@ def test_cancelling_the_array_id_cancels_every_task(tmp_path: Path) -> None:
     assert mgr.jobs[master.job_id].array.pending == tuple(range(4, 21))   # type: ignore[union-attr]
 
 
-def test_cancelling_pending_tasks_splits_them_off(tmp_path: Path) -> None:
+def test_cancelled_pending_tasks_leave_the_array_without_a_record(tmp_path: Path) -> None:
+    """Slurm 22.05: after `scancel 128_7` on a pending array, `scontrol show job 128_7` says
+    "Job 128_7 not found" and sacct lists only 128_[1-6,8-10]."""
     mgr = make_manager(tmp_path)
     master = submit_array(mgr, "1-6")
     mgr.apply(mgr.hold_change(master.job_id, "hold", ALICE, 101))
     events = mgr.cancellations(parse_job_spec(f"{master.job_id}_[2-3]"), ALICE, 150)
-    assert events == [ArrayTasksCancelled(master.job_id, (2, 3), (JobId(master.job_id + 1), JobId(master.job_id + 2)),
-                                          ALICE, 150, "JobHeldUser")]
+    assert events == [ArrayTasksCancelled(master.job_id, (2, 3), (), ALICE, 150, "JobHeldUser")]
     effects = mgr.apply(events[0])
-    cancelled = tasks_of(mgr, master.job_id)
-    assert sorted(cancelled) == [2, 3] and all(j.state is JobState.CANCELLED for j in cancelled.values())
-    # Accounting gets the cancelled tasks and the master's smaller remainder.
-    accounted = {e.job.job_id: e.job for e in effects if isinstance(e, Account)}
-    assert set(accounted) == {j.job_id for j in cancelled.values()} | {master.job_id}
-    assert accounted[master.job_id].array.pending == (1, 4, 5, 6)   # type: ignore[union-attr]
+    assert tasks_of(mgr, master.job_id) == {}
+    assert [e.job.job_id for e in effects if isinstance(e, Account)] == [master.job_id]
     assert mgr.jobs[master.job_id].array.pending == (1, 4, 5, 6)   # type: ignore[union-attr]
     assert mgr.jobs[master.job_id].state is JobState.PENDING
+    assert error_of(lambda: mgr.cancellations(parse_job_spec(f"{master.job_id}_2"), ALICE, 160)) \
+        .strerror == Strerror.INVALID_JOB_ID
 
 
-def test_cancelling_every_pending_task_cancels_the_master_as_the_highest(tmp_path: Path) -> None:
+def test_cancelling_every_pending_task_cancels_the_master_as_the_bare_array_id(tmp_path: Path) -> None:
+    """Slurm 22.05: `scancel 129_[2-3]; scancel 129_1 129_4` leaves one CANCELLED record, 129,
+    its ArrayTaskId NO_VAL, squeue and sacct print `129`."""
     mgr = make_manager(tmp_path)
-    master = submit_array(mgr, "1-3")
+    master = submit_array(mgr, "1-4")
     mgr.apply(mgr.hold_change(master.job_id, "hold", ALICE, 101))
-    for event in mgr.cancellations(parse_job_spec(f"{master.job_id}_[1-3]"), ALICE, 150):
-        mgr.apply(event)
-    cancelled = tasks_of(mgr, master.job_id)
-    assert {t: j.job_id for t, j in cancelled.items()} == {1: master.job_id + 1, 2: master.job_id + 2,
-                                                           3: master.job_id}
-    assert all(j.state is JobState.CANCELLED for j in cancelled.values())
+    for spec in (f"{master.job_id}_[2-3]", f"{master.job_id}_[1,4]"):
+        for event in mgr.cancellations(parse_job_spec(spec), ALICE, 150):
+            mgr.apply(event)
+    assert tasks_of(mgr, master.job_id) == {}
+    record = mgr.jobs[master.job_id]
+    assert record.state is JobState.CANCELLED and record.array is not None and record.array.pending == ()
+    info = convert.job_info(record)
+    assert info.array_job_id == 0 and info.job_id == master.job_id
 
 
 def test_one_running_task_is_cancelled_by_its_array_name(tmp_path: Path) -> None:
