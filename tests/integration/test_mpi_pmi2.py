@@ -162,3 +162,14 @@ def test_mpi_list_and_missing_plugins(cluster: Cluster) -> None:
         "srun: error: MPI: Cannot create context for mpi/pmix",
         "srun: error: MPI: Unable to load any plugin",
         "srun: error: Invalid MPI type 'pmix', --mpi=list for acceptable types"]
+
+
+def test_mpiexec_hydra_in_salloc(cluster: Cluster, allreduce: str) -> None:
+    """MPICH's own launcher: hydra's slurm bootstrap reads the allocation's variables and starts one
+    proxy per node with srun; the ranks wire up through the proxies, not through PMI-2 here."""
+    result = cluster.run("salloc", "-N2", "-n4", "mpiexec.mpich", "-n", "4", allreduce, user="bob", timeout=120)
+    assert result.returncode == 0, result.stderr
+    rows = _ranks(result.stdout)
+    assert sorted(rows) == [0, 1, 2, 3]
+    assert {(size, total) for size, total, _ in rows.values()} == {(4, 10)}
+    assert rows[0][2] == rows[1][2] != rows[2][2] == rows[3][2]
