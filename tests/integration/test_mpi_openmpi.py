@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from .conftest import Cluster, wait_for
-from .test_mpi_pmi2 import ALLREDUCE, _ranks
+from .test_mpi_pmi2 import ALLREDUCE, _ranks, first_step, first_step_cpu_seconds
 
 pytestmark = pytest.mark.skipif(shutil.which("mpicc.openmpi") is None,
                                 reason="needs Debian's openmpi-bin (mpicc.openmpi)")
@@ -69,11 +69,5 @@ def test_mpirun_ranks_are_in_the_job_accounted_and_cancelled(cluster: Cluster, o
     wait_for(lambda: not rank_pids() and not subprocess.run(["pgrep", "-u", "bob", "orted"],
                                                             capture_output=True).stdout, timeout=20)
 
-    def first_step() -> list[str]:
-        rows = cluster.run("sacct", "-n", "-P", "-j", str(job_id), "-o", "JobID,JobName,NTasks,TotalCPU",
-                           user="bob").stdout.splitlines()
-        return next((row.split("|") for row in rows if row.startswith(f"{job_id}.0|")), [])
-
-    wait_for(lambda: first_step()[:3] == [f"{job_id}.0", "orted", "2"], timeout=30)
-    minutes, _, seconds = first_step()[3].rpartition(":")
-    assert float(seconds) + 60 * int(minutes or 0) >= 1.0   # the four ranks' half second of CPU each
+    wait_for(lambda: first_step(cluster, job_id, "bob", "JobName,NTasks") == ["orted", "2"], timeout=30)
+    assert first_step_cpu_seconds(cluster, job_id, "bob") >= 1.0   # the four ranks' half second of CPU each

@@ -100,14 +100,19 @@ def test_mpi_step_is_accounted_and_scancel_leaves_no_mpi_process(cluster: Cluste
     cluster.wait_state(job_id, "CANCELLED", timeout=40)
     wait_for(lambda: not mpi_processes(), timeout=20)
 
-    def first_step() -> list[str]:
-        rows = cluster.run("sacct", "-n", "-P", "-j", str(job_id), "-o", "JobID,NTasks,State,TotalCPU",
-                           user="alice").stdout.splitlines()
-        return next((row.split("|") for row in rows if row.startswith(f"{job_id}.0|")), [])
+    wait_for(lambda: first_step(cluster, job_id, "alice", "NTasks,State") == ["4", "COMPLETED"], timeout=30)
+    assert first_step_cpu_seconds(cluster, job_id, "alice") >= 1.0   # four tasks spun half a second of CPU each
 
-    wait_for(lambda: first_step()[:3] == [f"{job_id}.0", "4", "COMPLETED"], timeout=30)
-    minutes, _, seconds = first_step()[3].rpartition(":")
-    assert float(seconds) + 60 * int(minutes or 0) >= 1.0   # four tasks spun half a second of CPU each
+
+def first_step(cluster: Cluster, job_id: int, user: str, fields: str) -> list[str]:
+    """sacct's `fields` of step <job>.0 (empty until it is recorded)."""
+    rows = cluster.run("sacct", "-n", "-P", "-j", str(job_id), "-o", f"JobID,{fields}", user=user).stdout.splitlines()
+    return next((row.split("|")[1:] for row in rows if row.startswith(f"{job_id}.0|")), [])
+
+
+def first_step_cpu_seconds(cluster: Cluster, job_id: int, user: str) -> float:
+    minutes, _, seconds = first_step(cluster, job_id, user, "TotalCPU")[0].rpartition(":")
+    return float(seconds) + 60 * int(minutes or 0)
 
 
 # A PMI-2 client as MPICH's pmi2 library talks (Debian's MPICH speaks PMI-1; Slurm serves both).
