@@ -56,6 +56,12 @@ class Launch:
     def is_batch(self) -> bool:
         return self.step == "batch"
 
+    @property
+    def stepd_name(self) -> str:
+        """How slurmstepd names itself in what it writes to the job's stderr (Slurm 22.05:
+        `slurmstepd-node1: error: *** JOB 7 ON node1 CANCELLED AT ... ***`)."""
+        return f"slurmstepd-{self.node_name}"
+
 
 @dataclass(slots=True)
 class Task:

@@ -272,7 +272,7 @@ class Stepd:
         if payload is not None:
             self.relay.send(step_io.encode(step_io.PMI_FENCE, self.launch.node_index, payload))
         for abort in aborts:
-            self._write_stderr(f"slurmstepd: error: PMI abort from task {abort.rank}"
+            self._write_stderr(f"{self.launch.stepd_name}: error: PMI abort from task {abort.rank}"
                                f"{': ' + abort.message if abort.message else ''}\n")
             self.terminate("CANCELLED")
 
@@ -308,7 +308,7 @@ class Stepd:
             self.state.error = str(exc)
         if self.state.oom_kills:
             self._write_stderr(
-                f"slurmstepd: error: Detected {self.state.oom_kills} oom-kill event(s) in "
+                f"{self.launch.stepd_name}: error: Detected {self.state.oom_kills} oom-kill event(s) in "
                 f"StepId={self.launch.job_id}.{self.launch.step}. Some of your processes may have been "
                 "killed by the cgroup out-of-memory handler.\n")
 
@@ -394,7 +394,7 @@ class Stepd:
         if words[0] == "usage" and len(words) == 1:
             return self.usage_line()
         if words[0] == "notify" and len(words) > 1:   # the controller's message for the user
-            self._write_stderr(f"slurmstepd: warning: {' '.join(words[1:])}\n")
+            self._write_stderr(f"{self.launch.stepd_name}: warning: {' '.join(words[1:])}\n")
             return "ok"
         if words[0] in ("suspend", "resume") and len(words) == 1:
             self.cg.freeze(words[0] == "suspend")
@@ -424,7 +424,7 @@ class Stepd:
         stamp = time.strftime("%Y-%m-%dT%H:%M:%S")
         launch = self.launch
         what = f"JOB {launch.job_id}" if launch.is_batch else f"STEP {launch.job_id}.{launch.step}"
-        self._write_stderr(f"slurmstepd: error: *** {what} ON {launch.node_name} "
+        self._write_stderr(f"{self.launch.stepd_name}: error: *** {what} ON {launch.node_name} "
                            f"CANCELLED AT {stamp}{CAUSE_SUFFIX.get(cause, '')} ***\n")
         self.cg.freeze(False)   # a suspended step must run to hear SIGTERM
         self.cg.signal_all(signal.SIGCONT)

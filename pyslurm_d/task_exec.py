@@ -68,7 +68,7 @@ def open_io_as_user(launch: Launch, groups: list[int]) -> tuple[int, int, int]:
     return opened[0], opened[1], opened[2]
 
 
-def apply_rlimits(items: list[str]) -> None:
+def apply_rlimits(items: list[str], stepd_name: str) -> None:
     """Submit-host limits (`NAME=soft:hard`, -1 unlimited); as root, so hard limits may rise too."""
     for item in items:
         name, _, values = item.partition("=")
@@ -79,7 +79,7 @@ def apply_rlimits(items: list[str]) -> None:
         try:
             resource.setrlimit(which, (int(soft), int(hard)))
         except (ValueError, OSError) as exc:
-            os.write(2, f"slurmstepd: error: Can't propagate RLIMIT_{name}: {exc}\n".encode())
+            os.write(2, f"{stepd_name}: error: Can't propagate RLIMIT_{name}: {exc}\n".encode())
 
 
 def user_environment(env: dict[str, str], pw: pwd.struct_passwd) -> None:
@@ -134,7 +134,7 @@ def exec_task(launch: Launch, task: Task, cg: StepCgroup, limits: StepLimitSet, 
         if pmi_fd is not None:   # the PMI socket (srun --mpi=pmi2) is fd 3, PMI_FD
             os.dup2(pmi_fd, 3)
         os.closerange(3 if pmi_fd is None else 4, 65536)   # nothing of stepd's (sockets, other tasks' pipes) leaks into the task
-        apply_rlimits(launch.rlimits)
+        apply_rlimits(launch.rlimits, launch.stepd_name)
         os.setgroups(groups)
         os.setgid(launch.gid)
         os.setuid(launch.uid)
@@ -149,20 +149,20 @@ def exec_task(launch: Launch, task: Task, cg: StepCgroup, limits: StepLimitSet, 
         try:
             os.chdir(launch.work_dir)
         except OSError as exc:
-            os.write(2, f"slurmstepd: error: couldn't chdir to `{launch.work_dir}': {exc.strerror}: "
+            os.write(2, f"{launch.stepd_name}: error: couldn't chdir to `{launch.work_dir}': {exc.strerror}: "
                         "going to /tmp instead\n".encode())
             os.chdir("/tmp")
         env["PWD"] = os.getcwd()
         env.setdefault("TMPDIR", "/tmp")
         env["SLURM_TASK_PID"] = str(os.getpid())
-        run_prologs(prologs(launch.task_prolog, env), env)
+        run_prologs(prologs(launch.task_prolog, env), env, launch.stepd_name)
         if launch.is_batch:
             os.execve(program, [program, *launch.argv], env)
         os.execvpe(program, launch.argv, env)
     except BaseException as exc:  # noqa: BLE001 - the child must never return into stepd
         try:
             reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-            os.write(2, f"slurmstepd: error: execve(): {program}: {reason}\n".encode())
+            os.write(2, f"{launch.stepd_name}: error: execve(): {program}: {reason}\n".encode())
         finally:
             # Slurm's codes: 127 for a batch script that cannot run, 2 for a step's program.
             os._exit(127 if launch.is_batch else 2)

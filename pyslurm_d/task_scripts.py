@@ -41,14 +41,14 @@ def apply_output(text: str, env: dict[str, str]) -> str:
     return "".join(printed)
 
 
-def run_prologs(scripts: list[str], env: dict[str, str]) -> None:
+def run_prologs(scripts: list[str], env: dict[str, str], stepd_name: str) -> None:
     """In the task's process, as the user: run each prolog and take its output into `env`."""
     for script in scripts:
         try:
             done = subprocess.run([script], env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                                   check=False)
         except OSError as exc:
-            os.write(2, f"slurmstepd: error: task prolog {script}: {exc.strerror}\n".encode())
+            os.write(2, f"{stepd_name}: error: task prolog {script}: {exc.strerror}\n".encode())
             continue
         printed = apply_output(done.stdout[:MAX_OUTPUT].decode(errors="replace"), env)
         if printed:

@@ -99,7 +99,7 @@ def test_scancel_of_a_job_ignoring_sigterm_kills_everything_after_killwait(clust
     assert KILL_WAIT - 0.5 <= elapsed <= KILL_WAIT + 2.0, elapsed
     assert not any(os.path.exists(f"/proc/{pid}") for pid in pids)
     assert not os.path.exists(cgroup)
-    assert re.search(rf"slurmstepd: error: \*\*\* JOB {job_id} ON {node} CANCELLED AT \S+ \*\*\*",
+    assert re.search(rf"slurmstepd-{node}: error: \*\*\* JOB {job_id} ON {node} CANCELLED AT \S+ \*\*\*",
                      out_file.read_text())
     alice_uid = pwd.getpwnam("alice").pw_uid
     wait_for(lambda: f"CANCELLED by {alice_uid}" in cluster.run(

@@ -67,9 +67,9 @@ def test_an_idle_batch_job_is_warned_then_cancelled_with_the_reason(idle_cluster
     c.wait_state(job_id, "CANCELLED", timeout=30)
     assert c.job_field(job_id, "r") == "GpuIdleLimit"
     output = (c.work_dir("alice") / f"slurm-{job_id}.out").read_text()
-    assert re.search(r"^slurmstepd: warning: GPUs idle \(below 5%\) for \d s; it will be cancelled at 8 s$",
+    assert re.search(r"^slurmstepd-gpu1: warning: GPUs idle \(below 5%\) for \d s; it will be cancelled at 8 s$",
                      output, re.M), output
-    assert re.search(r"^slurmstepd: warning: GPUs idle \(below 5%\) for \d+ s: cancelled by the idle-GPU policy$",
+    assert re.search(r"^slurmstepd-gpu1: warning: GPUs idle \(below 5%\) for \d+ s: cancelled by the idle-GPU policy$",
                      output, re.M), output
     explained = c.run("scontrol", "explain", "job", str(job_id), user="alice", check=True).stdout
     assert "The idle-GPU policy (GpuIdleParameters) ended this run" in explained
@@ -86,5 +86,5 @@ def test_an_idle_batch_job_is_warned_then_cancelled_with_the_reason(idle_cluster
 def test_an_idle_srun_allocation_is_only_warned(idle_cluster: Cluster) -> None:
     result = idle_cluster.run("srun", "--gres=gpu:1", "sleep", "12", user="bob")
     assert result.returncode == 0, result.stderr
-    assert re.search(r"slurmstepd: warning: GPUs idle \(below 5%\) for \d+ s\n", result.stderr), result.stderr
+    assert re.search(r"slurmstepd-gpu1: warning: GPUs idle \(below 5%\) for \d+ s\n", result.stderr), result.stderr
     assert "cancelled" not in result.stderr

@@ -64,7 +64,7 @@ def test_a_job_over_its_memory_is_killed_out_of_memory(cluster: Cluster) -> None
     cluster.wait_state(job_id, "OUT_OF_MEMORY", timeout=30)
     assert cluster.job_field(job_id, "t") == "OOM"
     out = _output(cluster, "alice", job_id)
-    assert re.search(rf"slurmstepd: error: Detected [1-9]\d* oom-kill event\(s\) in StepId={job_id}\.batch\. "
+    assert re.search(rf"slurmstepd-node[12]: error: Detected [1-9]\d* oom-kill event\(s\) in StepId={job_id}\.batch\. "
                      r"Some of your processes may have been killed by the cgroup out-of-memory handler\.", out)
     wait_for(lambda: cluster.run("sacct", "-n", "-X", "-P", "-j", str(job_id), "-o", "State,ExitCode",
                                  user="alice").stdout == "OUT_OF_MEMORY|0:125\n")

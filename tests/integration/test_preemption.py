@@ -81,7 +81,9 @@ def test_requeue_mode_requeues_the_victim_with_the_same_id(tiered: Cluster) -> N
     wait_for(lambda: "start 1" in out.read_text())
     text = out.read_text()
     assert text.startswith("start 0\n")                      # the first run's output is kept (appended)
-    assert re.search(rf"\*\*\* JOB {low} ON node1 CANCELLED AT \S+ DUE TO PREEMPTION \*\*\*", text), text
+    # Slurm 22.05's stepd names its node: slurmstepd-<node>
+    assert re.search(rf"^slurmstepd-node1: error: \*\*\* JOB {low} ON node1 CANCELLED AT \S+ DUE TO PREEMPTION \*\*\*$",
+                     text, re.M), text
     wait_for(lambda: _sacct_states(c, low) == ["PREEMPTED", "RUNNING"])
     c.run("scancel", str(low), user="alice", check=True)
     c.wait_state(low, "CANCELLED")

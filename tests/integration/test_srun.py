@@ -182,7 +182,7 @@ def test_ctrl_c_twice_aborts_the_step(cluster: Cluster) -> None:
     assert lines[3] == "srun: forcing job termination"
     assert lines[4] == f"srun: Job step aborted: Waiting up to {KILL_WAIT + 2} seconds for job step to finish."
     for line in lines[5:]:  # the stepd's cancel banner, the task's end as the signal that ended it
-        assert re.fullmatch(r"slurmstepd: error: \*\*\* STEP \d+\.0 ON node[12] CANCELLED AT \S+ \*\*\*|"
+        assert re.fullmatch(r"slurmstepd-(node[12]): error: \*\*\* STEP \d+\.0 ON \1 CANCELLED AT \S+ \*\*\*|"
                             r"srun: error: node[12]: task 0: (Interrupt|Terminated|Killed)", line), err
     assert proc.returncode in (128 + signal.SIGINT, 128 + signal.SIGTERM, 128 + signal.SIGKILL)
 
