@@ -90,6 +90,10 @@ def step_environment(values: Mapping[str, Any], environ: Mapping[str, str], work
     for dest, name in (("task_prolog", "SLURM_TASK_PROLOG"), ("task_epilog", "SLURM_TASK_EPILOG")):
         if values.get(dest):   # the stepd runs them as the user around each task (pyslurm_d/task_scripts.py)
             env[name] = str(values[dest])
+    for dest, name, flag in (("cpus_per_task", "SLURM_CPUS_PER_TASK", "--cpus-per-task"),
+                             ("ntasks_per_node", "SLURM_NTASKS_PER_NODE", "--ntasks-per-node")):
+        if values.get(dest) is not None:   # as Slurm's srun sets them for its step
+            env[name] = str(job_options.positive_int(values, dest, flag))
     if values.get("unbuffered") or values.get("pty"):
         env["SLURM_UNBUFFEREDIO"] = "1"
     if kill_on_bad_exit(values):

@@ -193,8 +193,9 @@ def step_environment(job: Job, step: Step, node_index: int, cluster_name: str, c
     return env
 
 
-# What srun sets from its own options for its step (-m, --gpu-bind): its values win over the job's.
-STEP_OPTION_VARIABLES = ("SLURM_DISTRIBUTION", "SLURM_GPU_BIND")
+# What srun sets from its own options for its step (-m, --gpu-bind, -c, --ntasks-per-node): its
+# values win over the job's echoes.
+STEP_OPTION_VARIABLES = ("SLURM_DISTRIBUTION", "SLURM_GPU_BIND", "SLURM_CPUS_PER_TASK", "SLURM_NTASKS_PER_NODE")
 
 
 def step_options_win(slurm_env: dict[str, str], srun_environment: Iterable[str]) -> dict[str, str]:

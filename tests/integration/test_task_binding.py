@@ -78,6 +78,8 @@ def _visible(cluster: Cluster, *args: str) -> dict[int, str]:
 def test_gpu_binding_per_task(gpu_cluster: Cluster) -> None:
     assert _visible(gpu_cluster, "-n2", "--gres=gpu:4") == {0: "0,1,2,3", 1: "0,1,2,3"}   # unbound
     assert _visible(gpu_cluster, "-n2", "--gpus-per-task=2") == {0: "0,1", 1: "2,3"}       # per_task:2
+    # One process per GPU (DDP without torchrun): each task's CUDA_VISIBLE_DEVICES names its own GPU only.
+    assert _visible(gpu_cluster, "--ntasks-per-node=2", "--gpus-per-task=1") == {0: "0", 1: "1"}
     assert _visible(gpu_cluster, "-n2", "--gres=gpu:4", "--gpu-bind=map_gpu:3,1") == {0: "3", 1: "1"}
     assert _visible(gpu_cluster, "-n2", "--gres=gpu:4", "--gpu-bind=mask_gpu:0x3,0xc") == {0: "0,1", 1: "2,3"}
     assert _visible(gpu_cluster, "-n2", "--gres=gpu:2", "--gpu-bind=single:1") == {0: "0", 1: "1"}
@@ -98,3 +100,43 @@ def _step_gpus(cluster: Cluster) -> tuple[str, str]:
     out = cluster.run("srun", "-N1", "-n1", "--gres=gpu:2", "sh", "-c", "echo $SLURM_STEP_GPUS", user="alice")
     first, second = out.stdout.strip().split(",")
     return first, second
+
+
+# What PyTorch Lightning's SLURMEnvironment, submitit and torchrun wrappers read from a task
+# (world size, ranks, node rank, node list, tasks per node); MASTER_ADDR and friends are theirs.
+LAUNCH_VARIABLES = ("SLURM_NTASKS", "SLURM_PROCID", "SLURM_LOCALID", "SLURM_NODEID", "SLURM_NNODES",
+                    "SLURM_JOB_NUM_NODES", "SLURM_STEP_NODELIST", "SLURM_NODELIST", "SLURM_NTASKS_PER_NODE",
+                    "SLURM_STEP_NUM_TASKS", "SLURM_CPUS_PER_TASK", "MASTER_ADDR", "RANK", "WORLD_SIZE")
+PRINT_LAUNCH = "; ".join(f'echo "{name}=${{{name}-unset}}"' for name in LAUNCH_VARIABLES)
+
+
+def _launch_variables(stdout: str) -> dict[int, dict[str, str]]:
+    out: dict[int, dict[str, str]] = {}
+    for line in stdout.splitlines():
+        rank, _, pair = line.partition(": ")
+        name, _, value = pair.partition("=")
+        out.setdefault(int(rank), {})[name] = value
+    return out
+
+
+def test_torchrun_style_launches_get_the_variables_frameworks_read(cluster: Cluster) -> None:
+    # One launcher per node (srun --ntasks-per-node=1 torchrun ...) inside a two-node allocation.
+    result = cluster.run("salloc", "-N2", "srun", "-l", "--ntasks-per-node=1", "sh", "-c", PRINT_LAUNCH,
+                         user="alice", timeout=120)
+    assert result.returncode == 0, result.stderr
+    common = {"SLURM_NTASKS": "2", "SLURM_LOCALID": "0", "SLURM_NNODES": "2", "SLURM_JOB_NUM_NODES": "2",
+              "SLURM_STEP_NODELIST": "node[1-2]", "SLURM_NODELIST": "node[1-2]", "SLURM_NTASKS_PER_NODE": "1",
+              "SLURM_STEP_NUM_TASKS": "2", "SLURM_CPUS_PER_TASK": "unset", "MASTER_ADDR": "unset",
+              "RANK": "unset", "WORLD_SIZE": "unset"}
+    assert _launch_variables(result.stdout) == {
+        rank: {**common, "SLURM_PROCID": str(rank), "SLURM_NODEID": str(rank)} for rank in (0, 1)}
+    # One process per CPU (or GPU) on each node, as Lightning's `srun python train.py` under
+    # --ntasks-per-node: ranks, local ranks and node ranks as Slurm numbers them.
+    result = cluster.run("srun", "-l", "-N2", "--ntasks-per-node=2", "-c1", "sh", "-c", PRINT_LAUNCH,
+                         user="alice")
+    assert result.returncode == 0, result.stderr
+    seen = _launch_variables(result.stdout)
+    assert {rank: (v["SLURM_PROCID"], v["SLURM_LOCALID"], v["SLURM_NODEID"]) for rank, v in seen.items()} == {
+        0: ("0", "0", "0"), 1: ("1", "1", "0"), 2: ("2", "0", "1"), 3: ("3", "1", "1")}
+    assert {(v["SLURM_NTASKS"], v["SLURM_NTASKS_PER_NODE"], v["SLURM_CPUS_PER_TASK"], v["MASTER_ADDR"])
+            for v in seen.values()} == {("4", "2", "1", "unset")}
