@@ -81,6 +81,25 @@ def _mail_type(text: str) -> str:
     return normalise_mail_type(text)
 
 
+def _extra_node_info(text: str) -> str:
+    from .scheduling_options import shown_extra_node_info
+
+    return shown_extra_node_info(text)
+
+
+def _cpu_freq(text: str) -> str:
+    from .scheduling_options import shown_cpu_freq
+
+    return shown_cpu_freq(text)
+
+
+def _priority(text: str) -> str:
+    from .scheduling_options import PRIORITY_TOP, priority
+
+    number = priority({"priority": text})
+    return "-3" if number == PRIORITY_TOP else str(number)   # TOP: Slurm prints its signed value
+
+
 def _shown(dest: str, kind: int, value: Any, work_dir: str | None) -> str:
     if dest == "verbose":
         return str(value)
@@ -93,6 +112,8 @@ def _shown(dest: str, kind: int, value: Any, work_dir: str | None) -> str:
         return text or "100"
     if dest == "get_user_env":
         return text or "0"
+    if dest == "no_kill":
+        return "unset" if text.lower() in ("off", "no") else "set"
     if dest == "kill_on_bad_exit":
         return text or "1"
     if dest == "overlap":
@@ -102,6 +123,8 @@ def _shown(dest: str, kind: int, value: Any, work_dir: str | None) -> str:
         "chdir": _path(os.getcwd()), "open_mode": lambda t: t[:1],
         "nodes": _node_count, "mem": _megabytes, "mem_per_cpu": _megabytes, "mem_per_gpu": _megabytes, "tmp": _megabytes,
         "gres": lambda t: t if t.startswith("gres:") or t == "none" else f"gres:{t}",
+        "extra_node_info": _extra_node_info, "cpu_freq": _cpu_freq, "priority": _priority,
+        "deadline": _begin,
     }
     if work_dir is not None:   # sbatch shows its file names made absolute; srun as given
         shapes.update({"output": _path(work_dir), "error": _path(work_dir), "input": _path(work_dir)})

@@ -17,6 +17,7 @@ from pyslurm_common.rpc import messages as pb
 from .app import die
 from .command_line import OPTION_EXIT
 from .layout_options import layout_fields
+from .scheduling_options import implicit_tasks, output_environment, scheduling_fields
 from .submit_inputs import node_file
 
 BARE_NICE = 100   # `--nice` without a value
@@ -205,12 +206,12 @@ def job_desc(values: Mapping[str, Any], default_name: str, environ: Mapping[str,
             gpu_types.add(kind)
     if len(gpu_types) > 1:
         die("Invalid GPU type specification: use one type")
-    num_tasks = task_count(values)
+    num_tasks = task_count(values) or implicit_tasks(values, positive_int(values, "nodes", "--nodes"))
     ntasks_per_gpu = _ntasks_per_gpu(values, gpu_counts, num_tasks, bool(values.get("gres")))
     if ntasks_per_gpu and not any(gpu_counts.values()) and not values.get("gres"):
         gpu_counts["gpus"] = -(-num_tasks // ntasks_per_gpu)   # the GPUs Slurm generates for it
     signal_number, signal_seconds, signal_batch_only = _signal(values)
-    return pb.JobDesc(
+    desc = pb.JobDesc(
         name=values.get("job_name") or default_name,
         partitions=[p for p in (values.get("partition") or "").split(",") if p],
         account=values.get("account") or "", qos=values.get("qos") or "",
@@ -235,6 +236,8 @@ def job_desc(values: Mapping[str, Any], default_name: str, environ: Mapping[str,
         ntasks_per_gpu=ntasks_per_gpu,
         **_scheduling_fields(values), **extra,
     )
+    desc.environment.extend(output_environment(desc))
+    return desc
 
 
 def open_mode(values: Mapping[str, Any]) -> str:
@@ -268,7 +271,8 @@ def submit_line(argv: Sequence[str]) -> str:
 
 
 def _scheduling_fields(values: Mapping[str, Any]) -> dict[str, Any]:
-    """--dependency, --kill-on-invalid-dep and --begin (resolved here, to epoch seconds)."""
+    """--dependency, --kill-on-invalid-dep and --begin (resolved here, to epoch seconds), and the
+    options of cli/scheduling_options.py."""
     begin = 0
     if values.get("begin") is not None:
         import time
@@ -281,4 +285,4 @@ def _scheduling_fields(values: Mapping[str, Any]) -> dict[str, Any]:
     if kill_on_invalid_dep not in ("yes", "no"):
         die("Invalid --kill-on-invalid-dep specification", exit_code=OPTION_EXIT)
     return {"dependency": values.get("dependency") or "", "begin_time": begin,
-            "kill_on_invalid_dep": kill_on_invalid_dep == "yes"}
+            "kill_on_invalid_dep": kill_on_invalid_dep == "yes", **scheduling_fields(values, begin)}

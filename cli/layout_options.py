@@ -30,7 +30,7 @@ _DISTRIBUTION = re.compile(rf"^(?:(?:block|cyclic|arbitrary|\*)(?::{_LEVEL}(?::{
 GRES_FLAGS = ("enforce-binding", "disable-binding")
 
 
-def _count(values: Mapping[str, Any], name: str, flag: str) -> int:
+def count_option(values: Mapping[str, Any], name: str, flag: str) -> int:
     raw = values.get(name)
     if raw is None:
         return 0
@@ -49,7 +49,9 @@ def _threads_per_core(values: Mapping[str, Any]) -> int:
         if hint not in HINTS:
             die(f'unrecognized --hint argument "{hint}", see --hint=help')
         return 0 if hint == "multithread" else 1
-    return _count(values, "threads_per_core", "--threads-per-core")
+    from .scheduling_options import extra_node_info
+
+    return count_option(values, "threads_per_core", "--threads-per-core") or extra_node_info(values)[2]
 
 
 def _checked_no_effect(values: Mapping[str, Any]) -> None:
@@ -82,13 +84,13 @@ def layout_fields(values: Mapping[str, Any]) -> dict[str, Any]:
     return {
         "reservation": str(values.get("reservation") or ""), "licenses": str(values.get("licenses") or ""),
         "mem_per_gpu_mb": memory_mb(values, "mem_per_gpu", "--mem-per-gpu"),
-        "cpus_per_gpu": _count(values, "cpus_per_gpu", "--cpus-per-gpu"),
+        "cpus_per_gpu": count_option(values, "cpus_per_gpu", "--cpus-per-gpu"),
         "tmp_disk_mb": memory_mb(values, "tmp", "--tmp"), "overcommit": bool(values.get("overcommit")),
-        "ntasks_per_core": _count(values, "ntasks_per_core", "--ntasks-per-core"),
-        "ntasks_per_socket": _count(values, "ntasks_per_socket", "--ntasks-per-socket"),
+        "ntasks_per_core": count_option(values, "ntasks_per_core", "--ntasks-per-core"),
+        "ntasks_per_socket": count_option(values, "ntasks_per_socket", "--ntasks-per-socket"),
         "threads_per_core": _threads_per_core(values), "distribution": distribution,
         "gpu_bind": str(values.get("gpu_bind") or ""),
-        "ntasks_per_node": _count(values, "ntasks_per_node", "--ntasks-per-node"),
-        "min_cpus_per_node": _count(values, "mincpus", "--mincpus"),
+        "ntasks_per_node": count_option(values, "ntasks_per_node", "--ntasks-per-node"),
+        "min_cpus_per_node": count_option(values, "mincpus", "--mincpus"),
     }
 

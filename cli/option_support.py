@@ -45,6 +45,9 @@ JOB_DESC = frozenset({
     "ntasks_per_socket", "threads_per_core", "hint", "distribution", "gpu_bind", "ntasks_per_gpu", "mincpus",
     # cli/submit_inputs.py
     "propagate", "export_file", "nodefile",
+    # cli/scheduling_options.py
+    "time_min", "deadline", "priority", "contiguous", "extra_node_info", "sockets_per_node", "cores_per_socket",
+    "cpu_freq", "acctg_freq", "no_kill", "prefer",
 })
 
 

@@ -27,7 +27,7 @@ from .sbatch_script import LEGACY_WARNING, ScriptError, directive_words, legacy_
 PROG = "sbatch"
 # Beyond the shared allocation options (option_support.JOB_DESC)
 ACTED_ON = frozenset({"output", "error", "input", "open_mode", "wrap", "parsable", "requeue", "no_requeue",
-                      "array", "exclusive", "verbose", "clusters", "wait", "get_user_env"})
+                      "array", "exclusive", "verbose", "clusters", "wait", "get_user_env", "test_only"})
 
 
 def sbatch(args: Sequence[str]) -> None:
@@ -61,6 +61,10 @@ def sbatch(args: Sequence[str]) -> None:
         for line in defined_options(spec.OPTIONS, values, desc.work_dir):
             print(f"{PROG}: {line}", file=sys.stderr)
     add_submission_inputs(desc, values, PROG)
+    if values.get("test_only"):
+        from .test_only import test_only
+
+        test_only(PROG, desc)
     try:
         reply = client.controller("SubmitBatchJob", pb.SubmitRequest(job=desc), pb.SubmitReply)
     except SlurmError as exc:

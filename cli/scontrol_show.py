@@ -109,6 +109,16 @@ def _secs_pre_suspend(job: JobInfo) -> int:
     return max(0, job.suspend_time - job.start_time - job.suspended_secs)
 
 
+def _cpu_freq_line(text: str) -> list[str]:
+    """--cpu-freq's line, as 22.05 prints it: `CPU_min_freq=Low CPU_max_freq=High Governor=...`."""
+    if not text:
+        return []
+    from .scheduling_options import cpu_freq
+
+    words = zip(("CPU_min_freq", "CPU_max_freq", "Governor"), cpu_freq(text))
+    return ["".join(f"{key}={value} " for key, value in words if value)]
+
+
 def job_lines(job: JobInfo, now: int) -> list[str]:
     """The ``Key=Value`` lines of one job record (§3.2)."""
     started = bool(job.start_time) and job.state != "PENDING"
@@ -125,10 +135,11 @@ def job_lines(job: JobInfo, now: int) -> list[str]:
         f"Requeue={int(job.requeue)} Restarts={job.restarts} BatchFlag={0 if job.launcher else 1} Reboot=0 "
         f"ExitCode={job.exit_code}:{job.exit_signal}",
         f"RunTime={units.format_duration_hms(job_states.run_seconds(job, now))} "
-        f"TimeLimit={units.format_time_limit_hms(job.time_limit_min or None)} TimeMin=N/A",
+        f"TimeLimit={units.format_time_limit_hms(job.time_limit_min or None)} "
+        f"TimeMin={units.format_time_limit_hms(job.time_min) if job.time_min else 'N/A'}",
         f"SubmitTime={_ts(job.submit_time)} EligibleTime={_ts(job.eligible_time)}",
         f"AccrueTime={_ts(job.eligible_time)}",
-        f"StartTime={_ts(_job_start(job))} EndTime={_ts(_job_end(job))} Deadline=N/A",
+        f"StartTime={_ts(_job_start(job))} EndTime={_ts(_job_end(job))} Deadline={_ts(job.deadline, 'N/A')}",
         f"SuspendTime={_ts(job.suspend_time, 'None')} SecsPreSuspend={_secs_pre_suspend(job)} "
         f"LastSchedEval={_ts(last_eval)} Scheduler=Main",
         f"Partition={job.partition} AllocNode:Sid={job.submit_host or 'localhost'}:0",
@@ -140,22 +151,23 @@ def job_lines(job: JobInfo, now: int) -> list[str]:
     lines += [
         f"NumNodes={job.num_nodes} NumCPUs={job.num_cpus} "
         f"NumTasks={job.num_tasks or 'N/A'} CPUs/Task={job.cpus_per_task or 'N/A'} "
-        f"ReqB:S:C:T=0:0:*:{job.threads_per_core or '*'}",
+        f"ReqB:S:C:T=0:0:{job.cores_per_socket or '*'}:{job.threads_per_core or '*'}",
         f"TRES={job_tres(job)}",
-        f"Socks/Node=* NtasksPerN:B:S:C={job.ntasks_per_node}:0:{job.ntasks_per_socket or '*'}:"
+        f"Socks/Node={job.sockets_per_node or '*'} NtasksPerN:B:S:C={job.ntasks_per_node}:0:{job.ntasks_per_socket or '*'}:"
         f"{job.ntasks_per_core or '*'} CoreSpec=*",
         f"MinCPUsNode={max(job.cpus_per_task or 1, job.min_cpus_per_node)} {_min_memory(job)} "
         f"MinTmpDiskNode={units.format_memory_mb(job.tmp_disk_mb) if job.tmp_disk_mb else 0}",
         f"Features={job.features or '(null)'} DelayBoot=00:00:00",
         *([f"Reservation={job.reservation}"] if job.reservation else []),
-        f"OverSubscribe={'NO' if job.exclusive else 'OK'} Contiguous=0 Licenses={job.licenses or '(null)'} "
-        "Network=(null)",
+        f"OverSubscribe={'NO' if job.exclusive else 'OK'} Contiguous={int(job.contiguous)} "
+        f"Licenses={job.licenses or '(null)'} Network=(null)",
         f"Command={_or(job.command)}",
         f"WorkDir={job.work_dir}",
         *([f"Comment={job.comment} "] if job.comment else []),
         f"StdErr={job.std_err or default_out}",
         f"StdIn={job.std_in or '/dev/null'}",
         f"StdOut={job.std_out or default_out}",
+        *_cpu_freq_line(job.cpu_freq),
         "Power=",
     ]
     if job.tres_per_node:  # 22.05 prints the optional TRES lines after Power=

@@ -36,7 +36,7 @@ PROG = "srun"
 ACTED_ON = frozenset({"jobid", "output", "error", "input", "label", "unbuffered", "pty", "kill_on_bad_exit", "wait",
                       "disable_status", "quit_on_interrupt", "exact", "overlap", "mpi", "clusters", "open_mode",
                       "verbose", "exclusive", "immediate", "cpu_bind",
-                      "task_prolog", "task_epilog"})
+                      "task_prolog", "task_epilog", "test_only"})
 DEFAULT_KILL_WAIT = 30
 MAX_RETRY_DELAY = 5.0
 
@@ -69,6 +69,10 @@ def srun(args: Sequence[str]) -> None:
     binding_environment(values)   # --cpu-bind/--gpu-bind are checked before any job is made
     if verbose:
         verbose_lines.say(PROG, verbose_lines.options_block(spec, values))
+    if values.get("test_only"):   # a job of its own is tested, as Slurm's srun does, even inside one
+        from .test_only import test_only
+
+        test_only(PROG, allocation_desc(values, argv, os.environ))
     if made_job:
         desc = allocation_desc(values, argv, os.environ)
         add_submission_inputs(desc, values, PROG)

@@ -109,6 +109,9 @@ JOB_DESC: Mapping[str, Bound] = {
     "mem_per_node_mb": MEMORY_MB, "mem_per_cpu_mb": MEMORY_MB, "time_limit_min": TIME_LIMIT_MIN,
     "nice": NICE, "gpus": GPU_COUNT, "gpus_per_node": GPU_COUNT, "gpus_per_task": GPU_COUNT,
     "signal_number": SIGNAL_NUMBER, "signal_seconds": SIGNAL_SECONDS, "begin_time": EPOCH, "umask": UMASK,
+    "time_min": Bound("time min (minutes)", 0, UINT32_MAX, Strerror.INVALID_TIME_MIN), "deadline": EPOCH,
+    "priority": PRIORITY, "sockets_per_node": Bound("sockets per node", 0, UINT16_MAX, Strerror.BAD_NODE_CONFIG),
+    "cores_per_socket": Bound("cores per socket", 0, UINT16_MAX, Strerror.BAD_NODE_CONFIG),
 }
 # The numbers of a job step request (srun), as JOB_DESC.
 STEP_REQUEST: Mapping[str, Bound] = {

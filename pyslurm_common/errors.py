@@ -56,6 +56,8 @@ class Strerror(StrEnum):
     INVALID_ACCOUNT = "Invalid account or account/partition combination specified"
     INVALID_QOS = "Invalid qos specification"
     INVALID_FEATURE = "Invalid feature specification"
+    INVALID_PREFER = "Invalid preferred feature specification"
+    INVALID_TIME_MIN = "Invalid time-min specification (exceeds job's time or other limits)"
     ACCOUNTING_POLICY = "Job violates accounting/QOS policy (job submit limit, user's size and/or time limits)"
     INVALID_NICE = "Invalid --nice value"
     INVALID_USER_ID = "Invalid user id"

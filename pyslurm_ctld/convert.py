@@ -56,6 +56,7 @@ def request_from_desc(desc: types_pb2.JobDesc, requeue_default: bool = True) -> 
         excluded_nodes=_node_names(desc.exclude), features=desc.constraint.strip(),
         exclusive=desc.exclusive, submit_line=desc.submit_line, comment=desc.comment,
         mail_type=desc.mail_type, mail_user=desc.mail_user, **_shape_request(desc), **_gpu_request(desc),
+        **_scheduling_request(desc),
     )
 
 
@@ -81,6 +82,21 @@ def _shape_request(desc: types_pb2.JobDesc) -> dict[str, Any]:
             "ntasks_per_socket": desc.ntasks_per_socket, "threads_per_core": desc.threads_per_core,
             "distribution": desc.distribution, "gpu_bind": desc.gpu_bind, "ntasks_per_gpu": desc.ntasks_per_gpu,
             "min_cpus_per_node": desc.min_cpus_per_node}
+
+
+def _scheduling_request(desc: types_pb2.JobDesc) -> dict[str, Any]:
+    """The JobRequest fields of cli/scheduling_options.py's options."""
+    return {"time_min_min": desc.time_min, "deadline": desc.deadline,
+            "priority": desc.priority if desc.priority_given else 0, "contiguous": desc.contiguous,
+            "sockets_per_node": desc.sockets_per_node, "cores_per_socket": desc.cores_per_socket,
+            "cpu_freq": desc.cpu_freq, "acctg_freq": desc.acctg_freq, "no_kill": desc.no_kill,
+            "prefer": desc.prefer.strip()}
+
+
+def _scheduling_info(req: JobRequest) -> dict[str, Any]:
+    return {"time_min": req.time_min_min, "deadline": req.deadline, "contiguous": req.contiguous,
+            "sockets_per_node": req.sockets_per_node, "cores_per_socket": req.cores_per_socket,
+            "cpu_freq": req.cpu_freq, "prefer": req.prefer}
 
 
 def _gpu_request(desc: types_pb2.JobDesc) -> dict[str, Any]:
@@ -173,6 +189,7 @@ def job_info(job: Job, now: int = 0, expected: Reservation | None = None,
         threads_per_core=req.threads_per_core, distribution=req.distribution, ntasks_per_node=req.ntasks_per_node,
         gpu_bind=req.gpu_bind, ntasks_per_gpu=req.ntasks_per_gpu, min_cpus_per_node=req.min_cpus_per_node,
         licenses=req.licenses, reservation=req.reservation,
+        **_scheduling_info(req),
     )
 
 

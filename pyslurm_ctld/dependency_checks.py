@@ -14,7 +14,8 @@ from typing import Iterable, Mapping
 from pyslurm_common.errors import SlurmError, Strerror
 
 from . import dependency as deps
-from .events import DependencyChanged, Event, JobCancelled
+from .core import deadlines
+from .events import DependencyChanged, Event, JobCancelled, JobDeadlineMissed
 from .job import Job, JobId, JobState, Reason
 
 
@@ -144,6 +145,9 @@ class DependencyChecks:
                     ineligible[job.job_id] = Reason.DEPENDENCY
             if job.request.begin_time > now:
                 ineligible[job.job_id] = Reason.BEGIN_TIME
+            if deadlines.missed(job, now):   # never started: ended as DEADLINE (core/deadlines.py)
+                ineligible[job.job_id] = Reason.DEADLINE
+                events.append(JobDeadlineMissed(job.job_id, now))
         return events, ineligible, eligible_tasks
 
     def _part_outcome(self, job: Job, part: deps.DepPart,

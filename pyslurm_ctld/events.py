@@ -175,6 +175,15 @@ class JobTimedOut:
 
 
 @dataclass(frozen=True, slots=True)
+class JobDeadlineMissed:
+    """--deadline: a pending job that can no longer end by it, or a running one that reached it."""
+
+    kind: ClassVar[str] = "deadline"
+    job_id: JobId
+    time: int
+
+
+@dataclass(frozen=True, slots=True)
 class BatchFinished:
     """The batch step ended on its node and every process of it is gone."""
 
@@ -376,7 +385,7 @@ class AllocationReleased:
     time: int
 
 
-Event = (JobSubmitted | JobStarted | JobHoldChanged | JobCancelled | JobTimedOut | BatchFinished
+Event = (JobSubmitted | JobStarted | JobHoldChanged | JobCancelled | JobTimedOut | JobDeadlineMissed | BatchFinished
          | JobRequeued | JobLost | NodeFailed | NodeAdminChanged | NodeCreated | NodesDeleted | PartitionEdited
          | JobIdsUsed
          | JobsPurged | StepStarted | StepFinished | AllocationReleased
@@ -385,7 +394,7 @@ Event = (JobSubmitted | JobStarted | JobHoldChanged | JobCancelled | JobTimedOut
          | JobTimeLimitChanged | JobPartitionChanged | JobCpusChanged
          | UsageRecorded | ReservationSaved | ReservationDeleted)
 _KINDS: dict[str, type] = {cls.kind: cls for cls in (
-    JobSubmitted, JobStarted, JobHoldChanged, JobCancelled, JobTimedOut, BatchFinished,
+    JobSubmitted, JobStarted, JobHoldChanged, JobCancelled, JobTimedOut, JobDeadlineMissed, BatchFinished,
     JobRequeued, JobLost, NodeFailed, NodeAdminChanged, NodeCreated, NodesDeleted, PartitionEdited, JobIdsUsed,
     JobsPurged,
     StepStarted, StepFinished, AllocationReleased, ArrayTaskStarted, ArrayTasksCancelled, DependencyChanged,

@@ -33,6 +33,7 @@ class Reason(StrEnum):
     NODE_DOWN = "NodeDown"
     NON_ZERO_EXIT = "NonZeroExitCode"
     TIME_LIMIT = "TimeLimit"
+    DEADLINE = "DeadLine"                    # --deadline could not be met
     OUT_OF_MEMORY = "OutOfMemory"
     GPU_IDLE = "GpuIdleLimit"                # ended by the idle-GPU policy (gpu_idle.py)
     LAUNCH_FAILURE = "JobLaunchFailure"
@@ -163,6 +164,16 @@ class JobRequest:
     gpu_bind: str = ""                  # --gpu-bind as given
     licenses: str = ""                  # -L as given (checked against Licenses= at submit)
     reservation: str = ""               # --reservation: runs only inside this reservation
+    time_min_min: int = 0               # --time-min: backfill may shorten the limit down to it (0 none)
+    deadline: int = 0                   # --deadline, epoch seconds: ended as DEADLINE if it cannot finish
+    priority: int = 0                   # --priority as asked (0 none); fixed only for an operator's job
+    contiguous: bool = False            # --contiguous: consecutive nodes of the partition
+    sockets_per_node: int = 0           # --sockets-per-node / -B: nodes with at least these
+    cores_per_socket: int = 0
+    cpu_freq: str = ""                  # --cpu-freq as given (no governor to set: carried, as Slurm)
+    acctg_freq: str = ""                # --acctg-freq as given
+    no_kill: bool = False               # -k: a failed node does not end the job
+    prefer: str = ""                    # --prefer: features preferred, not required
 
     @property
     def interactive(self) -> bool:
@@ -254,6 +265,14 @@ class Allocation:
     @property
     def total_gpus(self) -> int:
         return sum(len(ids) for ids in self.gpu_ids)
+
+    def without(self, node: str) -> "Allocation":
+        """The allocation less one node (-k/--no-kill: a job goes on without a failed node)."""
+        keep = [i for i, name in enumerate(self.nodes) if name != node]
+        return Allocation(tuple(self.nodes[i] for i in keep), tuple(self.cpus_per_node[i] for i in keep),
+                          tuple(self.memory_mb_per_node[i] for i in keep),
+                          tuple(self.cpu_ids[i] for i in keep) if self.cpu_ids else (),
+                          tuple(self.gpu_ids[i] for i in keep) if self.gpu_ids else ())
 
     def cpus_on(self, index: int) -> tuple[int, ...]:
         """CPU ids on the `index`-th node (empty for a record without ids)."""

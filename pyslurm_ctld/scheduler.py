@@ -60,6 +60,9 @@ class NodeCapacity:
     weight: int = 1       # Weight=: lower weights are allocated first
     features: frozenset[str] = frozenset()   # Features=, what --constraint asks for
     tmp_disk_mb: int = 0  # TmpDisk=, what --tmp asks for
+    sockets: int = 1      # the node's topology, what -B / --sockets-per-node ... ask for
+    cores_per_socket: int = 1
+    threads_per_core: int = 1
     _gpus_by_type: Mapping[str, tuple[int, ...]] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -135,6 +138,9 @@ class _Need:
     constraint: features.Constraint = ()   # --constraint: what each node must have
     exclusive: bool = False   # whole nodes: every CPU and GPU of an idle node (memory as asked)
     tmp_disk_mb: int = 0      # --tmp: the node's TmpDisk must be at least this
+    topology: tuple[int, int, int] = (0, 0, 0)   # -B S:C:T: the node's least sockets, cores, threads
+    contiguous: bool = False  # --contiguous: consecutive nodes of the partition
+    preferred: features.Constraint = ()   # --prefer: nodes with these first
 
     def candidates(self, nodes: Sequence[str]) -> list[str]:
         return [n for n in nodes if n not in self.excluded]
@@ -165,7 +171,15 @@ def job_need(req: JobRequest, def_mem_per_cpu_mb: int, exclusive: bool = False) 
                  gpus_per_node=req.gpus_per_node, gpu_type=req.gpu_type if req.gpus_per_node else "",
                  required=req.required_nodes, excluded=req.excluded_nodes,
                  constraint=features.parse(req.features), exclusive=exclusive or req.exclusive,
-                 tmp_disk_mb=req.tmp_disk_mb)
+                 tmp_disk_mb=req.tmp_disk_mb,
+                 topology=(req.sockets_per_node, req.cores_per_socket, req.threads_per_core),
+                 contiguous=req.contiguous and nodes > 1, preferred=features.parse(req.prefer))
+
+
+def has_topology(node: NodeCapacity, need: _Need) -> bool:
+    """The node's sockets, cores per socket and threads per core are at least what -B asks."""
+    sockets, cores, threads = need.topology
+    return node.sockets >= sockets and node.cores_per_socket >= cores and node.threads_per_core >= threads
 
 
 class _NeedMemo:
@@ -205,7 +219,8 @@ _needs = _NeedMemo()
 def could_ever_fit(node: NodeCapacity, need: _Need) -> bool:
     """Whether the node, empty, has what one node of the request needs."""
     if node.cpus < need.cpus_per_node or node.memory_mb < need.memory_mb_per_node \
-            or node.tmp_disk_mb < need.tmp_disk_mb or not features.satisfied(need.constraint, node.features):
+            or node.tmp_disk_mb < need.tmp_disk_mb or not features.satisfied(need.constraint, node.features) \
+            or not has_topology(node, need):
         return False
     return not need.gpus_per_node or len(node.gpus_of_type(need.gpu_type)) >= need.gpus_per_node
 
@@ -271,7 +286,7 @@ class _Free:
             return False
         if need.constraint and not features.satisfied(need.constraint, self.nodes[name].features):
             return False
-        if self.nodes[name].tmp_disk_mb < need.tmp_disk_mb:
+        if self.nodes[name].tmp_disk_mb < need.tmp_disk_mb or not has_topology(self.nodes[name], need):
             return False
         if need.exclusive and not self._idle(name):
             return False
@@ -502,7 +517,21 @@ def _select_nodes(candidates: Sequence[str], need: _Need, free: _Free) -> list[s
     fitting = [n for n in allowed if free.fits(n, need)]
     if len(fitting) < need.nodes or not set(need.required) <= set(fitting):
         return None
-    # The -w nodes, then the lowest Weight, then best fit: the nodes with the fewest free CPUs
-    # first, keeping big holes for big jobs.
-    fitting.sort(key=lambda n: (n not in need.required, free.weights[n], len(free.cpus[n]), allowed.index(n)))
+    if need.contiguous:
+        return _contiguous(allowed, set(fitting), need)
+    # The -w nodes, then the --prefer ones, then the lowest Weight, then best fit: the nodes with
+    # the fewest free CPUs first, keeping big holes for big jobs.
+    fitting.sort(key=lambda n: (n not in need.required,
+                                bool(need.preferred) and not features.satisfied(need.preferred, free.nodes[n].features),
+                                free.weights[n], len(free.cpus[n]), allowed.index(n)))
     return fitting[:need.nodes]
+
+
+def _contiguous(ordered: Sequence[str], fitting: set[str], need: _Need) -> list[str] | None:
+    """--contiguous: the first run of `need.nodes` consecutive nodes (in the partition's order)
+    that all fit and hold every -w node; None when there is none."""
+    for first in range(len(ordered) - need.nodes + 1):
+        window = list(ordered[first:first + need.nodes])
+        if set(window) <= fitting and set(need.required) <= set(window):
+            return window
+    return None

@@ -22,7 +22,7 @@ from pyslurm_common.bounds import SIGNAL_NUMBER, STEP_ID, STEP_REQUEST, OutOfRan
 from pyslurm_common.config import ConfigError, parse_node_line
 from pyslurm_common.errors import SlurmError, Strerror
 from pyslurm_common.gres import GresError, parse_gres
-from pyslurm_common.hostlist import HostlistError, expand
+from pyslurm_common.hostlist import HostlistError, compress, expand
 from pyslurm_common.rpc import ctld_pb2, ctld_pb2_grpc, slurmd_pb2, types_pb2
 from pyslurm_common.rpc_auth import Serving, caller, translate_errors
 from pyslurm_common.units import parse_datetime
@@ -31,7 +31,8 @@ from pyslurm_common.users import group_name, user_name
 from . import auth_tokens, config_report, convert, metrics, node_reconcile, partition_admin
 from .controller import Controller
 from .core import reservations
-from .events import Event, NodeAdminChanged, ReservationSaved, StepFinished
+from .core.will_run import will_run
+from .events import Event, JobIdsUsed, NodeAdminChanged, ReservationSaved, StepFinished
 from .explain import NodeFree, explain
 from .job import JobId, JobState
 from .job_info_cache import JobInfoCache
@@ -97,6 +98,12 @@ class ControllerServicer(ctld_pb2_grpc.ControllerServicer):
             user_name=user_name(who.uid), group_name=group_name(who.gid),
             hold=request.job.hold, now=int(time.time()), array=request.job.array,
             dependency=request.job.dependency)
+        if request.test_only:   # when and where it would start; the id is used up, as Slurm's, nothing queued
+            answer = will_run(self.manager, event.job, int(time.time()))
+            await self.ctl.commit(JobIdsUsed(self.manager.next_job_id))
+            return ctld_pb2.SubmitReply(job_id=answer.job_id, cluster=self.ctl.cfg.cluster_name,
+                                        start_time=answer.start_time, cpus=answer.cpus,
+                                        nodes=compress(answer.nodes), partition=answer.partition)
         await self.ctl.commit(event)
         return ctld_pb2.SubmitReply(job_id=event.job.job_id, cluster=self.ctl.cfg.cluster_name)
 

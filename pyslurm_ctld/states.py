@@ -19,6 +19,7 @@ _TERMINAL_FROM_RUNNING = {S.COMPLETED, S.FAILED, S.CANCELLED, S.TIMEOUT, S.NODE_
 
 TRANSITIONS: frozenset[tuple[JobState, JobState]] = frozenset(
     {(S.PENDING, S.RUNNING), (S.PENDING, S.CANCELLED), (S.PENDING, S.FAILED),
+     (S.PENDING, S.DEADLINE),    # --deadline that can no longer be met
      (S.RUNNING, S.SUSPENDED), (S.SUSPENDED, S.RUNNING), (S.SUSPENDED, S.CANCELLED),
      (S.RUNNING, S.PENDING),     # requeue (the launch did not happen)
      (S.RUNNING, S.REQUEUED), (S.SUSPENDED, S.REQUEUED),    # scontrol requeue ends the run

@@ -21,7 +21,10 @@ from ..job import ArrayInfo, Hold, Job, JobId, JobRequest, Reason
 from ..limits import default_time_limit, submit_refusal
 from ..nodes import NodeRecord
 from . import reservations
+from .access import is_privileged
 from .state import ClusterState
+
+UNLIMITED = -1
 
 
 def submission(state: ClusterState, raw: JobRequest, uid: int, gid: int, user_name: str, group_name: str,
@@ -58,6 +61,7 @@ def submission(state: ClusterState, raw: JobRequest, uid: int, gid: int, user_na
         reservations.check_access(state, request, user_name, now)
     need = scheduler.job_need(request, def_mem_per_cpu(state, part))
     check_some_node_holds(need, state.nodes.values())
+    check_scheduling_options(state, request, part)
     new_jobs = len(array_spec.indices) if array_spec else 1
     if _active_job_count(state) + new_jobs > state.cfg.max_job_count:
         raise SlurmError(Strerror.TOO_MANY_JOBS)
@@ -70,7 +74,7 @@ def submission(state: ClusterState, raw: JobRequest, uid: int, gid: int, user_na
         reason=Reason.HELD_USER if hold else Reason.NONE,
         eligible_time=0 if hold else max(now, request.begin_time),
         array=_array_info(job_id, array_spec.indices, array_spec.throttle) if array_spec else None,
-        dependency=depends,
+        dependency=depends, admin_priority=request.priority if is_privileged(state, uid) else 0,
     )
     return JobSubmitted(dataclasses.replace(job, priority=state.priority_of(job, now)))
 
@@ -81,6 +85,25 @@ def check_some_node_holds(need: "scheduler._Need", nodes: Iterable[NodeRecord]) 
     if not any(n.config.cpus >= need.cpus_per_node and n.config.real_memory_mb >= need.memory_mb_per_node
                and features.satisfied(need.constraint, frozenset(n.config.features)) for n in nodes):
         raise SlurmError(Strerror.BAD_NODE_CONFIG)
+
+
+def check_scheduling_options(state: ClusterState, req: JobRequest, part: PartitionConfig) -> None:
+    """--time-min within the time limit; -B/--sockets-per-node/--cores-per-socket/--threads-per-core
+    met by some node of the partition; --prefer well formed and naming known features (each in
+    Slurm's words)."""
+    if req.time_min_min and req.time_limit_min != UNLIMITED and req.time_min_min > req.time_limit_min:
+        raise SlurmError(Strerror.INVALID_TIME_MIN)
+    sockets, cores = req.sockets_per_node, req.cores_per_socket
+    records = [state.nodes[n] for n in part.nodes if n in state.nodes]
+    if (sockets or cores or req.threads_per_core) and not any(
+            r.config.sockets >= sockets and r.config.cores_per_socket >= cores
+            and r.config.threads_per_core >= req.threads_per_core for r in records):
+        raise SlurmError(Strerror.BAD_NODE_CONFIG, "Socket, core and/or thread specification can not be satisfied")
+    if req.prefer:
+        try:
+            features.validated(req.prefer, frozenset(f for r in records for f in r.config.features))
+        except SlurmError:
+            raise SlurmError(Strerror.INVALID_PREFER) from None
 
 
 def check_node_lists(state: ClusterState, req: JobRequest, partitions: tuple[str, ...]) -> None:

@@ -14,7 +14,7 @@ from typing import Any
 from .. import node_reconcile, preempt_transitions
 from ..events import (Account, AllocationReleased, ArrayTasksCancelled, ArrayTaskStarted, ArrayThrottleChanged,
                       BatchFinished, BeginTimeChanged, DependencyChanged, Effect, Event, JobCancelled,
-                      JobChargeChanged, JobCpusChanged, JobHoldChanged, JobIdsUsed, JobLost, JobPartitionChanged,
+                      JobChargeChanged, JobCpusChanged, JobDeadlineMissed, JobHoldChanged, JobIdsUsed, JobLost, JobPartitionChanged,
                       JobPreempted, JobPriorityChanged, JobRequeued, JobRequeueRequested, JobResumed, JobsPurged,
                       JobStarted, JobSubmitted, JobSuspended, JobTimedOut, JobTimeLimitChanged, Launch,
                       NodeAdminChanged, NodeCreated, NodeFailed, NodesDeleted, PartitionEdited, ReservationDeleted,
@@ -193,6 +193,20 @@ def _apply_timeout(state: ClusterState, event: JobTimedOut) -> list[Effect]:
         return []
     return _end_running(state, job, JobState.TIMEOUT, "TIME LIMIT", end_time=event.time,
                              reason=Reason.TIME_LIMIT)
+
+
+def _apply_deadline(state: ClusterState, event: JobDeadlineMissed) -> list[Effect]:
+    job = state.jobs.get(event.job_id)
+    if job is None:
+        return []
+    if job.state is JobState.PENDING:
+        job = state.set_job(transition(job, JobState.DEADLINE, start_time=event.time, end_time=event.time,
+                                       reason=Reason.DEADLINE))
+        return [Account(job)]
+    if job.state is JobState.RUNNING:   # killed as at its time limit (slurmd's message is the same)
+        return _end_running(state, job, JobState.DEADLINE, "TIME LIMIT", end_time=event.time,
+                            reason=Reason.DEADLINE)
+    return []
 
 
 def _apply_finished(state: ClusterState, event: BatchFinished) -> list[Effect]:
@@ -447,6 +461,12 @@ def _fail_jobs_on(state: ClusterState, node: str, time: int, reachable: bool) ->
         batch_host_alive = alloc.batch_host in survivors and not job.request.interactive
         if not reachable:
             job = node_gone_from_steps(job, node, time)
+        if job.request.no_kill and job.state is JobState.RUNNING and node != alloc.batch_host:
+            # -k: the job goes on without the node (its first node, the batch host, still lives);
+            # what of it still runs there, if the node is reachable, is ended.
+            job = state.set_job(dataclasses.replace(job, allocation=alloc.without(node)))
+            effects += [*([Terminate(job.job_id, (node,), "NODE FAILURE")] if reachable else []), Account(job)]
+            continue
         if job.state in (JobState.RUNNING, JobState.SUSPENDED):   # a suspended job dies with its node too
             job = state.set_job(settled(transition(
                 job, JobState.NODE_FAIL, reason=Reason.NODE_DOWN, end_time=time,
@@ -505,6 +525,7 @@ _APPLY = {
     JobHoldChanged: _apply_hold,
     JobCancelled: _apply_cancelled,
     JobTimedOut: _apply_timeout,
+    JobDeadlineMissed: _apply_deadline,
     BatchFinished: _apply_finished,
     JobRequeued: _apply_requeued,
     JobLost: _apply_lost,

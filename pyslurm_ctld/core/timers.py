@@ -3,20 +3,22 @@ SlurmdTimeout, finished records older than MinJobAge. The controller's loops cal
 """
 from __future__ import annotations
 
-from ..events import Effect, JobTimedOut, JobsPurged, NodeFailed, SignalTasks
+from ..events import Effect, JobDeadlineMissed, JobTimedOut, JobsPurged, NodeFailed, SignalTasks
 from ..job import JobState
+from .deadlines import deadlines_missed
 from .state import ClusterState
 
 
 UNLIMITED = -1
 
 
-def timeouts(state: ClusterState, now: int) -> list[JobTimedOut]:
-    """Running jobs past TimeLimit + OverTimeLimit minutes."""
+def timeouts(state: ClusterState, now: int) -> list[JobTimedOut | JobDeadlineMissed]:
+    """Running jobs past TimeLimit + OverTimeLimit minutes, and jobs past their --deadline
+    (core/deadlines.py)."""
+    over: list[JobTimedOut | JobDeadlineMissed] = list(deadlines_missed(state, now))
     grace = _over_time_limit(state)
     if grace == UNLIMITED:
-        return []
-    over = []
+        return over
     for job in state.jobs.values():
         limit = job.request.time_limit_min
         if (job.state is JobState.RUNNING and limit != UNLIMITED

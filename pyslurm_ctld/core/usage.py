@@ -69,4 +69,6 @@ def node_capacity(state: ClusterState, name: str, usage: NodeUsage) -> scheduler
         free_cpu_ids=_all_cpu_ids(rec.config.cpus) - usage.cpu_ids,
         free_memory_mb=rec.config.real_memory_mb - usage.memory_mb,
         gpu_types=gpus, free_gpus=frozenset(gpus) - usage.gpu_ids, weight=rec.config.weight,
-        features=frozenset(rec.config.features), tmp_disk_mb=rec.config.tmp_disk_mb)
+        features=frozenset(rec.config.features), tmp_disk_mb=rec.config.tmp_disk_mb,
+        sockets=rec.config.sockets, cores_per_socket=rec.config.cores_per_socket,
+        threads_per_core=rec.config.threads_per_core)

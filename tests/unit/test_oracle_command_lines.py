@@ -31,6 +31,13 @@ LINES = [
     "--kill-on-invalid-dep=yes", "--requeue", "--no-requeue", "--parsable", "-Q",
     "--propagate=BOGUS", "--propagate=STACK,CORE", "--mincpus=x", "--mincpus=2", "--nodefile=/nonexistent",
     "--export-file=/nonexistent", "--ntasks-per-gpu=x", "--signal=BOGUS", "--kill-on-invalid-dep=maybe", "-W",
+    # cli/scheduling_options.py
+    "--time-min=5", "--time-min=x", "--priority=5", "--priority=x", "--priority=-1", "--priority=TOP",
+    "--priority=4294967295", "-B x", "-B 1:x", "-B 2:4:1", "-B *:2", "-B 2-4:*:1", "--sockets-per-node=x",
+    "--cores-per-socket=0", "--sockets-per-node=2 --cores-per-socket=3", "--cpu-freq=bogus", "--cpu-freq=low:bogus",
+    "--cpu-freq=Low-High:Performance", "--cpu-freq=performance", "--cpu-freq=1000-2000", "--acctg-freq=bogus",
+    "--acctg-freq=5", "--acctg-freq=task=x", "--acctg-freq=task=30,energy=10", "--prefer=a&b",
+    "--begin=now+2hours --deadline=now+1hour", "-k", "--no-kill=off", "--contiguous", "--test-only",
 ]
 
 
