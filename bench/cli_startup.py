@@ -1,4 +1,4 @@
-"""Start-up cost of sbatch, srun and salloc against the interpreter floors (issue 18's hot path).
+"""Start-up cost of sbatch, srun, salloc, squeue, sinfo and scancel against the interpreter floors (issue 18's hot path).
 
 Each command runs with PYSLURM_CONF pointing nowhere, so it parses its whole command line
 (getopt table, directives, environment) and stops at the configuration read, before any RPC:
@@ -22,6 +22,10 @@ COMMANDS = {
     "sbatch --hold --wrap true": ["-c", "from cli.sbatch import main; main()", "--hold", "--wrap", "true"],
     "srun -n1 true": ["-c", "from cli.srun import main; main()", "-n1", "true"],
     "salloc -N1 true": ["-c", "from cli.salloc import main; main()", "-N1", "true"],
+    # tools poll squeue constantly (cli/option_tables/squeue.py: getopt, no click)
+    "squeue -h -u alice -t all": ["-c", "from cli.squeue import main; main()", "-h", "-u", "alice", "-t", "all"],
+    "sinfo -h -N": ["-c", "from cli.sinfo import main; main()", "-h", "-N"],
+    "scancel -u alice": ["-c", "from cli.scancel import main; main()", "-u", "alice"],
 }
 
 

@@ -4,7 +4,8 @@ The rules users rely on: long options by any unique prefix (`--out=` is --output
 of one option are not ambiguous), `--opt value` and `--opt=value`, optional arguments only
 glued (`--nice` never takes the next word; `-K1`), bundled short options (`-Hn4`), `--`
 ending the options, and "+" mode: the first non-option word ends them (the script or the
-program and its own arguments follow). Errors carry glibc's wording; the caller prefixes
+program and its own arguments follow); getopt_permuted is glibc's default mode instead, which
+the query commands use (operands anywhere). Errors carry glibc's wording; the caller prefixes
 the program name and adds Slurm's "Try ... --help" line.
 
 Pure, and plain data in: the tables are tuples (see cli/option_tables/), so parsing costs
@@ -46,7 +47,7 @@ def _index(table: Sequence[Row]) -> tuple[dict[str, Row], dict[str, Row]]:
         for row in table:
             if row[1]:
                 shorts.setdefault(row[1], row)   # the first row with a letter owns it, as in the optstring
-        _INDEXES[key] = ({row[0]: row for row in table}, shorts)
+        _INDEXES[key] = ({row[0]: row for row in table if row[0]}, shorts)
     return _INDEXES[key]
 
 
@@ -61,24 +62,52 @@ def getopt(words: Sequence[str], table: Sequence[Row]) -> Parsed:
             return Parsed(options, i + 1)
         if not word.startswith("-") or word == "-":
             break
-        i += 1
-        if word.startswith("--"):
-            row, inline = _long_row(word[2:], table, longs)
-            if row[2] == NONE and inline is not None:
-                raise GetoptError(f"option '--{row[0]}' doesn't allow an argument")
-            i = _take(row, inline, words, i, options, f"option '--{row[0]}' requires an argument")
-            continue
-        for position in range(1, len(word)):
-            letter = word[position]
-            row = shorts.get(letter)
-            if row is None:
-                raise GetoptError(f"invalid option -- '{letter}'")
-            if row[2] != NONE:   # the rest of the word, if any, is its argument
-                i = _take(row, word[position + 1:] or None, words, i, options,
-                          f"option requires an argument -- '{letter}'")
-                break
-            options.append((row[3], True))
+        i = _option(words, i, table, longs, shorts, options)
     return Parsed(options, i)
+
+
+def getopt_permuted(words: Sequence[str], table: Sequence[Row]) -> tuple[Parsed, list[str]]:
+    """glibc's default mode, which Slurm's query commands (squeue, scancel, sacct ...) use:
+    operands may stand anywhere among the options; `--` ends the options. Returns the options
+    and the operands in order."""
+    longs, shorts = _index(table)
+    options: list[tuple[str, Value]] = []
+    operands: list[str] = []
+    i = 0
+    while i < len(words):
+        word = words[i]
+        if word == "--":
+            operands += words[i + 1:]
+            break
+        if not word.startswith("-") or word == "-":
+            operands.append(word)
+            i += 1
+            continue
+        i = _option(words, i, table, longs, shorts, options)
+    return Parsed(options, len(words)), operands
+
+
+def _option(words: Sequence[str], i: int, table: Sequence[Row], longs: dict[str, Row], shorts: dict[str, Row],
+            options: list[tuple[str, Value]]) -> int:
+    """Read the option word `words[i]` (and its argument word, if it takes the next one) into
+    `options`; returns the index of the next word."""
+    word = words[i]
+    i += 1
+    if word.startswith("--"):
+        row, inline = _long_row(word[2:], table, longs)
+        if row[2] == NONE and inline is not None:
+            raise GetoptError(f"option '--{row[0]}' doesn't allow an argument")
+        return _take(row, inline, words, i, options, f"option '--{row[0]}' requires an argument")
+    for position in range(1, len(word)):
+        letter = word[position]
+        row = shorts.get(letter)
+        if row is None:
+            raise GetoptError(f"invalid option -- '{letter}'")
+        if row[2] != NONE:   # the rest of the word, if any, is its argument
+            return _take(row, word[position + 1:] or None, words, i, options,
+                         f"option requires an argument -- '{letter}'")
+        options.append((row[3], True))
+    return i
 
 
 def _take(row: Row, glued: str | None, words: Sequence[str], i: int, options: list[tuple[str, Value]],

@@ -68,7 +68,7 @@ def show(words: list[str], oneliner: bool) -> None:
     elif entity and ("reservations".startswith(entity) or "reservationname".startswith(entity)):
         reservations.show(arg, oneliner)
     elif entity in ("partition", "partitions", "part"):
-        parts = client.controller("GetPartitions", pb.Empty(), pb.PartitionList).partitions
+        parts = client.controller("GetPartitions", pb.PartitionQuery(), pb.PartitionList).partitions
         if arg:
             parts = [p for p in parts if p.name == arg]
             if not parts:

@@ -8,13 +8,15 @@ thread and per-RPC sections are left out rather than shown as zeros.
 from __future__ import annotations
 
 import sys
+from collections.abc import Sequence
 
-import click
-
+from pyslurm_common.errors import SlurmError
 from pyslurm_common.rpc import messages as pb
 
 from . import client
-from .app import run, version_option
+from .app import run
+from .option_tables import sdiag as spec
+from .query_command import QueryValues, parse
 from .slurm_time import slurm_ctime
 
 PROG = "sdiag"
@@ -59,11 +61,29 @@ def render(d: pb.DiagReply) -> str:
     return "\n".join(lines) + "\n"
 
 
-@click.command(context_settings={"help_option_names": ["-h", "--help"]})
-@version_option
-def sdiag() -> None:
+def sdiag(args: Sequence[str]) -> None:
     """Scheduling diagnostic tool for pyslurm."""
+    values, _operands = parse(spec, args)   # sdiag ignores operands, as Slurm's does
+    if values.get("clusters") is not None:
+        from .cluster_option import check_clusters, this_cluster
+
+        check_clusters(PROG, values["clusters"], this_cluster())
+    # -a asks for the statistics (the default) and wins over an -r before it, as in Slurm.
+    # -i/-t/-T order the per-RPC tables, which pyslurm's sdiag does not print (see above).
+    if _last_mode(values) == "reset":
+        try:
+            client.controller("ResetDiag", pb.Empty(), pb.Empty)
+        except SlurmError as exc:
+            print(f"slurm_reset_statistics: {exc.strerror}", file=sys.stderr)
+            raise SystemExit(255)
+        print("Reset scheduling statistics")
+        return
     sys.stdout.write(render(client.controller("GetDiag", pb.Empty(), pb.DiagReply)))
+
+
+def _last_mode(values: QueryValues) -> str | None:
+    modes = [dest for dest, _value in values.sequence if dest in ("reset", "all")]
+    return modes[-1] if modes else None
 
 
 def main() -> None:

@@ -4,59 +4,146 @@ from __future__ import annotations
 import os
 import sys
 import time
-
-import click
+from collections.abc import Sequence
 
 from pyslurm_common.rpc import messages as pb
 
-from . import client, sinfo_format
-from .app import die, run, version_option
-from .squeue_format import FormatError
+from . import client, sinfo_filters, sinfo_format
+from .app import die, run
+from .option_tables import sinfo as spec
+from .query_command import QueryValues, expand_hosts, iterate_seconds, parse, refuse_data_output, show_all
+from .squeue_format import FormatError, date_line
 
 PROG = "sinfo"
 
 
-@click.command(context_settings={"help_option_names": ["--help"]})
-@version_option
-@click.option("-o", "--format", "fmt")
-@click.option("-O", "--Format", "long_fmt")
-@click.option("-N", "--Node", "node_oriented", is_flag=True)
-@click.option("-l", "--long", "long_listing", is_flag=True)
-@click.option("-s", "--summarize", is_flag=True)
-@click.option("-R", "--list-reasons", is_flag=True)
-@click.option("-h", "--noheader", is_flag=True)
-@click.option("-e", "--exact", is_flag=True)
-@click.option("-p", "--partition")
-# Slurm's -a also shows hidden partitions; pyslurm has none, so every partition is listed.
-@click.option("-a", "--all", "all_partitions", is_flag=True)
-@click.option("-T", "--reservation", "reservation_list", is_flag=True)
-def sinfo(fmt: str | None, long_fmt: str | None, node_oriented: bool, long_listing: bool,
-          summarize: bool, list_reasons: bool, noheader: bool, exact: bool, partition: str | None,
-          all_partitions: bool, reservation_list: bool) -> None:
+def sinfo(args: Sequence[str]) -> None:
     """View information about nodes and partitions."""
-    if reservation_list:   # as in Slurm, -T ignores the node and partition options
-        from .reservations import sinfo_lines
+    values, _operands = parse(spec, args)   # sinfo ignores operands, as Slurm's does
+    refuse_data_output(PROG, values)
+    if values.get("long") and values.get("format"):
+        print("sinfo: fatal: Options -o(--format) and -l(--long) are mutually exclusive. "
+              "Please remove one and retry.", file=sys.stderr)
+        raise SystemExit(1)
+    if values.get("all") and values.source("all") == "command line" and \
+            values.get("partition") is not None and values.source("partition") == "command line":
+        die("Conflicting options, -a and -p, specified. Please choose one or the other.")
+    if values.get("clusters") is not None:
+        from .cluster_option import check_clusters, this_cluster
 
-        found = client.controller("GetReservations", pb.Empty(), pb.ReservationList).reservations
-        sys.stdout.write("".join(f"{line}\n" for line in sinfo_lines(found, int(time.time()), not noheader)))
-        return
-    fmt = fmt or os.environ.get("SINFO_FORMAT")
+        check_clusters(PROG, values["clusters"], this_cluster())
+    view = View(values)
+    iterate = _iterate(values)
+    if values.get("verbose"):
+        sys.stdout.write(view.options_block())
+    while True:
+        view.print_once(dated=bool(iterate or values.get("verbose")))
+        if not iterate:
+            return
+        sys.stdout.write("\n")
+        sys.stdout.flush()
+        time.sleep(iterate)
+
+
+def _iterate(values: QueryValues) -> int:
+    text = values.get("iterate")
+    return 0 if text is None else iterate_seconds(text, f"sinfo: error: Error: invalid entry for --iterate={text}")
+
+
+class View:
+    """One sinfo report: which partitions and nodes, in which format and order."""
+
+    def __init__(self, values: QueryValues) -> None:
+        self.values = values
+        fmt = values.get("format") or (None if values.get("Format") else os.environ.get("SINFO_FORMAT"))
+        try:
+            self.line_format = (sinfo_format.parse_format(fmt) if fmt
+                                else sinfo_format.parse_long_format(values["Format"]) if values.get("Format")
+                                else None)
+        except FormatError as exc:
+            die(str(exc))
+        # -a on the command line clears a SINFO_PARTITION list (both on the command line: refused above)
+        cleared = values.get("all") and values.source("all") == "command line"
+        self.partitions = None if values.get("partition") is None or cleared else set(values["partition"].split(","))
+        self.show_all = show_all(values, "partition")
+        try:
+            states = sinfo_filters.parse_states(values["states"]) if values.get("states") else None
+        except sinfo_filters.StateError as exc:
+            die(f'Bad state string: "{exc}"', f"valid states: {sinfo_filters.VALID_STATES}")
+        self.filter = sinfo_filters.NodeFilter(
+            names=_node_names(values.get("nodes")), states=states,
+            dead=bool(values.get("dead")), responding=bool(values.get("responding")))
+
+    def print_once(self, dated: bool) -> None:
+        v = self.values
+        header = not v.get("noheader")
+        lines = [date_line(time.time())] if header and dated and v.get("reservation") else []
+        if v.get("clusters") is not None and header:
+            from .cluster_option import this_cluster
+
+            lines.append(f"CLUSTER: {this_cluster()}")
+        if v.get("reservation"):
+            lines += _reservation_report(header)
+        else:
+            nodes = [n for n in client.controller("GetNodes", pb.Empty(), pb.NodeList).nodes if self.filter.keeps(n)]
+            parts = list(client.controller("GetPartitions", pb.PartitionQuery(show_all=self.show_all),
+                                           pb.PartitionList).partitions)
+            if self.partitions is not None:
+                parts = [p for p in parts if p.name in self.partitions]
+            arrange = None
+            if v.get("sort"):
+                def arrange(groups: list[sinfo_format.NodeGroup]) -> list[sinfo_format.NodeGroup]:
+                    return sinfo_filters.sort_groups(groups, v["sort"], parts)
+            lines += sinfo_format.render_sinfo(
+                nodes, parts, self.line_format, node_oriented=bool(v.get("Node")), long=bool(v.get("long")),
+                summarize=bool(v.get("summarize")), list_reasons=bool(v.get("list_reasons")), header=header,
+                exact=bool(v.get("exact")), now=time.time(), dated=dated, arrange=arrange)
+        if lines:
+            sys.stdout.write("\n".join(lines) + "\n")
+            sys.stdout.flush()
+
+    def options_block(self) -> str:
+        """-v: the settings block Slurm's sinfo prints first (its _print_options)."""
+        v = self.values
+
+        def flag(dest: str) -> str:
+            return "true" if v.get(dest) else "false"
+
+        rows = [
+            ("dead", flag("dead")), ("exact", "1" if v.get("exact") else "0"), ("filtering", "true" if
+             self.filter.active or self.partitions is not None else "false"),
+            ("format", v.get("format") or v.get("Format") or "(null)"),
+            ("iterate", str(_iterate(v))),
+            ("long", flag("long")), ("no_header", flag("noheader")), ("node_field", "false"),
+            ("node_format", flag("Node")), ("nodes", v.get("nodes") or "n/a"),
+            ("part_field", "true"), ("partition", v.get("partition") or "n/a"),
+            ("responding", flag("responding")), ("states", v.get("states") or "(null)"),
+            ("sort", v.get("sort") or "(null)"), ("summarize", flag("summarize")),
+            ("verbose", str(v.get("verbose", 0))),
+        ]
+        rule = "-----------------------------"
+        return "\n".join([rule, *(f"{name:<11} = {value}" for name, value in rows), rule]) + "\n"
+
+
+def _node_names(text: str | None) -> frozenset[str] | None:
+    if text is None:
+        return None
+    from pyslurm_common.hostlist import HostlistError
+
     try:
-        line_format = (sinfo_format.parse_format(fmt) if fmt
-                       else sinfo_format.parse_long_format(long_fmt) if long_fmt else None)
-    except FormatError as exc:
-        die(str(exc))
-    nodes = client.controller("GetNodes", pb.Empty(), pb.NodeList).nodes
-    parts = client.controller("GetPartitions", pb.Empty(), pb.PartitionList).partitions
-    if partition:
-        wanted = set(partition.split(","))
-        parts = [p for p in parts if p.name in wanted]
-    lines = sinfo_format.render_sinfo(
-        list(nodes), list(parts), line_format, node_oriented=node_oriented, long=long_listing,
-        summarize=summarize, list_reasons=list_reasons, header=not noheader, exact=exact,
-        now=time.time())
-    if lines:
-        sys.stdout.write("\n".join(lines) + "\n")
+        return frozenset(expand_hosts(text))
+    except HostlistError:
+        die(f"'{text}' invalid entry for --nodes")
+
+
+def _reservation_report(header: bool) -> list[str]:
+    """-T: sinfo's reservation table; as in Slurm, it ignores the node and partition options."""
+    from .reservations import sinfo_lines
+
+    found = client.controller("GetReservations", pb.Empty(), pb.ReservationList).reservations
+    if not found:
+        return ["No reservations in the system"]
+    return sinfo_lines(found, int(time.time()), header)
 
 
 def main() -> None:

@@ -249,9 +249,9 @@ FIELDS: dict[str, NodeField] = {
                            kind="nodes"),
     "node_addr": NodeField("NODE_ADDR", lambda g: _nodelist(g, lambda n: n.address or n.name),
                            kind="nodes"),
-    "state_compact": NodeField("STATE", lambda g: _first(g, node_state_compact),
+    "state_compact": NodeField("STATE", lambda g: _first(g, node_state_compact) or "n/a",
                                per_node=node_state_long),
-    "state_long": NodeField("STATE", lambda g: _first(g, node_state_long),
+    "state_long": NodeField("STATE", lambda g: _first(g, node_state_long) or "n/a",
                             per_node=node_state_long),
     "state_complete": NodeField("STATECOMPLETE", lambda g: _first(g, node_state_complete),
                                 per_node=node_state_complete),
@@ -409,6 +409,8 @@ def partition_groups(
             groups.setdefault(_match_key(node, fmt, exact), []).append(node)
         ordered = sorted(groups.values(), key=lambda g: state_rank(g[0]), reverse=True)
         rows.extend(NodeGroup(part, tuple(g)) for g in ordered)
+        if not groups:   # a partition without (matching) nodes: one row of 0 nodes, state n/a
+            rows.append(NodeGroup(part, ()))
     return rows
 
 
@@ -484,9 +486,12 @@ def render_sinfo(
     header: bool = True,
     exact: bool = False,
     now: float = 0,
+    dated: bool = False,
+    arrange: Callable[[list[NodeGroup]], list[NodeGroup]] | None = None,
 ) -> list[str]:
     """All sinfo output lines. *fmt* None = the built-in view for the flags; the date
-    line is printed with ``-l`` (unless ``header`` is False)."""
+    line is printed with ``-l`` or when *dated* (-i, -v), unless ``header`` is False.
+    *arrange* orders the rows (-S) instead of the view's own order."""
     if fmt is None:
         fmt = view_format(node_oriented=node_oriented, long=long, summarize=summarize,
                           list_reasons=list_reasons)
@@ -496,7 +501,9 @@ def render_sinfo(
         groups = node_groups(nodes, partitions)
     else:
         groups = partition_groups(nodes, partitions, fmt, exact=exact)
+    if arrange is not None:
+        groups = arrange(groups)
     lines = render_groups(fmt, groups, header=header)
-    if header and long:
+    if header and (long or dated):
         lines.insert(0, date_line(now))
     return lines

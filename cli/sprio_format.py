@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from pyslurm_common.rpc import messages as pb
 
-from .squeue_format import LineFormat, parse_percent_format, render_cell
+from .squeue_format import FormatError, LineFormat, parse_percent_format, render_cell
 
 Factors = pb.PriorityFactorsInfo
 Weights = pb.PriorityWeights
@@ -112,12 +112,37 @@ def _line(fmt: LineFormat, cell: Callable[[_Field], str]) -> str:
     return "".join(parts)
 
 
+# -S keys (sprio's sort.c): letter -> sort value; weighted and normalized letters sort alike.
+_SORT_KEYS: dict[str, Callable[[Factors], object]] = {
+    "c": lambda j: "", "i": lambda j: j.job_id, "N": lambda j: j.nice, "r": lambda j: j.partition,
+    "u": lambda j: j.user_name, "A": lambda j: j.age, "F": lambda j: j.fairshare, "J": lambda j: j.job_size,
+    "P": lambda j: j.partition_factor, "Q": lambda j: j.qos, "T": lambda j: sum(t.factor * t.weight for t in j.tres),
+    "Y": lambda j: j.priority,
+}
+for _letter in "afjpqty":
+    _SORT_KEYS[_letter] = _SORT_KEYS[_letter.upper()]
+
+
+def sort_jobs(jobs: Sequence[Factors], spec: str = "i") -> list[Factors]:
+    """-S: stable sorts from the last key to the first, `-` before a key for descending; an
+    unknown letter raises FormatError("Invalid sort specification: <c>")."""
+    ordered = sorted(jobs, key=lambda j: (j.job_id, j.partition))
+    for position in range(len(spec) - 1, -1, -1):
+        letter = spec[position]
+        if letter in ",-+":
+            continue
+        if letter not in _SORT_KEYS:
+            raise FormatError(f"Invalid sort specification: {letter}")
+        ordered.sort(key=_SORT_KEYS[letter], reverse=position > 0 and spec[position - 1] == "-")
+    return ordered
+
+
 def render(fmt: LineFormat, jobs: Sequence[Factors], weights: Weights, *, header: bool = True,
-           weights_only: bool = False) -> list[str]:
-    """Header (unless -h), then the Weights row (-w) or one line per job, by job id."""
+           weights_only: bool = False, sort: str = "i") -> list[str]:
+    """Header (unless -h), then the Weights row (-w) or one line per job, in -S order (job id)."""
     lines = [_line(fmt, lambda f: f.header)] if header else []
     if weights_only:
         return [*lines, _line(fmt, lambda f: f.weight(weights))]
-    for job in sorted(jobs, key=lambda j: (j.job_id, j.partition)):
+    for job in sort_jobs(jobs, sort):
         lines.append(_line(fmt, lambda f: f.value(job, weights)))   # noqa: B023 - used at once
     return lines

@@ -101,6 +101,7 @@ class PartitionConfig:
     allow_qos: tuple[str, ...] | None = None
     deny_qos: tuple[str, ...] = ()
     qos: str = ""                 # the partition QOS, whose limits bind every job here ("" none)
+    hidden: bool = False          # Hidden=YES: left out of squeue/sinfo for users, unless -a/--all
 
 
 @dataclass(frozen=True, slots=True)
@@ -265,11 +266,11 @@ _NODE_KEYS_IGNORED = "BcastAddr CoreSpecCount CpuBind CpuSpecList MemSpecLimit T
 _PARTITION_KEYS = """
 PartitionName Nodes Default MaxTime DefaultTime MaxNodes MinNodes State PriorityTier
 PriorityJobFactor Priority OverSubscribe Shared DefMemPerCPU MaxMemPerNode PreemptMode GraceTime
-AllowAccounts DenyAccounts AllowQos DenyQos QOS
+AllowAccounts DenyAccounts AllowQos DenyQos QOS Hidden
 """
 _PARTITION_KEYS_IGNORED = """
 AllocNodes AllowGroups Alternate CpuBind DefCpuPerGPU DefMemPerGPU
-DefMemPerNode DisableRootJobs ExclusiveUser Hidden LLN
+DefMemPerNode DisableRootJobs ExclusiveUser LLN
 MaxCPUsPerNode MaxCPUsPerSocket MaxMemPerCPU OverTimeLimit PowerDownOnIdle
 ReqResv ResumeTimeout RootOnly SelectTypeParameters SuspendTime SuspendTimeout
 TRESBillingWeights
@@ -740,6 +741,7 @@ def _partition(rec: Record, all_names: tuple[str, ...],
         allow_qos=_allow_list(rec.get("allowqos")),
         deny_qos=_allow_list(rec.get("denyqos")) or (),
         qos=rec["qos"].value.lower() if "qos" in rec else "",
+        hidden=rec["hidden"].as_bool() if "hidden" in rec else False,
     )
 
 

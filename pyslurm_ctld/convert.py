@@ -343,6 +343,7 @@ def partition_info(part: PartitionConfig, nodes: dict[str, NodeRecord],
         allow_qos="ALL" if part.allow_qos is None else ",".join(part.allow_qos),
         deny_qos=",".join(part.deny_qos), qos=part.qos,
         preempt_mode=str(part.preempt_mode or preempt_mode), grace_time=part.grace_time,
+        hidden=part.hidden,
     )
 
 

@@ -30,13 +30,14 @@ from pyslurm_common.users import group_name, user_name
 
 from . import auth_tokens, config_report, convert, metrics, node_reconcile, partition_admin
 from .controller import Controller
-from .core import reservations
+from .core import access, reservations
 from .core.will_run import will_run
 from .events import Event, JobIdsUsed, NodeAdminChanged, ReservationSaved, StepFinished
 from .explain import NodeFree, explain
 from .job import JobId, JobState
 from .job_info_cache import JobInfoCache
 from .job_priorities import check_nice
+from .statistics import ControllerStats
 from .license_gate import licenses_in_use
 from .node_link import NodeLinkError
 from .step_layout import StepBusy, StepShape
@@ -111,9 +112,14 @@ class ControllerServicer(ctld_pb2_grpc.ControllerServicer):
     async def GetJobs(self, request: ctld_pb2.JobQuery, context: grpc.aio.ServicerContext) -> ctld_pb2.JobList:
         jobs = self.manager.jobs.values()
         uid = caller().uid
-        if "jobs" in self.ctl.cfg.private_data and not self._operator(uid):
+        operator = self._operator(uid)
+        if "jobs" in self.ctl.cfg.private_data and not operator:
             # PrivateData=jobs: to anyone but an operator, another user's job is an unknown id
             jobs = [j for j in jobs if j.uid == uid]
+        hidden = frozenset() if operator or request.show_all else frozenset(
+            p.name for p in self.manager.partitions.values() if p.hidden)
+        if hidden:
+            jobs = [j for j in jobs if access.job_shown(j, hidden)]
         if request.job_ids:
             # An array id names every record of the array.
             wanted = set(request.job_ids)
@@ -333,9 +339,11 @@ class ControllerServicer(ctld_pb2_grpc.ControllerServicer):
         return types_pb2.Empty()
 
     @translate_errors
-    async def GetPartitions(self, request: types_pb2.Empty, context: grpc.aio.ServicerContext) -> ctld_pb2.PartitionList:
+    async def GetPartitions(self, request: ctld_pb2.PartitionQuery,
+                            context: grpc.aio.ServicerContext) -> ctld_pb2.PartitionList:
+        shown = access.shown_partitions(self.manager.partitions.values(), self._operator(caller().uid), request.show_all)
         return ctld_pb2.PartitionList(partitions=[
-            convert.partition_info(p, self.manager.nodes, self.manager.cfg.preempt.mode) for p in self.manager.partitions.values()])
+            convert.partition_info(p, self.manager.nodes, self.manager.cfg.preempt.mode) for p in shown])
 
     @translate_errors
     async def GetConfig(self, request: types_pb2.Empty, context: grpc.aio.ServicerContext) -> ctld_pb2.ConfigDump:
@@ -389,6 +397,14 @@ class ControllerServicer(ctld_pb2_grpc.ControllerServicer):
     @translate_errors
     async def GetDiag(self, request: types_pb2.Empty, context: grpc.aio.ServicerContext) -> ctld_pb2.DiagReply:
         return self._diag()
+
+    @translate_errors
+    async def ResetDiag(self, request: types_pb2.Empty, context: grpc.aio.ServicerContext) -> types_pb2.Empty:
+        """sdiag -r: operators start the counters afresh (Slurm's STAT_COMMAND_RESET)."""
+        if not self._operator(caller().uid):
+            raise SlurmError(Strerror.ACCESS_DENIED)
+        self.manager.stats = ControllerStats(since=int(time.time()))
+        return types_pb2.Empty()
 
     @translate_errors
     async def GetMetrics(self, request: ctld_pb2.MetricsRequest, context: grpc.aio.ServicerContext) -> ctld_pb2.MetricsReply:

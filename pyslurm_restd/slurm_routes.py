@@ -222,7 +222,7 @@ async def delete_node(call: Call) -> dict[str, Any]:
 
 
 async def _partitions(call: Call, name: str | None) -> dict[str, Any]:
-    parts = (await call.controller("GetPartitions", types_pb2.Empty(), ctld_pb2.PartitionList,
+    parts = (await call.controller("GetPartitions", ctld_pb2.PartitionQuery(), ctld_pb2.PartitionList,
                                    "slurm_load_partitions()", "Unable to query partitions")).partitions
     nodes = {n.name: n for n in await _nodes(call)}
     selected = [p for p in parts if name is None or p.name == name]

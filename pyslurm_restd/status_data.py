@@ -76,7 +76,7 @@ async def gather(upstream: Upstream, caller: Caller, anonymous: bool, cluster: s
 
     nodes, parts, jobs, records, shares = await asyncio.gather(
         ask(CONTROLLER + "GetNodes", types_pb2.Empty(), ctld_pb2.NodeList),
-        ask(CONTROLLER + "GetPartitions", types_pb2.Empty(), ctld_pb2.PartitionList),
+        ask(CONTROLLER + "GetPartitions", ctld_pb2.PartitionQuery(), ctld_pb2.PartitionList),
         ask(CONTROLLER + "GetJobs", ctld_pb2.JobQuery(), ctld_pb2.JobList),
         ask(ACCOUNTING + "QueryJobs", dbd_pb2.AccountingQuery(all_users=True, start_time=view.now - RECENT_WINDOW),
             dbd_pb2.JobRecordBatch),

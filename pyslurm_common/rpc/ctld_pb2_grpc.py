@@ -67,7 +67,7 @@ class ControllerStub:
                 _registered_method=True)
         self.GetPartitions = channel.unary_unary(
                 '/pyslurm.Controller/GetPartitions',
-                request_serializer=types__pb2.Empty.SerializeToString,
+                request_serializer=ctld__pb2.PartitionQuery.SerializeToString,
                 response_deserializer=ctld__pb2.PartitionList.FromString,
                 _registered_method=True)
         self.GetConfig = channel.unary_unary(
@@ -169,6 +169,11 @@ class ControllerStub:
                 '/pyslurm.Controller/GetDiag',
                 request_serializer=types__pb2.Empty.SerializeToString,
                 response_deserializer=ctld__pb2.DiagReply.FromString,
+                _registered_method=True)
+        self.ResetDiag = channel.unary_unary(
+                '/pyslurm.Controller/ResetDiag',
+                request_serializer=types__pb2.Empty.SerializeToString,
+                response_deserializer=types__pb2.Empty.FromString,
                 _registered_method=True)
         self.ExplainJob = channel.unary_unary(
                 '/pyslurm.Controller/ExplainJob',
@@ -378,6 +383,13 @@ class ControllerServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def ResetDiag(self, request, context):
+        """sdiag -r (operators)
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
     def ExplainJob(self, request, context):
         """scontrol explain job (beyond Slurm)
         """
@@ -449,7 +461,7 @@ def add_ControllerServicer_to_server(servicer, server):
             ),
             'GetPartitions': grpc.unary_unary_rpc_method_handler(
                     servicer.GetPartitions,
-                    request_deserializer=types__pb2.Empty.FromString,
+                    request_deserializer=ctld__pb2.PartitionQuery.FromString,
                     response_serializer=ctld__pb2.PartitionList.SerializeToString,
             ),
             'GetConfig': grpc.unary_unary_rpc_method_handler(
@@ -551,6 +563,11 @@ def add_ControllerServicer_to_server(servicer, server):
                     servicer.GetDiag,
                     request_deserializer=types__pb2.Empty.FromString,
                     response_serializer=ctld__pb2.DiagReply.SerializeToString,
+            ),
+            'ResetDiag': grpc.unary_unary_rpc_method_handler(
+                    servicer.ResetDiag,
+                    request_deserializer=types__pb2.Empty.FromString,
+                    response_serializer=types__pb2.Empty.SerializeToString,
             ),
             'ExplainJob': grpc.unary_unary_rpc_method_handler(
                     servicer.ExplainJob,
@@ -765,7 +782,7 @@ class Controller:
             request,
             target,
             '/pyslurm.Controller/GetPartitions',
-            types__pb2.Empty.SerializeToString,
+            ctld__pb2.PartitionQuery.SerializeToString,
             ctld__pb2.PartitionList.FromString,
             options,
             channel_credentials,
@@ -1307,6 +1324,33 @@ class Controller:
             '/pyslurm.Controller/GetDiag',
             types__pb2.Empty.SerializeToString,
             ctld__pb2.DiagReply.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ResetDiag(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/pyslurm.Controller/ResetDiag',
+            types__pb2.Empty.SerializeToString,
+            types__pb2.Empty.FromString,
             options,
             channel_credentials,
             insecure,

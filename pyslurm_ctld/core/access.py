@@ -1,10 +1,16 @@
 """Who may act on what: root and SlurmUser are privileged; a job is its owner's (or theirs).
+Who sees what: Hidden=YES partitions, and the jobs only in them, are left out for users who
+do not ask for all (squeue -a, sinfo -a); operators always see them (slurmctld's
+build_visible_parts).
 
 Raises SlurmError with Slurm's words: INVALID_JOB_ID for an unknown id, ACCESS_DENIED for
 someone else's job.
 """
 from __future__ import annotations
 
+from collections.abc import Iterable
+
+from pyslurm_common.config import PartitionConfig
 from pyslurm_common.errors import SlurmError, Strerror
 
 from ..job import Job, JobId
@@ -29,3 +35,13 @@ def known_job(state: ClusterState, job_id: int) -> Job:
     if job is None:
         raise SlurmError(Strerror.INVALID_JOB_ID)
     return job
+
+
+def shown_partitions(partitions: Iterable[PartitionConfig], operator: bool, show_all: bool) -> list[PartitionConfig]:
+    return [p for p in partitions if operator or show_all or not p.hidden]
+
+
+def job_shown(job: Job, hidden: frozenset[str]) -> bool:
+    """A job is left out only when every partition it may run in is hidden."""
+    names = job.request.partitions or (job.request.partition,)
+    return not hidden or not all(name in hidden for name in names)

@@ -1,0 +1,126 @@
+"""The command line of Slurm's query and control commands (squeue, sinfo, scancel, sprio, sdiag,
+sstat): getopt_long in glibc's default mode over the command's table (cli/option_tables/),
+input environment variables under the command line, and --help, --usage and -V/--version as
+Slurm prints them.
+
+What differs from sbatch, srun and salloc (cli/command_line.py): operands may stand anywhere
+among the options, and a refused word exits 1 with the "Try ... --help" line (sacct and sstat
+print none). Pure data in; importing it costs no click.
+"""
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Iterable, Mapping, Sequence
+from types import ModuleType
+from typing import NoReturn
+
+from .command_line import COMMAND_LINE, ENVIRONMENT, OptionValues, environment_options, handle_early
+from .getopt_long import GetoptError, Parsed, Value, getopt_permuted
+
+REFUSED_EXIT = 1
+
+
+class QueryValues(OptionValues):
+    """The options by destination, and every (destination, value) in the order given
+    (environment first): Slurm acts on each in turn, so for `-a ... --hide` the last wins."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.sequence: list[tuple[str, object]] = []
+
+    def set_from(self, source: str, options: Iterable[tuple[str, Value]]) -> None:
+        options = list(options)
+        self.sequence += options
+        super().set_from(source, options)
+
+    def first_of(self, *dests: str) -> str | None:
+        """Which of `dests` was given first (None: none of them)."""
+        return next((dest for dest, _value in self.sequence if dest in dests), None)
+
+
+def parse(spec: ModuleType, args: Sequence[str],
+          environ: Mapping[str, str] | None = None) -> tuple[OptionValues, list[str]]:
+    """The options (environment first, then the command line over it) and the operands.
+    --help, --usage and --version act here and exit, as does a word getopt refuses."""
+    try:
+        parsed, operands = getopt_permuted(args, spec.OPTIONS)
+    except GetoptError as exc:
+        # Options before the refused word still act: `squeue --help --bogus` prints the help.
+        handle_early(spec, _options_before_error(args, spec))
+        refuse(spec, str(exc))
+    handle_early(spec, parsed)
+    values = QueryValues()
+    values.set_from(ENVIRONMENT, environment_options(spec.OPTIONS, os.environ if environ is None else environ))
+    values.set_from(COMMAND_LINE, parsed.options)
+    return values, operands
+
+
+def refuse(spec: ModuleType, message: str) -> NoReturn:
+    print(f"{spec.PROG}: {message}", file=sys.stderr)
+    if getattr(spec, "TRY_LINE", True):
+        print(f'Try "{spec.PROG} --help" for more information', file=sys.stderr)
+    raise SystemExit(REFUSED_EXIT)
+
+
+def _options_before_error(args: Sequence[str], spec: ModuleType) -> Parsed:
+    for end in range(len(args) - 1, 0, -1):
+        try:
+            return getopt_permuted(args[:end], spec.OPTIONS)[0]
+        except GetoptError:
+            continue
+    return Parsed([], 0)
+
+
+def list_values(text: str | None) -> list[str] | None:
+    """A comma-separated option value as Slurm's _build_str_list reads it (empty items dropped);
+    None when the option is not given."""
+    if text is None:
+        return None
+    return [item for item in text.split(",") if item]
+
+
+def atoi(text: str) -> int:
+    """C's atoi, as Slurm reads -i/--iterate: leading blanks and digits, else 0 ("3x" is 3)."""
+    digits = text.lstrip()
+    sign = digits[:1] if digits[:1] in ("+", "-") else ""
+    number = digits[len(sign):]
+    end = len(number) - len(number.lstrip("0123456789"))
+    return int(sign + number[:end]) if end else 0
+
+
+def iterate_seconds(text: str, error: str) -> int:
+    """-i/--iterate: a positive count of seconds (at most a year); else `error` and exit 1."""
+    seconds = atoi(text)
+    if seconds <= 0:
+        print(error, file=sys.stderr)
+        raise SystemExit(1)
+    return min(seconds, 86400 * 365)
+
+
+def show_all(values: QueryValues, partition_dest: str) -> bool:
+    """-a (and -p, which shows whatever it names) ask for hidden partitions; --hide undoes
+    them; the last one wins, the environment's before the command line's."""
+    shown = False
+    for dest, _value in values.sequence:
+        if dest in ("all", partition_dest):
+            shown = True
+        elif dest == "hide":
+            shown = False
+    return shown
+
+
+def expand_hosts(text: str) -> list[str]:
+    """A host list (`n[1-3],m`) as names; pyslurm_common.hostlist.HostlistError if malformed."""
+    from pyslurm_common.hostlist import expand
+
+    return expand(text) if text else []
+
+
+def refuse_data_output(prog: str, values: Mapping[str, object]) -> None:
+    """--json/--yaml print Slurm 22.05's data_parser v0.0.38 document, which pyslurm does not
+    produce for this command yet: refused in words rather than accepted and ignored."""
+    for flag in ("json", "yaml"):
+        if values.get(flag):
+            print(f"{prog}: error: --{flag} is not supported by pyslurm", file=sys.stderr)
+            raise SystemExit(1)
