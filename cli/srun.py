@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import socket
 import sys
 import time
@@ -117,6 +118,20 @@ def _background_terminal() -> bool:
         return False
 
 
+# The controller's word for a node that refused its part of the step (controller.start_step).
+_LAUNCH_FAILED = re.compile(r"launch of step (\d+\.\d+) on (\S+) failed: (.+)")
+
+
+def _launch_failed(detail: str) -> None:
+    """A node refused to start the step's tasks (a CPU binding it cannot meet, a stepd that
+    could not start): Slurm's two lines, with the node's reason."""
+    failed = _LAUNCH_FAILED.match(detail)
+    if failed:
+        step, node, why = failed.groups()
+        print(f"srun: error: Task launch for StepId={step} failed on node {node}: {why}", file=sys.stderr)
+        die(f"Application launch failed: {why}")
+
+
 def _create_step(request: pb.StepRequest, made_job: bool, quiet: bool) -> pb.StepReply:
     """CreateStep, retrying while the job's resources are busy with other steps.
 
@@ -131,6 +146,7 @@ def _create_step(request: pb.StepRequest, made_job: bool, quiet: bool) -> pb.Ste
                 except SlurmError as exc:
                     if made_job:
                         allocation.release(job_id, exit_code=1)
+                    _launch_failed(exc.detail)
                     die(f"Unable to create step for job {job_id}: {exc.strerror}")
                 if not reply.busy:
                     break

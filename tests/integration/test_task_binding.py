@@ -50,6 +50,10 @@ def test_cpu_bind_refused_in_slurms_words(cluster: Cluster) -> None:
                           "srun: fatal: Failed to parse --cpu-bind= values.\n")
     outside = cluster.run("srun", "-N1", "-n1", "--cpu-bind=map_cpu:7", "echo", "ran", user="alice")
     assert (outside.returncode, outside.stdout) == (1, ""), outside.stderr   # the launch fails, nothing runs
+    assert re.fullmatch(r"srun: error: Task launch for StepId=\d+\.0 failed on node node\d: (.*)\n"
+                        r"srun: error: Application launch failed: \1\n", outside.stderr), outside.stderr
+    assert re.search(r": Unable to satisfy cpu bind request: CPU binding outside of job step allocation, "
+                     r"allocated CPUs are: [12]\.\n", outside.stderr)   # the step's one CPU, as a mask
     cluster.wait_idle()   # the failed launch's job ends and gives its node back
 
 
