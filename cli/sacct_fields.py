@@ -269,7 +269,7 @@ def _layout(r: SacctRow) -> Value:
 
 
 def _unset(_: SacctRow) -> Value:
-    """Attributes pyslurm jobs never carry (reservations, WCKeys) or Slurm keeps only when told
+    """Attributes pyslurm jobs never carry (reservation ids, WCKeys) or Slurm keeps only when told
     (comments: AccountingStoreFlags=job_comment)."""
     return None
 
@@ -329,7 +329,7 @@ FIELDS: dict[str, SacctField] = {
     "ReqMem": SacctField(10, lambda r: r.sizes(req_mem_mb(r.job), "M")),
     "ReqNodes": SacctField(8, _job_only(lambda r: r.job.num_nodes)),
     "ReqTRES": SacctField(10, _job_only(lambda r: _tres(r, r.job.num_cpus))),
-    "Reservation": SacctField(20, _unset),
+    "Reservation": SacctField(20, _job_only(lambda r: r.job.reservation or None)),
     "ReservationId": SacctField(8, _unset),
     "Reserved": SacctField(10, _job_only(lambda r: units.format_duration_hms(_reserved_seconds(r)))),
     "ResvCPU": SacctField(10, _job_only(

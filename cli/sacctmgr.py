@@ -11,7 +11,7 @@ import os
 import select
 import sys
 import time
-from typing import NoReturn, TextIO
+from typing import Any, NoReturn, TextIO
 
 import click
 
@@ -55,8 +55,8 @@ def sacctmgr(immediate: bool, noheader: bool, parsable: bool, parsable2: bool, q
     if request.command == "show":
         request.with_assoc = request.with_assoc or associations
         mode = Parsable.NO_TRAILING if parsable2 else Parsable.TRAILING if parsable else Parsable.NONE
-        if request.entity == "event":
-            _show_events(request, mode, delimiter, not noheader)
+        if request.entity in ("event", "reservation"):
+            _show_records(request, mode, delimiter, not noheader)
         elif request.entity == "stats":
             _show_stats(request.names)
         else:
@@ -64,7 +64,7 @@ def sacctmgr(immediate: bool, noheader: bool, parsable: bool, parsable2: bool, q
         return
     if request.entity == "event":
         _fail(" Events are recorded by the controller; they can only be listed ('show event')")
-    if request.entity == "stats":
+    if request.entity in ("stats", "reservation"):
         _fail(f" Unknown entity '{words[1]}'")
     if request.entity == "association":
         _fail(" Associations are changed through their user or account (e.g. 'modify user ... set')")
@@ -202,21 +202,31 @@ def _show(request: sacctmgr_args.Request, mode: Parsable, delimiter: str, header
     sys.stdout.write("".join(line + "\n" for line in lines))
 
 
-def _show_events(request: sacctmgr_args.Request, mode: Parsable, delimiter: str, header: bool) -> None:
+def _show_records(request: sacctmgr_args.Request, mode: Parsable, delimiter: str, header: bool) -> None:
+    """``show event`` and ``show reservation``: records the controller sent to accounting."""
+    from . import sacctmgr_reservations
+
     now = time.time()
+    events = request.entity == "event"
     try:
-        query = sacctmgr_events.query(request.where, client.cluster_config().cluster_name, now)
-        names, columns = sacctmgr_events.columns(request.format, query.kind == "cluster")
+        if events:
+            query: Any = sacctmgr_events.query(request.where, client.cluster_config().cluster_name, now)
+            names, columns = sacctmgr_events.columns(request.format, query.kind == "cluster")
+        else:
+            query = sacctmgr_reservations.query(request.where, now)
+            names, columns = sacctmgr_reservations.columns(request.format)
     except sacctmgr_events.EventArgumentError as exc:
         _fail(str(exc))
     except FormatError as exc:
         raise CliError(str(exc)) from None
     try:
-        found = sacct_database.call("QueryEvents", query, pb.NodeEventList)
+        found = sacct_database.call(*(("QueryEvents", query, pb.NodeEventList) if events else
+                                      ("QueryReservations", query, pb.ReservationRecordList)))
     except SlurmError as exc:
         _fail(f" Error with request: {exc.detail or exc.strerror}")
-    lines = render(columns, (sacctmgr_events.values(names, e, int(now)) for e in found.events),
-                   parsable=mode, delimiter=delimiter, header=header)
+    rows = ((sacctmgr_events.values(names, e, int(now)) for e in found.events) if events else
+            (sacctmgr_reservations.values(names, r, mode is not Parsable.NONE) for r in found.reservations))
+    lines = render(columns, rows, parsable=mode, delimiter=delimiter, header=header)
     sys.stdout.write("".join(line + "\n" for line in lines))
 
 

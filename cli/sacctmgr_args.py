@@ -13,8 +13,8 @@ from dataclasses import dataclass, field
 
 COMMANDS = {"add": "add", "create": "add", "modify": "modify", "update": "modify",
             "delete": "delete", "remove": "delete", "show": "show", "list": "show"}  # fmt: skip
-ENTITIES = ("account", "association", "cluster", "event", "qos", "stats", "tres", "user")
-_ENTITY_ALIASES = {"assoc": "association", "acct": "account"}
+ENTITIES = ("account", "association", "cluster", "event", "qos", "reservation", "stats", "tres", "user")
+_ENTITY_ALIASES = {"assoc": "association", "acct": "account", "resv": "reservation"}
 _SHOW_FLAGS = {"withassoc": "with_assoc", "wassoc": "with_assoc", "wolimits": "wo_limits", "tree": "tree"}
 
 

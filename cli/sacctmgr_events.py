@@ -16,8 +16,9 @@ from __future__ import annotations
 
 import pwd
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from pyslurm_common import units
 from pyslurm_common.rpc import messages as pb
@@ -73,23 +74,26 @@ FIELDS: dict[str, EventField] = {
 
 def columns(spec: str, cluster_events: bool) -> tuple[list[str], list[Column]]:
     """The chosen field names and their printed columns (header, width)."""
-    items = (spec or (CLUSTER_FIELDS if cluster_events else NODE_FIELDS)).split(",")
-    parsed = parse_field_list([_unalias(item) for item in items if item.strip()],
-                              {name: f.width for name, f in FIELDS.items()})
-    return [c.name for c in parsed], [Column(FIELDS[c.name].header, c.width) for c in parsed]
+    return named_columns(spec or (CLUSTER_FIELDS if cluster_events else NODE_FIELDS), FIELDS, _ALIASES)
 
 
-def _unalias(item: str) -> str:
-    """``Start%25`` -> ``TimeStart%25``: Slurm's other names of some fields."""
-    name, percent, width = item.strip().partition("%")
-    return _ALIASES.get(name.lower(), name) + percent + width
+def named_columns(spec: str, fields: Mapping[str, Any], aliases: Mapping[str, str]) -> tuple[list[str], list[Column]]:
+    """The field names of ``spec`` (``fields`` have a header and a width) and their columns; an
+    alias stands for its field (``Start%25`` -> ``TimeStart%25``: Slurm's other names)."""
+    items = []
+    for item in spec.split(","):
+        name, percent, width = item.strip().partition("%")
+        if name:
+            items.append(aliases.get(name.lower(), name) + percent + width)
+    parsed = parse_field_list(items, {name: f.width for name, f in fields.items()})
+    return [c.name for c in parsed], [Column(fields[c.name].header, c.width) for c in parsed]
 
 
 def values(names: Sequence[str], event: pb.NodeEvent, now: int) -> list[Value]:
     return [FIELDS[name].get(event, now) for name in names]
 
 
-def _matches(key: str, word: str, least: int) -> bool:
+def matches(key: str, word: str, least: int) -> bool:
     """Slurm's keyword test: ``key`` is a prefix of ``word`` at least ``least`` letters long."""
     return len(key) >= least and word.lower().startswith(key.lower())
 
@@ -103,29 +107,29 @@ def query(where: Sequence[Spec], local_cluster: str, now: float) -> pb.EventQuer
         key, value = spec.key, spec.value
         if key == "name":          # a bare word
             lower = value.lower()
-            if _matches(lower, "all_clusters", 5):
+            if matches(lower, "all_clusters", 5):
                 all_clusters = True
-            elif _matches(lower, "all_time", 5):
+            elif matches(lower, "all_time", 5):
                 all_time = True
             else:
                 q.kind = _kind(value)
-        elif _matches(key, "events", 1):
+        elif matches(key, "events", 1):
             q.kind = _kind(value)
-        elif _matches(key, "clusters", 1):
-            q.clusters.extend(_list(value))
-        elif _matches(key, "end", 1):
-            q.end_time = _time(value, now)
-        elif _matches(key, "nodes", 1):
-            q.nodes.extend(_list(value))
-        elif _matches(key, "reason", 1):
-            q.reasons.extend(_list(value))
-        elif _matches(key, "start", 4):
-            start = _time(value, now)
-        elif _matches(key, "states", 4):
-            q.states.extend(_state(s) for s in _list(value))
+        elif matches(key, "clusters", 1):
+            q.clusters.extend(name_list(value))
+        elif matches(key, "end", 1):
+            q.end_time = parse_time(value, now)
+        elif matches(key, "nodes", 1):
+            q.nodes.extend(name_list(value))
+        elif matches(key, "reason", 1):
+            q.reasons.extend(name_list(value))
+        elif matches(key, "start", 4):
+            start = parse_time(value, now)
+        elif matches(key, "states", 4):
+            q.states.extend(_state(s) for s in name_list(value))
             q.kind = "node"
-        elif _matches(key, "user", 1):
-            q.reason_uids.extend(_uid(u) for u in _list(value))
+        elif matches(key, "user", 1):
+            q.reason_uids.extend(_uid(u) for u in name_list(value))
             q.kind = "node"
         else:
             raise EventArgumentError(f" Unknown condition: {key}={value}")
@@ -134,16 +138,16 @@ def query(where: Sequence[Spec], local_cluster: str, now: float) -> pb.EventQuer
     if start is not None:
         q.start_time = start
     elif not all_time:
-        q.start_time = int(now) if q.states else _yesterday_midnight(now)
+        q.start_time = int(now) if q.states else yesterday_midnight(now)
     return q
 
 
-def _list(value: str) -> list[str]:
+def name_list(value: str) -> list[str]:
     return [item for item in value.split(",") if item]
 
 
 def _kind(value: str) -> str:
-    kinds = {_event_kind(word) for word in _list(value)}
+    kinds = {_event_kind(word) for word in name_list(value)}
     return kinds.pop() if len(kinds) == 1 else ""
 
 
@@ -171,13 +175,13 @@ def _uid(name: str) -> int:
         raise EventArgumentError(f"Invalid user id: {name}") from None
 
 
-def _time(text: str, now: float) -> int:
+def parse_time(text: str, now: float) -> int:
     try:
         return units.parse_datetime(text, now, past=True)
     except ValueError:
         raise EventArgumentError(f" Invalid time specification: {text}") from None
 
 
-def _yesterday_midnight(now: float) -> int:
+def yesterday_midnight(now: float) -> int:
     t = time.localtime(now)
     return int(time.mktime((t.tm_year, t.tm_mon, t.tm_mday - 1, 0, 0, 0, 0, 0, -1)))

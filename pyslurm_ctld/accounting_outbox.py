@@ -1,12 +1,13 @@
-"""Durable outbox of job records and node events for the accounting daemon.
+"""Durable outbox of job records, node events and reservation changes for the accounting daemon.
 
 Each job has one file, `<job_id>-<submit_time>.rec`, holding its latest
 serialized `JobRecord`; a newer snapshot atomically replaces an unsent older
 one (records are full snapshots, so only the latest matters). Node events are
 not snapshots (a node that went down and came back is two periods' worth), so
 each has a file of its own, `node-<time>-<ns>.ev`, named so that they sort in
-the order they happened. A sender task ships files in batches and deletes a
-file only if it was not replaced while in flight. Files are fsync'd, so
+the order they happened; so does each change of a reservation, `resv-<time>-<ns>.rv`.
+A sender task ships files in batches and deletes a file only if it was not replaced while in
+flight. Files are fsync'd, so
 records survive a controller crash while the accounting daemon is down;
 nothing is dropped, only retried (the daemon takes every record idempotently).
 """
@@ -30,7 +31,8 @@ log = logging.getLogger(__name__)
 BATCH = 500
 JOB_SUFFIX = ".rec"
 EVENT_SUFFIX = ".ev"
-_SUFFIXES = (JOB_SUFFIX, EVENT_SUFFIX)
+RESERVATION_SUFFIX = ".rv"
+_SUFFIXES = (JOB_SUFFIX, EVENT_SUFFIX, RESERVATION_SUFFIX)
 RETRY_SECONDS = (0.5, 1, 2, 5)
 
 
@@ -51,6 +53,10 @@ class AccountingOutbox:
     def put_node_event(self, record: dbd_pb2.NodeEventRecord) -> None:
         """Queue a node or cluster event, after every event queued before it."""
         self._queue(f"node-{record.time:012d}-{time.time_ns():020d}{EVENT_SUFFIX}", record.SerializeToString())
+
+    def put_reservation(self, record: dbd_pb2.ReservationRecord) -> None:
+        """Queue a reservation's change, after every change queued before it (like node events)."""
+        self._queue(f"resv-{record.time:012d}-{time.time_ns():020d}{RESERVATION_SUFFIX}", record.SerializeToString())
 
     def _queue(self, name: str, data: bytes) -> None:
         self._pending[name] = data
@@ -98,7 +104,9 @@ class AccountingOutbox:
             sent = await asyncio.to_thread(self._read_files, files)
             batch = dbd_pb2.JobRecordBatch()
             for path, _, data in sent:
-                (batch.node_events if path.suffix == EVENT_SUFFIX else batch.records).add().ParseFromString(data)
+                target = {EVENT_SUFFIX: batch.node_events, RESERVATION_SUFFIX: batch.reservations}.get(
+                    path.suffix, batch.records)
+                target.add().ParseFromString(data)
             try:
                 await stub.RecordJobs(batch, timeout=30)
             except grpc.aio.AioRpcError as exc:

@@ -27,8 +27,8 @@ from .node_events import NODE_STATE_EVENTS, NodeEvent, NodeEventWatcher
 from .association_cache import AssociationCache
 from .association_checks import orphaned
 from .associations import AssociationSnapshot
-from .events import (Account, Effect, Event, JobRequeued, Launch, SignalTasks, StepFinished, StepStarted, SuspendTasks,
-                     Terminate,
+from .events import (Account, Effect, Event, JobRequeued, Launch, RecordReservation, SignalTasks, StepFinished,
+                     StepStarted, SuspendTasks, Terminate,
                      event_from_dict, event_to_dict)
 from .job import Hold, Job, JobId, JobState, Step
 from .job_env import (batch_environment, merged_environment, overlay_environment, step_environment,
@@ -164,6 +164,9 @@ class Controller:
             if isinstance(effect, Account):
                 self.outbox.put(convert.job_record(effect.job, self.cfg.cluster_name))
                 self.notifier.submit(self.notices.observe(effect.job, self.manager.jobs, int(time.time())))
+            elif isinstance(effect, RecordReservation):
+                self.outbox.put_reservation(convert.reservation_record(
+                    effect.record, self.manager.nodes, self.cfg.cluster_name, effect.deleted, effect.time))
             elif isinstance(effect, Launch):
                 self._spawn(self._launch(effect.job))
             elif isinstance(effect, Terminate):

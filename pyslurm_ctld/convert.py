@@ -205,6 +205,17 @@ def reservation_info(record: ReservationRecord, nodes: dict[str, NodeRecord], no
         accounts=",".join(record.accounts), tres=f"cpu={sum(c.cpus for c in configs)}")
 
 
+def reservation_record(record: ReservationRecord, nodes: dict[str, NodeRecord], cluster: str, deleted: bool,
+                       time: int) -> dbd_pb2.ReservationRecord:
+    """A reservation's change for accounting; a deleted one that had started ends when deleted."""
+    info = reservation_info(record, nodes, time)
+    return dbd_pb2.ReservationRecord(
+        cluster=cluster, id=record.reservation_id, name=record.name, time_start=info.start_time,
+        time_end=min(info.end_time, time) if deleted and info.start_time <= time else info.end_time,
+        nodes=info.nodes, node_count=info.node_count, flags=info.flags, cpus=int(info.tres.removeprefix("cpu=")),
+        users=info.users, accounts=info.accounts, deleted=deleted, time=time)
+
+
 def step_usage(request: ctld_pb2.StepCompletion | ctld_pb2.BatchCompletion, node: str = "") -> StepUsage:
     """What a node reported a step (or the batch script) used."""
     gpus = tuple(GpuUsage(g.node, g.index, g.samples, g.util_ave, g.util_max, g.mem_ave_bytes, g.mem_max_bytes,

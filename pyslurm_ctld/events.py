@@ -325,6 +325,7 @@ class ReservationSaved:
 
     kind: ClassVar[str] = "reservation_saved"
     record: ReservationRecord
+    time: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -333,6 +334,7 @@ class ReservationDeleted:
 
     kind: ClassVar[str] = "reservation_deleted"
     name: str
+    time: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -486,4 +488,13 @@ class Account:
     job: Job
 
 
-Effect = Launch | Terminate | SignalTasks | SuspendTasks | Account
+@dataclass(frozen=True, slots=True)
+class RecordReservation:
+    """Send a reservation's change to accounting (sacctmgr show reservation)."""
+
+    record: ReservationRecord
+    deleted: bool
+    time: int
+
+
+Effect = Launch | Terminate | SignalTasks | SuspendTasks | Account | RecordReservation

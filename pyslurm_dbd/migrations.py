@@ -26,6 +26,7 @@ from sqlalchemy.schema import CreateColumn
 from pyslurm_dbd.association_models import AccountRow, AssociationRow, ClusterRow, QosRow, UserRow
 from pyslurm_dbd.job_nodes import node_names_key
 from pyslurm_dbd.models import JobRow, SchemaVersion, StepRow
+from pyslurm_dbd.reservation_store import ReservationRow
 from pyslurm_dbd.rollup import NOTHING_DIRTY
 from pyslurm_dbd.usage_models import AssocHourRow, ClusterHourRow, NodeEventRow, RollupStateRow
 
@@ -144,6 +145,14 @@ def _v11_step_gpu_usage(conn: Connection) -> None:
     conn.execute(text("UPDATE step SET gpu_usage = '' WHERE gpu_usage IS NULL"))
 
 
+def _v12_reservations(conn: Connection) -> None:
+    """Reservations (sacctmgr show reservation) and each job's reservation (sacct Reservation)."""
+    if "reservation" not in {column["name"] for column in inspect(conn).get_columns("job")}:
+        conn.execute(text("ALTER TABLE job ADD COLUMN reservation TEXT"))   # TEXT takes no default
+    conn.execute(text("UPDATE job SET reservation = '' WHERE reservation IS NULL"))
+    _create_missing(conn, _tables(ReservationRow))
+
+
 STEPS: dict[int, Callable[[Connection], None]] = {
     1: _v1_jobs_and_steps,
     2: _v2_job_arrays,
@@ -156,6 +165,7 @@ STEPS: dict[int, Callable[[Connection], None]] = {
     9: _v9_job_node_names,
     10: _v10_job_constraints_and_submit_line,
     11: _v11_step_gpu_usage,
+    12: _v12_reservations,
 }
 SCHEMA_VERSION = max(STEPS)
 """The version this code reads and writes: the number of the last step."""

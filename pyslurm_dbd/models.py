@@ -120,6 +120,8 @@ class JobRow(Base):
     # Added in schema version 10: --constraint as given and the submitting command line.
     features: Mapped[str] = mapped_column(Text, default="")
     submit_line: Mapped[str] = mapped_column(Text, default="")
+    # Added in schema version 12: --reservation ("" none).
+    reservation: Mapped[str] = mapped_column(Text, default="")
 
     steps: Mapped[list[StepRow]] = relationship(
         back_populates="job", cascade="all, delete-orphan", passive_deletes=True

@@ -23,6 +23,7 @@ from . import association_messages as messages
 from .admin import AssociationAdmin, Caller
 from .association_queries import AssociationQueries
 from .event_store import EventStore
+from .reservation_store import ReservationStore
 from .usage_reports import UsageReports
 from .association_versions import DefinitionVersions
 from .daemon_stats import accounting_stats
@@ -43,6 +44,7 @@ class AccountingServicer(dbd_pb2_grpc.AccountingServicer):
         self.private_jobs = "jobs" in private_data
         self.private_events = "events" in private_data
         self.events = EventStore(store.sessions)
+        self.reservations = ReservationStore(store.sessions)
         self.private_usage = "usage" in private_data
         self.usage = UsageReports(store.sessions)
         self.admin = AssociationAdmin(store.sessions)
@@ -56,7 +58,14 @@ class AccountingServicer(dbd_pb2_grpc.AccountingServicer):
             raise SlurmError(Strerror.ACCESS_DENIED)
         await asyncio.to_thread(self.store.record, list(request.records))
         await asyncio.to_thread(self.events.record, list(request.node_events))
+        await asyncio.to_thread(self.reservations.record, list(request.reservations))
         return types_pb2.Empty()
+
+    @translate_errors
+    async def QueryReservations(self, request: dbd_pb2.ReservationQuery,
+                                context: grpc.aio.ServicerContext) -> dbd_pb2.ReservationRecordList:
+        found = await asyncio.to_thread(self.reservations.query, request, int(time.time()))
+        return dbd_pb2.ReservationRecordList(reservations=found)
 
     @translate_errors
     async def QueryUsage(self, request: dbd_pb2.UsageQuery, context: grpc.aio.ServicerContext) -> dbd_pb2.UsageReport:

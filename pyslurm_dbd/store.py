@@ -54,7 +54,7 @@ _JOB_FIELDS: tuple[str, ...] = (
     "start_time", "end_time", "time_limit_min", "nodes", "num_nodes", "num_cpus", "num_tasks",
     "mem_per_node_mb", "mem_per_cpu_mb", "work_dir", "restarts", "priority", "gpus", "tres_per_node",
     "array_job_id", "array_task_str", "array_remainder", "suspended_secs", "suspend_time",
-    "features", "submit_line",
+    "features", "submit_line", "reservation",
 )  # fmt: skip
 
 # StepInfo fields stored in a column of the same name (step_id is the key).

@@ -50,6 +50,11 @@ class AccountingStub:
                 request_serializer=dbd__pb2.EventQuery.SerializeToString,
                 response_deserializer=dbd__pb2.NodeEventList.FromString,
                 _registered_method=True)
+        self.QueryReservations = channel.unary_unary(
+                '/pyslurm.Accounting/QueryReservations',
+                request_serializer=dbd__pb2.ReservationQuery.SerializeToString,
+                response_deserializer=dbd__pb2.ReservationRecordList.FromString,
+                _registered_method=True)
         self.QueryUsage = channel.unary_unary(
                 '/pyslurm.Accounting/QueryUsage',
                 request_serializer=dbd__pb2.UsageQuery.SerializeToString,
@@ -99,6 +104,13 @@ class AccountingServicer:
 
     def QueryEvents(self, request, context):
         """sacctmgr show event.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def QueryReservations(self, request, context):
+        """sacctmgr show reservation.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -164,6 +176,11 @@ def add_AccountingServicer_to_server(servicer, server):
                     servicer.QueryEvents,
                     request_deserializer=dbd__pb2.EventQuery.FromString,
                     response_serializer=dbd__pb2.NodeEventList.SerializeToString,
+            ),
+            'QueryReservations': grpc.unary_unary_rpc_method_handler(
+                    servicer.QueryReservations,
+                    request_deserializer=dbd__pb2.ReservationQuery.FromString,
+                    response_serializer=dbd__pb2.ReservationRecordList.SerializeToString,
             ),
             'QueryUsage': grpc.unary_unary_rpc_method_handler(
                     servicer.QueryUsage,
@@ -277,6 +294,33 @@ class Accounting:
             '/pyslurm.Accounting/QueryEvents',
             dbd__pb2.EventQuery.SerializeToString,
             dbd__pb2.NodeEventList.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def QueryReservations(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/pyslurm.Accounting/QueryReservations',
+            dbd__pb2.ReservationQuery.SerializeToString,
+            dbd__pb2.ReservationRecordList.FromString,
             options,
             channel_credentials,
             insecure,

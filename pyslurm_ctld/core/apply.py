@@ -18,7 +18,7 @@ from ..events import (Account, AllocationReleased, ArrayTasksCancelled, ArrayTas
                       JobPreempted, JobPriorityChanged, JobRequeued, JobRequeueRequested, JobResumed, JobsPurged,
                       JobStarted, JobSubmitted, JobSuspended, JobTimedOut, JobTimeLimitChanged, Launch,
                       NodeAdminChanged, NodeCreated, NodeFailed, NodesDeleted, PartitionEdited, ReservationDeleted,
-                      ReservationSaved, StepFinished,
+                      ReservationSaved, RecordReservation, StepFinished,
                       StepStarted, Terminate, UsageRecorded)
 from ..fairshare import Usage
 from ..job import ArrayInfo, Hold, Job, JobId, JobState, Reason
@@ -500,12 +500,12 @@ def _without(array: ArrayInfo, task_ids: tuple[int, ...]) -> ArrayInfo:
 
 def _apply_reservation_saved(state: ClusterState, event: ReservationSaved) -> list[Effect]:
     state.reservations[event.record.name] = event.record
-    return []
+    return [RecordReservation(event.record, False, event.time)]
 
 
 def _apply_reservation_deleted(state: ClusterState, event: ReservationDeleted) -> list[Effect]:
-    state.reservations.pop(event.name, None)
-    return []
+    record = state.reservations.pop(event.name, None)
+    return [] if record is None else [RecordReservation(record, True, event.time)]
 
 
 _APPLY = {

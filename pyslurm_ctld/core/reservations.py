@@ -45,7 +45,7 @@ def creation(state: ClusterState, words: list[str], operator: bool, user_name: s
         accounts=spec.accounts or (), partition=spec.partition or "",
         flags=ordered_flags(flags | ({node_flag} if node_flag else set())))
     _check_conflicts(state, record, now)
-    return ReservationSaved(record)
+    return ReservationSaved(record, now)
 
 
 def update(state: ClusterState, name: str, words: list[str], operator: bool, now: int) -> ReservationSaved:
@@ -78,7 +78,7 @@ def update(state: ClusterState, name: str, words: list[str], operator: bool, now
     if not record.users and not record.accounts:
         raise SlurmError(Strerror.INVALID_ARGUMENT, "Reservation request lacks users, groups or accounts")
     _check_conflicts(state, record, now)
-    return ReservationSaved(record)
+    return ReservationSaved(record, now)
 
 
 def deletion(state: ClusterState, name: str, operator: bool, now: int) -> ReservationDeleted:
@@ -88,12 +88,12 @@ def deletion(state: ClusterState, name: str, operator: bool, now: int) -> Reserv
     if any(job.request.reservation == name and job.state in (JobState.RUNNING, JobState.SUSPENDED)
            for job in state.jobs.values()):
         raise SlurmError(Strerror.RESERVATION_BUSY)
-    return ReservationDeleted(name)
+    return ReservationDeleted(name, now)
 
 
 def expired(state: ClusterState, now: int) -> list[ReservationDeleted]:
     """One-off reservations whose end has passed (Slurm purges them then)."""
-    return [ReservationDeleted(r.name) for r in state.reservations.values() if r.over(now)]
+    return [ReservationDeleted(r.name, now) for r in state.reservations.values() if r.over(now)]
 
 
 def named(state: ClusterState, name: str, now: int) -> ReservationRecord:

@@ -76,3 +76,21 @@ def test_maintenance_keeps_jobs_off_with_slurms_reason(cluster: Cluster) -> None
     finally:
         cluster.run("scontrol", "delete", "ReservationName=maint", check=True)
     cluster.wait_state(waiting, "COMPLETED", timeout=30)
+
+
+def test_accounting_records_reservations_and_the_jobs_in_them(cluster: Cluster) -> None:
+    cluster.run("scontrol", "create", "reservation", "ReservationName=acct", "StartTime=now", "Duration=30",
+                "Users=alice", "Nodes=node1", check=True)
+    try:
+        job = cluster.sbatch("--reservation=acct", "-o", "/dev/null", "--wrap", "true", user="alice")
+        cluster.wait_state(job, "COMPLETED", timeout=30)
+        wait_for(lambda: cluster.run("sacct", "-X", "-n", "-P", "-j", str(job), "-o", "JobID,Reservation",
+                                     user="alice").stdout == f"{job}|acct\n", timeout=30)
+    finally:
+        cluster.run("scontrol", "delete", "ReservationName=acct", check=True)
+    fields = "Name,TRES,NodeNames,Flags"
+    wait_for(lambda: cluster.run("sacctmgr", "-n", "-P", "show", "reservation", "names=acct", f"format={fields}",
+                                 user="bob").stdout == "acct|cpu=2|node1|SPEC_NODES\n", timeout=30)
+    listed = cluster.run("sacctmgr", "show", "reservation", user="bob", check=True).stdout.splitlines()
+    assert listed[0].split() == ["Cluster", "Name", "TRES", "TimeStart", "TimeEnd", "UnusedWall"]
+    assert any(line.split()[1:3] == ["acct", "cpu=2"] for line in listed[2:])

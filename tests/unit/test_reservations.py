@@ -130,7 +130,7 @@ def test_daily_reservations_repeat_and_one_offs_end(tmp_path: Path) -> None:
     assert daily.active(NOW + 86400 + 10) and not daily.over(NOW + 10 * 86400)
     once = create(mgr, "Res=o", "StartTime=now", "Duration=60", "Users=root", "Nodes=n2")
     assert once.over(NOW + 3600)
-    assert reservations.expired(mgr, NOW + 3600) == [ReservationDeleted("o")]
+    assert reservations.expired(mgr, NOW + 3600) == [ReservationDeleted("o", NOW + 3600)]
 
 
 def test_update_delete_and_the_journal(tmp_path: Path) -> None:
@@ -162,3 +162,36 @@ def test_scontrol_show_and_sinfo_layouts(tmp_path: Path) -> None:
     assert cli_reservations.sinfo_lines([info], NOW) == [
         "RESV_NAME     STATE           START_TIME             END_TIME     DURATION  NODELIST",
         "maint      INACTIVE  2030-01-02T10:00:00  2030-01-03T10:00:00   1-00:00:00  n[1-2]"]
+
+
+def test_sacctmgr_show_reservation_columns_and_conditions() -> None:
+    from cli import sacctmgr_reservations as show
+    from cli.print_fields import render
+    from cli.sacctmgr_args import parse
+    from pyslurm_common.rpc import dbd_pb2
+
+    assert show.double_cell(0.0, False) == "  0.000000"
+    assert show.double_cell(3600.0, False) == "3.6000e+03"        # Slurm's exponent form when %f is too wide
+    assert show.double_cell(3600.0, True) == "3600.000000"
+    assert show.query([], NOW).start_time > 0                    # no condition: since yesterday's midnight
+    q = show.query(parse(["show", "reservation", "names=a,b", "clusters=lab", "ids=3"]).where, NOW)
+    assert (list(q.names), list(q.clusters), list(q.ids), q.start_time) == (["a", "b"], ["lab"], [3], 0)
+    names, columns = show.columns("")
+    resv = dbd_pb2.ReservationRecord(cluster="lab", name="maint", cpus=8, time_start=0, time_end=0, unused_wall=0)
+    assert render(columns, [show.values(names, resv, False)]) == [
+        "   Cluster            Name                           TRES           TimeStart             TimeEnd UnusedWall ",
+        "---------- --------------- ------------------------------ ------------------- ------------------- ---------- ",
+        "       lab           maint                          cpu=8             Unknown             Unknown   0.000000 "]
+
+
+def test_changes_go_to_accounting_as_records(tmp_path: Path) -> None:
+    from pyslurm_ctld.events import RecordReservation
+
+    mgr = make_manager(tmp_path)
+    saved = reservations.creation(mgr, ["Res=r", "StartTime=now", "Duration=60", "Users=alice", "Nodes=n1,n2"],
+                                  True, "root", NOW)
+    assert mgr.apply(saved) == [RecordReservation(saved.record, False, NOW)]
+    record = convert.reservation_record(saved.record, mgr.nodes, "lab", True, NOW + 600)
+    assert (record.id, record.name, record.cpus, record.nodes, record.time_start, record.time_end, record.deleted) == (
+        1, "r", 12, "n[1-2]", NOW, NOW + 600, True)
+    assert mgr.apply(reservations.deletion(mgr, "r", True, NOW + 600)) == [RecordReservation(saved.record, True, NOW + 600)]
