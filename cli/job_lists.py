@@ -17,16 +17,33 @@ _ITEM = re.compile(r"[^,\[]+(?:\[[^\]]*\])?")   # commas inside brackets belong 
 
 def parse_job_list(text: str) -> list[JobSpec]:
     """`12,13_[1,3],14_2` -> specs (a `.step` suffix, `.0` or `.batch`, is checked and ignored)."""
+    return [spec for spec, _ in parse_step_list(text)]
+
+
+def parse_step_list(text: str) -> list[tuple[JobSpec, str]]:
+    """`12,13.1,14_2.batch` -> (spec, step) pairs, step "" where the item names no step."""
     specs = []
     for item in _ITEM.findall(text):
         job, dot, step = item.partition(".")
         try:
             if dot and not (step in NAMED_STEPS or STEP_ID.accepts(step)):
                 raise ValueError(step)
-            specs.append(parse_job_spec(job))
+            specs.append((parse_job_spec(job), step))
         except ValueError:
             raise ValueError(item) from None
     return specs
+
+
+def selected_steps(selection: list[tuple[JobSpec, str]], job: pb.JobInfo) -> set[str] | None:
+    """sacct -j: the steps of `job` the items name (`12.1` names step 1 alone), or None where
+    an item names the job itself (then every step is shown with it)."""
+    steps: set[str] = set()
+    for spec, step in selection:
+        if names(spec, job):
+            if not step:
+                return None
+            steps.add(step)
+    return steps
 
 
 def names(spec: JobSpec, job: pb.JobInfo) -> bool:

@@ -9,6 +9,7 @@ import time
 import click
 
 from pyslurm_common import hostlist, units
+from pyslurm_common.array_spec import JobSpec
 from pyslurm_common.rpc import messages as pb
 
 from . import job_lists, sacct_database, sacct_fields
@@ -74,9 +75,10 @@ def sacct(jobs: tuple[str, ...], users: str | None, allusers: bool, allocations:
     except FormatError as exc:
         die(str(exc))
     try:
-        specs = job_lists.parse_job_list(",".join(jobs))
+        selection = job_lists.parse_step_list(",".join(jobs))
     except ValueError as exc:
         die(f"Bad job/step specified: {exc}", severity="fatal")
+    specs = [spec for spec, _ in selection]
     job_ids = [spec.job_id for spec in specs]
     try:
         wanted_states = sorted(parse_state_list(states)) if states else []
@@ -106,11 +108,19 @@ def sacct(jobs: tuple[str, ...], users: str | None, allusers: bool, allocations:
         return
     mode = Parsable.NO_TRAILING if parsable2 else Parsable.TRAILING if parsable else Parsable.NONE
     window = (start, end or int(now)) if truncate else None
-    lines = sacct_fields.render_sacct(columns, sacct_fields.rows(records, allocations, now=int(now),
-                                                                 truncate_to=window, sizes=sizes),
+    listed = sacct_fields.rows(records, allocations, now=int(now), truncate_to=window, sizes=sizes)
+    if not allocations and any(step for _, step in selection):
+        listed = [row for row in listed if _selected(row, selection)]
+    lines = sacct_fields.render_sacct(columns, listed,
                                       parsable=mode, delimiter=delimiter, header=not noheader)
     if lines:
         sys.stdout.write("\n".join(lines) + "\n")
+
+
+def _selected(row: sacct_fields.SacctRow, selection: list[tuple[JobSpec, str]]) -> bool:
+    """`-j 12.1` shows step 12.1 alone (no job line); `-j 12` the job and all its steps."""
+    steps = job_lists.selected_steps(selection, row.job)
+    return steps is None or (row.step is not None and row.step.step_id in steps)
 
 
 def _window(starttime: str | None, endtime: str | None, with_jobs: bool, with_states: bool,

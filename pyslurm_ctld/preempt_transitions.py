@@ -99,7 +99,9 @@ def requeued(job: Job, time: int, delay: int, priority: int) -> tuple[Job, list[
     submit_time = max(time, job.submit_time + 1)
     job = transition(
         job, JobState.PENDING, request=dataclasses.replace(job.request, begin_time=eligible),
-        allocation=None, submit_time=submit_time, eligible_time=eligible, start_time=0, end_time=0,
+        # held (requeuehold), it is not eligible until released, as a job submitted held: sacct
+        # -D -j lists that pending record then, as Slurm does
+        allocation=None, submit_time=submit_time, eligible_time=0 if job.hold is not Hold.NONE else eligible, start_time=0, end_time=0,
         restarts=job.restarts + 1, priority=priority, reason=reason, preemption=None,
         exit_code=0, exit_signal=0, usage=None, steps=(), next_step_id=0, batch_ended=False,
         suspend_time=0, suspended_secs=0, completing=False)

@@ -138,7 +138,7 @@ def _apply_hold(state: ClusterState, event: JobHoldChanged) -> list[Effect]:
         return []
     if event.hold is Hold.NONE:
         job = dataclasses.replace(job, hold=Hold.NONE, reason=Reason.NONE,
-                                  eligible_time=job.eligible_time or event.time)
+                                  eligible_time=job.eligible_time or max(event.time, job.request.begin_time))
         job = dataclasses.replace(job, priority=state.priority_of(job, event.time))
     else:
         reason = Reason.HELD_USER if event.hold is Hold.USER else Reason.HELD_ADMIN

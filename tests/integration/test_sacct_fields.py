@@ -94,3 +94,38 @@ def test_submit_line_is_the_sbatch_command_line(cluster: Cluster) -> None:
     query = ("-X", "-n", "-P", "-j", str(job), "-o", "JobName,SubmitLine,Constraints")
     wait_for(lambda: _sacct(cluster, *query).startswith("line|"))
     assert _sacct(cluster, *query) == "line|sbatch --parsable -J line -o /dev/null --wrap true|\n"
+
+
+def test_jobs_option_selects_steps(cluster: Cluster) -> None:
+    """Slurm 22.05 (checked on the oracle): `-j 146.1` lists step 146.1 alone, `-j 146.batch` the
+    batch step, `-j 146.extern` nothing without an extern step, `-j 146,146.1` the job and every
+    step, `-X -j 146.1` the job's own line."""
+    job_id = cluster.sbatch("--wrap", "srun true; srun true", user="alice")
+    cluster.wait_state(job_id, "COMPLETED")
+
+    def ids(*args: str) -> list[str]:
+        out = cluster.run("sacct", "-n", "-P", "-o", "JobID", *args, user="alice", check=True).stdout
+        return out.split()
+    wait_for(lambda: len(ids("-j", str(job_id))) == 4)
+    assert ids("-j", f"{job_id}.1") == [f"{job_id}.1"]
+    assert ids("-j", f"{job_id}.batch") == [f"{job_id}.batch"]
+    assert ids("-j", f"{job_id}.extern") == []
+    assert ids("-j", f"{job_id}.0,{job_id}.1") == [f"{job_id}.0", f"{job_id}.1"]
+    assert ids("-j", f"{job_id},{job_id}.1") == [str(job_id), f"{job_id}.batch", f"{job_id}.0", f"{job_id}.1"]
+    assert ids("-X", "-j", f"{job_id}.1") == [str(job_id)]
+
+
+def test_duplicates_list_a_requeued_held_jobs_pending_record(cluster: Cluster) -> None:
+    """Slurm 22.05 (oracle): after `scontrol requeuehold`, `sacct -D -X -j N` lists the ended run
+    (REQUEUED) and the current record, PENDING, not eligible until released."""
+    job_id = cluster.sbatch("--requeue", "--wrap", "sleep 60", user="alice")
+    cluster.wait_state(job_id, "RUNNING")
+    cluster.run("scontrol", "requeuehold", str(job_id), check=True)
+
+    def records() -> list[str]:
+        return cluster.run("sacct", "-D", "-X", "-n", "-P", "-j", str(job_id), "-o", "JobID,State,Start",
+                           user="alice", check=True).stdout.splitlines()
+    wait_for(lambda: len(records()) == 2, 20)
+    ended, current = records()
+    assert ended.startswith(f"{job_id}|REQUEUED|") and current == f"{job_id}|PENDING|Unknown"
+    cluster.run("scancel", str(job_id), user="alice", check=True)
