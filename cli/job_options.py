@@ -17,6 +17,7 @@ from pyslurm_common.rpc import messages as pb
 from .app import die
 from .command_line import OPTION_EXIT
 from .layout_options import layout_fields
+from .option_support import run_as
 from .scheduling_options import implicit_tasks, output_environment, scheduling_fields
 from .submit_inputs import node_file
 
@@ -234,7 +235,7 @@ def job_desc(values: Mapping[str, Any], default_name: str, environ: Mapping[str,
         constraint=values.get("constraint") or "", submit_line=submit_line(sys.argv),
         comment=values.get("comment") or "", **_mail_fields(values), **layout_fields(values),
         ntasks_per_gpu=ntasks_per_gpu,
-        **_scheduling_fields(values), **extra,
+        **_scheduling_fields(values), **run_as(values), **extra,
     )
     desc.environment.extend(output_environment(desc))
     return desc

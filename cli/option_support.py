@@ -53,15 +53,13 @@ JOB_DESC = frozenset({
 
 def refuse_for_users(prog: str, values: Mapping[str, object]) -> None:
     """What Slurm refuses to anyone but root (--uid, --gid, --reboot), in its words; root is told
-    pyslurm does not do it (yet). -S/--thread-spec: ignored as AllowSpecResourcesUsage=No has it."""
+    pyslurm does not reboot nodes. -S/--thread-spec: ignored as AllowSpecResourcesUsage=No has it."""
     import os
 
     root = os.getuid() == 0
     for dest in ("uid", "gid"):
-        if values.get(dest) is not None:
-            if not root:
-                die(f"--{dest} only permitted by root user", exit_code=255)
-            die(f"--{dest} is not supported by pyslurm")
+        if values.get(dest) is not None and not root:
+            die(f"--{dest} only permitted by root user", exit_code=255)
     if values.get("reboot"):
         failure = "Job submit/allocate failed" if prog == "salloc" else (
             "Unable to allocate resources" if prog == "srun" else "Batch job submission failed")
@@ -72,6 +70,26 @@ def refuse_for_users(prog: str, values: Mapping[str, object]) -> None:
         if values.get(dest) is not None:
             print(f"{prog}: error: Ignoring {flag} since it's not allowed by configuration "
                   "(AllowSpecResourcesUsage = No)", file=sys.stderr)
+
+
+def run_as(values: Mapping[str, object]) -> dict[str, int]:
+    """--uid/--gid (root's: refuse_for_users) as numbers, a name or a number each, else Slurm's
+    `Invalid --uid specification`. Without --gid the job keeps the submitter's group, as Slurm's."""
+    import grp
+    import pwd
+
+    fields = {}
+    for dest, field, lookup in (("uid", "run_as_uid", lambda n: pwd.getpwnam(n).pw_uid),
+                                ("gid", "run_as_gid", lambda n: grp.getgrnam(n).gr_gid)):
+        raw = values.get(dest)
+        if raw is None:
+            continue
+        text = str(raw)
+        try:
+            fields[field] = int(text) if text.isdigit() and int(text) < 2 ** 32 - 2 else lookup(text)
+        except KeyError:
+            die(f"Invalid --{dest} specification", exit_code=255)
+    return fields
 
 
 def refuse_unsupported(prog: str, table: Sequence[Row], values: Mapping[str, object],

@@ -94,9 +94,13 @@ class ControllerServicer(ctld_pb2_grpc.ControllerServicer):
     async def SubmitBatchJob(self, request: ctld_pb2.SubmitRequest, context: grpc.aio.ServicerContext) -> ctld_pb2.SubmitReply:
         who = caller()
         check_nice(request.job.nice, self._operator(who.uid))
+        desc = request.job
+        uid, gid = access.job_identity(self.manager, who.uid, who.gid,   # --uid/--gid: root's
+                                desc.run_as_uid if desc.HasField("run_as_uid") else None,
+                                desc.run_as_gid if desc.HasField("run_as_gid") else None)
         event = self.manager.submission(
-            convert.request_from_desc(request.job, self.ctl.cfg.value("JobRequeue") != "0"), uid=who.uid, gid=who.gid,
-            user_name=user_name(who.uid), group_name=group_name(who.gid),
+            convert.request_from_desc(request.job, self.ctl.cfg.value("JobRequeue") != "0"), uid=uid, gid=gid,
+            user_name=user_name(uid), group_name=group_name(gid),
             hold=request.job.hold, now=int(time.time()), array=request.job.array,
             dependency=request.job.dependency)
         if request.test_only:   # when and where it would start; the id is used up, as Slurm's, nothing queued

@@ -45,3 +45,21 @@ def job_shown(job: Job, hidden: frozenset[str]) -> bool:
     """A job is left out only when every partition it may run in is hidden."""
     names = job.request.partitions or (job.request.partition,)
     return not hidden or not all(name in hidden for name in names)
+
+
+def job_identity(state: ClusterState, uid: int, gid: int, run_as_uid: int | None,
+                 run_as_gid: int | None) -> tuple[int, int]:
+    """Who a new job runs as: the caller, or with --uid/--gid the user and group root (or
+    SlurmUser) names; anyone else asking is refused, an unknown user is Slurm's `Invalid user id`."""
+    if run_as_uid is None and run_as_gid is None:
+        return uid, gid
+    if not is_privileged(state, uid):
+        raise SlurmError(Strerror.ACCESS_DENIED)
+    if run_as_uid is not None:
+        import pwd
+
+        try:
+            pwd.getpwuid(run_as_uid)
+        except (KeyError, OverflowError):
+            raise SlurmError(Strerror.INVALID_USER_ID) from None
+    return (uid if run_as_uid is None else run_as_uid), (gid if run_as_gid is None else run_as_gid)

@@ -58,3 +58,20 @@ def test_priority_is_roots_to_set(cluster: Cluster) -> None:
     for job_id in (fixed, ignored):
         cluster.run("scancel", str(job_id), check=True)
     wait_for(lambda: cluster.job_field(ignored, "T") == "CANCELLED")
+
+
+def test_root_submits_as_another_user_and_users_may_not(cluster: Cluster) -> None:
+    import pwd
+
+    alice = pwd.getpwnam("alice")
+    work = cluster.work_dir("alice")
+    job_id = int(cluster.run("sbatch", "--parsable", "--uid=alice", "-o", str(work / "as-alice.out"), "--wrap",
+                             "id -u", cwd=work, check=True).stdout)
+    cluster.wait_state(job_id, "COMPLETED")
+    assert (work / "as-alice.out").read_text() == f"{alice.pw_uid}\n"
+    shown = cluster.run("scontrol", "show", "job", str(job_id), check=True).stdout
+    assert f"UserId=alice({alice.pw_uid}) GroupId=root(0)" in shown
+    refused = cluster.run("sbatch", "--uid=bob", "--wrap", "true", user="alice")
+    assert (refused.returncode, refused.stderr) == (255, "sbatch: error: --uid only permitted by root user\n")
+    unknown = cluster.run("sbatch", "--uid=no-such-user-here", "--wrap", "true")
+    assert (unknown.returncode, unknown.stderr) == (255, "sbatch: error: Invalid --uid specification\n")

@@ -159,3 +159,26 @@ def test_cpu_freq_line_of_scontrol_show_job() -> None:
     assert _cpu_freq_line("High") == ["CPU_max_freq=High "]
     assert _cpu_freq_line("Low-High:Performance") == ["CPU_min_freq=Low CPU_max_freq=High Governor=Performance "]
     assert USERS[ROOT] == "root"
+
+
+def test_run_as_is_roots_and_slurm_users_only(tmp_path: Path) -> None:
+    from pyslurm_ctld.core.access import job_identity
+
+    mgr = make_manager(tmp_path)
+    assert job_identity(mgr, ALICE, ALICE, None, None) == (ALICE, ALICE)
+    assert job_identity(mgr, ROOT, 0, ALICE, None) == (ALICE, 0)          # the group stays root's, as Slurm's
+    assert error_of(job_identity, mgr, ALICE, ALICE, 0, None).strerror == Strerror.ACCESS_DENIED
+    assert error_of(job_identity, mgr, ALICE, ALICE, None, 0).strerror == Strerror.ACCESS_DENIED
+    assert error_of(job_identity, mgr, ROOT, 0, 2 ** 31 + 7, None).strerror == Strerror.INVALID_USER_ID
+
+
+def test_uid_and_gid_by_name_or_number() -> None:
+    import pwd
+
+    from cli.option_support import run_as
+
+    root_name = pwd.getpwuid(0).pw_name
+    assert run_as({"uid": root_name, "gid": "0"}) == {"run_as_uid": 0, "run_as_gid": 0}
+    with pytest.raises(CliError) as refused:
+        run_as({"uid": "no-such-user-here"})
+    assert (refused.value.lines, refused.value.exit_code) == (("Invalid --uid specification",), 255)
