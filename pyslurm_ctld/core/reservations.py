@@ -17,7 +17,7 @@ from pyslurm_common.errors import SlurmError, Strerror
 from pyslurm_common.hostlist import HostlistError, expand
 from pyslurm_common.reservation_spec import CREATED, UPDATED, ReservationSpec, SpecError, creation_problem, parse_words
 
-from ..events import ReservationDeleted, ReservationSaved
+from ..events import JobTimedOut, ReservationDeleted, ReservationSaved
 from ..job import JobRequest, JobState
 from ..reservations import ReservationRecord, ordered_flags
 from .state import ClusterState
@@ -92,8 +92,27 @@ def deletion(state: ClusterState, name: str, operator: bool, now: int) -> Reserv
 
 
 def expired(state: ClusterState, now: int) -> list[ReservationDeleted]:
-    """One-off reservations whose end has passed (Slurm purges them then)."""
-    return [ReservationDeleted(r.name, now) for r in state.reservations.values() if r.over(now)]
+    """One-off reservations whose end has passed (Slurm purges them then), once no job runs in them."""
+    running = {job.request.reservation for job in state.jobs.values()
+               if job.request.reservation and job.state in (JobState.RUNNING, JobState.SUSPENDED)}
+    return [ReservationDeleted(r.name, now) for r in state.reservations.values()
+            if r.over(now) and r.name not in running]
+
+
+def ended_under(state: ClusterState, now: int) -> list[JobTimedOut]:
+    """Running jobs whose reservation ended ResvOverRun minutes ago (default 0; UNLIMITED: never):
+    Slurm ends them as at their time limit."""
+    text = (state.cfg.value("ResvOverRun") or "0").upper()
+    if text in ("UNLIMITED", "INFINITE") or not text.isdigit():
+        return []
+    over_run = int(text) * 60
+    ended = []
+    for job in state.jobs.values():
+        record = state.reservations.get(job.request.reservation) if job.request.reservation else None
+        if record is not None and job.state is JobState.RUNNING \
+                and now >= record.window(job.start_time)[1] + over_run:
+            ended.append(JobTimedOut(job.job_id, now))
+    return ended
 
 
 def named(state: ClusterState, name: str, now: int) -> ReservationRecord:

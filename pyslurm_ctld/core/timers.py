@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from ..events import Effect, JobDeadlineMissed, JobTimedOut, JobsPurged, NodeFailed, SignalTasks
 from ..job import JobState
+from . import reservations
 from .deadlines import deadlines_missed
 from .state import ClusterState
 
@@ -13,13 +14,17 @@ UNLIMITED = -1
 
 
 def timeouts(state: ClusterState, now: int) -> list[JobTimedOut | JobDeadlineMissed]:
-    """Running jobs past TimeLimit + OverTimeLimit minutes, and jobs past their --deadline
-    (core/deadlines.py)."""
-    over: list[JobTimedOut | JobDeadlineMissed] = list(deadlines_missed(state, now))
+    """Running jobs past TimeLimit + OverTimeLimit minutes, jobs past their --deadline
+    (core/deadlines.py) and jobs whose reservation ended (core/reservations.py)."""
+    over: list[JobTimedOut | JobDeadlineMissed] = [*deadlines_missed(state, now),
+                                                   *reservations.ended_under(state, now)]
     grace = _over_time_limit(state)
     if grace == UNLIMITED:
         return over
+    timed_out = {event.job_id for event in over}
     for job in state.jobs.values():
+        if job.job_id in timed_out:
+            continue
         limit = job.request.time_limit_min
         if (job.state is JobState.RUNNING and limit != UNLIMITED
                 and now >= job.start_time + job.suspended_secs + (limit + grace) * 60):

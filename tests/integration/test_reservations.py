@@ -94,3 +94,12 @@ def test_accounting_records_reservations_and_the_jobs_in_them(cluster: Cluster) 
     listed = cluster.run("sacctmgr", "show", "reservation", user="bob", check=True).stdout.splitlines()
     assert listed[0].split() == ["Cluster", "Name", "TRES", "TimeStart", "TimeEnd", "UnusedWall"]
     assert any(line.split()[1:3] == ["acct", "cpu=2"] for line in listed[2:])
+
+
+def test_a_job_ends_with_its_reservation(cluster: Cluster) -> None:
+    cluster.run("scontrol", "create", "reservation", "ReservationName=brief", "StartTime=now",
+                "EndTime=now+8seconds", "Users=alice", "Nodes=node1", check=True)
+    job = cluster.sbatch("--reservation=brief", "-o", "/dev/null", "--wrap", "sleep 300", user="alice")
+    cluster.wait_state(job, "TIMEOUT", timeout=40)
+    assert cluster.job_field(job, "r") == "TimeLimit"
+    wait_for(lambda: cluster.run("scontrol", "show", "res", "brief").stdout == "No reservations in the system\n")

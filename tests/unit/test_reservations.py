@@ -195,3 +195,16 @@ def test_changes_go_to_accounting_as_records(tmp_path: Path) -> None:
     assert (record.id, record.name, record.cpus, record.nodes, record.time_start, record.time_end, record.deleted) == (
         1, "r", 12, "n[1-2]", NOW, NOW + 600, True)
     assert mgr.apply(reservations.deletion(mgr, "r", True, NOW + 600)) == [RecordReservation(saved.record, True, NOW + 600)]
+
+
+@pytest.mark.parametrize("over_run, ends", [("", 3600), ("ResvOverRun=5\n", 3900)])
+def test_jobs_end_with_their_reservation_after_resv_over_run(tmp_path: Path, over_run: str, ends: int) -> None:
+    from pyslurm_ctld.core.timers import timeouts
+    from pyslurm_ctld.events import JobTimedOut
+
+    mgr = make_manager(tmp_path, over_run)
+    create(mgr, "Res=r", "StartTime=now", "Duration=60", "Users=alice", "Nodes=n1")
+    job = run_job(mgr, now=NOW + 10, reservation="r", partition="long", time_limit_min=-1)
+    assert timeouts(mgr, NOW + ends - 1) == []
+    assert timeouts(mgr, NOW + ends) == [JobTimedOut(job.job_id, NOW + ends)]
+    assert reservations.expired(mgr, NOW + ends) == []          # kept while a job still runs in it
