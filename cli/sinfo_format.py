@@ -92,7 +92,10 @@ def _state_names(node: NodeInfo) -> tuple[str, str, str]:
     flags = _flags(node)
     busy = base in _BUSY or "COMPLETING" in flags
     suffix = next((ch for flag, ch in _SUFFIXES if flag in flags), "")
-    if "DRAIN" in flags:
+    if "MAINTENANCE" in flags and "DRAIN" not in flags and base not in ("ALLOCATED", "MIXED", "DOWN"):
+        # A node a MAINT reservation holds reads "maint" (Slurm's node_state_string), not idle$.
+        names, suffix = ("maint", "maint"), "*" if "NOT_RESPONDING" in flags else ""
+    elif "DRAIN" in flags:
         names = ("drng", "draining") if busy else ("drain", "drained")
     elif "FAIL" in flags:
         names = ("failg", "failing") if busy else ("fail", "fail")
@@ -106,6 +109,8 @@ def _state_names(node: NodeInfo) -> tuple[str, str, str]:
             suffix = "+"
     elif "COMPLETING" in flags:
         names = ("comp", "completing")
+    elif "RESERVED" in flags and base == "IDLE" and not suffix:
+        names = ("resv", "reserved")
     elif "PLANNED" in flags and base == "IDLE":
         names = ("plnd", "planned")
     else:

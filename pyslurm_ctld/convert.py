@@ -305,9 +305,10 @@ def _batch_step_state(job: Job) -> str:
     return str(job.state)
 
 
-def node_info(rec: NodeRecord, usage: NodeUsage) -> ctld_pb2.NodeInfo:
+def node_info(rec: NodeRecord, usage: NodeUsage, reserved: tuple[str, ...] = ()) -> ctld_pb2.NodeInfo:
+    """`reserved`: RESERVED (and MAINTENANCE) while a reservation holds the node."""
     cfg = rec.config
-    flags = []
+    flags = list(reserved)
     if rec.drain:
         flags.append("DRAIN")
     if not (rec.registered and rec.responding):

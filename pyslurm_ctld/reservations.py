@@ -8,6 +8,7 @@ change of the reservations drops it.
 """
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -75,6 +76,18 @@ def _listed(names: tuple[str, ...], name: str) -> bool:
     if all(n.startswith("-") for n in names):
         return name not in {n[1:] for n in names}
     return name in names
+
+
+def node_flags(records: Iterable[ReservationRecord], now: int) -> dict[str, tuple[str, ...]]:
+    """The node state flags reservations in force give their nodes (Slurm's set_node_maint_mode):
+    RESERVED, and MAINTENANCE for a MAINT reservation."""
+    maintenance: dict[str, bool] = {}
+    for record in records:
+        if record.active(now):
+            for node in record.nodes:
+                maintenance[node] = maintenance.get(node, False) or record.maintenance
+    # In Slurm's bit order (RESERVED is the lower bit), as its complete state string lists them.
+    return {node: ("RESERVED", "MAINTENANCE") if maint else ("RESERVED",) for node, maint in maintenance.items()}
 
 
 def ordered_flags(flags: set[str]) -> tuple[str, ...]:

@@ -40,6 +40,7 @@ from .job_priorities import check_nice
 from .statistics import ControllerStats
 from .license_gate import licenses_in_use
 from .node_link import NodeLinkError
+from .reservations import node_flags
 from .step_layout import StepBusy, StepShape
 
 log = logging.getLogger(__name__)
@@ -252,7 +253,8 @@ class ControllerServicer(ctld_pb2_grpc.ControllerServicer):
     @translate_errors
     async def GetNodes(self, request: types_pb2.Empty, context: grpc.aio.ServicerContext) -> ctld_pb2.NodeList:
         usage = self.manager.node_usage()
-        return ctld_pb2.NodeList(nodes=[convert.node_info(rec, usage[name])
+        reserved = node_flags(self.manager.reservations.values(), int(time.time()))
+        return ctld_pb2.NodeList(nodes=[convert.node_info(rec, usage[name], reserved.get(name, ()))
                                         for name, rec in self.manager.nodes.items()])
 
     @translate_errors

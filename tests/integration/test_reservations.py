@@ -70,9 +70,11 @@ def test_maintenance_keeps_jobs_off_with_slurms_reason(cluster: Cluster) -> None
         wait_for(lambda: _reasons(cluster, waiting) == "ReqNodeNotAvail, Reserved for maintenance")
         shown = cluster.run("scontrol", "show", "job", str(waiting)).stdout
         assert " Reason=ReqNodeNotAvail,_Reserved_for_maintenance " in shown
+        assert cluster.run("sinfo", "-h", "-N", "-o", "%N %t").stdout == "node1 maint\nnode2 maint\n"
         updated = cluster.run("scontrol", "update", "ReservationName=maint", "Flags=-MAINT", check=True)
         assert updated.stdout == "Reservation updated.\n"
         wait_for(lambda: _reasons(cluster, waiting) == "Resources")
+        assert "State=IDLE+RESERVED " in cluster.run("scontrol", "show", "node", "node1").stdout
     finally:
         cluster.run("scontrol", "delete", "ReservationName=maint", check=True)
     cluster.wait_state(waiting, "COMPLETED", timeout=30)

@@ -208,3 +208,21 @@ def test_jobs_end_with_their_reservation_after_resv_over_run(tmp_path: Path, ove
     assert timeouts(mgr, NOW + ends - 1) == []
     assert timeouts(mgr, NOW + ends) == [JobTimedOut(job.job_id, NOW + ends)]
     assert reservations.expired(mgr, NOW + ends) == []          # kept while a job still runs in it
+
+
+def test_nodes_of_reservations_in_force_read_resv_and_maint(tmp_path: Path) -> None:
+    from cli import sinfo_format
+    from pyslurm_ctld.core.usage import node_usage
+    from pyslurm_ctld.reservations import node_flags
+
+    mgr = make_manager(tmp_path)
+    create(mgr, "Res=m", "StartTime=now", "Duration=60", "Users=root", "Nodes=n1", "Flags=MAINT")
+    create(mgr, "Res=r", "StartTime=now", "Duration=60", "Users=root", "Nodes=n2")
+    flags = node_flags(mgr.reservations.values(), NOW + 1)
+    assert flags == {"n1": ("RESERVED", "MAINTENANCE"), "n2": ("RESERVED",)}
+    assert node_flags(mgr.reservations.values(), NOW + 3600) == {}
+    usage = node_usage(mgr)
+    infos = {name: convert.node_info(mgr.nodes[name], usage[name], flags[name]) for name in ("n1", "n2")}
+    assert [(sinfo_format.node_state_compact(i), sinfo_format.node_state_long(i)) for i in infos.values()] == [
+        ("maint", "maint"), ("resv", "reserved")]
+    assert sinfo_format.node_state_complete(infos["n1"]) == "idle+reserved+maintenance"
