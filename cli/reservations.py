@@ -86,14 +86,14 @@ def delete(entity: str, name: str) -> None:
 
 def show(name: str, oneliner: bool) -> None:
     found = list(client.controller("GetReservations", pb.Empty(), pb.ReservationList).reservations)
-    if not found:
-        print("No reservations in the system")
-        return
     if name:
         found = [r for r in found if r.name == name]
         if not found:
-            print(f"Reservation {name} not found")
+            print(f"Reservation {name} not found")   # on stdout, as Slurm's scontrol prints it
             raise SystemExit(1)
+    if not found:
+        print("No reservations in the system")
+        return
     sys.stdout.write("".join(show_text(r, int(time.time()), oneliner) for r in found))
 
 

@@ -48,6 +48,7 @@ class Reason(StrEnum):
     RESERVATION = "Reservation"              # its --reservation has not started yet (reservation_fence.py)
     RESERVATION_DELETED = "ReservationDeleted"   # its --reservation is gone
     RESERVED_MAINT = "ReqNodeNotAvail, Reserved for maintenance"   # kept off a MAINT reservation's nodes
+    RESERVED_OTHER = "ReqNodeNotAvail, May be reserved for other job"   # kept off another reservation's
     # QOS and association limits (limits.py); Slurm spells them irregularly (Cpu, Mem, Memory, GRES).
     QOS_GRP_CPU = "QOSGrpCpuLimit"
     QOS_GRP_MEM = "QOSGrpMemLimit"

@@ -6,7 +6,8 @@ the job waits with reason `Reservation`; if the reservation is gone, `Reservatio
 Every other job keeps off the nodes of a reservation in force now, and off those of one that
 starts before the job's time limit would end (so neither a start nor backfill puts a job on
 nodes it would still hold when the reservation begins). Kept off MAINT nodes, it waits with
-`ReqNodeNotAvail, Reserved for maintenance`; kept off others, with `Resources`.
+`ReqNodeNotAvail, Reserved for maintenance`; kept off others, with `ReqNodeNotAvail, May be
+reserved for other job` (real Slurm 22.05's words for both).
 """
 from __future__ import annotations
 
@@ -55,5 +56,5 @@ def _fence(job: Job, reservations: Mapping[str, ReservationRecord], live: list[R
     holding = [r for r in live if r.holds_nodes_during(now, finish)]
     if not holding:
         return None
-    reason = Reason.RESERVED_MAINT if any(r.maintenance for r in holding) else Reason.RESOURCES
+    reason = Reason.RESERVED_MAINT if any(r.maintenance for r in holding) else Reason.RESERVED_OTHER
     return Fence(frozenset(n for r in holding for n in r.nodes), reason)

@@ -86,8 +86,8 @@ def node_flags(records: Iterable[ReservationRecord], now: int) -> dict[str, tupl
         if record.active(now):
             for node in record.nodes:
                 maintenance[node] = maintenance.get(node, False) or record.maintenance
-    # In Slurm's bit order (RESERVED is the lower bit), as its complete state string lists them.
-    return {node: ("RESERVED", "MAINTENANCE") if maint else ("RESERVED",) for node, maint in maintenance.items()}
+    # In the order real Slurm's complete state string lists them (IDLE+MAINTENANCE+RESERVED).
+    return {node: ("MAINTENANCE", "RESERVED") if maint else ("RESERVED",) for node, maint in maintenance.items()}
 
 
 def ordered_flags(flags: set[str]) -> tuple[str, ...]:

@@ -92,7 +92,7 @@ def test_a_job_in_a_reservation_runs_only_there_and_only_for_its_users(tmp_path:
     schedule(mgr, NOW + 1)
     assert mgr.jobs[inside.job_id].allocation.nodes == ("n2",)   # type: ignore[union-attr]
     assert mgr.jobs[outside.job_id].state is JobState.PENDING
-    assert mgr.jobs[outside.job_id].reason is Reason.RESOURCES
+    assert mgr.jobs[outside.job_id].reason is Reason.RESERVED_OTHER
     assert convert.job_info(mgr.jobs[inside.job_id], NOW).reservation == "lab"
 
 
@@ -119,7 +119,8 @@ def test_maintenance_keeps_everyone_else_off_and_backfill_respects_an_upcoming_r
     long = submit(mgr, now=NOW, partition="long", time_limit_min=60)      # `long` has only n1
     short = submit(mgr, now=NOW, partition="long", time_limit_min=20)
     schedule(mgr, NOW + 1)
-    assert mgr.jobs[long.job_id].state is JobState.PENDING and mgr.jobs[long.job_id].reason is Reason.RESOURCES
+    assert mgr.jobs[long.job_id].state is JobState.PENDING
+    assert mgr.jobs[long.job_id].reason is Reason.RESERVED_OTHER
     assert mgr.jobs[short.job_id].state is JobState.RUNNING
 
 
@@ -219,10 +220,10 @@ def test_nodes_of_reservations_in_force_read_resv_and_maint(tmp_path: Path) -> N
     create(mgr, "Res=m", "StartTime=now", "Duration=60", "Users=root", "Nodes=n1", "Flags=MAINT")
     create(mgr, "Res=r", "StartTime=now", "Duration=60", "Users=root", "Nodes=n2")
     flags = node_flags(mgr.reservations.values(), NOW + 1)
-    assert flags == {"n1": ("RESERVED", "MAINTENANCE"), "n2": ("RESERVED",)}
+    assert flags == {"n1": ("MAINTENANCE", "RESERVED"), "n2": ("RESERVED",)}
     assert node_flags(mgr.reservations.values(), NOW + 3600) == {}
     usage = node_usage(mgr)
     infos = {name: convert.node_info(mgr.nodes[name], usage[name], flags[name]) for name in ("n1", "n2")}
     assert [(sinfo_format.node_state_compact(i), sinfo_format.node_state_long(i)) for i in infos.values()] == [
         ("maint", "maint"), ("resv", "reserved")]
-    assert sinfo_format.node_state_complete(infos["n1"]) == "idle+reserved+maintenance"
+    assert sinfo_format.node_state_complete(infos["n1"]) == "idle+maintenance+reserved"
