@@ -14,7 +14,8 @@ from .getopt_long import NONE, Row
 
 RULE = "-------------------- --------------------"
 # Flags Slurm shows by a word of their own instead of `set`.
-FLAG_WORDS = {"requeue": "requeue", "no_requeue": "no-requeue", "exclusive": "exclusive"}
+FLAG_WORDS = {"requeue": "requeue", "no_requeue": "no-requeue", "exclusive": "exclusive",
+              "oversubscribe": "oversubscribe"}
 NOT_SHOWN = frozenset({"help", "usage", "version"})
 
 

@@ -137,12 +137,14 @@ def _gpu_count(values: Mapping[str, Any], name: str, flag: str) -> tuple[str, in
 
 def _ntasks_per_gpu(values: Mapping[str, Any], gpu_counts: Mapping[str, int], num_tasks: int,
                     gres: bool) -> int:
-    """--ntasks-per-gpu: needs a task count; GPUs are derived from it unless asked for."""
-    raw = values.get("ntasks_per_gpu")
+    """--ntasks-per-gpu (or --ntasks-per-tres, which in 22.05 counts GPUs too): needs a task
+    count; GPUs are derived from it unless asked for."""
+    name = "ntasks_per_gpu" if values.get("ntasks_per_gpu") is not None else "ntasks_per_tres"
+    raw = values.get(name)
     if raw is None:
         return 0
     if not str(raw).isdigit() or int(raw) < 1:
-        die(f'Invalid numeric value "{raw}" for --ntasks-per-gpu.')
+        die(f'Invalid numeric value "{raw}" for --{name.replace("_", "-")}.')
     if gpu_counts["gpus_per_task"]:
         die("--gpus-per-task is mutually exclusive with --ntasks-per-gpu and SLURM_NTASKS_PER_GPU",
             severity="fatal")

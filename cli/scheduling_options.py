@@ -4,13 +4,16 @@
 sbatch's, compared in tests/unit/test_oracle_command_lines.py) and turned into JobDesc fields;
 the controller acts on them (core/admission.py, core/deadlines.py, the scheduler's node choice).
 
---cpu-freq and --acctg-freq travel as given: with no cpufreq governor to set and no profiling
-plugin, what Slurm does with them is carry them into the job (SLURM_CPU_FREQ_REQ,
-SLURM_ACCTG_FREQ, `scontrol show job`), and so does pyslurm.
+--cpu-freq, --gpu-freq and --acctg-freq travel as given: with no cpufreq governor or GPU plugin to
+set and no profiling plugin, what Slurm does with them is carry them into the job
+(SLURM_CPU_FREQ_REQ, SLURM_GPU_FREQ, SLURM_ACCTG_FREQ, `scontrol show job`), and so does pyslurm.
+--exclusive=user|mcs and -s/--oversubscribe show as OverSubscribe=USER/MCS/YES; the node choice of
+--exclusive=user and =mcs is a whole node, as --exclusive's (stricter than Slurm's sharing with the
+same user's jobs); -s shares nothing, as Slurm on partitions with OverSubscribe=NO.
 """
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from .app import die
@@ -148,17 +151,47 @@ def shown_cpu_freq(text: str) -> str:
     return f"{span}:{governor}" if span and governor else span or governor
 
 
-def _acctg_freq(values: Mapping[str, Any]) -> str:
-    """N, or type=N[,type=N] for task, energy, network and filesystem (seconds)."""
-    raw = values.get("acctg_freq")
+def _comma_list(values: Mapping[str, Any], dest: str, item_ok: Callable[[str, bool, str], bool],
+                refusal: str) -> str:
+    """A comma list of `[kind=]value` items, each checked by `item_ok(kind, has "=", value)`;
+    returned as given, or refused with `refusal` (its {text} the whole list)."""
+    raw = values.get(dest)
     if raw is None:
         return ""
     text = str(raw)
     for item in text.split(","):
-        kind, equals, seconds = item.partition("=")
-        if not (seconds.isdigit() and kind.lower() in ACCTG_TYPES) if equals else not kind.isdigit():
-            die(f"Invalid --acctg-freq specification: {text}", exit_code=OPTION_EXIT)
+        kind, equals, value = item.partition("=")
+        if not item_ok(kind, bool(equals), value):
+            die(refusal.format(text=text), exit_code=OPTION_EXIT)
     return text
+
+
+def _acctg_freq(values: Mapping[str, Any]) -> str:
+    """N, or type=N[,type=N] for task, energy, network and filesystem (seconds)."""
+    return _comma_list(values, "acctg_freq", lambda kind, typed, seconds: (
+        seconds.isdigit() and kind.lower() in ACCTG_TYPES if typed else kind.isdigit()),
+        "Invalid --acctg-freq specification: {text}")
+
+
+def over_subscribe(values: Mapping[str, Any]) -> str:
+    """OverSubscribe= of --exclusive[=user|mcs] (NO, USER, MCS) or -s/--oversubscribe (YES)."""
+    exclusive = values.get("exclusive")
+    if exclusive is not None:
+        kind = str(exclusive).lower()
+        if kind not in ("", "user", "mcs"):
+            die("Invalid --exclusive specification", exit_code=OPTION_EXIT)
+        return kind.upper() or "NO"
+    return "YES" if values.get("oversubscribe") else ""
+
+
+def _gpu_freq(values: Mapping[str, Any]) -> str:
+    """[type=]value[,...][,verbose]: value low, medium, high, highm1 or MHz; type memory or graphics."""
+    def level(word: str) -> bool:
+        return word.isdigit() or word.lower() in CPU_FREQ_LEVELS
+
+    return _comma_list(values, "gpu_freq", lambda kind, typed, value: (
+        kind in ("memory", "graphics") and level(value) if typed else kind == "verbose" or level(kind)),
+        "Invalid --gpu-freq argument: gpu:{text}")
 
 
 def scheduling_fields(values: Mapping[str, Any], begin: int) -> dict[str, Any]:
@@ -175,11 +208,13 @@ def scheduling_fields(values: Mapping[str, Any], begin: int) -> dict[str, Any]:
         "cores_per_socket": count_option(values, "cores_per_socket", "--cores-per-socket") or cores,
         "cpu_freq": shown_cpu_freq(freq) if freq else "", "acctg_freq": _acctg_freq(values),
         "no_kill": no_kill is not None and str(no_kill).lower() not in ("off", "no"),
-        "prefer": str(values.get("prefer") or ""),
+        "prefer": str(values.get("prefer") or ""), "over_subscribe": over_subscribe(values),
+        "gpu_freq": _gpu_freq(values),
     }
 
 
 def output_environment(desc: Any) -> list[str]:
     """The variables these options put into the job's environment, as Slurm's commands do."""
     return [*([f"SLURM_CPU_FREQ_REQ={desc.cpu_freq}"] if desc.cpu_freq else []),
-            *([f"SLURM_ACCTG_FREQ={desc.acctg_freq}"] if desc.acctg_freq else [])]
+            *([f"SLURM_ACCTG_FREQ={desc.acctg_freq}"] if desc.acctg_freq else []),
+            *([f"SLURM_GPU_FREQ={desc.gpu_freq}"] if desc.gpu_freq else [])]

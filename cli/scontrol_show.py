@@ -159,7 +159,7 @@ def job_lines(job: JobInfo, now: int) -> list[str]:
         f"MinTmpDiskNode={units.format_memory_mb(job.tmp_disk_mb) if job.tmp_disk_mb else 0}",
         f"Features={job.features or '(null)'} DelayBoot=00:00:00",
         *([f"Reservation={job.reservation}"] if job.reservation else []),
-        f"OverSubscribe={'NO' if job.exclusive else 'OK'} Contiguous={int(job.contiguous)} "
+        f"OverSubscribe={job.over_subscribe or ('NO' if job.exclusive else 'OK')} Contiguous={int(job.contiguous)} "
         f"Licenses={job.licenses or '(null)'} Network=(null)",
         f"Command={_or(job.command)}",
         f"WorkDir={job.work_dir}",

@@ -90,13 +90,13 @@ def _scheduling_request(desc: types_pb2.JobDesc) -> dict[str, Any]:
             "priority": desc.priority if desc.priority_given else 0, "contiguous": desc.contiguous,
             "sockets_per_node": desc.sockets_per_node, "cores_per_socket": desc.cores_per_socket,
             "cpu_freq": desc.cpu_freq, "acctg_freq": desc.acctg_freq, "no_kill": desc.no_kill,
-            "prefer": desc.prefer.strip()}
+            "prefer": desc.prefer.strip(), "over_subscribe": desc.over_subscribe, "gpu_freq": desc.gpu_freq}
 
 
 def _scheduling_info(req: JobRequest) -> dict[str, Any]:
     return {"time_min": req.time_min_min, "deadline": req.deadline, "contiguous": req.contiguous,
             "sockets_per_node": req.sockets_per_node, "cores_per_socket": req.cores_per_socket,
-            "cpu_freq": req.cpu_freq, "prefer": req.prefer}
+            "cpu_freq": req.cpu_freq, "prefer": req.prefer, "over_subscribe": req.over_subscribe}
 
 
 def _gpu_request(desc: types_pb2.JobDesc) -> dict[str, Any]:

@@ -175,6 +175,8 @@ class JobRequest:
     acctg_freq: str = ""                # --acctg-freq as given
     no_kill: bool = False               # -k: a failed node does not end the job
     prefer: str = ""                    # --prefer: features preferred, not required
+    over_subscribe: str = ""            # OverSubscribe= asked (NO, USER, MCS, YES; "" none)
+    gpu_freq: str = ""                  # --gpu-freq as given
 
     @property
     def interactive(self) -> bool:

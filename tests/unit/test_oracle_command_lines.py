@@ -38,6 +38,8 @@ LINES = [
     "--cpu-freq=Low-High:Performance", "--cpu-freq=performance", "--cpu-freq=1000-2000", "--acctg-freq=bogus",
     "--acctg-freq=5", "--acctg-freq=task=x", "--acctg-freq=task=30,energy=10", "--prefer=a&b",
     "--begin=now+2hours --deadline=now+1hour", "-k", "--no-kill=off", "--contiguous", "--test-only",
+    "--gpu-freq=bogus", "--gpu-freq=high", "--gpu-freq=memory=low,verbose", "--gpu-freq=1500", "-s",
+    "--exclusive=mcs", "--exclusive=bogus", "--ntasks-per-tres=x",
 ]
 
 

@@ -182,3 +182,13 @@ def test_uid_and_gid_by_name_or_number() -> None:
     with pytest.raises(CliError) as refused:
         run_as({"uid": "no-such-user-here"})
     assert (refused.value.lines, refused.value.exit_code) == (("Invalid --uid specification",), 255)
+
+
+def test_over_subscribe_and_gpu_freq() -> None:
+    assert [scheduling_options.over_subscribe(v) for v in ({"exclusive": ""}, {"exclusive": "User"},
+                                                          {"exclusive": "mcs"}, {"oversubscribe": True}, {})] == [
+        "NO", "USER", "MCS", "YES", ""]
+    assert _fields(gpu_freq="memory=low,verbose")["gpu_freq"] == "memory=low,verbose"
+    with pytest.raises(CliError) as refused:
+        _fields(gpu_freq="bogus")
+    assert refused.value.lines == ("Invalid --gpu-freq argument: gpu:bogus",)
