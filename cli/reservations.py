@@ -29,11 +29,12 @@ def _fail(*lines: str) -> NoReturn:
     raise SystemExit(1)
 
 
-def _refusal(exc: SlurmError, failure: str) -> NoReturn:
+def _refusal(exc: SlurmError, failure: str, *more: str) -> NoReturn:
+    """`more`: further lines scontrol prints after slurm_perror's (update: slurm_update error)."""
     details = [f"scontrol: error: {line}" for line in exc.detail.split("\n") if line]
     if exc.strerror == Strerror.STEP_NODES_BUSY and failure.startswith("Error creating"):
         print(BUSY_NOTE)
-    _fail(*details, f"{failure}: {exc.strerror}")
+    _fail(*details, f"{failure}: {exc.strerror}", *(f"{line}: {exc.strerror}" for line in more))
 
 
 def _edit(action: str, name: str, settings: Sequence[str]) -> str:
@@ -68,7 +69,7 @@ def update(words: list[str]) -> None:
     try:
         _edit("update", spec.name, settings)
     except SlurmError as exc:
-        _refusal(exc, "Error updating the reservation")
+        _refusal(exc, "Error updating the reservation", "slurm_update error")
     print("Reservation updated.")
 
 

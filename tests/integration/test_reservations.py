@@ -107,3 +107,21 @@ def test_a_job_ends_with_its_reservation(cluster: Cluster) -> None:
     cluster.wait_state(job, "TIMEOUT", timeout=40)
     assert cluster.job_field(job, "r") == "TimeLimit"
     wait_for(lambda: cluster.run("scontrol", "show", "res").stdout == "No reservations in the system\n")
+
+
+def test_refusals_in_real_slurms_words(cluster: Cluster) -> None:
+    for args, user, stderr in (
+            (("update", "ReservationName=nope", "Duration=5"), "alice",
+             "Error updating the reservation: Invalid user id\nslurm_update error: Invalid user id\n"),
+            (("update", "ReservationName=nope", "Duration=5"), None,
+             "Error updating the reservation: Requested reservation is invalid\n"
+             "slurm_update error: Requested reservation is invalid\n"),
+            (("delete", "ReservationName=nope"), "alice", "delete_reservation ReservationName=nope: Invalid user id\n"),
+            (("create", "res", "starttime=now", "duration=5", "users=root", "nodes=node1", "flags=bogus"), None,
+             "scontrol: error: Error parsing flags bogus.  No reservation created.\n"),
+            (("create", "res", "starttime=now", "duration=5", "users=root", "nodes=node1", "foo=bar"), None,
+             "scontrol: error: Unknown parameter foo=bar.  No reservation created.\n"),
+            (("create", "res", "starttime=now", "duration=5", "users=nosuchuser", "nodes=node1"), None,
+             "Error creating the reservation: Invalid user id\n")):
+        result = cluster.run("scontrol", *args, user=user)
+        assert (result.returncode, result.stderr) == (1, stderr), args
