@@ -5,12 +5,14 @@ from .conftest import Cluster, wait_for
 
 
 def test_afterok_chain_runs_in_order_and_a_failure_is_never_satisfied(cluster: Cluster) -> None:
-    first = cluster.sbatch("--wrap", "sleep 2; exit 3", user="alice")
+    # held until the dependents are looked at: on a loaded machine a running one could end first
+    first = cluster.sbatch("--hold", "--wrap", "sleep 1; exit 3", user="alice")
     ok = cluster.sbatch(f"--dependency=afterok:{first}", "--wrap", "true", user="alice")
     not_ok = cluster.sbatch("-d", f"afternotok:{first}", "--wrap", "true", user="alice")
     either = cluster.sbatch("-d", f"afterok:{first}?afterany:{first}", "--wrap", "true", user="alice")
     assert cluster.job_field(ok, "r") == "Dependency"
     assert cluster.job_field(ok, "E") == f"afterok:{first}(unfulfilled)"
+    cluster.run("scontrol", "release", str(first), user="alice", check=True)
     cluster.wait_state(first, "FAILED")
     cluster.wait_state(not_ok, "COMPLETED")
     cluster.wait_state(either, "COMPLETED")
@@ -34,10 +36,11 @@ def test_kill_on_invalid_dep_cancels(cluster: Cluster) -> None:
 
 
 def test_array_dependency_and_singleton(cluster: Cluster) -> None:
-    array = cluster.sbatch("--array=1-3", "--wrap", "sleep 1", user="alice")
-    after_all = cluster.sbatch(f"--dependency=afterok:{array}", "-J", "solo", "--wrap", "sleep 1", user="alice")
+    array = cluster.sbatch("--hold", "--array=1-3", "--wrap", "sleep 1", user="alice")
+    after_all = cluster.sbatch(f"--dependency=afterok:{array}", "-J", "solo", "--wrap", "sleep 8", user="alice")
     second_solo = cluster.sbatch("--dependency=singleton", "-J", "solo", "--wrap", "true", user="alice")
     assert cluster.job_field(after_all, "E") == f"afterok:{array}_*(unfulfilled)"
+    cluster.run("scontrol", "release", str(array), user="alice", check=True)
     cluster.wait_state(after_all, "RUNNING", timeout=30)
     assert all(line.endswith("COMPLETED") for line in cluster.run(
         "squeue", "-h", "-t", "all", "-j", str(array), "-o", "%i %T", user="alice").stdout.splitlines())
