@@ -14,7 +14,7 @@ from .endpoints import Call, Endpoint
 from .upstream import UpstreamError
 from .envelope import ERRNO, INVALID_JOB_ID, RestError, no_val
 from .job_fields import job_record
-from .resource_fields import node_record, partition_record, share_record, statistics
+from .resource_fields import node_record, partition_record, reservation_record, share_record, statistics
 
 _JOBS_EMPTY = {"jobs": [], "last_backfill": no_val(0), "last_update": no_val(0)}
 _NODES_EMPTY = {"nodes": [], "last_update": no_val(0)}
@@ -258,16 +258,32 @@ async def reconfigure(call: Call) -> dict[str, Any]:
 
 
 async def get_licenses(call: Call) -> dict[str, Any]:
-    return {"licenses": [], "last_update": no_val(int(time.time()))}
+    """slurm.conf's Licenses= with what the jobs holding allocations use (scontrol show lic)."""
+    reply = await call.controller("GetLicenses", types_pb2.Empty(), ctld_pb2.LicenseList, "slurm_load_licenses()",
+                                  "Unable to query licenses")
+    return {"licenses": [{"LicenseName": lic.name, "Total": lic.total, "Used": lic.used,
+                          "Free": lic.total - lic.used - lic.reserved, "Remote": False, "Reserved": lic.reserved,
+                          "LastConsumed": 0, "LastDeficit": 0, "LastUpdate": 0, "Nodes": ""}
+                         for lic in sorted(reply.licenses, key=lambda lic: lic.name)],
+            "last_update": no_val(int(time.time()))}
+
+
+async def _reservations(call: Call, name: str | None) -> dict[str, Any]:
+    found = (await call.controller("GetReservations", types_pb2.Empty(), ctld_pb2.ReservationList,
+                                   "slurm_load_reservations()", "Unable to query reservations")).reservations
+    selected = [r for r in found if name is None or r.name == name]
+    if name is not None and not selected:
+        raise RestError(f"Unable to query reservation {name}", 2053, "_op_handler_reservation()",
+                        "Invalid reservation name specified")
+    return {"reservations": [reservation_record(r) for r in selected], "last_update": no_val(int(time.time()))}
 
 
 async def get_reservations(call: Call) -> dict[str, Any]:
-    return {"reservations": [], "last_update": no_val(int(time.time()))}
+    return await _reservations(call, None)
 
 
 async def get_reservation(call: Call) -> dict[str, Any]:
-    raise RestError(f"Unable to query reservation {call.param('reservation_name')}", 2053,
-                    "_op_handler_reservation()", "Invalid reservation name specified")
+    return await _reservations(call, call.param("reservation_name"))
 
 
 ENDPOINTS = (

@@ -78,7 +78,7 @@ def accounting_job(record: dbd_pb2.JobRecord) -> dict[str, Any]:
         "required": {"CPUs": job.num_cpus,
                      "memory_per_cpu": no_val(job.mem_per_cpu_mb) if job.mem_per_cpu_mb else no_val(None),
                      "memory_per_node": no_val(job.mem_per_node_mb) if job.mem_per_node_mb else no_val(None)},
-        "kill_request_user": "", "restart_cnt": job.restarts, "reservation": {"id": 0, "name": "", "requested": ""},
+        "kill_request_user": "", "restart_cnt": job.restarts, "reservation": {"id": 0, "name": job.reservation, "requested": job.reservation},
         "script": "", "segment_size": 0, "stdin_expanded": job.std_in, "stdout_expanded": job.std_out,
         "stderr_expanded": job.std_err, "stdout": job.std_out, "stderr": job.std_err, "stdin": job.std_in,
         "state": {"current": job_state(job), "reason": job.reason or "None"},

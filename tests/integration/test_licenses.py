@@ -54,3 +54,17 @@ def test_a_job_waits_for_the_license_another_holds_also_across_a_restart(license
     licensed.wait_state(holder, "COMPLETED", timeout=30)
     licensed.wait_state(waiter, "COMPLETED", timeout=30)
     go.unlink()
+
+
+def test_rest_api_lists_the_licenses(licensed: Cluster) -> None:
+    from tests import restd_contract as contract
+    from tests.integration.restd_support import RestClient, restd
+
+    socket_path = licensed.work_dir("alice") / "restd.socket"
+    with restd(licensed, "alice", f"unix:{socket_path}", auth="rest_auth/local"):
+        client = RestClient(unix_path=str(socket_path))
+        wait_for(lambda: socket_path.exists() and client.up(), 20)
+        answer = client.get("/slurm/v0.0.44/licenses/")
+    contract.validate(answer.method, answer.path, answer.status, answer.text)
+    assert [(lic["LicenseName"], lic["Total"], lic["Used"], lic["Free"]) for lic in answer.json["licenses"]] == [
+        ("fluent", 4, 0, 4), ("matlab", 1, 0, 1)]

@@ -38,6 +38,23 @@ def checked(answer: Answer, recorded: str | None = None) -> Answer:
     return answer
 
 
+@pytest.mark.parametrize("version", VERSIONS)
+def test_reservations_as_the_document_says(cluster: Cluster, local: tuple[RestClient, RestClient],
+                                           version: str) -> None:
+    unix, _ = local
+    cluster.run("scontrol", "create", "reservation", "ReservationName=rest", "StartTime=2030-01-02T10:00:00",
+                "Duration=60", "Users=alice", "Nodes=node1", "Flags=MAINT", check=True)
+    try:
+        listed = checked(unix.get(f"/slurm/{version}/reservations/")).json["reservations"]
+        one = checked(unix.get(f"/slurm/{version}/reservation/rest")).json["reservations"]
+    finally:
+        cluster.run("scontrol", "delete", "ReservationName=rest", check=True)
+    assert listed == one and len(one) == 1
+    assert (one[0]["name"], one[0]["node_list"], one[0]["users"], one[0]["flags"], one[0]["tres"]) == (
+        "rest", "node1", "alice", ["MAINT", "SPEC_NODES"], "cpu=2")
+    assert one[0]["end_time"]["number"] - one[0]["start_time"]["number"] == 3600
+
+
 def test_unknown_path_is_slurms_plain_404(local: tuple[RestClient, RestClient]) -> None:
     unix, _ = local
     for path in ("/slurm/v0.0.44/nope", "/slurmdb/v0.0.43/nope/", "/slurm/v0.0.40/jobs/"):
