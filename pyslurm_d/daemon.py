@@ -33,7 +33,8 @@ from . import cgroup, dynamic_node, gpu_usage, hardware
 from .gpu_job_mapping import JobMappingDir
 from .gpu_sampler import GpuSampler, gpu_probe
 from .nvml_recorded import RecordingError
-from .steps import PrologFailed, Result, StepdLauncher, StepError, StepGone, StepManager, StepPolicy
+from .step_messages import StepResult
+from .steps import BATCH, PrologFailed, StepdLauncher, StepError, StepGone, StepManager, StepPolicy
 
 log = logging.getLogger(__name__)
 PROG = "pyslurmd"
@@ -255,7 +256,7 @@ class ControllerSession:
                      key.job_id, key.step)
             await self.steps.command_quietly(key.job_id, "terminate NODE FAILURE", key.step)
 
-    async def report(self, result: Result) -> bool:
+    async def report(self, result: StepResult) -> bool:
         """One try to tell the controller that a step ended; True when it has recorded it."""
         message = self.completion(result)
         method = "CompleteStep" if isinstance(message, ctld_pb2.StepCompletion) else "CompleteBatch"
@@ -266,31 +267,17 @@ class ControllerSession:
             log.warning("job=%d completion not delivered (%s), retrying", message.job_id, exc.code().name)
             return False
 
-    def completion(self, result: Result) -> ctld_pb2.StepCompletion | ctld_pb2.BatchCompletion:
-        if result.get("step", "batch") != "batch":
-            return ctld_pb2.StepCompletion(
-                node=self.node.name, job_id=int(result["job_id"]), step_id=int(result["step"]),  # type: ignore[arg-type]
-                exit_code=int(result["exit_code"]), exit_signal=int(result["exit_signal"]),  # type: ignore[arg-type]
-                out_of_memory=bool(result.get("out_of_memory")), launch_failed=bool(result["launch_failed"]),
-                error=str(result.get("error", "")), start_time=int(result.get("start_time") or 0),  # type: ignore[arg-type]
-                end_time=int(result.get("end_time") or time.time()),  # type: ignore[arg-type]
-                max_rss_kb=int(result.get("max_rss_kb") or 0),  # type: ignore[arg-type]
-                user_cpu_usec=int(result.get("user_cpu_usec") or 0),  # type: ignore[arg-type]
-                system_cpu_usec=int(result.get("system_cpu_usec") or 0),  # type: ignore[arg-type]
-                kill_task_failed=bool(result.get("kill_task_failed")), cancelled=bool(result.get("cancelled")),
-                stepd_lost=bool(result.get("stepd_lost")), gpus=gpu_usage.messages(self.node.name, result.get("gpus")))
-        return ctld_pb2.BatchCompletion(
-            node=self.node.name, job_id=int(result["job_id"]), exit_code=int(result["exit_code"]),  # type: ignore[arg-type]
-            exit_signal=int(result["exit_signal"]), launch_failed=bool(result["launch_failed"]),  # type: ignore[arg-type]
-            error=str(result.get("error", "")), start_time=int(result.get("start_time") or 0),  # type: ignore[arg-type]
-            end_time=int(result.get("end_time") or time.time()),  # type: ignore[arg-type]
-            kill_task_failed=bool(result.get("kill_task_failed")),
-            epilog_failed=bool(result.get("epilog_failed")),
-            out_of_memory=bool(result.get("out_of_memory")),
-            max_rss_kb=int(result.get("max_rss_kb") or 0),  # type: ignore[arg-type]
-            user_cpu_usec=int(result.get("user_cpu_usec") or 0),  # type: ignore[arg-type]
-            system_cpu_usec=int(result.get("system_cpu_usec") or 0),  # type: ignore[arg-type]
-            stepd_lost=bool(result.get("stepd_lost")), gpus=gpu_usage.messages(self.node.name, result.get("gpus")))
+    def completion(self, result: StepResult) -> ctld_pb2.StepCompletion | ctld_pb2.BatchCompletion:
+        common = dict(
+            node=self.node.name, job_id=result.job_id, exit_code=result.exit_code, exit_signal=result.exit_signal,
+            launch_failed=result.launch_failed, error=result.error, start_time=result.start_time,
+            end_time=result.end_time or int(time.time()), kill_task_failed=result.kill_task_failed,
+            out_of_memory=result.out_of_memory, max_rss_kb=result.max_rss_kb, user_cpu_usec=result.user_cpu_usec,
+            system_cpu_usec=result.system_cpu_usec, stepd_lost=result.stepd_lost,
+            gpus=gpu_usage.messages(self.node.name, result.gpus))
+        if result.step != BATCH:
+            return ctld_pb2.StepCompletion(step_id=int(result.step), cancelled=result.cancelled, **common)
+        return ctld_pb2.BatchCompletion(epilog_failed=result.epilog_failed, **common)
 
 
 def _gather_frequency(value: str | None) -> int:

@@ -9,21 +9,21 @@ and a restart of this agent, and is never reported twice as two different ends.
 """
 from __future__ import annotations
 
-import json
 import os
 import signal
 import time
 from pathlib import Path
 
-Result = dict[str, object]
+from .step_messages import MessageError, StepResult, decode, encode
+
 END_FILE = "end.json"
 
 
-def write_end(step_dir: Path, result: Result) -> None:
+def write_end(step_dir: Path, result: StepResult) -> None:
     tmp = step_dir / (END_FILE + ".tmp")
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     with os.fdopen(fd, "w") as f:
-        json.dump(result, f)
+        f.write(encode(result))
         f.flush()
         os.fsync(f.fileno())
     os.replace(tmp, step_dir / END_FILE)
@@ -34,25 +34,20 @@ def write_end(step_dir: Path, result: Result) -> None:
         os.close(dir_fd)
 
 
-def read_end(step_dir: Path) -> Result | None:
+def read_end(step_dir: Path) -> StepResult | None:
     """The recorded end, or None when there is none (a torn write never replaced end.json)."""
     try:
-        data = json.loads((step_dir / END_FILE).read_text())
-    except (FileNotFoundError, json.JSONDecodeError):
+        return decode(StepResult, (step_dir / END_FILE).read_bytes())
+    except (FileNotFoundError, MessageError):
         return None
-    return data if isinstance(data, dict) else None
 
 
-def read_result(step_dir: Path, job_id: int) -> Result:
+def read_result(step_dir: Path, job_id: int) -> StepResult:
     """The stepd's own result, or, when it died without one, the end of a step whose stepd was
     lost: killed (SIGKILL) as far as anyone can tell, which the controller reports as a node
     failure since how its tasks ended is unknown."""
     try:
-        data = json.loads((step_dir / "result.json").read_text())
-        if isinstance(data, dict):
-            return data
-    except (FileNotFoundError, json.JSONDecodeError):
-        pass
-    return {"job_id": job_id, "exit_code": 0, "exit_signal": int(signal.SIGKILL), "launch_failed": False,
-            "stepd_lost": True, "error": "stepd ended without a result", "start_time": 0,
-            "end_time": int(time.time())}
+        return decode(StepResult, (step_dir / "result.json").read_bytes())
+    except (FileNotFoundError, MessageError):
+        return StepResult(job_id=job_id, exit_signal=int(signal.SIGKILL), stepd_lost=True,
+                          error="stepd ended without a result", end_time=int(time.time()))

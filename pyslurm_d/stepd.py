@@ -1,14 +1,14 @@
 """stepd: the privileged per-step process (one per job step on a node).
 
 Started by pyslurmd as `python -m pyslurm_d.stepd <step dir> <cgroup root>`
-with the launch request as one JSON line on stdin. It creates the step's
+with the launch request (a `Launch`, step_messages.py) as one JSON line on stdin. It creates the step's
 cgroup, opens the output files as the user (or, for an srun step, connects
 back to srun and streams every task's stdin/stdout/stderr, see
 pyslurm_common/step_io.py, with a pseudo-terminal for --pty), forks the tasks
 (each joins its task cgroup, drops to the user's groups/gid/uid and execs), then serves
 control commands on `<step dir>/stepd.sock` until every process of the step
 is gone (`terminate <cause>`, `signal <num> <mode>`, `notify <text>` answer `ok`; `usage`
-answers one JSON line; failures answer `error <why>`). The outcome is written
+answers one JSON line; failures answer `error <why>`). The outcome (a `StepResult`) is written
 to `<step dir>/result.json`, which outlives both stepd and a restarting pyslurmd.
 
 Single-threaded on purpose: the task is forked directly, with no
@@ -18,6 +18,7 @@ the stdlib-only pyslurm_common modules).
 from __future__ import annotations
 
 import ctypes
+import dataclasses
 import fcntl
 import json
 import os
@@ -40,6 +41,7 @@ from .cgroup import CgroupError, StepCgroup, join
 from .cgroup_limits import CgroupLimitError, Device, StepLimits, StepLimitSet, Usage, create_step_limits
 from .launch import Launch, Task
 from .pmi_service import PmiService
+from .step_messages import StepResult, decode, encode
 from .stream_relay import SrunGone, StreamRelay
 from .task_binding import plan as plan_bindings
 from .task_exec import (exec_task, open_io_as_user, open_task_file, run_task_epilogs, task_environment,
@@ -456,19 +458,18 @@ class Stepd:
 
     # ---- finish -----------------------------------------------------------------
 
-    def result(self) -> dict[str, object]:
+    def result(self) -> StepResult:
         usage = self.state.usage
         code, sig = 0, 0
         for task in self.state.tasks.values():
             task_code, task_sig = _exit_figures(task.status) if task.status is not None else (1, 0)
             code, sig = max(code, task_code), sig or task_sig
-        return {"job_id": self.launch.job_id, "step": self.launch.step, "exit_code": code, "exit_signal": sig,
-                "start_time": self.state.start_time, "end_time": int(time.time()),
-                "launch_failed": False, "error": self.state.error, "cancelled": self.state.cancelled,
-                "kill_task_failed": self.state.unkillable, "out_of_memory": self.state.oom_kills > 0,
-                "max_rss_kb": usage.max_rss_bytes // 1024 if usage else 0,
-                "user_cpu_usec": usage.user_cpu_usec if usage else 0,
-                "system_cpu_usec": usage.system_cpu_usec if usage else 0}
+        return StepResult(
+            job_id=self.launch.job_id, step=self.launch.step, exit_code=code, exit_signal=sig,
+            start_time=self.state.start_time, end_time=int(time.time()), error=self.state.error,
+            cancelled=self.state.cancelled, kill_task_failed=self.state.unkillable,
+            out_of_memory=self.state.oom_kills > 0, max_rss_kb=usage.max_rss_bytes // 1024 if usage else 0,
+            user_cpu_usec=usage.user_cpu_usec if usage else 0, system_cpu_usec=usage.system_cpu_usec if usage else 0)
 
     def cleanup(self) -> None:
         self.relay.close()
@@ -504,9 +505,9 @@ def set_window_size(fd: int, rows: int, cols: int) -> None:
     fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", rows, cols, 0, 0))
 
 
-def write_result(step_dir: Path, result: dict[str, object]) -> None:
+def write_result(step_dir: Path, result: StepResult) -> None:
     tmp = step_dir / "result.json.tmp"
-    tmp.write_text(json.dumps(result))
+    tmp.write_text(encode(result))
     with tmp.open("rb") as f:
         os.fsync(f.fileno())
     os.replace(tmp, step_dir / "result.json")
@@ -524,7 +525,7 @@ def control_socket(path: Path) -> socket.socket:
 def run(step_dir: Path, cgroup_root: Path, launch_line: str, report: Callable[[str], None]) -> None:
     """One stepd's whole life: start the step, tell pyslurmd (`started <pids>` or `failed <why>`
     through `report`), serve it until every process is gone, leave the result behind."""
-    launch = Launch(**json.loads(launch_line))
+    launch = decode(Launch, launch_line)
     (step_dir / "stepd.pid").write_text(str(os.getpid()))
     control = control_socket(step_dir / "stepd.sock")
     stepd = Stepd(launch, step_dir, cgroup_root)
@@ -532,7 +533,7 @@ def run(step_dir: Path, cgroup_root: Path, launch_line: str, report: Callable[[s
         stepd.start()
     except OSError as exc:
         stepd.state.error = str(exc.strerror or exc)
-        result = stepd.result() | {"launch_failed": True, "exit_code": 1}
+        result = dataclasses.replace(stepd.result(), launch_failed=True, exit_code=1)
         stepd.cleanup()
         write_result(step_dir, result)
         report(f"failed {stepd.state.error}")
@@ -543,7 +544,7 @@ def run(step_dir: Path, cgroup_root: Path, launch_line: str, report: Callable[[s
     try:
         stepd.cleanup()
     except (OSError, CgroupError) as exc:  # the outcome must still reach pyslurmd
-        result["error"] = result.get("error") or f"cleanup: {exc}"
+        result.error = result.error or f"cleanup: {exc}"
     write_result(step_dir, result)
     control.close()
     (step_dir / "stepd.sock").unlink(missing_ok=True)

@@ -18,6 +18,7 @@ half-done launch would leave a step that nobody watches.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 import logging
 import os
@@ -32,7 +33,9 @@ from pyslurm_common.rpc import slurmd_pb2
 
 from . import cgroup_sweep, gpu_usage, user_login_env
 from .cgroup import CgroupError
+from .launch import Launch
 from .prolog import run_script, script_environment
+from .step_messages import StepResult, encode
 from .step_spool import END_FILE, read_end, read_result, write_end
 
 log = logging.getLogger(__name__)
@@ -41,7 +44,6 @@ SERVER_START_TIMEOUT = 10.0
 ORPHAN_POLL = 0.5
 REPORT_RETRY = 0.5
 
-Result = dict[str, object]
 StepKey = tuple[int, str]     # (job id, "batch" | "0" | "1" ...)
 BATCH = "batch"
 
@@ -63,20 +65,20 @@ class StepPolicy:
     task_prolog: str = ""                 # slurm.conf TaskProlog / TaskEpilog, run as the user around each task
     task_epilog: str = ""
 
-    def limits_for(self, msg: slurmd_pb2.BatchLaunch | slurmd_pb2.TaskLaunch) -> dict[str, object]:
+    def confine(self, launch: Launch, msg: slurmd_pb2.BatchLaunch | slurmd_pb2.TaskLaunch) -> Launch:
+        """`launch` with this node's limits for the CPUs, memory and GPUs `msg` was given."""
         cfg = self.cgroup
         memory, memory_swap = (memory_limits(cfg, msg.memory_mb, self.real_memory_mb)
                                if cfg.constrain_ram_space else (None, None))
         allocated = set(msg.gpu_indices)
-        return {
-            "cgroup_backend": self.backend, "node_tag": self.node_tag,
-            "cpu_ids": list(msg.cpu_ids), "constrain_cpus": cfg.constrain_cores,
-            "memory_bytes": memory, "memory_swap_bytes": memory_swap if cfg.constrain_swap_space else None,
-            "denied_devices": ([path for index, path in sorted(self.gpu_devices.items()) if index not in allocated]
-                               if cfg.constrain_devices else []),
-            "unkillable_timeout": self.unkillable_timeout, "gather_frequency": self.gather_frequency,
-            "task_prolog": self.task_prolog, "task_epilog": self.task_epilog,
-        }
+        return dataclasses.replace(
+            launch, cgroup_backend=self.backend, node_tag=self.node_tag,
+            cpu_ids=list(msg.cpu_ids), constrain_cpus=cfg.constrain_cores,
+            memory_bytes=memory, memory_swap_bytes=memory_swap if cfg.constrain_swap_space else None,
+            denied_devices=([path for index, path in sorted(self.gpu_devices.items()) if index not in allocated]
+                            if cfg.constrain_devices else []),
+            unkillable_timeout=self.unkillable_timeout, gather_frequency=self.gather_frequency,
+            task_prolog=self.task_prolog, task_epilog=self.task_epilog)
 
 
 class StepError(Exception):
@@ -108,7 +110,7 @@ class StepdLauncher:
             stdin=asyncio.subprocess.PIPE)
 
     async def launch(self, step_dir: Path, cgroup_root: Path,
-                     launch: dict[str, object]) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
+                     launch: Launch) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
         """A connection to a new stepd for `launch`; it closes when the stepd exits."""
         for attempt in range(2):
             if self._server is None or self._server.returncode is not None:
@@ -122,7 +124,7 @@ class StepdLauncher:
                 if attempt:
                     raise StepError(f"cannot start stepd: {exc}") from exc
         paths = {"step_dir": str(step_dir), "cgroup_root": str(cgroup_root)}
-        writer.write(f"{json.dumps(paths)}\n{json.dumps(launch)}\n".encode())
+        writer.write(f"{json.dumps(paths)}\n{encode(launch)}\n".encode())
         await writer.drain()
         return reader, writer
 
@@ -144,7 +146,7 @@ class StepdLauncher:
 
 class StepManager:
     def __init__(self, spool: Path, cgroup_root: Path, node_name: str,
-                 report: Callable[[Result], Awaitable[bool]], policy: StepPolicy,
+                 report: Callable[[StepResult], Awaitable[bool]], policy: StepPolicy,
                  launcher: StepdLauncher) -> None:
         self.spool = spool
         self.launcher = launcher
@@ -156,7 +158,7 @@ class StepManager:
         self._watched: set[StepKey] = set()     # a stepd was started (its end not collected yet)
         self.launches = 0                       # launches begun by this agent so far
         self._launch_number: dict[StepKey, int] = {}   # which of them is each step's (0: recovered)
-        self._ends: dict[StepKey, Result] = {}  # ended, not acknowledged by the controller yet
+        self._ends: dict[StepKey, StepResult] = {}  # ended, not acknowledged by the controller yet
         self._tasks: set[asyncio.Task[object]] = set()
 
     def job_dir(self, job_id: int, step: str = BATCH) -> Path:
@@ -166,7 +168,7 @@ class StepManager:
         """The steps held here whose end is not known yet (being launched, running or ending)."""
         return sorted(self._running - self._ends.keys())
 
-    def unacknowledged_ends(self) -> list[Result]:
+    def unacknowledged_ends(self) -> list[StepResult]:
         return [self._ends[key] for key in sorted(self._ends)]
 
     def acknowledge(self, key: StepKey) -> None:
@@ -245,15 +247,14 @@ class StepManager:
         if user_login_env.wanted(environment):
             login = await user_login_env.login_environment(msg.user_name, msg.job_id)
             environment = user_login_env.merged(login, environment) if login is not None else environment
-        launch = {
-            "job_id": msg.job_id, "uid": msg.uid, "gid": msg.gid, "user_name": msg.user_name,
-            "node_name": self.node_name, "script_path": str(script), "argv": list(msg.argv),
-            "environment": [*environment, f"SLURMD_NODENAME={self.node_name}"],
-            "work_dir": msg.work_dir, "std_out": msg.std_out, "std_err": msg.std_err,
-            "std_in": msg.std_in or "/dev/null", "append": msg.append, "umask": msg.umask,
-            "kill_wait": msg.kill_wait, "rlimits": list(msg.rlimits),
-            **self.policy.limits_for(msg),
-        }
+        launch = Launch(
+            job_id=msg.job_id, uid=msg.uid, gid=msg.gid, user_name=msg.user_name,
+            node_name=self.node_name, script_path=str(script), argv=list(msg.argv),
+            environment=[*environment, f"SLURMD_NODENAME={self.node_name}"],
+            work_dir=msg.work_dir, std_out=msg.std_out, std_err=msg.std_err,
+            std_in=msg.std_in or "/dev/null", append=msg.append, umask=msg.umask,
+            kill_wait=msg.kill_wait, rlimits=list(msg.rlimits))
+        launch = self.policy.confine(launch, msg)
         gpu_usage.write_allocation(job_dir, msg.gpu_indices)
         await self._start_stepd((msg.job_id, BATCH), launch)
 
@@ -271,22 +272,21 @@ class StepManager:
         if job_dir.exists():
             shutil.rmtree(job_dir)
         job_dir.mkdir(mode=0o711, parents=True)
-        launch = {
-            "job_id": msg.job_id, "step": str(msg.step_id), "uid": msg.uid, "gid": msg.gid,
-            "user_name": msg.user_name, "node_name": self.node_name, "script_path": "", "argv": list(msg.argv),
-            "environment": list(msg.environment), "work_dir": msg.work_dir, "std_out": msg.std_out,
-            "std_err": msg.std_err, "std_in": msg.std_in, "append": msg.append, "umask": msg.umask,
-            "kill_wait": msg.kill_wait, "rlimits": list(msg.rlimits), "task_ids": list(msg.task_ids),
-            "node_index": msg.node_index, "num_tasks": msg.num_tasks, "io_host": msg.io_host,
-            "io_port": msg.io_port, "io_key": msg.io_key, "pty": msg.pty, "pty_rows": msg.pty_rows,
-            "pty_cols": msg.pty_cols, "input_task": msg.input_task, "kill_on_bad_exit": msg.kill_on_bad_exit,
-            "wait_seconds": msg.wait_seconds, "job_name": msg.job_name,
-            **self.policy.limits_for(msg),
-        }
+        launch = Launch(
+            job_id=msg.job_id, step=str(msg.step_id), uid=msg.uid, gid=msg.gid,
+            user_name=msg.user_name, node_name=self.node_name, script_path="", argv=list(msg.argv),
+            environment=list(msg.environment), work_dir=msg.work_dir, std_out=msg.std_out,
+            std_err=msg.std_err, std_in=msg.std_in, append=msg.append, umask=msg.umask,
+            kill_wait=msg.kill_wait, rlimits=list(msg.rlimits), task_ids=list(msg.task_ids),
+            node_index=msg.node_index, num_tasks=msg.num_tasks, io_host=msg.io_host,
+            io_port=msg.io_port, io_key=msg.io_key, pty=msg.pty, pty_rows=msg.pty_rows,
+            pty_cols=msg.pty_cols, input_task=msg.input_task, kill_on_bad_exit=msg.kill_on_bad_exit,
+            wait_seconds=msg.wait_seconds, job_name=msg.job_name)
+        launch = self.policy.confine(launch, msg)
         gpu_usage.write_allocation(job_dir, msg.gpu_indices)
         return await self._start_stepd(key, launch)
 
-    async def _start_stepd(self, key: StepKey, launch: dict[str, object]) -> str:
+    async def _start_stepd(self, key: StepKey, launch: Launch) -> str:
         """Fork the step's stepd and wait for it to say how the start went: "" or why it failed
         (the stepd then still writes a result, which is reported as for any other end)."""
         self.cgroup_root.mkdir(parents=True, exist_ok=True)
@@ -326,18 +326,16 @@ class StepManager:
         job_dir = self.job_dir(*key)
         result = read_end(job_dir)
         if result is None:
-            result = read_result(job_dir, key[0])
-            result["step"] = key[1]
-            result["gpus"] = gpu_usage.figures(job_dir)
-            if result.get("stepd_lost"):
+            result = dataclasses.replace(read_result(job_dir, key[0]), step=key[1], gpus=gpu_usage.figures(job_dir))
+            if result.stepd_lost:
                 log.error("job=%d step %s: its stepd died without a result: killing what is left of it",
                           key[0], key[1])
                 await self._remove_cgroups(key, result)
             if self.policy.epilog and key[1] == BATCH:
-                result["epilog_failed"] = not await self._epilog(job_dir, result)
+                result.epilog_failed = not await self._epilog(job_dir, result)
             write_end(job_dir, result)
-            if result.get("error"):
-                log.error("job=%d step %s %s", key[0], key[1], result["error"])
+            if result.error:
+                log.error("job=%d step %s %s", key[0], key[1], result.error)
         self._ends[key] = result
         while key in self._ends:
             if await self._report(result):
@@ -345,23 +343,23 @@ class StepManager:
             else:
                 await asyncio.sleep(REPORT_RETRY)
 
-    async def _remove_cgroups(self, key: StepKey, result: Result) -> None:
+    async def _remove_cgroups(self, key: StepKey, result: StepResult) -> None:
         try:
             await asyncio.to_thread(cgroup_sweep.remove_step, self.cgroup_trees, key, self.policy.unkillable_timeout)
         except (CgroupError, OSError) as exc:
             log.error("job=%d step %s: %s", key[0], key[1], exc)
-            result["kill_task_failed"] = True   # the node gets drained, as for an unkillable step
+            result.kill_task_failed = True   # the node gets drained, as for an unkillable step
 
-    async def _epilog(self, job_dir: Path, result: Result) -> bool:
+    async def _epilog(self, job_dir: Path, result: StepResult) -> bool:
         assert self.policy.epilog is not None
         try:
             env: dict[str, str] = json.loads((job_dir / "script_env.json").read_text())
         except (FileNotFoundError, json.JSONDecodeError):
-            env = {"SLURM_JOB_ID": str(result["job_id"]), "SLURMD_NODENAME": self.node_name}
-        env["SLURM_JOB_EXIT_CODE"] = str(result.get("exit_code", 0))
+            env = {"SLURM_JOB_ID": str(result.job_id), "SLURMD_NODENAME": self.node_name}
+        env["SLURM_JOB_EXIT_CODE"] = str(result.exit_code)
         outcome = await run_script(self.policy.epilog, env, "epilog_slurmd", self.policy.script_timeout)
         if not outcome.ok:
-            log.error("job=%s %s", result["job_id"], outcome.detail)
+            log.error("job=%s %s", result.job_id, outcome.detail)
         return outcome.ok
 
     # ---- control ----------------------------------------------------------------

@@ -11,13 +11,14 @@ from pathlib import Path
 import pytest
 
 from pyslurm_common.cgroup_conf import CgroupConfig
+from pyslurm_d.step_messages import StepResult
 from pyslurm_d.step_spool import END_FILE, read_end, read_result, write_end
 from pyslurm_d.steps import StepdLauncher, StepError, StepManager, StepPolicy
 
 
 def test_an_end_is_written_whole_and_read_back(tmp_path: Path) -> None:
-    write_end(tmp_path, {"job_id": 7, "exit_code": 3})
-    assert read_end(tmp_path) == {"job_id": 7, "exit_code": 3}
+    write_end(tmp_path, StepResult(job_id=7, exit_code=3))
+    assert read_end(tmp_path) == StepResult(job_id=7, exit_code=3)
     assert not (tmp_path / (END_FILE + ".tmp")).exists()
     (tmp_path / END_FILE).write_text('{"job_id": 7, "exit')   # torn by hand: treated as none
     assert read_end(tmp_path) is None
@@ -25,15 +26,17 @@ def test_an_end_is_written_whole_and_read_back(tmp_path: Path) -> None:
 
 def test_a_stepd_without_a_result_ended_in_an_unknown_way(tmp_path: Path) -> None:
     lost = read_result(tmp_path, 7)
-    assert (lost["job_id"], lost["stepd_lost"], lost["exit_signal"]) == (7, True, signal.SIGKILL)
+    assert (lost.job_id, lost.stepd_lost, lost.exit_signal) == (7, True, signal.SIGKILL)
     (tmp_path / "result.json").write_text(json.dumps({"job_id": 7, "exit_code": 2}))
-    assert read_result(tmp_path, 7) == {"job_id": 7, "exit_code": 2}
+    assert read_result(tmp_path, 7) == StepResult(job_id=7, exit_code=2)
+    (tmp_path / "result.json").write_text(json.dumps({"job_id": 7, "exit_code": "2"}))   # not a result
+    assert read_result(tmp_path, 7).stepd_lost
 
 
-def _manager(tmp_path: Path, delivered: list[bool]) -> tuple[StepManager, list[dict[str, object]]]:
-    reports: list[dict[str, object]] = []
+def _manager(tmp_path: Path, delivered: list[bool]) -> tuple[StepManager, list[StepResult]]:
+    reports: list[StepResult] = []
 
-    async def report(result: dict[str, object]) -> bool:
+    async def report(result: StepResult) -> bool:
         reports.append(result)
         return delivered.pop(0) if delivered else False
 
@@ -52,7 +55,7 @@ def test_an_end_is_reported_until_acknowledged_and_survives_an_agent_restart(tmp
         steps.recover()                                   # an agent that restarted after the step ended
         await asyncio.sleep(0.05)
         assert steps.running_steps() == [] and len(steps.unacknowledged_ends()) == 1
-        assert read_end(job_dir) == {**reports[0], "step": "batch"}
+        assert read_end(job_dir) == reports[0] and reports[0].step == "batch" and reports[0].exit_code == 1
         # Another agent restart before the controller had it: the same end, not a new one.
         again, reports_again = _manager(tmp_path, delivered=[True])
         again.recover()

@@ -28,6 +28,7 @@ from pyslurm_d.cgroup_limits import CgroupLimitError, Usage
 from pyslurm_d.daemon import NodeAgentServicer
 from pyslurm_d.nvml import GpuReading
 from pyslurm_ctld.step_layout import StepShape
+from pyslurm_d.step_messages import StepResult
 from pyslurm_d.steps import StepdLauncher, StepError, StepGone, StepManager, StepPolicy
 from tests.builders import job_request
 
@@ -85,7 +86,7 @@ def test_stepd_usage_errors_and_the_other_commands_are_unchanged(tmp_path: Path)
 # ---- StepManager.query ----------------------------------------------------------------------------
 
 
-async def _no_report(result: dict[str, object]) -> None:
+async def _no_report(result: StepResult) -> None:
     return None
 
 

@@ -57,7 +57,7 @@ def test_processes_that_outlive_sigkill_end_the_wait_as_unkillable(tmp_path: Pat
     assert not step._done()
     clock[0] = 1061.0
     assert step._done() and step.state.unkillable
-    assert step.result()["kill_task_failed"] is True
+    assert step.result().kill_task_failed is True
 
 
 def test_terminate_waits_killwait_before_sigkill(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
