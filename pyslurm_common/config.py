@@ -27,6 +27,8 @@ from pyslurm_common.bounds import ARRAY_INDEX_MAX, UINT16_MAX, UINT32_MAX
 from pyslurm_common.client_settings import DEFAULT_AUTH_SOCKET, DEFAULT_KEY_NAME, auth_info, config_path
 from pyslurm_common.conf_syntax import ConfigError, Token, read_conf, tokenize
 from pyslurm_common.daemon_log import LEVEL_NAMES
+from pyslurm_common.daemon_settings import (ControllerSettings, NodeAgentSettings, controller_settings,
+                                            node_agent_settings)
 from pyslurm_common.gres import GresError, parse_gres
 from pyslurm_common.licenses import LicenseError, parse_licenses
 from pyslurm_common.preempt_conf import ModeSpec, PreemptConfig, parse_grace_time, parse_mode, preempt_config
@@ -152,7 +154,12 @@ class SlurmConfig:
     partitions: tuple[PartitionConfig, ...] = ()
     preempt: PreemptConfig = PreemptConfig()
     licenses: tuple[tuple[str, int], ...] = ()    # Licenses=: (name, total), as written
+    ctld_settings: ControllerSettings = ControllerSettings()
+    slurmd_settings: NodeAgentSettings = NodeAgentSettings()
     entries: tuple[tuple[str, str], ...] = ()
+    # lower-case global key -> (file, line) where it was set: errors found after load_config
+    # (settings only the controller parses) still name the line.
+    locations: Mapping[str, tuple[str, int]] = field(default_factory=dict, repr=False, compare=False)
     _node_index: Mapping[str, NodeConfig] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -187,6 +194,11 @@ class SlurmConfig:
     def private_data(self) -> frozenset[str]:
         """PrivateData's words, lower-cased (jobs, usage, users, accounts, events ...)."""
         return frozenset(w.strip() for w in (self.value("PrivateData") or "").lower().split(",") if w.strip())
+
+    def config_error(self, key: str, message: str) -> ConfigError:
+        """`message` at the file:line that set the global `key` (the file alone if none did)."""
+        path, line = self.locations.get(key.lower(), (str(self.path), None))
+        return ConfigError(path, line, message)
 
     def value(self, key: str) -> str | None:
         """A global key's value as written (key matched case-insensitively), or None."""
@@ -471,7 +483,10 @@ def load_config(path: Path | None = None) -> SlurmConfig:
         partitions=partitions,
         preempt=preempt_config(store.get("preempttype"), store.get("preemptmode"), store.get("preemptexempttime")),
         licenses=_licenses(store.get("licenses")),
+        ctld_settings=controller_settings(store),
+        slurmd_settings=node_agent_settings(store),
         entries=_entries(store, _GLOBAL),
+        locations={key: (str(tok.path), tok.line) for key, tok in store.items()},
     )
 
 

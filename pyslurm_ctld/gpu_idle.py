@@ -26,7 +26,7 @@ import dataclasses
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-from pyslurm_common.config import ConfigError, SlurmConfig
+from pyslurm_common.config import SlurmConfig
 
 from .job import Job, JobId, JobState
 
@@ -98,11 +98,11 @@ def parse_policy(text: str | None) -> IdleGpuPolicy | None:
 
 
 def load_policy(cfg: SlurmConfig) -> IdleGpuPolicy | None:
-    """The policy of a slurm.conf. Raises ConfigError naming the file for a bad GpuIdleParameters."""
+    """The policy of a slurm.conf. Raises ConfigError at its file:line for a bad GpuIdleParameters."""
     try:
         return parse_policy(cfg.value("GpuIdleParameters"))
     except PolicyError as exc:
-        raise ConfigError(cfg.path, None, str(exc)) from None
+        raise cfg.config_error("GpuIdleParameters", str(exc)) from None
 
 
 @dataclass(frozen=True, slots=True)

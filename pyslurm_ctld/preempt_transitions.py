@@ -26,7 +26,6 @@ from .states import transition
 
 PREEMPTION_CAUSE = "PREEMPTION"
 REQUEUE_CAUSE = "JOB REQUEUE"
-DEFAULT_CRED_EXPIRE = 120   # seconds (AuthInfo=cred_expire=)
 
 
 def preempted(job: Job, event: JobPreempted) -> tuple[Job, list[Effect]]:
@@ -108,10 +107,3 @@ def requeued(job: Job, time: int, delay: int, priority: int) -> tuple[Job, list[
     return job, [Account(job)]
 
 
-def requeue_delay(auth_info: str | None) -> int:
-    """cred_expire + 1: how long a requeued job waits (AuthInfo=...,cred_expire=N)."""
-    for item in (auth_info or "").split(","):
-        name, _, value = item.partition("=")
-        if name.strip().lower() == "cred_expire" and value.strip().isdigit():
-            return int(value) + 1
-    return DEFAULT_CRED_EXPIRE + 1

@@ -7,8 +7,8 @@ PriorityDecayHalfLife (time strings, default 7-0; half-life 0 = no decay), Prior
 (minutes, default 5), PriorityFavorSmall, PriorityFlags, PriorityUsageResetPeriod and
 FairShareDampeningFactor. Unknown PriorityFlags are ignored, as Slurm ignores them.
 
-Errors: `ConfigError` naming the file and key for a value that does not parse (fatal at start,
-refused at reconfigure).
+Errors: `ConfigError` naming the file, line and key for a value that does not parse (fatal at
+start, refused at reconfigure: reconfigure.load_checked parses them with the rest of slurm.conf).
 """
 from __future__ import annotations
 
@@ -54,7 +54,7 @@ class PrioritySettings:
 
 def priority_settings(cfg: SlurmConfig) -> PrioritySettings:
     def fail(key: str, value: str, expected: str) -> ConfigError:
-        return ConfigError(cfg.path, None, f"invalid {key} value {value!r}: {expected}")
+        return cfg.config_error(key, f"invalid {key} value {value!r}: {expected}")
 
     def integer(key: str, default: int, minimum: int = 0) -> int:
         text = cfg.value(key)
@@ -117,7 +117,7 @@ def _tres_weights(text: str, cfg: SlurmConfig) -> tuple[tuple[str, float], ...]:
         except ValueError:
             weight = -1.0
         if not equals or not name or weight < 0:
-            raise ConfigError(cfg.path, None, f"invalid PriorityWeightTRES value {text!r}: "
-                                              "expected TRES=weight pairs such as CPU=1000,Mem=2000")
+            raise cfg.config_error("PriorityWeightTRES", f"invalid PriorityWeightTRES value {text!r}: "
+                                                         "expected TRES=weight pairs such as CPU=1000,Mem=2000")
         weights.append((name.strip().lower(), weight))
     return tuple(weights)

@@ -18,6 +18,8 @@ from pyslurm_common.config import SlurmConfig, load_config
 from pyslurm_common.gres import parse_gres_conf
 
 from .gpu_idle import load_policy
+from .priority_settings import priority_settings
+from .sched_params import scheduling_options
 
 # (what the admin wrote, SlurmConfig attribute)
 RESTART_ONLY = (
@@ -42,13 +44,15 @@ class ConfigFiles:
 
 
 def load_checked(path: Path) -> ConfigFiles:
-    """slurm.conf and cgroup.conf, with gres.conf (every configured node's lines) and
-    GpuIdleParameters checked too.
+    """slurm.conf and cgroup.conf, with gres.conf (every configured node's lines) and the
+    settings only the controller parses (priority, scheduling, GpuIdleParameters) checked too.
 
     Raises ConfigError naming file and line of the first problem.
     """
     cfg = load_config(path)
     load_policy(cfg)   # GpuIdleParameters
+    priority_settings(cfg)
+    scheduling_options(cfg)
     gres_path = path.parent / "gres.conf"
     if gres_path.exists():
         gres = parse_gres_conf(gres_path)

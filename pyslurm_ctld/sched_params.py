@@ -3,15 +3,15 @@ acts on.
 
 The parameters are comma lists of `name` or `name=value` items (config-slurm-conf.md §3.1).
 Parsed once, when the job manager is built; options we do not act on are ignored, as Slurm
-ignores unknown ones. Errors: `ConfigError` for a number that does not parse or an unknown
-SchedulerType (fatal at start).
+ignores unknown ones. Errors: `ConfigError` at the key's file:line for a number that does not
+parse or an unknown SchedulerType (fatal at start: reconfigure.load_checked parses them).
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 from pyslurm_common.bounds import UINT32_MAX, Bound
-from pyslurm_common.config import ConfigError, SlurmConfig
+from pyslurm_common.config import SlurmConfig
 
 from .backfill import BackfillPolicy
 
@@ -43,12 +43,12 @@ def scheduling_options(cfg: SlurmConfig) -> SchedulingOptions:
             return default
         text = sched[name]
         if not Bound(name, least, UINT32_MAX).accepts(text):
-            raise ConfigError(cfg.path, None, f"SchedulerParameters: invalid {name}={text}")
+            raise cfg.config_error("SchedulerParameters", f"SchedulerParameters: invalid {name}={text}")
         return int(text)
 
     kind = (cfg.value("SchedulerType") or SCHEDULER_TYPES[0]).lower()
     if kind not in SCHEDULER_TYPES:
-        raise ConfigError(cfg.path, None, f"SchedulerType={kind}: not one of {', '.join(SCHEDULER_TYPES)}")
+        raise cfg.config_error("SchedulerType", f"SchedulerType={kind}: not one of {', '.join(SCHEDULER_TYPES)}")
     default = BackfillPolicy()
     # Backfill runs in every pass (see backfill.py); bf_interval=-1 still turns it off.
     backfill = None if kind == "sched/builtin" or number("bf_interval", 30, -1) == -1 else BackfillPolicy(

@@ -100,7 +100,7 @@ class ControllerServicer(ctld_pb2_grpc.ControllerServicer):
                                 desc.run_as_uid if desc.HasField("run_as_uid") else None,
                                 desc.run_as_gid if desc.HasField("run_as_gid") else None)
         event = self.manager.submission(
-            convert.request_from_desc(request.job, self.ctl.cfg.value("JobRequeue") != "0"), uid=uid, gid=gid,
+            convert.request_from_desc(request.job, self.ctl.cfg.ctld_settings.job_requeue), uid=uid, gid=gid,
             user_name=user_name(uid), group_name=group_name(gid),
             hold=request.job.hold, now=int(time.time()), array=request.job.array,
             dependency=request.job.dependency)

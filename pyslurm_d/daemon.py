@@ -280,20 +280,6 @@ class ControllerSession:
         return ctld_pb2.BatchCompletion(epilog_failed=result.epilog_failed, **common)
 
 
-def _gather_frequency(value: str | None) -> int:
-    """`JobAcctGatherFrequency=30` or `task=30,energy=...`: the task sampling interval."""
-    for item in (value or "30").split(","):
-        key, sep, number = item.partition("=")
-        text = number if sep else key
-        if (not sep or key.strip().lower() == "task") and text.strip().isdigit():
-            return int(text)
-    return 30
-
-
-def _seconds(value: str | None) -> float | None:
-    return float(value) if value and value.isdigit() and int(value) > 0 else None
-
-
 @dataclass(frozen=True, slots=True)
 class NodeSetup:
     """Everything this agent takes from the configuration files; rebuilt whole on reconfigure."""
@@ -327,16 +313,14 @@ def node_setup(cfg: config_mod.SlurmConfig, node_name: str, dynamic: str | None,
             raise config_mod.ConfigError(cfg.path, None, f"node {node_name} is in slurm.conf: start it without -Z")
         dynamic_conf = dynamic_node.definition(node_name, hw, dynamic, f"gpu:{len(gpus)}" if gpus else "")
         node = config_mod.parse_node_line(dynamic_conf, dynamic_node.ORIGIN)
-    unkillable = cfg.value("UnkillableStepTimeout") or "60"
+    settings = cfg.slurmd_settings
     policy = StepPolicy(
         cgroup=load_cgroup_config(cgroup_conf_path(cfg.path)), backend=backend,
         node_tag=f"{cfg.cluster_name}_{node_name}", real_memory_mb=hw.real_memory_mb,
         gpu_devices={gpu.index: str(gpu.path) for gpu in gpus},
-        unkillable_timeout=int(unkillable) if unkillable.isdigit() else 60,
-        prolog=cfg.value("Prolog"), epilog=cfg.value("Epilog"),
-        task_prolog=cfg.value("TaskProlog") or "", task_epilog=cfg.value("TaskEpilog") or "",
-        script_timeout=_seconds(cfg.value("PrologEpilogTimeout")),
-        gather_frequency=_gather_frequency(cfg.value("JobAcctGatherFrequency")))
+        unkillable_timeout=settings.unkillable_step_timeout_s, prolog=settings.prolog, epilog=settings.epilog,
+        task_prolog=settings.task_prolog, task_epilog=settings.task_epilog,
+        script_timeout=settings.prolog_epilog_timeout_s, gather_frequency=settings.gather_frequency_s)
     # A dynamic node without its own NodeAddr= (the address defaults to the name) is reached
     # where its registration comes from, as Slurm does.
     address = "" if dynamic is not None and node.address == node_name else node.address
@@ -400,7 +384,7 @@ def main() -> None:
         await launcher.start_server()
         steps = StepManager(spool, root, node_name, session.report, setup.policy, launcher)
         session.steps = steps
-        mapping_dir = cfg.value("GpuJobMappingDir")
+        mapping_dir = cfg.slurmd_settings.gpu_job_mapping_dir
         mapping = JobMappingDir(Path(mapping_dir), setup.policy.gpu_devices) if mapping_dir else None
         session.gpus = GpuSampler(steps, probe, on_sample=mapping.update if mapping else None)
 

@@ -16,6 +16,7 @@ import dataclasses
 from pyslurm_common.errors import SlurmError, Strerror
 from pyslurm_common.hostlist import HostlistError, expand
 from pyslurm_common.reservation_spec import CREATED, UPDATED, ReservationSpec, SpecError, creation_problem, parse_words
+from pyslurm_common.units import UNLIMITED
 
 from ..events import JobTimedOut, ReservationDeleted, ReservationSaved
 from ..job import JobRequest, JobState
@@ -102,10 +103,10 @@ def expired(state: ClusterState, now: int) -> list[ReservationDeleted]:
 def ended_under(state: ClusterState, now: int) -> list[JobTimedOut]:
     """Running jobs whose reservation ended ResvOverRun minutes ago (default 0; UNLIMITED: never):
     Slurm ends them as at their time limit."""
-    text = (state.cfg.value("ResvOverRun") or "0").upper()
-    if text in ("UNLIMITED", "INFINITE") or not text.isdigit():
+    minutes = state.cfg.ctld_settings.resv_over_run_min
+    if minutes == UNLIMITED:
         return []
-    over_run = int(text) * 60
+    over_run = minutes * 60
     ended = []
     for job in state.jobs.values():
         record = state.reservations.get(job.request.reservation) if job.request.reservation else None

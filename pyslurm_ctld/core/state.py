@@ -14,7 +14,7 @@ from typing import Iterable
 from pyslurm_common.config import NodeConfig, PartitionConfig, SlurmConfig
 from pyslurm_common.gres import gpu_slots, parse_gres
 
-from .. import partition_admin, preempt_transitions, preemption
+from .. import partition_admin, preemption
 from ..associations import EMPTY, AssociationSnapshot
 from ..backfill import Reservation
 from ..events import (Event, JobIdsUsed, JobSubmitted, NodeAdminChanged, NodeCreated, PartitionEdited,
@@ -63,7 +63,7 @@ class ClusterState:
         record keeps its liveness and admin state; a new one starts from its configured State=."""
         self.cfg = cfg
         self.options = scheduling_options(cfg)
-        self.requeue_delay = preempt_transitions.requeue_delay(cfg.value("AuthInfo"))
+        self.requeue_delay = cfg.ctld_settings.requeue_delay_s
         self.priorities.settings = priority_settings(cfg)
         dynamic = tuple(self.dynamic_nodes)
         table = partition_admin.partition_table(cfg, self.partition_edits, [*(n.name for n in cfg.nodes), *dynamic])

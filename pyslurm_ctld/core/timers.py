@@ -18,7 +18,7 @@ def timeouts(state: ClusterState, now: int) -> list[JobTimedOut | JobDeadlineMis
     (core/deadlines.py) and jobs whose reservation ended (core/reservations.py)."""
     over: list[JobTimedOut | JobDeadlineMissed] = [*deadlines_missed(state, now),
                                                    *reservations.ended_under(state, now)]
-    grace = _over_time_limit(state)
+    grace = state.cfg.ctld_settings.over_time_limit_min
     if grace == UNLIMITED:
         return over
     timed_out = {event.job_id for event in over}
@@ -30,13 +30,6 @@ def timeouts(state: ClusterState, now: int) -> list[JobTimedOut | JobDeadlineMis
                 and now >= job.start_time + job.suspended_secs + (limit + grace) * 60):
             over.append(JobTimedOut(job.job_id, now))
     return over
-
-
-def _over_time_limit(state: ClusterState) -> int:
-    value = (state.cfg.value("OverTimeLimit") or "0").upper()
-    if value in ("UNLIMITED", "INFINITE"):
-        return UNLIMITED
-    return int(value) if value.isdigit() else 0
 
 
 def signals_due(state: ClusterState, now: int) -> list[Effect]:

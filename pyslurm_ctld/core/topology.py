@@ -79,18 +79,13 @@ def node_registered(state: ClusterState, name: str, now: float, cpus: int, real_
     elif rec.down and rec.reason.startswith(_REGISTRATION_REASONS):
         rec.down = False
         rec.clear_reason()
-    elif rec.down and rec.reason == "Not responding" and _return_to_service(state) >= 1:
+    elif rec.down and rec.reason == "Not responding" and state.cfg.ctld_settings.return_to_service >= 1:
         rec.down = False
         rec.clear_reason()
-    elif rec.down and _return_to_service(state) >= 2:
+    elif rec.down and state.cfg.ctld_settings.return_to_service >= 2:
         rec.down = False
         rec.clear_reason()
     return rec
-
-
-def _return_to_service(state: ClusterState) -> int:
-    value = state.cfg.value("ReturnToService") or "0"
-    return int(value) if value.isdigit() else 0
 
 
 def node_heartbeat(state: ClusterState, name: str, now: float, cpu_load: float, free_memory_mb: int) -> None:

@@ -4,6 +4,8 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
+import pytest
+
 from .conftest import BIN
 
 
@@ -55,3 +57,37 @@ def test_an_out_of_range_number_stops_the_daemon_naming_file_line_and_key(tmp_pa
     result = subprocess.run([str(BIN / "pyslurmctld"), "-f", str(conf)], capture_output=True, text=True, timeout=30)
     assert (result.returncode, result.stderr) == (
         1, f"pyslurmctld: fatal: {conf}:3: RealMemory value (99999999999999999999999) is out of range\n")
+
+
+# Keys every daemon types when it reads slurm.conf (pyslurm_common/daemon_settings.py), each on line 3.
+SHARED_SETTINGS = ["OverTimeLimit=soon", "ResvOverRun=later", "ReturnToService=3", "JobRequeue=yes", "AuthInfo=cred_expire=never",
+                   "UnkillableStepTimeout=1m", "PrologEpilogTimeout=-1", "JobAcctGatherFrequency=task=often"]
+
+
+@pytest.mark.parametrize("line", SHARED_SETTINGS)
+def test_a_bad_setting_stops_the_controller_and_the_node_agent_at_its_line(tmp_path: Path, line: str) -> None:
+    conf = _write(tmp_path, f"ClusterName=x\nSlurmctldHost=localhost\n{line}\nNodeName=n1 CPUs=1\n")
+    key = line.split("=", 1)[0]
+    for daemon in ("pyslurmctld", "pyslurmd"):
+        result = subprocess.run([str(BIN / daemon), "-f", str(conf)], capture_output=True, text=True, timeout=30)
+        assert result.returncode == 1, result.stderr
+        assert result.stderr.startswith(f"{daemon}: fatal: {conf}:3: "), result.stderr
+        assert key in result.stderr and "Traceback" not in result.stderr
+
+
+# Settings only the controller parses (priority, scheduling, idle GPUs): checked before it serves.
+CONTROLLER_SETTINGS = ["PriorityWeightAge=lots", "PriorityWeightTRES=CPU", "SchedulerParameters=bf_window=soon",
+                       "SchedulerType=sched/fancy", "GpuIdleParameters=limit=x"]
+
+
+@pytest.mark.parametrize("line", CONTROLLER_SETTINGS)
+def test_a_bad_controller_setting_stops_the_controller_at_its_line(tmp_path: Path, line: str) -> None:
+    state = tmp_path / "state"
+    conf = _write(tmp_path, f"ClusterName=x\nSlurmctldHost=localhost\n{line}\nNodeName=n1 CPUs=1\n"
+                            f"AuthInfo=socket={tmp_path / 'auth.sock'}\nStateSaveLocation={state}\n"
+                            f"SlurmdSpoolDir={tmp_path / 'spool'}\nSlurmctldPort=1\n")
+    result = subprocess.run([str(BIN / "pyslurmctld"), "-f", str(conf)], capture_output=True, text=True, timeout=30)
+    assert result.returncode == 1, result.stderr
+    assert result.stderr.startswith(f"pyslurmctld: fatal: {conf}:3: "), result.stderr
+    assert line.split("=", 1)[0] in result.stderr and "Traceback" not in result.stderr
+    assert not (state / "journal").exists()   # refused before it recovered or wrote any state
