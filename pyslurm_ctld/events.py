@@ -320,6 +320,15 @@ class PartitionEdited:
 
 
 @dataclass(frozen=True, slots=True)
+class JobReservationChanged:
+    """`scontrol update jobid=N Reservation=name` of a pending job ("" leaves its reservation)."""
+
+    kind: ClassVar[str] = "job_reservation"
+    job_id: JobId
+    reservation: str
+
+
+@dataclass(frozen=True, slots=True)
 class ReservationSaved:
     """scontrol create/update reservation: the whole record, replacing any of its name."""
 
@@ -394,7 +403,7 @@ Event = (JobSubmitted | JobStarted | JobHoldChanged | JobCancelled | JobTimedOut
          | ArrayTaskStarted | ArrayTasksCancelled | DependencyChanged | ArrayThrottleChanged | BeginTimeChanged
          | JobChargeChanged | JobPreempted | JobRequeueRequested | JobSuspended | JobResumed | JobPriorityChanged
          | JobTimeLimitChanged | JobPartitionChanged | JobCpusChanged
-         | UsageRecorded | ReservationSaved | ReservationDeleted)
+         | UsageRecorded | ReservationSaved | ReservationDeleted | JobReservationChanged)
 _KINDS: dict[str, type] = {cls.kind: cls for cls in (
     JobSubmitted, JobStarted, JobHoldChanged, JobCancelled, JobTimedOut, JobDeadlineMissed, BatchFinished,
     JobRequeued, JobLost, NodeFailed, NodeAdminChanged, NodeCreated, NodesDeleted, PartitionEdited, JobIdsUsed,
@@ -402,7 +411,7 @@ _KINDS: dict[str, type] = {cls.kind: cls for cls in (
     StepStarted, StepFinished, AllocationReleased, ArrayTaskStarted, ArrayTasksCancelled, DependencyChanged,
     ArrayThrottleChanged, BeginTimeChanged, JobChargeChanged, JobPreempted, JobRequeueRequested, JobSuspended,
     JobResumed, JobPriorityChanged, JobTimeLimitChanged, JobPartitionChanged, JobCpusChanged, UsageRecorded,
-    ReservationSaved, ReservationDeleted)}
+    ReservationSaved, ReservationDeleted, JobReservationChanged)}
 
 
 def event_to_dict(event: Event) -> dict[str, Any]:

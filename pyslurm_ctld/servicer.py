@@ -216,11 +216,13 @@ class ControllerServicer(ctld_pb2_grpc.ControllerServicer):
 
     def _job_update(self, job_id: int, settings: Iterable[str], uid: int, now: int) -> list[Event]:
         """`scontrol update jobid=N Key=Value ...`: Dependency=, ArrayTaskThrottle=, StartTime=,
-        Account=, QOS=, Priority=, Nice=, TimeLimit= (and TimeLimit+=/-=), Partition=, NumCPUs=.
+        Account=, QOS=, Priority=, Nice=, TimeLimit= (and TimeLimit+=/-=), Partition=, NumCPUs=,
+        Reservation=.
         Every setting is checked before any is applied."""
         changes = {key.lower(): value for key, _, value in (item.partition("=") for item in settings)}
         unknown = set(changes) - {"dependency", "arraytaskthrottle", "starttime", "account", "qos", "priority",
-                                  "nice", "timelimit", "timelimit+", "timelimit-", "partition", "numcpus"}
+                                  "nice", "timelimit", "timelimit+", "timelimit-", "partition", "numcpus",
+                                  "reservation"}
         if unknown:
             raise SlurmError(Strerror.INVALID_ARGUMENT, f"Update of this job field is not supported: {min(unknown)}")
         events: list[Event] = []
@@ -244,6 +246,9 @@ class ControllerServicer(ctld_pb2_grpc.ControllerServicer):
             events.append(self.manager.cpu_count_change(job_id, uid, self._operator(uid), changes["numcpus"]))
         if "partition" in changes:
             events.append(self.manager.partition_change(job_id, uid, self._operator(uid), changes["partition"]))
+        if "reservation" in changes:
+            events.append(reservations.job_change(self.manager, job_id, uid, self._operator(uid),
+                                                  changes["reservation"], now))
         for key in ("timelimit", "timelimit+", "timelimit-"):
             if key in changes:
                 events.append(self.manager.time_limit_change(job_id, uid, self._operator(uid), key[9:],

@@ -18,7 +18,7 @@ from ..events import (Account, AllocationReleased, ArrayTasksCancelled, ArrayTas
                       JobPreempted, JobPriorityChanged, JobRequeued, JobRequeueRequested, JobResumed, JobsPurged,
                       JobStarted, JobSubmitted, JobSuspended, JobTimedOut, JobTimeLimitChanged, Launch,
                       NodeAdminChanged, NodeCreated, NodeFailed, NodesDeleted, PartitionEdited, ReservationDeleted,
-                      ReservationSaved, RecordReservation, StepFinished,
+                      ReservationSaved, RecordReservation, JobReservationChanged, StepFinished,
                       StepStarted, Terminate, UsageRecorded)
 from ..fairshare import Usage
 from ..job import ArrayInfo, Hold, Job, JobId, JobState, Reason
@@ -163,6 +163,10 @@ def _apply_time_limit(state: ClusterState, event: JobTimeLimitChanged) -> list[E
 
 def _apply_partition(state: ClusterState, event: JobPartitionChanged) -> list[Effect]:
     return _changed_request(state, event.job_id, partition=event.partition, partitions=event.partitions)
+
+
+def _apply_job_reservation(state: ClusterState, event: JobReservationChanged) -> list[Effect]:
+    return _changed_request(state, event.job_id, reservation=event.reservation)
 
 
 def _apply_cpus(state: ClusterState, event: JobCpusChanged) -> list[Effect]:
@@ -535,6 +539,7 @@ _APPLY = {
     NodesDeleted: _apply_nodes_deleted,
     PartitionEdited: _apply_partition_edited,
     ReservationSaved: _apply_reservation_saved,
+    JobReservationChanged: _apply_job_reservation,
     ReservationDeleted: _apply_reservation_deleted,
     JobIdsUsed: _apply_ids_used,
     JobsPurged: _apply_purged,

@@ -18,9 +18,10 @@ from pyslurm_common.hostlist import HostlistError, expand
 from pyslurm_common.reservation_spec import CREATED, UPDATED, ReservationSpec, SpecError, creation_problem, parse_words
 from pyslurm_common.units import UNLIMITED
 
-from ..events import JobTimedOut, ReservationDeleted, ReservationSaved
+from ..events import JobReservationChanged, JobTimedOut, ReservationDeleted, ReservationSaved
 from ..job import JobRequest, JobState
 from ..reservations import ReservationRecord, ordered_flags
+from .access import known_job, owned_job
 from .state import ClusterState
 
 _FOREVER = 1 << 62
@@ -128,6 +129,18 @@ def check_access(state: ClusterState, request: JobRequest, user_name: str, now: 
     """A job's reservation admits its user and (charged) account, or Slurm's refusal."""
     if not named(state, request.reservation, now).admits(user_name, request.account):
         raise SlurmError(Strerror.RESERVATION_ACCESS)
+
+
+def job_change(state: ClusterState, job_id: int, uid: int, operator: bool, name: str,
+               now: int) -> JobReservationChanged:
+    """`scontrol update jobid=N Reservation=name` of a pending job (its owner or an operator): the
+    reservation must admit the job as at submission; an empty name takes the job out of one."""
+    job = owned_job(state, job_id, uid) if not operator else known_job(state, job_id)
+    if job.state is not JobState.PENDING:
+        raise SlurmError(Strerror.NOT_PENDING)
+    if name:
+        check_access(state, dataclasses.replace(job.request, reservation=name), job.user_name, now)
+    return JobReservationChanged(job.job_id, name)
 
 
 def _parsed(words: list[str], now: int, outcome: str) -> ReservationSpec:

@@ -125,3 +125,20 @@ def test_refusals_in_real_slurms_words(cluster: Cluster) -> None:
              "Error creating the reservation: Invalid user id\n")):
         result = cluster.run("scontrol", *args, user=user)
         assert (result.returncode, result.stderr) == (1, stderr), args
+
+
+def test_scontrol_update_job_reservation(cluster: Cluster) -> None:
+    cluster.run("scontrol", "create", "reservation", "ReservationName=later", "StartTime=now+1hour", "Duration=30",
+                "Users=alice", "Nodes=node1", check=True)
+    try:
+        mine = cluster.sbatch("--hold", "-o", "/dev/null", "--wrap", "true", user="alice")
+        theirs = cluster.sbatch("--hold", "-o", "/dev/null", "--wrap", "true", user="bob")
+        cluster.run("scontrol", "update", f"jobid={mine}", "Reservation=later", user="alice", check=True)
+        assert cluster.job_field(mine, "v") == "later"
+        refused = cluster.run("scontrol", "update", f"jobid={theirs}", "Reservation=later", user="bob")
+        assert refused.returncode == 1 and "Access denied to requested reservation" in refused.stderr
+        cluster.run("scontrol", "release", str(mine), user="alice", check=True)
+        wait_for(lambda: cluster.job_field(mine, "r") == "Reservation")
+        cluster.run("scancel", str(mine), str(theirs))
+    finally:
+        cluster.run("scontrol", "delete", "ReservationName=later", check=True)

@@ -227,3 +227,24 @@ def test_nodes_of_reservations_in_force_read_resv_and_maint(tmp_path: Path) -> N
     assert [(sinfo_format.node_state_compact(i), sinfo_format.node_state_long(i)) for i in infos.values()] == [
         ("maint", "maint"), ("resv", "reserved")]
     assert sinfo_format.node_state_complete(infos["n1"]) == "idle+maintenance+reserved"
+
+
+def test_scontrol_update_job_reservation(tmp_path: Path) -> None:
+    from pyslurm_ctld.events import JobReservationChanged
+
+    mgr = make_manager(tmp_path)
+    create(mgr, "Res=lab", "StartTime=now", "Duration=60", "Users=alice", "Nodes=n2")
+    mine = submit(mgr, now=NOW, hold=True)
+    theirs = submit(mgr, now=NOW, uid=1001, hold=True)
+    assert error_of(reservations.job_change, mgr, theirs.job_id, 1001, False, "lab", NOW).strerror \
+        == Strerror.RESERVATION_ACCESS
+    assert error_of(reservations.job_change, mgr, mine.job_id, 1001, False, "lab", NOW).strerror \
+        == Strerror.ACCESS_DENIED
+    assert error_of(reservations.job_change, mgr, mine.job_id, 1000, False, "nope", NOW).strerror \
+        == Strerror.INVALID_RESERVATION
+    event = reservations.job_change(mgr, mine.job_id, 1000, False, "lab", NOW)
+    assert event_from_dict(event_to_dict(event)) == event == JobReservationChanged(mine.job_id, "lab")
+    mgr.apply(event)
+    assert mgr.jobs[mine.job_id].request.reservation == "lab"
+    mgr.apply(reservations.job_change(mgr, mine.job_id, 0, True, "", NOW))
+    assert mgr.jobs[mine.job_id].request.reservation == ""
