@@ -5,17 +5,18 @@ import getpass
 import os
 import sys
 import time
-
-import click
+from collections.abc import Sequence
 
 from pyslurm_common import hostlist, units
 from pyslurm_common.array_spec import JobSpec
 from pyslurm_common.rpc import messages as pb
 
-from . import job_lists, sacct_database, sacct_fields
-from .app import die, run, version_option
+from . import job_lists, sacct_database, sacct_fields, sacct_filters
+from .app import die, run
 from .job_states import parse_state_list
+from .option_tables import sacct as spec
 from .print_fields import FormatError, Parsable
+from .query_command import QueryValues, parse, refuse_data_output
 
 PROG = "sacct"
 
@@ -25,80 +26,73 @@ def _midnight(now: float) -> int:
     return int(time.mktime((t.tm_year, t.tm_mon, t.tm_mday, 0, 0, 0, 0, 0, -1)))
 
 
-@click.command(context_settings={"help_option_names": ["-h", "--help"]})
-@version_option
-@click.option("-j", "--jobs", multiple=True)
-@click.option("-u", "--user", "--uid", "users")
-@click.option("-a", "--allusers", is_flag=True)
-@click.option("-X", "--allocations", is_flag=True)
-@click.option("-o", "--format", "--fields", "formats", multiple=True)
-@click.option("-b", "--brief", is_flag=True)
-@click.option("-l", "--long", "long_format", is_flag=True)
-@click.option("-e", "--helpformat", is_flag=True)
-@click.option("-g", "--gid", "--group", "groups")
-@click.option("-p", "--parsable", is_flag=True)
-@click.option("-P", "--parsable2", is_flag=True)
-@click.option("--delimiter", default="|")
-@click.option("-n", "--noheader", is_flag=True)
-@click.option("-S", "--starttime")
-@click.option("-E", "--endtime")
-@click.option("-s", "--state", "states")
-@click.option("--name")
-@click.option("-r", "--partition")
-@click.option("-A", "--accounts")
-@click.option("-q", "--qos")
-@click.option("-N", "--nodelist", help="jobs that ran on any of these nodes (a hostlist)")
-@click.option("-M", "--clusters")
-@click.option("-T", "--truncate", is_flag=True, help="clip Start and End to the -S/-E window")
-@click.option("-D", "--duplicates", is_flag=True, help="every record of requeued jobs, not just the latest")
-@click.option("--json", "as_json", is_flag=True, help="Slurm's data_parser JSON instead of a table")
-@click.option("--noconvert", is_flag=True, help="print sizes in the unit they are counted in (2048M stays)")
-@click.option("--units", "unit", help="print sizes in this unit: K, M, G, T or P")
-def sacct(jobs: tuple[str, ...], users: str | None, allusers: bool, allocations: bool,
-          formats: tuple[str, ...], brief: bool, long_format: bool, helpformat: bool, groups: str | None,
-          parsable: bool, parsable2: bool, delimiter: str,
-          noheader: bool, starttime: str | None, endtime: str | None, states: str | None,
-          name: str | None, partition: str | None, accounts: str | None, qos: str | None,
-          nodelist: str | None, clusters: str | None, truncate: bool, duplicates: bool,
-          as_json: bool, noconvert: bool, unit: str | None) -> None:
+def sacct(args: Sequence[str]) -> None:
     """Display accounting data for jobs."""
+    values, operands = parse(spec, args)
+    refuse_data_output(PROG, {"yaml": values.get("yaml")})
     now = time.time()
-    sizes = units.SizeFormat(_size_unit(unit) if unit is not None else None, convert=not noconvert)
-    if helpformat:
+    unit = values.get("units")
+    sizes = units.SizeFormat(_size_unit(unit) if unit is not None else None, convert=not values.get("noconvert"))
+    if values.get("helpformat"):
         sys.stdout.write("\n".join(sacct_fields.help_format()) + "\n")
         return
-    spec = ",".join(formats) or os.environ.get("SACCT_FORMAT") or (
-        sacct_fields.BRIEF_FIELDS if brief else sacct_fields.LONG_FIELDS if long_format
+    _check_combinations(values)
+    if values.get("clusters") is not None and not values.get("allclusters"):
+        from .cluster_option import check_clusters, this_cluster
+
+        check_clusters(PROG, values["clusters"], this_cluster())
+    if values.get("completion"):
+        print("Slurm job completion is disabled")   # JobCompType=jobcomp/none: nothing to read
+        raise SystemExit(1)
+    record_filter = sacct_filters.RecordFilter.from_values(values)
+    spec_text = values.get("format") or (None if values.get("brief") or values.get("long")
+                                         else os.environ.get("SACCT_FORMAT")) or (
+        sacct_fields.BRIEF_FIELDS if values.get("brief") else sacct_fields.LONG_FIELDS if values.get("long")
         else sacct_fields.DEFAULT_FIELDS)
     try:
-        columns = sacct_fields.parse_fields(spec)
+        columns = sacct_fields.parse_fields(spec_text)
     except FormatError as exc:
         die(str(exc))
+    if operands:   # after the fields are read, as Slurm's sacct checks them
+        die("Unknown arguments:", *(f" {word}" for word in operands))
     try:
-        selection = job_lists.parse_step_list(",".join(jobs))
+        selection = job_lists.parse_step_list(values.get("jobs") or "")
     except ValueError as exc:
         die(f"Bad job/step specified: {exc}", severity="fatal")
-    specs = [spec for spec, _ in selection]
-    job_ids = [spec.job_id for spec in specs]
+    specs = [job for job, _ in selection]
+    job_ids = [job.job_id for job in specs]
+    if (values.get("batch_script") or values.get("env_vars")) and not job_ids:
+        what = "job scripts" if values.get("batch_script") else "job environment"
+        die(f"When requesting {what} you must also request specific jobs with the '-j' option.", severity="fatal")
+    states = values.get("state")
     try:
         wanted_states = sorted(parse_state_list(states)) if states else []
     except ValueError as exc:
         die(f"Invalid state specified: {exc}")
-    start, end = _window(starttime, endtime, bool(job_ids), bool(wanted_states), now)
+    start, end = _window(values.get("starttime"), values.get("endtime"), bool(job_ids), bool(wanted_states), now)
+    if values.get("verbose"):
+        _say_window(wanted_states, start, end or int(now))
+    users, allusers = values.get("users"), bool(values.get("allusers"))
+    name, partition, accounts, qos = (values.get(k) for k in ("name", "partition", "accounts", "qos"))
+    allocations = bool(values.get("allocations"))
+    as_json = bool(values.get("json"))
     query = pb.AccountingQuery(
         job_ids=job_ids, users=_known(users, "user"), start_time=start, end_time=end,
-        groups=_known(groups, "group"),
+        groups=_known(values.get("groups"), "group"),
         states=wanted_states, names=name.split(",") if name else [],
         partitions=partition.split(",") if partition else [],
         accounts=accounts.lower().split(",") if accounts else [], qos=qos.lower().split(",") if qos else [],
-        nodes=_node_names(nodelist) if nodelist else [],
-        all_users=allusers or (os.geteuid() == 0 and not users), duplicates=duplicates,
+        nodes=_node_names(values["nodelist"]) if values.get("nodelist") else [],
+        all_users=allusers or (os.geteuid() == 0 and not users), duplicates=bool(values.get("duplicates")),
         without_steps=allocations and not as_json and not sacct_fields.needs_steps(columns))
     if not users and not query.all_users:
         query.users.append(getpass.getuser())
-    records = list(sacct_database.call("QueryJobs", query, pb.JobRecordBatch).records)
-    if any(spec.tasks is not None for spec in specs):   # `123_7`: only that task of array 123
-        records = [r for r in records if any(job_lists.names(spec, r.job) for spec in specs)]
+    records = [r for r in sacct_database.call("QueryJobs", query, pb.JobRecordBatch).records if record_filter.keeps(r)]
+    if any(job.tasks is not None for job in specs):   # `123_7`: only that task of array 123
+        records = [r for r in records if any(job_lists.names(job, r.job) for job in specs)]
+    if values.get("batch_script") or values.get("env_vars"):
+        sys.stdout.write(sacct_filters.stored_texts(records, script=bool(values.get("batch_script"))))
+        return
     if as_json:
         import json  # only --json needs these
 
@@ -106,13 +100,14 @@ def sacct(jobs: tuple[str, ...], users: str | None, allusers: bool, allocations:
 
         sys.stdout.write(json.dumps(sacct_json.document(records, int(now)), indent=2) + "\n")
         return
-    mode = Parsable.NO_TRAILING if parsable2 else Parsable.TRAILING if parsable else Parsable.NONE
-    window = (start, end or int(now)) if truncate else None
+    mode = Parsable.NO_TRAILING if values.get("parsable2") else Parsable.TRAILING if values.get("parsable") \
+        else Parsable.NONE
+    window = (start, end or int(now)) if values.get("truncate") else None
     listed = sacct_fields.rows(records, allocations, now=int(now), truncate_to=window, sizes=sizes)
     if not allocations and any(step for _, step in selection):
         listed = [row for row in listed if _selected(row, selection)]
-    lines = sacct_fields.render_sacct(columns, listed,
-                                      parsable=mode, delimiter=delimiter, header=not noheader)
+    lines = sacct_fields.render_sacct(columns, listed, parsable=mode, delimiter=values.get("delimiter") or "|",
+                                      header=not values.get("noheader"))
     if lines:
         sys.stdout.write("\n".join(lines) + "\n")
 
@@ -121,6 +116,33 @@ def _selected(row: sacct_fields.SacctRow, selection: list[tuple[JobSpec, str]]) 
     """`-j 12.1` shows step 12.1 alone (no job line); `-j 12` the job and all its steps."""
     steps = job_lists.selected_steps(selection, row.job)
     return steps is None or (row.step is not None and row.step.step_id in steps)
+
+
+def _check_combinations(values: QueryValues) -> None:
+    """What Slurm's sacct refuses before it asks anything."""
+    if values.get("batch_script") and values.get("env_vars"):
+        die("Options --batch-script and --env-vars are mutually exclusive", severity="fatal")
+    if values.get("long") and values.get("format"):
+        die("Options -o(--format) and -l(--long) are mutually exclusive. Please remove one and retry.",
+            severity="fatal")
+    whole = values.get("whole_hetjob")   # no heterogeneous jobs here: yes and no select alike
+    if whole is not None and whole.lower() not in ("", "yes", "y", "no", "n"):
+        die(f'Invalid --whole-hetjob value "{whole}". Valid values: [yes|no].')
+    if values.get("file") is not None and not os.path.isfile(values["file"]):
+        print(f"{values['file']} is not a valid file")
+        raise SystemExit(1)
+
+
+def _say_window(states: list[str], start: int, end: int) -> None:
+    """-v: the window sacct searches, as Slurm's info line says it."""
+    from .slurm_time import slurm_ctime
+
+    which = ",".join(states) if states else "Eligible"
+    first = "Epoch 0" if not start else slurm_ctime(start)
+    if first == slurm_ctime(end):
+        print(f"sacct: Jobs {which} at the time instant {first}", file=sys.stderr)
+    else:
+        print(f"sacct: Jobs {which} in the time window from {first} to {slurm_ctime(end)}", file=sys.stderr)
 
 
 def _window(starttime: str | None, endtime: str | None, with_jobs: bool, with_states: bool,

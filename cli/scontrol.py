@@ -26,7 +26,8 @@ def _words_to_pairs(words: list[str]) -> list[tuple[str, str]]:
     return pairs
 
 
-def show(words: list[str], oneliner: bool) -> None:
+def show(words: list[str], oneliner: bool, show_all: bool = False) -> None:
+    """`show <entity> [name]`; `show_all` (-a) includes Hidden=YES partitions, as Slurm's SHOW_ALL."""
     if not words:
         die("too few arguments for keyword:show")
     entity, _, inline = words[0].partition("=")
@@ -68,7 +69,7 @@ def show(words: list[str], oneliner: bool) -> None:
     elif entity and ("reservations".startswith(entity) or "reservationname".startswith(entity)):
         reservations.show(arg, oneliner)
     elif entity in ("partition", "partitions", "part"):
-        parts = client.controller("GetPartitions", pb.PartitionQuery(), pb.PartitionList).partitions
+        parts = client.controller("GetPartitions", pb.PartitionQuery(show_all=show_all), pb.PartitionList).partitions
         if arg:
             parts = [p for p in parts if p.name == arg]
             if not parts:
@@ -386,14 +387,16 @@ def token(words: list[str]) -> None:
 @click.option("-o", "--oneliner", is_flag=True)
 @click.option("-d", "--details", is_flag=True)
 @click.option("-Q", "--quiet", is_flag=True)
+@click.option("-a", "--all", "show_all", is_flag=True)
+@click.option("--hide", "hide", is_flag=True)
 @click.argument("words", nargs=-1, type=click.UNPROCESSED)
-def scontrol(oneliner: bool, details: bool, quiet: bool, words: tuple[str, ...]) -> None:
+def scontrol(oneliner: bool, details: bool, quiet: bool, show_all: bool, hide: bool, words: tuple[str, ...]) -> None:
     """View or modify pyslurm configuration and state."""
     if not words:
         die("interactive mode is not supported; give a command (show, update, hold, release, ping)")
     command, rest = words[0].lower(), list(words[1:])
     handlers: dict[str, Callable[[list[str]], None]] = {
-        "show": lambda w: show(w, oneliner), "update": update, "hold": job_action("hold"),
+        "show": lambda w: show(w, oneliner, show_all and not hide), "update": update, "hold": job_action("hold"),
         "uhold": job_action("uhold"), "release": job_action("release"), "ping": ping,
         "requeue": requeue_action("requeue"), "requeuehold": requeue_action("requeuehold"),
         "suspend": job_action("suspend"), "resume": job_action("resume"),

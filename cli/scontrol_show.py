@@ -315,7 +315,7 @@ def partition_lines(part: PartitionInfo) -> list[str]:
         f"{_access('Qos', part.allow_qos, part.deny_qos)}",
         f"AllocNodes=ALL Default={'YES' if part.is_default else 'NO'} QoS={part.qos or 'N/A'}",
         f"DefaultTime={_limit_hms(part.default_time_min, 'NONE')} DisableRootJobs=NO "
-        f"ExclusiveUser=NO GraceTime={part.grace_time} Hidden=NO",
+        f"ExclusiveUser=NO GraceTime={part.grace_time} Hidden={'YES' if part.hidden else 'NO'}",
         f"MaxNodes={part.max_nodes or 'UNLIMITED'} "
         f"MaxTime={_limit_hms(part.max_time_min, 'UNLIMITED')} "
         f"MinNodes={part.min_nodes} LLN=NO MaxCPUsPerNode=UNLIMITED",

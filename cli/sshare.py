@@ -3,36 +3,44 @@ from __future__ import annotations
 
 import getpass
 import sys
-
-import click
+from collections.abc import Sequence
 
 from pyslurm_common.errors import SlurmError
 from pyslurm_common.rpc import messages as pb
 
 from . import client, print_fields, sshare_fields
-from .app import die, run, version_option
+from .app import die, run
+from .option_tables import sshare as spec
+from .query_command import QueryValues, parse
 
 PROG = "sshare"
 
 
-@click.command(context_settings={"help_option_names": ["--help"]})
-@version_option
-@click.option("-a", "--all", "all_users", is_flag=True)
-@click.option("-A", "--accounts")
-@click.option("-u", "--users")
-@click.option("-U", "--Users", "users_only", is_flag=True)
-@click.option("-l", "--long", "long_listing", is_flag=True)
-@click.option("-m", "--partition", "partitions", is_flag=True)
-@click.option("-n", "--noheader", is_flag=True)
-@click.option("-p", "--parsable", is_flag=True)
-@click.option("-P", "--parsable2", is_flag=True)
-@click.option("-o", "--format", "fmt")
-def sshare(all_users: bool, accounts: str | None, users: str | None, users_only: bool, long_listing: bool,
-           partitions: bool, noheader: bool, parsable: bool, parsable2: bool, fmt: str | None) -> None:
+def sshare(args: Sequence[str]) -> None:
     """Tool for listing the shares of associations to a cluster."""
+    values, _operands = parse(spec, args)   # sshare ignores operands, as Slurm's does
+    for dest, _value in values.sequence:
+        if dest in ("getopt_q", "getopt_t"):   # in Slurm's optstring, handled by no case
+            print(f"getopt error, returned {dest[-1]}", file=sys.stderr)
+            raise SystemExit(1)
+        if dest == "helpformat":               # acts where it stands, as Slurm's -e
+            sys.stdout.write(sshare_fields.help_format())
+            return
+    if values.get("clusters") is not None:
+        from .cluster_option import check_clusters, this_cluster
+
+        check_clusters(PROG, values["clusters"], this_cluster())
+    all_users = _all_users(values)
+    users = [u for u in (values.get("users") or "").split(",") if u] if not all_users else []
+    names = users or ([] if all_users else [getpass.getuser()])
+    accounts = [a for a in (values.get("accounts") or "").split(",") if a]
+    if values.get("verbose"):
+        shown_users = ["all"] if all_users else names
+        shown_accounts = accounts or ["all"]
+        sys.stderr.write("Users requested:\n" + "".join(f"\t: {u}\n" for u in shown_users)
+                         + "Accounts requested:\n" + "".join(f"\t: {a}\n" for a in shown_accounts))
     # Without -a or -u only the caller's own user associations are listed (accounts always are).
-    names = [u for u in (users or "").split(",") if u] or ([] if all_users else [getpass.getuser()])
-    query = pb.SharesQuery(accounts=[a for a in (accounts or "").split(",") if a], users=names)
+    query = pb.SharesQuery(accounts=accounts, users=names)
     try:
         reply = client.controller("GetShares", query, pb.SharesReply)
     except SlurmError as exc:
@@ -40,15 +48,32 @@ def sshare(all_users: bool, accounts: str | None, users: str | None, users_only:
     widths = {name: field.width for name, field in sshare_fields.FIELDS.items()}
     try:
         columns = print_fields.parse_field_list(
-            fmt or sshare_fields.default_fields(reply.fair_tree, long_listing, partitions), widths)
+            values.get("format") or sshare_fields.default_fields(
+                reply.fair_tree, bool(values.get("long")), bool(values.get("partition"))), widths)
     except print_fields.FormatError as exc:
         die(str(exc))
-    rows = [r for r in reply.shares if r.user or not users_only]
-    layout = (print_fields.Parsable.NO_TRAILING if parsable2 else
-              print_fields.Parsable.TRAILING if parsable else print_fields.Parsable.NONE)
-    lines = print_fields.render_records(sshare_fields.FIELDS, columns, rows, parsable=layout, header=not noheader)
+    rows = [r for r in reply.shares if r.user or not values.get("users_only")]
+    layout = (print_fields.Parsable.NO_TRAILING if values.get("parsable2") else
+              print_fields.Parsable.TRAILING if values.get("parsable") else print_fields.Parsable.NONE)
+    lines = print_fields.render_records(sshare_fields.FIELDS, columns, rows, parsable=layout,
+                                        header=not values.get("noheader"))
+    if values.get("clusters") is not None:
+        from .cluster_option import this_cluster
+
+        lines.insert(0, f"CLUSTER: {this_cluster()}")
     if lines:
         sys.stdout.write("\n".join(lines) + "\n")
+
+
+def _all_users(values: QueryValues) -> bool:
+    """-a lists every user; a later -u names users again (Slurm's -u clears -a)."""
+    chosen = False
+    for dest, _value in values.sequence:
+        if dest == "all":
+            chosen = True
+        elif dest == "users":
+            chosen = False
+    return chosen
 
 
 def main() -> None:

@@ -62,3 +62,15 @@ def default_fields(fair_tree: bool, long: bool, partitions: bool) -> list[str]:
     if long and fair_tree:
         names.append("LevelFS")
     return names
+
+
+# What Slurm's sshare -e lists, in its order (a few pyslurm does not print: GrpTRESMins,
+# GrpTRESRaw, ID, TRESRunMins).
+SLURM_FIELDS = ("Account", "Cluster", "EffectvUsage", "FairShare", "GrpTRESMins", "GrpTRESRaw", "ID", "LevelFS",
+                "NormShares", "NormUsage", "Partition", "RawShares", "RawUsage", "TRESRunMins", "User")
+
+
+def help_format() -> str:
+    """-e/--helpformat: four names to a line, each 17 wide, a space between."""
+    rows = [SLURM_FIELDS[i:i + 4] for i in range(0, len(SLURM_FIELDS), 4)]
+    return "".join(" ".join(f"{name:<17}" for name in row) + "\n" for row in rows)

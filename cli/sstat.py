@@ -13,39 +13,34 @@ Messages (stderr, exit 1 after printing whatever could be shown):
 from __future__ import annotations
 
 import sys
-
-import click
+from collections.abc import Sequence
 
 from pyslurm_common.errors import SlurmError
 from pyslurm_common.rpc import messages as pb
 
 from . import client, sstat_fields
-from .app import die, run, version_option
+from .app import die, run
+from .option_tables import sstat as spec
 from .print_fields import FormatError, Parsable
+from .query_command import parse
 
 PROG = "sstat"
 
 
-@click.command(context_settings={"help_option_names": ["-h", "--help"]})
-@version_option
-@click.option("-j", "--jobs", multiple=True, help="job[.step] list to stat")
-@click.option("-a", "--allsteps", is_flag=True, help="every running step of jobs given without a step")
-@click.option("-o", "--format", "--fields", "formats", multiple=True, help="fields to print")
-@click.option("-e", "--helpformat", is_flag=True, help="list the fields -o accepts")
-@click.option("-p", "--parsable", is_flag=True, help="'|' delimited, with a trailing '|'")
-@click.option("-P", "--parsable2", is_flag=True, help="'|' delimited, without a trailing '|'")
-@click.option("--delimiter", default="|", help="delimiter for -p/-P")
-@click.option("-n", "--noheader", is_flag=True, help="no header lines")
-def sstat(jobs: tuple[str, ...], allsteps: bool, formats: tuple[str, ...], helpformat: bool,
-          parsable: bool, parsable2: bool, delimiter: str, noheader: bool) -> None:
+def sstat(args: Sequence[str]) -> None:
     """Display status information of running job steps."""
-    if helpformat:
+    values, operands = parse(spec, args)
+    if values.get("helpformat"):
         sys.stdout.write("\n".join(sstat_fields.help_format()) + "\n")
         return
+    # -i and each -o add to the field list, in order; -j lists and the first operand add jobs.
+    fields = ",".join(sstat_fields.PID_FIELDS if dest == "pidformat" else str(value)
+                      for dest, value in values.sequence if dest in ("pidformat", "format"))
     try:
-        columns = sstat_fields.parse_fields(",".join(formats) or sstat_fields.DEFAULT_FIELDS)
+        columns = sstat_fields.parse_fields(fields or sstat_fields.DEFAULT_FIELDS)
     except FormatError as exc:
         die(str(exc))
+    jobs = [str(value) for dest, value in values.sequence if dest == "jobs"] + operands[:1]
     try:
         targets = sstat_fields.parse_job_steps(jobs)
     except ValueError as exc:
@@ -60,14 +55,15 @@ def sstat(jobs: tuple[str, ...], allsteps: bool, formats: tuple[str, ...], helpf
         except SlurmError as exc:
             errors.append(f"couldn't get steps for job {target.job_id}: {exc.strerror}")
             continue
-        chosen = sstat_fields.select_steps(found, target.step, allsteps)
+        chosen = sstat_fields.select_steps(found, target.step, bool(values.get("allsteps")))
         if not chosen:
             errors.append(f"no steps running for job {target.job_id}"
                           + (f".{target.step}" if target.step is not None else ""))
         steps.extend(chosen)
-    mode = Parsable.NO_TRAILING if parsable2 else Parsable.TRAILING if parsable else Parsable.NONE
-    lines = sstat_fields.render_sstat(columns, steps, parsable=mode, delimiter=delimiter,
-                                      header=not noheader)
+    mode = Parsable.NO_TRAILING if values.get("parsable2") else Parsable.TRAILING if values.get("parsable") \
+        else Parsable.NONE
+    table = sstat_fields.fields_keeping_units() if values.get("noconvert") else sstat_fields.FIELDS
+    lines = sstat_fields.render_sstat(columns, steps, fields=table, parsable=mode, header=not values.get("noheader"))
     if lines:
         sys.stdout.write("\n".join(lines) + "\n")
     if errors:

@@ -185,6 +185,7 @@ FIELDS: dict[str, SstatField] = {
 SLURM_FIELDS = tuple(FIELDS)[:-1]   # the 51 of Slurm's -e
 
 WIDTHS: dict[str, int] = {name: f.width for name, f in FIELDS.items()}
+PID_FIELDS = "JobID,Nodelist,Pids"   # -i/--pidformat
 
 
 def parse_fields(spec: str | Sequence[str] = DEFAULT_FIELDS) -> list[Column]:
@@ -204,6 +205,14 @@ def row_values(columns: Sequence[Column], step: StepUsageInfo) -> list[Value]:
     return record_values(FIELDS, columns, step)
 
 
-def render_sstat(columns: Sequence[Column], steps: Iterable[StepUsageInfo], **options: Any) -> list[str]:
+def fields_keeping_units() -> dict[str, SstatField]:
+    """--noconvert: the RSS sizes stay in K (2048K, not 2M)."""
+    keep = SizeFormat(convert=False)
+    return {**FIELDS, "AveRSS": SstatField(10, lambda s: keep(_per_task(s.current_rss_kb, s), "K")),
+            "MaxRSS": SstatField(10, lambda s: keep(s.max_rss_kb, "K"))}
+
+
+def render_sstat(columns: Sequence[Column], steps: Iterable[StepUsageInfo],
+                 fields: dict[str, SstatField] = FIELDS, **options: Any) -> list[str]:
     """All sstat output lines (no newlines); options as print_fields.render (parsable, delimiter, header)."""
-    return render_records(FIELDS, columns, steps, **options)
+    return render_records(fields, columns, steps, **options)

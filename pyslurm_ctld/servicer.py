@@ -121,7 +121,9 @@ class ControllerServicer(ctld_pb2_grpc.ControllerServicer):
         if "jobs" in self.ctl.cfg.private_data and not operator:
             # PrivateData=jobs: to anyone but an operator, another user's job is an unknown id
             jobs = [j for j in jobs if j.uid == uid]
-        hidden = frozenset() if operator or request.show_all else frozenset(
+        # Hidden partitions' jobs are left out of whole listings only; a job asked for by id is
+        # shown (slurmctld's pack_all_jobs against pack_one_job), so sbatch -W and srun find theirs.
+        hidden = frozenset() if operator or request.show_all or request.job_ids else frozenset(
             p.name for p in self.manager.partitions.values() if p.hidden)
         if hidden:
             jobs = [j for j in jobs if access.job_shown(j, hidden)]

@@ -2,7 +2,7 @@
 
 Rows as in sbatch.py, in the order of Slurm's long_options. SCANCEL_BATCH, SCANCEL_FULL,
 SCANCEL_INTERACTIVE and SCANCEL_VERBOSE take true/T/false/F and are read by cli/scancel.py."""
-from ..getopt_long import NONE, OPTIONAL, REQUIRED
+from ..getopt_long import NONE, REQUIRED
 
 PROG = 'scancel'
 OPTIONS = (

@@ -1,7 +1,7 @@
 """sdiag's command line: every option of Slurm 22.05's sdiag(1), as plain data.
 
 Rows as in sbatch.py, in the order of Slurm's long_options (-h is --help here)."""
-from ..getopt_long import NONE, OPTIONAL, REQUIRED
+from ..getopt_long import NONE, REQUIRED
 
 PROG = 'sdiag'
 OPTIONS = (

@@ -2,7 +2,7 @@
 
 Rows as in sbatch.py, in the order of Slurm's long_options. SINFO_FORMAT is read by
 cli/sinfo.py (it yields to -o and -O)."""
-from ..getopt_long import NONE, OPTIONAL, REQUIRED
+from ..getopt_long import NONE, REQUIRED
 
 PROG = 'sinfo'
 OPTIONS = (

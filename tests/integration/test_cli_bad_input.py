@@ -73,7 +73,8 @@ CASES: list[tuple[tuple[Word, ...], str | None]] = [
         ("salloc", "-A", ("true",)), ("scancel", "-n", ()), ("squeue", "-u", ()), ("sacct", "-u", ()),
         ("sshare", "-A", ()), ("sprio", "-u", ()), ("sinfo", "-p", ()), ("scontrol", "show", "partition", ()),
     )],
-    *[((cmd, *pre, LONG), None) for cmd, *pre in (("scancel",), ("squeue", "-j"), ("sacct", "-j"), ("sdiag",))],
+    # (sdiag and sinfo ignore operands, as Slurm's do: `sdiag AAAA` prints the statistics)
+    *[((cmd, *pre, LONG), None) for cmd, *pre in (("scancel",), ("squeue", "-j"), ("sacct", "-j"), ("sacct",))],
     # unknown options everywhere (getopt's own words and exit status -1 for the three with Slurm's tables)
     *[((cmd, "--bogus"), f"{cmd}: unrecognized option '--bogus'") for cmd in (
         "sbatch", "srun", "salloc", "squeue", "scancel", "sinfo", "sacct", "sstat", "sdiag", "sprio", "sshare")],

@@ -46,11 +46,17 @@ def test_hidden_partitions_jobs_only_with_all(hidden_cluster: Cluster) -> None:
     assert sorted(_ids(c, "--all")) == sorted([job, shown])
     assert _ids(c, "-a", "--hide") == [shown]
     assert _ids(c, "-p", "secret") == [job]                         # -p shows what it names
+    assert _ids(c, "-j", job) == [job]                              # asked for by id: shown (pack_one_job)
+    assert f"JobId={job} " in c.run("scontrol", "show", "job", job, user="alice").stdout
     assert sorted(_ids(c, user="root")) == sorted([job, shown])    # operators see every partition
     parts = c.run("sinfo", "-h", "-o", "%P", user="alice").stdout.split()
     assert parts == ["debug*"]
     assert sorted(c.run("sinfo", "-h", "-a", "-o", "%P", user="alice").stdout.split()) == ["debug*", "secret"]
     assert sorted(c.run("sinfo", "-h", "-o", "%P").stdout.split()) == ["debug*", "secret"]
+    hidden = c.run("scontrol", "show", "partition", "secret", user="alice")
+    assert hidden.returncode == 1 and "Partition secret not found" in hidden.stderr
+    listed = c.run("scontrol", "-a", "show", "partition", "secret", user="alice").stdout
+    assert "PartitionName=secret" in listed and " Hidden=YES\n" in listed
     c.run("scancel", job, shown, user="alice", check=True)
 
 
@@ -128,3 +134,25 @@ def test_sdiag_reset_is_for_operators(hidden_cluster: Cluster) -> None:
     assert (denied.returncode, denied.stderr) == (255, "slurm_reset_statistics: Access/permission denied\n")
     assert c.run("sdiag", "--reset").stdout == "Reset scheduling statistics\n"
     assert "Jobs submitted: 0\n" in c.run("sdiag", "-a", user="alice").stdout
+
+
+def test_sacct_record_filters_and_stored_texts(hidden_cluster: Cluster) -> None:
+    c = hidden_cluster
+    job = c.sbatch("-N", "2", "-c", "1", "-t", "7", "--wrap", "true", user="alice")
+    c.wait_state(job, "COMPLETED")
+
+    def listed(*words: str) -> list[str]:
+        result = c.run("sacct", "-X", "-n", "-P", "-o", "JobID", "-j", str(job), *words, user="alice")
+        assert result.returncode == 0, result.stderr
+        return result.stdout.split()
+
+    wait_for(lambda: listed() == [str(job)], 30)
+    assert listed("-i", "2") == [str(job)] and listed("--nnodes=1") == []
+    assert listed("-I", "2") == [str(job)] and listed("--ncpus=3-8") == []
+    assert listed("-k", "7") == [str(job)] and listed("--timelimit-min=8", "-K", "9") == []
+    assert listed("-F", "SchedMain") == [str(job)] and listed("--flags=SchedBackfill") == []
+    assert listed("-W", "any") == [] and listed("-L") == [str(job)]
+    script = c.run("sacct", "-B", "-j", str(job), user="alice").stdout
+    assert script == f"Batch Script for {job}\n{'-' * 80}\nNONE\n\n"
+    refused = c.run("sacct", "-F", "bogus", user="alice")
+    assert (refused.returncode, refused.stderr) == (1, "sacct: error: str_2_job_flags: Invalid job flag bogus\n")

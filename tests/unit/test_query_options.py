@@ -8,14 +8,14 @@ from pathlib import Path
 
 import pytest
 
-from cli import scancel, sdiag, sinfo, sinfo_filters, sinfo_format, sprio, sprio_format, squeue
+from cli import sacct, sacct_filters, scancel, sdiag, sshare, sstat, sstat_fields, sinfo, sinfo_filters, sinfo_format, sprio, sprio_format, squeue
 from cli.getopt_long import NONE, OPTIONAL, GetoptError, getopt_permuted
 from cli.option_tables import squeue as squeue_spec
 from cli.query_command import atoi, iterate_seconds, parse
 from pyslurm_common.rpc import messages as pb
 
 HELP = Path(__file__).parent.parent / "data" / "slurm_help"
-COMMANDS = ("squeue", "sinfo", "scancel", "sprio", "sdiag")
+COMMANDS = ("squeue", "sinfo", "scancel", "sprio", "sdiag", "sacct", "sstat", "sshare")
 
 
 def _spec(prog: str):  # type: ignore[no-untyped-def]
@@ -333,3 +333,130 @@ def test_sdiag_reset_needs_an_operator(monkeypatch: pytest.MonkeyPatch, capsys: 
     assert (exited.value.code, capsys.readouterr().err) == (255, "slurm_reset_statistics: Access/permission denied\n")
     sdiag.sdiag(["--reset", "-a"])     # -a after -r asks for the statistics again
     assert calls == ["ResetDiag", "GetDiag"] and "Data since" in capsys.readouterr().out
+
+
+# ----------------------------------------------------------------------------- sacct
+
+
+def _record(**job: object) -> pb.JobRecord:
+    base: dict[str, object] = {"job_id": 9, "num_nodes": 2, "num_cpus": 4, "time_limit_min": 60, "start_time": 100,
+                               "features": "gpu&fast", "reason": "Resources"}
+    base.update(job)
+    return pb.JobRecord(job=pb.JobInfo(**base), alloc_cpus=4, assoc_id=7)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(("argv", "kept"), [
+    (["-i", "2"], True), (["--nnodes=1"], False), (["-i", "1-3"], True), (["-i", "0"], True),
+    (["-I", "4"], True), (["--ncpus=5-8"], False),
+    (["-k", "60"], True), (["-k", "1:00:00"], True), (["--timelimit-min=30", "-K", "45"], False),
+    (["-K", "1"], True),        # -K alone asks nothing, as in Slurm
+    (["-C", "gpu,fast"], True), (["--constraints=gpu,slow"], False),
+    (["-F", "SchedMain"], True), (["--flags=schedbackfill"], False), (["-F", "None"], False),
+    (["--reason=resources"], True), (["--reason=Priority"], False),
+    (["-x", "7"], True), (["--associations=8"], False),
+    (["-W", "any"], False),     # no WCKeys kept here: a -W list matches no job, as in Slurm
+])
+def test_record_filters_as_slurmdbds_query(argv: list[str], kept: bool) -> None:
+    values, _ = parse(_spec("sacct"), argv, {})
+    assert sacct_filters.RecordFilter.from_values(values).keeps(_record()) is kept
+
+
+def test_a_never_started_job_has_no_nodes_cpus_or_flags() -> None:
+    pending = pb.JobRecord(job=pb.JobInfo(job_id=3, num_nodes=1, num_cpus=1))
+    for argv, kept in ((["-i", "1"], False), (["-I", "1"], False), (["-F", "None"], True)):
+        values, _ = parse(_spec("sacct"), argv, {})
+        assert sacct_filters.RecordFilter.from_values(values).keeps(pending) is kept
+
+
+@pytest.mark.parametrize(("argv", "expected"), [
+    (["-i", "x"], 'Invalid numeric value "x" for --nnodes.'),
+    (["-k", "0"], "Invalid time limit specification"),
+])
+def test_bad_filter_values_in_slurms_words(argv: list[str], expected: str) -> None:
+    from cli.app import CliError
+
+    values, _ = parse(_spec("sacct"), argv, {})
+    with pytest.raises(CliError) as refused:
+        sacct_filters.RecordFilter.from_values(values)
+    assert refused.value.lines == (expected,)
+
+
+@pytest.mark.parametrize(("argv", "expected"), [
+    (["-B"], "When requesting job scripts you must also request specific jobs with the '-j' option."),
+    (["--env-vars"], "When requesting job environment you must also request specific jobs with the '-j' option."),
+    (["-B", "--env-vars", "-j", "1"], "Options --batch-script and --env-vars are mutually exclusive"),
+    (["-l", "-o", "jobid"], "Options -o(--format) and -l(--long) are mutually exclusive. Please remove one and retry."),
+    (["--whole-hetjob=maybe"], 'Invalid --whole-hetjob value "maybe". Valid values: [yes|no].'),
+])
+def test_sacct_refusals_before_any_query(argv: list[str], expected: str) -> None:
+    from cli.app import CliError
+
+    with pytest.raises(CliError) as refused:
+        sacct.sacct(argv)
+    assert refused.value.lines == (expected,)
+
+
+def test_completion_data_is_disabled_and_reason_has_no_letter(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exited:
+        sacct.sacct(["-c"])
+    assert (exited.value.code, capsys.readouterr().out) == (1, "Slurm job completion is disabled\n")
+    with pytest.raises(SystemExit):
+        parse(_spec("sacct"), ["-R", "x"])
+    assert capsys.readouterr().err == "sacct: invalid option -- 'R'\n"   # no "Try" line, as Slurm's sacct
+
+
+def test_batch_script_blocks_say_none() -> None:
+    text = sacct_filters.stored_texts([_record(job_id=5), _record(job_id=6, array_job_id=6, array_task_str="2")], True)
+    assert text == ("Batch Script for 5\n" + "-" * 80 + "\nNONE\n\n" + "Batch Script for 6_2\n" + "-" * 80 + "\nNONE\n\n")
+
+
+# ----------------------------------------------------------------------------- sstat
+
+
+def test_sstat_fields_and_jobs_add_up(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    asked: list[pb.StepUsageQuery] = []
+
+    def controller(method: str, request: pb.StepUsageQuery, reply_type: type) -> pb.StepUsageList:
+        asked.append(request)
+        return pb.StepUsageList(steps=[pb.StepUsageInfo(job_id=request.job_id, step_id="0", ntasks=1,
+                                                        max_rss_kb=2048, current_rss_kb=2048, node="n1")])
+
+    monkeypatch.setattr("cli.client.controller", controller)
+    sstat.sstat(["-n", "-P", "-i", "-o", "MaxRSS", "-j", "5", "6"])
+    assert capsys.readouterr().out == "5.0|n1||2M\n6.0|n1||2M\n"
+    assert [q.job_id for q in asked] == [5, 6]
+    sstat.sstat(["-n", "-P", "--noconvert", "-o", "MaxRSS,AveRSS", "-j", "5"])
+    assert capsys.readouterr().out == "2048K|2048K\n"
+    assert sstat_fields.PID_FIELDS == "JobID,Nodelist,Pids"
+
+
+def test_sacct_refuses_operands_after_reading_the_fields() -> None:
+    from cli.app import CliError
+
+    with pytest.raises(CliError) as refused:
+        sacct.sacct(["AAA", "-o", "jobid", "BBB"])
+    assert refused.value.lines == ("Unknown arguments:", " AAA", " BBB")
+
+
+# ----------------------------------------------------------------------------- sshare
+
+
+def test_sshare_users_verbose_and_slurms_stray_letters(monkeypatch: pytest.MonkeyPatch,
+                                                         capsys: pytest.CaptureFixture[str]) -> None:
+    asked: list[pb.SharesQuery] = []
+
+    def controller(method: str, request: pb.SharesQuery, reply_type: type) -> pb.SharesReply:
+        asked.append(request)
+        return pb.SharesReply(shares=[pb.ShareInfo(account="lab", user="bob", raw_usage=3)])
+
+    monkeypatch.setattr("cli.client.controller", controller)
+    sshare.sshare(["-v", "-a", "-n", "-P", "-o", "User,RawUsage"])
+    assert capsys.readouterr() == ("bob|3\n", "Users requested:\n\t: all\nAccounts requested:\n\t: all\n")
+    sshare.sshare(["-a", "-u", "bob", "-A", "lab", "-h", "-o", "User"])
+    assert list(asked[-1].users) == ["bob"] and list(asked[-1].accounts) == ["lab"]
+    assert capsys.readouterr().out.split() == ["bob"]
+    with pytest.raises(SystemExit) as exited:
+        sshare.sshare(["-t", "5"])
+    assert (exited.value.code, capsys.readouterr().err) == (1, "getopt error, returned t\n")
+    sshare.sshare(["-e"])
+    assert capsys.readouterr().out.splitlines()[0] == "Account           Cluster           EffectvUsage      FairShare        "

@@ -6,8 +6,6 @@ from __future__ import annotations
 import json
 
 import pytest
-from click.testing import CliRunner
-
 from cli import client, sacct, sacct_database, sacct_json
 from cli.app import CliError
 from pyslurm_common.rpc import messages as pb
@@ -83,21 +81,32 @@ def sent(monkeypatch: pytest.MonkeyPatch) -> list["pb.AccountingQuery"]:
     return queries
 
 
-def test_duplicates_flag_reaches_the_query(sent: list["pb.AccountingQuery"]) -> None:
-    assert CliRunner().invoke(sacct.sacct, ["-j", "42", "-X", "-n", "-P", "-o", "JobID"]).output == "42\n"
-    assert CliRunner().invoke(sacct.sacct, ["-D", "-j", "42", "-X", "-n"]).exit_code == 0
+def _invoke(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
+    """sacct's exit status and stdout for `argv`."""
+    try:
+        sacct.sacct(argv)
+        code = 0
+    except SystemExit as exc:
+        code = int(exc.code or 0)
+    return code, capsys.readouterr().out
+
+
+def test_duplicates_flag_reaches_the_query(sent: list["pb.AccountingQuery"], capsys: pytest.CaptureFixture[str]) -> None:
+    assert _invoke(["-j", "42", "-X", "-n", "-P", "-o", "JobID"], capsys)[1] == "42\n"
+    assert _invoke(["-D", "-j", "42", "-X", "-n"], capsys)[0] == 0
     assert [q.duplicates for q in sent] == [False, True]
 
 
-def test_account_and_qos_filters_reach_the_query(sent: list["pb.AccountingQuery"]) -> None:
-    assert CliRunner().invoke(sacct.sacct, ["-A", "Physics,chem", "-q", "high", "-n"]).exit_code == 0
+def test_account_and_qos_filters_reach_the_query(sent: list["pb.AccountingQuery"],
+                                                capsys: pytest.CaptureFixture[str]) -> None:
+    assert _invoke(["-A", "Physics,chem", "-q", "high", "-n"], capsys)[0] == 0
     assert (list(sent[0].accounts), list(sent[0].qos)) == (["physics", "chem"], ["high"])
 
 
-def test_json_flag_prints_the_document(sent: list["pb.AccountingQuery"]) -> None:
-    result = CliRunner().invoke(sacct.sacct, ["--json", "-j", "42"])
-    assert result.exit_code == 0
-    assert [job["job_id"] for job in json.loads(result.output)["jobs"]] == [42]
+def test_json_flag_prints_the_document(sent: list["pb.AccountingQuery"], capsys: pytest.CaptureFixture[str]) -> None:
+    code, output = _invoke(["--json", "-j", "42"], capsys)
+    assert code == 0
+    assert [job["job_id"] for job in json.loads(output)["jobs"]] == [42]
 
 
 def test_unreachable_accounting_daemon_is_a_database_problem(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -111,7 +120,8 @@ def test_unreachable_accounting_daemon_is_a_database_problem(monkeypatch: pytest
     assert err.value.lines == ("Problem talking to the database: Connection refused",)
 
 
-def test_nodelist_reaches_the_query_expanded(sent: list["pb.AccountingQuery"]) -> None:
-    assert CliRunner().invoke(sacct.sacct, ["-N", "n[1-2],gpu3", "-n"]).exit_code == 0
-    assert CliRunner().invoke(sacct.sacct, ["-n"]).exit_code == 0
+def test_nodelist_reaches_the_query_expanded(sent: list["pb.AccountingQuery"],
+                                            capsys: pytest.CaptureFixture[str]) -> None:
+    assert _invoke(["-N", "n[1-2],gpu3", "-n"], capsys)[0] == 0
+    assert _invoke(["-n"], capsys)[0] == 0
     assert [list(q.nodes) for q in sent] == [["n1", "n2", "gpu3"], []]
