@@ -85,6 +85,32 @@ def test_srun_on_the_second_host_streams_back_to_this_one(lab: Cluster) -> None:
     assert result.stdout == "remote1\nthrough the link\n"
 
 
+def test_sbcast_copies_a_file_to_every_node_of_the_job_as_its_user(lab: Cluster) -> None:
+    """sbcast in an allocation of node1 and remote1 (the second host): one receiving task per
+    node, run as alice (the step "sbcast" on both nodes); -f replaces, -p keeps the times, the
+    mode is the source's. (The hosts share a filesystem here: the nodes write the same path.)"""
+    wait_for(lambda: node_states(lab).get("remote1") == "idle", timeout=30)
+    work = lab.work_dir("alice")
+    source = work / "tool.sh"
+    source.write_text("#!/bin/sh\necho tool\n")
+    shutil.chown(source, "alice", "alice")
+    os.chmod(source, 0o750)
+    os.utime(source, (1_600_000_000, 1_600_000_000))
+    dest = f"/tmp/pyslurm-sbcast-{os.getpid()}"
+    script = (f"sbcast -f -p -C -F 4 tool.sh {dest} || exit 9; sacct -n -P -j $SLURM_JOB_ID.0 -o JobName,NodeList; "
+              f"srun -N2 --ntasks-per-node=1 sh -c 'echo $SLURMD_NODENAME $(stat -c \"%U %a %Y\" {dest}) $({dest})'")
+    try:
+        result = lab.run("salloc", "-Q", "-p", "grow", "-w", "node1,remote1", "-N2", "sh", "-c", script,
+                         user="alice", timeout=120)
+        assert result.returncode == 0, result.stderr
+        lines = result.stdout.splitlines()
+        assert lines[0] == "sbcast|node1,remote1", lines
+        assert sorted(lines[1:]) == ["node1 alice 750 1600000000 tool", "remote1 alice 750 1600000000 tool"], lines
+    finally:
+        if os.path.exists(dest):
+            os.unlink(dest)
+
+
 def test_a_dynamic_node_on_a_third_host_is_reached_at_its_own_address(
         lab: Cluster, hosts: tuple[SeparateHost, SeparateHost]) -> None:
     _, third = hosts

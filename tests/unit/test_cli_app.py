@@ -67,6 +67,7 @@ def test_the_version_command_word(prog: str, capsys: pytest.CaptureFixture[str])
     ("squeue", ["--foo=2"], "squeue: unrecognized option '--foo=2'\nTry \"squeue --help\" for more information\n"),
     ("scancel", ["-1"], "scancel: invalid option -- '1'\nTry \"scancel --help\" for more information\n"),
     ("sdiag", ["--foo"], "sdiag: unrecognized option '--foo'\nTry \"sdiag --help\" for more information\n"),
+    ("sbcast", ["--bogus"], "sbcast: unrecognized option '--bogus'\nTry \"sbcast --help\" for more information\n"),
 ])
 def test_refused_options_in_getopts_words(prog: str, argv: list[str], expected: str,
                                           capsys: pytest.CaptureFixture[str]) -> None:

@@ -1,0 +1,115 @@
+"""sbcast: copy a file to every node of the job's allocation.
+
+The copy is written on each node by a task of the job itself, so as the job's user, in the
+job's cgroup, with no more rights than the user has there: sbcast runs one task per node
+(`srun --overlap -N<nodes> --ntasks-per-node=1 --input=all`, a step named "sbcast") whose
+program, cli.sbcast_receive, writes its standard input to DEST. The file travels as that
+step's standard input, which srun sends to every task.
+
+Options as Slurm 22.05: -f/--force replaces an existing DEST (else "File exists", exit 17),
+-p/--preserve keeps the access and modification times (the mode is always the source's),
+-j/--jobid picks the job (else SLURM_JOB_ID), -C/--compress[=lib], -F/--fanout, -s/--size and
+-t/--timeout shape Slurm's own transfer of blocks, which this one does not have, so they are
+checked and take no effect; a relative DEST is relative to the current directory.
+"""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from collections.abc import Sequence
+
+from . import query_command
+from .app import die, run
+from .option_tables import sbcast as spec
+
+PROG = "sbcast"
+COMPRESSION = ("lz4", "none")
+
+
+def sbcast(argv: Sequence[str]) -> None:
+    values, operands = query_command.parse(spec, argv)     # options, then SBCAST_* under them
+    opts = {name: values.get(name) for name in ("compress", "fanout", "force", "jobid", "preserve", "size",
+                                                "timeout")}
+    _check_transfer_options(opts)
+    if len(operands) != 2:
+        print(f"Need two file names, have {len(operands)} names", file=sys.stderr)
+        print(f'Try "{PROG} --help" for more information', file=sys.stderr)
+        raise SystemExit(1)
+    source, dest = operands
+    job = str(opts.get("jobid") or os.environ.get("SLURM_JOB_ID", ""))
+    if not job:
+        die("Need a job id to run this command.  Run from within a Slurm job or use the --jobid option.")
+    job_id = job.partition(".")[0]
+    if not job_id.isdigit():
+        die(f"Invalid job id {job}")
+    try:
+        data = open(source, "rb")     # as the user running sbcast
+        stat = os.fstat(data.fileno())
+    except OSError as exc:
+        die(f"Can't open `{source}`: {exc.strerror}", exit_code=255)
+    nodes = _job_nodes(job_id)
+    receiver = [sys.executable, "-m", "cli.sbcast_receive", os.path.join(os.getcwd(), dest),
+                oct(stat.st_mode & 0o7777), "1" if opts.get("force") else "0",
+                *([str(stat.st_atime_ns), str(stat.st_mtime_ns)] if opts.get("preserve") else [])]
+    beside = os.path.join(os.path.dirname(os.path.abspath(sys.argv[0])), "srun")
+    srun = [beside if os.path.exists(beside) else "srun", f"--jobid={job_id}", "--overlap", "--quiet",
+            f"--nodes={len(nodes)}", f"--ntasks={len(nodes)}", "--ntasks-per-node=1", "--input=all",
+            "--job-name=sbcast", *receiver]
+    # The step is sbcast's own: none of the surrounding job's or step's srun settings apply to it.
+    env = {k: v for k, v in os.environ.items()
+           if k == "SLURM_CONF" or not k.startswith(("SLURM_", "SRUN_", "SBATCH_", "SALLOC_"))}
+    with data:
+        done = subprocess.run(srun, stdin=data, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env,
+                              text=True, check=False)
+    # The receivers say what failed in Slurm's words; srun's own lines about their exit go unsaid.
+    # A step the controller refuses (another user's job) is Slurm's failed credential lookup.
+    errors = [line for line in done.stderr.splitlines() if line.startswith(f"{PROG}: error: ")]
+    refused = f"srun: error: Unable to create step for job {job_id}: "
+    for line in errors or done.stderr.splitlines():
+        if line.startswith(refused):
+            line = f"{PROG}: error: Slurm job {job_id} lookup error: {line[len(refused):]}"
+        print(line, file=sys.stderr)
+    raise SystemExit(done.returncode)
+
+
+def _check_transfer_options(opts: dict[str, object]) -> None:
+    """Options that tune Slurm's block transfer: checked as Slurm checks them, then unused."""
+    compress = opts.get("compress")
+    if isinstance(compress, str) and compress and compress.lower() not in COMPRESSION:
+        die(f"Invalid compression library: {compress}")
+    fanout = opts.get("fanout")
+    if isinstance(fanout, str) and not (fanout.isdigit() and 0 < int(fanout)):
+        die(f"Invalid fanout value: {fanout}")
+    for name in ("size", "timeout"):
+        value = opts.get(name)
+        if isinstance(value, str) and not value.rstrip("kKmM").isdigit():
+            die(f"Invalid {name} value: {value}")
+
+
+def _job_nodes(job_id: str) -> list[str]:
+    from pyslurm_common.errors import SlurmError, Strerror
+    from pyslurm_common.rpc import messages as pb
+
+    from . import client
+
+    try:
+        reply = client.controller("GetJobs", pb.JobQuery(job_ids=[int(job_id)]), pb.JobList)
+    except SlurmError as exc:
+        die(f"Slurm job {job_id} lookup error: {exc.strerror}")
+    job = next((j for j in reply.jobs if j.job_id == int(job_id)), None)
+    if job is None:
+        die(f"Slurm job {job_id} lookup error: Invalid job id specified")
+    if job.state == "PENDING":
+        die(f"Slurm job {job_id} lookup error: {Strerror.JOB_PENDING}")
+    if job.state != "RUNNING" or not job.node_names:
+        die(f"Slurm job {job_id} lookup error: {Strerror.ALREADY_DONE}")
+    return list(job.node_names)
+
+
+def main() -> None:
+    run(PROG, sbcast)
+
+
+if __name__ == "__main__":
+    main()
