@@ -196,21 +196,32 @@ class ControllerServicer(ctld_pb2_grpc.ControllerServicer):
         uid = caller().uid
         now = int(time.time())
 
+        # Every job of one command changes before anything else runs: applied at once, the
+        # journal lines awaited together at the end. Awaited one by one, a scheduling pass could
+        # start between them: `scontrol release` of 12 jobs of two users once started a job of
+        # the lower-priority user whose release came first, before the other user's were
+        # released (slurmctld changes them all under one lock).
+        staged: list[Awaitable[None]] = []
+
         async def one(job_id: int) -> None:
             if request.action == "update":
                 for event in self._job_update(job_id, request.settings, uid, now):
-                    await self.ctl.commit(event)
+                    staged.append(self.ctl.staged(event))
             elif request.action in ("requeue", "requeuehold"):
                 incomplete = any(s.lower() == "incomplete" for s in request.settings)
-                await self.ctl.commit(self.manager.requeue_request(
-                    job_id, uid, request.action == "requeuehold", self._operator(uid), incomplete, now))
+                staged.append(self.ctl.staged(self.manager.requeue_request(
+                    job_id, uid, request.action == "requeuehold", self._operator(uid), incomplete, now)))
             elif request.action in ("suspend", "resume"):
-                await self.ctl.commit(self.manager.suspension(job_id, uid, self._operator(uid),
-                                                              request.action == "suspend", now))
+                staged.append(self.ctl.staged(self.manager.suspension(job_id, uid, self._operator(uid),
+                                                                      request.action == "suspend", now)))
             else:
-                await self.ctl.commit(self.manager.hold_change(job_id, request.action, uid, now))
+                staged.append(self.ctl.staged(self.manager.hold_change(job_id, request.action, uid, now)))
 
-        return ctld_pb2.JobUpdateReply(results=await _per_job(request.job_ids, one))
+        try:
+            results = await _per_job(request.job_ids, one)
+        finally:
+            await asyncio.gather(*staged)
+        return ctld_pb2.JobUpdateReply(results=results)
 
     def _operator(self, uid: int) -> bool:
         """root, SlurmUser, or AdminLevel Operator/Administrator in accounting."""

@@ -27,3 +27,22 @@ def test_num_cpus_of_a_pending_job(cluster: Cluster) -> None:
     cluster.run("scontrol", "release", str(job), user="alice", check=True)
     cluster.wait_state(job, "COMPLETED")
     assert "NumCPUs=2 " in cluster.run("scontrol", "show", "job", str(job), user="alice").stdout
+
+
+def test_releasing_many_jobs_in_one_command_starts_them_by_priority(cluster: Cluster) -> None:
+    """12 held jobs of two users released by one `scontrol release`: alice's, submitted first,
+    rank above bob's, so alice's take the 4 CPUs, whatever order the command names them in.
+    (Released one commit after another, a scheduling pass ran between and started bob's,
+    named first.)"""
+    from .conftest import wait_for
+    cluster.wait_idle()
+    alice = [cluster.sbatch("--hold", "-o", "/dev/null", "--wrap", "sleep 60", user="alice") for _ in range(6)]
+    bob = [cluster.sbatch("--hold", "-o", "/dev/null", "--wrap", "sleep 60", user="bob") for _ in range(6)]
+    try:
+        cluster.run("scontrol", "release", ",".join(map(str, bob + alice)), check=True)
+        wait_for(lambda: len(cluster.run("squeue", "-h", "-t", "R", "-o", "%i").stdout.split()) == 4)
+        running = {int(i) for i in cluster.run("squeue", "-h", "-t", "R", "-o", "%i").stdout.split()}
+        assert running == set(alice[:4]), (running, alice, bob)
+    finally:
+        cluster.run("scancel", *map(str, alice + bob))
+        cluster.wait_idle()
