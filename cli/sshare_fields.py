@@ -46,7 +46,11 @@ FIELDS: dict[str, ShareField] = {
     "FairShare": ShareField(10, _optional_double("fairshare")),
     "LevelFS": ShareField(10, _optional_double("level_fs")),
     "NormShares": ShareField(11, lambda r: _double(r.norm_shares)),
-    "NormUsage": ShareField(11, lambda r: _double(r.norm_usage)),
+    # Slurm leaves root's NormUsage blank (its usage is the whole cluster's by definition)
+    "NormUsage": ShareField(11, lambda r: _double(r.norm_usage) if r.depth else None),
+    # No GrpTRESMins limit is set on associations here: blank, as Slurm prints an unset one
+    "GrpTRESMins": ShareField(30, lambda r: None),
+    "TRESRunMins": ShareField(30, lambda r: r.tres_run_mins or None),
     "Partition": ShareField(12, lambda r: r.partition or None),
     "RawShares": ShareField(10, _raw_shares),
     "RawUsage": ShareField(11, lambda r: int(r.raw_usage)),
@@ -61,6 +65,8 @@ def default_fields(fair_tree: bool, long: bool, partitions: bool) -> list[str]:
     names += ["EffectvUsage", "FairShare"]
     if long and fair_tree:
         names.append("LevelFS")
+    if long:
+        names += ["GrpTRESMins", "TRESRunMins"]
     return names
 
 

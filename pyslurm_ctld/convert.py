@@ -377,11 +377,11 @@ def priority_factors_info(factors: PriorityFactors, settings: PrioritySettings) 
         site=factors.site, nice=factors.nice, fixed=factors.fixed)
 
 
-def share_info(row: ShareRow) -> ctld_pb2.ShareInfo:
+def share_info(row: ShareRow, tres_run_mins: str = "") -> ctld_pb2.ShareInfo:
     info = ctld_pb2.ShareInfo(
         account=row.account, user=row.user, partition=row.partition, depth=row.depth,
         norm_shares=row.norm_shares, raw_usage=row.raw_usage, norm_usage=row.norm_usage,
-        effective_usage=row.effective_usage)
+        effective_usage=row.effective_usage, tres_run_mins=tres_run_mins)
     if row.raw_shares is not None:
         info.raw_shares = row.raw_shares
     if row.fairshare is not None:

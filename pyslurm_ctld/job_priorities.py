@@ -115,7 +115,7 @@ class JobPriorities:
             if job.state is not JobState.RUNNING and not (job.end_time and job.end_time > since):
                 continue
             qos = associations.qos.get(job.request.qos)
-            charges.append(RunningCharge(_association_key(job, associations), float(alloc.total_cpus),
+            charges.append(RunningCharge(association_key(job, associations), float(alloc.total_cpus),
                                          job.start_time, qos.usage_factor if qos is not None else 1.0,
                                          end_time=0 if job.state is JobState.RUNNING else job.end_time))
         return charged(self.usage, charges, now, self.settings.decay_half_life_s, self.settings.usage_reset_period)
@@ -194,7 +194,7 @@ class _JobAssociations(Mapping[tuple[str, str, str], AssociationKey]):
         return 0
 
 
-def _association_key(job: Job, associations: AssociationSnapshot) -> AssociationKey:
+def association_key(job: Job, associations: AssociationSnapshot) -> AssociationKey:
     """The association a job is charged to: of its account, else of the user's default one
     (a job submitted without --account while associations are not enforced)."""
     try:

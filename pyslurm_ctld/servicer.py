@@ -31,6 +31,7 @@ from pyslurm_common.users import group_name, user_name
 from . import auth_tokens, config_report, convert, metrics, node_reconcile, partition_admin
 from .controller import Controller
 from .core import access, reservations
+from .core.share_run_minutes import tres_run_minutes, zero_run_minutes
 from .core.will_run import will_run
 from .events import Event, JobIdsUsed, NodeAdminChanged, ReservationSaved, StepFinished
 from .explain import NodeFree, explain
@@ -467,11 +468,14 @@ class ControllerServicer(ctld_pb2_grpc.ControllerServicer):
     @translate_errors
     async def GetShares(self, request: ctld_pb2.SharesQuery, context: grpc.aio.ServicerContext) -> ctld_pb2.SharesReply:
         accounts, users = set(request.accounts), set(request.users)
-        rows = self.manager.fairshare_rows(int(time.time()))
+        now = int(time.time())
+        rows = self.manager.fairshare_rows(now)
+        run_minutes = tres_run_minutes(self.manager.jobs.values(), self.manager.associations, now)
+        zero = zero_run_minutes()
         # As Slurm: the account filter applies to every row, the user filter to user rows only.
         return ctld_pb2.SharesReply(
             fair_tree=self.manager.priorities.settings.fair_tree,
-            shares=[convert.share_info(r) for r in rows
+            shares=[convert.share_info(r, run_minutes.get((r.account, r.user, r.partition), zero)) for r in rows
                     if (not accounts or r.account in accounts) and (not r.user or not users or r.user in users)])
 
     # ---- interactive work (srun, salloc) -------------------------------------------

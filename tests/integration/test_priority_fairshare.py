@@ -114,7 +114,7 @@ def test_sshare_usage_fairshare_and_restart(lab: Cluster) -> None:
     assert (float(everyone[("root", "root")][6]), float(bob[6]), alice[6]) == (1.0, 1.0, "0.333333")
     header = lab.run("sshare", "-l", user="alice").stdout.splitlines()[0].split()
     assert header == ["Account", "User", "RawShares", "NormShares", "RawUsage", "NormUsage", "EffectvUsage",
-                      "FairShare", "LevelFS"]
+                      "FairShare", "LevelFS", "GrpTRESMins", "TRESRunMins"]
     table = lab.run("sshare", "-A", "physics", user="alice").stdout.splitlines()
     assert table[0] == ("Account                    User  RawShares  NormShares    RawUsage  EffectvUsage"
                         "  FairShare ")
@@ -130,6 +130,25 @@ def test_sshare_usage_fairshare_and_restart(lab: Cluster) -> None:
     after = _shares(lab, "-a")[("physics", "alice")][4]
     # RawUsage is truncated: 6 CPU-seconds decayed over half a minute print as 5.
     assert int(after) == pytest.approx(int(before), abs=1) and int(after) >= 5
+
+
+def test_sshare_long_run_minutes_and_blank_root_usage(lab: Cluster) -> None:
+    """Slurm 22.05's sshare -l (oracle): root's NormUsage blank; TRESRunMins the TRES-minutes the
+    running jobs still hold, on their association and every account above it; GrpTRESMins blank."""
+    job = lab.sbatch("-n", "2", "-t", "10", "-o", "/dev/null", "--wrap", "sleep 60", user="alice")
+    lab.wait_state(job, "RUNNING", timeout=30)
+    try:
+        out = lab.run("sshare", "-l", "-a", "-P", "-n", user="alice", check=True).stdout
+        rows = {(r[0].strip(), r[1]): r for r in (line.split("|") for line in out.splitlines())}
+        root, chem, bob = rows[("root", "")], rows[("chem", "")], rows[("chem", "bob")]
+        assert root[5] == "" and chem[5] != "" and root[9] == ""
+        def held(minutes: int) -> str:   # 2 CPUs on 1 node for the minutes left of 10
+            return f"cpu={2 * minutes},mem=0,energy=0,node={minutes},billing={2 * minutes},fs/disk=0,vmem=0,pages=0"
+        for key in (("root", ""), ("physics", ""), ("physics", "alice")):
+            assert rows[key][10] in (held(10), held(9)), rows[key]
+        assert bob[10] == held(0)
+    finally:
+        lab.run("scancel", str(job))
 
 
 def test_negative_nice_at_submission_is_for_operators(lab: Cluster) -> None:

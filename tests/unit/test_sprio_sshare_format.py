@@ -58,5 +58,5 @@ def test_sshare_default_layout() -> None:
         line("  physics", "alice", "1", "1.000000", "600", "1.000000", "0.500000"),
     ]
     long = sshare_fields.default_fields(True, True, False)
-    assert long[-3:] == ["EffectvUsage", "FairShare", "LevelFS"]
+    assert long[-5:] == ["EffectvUsage", "FairShare", "LevelFS", "GrpTRESMins", "TRESRunMins"]
     assert "LevelFS" not in sshare_fields.default_fields(False, True, False)
