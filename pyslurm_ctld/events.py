@@ -29,6 +29,7 @@ class JobStarted:
     allocation: Allocation
     time: int
     partition: str = ""      # the partition it runs in, for a job submitted to several
+    time_limit_min: int = 0  # --time-min: the limit backfill shortened it to (0: its own)
 
 
 @dataclass(frozen=True, slots=True)

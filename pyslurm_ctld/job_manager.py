@@ -135,7 +135,8 @@ class JobManager(ClusterState):
                 events.append(self._array_task_start(decision, decision.array_task_id,
                                                      array_starts[decision.job_id], now))
             elif isinstance(decision, scheduler.Start):
-                events.append(JobStarted(decision.job_id, decision.allocation, now, decision.partition or ""))
+                events.append(JobStarted(decision.job_id, decision.allocation, now, decision.partition or "",
+                                         decision.time_limit_min))
             else:
                 job = self.jobs[decision.job_id]
                 if job.reason is not decision.reason:

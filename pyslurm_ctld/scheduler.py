@@ -104,6 +104,7 @@ class Start:
     allocation: Allocation
     array_task_id: int | None = None   # the index of the array task that starts (job_id is the master)
     partition: str | None = None       # where it starts, for a job submitted to several partitions
+    time_limit_min: int = 0            # --time-min: the shortened limit it starts with (0: its own)
 
 
 @dataclass(frozen=True, slots=True)
@@ -466,15 +467,19 @@ def _backfill(job: Job, tasks: Sequence[int | None], usable: list[tuple[Partitio
     for index, task in enumerate(tasks):
         within = usable if limits is None else [
             (part, need) for part, need in usable if limits.blocked(job, part.name, need.tres) is None]
-        placed = backfill.place([(part.name, part.nodes, need) for part, need in within], limit, free.weights)
+        options = [(part.name, part.nodes, need) for part, need in within]
+        placed = backfill.place(options, limit, free.weights)
         if placed is None:
             return tasks[index:], None
+        shortened = 0
+        if placed[1] > backfill.now and job.request.time_min_min:
+            shortened, placed = _shortened(backfill, options, free, limit, job.request.time_min_min, placed)
         partition, start, allocation = placed
-        end = backfill.end_of(start, limit)
+        end = backfill.end_of(start, shortened or limit)
         free.claim(allocation)
         if start == backfill.now:
             backfill.book(job.job_id, allocation, start, end)
-            decisions.append(Start(job.job_id, allocation, task, partition if several else None))
+            decisions.append(Start(job.job_id, allocation, task, partition if several else None, shortened))
             if limits is not None:
                 limits.started(job, partition, next(need.tres for part, need in within if part.name == partition))
             continue
@@ -482,6 +487,22 @@ def _backfill(job: Job, tasks: Sequence[int | None], usable: list[tuple[Partitio
         backfill.book(job.job_id, allocation, start, end)
         return tasks[index:], reservation
     return (), None
+
+
+def _shortened(backfill: Backfill, options: list[tuple[str, Sequence[str], _Need]], free: _Free, limit: int,
+               time_min: int, placed: tuple[str, int, Allocation]) -> tuple[int, tuple[str, int, Allocation]]:
+    """--time-min: the longest limit from time_min up to (not including) the job's own with which
+    it starts now, and where (Slurm's backfill shortens the limit so); (0, placed) when none does."""
+    low, high = time_min, (limit - 1 if limit > 0 else backfill.policy.window_s // 60)
+    best: tuple[int, tuple[str, int, Allocation]] = (0, placed)
+    while low <= high:
+        middle = (low + high) // 2
+        found = backfill.place(options, middle, free.weights)
+        if found is not None and found[1] == backfill.now:
+            best, low = (middle, found), middle + 1
+        else:
+            high = middle - 1
+    return best
 
 
 def _startable_tasks(job: Job, running: Mapping[JobId, int],

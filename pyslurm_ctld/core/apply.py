@@ -50,6 +50,8 @@ def _apply_started(state: ClusterState, event: JobStarted) -> list[Effect]:
     job = state.jobs.get(event.job_id)
     if job is None or job.state is not JobState.PENDING:
         return []
+    if event.time_limit_min:   # --time-min: started with the limit backfill shortened it to
+        job = dataclasses.replace(job, request=dataclasses.replace(job.request, time_limit_min=event.time_limit_min))
     job = state.set_job(transition(_in_partition(job, event.partition), JobState.RUNNING,
                                allocation=event.allocation, start_time=event.time, reason=Reason.NONE))
     if job.request.interactive:   # srun / salloc take it from here

@@ -192,3 +192,29 @@ def test_over_subscribe_and_gpu_freq() -> None:
     with pytest.raises(CliError) as refused:
         _fields(gpu_freq="bogus")
     assert refused.value.lines == ("Invalid --gpu-freq argument: gpu:bogus",)
+
+
+def test_time_min_lets_backfill_start_a_job_with_a_shorter_limit() -> None:
+    from test_backfill import NOW, run, running
+
+    nodes = by_name(node("n1", free_cpus=2))
+    holds = [running(90, "n1", (0, 1), NOW + 600)]        # half the node, for 10 more minutes
+    parts = {"batch": partition("batch", ["n1"])}
+    top = job(1, num_tasks=4, time_limit_min=60)          # the whole node, reserved from then on
+    plain = job(2, num_tasks=2, time_limit_min=60)
+    shortened = job(3, num_tasks=2, time_limit_min=60, time_min_min=5)
+    decisions = run([top, plain, shortened], nodes, parts, holds)
+    assert not isinstance(decisions[2], Start)
+    started = decisions[3]
+    assert isinstance(started, Start) and 5 <= started.time_limit_min <= 10, started
+
+
+def test_a_job_started_with_a_shortened_limit_keeps_it(tmp_path: Path) -> None:
+    from pyslurm_ctld.events import JobStarted
+    from pyslurm_ctld.job import Allocation
+
+    mgr = make_manager(tmp_path)
+    pending = submit(mgr, time_limit_min=60, time_min_min=5)
+    node_name = next(iter(mgr.nodes))
+    mgr.apply(JobStarted(pending.job_id, Allocation((node_name,), (1,), (0,), ((0,),)), 300, "", 7))
+    assert mgr.jobs[pending.job_id].request.time_limit_min == 7
