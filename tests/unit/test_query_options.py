@@ -8,14 +8,14 @@ from pathlib import Path
 
 import pytest
 
-from cli import sacct, sacct_filters, scancel, sdiag, sshare, sstat, sstat_fields, sinfo, sinfo_filters, sinfo_format, sprio, sprio_format, squeue
+from cli import sacct, sacct_filters, scancel, sdiag, sreport, sshare, sstat, sstat_fields, sinfo, sinfo_filters, sinfo_format, sprio, sprio_format, squeue
 from cli.getopt_long import NONE, OPTIONAL, GetoptError, getopt_permuted
 from cli.option_tables import squeue as squeue_spec
 from cli.query_command import atoi, iterate_seconds, parse
 from pyslurm_common.rpc import messages as pb
 
 HELP = Path(__file__).parent.parent / "data" / "slurm_help"
-COMMANDS = ("squeue", "sinfo", "scancel", "sprio", "sdiag", "sacct", "sstat", "sshare")
+COMMANDS = ("squeue", "sinfo", "scancel", "sprio", "sdiag", "sacct", "sstat", "sshare", "sreport")
 
 
 def _spec(prog: str):  # type: ignore[no-untyped-def]
@@ -460,3 +460,26 @@ def test_sshare_users_verbose_and_slurms_stray_letters(monkeypatch: pytest.Monke
     assert (exited.value.code, capsys.readouterr().err) == (1, "getopt error, returned t\n")
     sshare.sshare(["-e"])
     assert capsys.readouterr().out.splitlines()[0] == "Account           Cluster           EffectvUsage      FairShare        "
+
+
+# ----------------------------------------------------------------------------- sreport
+
+
+@pytest.mark.parametrize(("argv", "expected"), [
+    (["--immediate", "cluster", "utilization"], "getopt error, returned i\n"),
+    (["-a", "--cluster=x", "cluster", "utilization"],
+     "Only one cluster option can be used (--all_clusters OR --cluster OR --local)\n"),
+])
+def test_sreport_refusals_in_slurms_words(argv: list[str], expected: str, capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exited:
+        sreport.sreport(argv)
+    assert (exited.value.code, capsys.readouterr().err) == (1, expected)
+
+
+def test_sreport_tres_other_than_cpu_is_refused_not_ignored() -> None:
+    from cli.app import CliError
+
+    with pytest.raises(CliError, match="pyslurm reports CPU time only"):
+        sreport.sreport(["-T", "mem", "cluster", "utilization"])
+    assert sreport._sort_known("Na") and sreport._sort_known("TIME")
+    assert not sreport._sort_known("Ti") and not sreport._sort_known("names")
