@@ -57,7 +57,10 @@ def sbatch(args: Sequence[str]) -> None:
         check_clusters(PROG, str(values["clusters"]), this_cluster())
     if values.get("verbose"):
         from .defined_options import defined_options
+        from .scheduling_options import implicit_tasks
 
+        if implicit_tasks(values, 0):   # -B without -n, as Slurm's sbatch says it first
+            print(f"{PROG}: Number of tasks implicitly set to {desc.num_tasks}.", file=sys.stderr)
         for line in defined_options(spec.OPTIONS, values, desc.work_dir):
             print(f"{PROG}: {line}", file=sys.stderr)
     add_submission_inputs(desc, values, PROG)

@@ -100,3 +100,9 @@ def test_same_answer_as_real_srun(line: str, tmp_path: Path) -> None:
         assert our_block is None, ours.stderr
         first = ours.stderr.splitlines()[0]
         assert ours.returncode == real.returncode and first in real.stderr.splitlines(), (ours.stderr, real.stderr)
+
+
+@pytest.mark.parametrize("line", ["-B 2:4:1", "-B 2:3 -N 2", "-B *:2"])
+def test_implicit_task_count_line_as_real_sbatch(line: str, tmp_path: Path) -> None:
+    real, ours = run_both(line, tmp_path)
+    assert ours.stderr.splitlines()[0] == real.stderr.splitlines()[0]
