@@ -10,7 +10,9 @@ Options as Slurm 22.05: -f/--force replaces an existing DEST (else "File exists"
 -p/--preserve keeps the access and modification times (the mode is always the source's),
 -j/--jobid picks the job (else SLURM_JOB_ID), -C/--compress[=lib], -F/--fanout, -s/--size and
 -t/--timeout shape Slurm's own transfer of blocks, which this one does not have, so they are
-checked and take no effect; a relative DEST is relative to the current directory.
+checked and take no effect; a relative DEST is relative to the current directory. --send-libs
+(copying the executable's shared objects too) is refused; --exclude, which only filters those
+objects, is accepted as Slurm accepts it without --send-libs.
 """
 from __future__ import annotations
 
@@ -32,6 +34,11 @@ def sbcast(argv: Sequence[str]) -> None:
     opts = {name: values.get(name) for name in ("compress", "fanout", "force", "jobid", "preserve", "size",
                                                 "timeout")}
     _check_transfer_options(opts)
+    send_libs = values.get("send_libs")
+    if send_libs is not None and str(send_libs).lower() not in ("no", "n", "0"):
+        # Slurm would copy the executable's shared objects beside DEST; refused, never ignored.
+        # (--exclude only filters those objects, so without them it has nothing to act on.)
+        die("--send-libs is not supported: copy the libraries with sbcast one by one")
     if len(operands) != 2:
         print(f"Need two file names, have {len(operands)} names", file=sys.stderr)
         print(f'Try "{PROG} --help" for more information', file=sys.stderr)

@@ -51,3 +51,7 @@ def test_sbcast_into_another_users_job_is_refused(cluster: Cluster) -> None:
         cluster.run("scancel", str(job_id), check=True)
         if os.path.exists(dest):
             os.unlink(dest)
+    for argv in (("--send-libs",), ("--send-libs=yes",)):
+        refused = cluster.run("sbcast", *argv, "-j", "1", "data.txt", "/tmp/x", user="alice")
+        assert (refused.returncode, refused.stderr) == (
+            1, "sbcast: error: --send-libs is not supported: copy the libraries with sbcast one by one\n")
