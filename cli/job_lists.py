@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from typing import Iterable
 
-from pyslurm_common.array_spec import JobSpec, parse_indices, parse_job_spec
+from pyslurm_common.array_spec import JobSpec, format_ranges, parse_indices, parse_job_spec
 from pyslurm_common.bounds import STEP_ID
 from pyslurm_common.rpc import messages as pb
 
@@ -73,3 +73,38 @@ def named(jobs: Iterable[pb.JobInfo], specs: list[JobSpec]) -> list[pb.JobInfo]:
     if not any(spec.tasks is not None for spec in specs):
         return list(jobs)
     return [j for j in expand_array_tasks(jobs) if any(names(spec, j) for spec in specs)]
+
+
+def combine_pending_tasks(jobs: Iterable[pb.JobInfo]) -> list[pb.JobInfo]:
+    """squeue's default (without -r or --array-unique): pending tasks of an array that have
+    records of their own (requeued, held apart) are shown in the array's pending record when
+    they share its name and partition, their reasons added to its own (Slurm's
+    _combine_pending_array_tasks and _merge_job_reason)."""
+    listed = list(jobs)
+    remainders = {(j.array_job_id, j.name, j.partition): j for j in listed
+                  if j.array_remainder and j.state == "PENDING"}
+    if not remainders:
+        return listed
+    merged: dict[tuple[int, str, str], pb.JobInfo] = {}
+    tasks: dict[tuple[int, str, str], list[int]] = {}
+    out: list[pb.JobInfo] = []
+    for job in listed:
+        key = (job.array_job_id, job.name, job.partition)
+        if job.array_job_id and not job.array_remainder and job.state == "PENDING" and key in remainders:
+            tasks.setdefault(key, []).append(int(job.array_task_str))
+            record = merged.setdefault(key, _copy(remainders[key]))
+            if job.reason != record.reason and job.reason not in record.reason.split(","):
+                record.reason = f"{record.reason},{job.reason}"
+            continue
+        out.append(job)
+    for key, indices in tasks.items():
+        record = merged[key]
+        record.array_task_str = format_ranges(sorted({*parse_indices(record.array_task_str), *indices}))
+    return [merged.get((j.array_job_id, j.name, j.partition), j) if j.array_remainder and j.state == "PENDING"
+            else j for j in out]
+
+
+def _copy(job: pb.JobInfo) -> pb.JobInfo:
+    copy = pb.JobInfo()
+    copy.CopyFrom(job)
+    return copy

@@ -116,6 +116,8 @@ class Query:
         listed = job_lists.named(reply.jobs, self.specs)
         if self.values.get("array"):
             listed = job_lists.expand_array_tasks(listed)
+        elif not self.values.get("array_unique"):
+            listed = job_lists.combine_pending_tasks(listed)
         if self.all_states:
             selected = list(listed)
         else:

@@ -483,3 +483,17 @@ def test_sreport_tres_other_than_cpu_is_refused_not_ignored() -> None:
         sreport.sreport(["-T", "mem", "cluster", "utilization"])
     assert sreport._sort_known("Na") and sreport._sort_known("TIME")
     assert not sreport._sort_known("Ti") and not sreport._sort_known("names")
+
+
+def test_pending_tasks_with_records_of_their_own_are_shown_in_the_array_record() -> None:
+    from cli import job_lists
+
+    rest = _job(job_id=20, array_job_id=5, array_task_str="7-10", array_remainder=True, reason="Priority")
+    held = _job(job_id=12, array_job_id=5, array_task_str="3", reason="JobHeldUser")
+    other = _job(job_id=13, array_job_id=5, array_task_str="4", reason="Priority", partition="gpu")
+    running = _job(job_id=11, array_job_id=5, array_task_str="2", state="RUNNING")
+    shown = job_lists.combine_pending_tasks([running, held, other, rest])
+    assert [(j.job_id, j.array_task_str, j.reason) for j in shown] == [
+        (11, "2", ""), (13, "4", "Priority"), (20, "3,7-10", "Priority,JobHeldUser")]
+    assert rest.array_task_str == "7-10"   # the reply's record is left as it was
+    assert job_lists.combine_pending_tasks([held]) == [held]   # no pending remainder: nothing to join
