@@ -48,6 +48,7 @@ JOB_DESC = frozenset({
     # cli/scheduling_options.py
     "time_min", "deadline", "priority", "contiguous", "extra_node_info", "sockets_per_node", "cores_per_socket",
     "cpu_freq", "acctg_freq", "no_kill", "prefer", "oversubscribe", "gpu_freq", "ntasks_per_tres",
+    "spread_job",
 })
 
 

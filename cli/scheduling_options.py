@@ -209,7 +209,7 @@ def scheduling_fields(values: Mapping[str, Any], begin: int) -> dict[str, Any]:
         "cpu_freq": shown_cpu_freq(freq) if freq else "", "acctg_freq": _acctg_freq(values),
         "no_kill": no_kill is not None and str(no_kill).lower() not in ("off", "no"),
         "prefer": str(values.get("prefer") or ""), "over_subscribe": over_subscribe(values),
-        "gpu_freq": _gpu_freq(values),
+        "gpu_freq": _gpu_freq(values), "spread_job": bool(values.get("spread_job")),
     }
 
 

@@ -177,6 +177,7 @@ class JobRequest:
     prefer: str = ""                    # --prefer: features preferred, not required
     over_subscribe: str = ""            # OverSubscribe= asked (NO, USER, MCS, YES; "" none)
     gpu_freq: str = ""                  # --gpu-freq as given
+    spread_job: bool = False            # --spread-job without -N: admission spreads it (core/admission.py)
 
     @property
     def interactive(self) -> bool:

@@ -41,6 +41,9 @@ def submission(state: ClusterState, raw: JobRequest, uid: int, gid: int, user_na
     if time_limit == 0:
         time_limit = part.default_time_min if part.default_time_min else part.max_time_min
     nodes_in_cluster = len(state.nodes)
+    if raw.spread_job:   # --spread-job: the tasks over as many of the partition's usable nodes as there are
+        usable = sum(1 for name in part.nodes if name in state.nodes and state.nodes[name].usable)
+        raw = dataclasses.replace(raw, min_nodes=max(1, min(raw.num_tasks, usable)))
     if raw.min_nodes > nodes_in_cluster:
         raise SlurmError(Strerror.NODE_COUNT_INVALID)
     others = tuple(resolve_partition(state, name).name for name in raw.partitions)

@@ -34,10 +34,11 @@ def test_job_fields_in_scontrol_and_the_environment(cluster: Cluster) -> None:
     assert "ReqB:S:C:T=0:0:1:1" in shown and "Socks/Node=1 " in shown and "Contiguous=1 " in shown
     assert "   CPU_min_freq=Low CPU_max_freq=High Governor=Performance \n   Power=" in shown
     cluster.run("scancel", str(job_id), user="alice", check=True)
-    for option, shown in (("--exclusive=user", "USER"), ("--exclusive=mcs", "MCS"), ("-s", "YES")):
-        held = cluster.sbatch("--hold", option, "--wrap", "true", user="alice")
+    for option, shown in (("--exclusive=user", "OverSubscribe=USER"), ("--exclusive=mcs", "OverSubscribe=MCS"),
+                          ("-s", "OverSubscribe=YES"), ("--spread-job", "NumNodes=2")):
+        held = cluster.sbatch("--hold", "-n2", option, "--wrap", "true", user="alice")
         text = cluster.run("scontrol", "show", "job", str(held), user="alice", check=True).stdout
-        assert f"OverSubscribe={shown} " in text, option
+        assert f"{shown} " in text, option
         cluster.run("scancel", str(held), user="alice", check=True)
     job_id = cluster.sbatch("--cpu-freq=high", "--acctg-freq=5", "--gpu-freq=high", "--wrap", "env", user="alice")
     cluster.wait_state(job_id, "COMPLETED")

@@ -218,3 +218,11 @@ def test_a_job_started_with_a_shortened_limit_keeps_it(tmp_path: Path) -> None:
     node_name = next(iter(mgr.nodes))
     mgr.apply(JobStarted(pending.job_id, Allocation((node_name,), (1,), (0,), ((0,),)), 300, "", 7))
     assert mgr.jobs[pending.job_id].request.time_limit_min == 7
+
+
+def test_spread_job_takes_a_node_per_task_as_far_as_the_partition_goes(tmp_path: Path) -> None:
+    mgr = make_manager(tmp_path, conf=TOPOLOGY)
+    spread = run_job(mgr, num_tasks=3, spread_job=True)
+    assert spread.allocation is not None and len(spread.allocation.nodes) == 3
+    wide = submit(mgr, num_tasks=40, spread_job=True)
+    assert wide.request.min_nodes == 5
