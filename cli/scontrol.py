@@ -3,9 +3,8 @@ from __future__ import annotations
 
 import signal
 import sys
+from collections.abc import Sequence
 from typing import Callable, NoReturn
-
-import click
 
 from pyslurm_common import bounds, hostlist, units
 from pyslurm_common.bounds import JOB_ID, STEP_ID
@@ -13,7 +12,9 @@ from pyslurm_common.errors import SlurmError
 from pyslurm_common.rpc import messages as pb
 
 from . import client, reservations, scontrol_show
-from .app import die, run, version_option
+from .app import die, run
+from .option_tables import scontrol as spec
+from .query_command import QueryValues, parse
 
 PROG = "scontrol"
 
@@ -382,21 +383,23 @@ def token(words: list[str]) -> None:
     print(f"SLURM_JWT={reply.token}")
 
 
-@click.command(context_settings={"help_option_names": ["--help"], "ignore_unknown_options": True})
-@version_option
-@click.option("-o", "--oneliner", is_flag=True)
-@click.option("-d", "--details", is_flag=True)
-@click.option("-Q", "--quiet", is_flag=True)
-@click.option("-a", "--all", "show_all", is_flag=True)
-@click.option("--hide", "hide", is_flag=True)
-@click.argument("words", nargs=-1, type=click.UNPROCESSED)
-def scontrol(oneliner: bool, details: bool, quiet: bool, show_all: bool, hide: bool, words: tuple[str, ...]) -> None:
+def scontrol(args: Sequence[str]) -> None:
     """View or modify pyslurm configuration and state."""
+    values, operands = parse(spec, args)   # options may stand among the command words, as getopt permutes
+    words = tuple(operands)
+    if values.get("uid") is not None:
+        _run_as(values["uid"])
+    if values.get("clusters") is not None:
+        from .cluster_option import check_clusters, this_cluster
+
+        check_clusters(PROG, values["clusters"], this_cluster())
+    oneliner = bool(values.get("oneliner"))
+    show_all = _show_all(values)
     if not words:
         die("interactive mode is not supported; give a command (show, update, hold, release, ping)")
     command, rest = words[0].lower(), list(words[1:])
     handlers: dict[str, Callable[[list[str]], None]] = {
-        "show": lambda w: show(w, oneliner, show_all and not hide), "update": update, "hold": job_action("hold"),
+        "show": lambda w: show(w, oneliner, show_all), "update": update, "hold": job_action("hold"),
         "uhold": job_action("uhold"), "release": job_action("release"), "ping": ping,
         "requeue": requeue_action("requeue"), "requeuehold": requeue_action("requeuehold"),
         "suspend": job_action("suspend"), "resume": job_action("resume"),
@@ -407,6 +410,30 @@ def scontrol(oneliner: bool, details: bool, quiet: bool, show_all: bool, hide: b
     if handler is None:
         die(f"Invalid keyword: {words[0]}")
     handler(rest)
+
+
+def _show_all(values: QueryValues) -> bool:
+    """-a (and SCONTROL_ALL) show Hidden=YES partitions; a later --hide undoes it."""
+    shown = False
+    for dest, _value in values.sequence:
+        if dest == "all":
+            shown = True
+        elif dest == "hide":
+            shown = False
+    return shown
+
+
+def _run_as(user: str) -> None:
+    """-u/--uid: Slurm's scontrol acts as another user for root; an unknown one is its error
+    (and, as Slurm's, exit status 0)."""
+    import pwd
+
+    try:
+        pwd.getpwnam(user) if not user.isdigit() else pwd.getpwuid(int(user))
+    except (KeyError, OverflowError):
+        print(f'scontrol: error: --uid="{user}" invalid', file=sys.stderr)
+        raise SystemExit(0) from None
+    die("--uid is not supported by pyslurm")
 
 
 def main() -> None:

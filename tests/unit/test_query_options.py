@@ -15,7 +15,7 @@ from cli.query_command import atoi, iterate_seconds, parse
 from pyslurm_common.rpc import messages as pb
 
 HELP = Path(__file__).parent.parent / "data" / "slurm_help"
-COMMANDS = ("squeue", "sinfo", "scancel", "sprio", "sdiag", "sacct", "sstat", "sshare", "sreport")
+COMMANDS = ("squeue", "sinfo", "scancel", "sprio", "sdiag", "sacct", "sstat", "sshare", "sreport", "scontrol")
 
 
 def _spec(prog: str):  # type: ignore[no-untyped-def]
@@ -497,3 +497,15 @@ def test_pending_tasks_with_records_of_their_own_are_shown_in_the_array_record()
         (11, "2", ""), (13, "4", "Priority"), (20, "3,7-10", "Priority,JobHeldUser")]
     assert rest.array_task_str == "7-10"   # the reply's record is left as it was
     assert job_lists.combine_pending_tasks([held]) == [held]   # no pending remainder: nothing to join
+
+
+def test_scontrol_options_among_the_words(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    from cli import scontrol
+
+    values, words = parse(_spec("scontrol"), ["show", "-o", "partition", "--all", "x", "--hide"], {})
+    assert words == ["show", "partition", "x"] and values.get("oneliner") is True
+    assert scontrol._show_all(values) is False
+    assert scontrol._show_all(parse(_spec("scontrol"), ["-a"], {"SCONTROL_ALL": ""})[0]) is True
+    with pytest.raises(SystemExit) as exited:
+        scontrol.scontrol(["-u", "no-such-user-here", "ping"])
+    assert (exited.value.code, capsys.readouterr().err) == (0, 'scontrol: error: --uid="no-such-user-here" invalid\n')
