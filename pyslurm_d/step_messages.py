@@ -1,6 +1,7 @@
 """What pyslurmd and a stepd hand each other, typed, and the one codec for both directions.
 
-pyslurmd hands a stepd its `Launch` (launch.py) as one line on the fork server's connection; the
+pyslurmd hands the fork server the new stepd's `StepdPlace` and its `Launch` (launch.py), one line
+each on the server's connection; the
 stepd leaves a `StepResult` behind in `result.json`, which pyslurmd completes (the step's name,
 its GPU figures, the Epilog's outcome, or a stand-in for a stepd that died without one) and keeps
 as `end.json` until the controller acknowledged it (step_spool.py). Each is one JSON object of the
@@ -22,11 +23,19 @@ from typing import Any, TypeVar
 
 from .launch import Launch
 
-__all__ = ["Launch", "MessageError", "StepResult", "decode", "encode"]
+__all__ = ["Launch", "MessageError", "StepResult", "StepdPlace", "decode", "encode"]
 
 
 class MessageError(ValueError):
     """Text that is not a valid message of the kind asked for."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class StepdPlace:
+    """Where a new stepd works: the step's spool directory and the cgroup tree's root."""
+
+    step_dir: str
+    cgroup_root: str
 
 
 @dataclass(slots=True, kw_only=True)
@@ -52,10 +61,10 @@ class StepResult:
     gpus: list[dict[str, Any]] = field(default_factory=list)   # gpu_usage.figures, one entry per GPU
 
 
-Message = TypeVar("Message", Launch, StepResult)
+Message = TypeVar("Message", Launch, StepResult, StepdPlace)
 
 
-def encode(message: Launch | StepResult) -> str:
+def encode(message: Launch | StepResult | StepdPlace) -> str:
     """One line of JSON (no newline in it)."""
     return json.dumps(dataclasses.asdict(message))
 

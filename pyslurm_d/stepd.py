@@ -41,7 +41,7 @@ from .cgroup import CgroupError, StepCgroup, join
 from .cgroup_limits import CgroupLimitError, Device, StepLimits, StepLimitSet, Usage, create_step_limits
 from .launch import Launch, Task
 from .pmi_service import PmiService
-from .step_messages import StepResult, decode, encode
+from .step_messages import MessageError, StepResult, decode, encode
 from .stream_relay import SrunGone, StreamRelay
 from .task_binding import plan as plan_bindings
 from .task_exec import (exec_task, open_io_as_user, open_task_file, run_task_epilogs, task_environment,
@@ -522,10 +522,9 @@ def control_socket(path: Path) -> socket.socket:
     return sock
 
 
-def run(step_dir: Path, cgroup_root: Path, launch_line: str, report: Callable[[str], None]) -> None:
+def run(step_dir: Path, cgroup_root: Path, launch: Launch, report: Callable[[str], None]) -> None:
     """One stepd's whole life: start the step, tell pyslurmd (`started <pids>` or `failed <why>`
     through `report`), serve it until every process is gone, leave the result behind."""
-    launch = decode(Launch, launch_line)
     (step_dir / "stepd.pid").write_text(str(os.getpid()))
     control = control_socket(step_dir / "stepd.sock")
     stepd = Stepd(launch, step_dir, cgroup_root)
@@ -563,7 +562,12 @@ def main() -> None:
 
     launch_line = sys.stdin.readline()
     sys.stdin.close()
-    run(Path(sys.argv[1]), Path(sys.argv[2]), launch_line, report)
+    try:
+        launch = decode(Launch, launch_line)
+    except MessageError as exc:
+        report(f"failed {exc}")
+        raise SystemExit(1) from None
+    run(Path(sys.argv[1]), Path(sys.argv[2]), launch, report)
 
 
 if __name__ == "__main__":

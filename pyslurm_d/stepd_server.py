@@ -7,15 +7,14 @@ as `python -m pyslurm_d.stepd_server <socket>` and keeps its stdin open: when
 pyslurmd goes away the server exits, while the stepds it forked live on (they
 outlive a restarting pyslurmd, as always).
 
-Per connection on the root-only unix socket, pyslurmd sends two lines, the
-paths `{"step_dir": ..., "cgroup_root": ...}` and the launch; the server forks a
+Per connection on the root-only unix socket, pyslurmd sends two lines, the stepd's
+place (step directory and cgroup root) and the launch (step_messages.py); the server forks a
 stepd in a session of its own, which answers `started <pids>` or `failed <why>`
 on the connection and holds it open until it exits: end of file on it is how
 pyslurmd learns that the step is over. Single-threaded; stdlib only.
 """
 from __future__ import annotations
 
-import json
 import os
 import selectors
 import signal
@@ -25,6 +24,8 @@ import traceback
 from pathlib import Path
 
 from . import stepd
+from .launch import Launch
+from .step_messages import MessageError, StepdPlace, decode
 
 
 def serve(listener: socket.socket) -> None:
@@ -41,7 +42,7 @@ def serve(listener: socket.socket) -> None:
             conn, _ = listener.accept()
             try:
                 _fork_stepd(listener, conn)
-            except OSError as exc:
+            except (OSError, MessageError) as exc:
                 _answer(conn, f"failed cannot start stepd: {exc}")
             finally:
                 conn.close()
@@ -49,9 +50,11 @@ def serve(listener: socket.socket) -> None:
 
 def _fork_stepd(listener: socket.socket, conn: socket.socket) -> None:
     stream = conn.makefile("rb")
-    paths = json.loads(stream.readline())
-    launch_line = stream.readline().decode()
-    stream.close()
+    try:
+        place = decode(StepdPlace, stream.readline())
+        launch = decode(Launch, stream.readline())
+    finally:
+        stream.close()
     if os.fork() != 0:
         return
     # The stepd: a fresh session, default signal dispositions, nothing of the server's.
@@ -62,7 +65,7 @@ def _fork_stepd(listener: socket.socket, conn: socket.socket) -> None:
         null = os.open(os.devnull, os.O_RDWR)
         for fd in (0, 1):   # stderr stays pyslurmd's log
             os.dup2(null, fd)
-        stepd.run(Path(paths["step_dir"]), Path(paths["cgroup_root"]), launch_line,
+        stepd.run(Path(place.step_dir), Path(place.cgroup_root), launch,
                   lambda line: _answer(conn, line))
     except BaseException:  # noqa: BLE001 - a stepd must never return into the server's loop
         traceback.print_exc()   # into pyslurmd's stderr (journald)

@@ -35,7 +35,7 @@ from . import cgroup_sweep, gpu_usage, user_login_env
 from .cgroup import CgroupError
 from .launch import Launch
 from .prolog import run_script, script_environment
-from .step_messages import StepResult, encode
+from .step_messages import StepdPlace, StepResult, encode
 from .step_spool import END_FILE, read_end, read_result, write_end
 
 log = logging.getLogger(__name__)
@@ -123,8 +123,8 @@ class StepdLauncher:
                 self._server = None
                 if attempt:
                     raise StepError(f"cannot start stepd: {exc}") from exc
-        paths = {"step_dir": str(step_dir), "cgroup_root": str(cgroup_root)}
-        writer.write(f"{json.dumps(paths)}\n{encode(launch)}\n".encode())
+        place = StepdPlace(step_dir=str(step_dir), cgroup_root=str(cgroup_root))
+        writer.write(f"{encode(place)}\n{encode(launch)}\n".encode())
         await writer.drain()
         return reader, writer
 

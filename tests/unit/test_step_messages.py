@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import socket
 
 import pytest
 
-from pyslurm_d.step_messages import Launch, MessageError, StepResult, decode, encode
+from pyslurm_d import stepd_server
+from pyslurm_d.step_messages import Launch, MessageError, StepdPlace, StepResult, decode, encode
 
 LAUNCH = Launch(job_id=12, uid=1001, gid=1001, user_name="alice", node_name="n1", script_path="",
                 argv=["hostname"], environment=["PATH=/usr/bin"], work_dir="/home/alice", std_out="",
@@ -32,6 +34,8 @@ OLD_LOST_END_JSON = ('{"job_id": 5, "exit_code": 0, "exit_signal": 9, "launch_fa
 
 def test_a_launch_and_a_result_travel_whole() -> None:
     assert decode(Launch, encode(LAUNCH)) == LAUNCH
+    place = StepdPlace(step_dir="/var/spool/pyslurm/d/job00012.3", cgroup_root="/sys/fs/cgroup")
+    assert decode(StepdPlace, encode(place)) == place
     result = StepResult(job_id=12, step="3", exit_code=1, cancelled=True, gpus=[{"index": 0, "samples": 1}])
     assert decode(StepResult, encode(result).encode()) == result
     assert "\n" not in encode(LAUNCH)     # one line on the fork server's connection
@@ -68,3 +72,12 @@ def test_a_field_this_reader_does_not_know_is_ignored() -> None:
 def test_what_is_not_a_message_is_refused(kind: type[Launch] | type[StepResult], text: str | bytes) -> None:
     with pytest.raises(MessageError):
         decode(kind, text)
+
+
+def test_the_fork_server_refuses_a_launch_it_cannot_read_before_it_forks() -> None:
+    ours, servers = socket.socketpair()
+    with ours, servers:
+        place = StepdPlace(step_dir="/nonexistent", cgroup_root="/nonexistent")
+        ours.sendall(f'{encode(place)}\n{{"job_id": "12"}}\n'.encode())
+        with pytest.raises(MessageError, match="job_id"):
+            stepd_server._fork_stepd(servers, servers)   # raised in the server: no stepd was forked
