@@ -98,16 +98,21 @@ def iterate_seconds(text: str, error: str) -> int:
     return min(seconds, 86400 * 365)
 
 
-def show_all(values: QueryValues, partition_dest: str) -> bool:
-    """-a (and -p, which shows whatever it names) ask for hidden partitions; --hide undoes
-    them; the last one wins, the environment's before the command line's."""
-    shown = False
+def last_says(values: QueryValues, on: tuple[str, ...], off: tuple[str, ...]) -> bool:
+    """Whether the last of the `on` and `off` options given turns the setting on (Slurm acts on
+    each option in turn; the environment's come before the command line's)."""
+    setting = False
     for dest, _value in values.sequence:
-        if dest in ("all", partition_dest):
-            shown = True
-        elif dest == "hide":
-            shown = False
-    return shown
+        if dest in on:
+            setting = True
+        elif dest in off:
+            setting = False
+    return setting
+
+
+def show_all(values: QueryValues, partition_dest: str) -> bool:
+    """-a (and -p, which shows whatever it names) ask for hidden partitions; --hide undoes them."""
+    return last_says(values, ("all", partition_dest), ("hide",))
 
 
 def expand_hosts(text: str) -> list[str]:

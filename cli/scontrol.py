@@ -14,7 +14,7 @@ from pyslurm_common.rpc import messages as pb
 from . import client, reservations, scontrol_show
 from .app import die, run
 from .option_tables import scontrol as spec
-from .query_command import QueryValues, parse
+from .query_command import last_says, parse
 
 PROG = "scontrol"
 
@@ -394,7 +394,7 @@ def scontrol(args: Sequence[str]) -> None:
 
         check_clusters(PROG, values["clusters"], this_cluster())
     oneliner = bool(values.get("oneliner"))
-    show_all = _show_all(values)
+    show_all = last_says(values, ("all",), ("hide",))   # -a, SCONTROL_ALL; a later --hide undoes it
     if not words:
         die("interactive mode is not supported; give a command (show, update, hold, release, ping)")
     command, rest = words[0].lower(), list(words[1:])
@@ -410,17 +410,6 @@ def scontrol(args: Sequence[str]) -> None:
     if handler is None:
         die(f"Invalid keyword: {words[0]}")
     handler(rest)
-
-
-def _show_all(values: QueryValues) -> bool:
-    """-a (and SCONTROL_ALL) show Hidden=YES partitions; a later --hide undoes it."""
-    shown = False
-    for dest, _value in values.sequence:
-        if dest == "all":
-            shown = True
-        elif dest == "hide":
-            shown = False
-    return shown
 
 
 def _run_as(user: str) -> None:

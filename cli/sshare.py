@@ -11,7 +11,7 @@ from pyslurm_common.rpc import messages as pb
 from . import client, print_fields, sshare_fields
 from .app import die, run
 from .option_tables import sshare as spec
-from .query_command import QueryValues, parse
+from .query_command import last_says, parse
 
 PROG = "sshare"
 
@@ -30,7 +30,7 @@ def sshare(args: Sequence[str]) -> None:
         from .cluster_option import check_clusters, this_cluster
 
         check_clusters(PROG, values["clusters"], this_cluster())
-    all_users = _all_users(values)
+    all_users = last_says(values, ("all",), ("users",))   # a later -u undoes -a, as in Slurm
     users = [u for u in (values.get("users") or "").split(",") if u] if not all_users else []
     names = users or ([] if all_users else [getpass.getuser()])
     accounts = [a for a in (values.get("accounts") or "").split(",") if a]
@@ -63,17 +63,6 @@ def sshare(args: Sequence[str]) -> None:
         lines.insert(0, f"CLUSTER: {this_cluster()}")
     if lines:
         sys.stdout.write("\n".join(lines) + "\n")
-
-
-def _all_users(values: QueryValues) -> bool:
-    """-a lists every user; a later -u names users again (Slurm's -u clears -a)."""
-    chosen = False
-    for dest, _value in values.sequence:
-        if dest == "all":
-            chosen = True
-        elif dest == "users":
-            chosen = False
-    return chosen
 
 
 def main() -> None:

@@ -504,8 +504,10 @@ def test_scontrol_options_among_the_words(monkeypatch: pytest.MonkeyPatch, capsy
 
     values, words = parse(_spec("scontrol"), ["show", "-o", "partition", "--all", "x", "--hide"], {})
     assert words == ["show", "partition", "x"] and values.get("oneliner") is True
-    assert scontrol._show_all(values) is False
-    assert scontrol._show_all(parse(_spec("scontrol"), ["-a"], {"SCONTROL_ALL": ""})[0]) is True
+    from cli.query_command import last_says
+
+    assert last_says(values, ("all",), ("hide",)) is False
+    assert last_says(parse(_spec("scontrol"), ["--hide"], {"SCONTROL_ALL": ""})[0], ("all",), ("hide",)) is False
     with pytest.raises(SystemExit) as exited:
         scontrol.scontrol(["-u", "no-such-user-here", "ping"])
     assert (exited.value.code, capsys.readouterr().err) == (0, 'scontrol: error: --uid="no-such-user-here" invalid\n')
