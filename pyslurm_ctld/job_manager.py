@@ -122,8 +122,9 @@ class JobManager(ClusterState):
                                        {p.name: p.qos for p in self.partitions.values() if p.qos}))
         policy = self.options.backfill
         backfill = None if policy is None else Backfill(policy, capacities, running_jobs(self.jobs.values(), now), now)
+        fenced = fences(pending, self.reservations, self.nodes, now)
         decisions = scheduler.schedule(pending, capacities, views, array_running, ineligible, eligible_tasks, gate,
-                                       backfill, fences(pending, self.reservations, self.nodes, now))
+                                       backfill, fenced)
         self.expected = {d.job_id: d.expected for d in decisions
                          if isinstance(d, scheduler.Pend) and d.expected is not None}
         array_starts: dict[JobId, int] = {}
@@ -149,7 +150,7 @@ class JobManager(ClusterState):
                        and (j.state is JobState.RUNNING or j.completing)]
             events += [JobPreempted(p.victim, p.preemptor, p.mode.value, now, p.grace)
                        for p in preemption.plan(decisions, {j.job_id: j for j in pending}, holding, capacities,
-                                                views, policy, now)]
+                                                views, policy, now, fenced)]
         return events
 
     def _resumes(self, now: int) -> list[JobResumed]:

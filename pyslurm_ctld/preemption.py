@@ -34,6 +34,7 @@ from .associations import Qos
 from .events import JobPreempted, JobRequeued
 from .job import Allocation, Hold, Job, JobId, JobState, Reason
 from .preempt_transitions import awaiting_requeue
+from .reservation_fence import Fence
 
 UNLIMITED = -1
 _WAITING = (Reason.RESOURCES, Reason.PRIORITY)
@@ -129,11 +130,12 @@ def leaving(job: Job) -> bool:
 
 def plan(decisions: Sequence[scheduler.Decision], pending: Mapping[JobId, Job], running: Iterable[Job],
          nodes: Mapping[str, scheduler.NodeCapacity], partitions: Mapping[str, scheduler.PartitionView],
-         policy: Policy, now: int) -> list[Preempt]:
+         policy: Policy, now: int, fences: Mapping[JobId, Fence] | None = None) -> list[Preempt]:
     """Victims for the pending jobs of this pass that wait for resources, in the pass's order.
 
     `decisions` are the scheduler's for this pass (its starts have taken their resources from
-    `nodes` already); `running` are the jobs holding allocations (running or completing)."""
+    `nodes` already); `running` are the jobs holding allocations (running or completing);
+    `fences`: the nodes reservations keep each job off, where it may not preempt either."""
     if not policy.config.enabled:
         return []
     held = [job for job in running if job.allocation is not None]
@@ -164,6 +166,9 @@ def plan(decisions: Sequence[scheduler.Decision], pending: Mapping[JobId, Job], 
             part = partitions.get(name)
             if part is None:
                 continue
+            fence = fences.get(job.job_id) if fences else None
+            if fence is not None:
+                part = dataclasses.replace(part, nodes=tuple(n for n in part.nodes if n not in fence.off_limits))
             key = (part.name, job.request.qos)
             if key not in options:
                 options[key] = sorted(((v, mode) for v in candidates
@@ -171,7 +176,8 @@ def plan(decisions: Sequence[scheduler.Decision], pending: Mapping[JobId, Job], 
                                       key=lambda vm: _victim_order(vm[0], partitions))
             # A shape that found no room once is not tried again in this pass (victims only get
             # fewer; what earlier victims leave over is seen by the next pass, right after).
-            shape = (key, job.request.time_limit_min, scheduler.job_need(job.request, part.def_mem_per_cpu_mb))
+            shape = (key, job.request.time_limit_min, scheduler.job_need(job.request, part.def_mem_per_cpu_mb),
+                     part.nodes if fence is not None else ())
             victims = (vm for vm in options[key] if vm[0].job_id not in taken)
             if shape in hopeless or next((vm for vm in options[key] if vm[0].job_id not in taken), None) is None:
                 continue

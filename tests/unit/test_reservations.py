@@ -248,3 +248,27 @@ def test_scontrol_update_job_reservation(tmp_path: Path) -> None:
     assert mgr.jobs[mine.job_id].request.reservation == "lab"
     mgr.apply(reservations.job_change(mgr, mine.job_id, 0, True, "", NOW))
     assert mgr.jobs[mine.job_id].request.reservation == ""
+
+
+PREEMPT_CONF = """\
+ClusterName=lab
+SlurmctldHost=head
+NodeName=n[1-2] CPUs=4 RealMemory=4000
+PartitionName=low Nodes=n[1-2] Default=YES PriorityTier=1
+PartitionName=high Nodes=n[1-2] PriorityTier=2
+PreemptType=preempt/partition_prio
+PreemptMode=CANCEL
+"""
+
+
+def test_a_job_preempts_only_on_nodes_reservations_leave_it(tmp_path: Path) -> None:
+    from pyslurm_ctld.events import JobPreempted
+
+    mgr = make_manager(tmp_path, conf=PREEMPT_CONF)
+    create(mgr, "Res=r", "StartTime=now", "Duration=600", "Users=alice", "Nodes=n1", "Flags=IGNORE_JOBS")
+    outside = run_job(mgr, now=NOW + 10, num_tasks=4, time_limit_min=60)
+    inside = run_job(mgr, now=NOW + 20, num_tasks=4, time_limit_min=60, reservation="r")   # the youngest
+    assert (outside.allocation.nodes, inside.allocation.nodes) == (("n2",), ("n1",))      # type: ignore[union-attr]
+    submit(mgr, now=NOW + 30, num_tasks=4, time_limit_min=60, partition="high")
+    preempted = [e for e in mgr.schedule_pass(NOW + 40) if isinstance(e, JobPreempted)]
+    assert [e.job_id for e in preempted] == [outside.job_id]
