@@ -11,16 +11,17 @@ import os
 import select
 import sys
 import time
+from collections.abc import Sequence
 from typing import Any, NoReturn, TextIO
-
-import click
 
 from pyslurm_common.errors import SlurmError, Strerror
 from pyslurm_common.rpc import messages as pb
 
 from . import client, sacct_database, sacctmgr_args, sacctmgr_events, sacctmgr_fields
-from .app import CliError, run, version_option
+from .app import CliError, run
+from .option_tables import sacctmgr as spec
 from .print_fields import FormatError, Parsable, render
+from .query_command import parse
 
 PROG = "sacctmgr"
 COMMIT_TIMEOUT = 30
@@ -30,19 +31,15 @@ _ADDING = {"account": " Adding Account(s)", "user": " Adding User(s)", "qos": " 
 _VERB = {"add": "adding", "modify": "modifying", "delete": "deleting"}
 
 
-@click.command(context_settings={"help_option_names": ["-h", "--help"], "ignore_unknown_options": True})
-@version_option
-@click.option("-i", "--immediate", is_flag=True, help="commit changes without asking")
-@click.option("-n", "--noheader", is_flag=True)
-@click.option("-p", "--parsable", is_flag=True)
-@click.option("-P", "--parsable2", is_flag=True)
-@click.option("-Q", "--quiet", is_flag=True)
-@click.option("-s", "--associations", is_flag=True, help="show user/account associations too")
-@click.option("--delimiter", default="|")
-@click.argument("words", nargs=-1)
-def sacctmgr(immediate: bool, noheader: bool, parsable: bool, parsable2: bool, quiet: bool,
-             associations: bool, delimiter: str, words: tuple[str, ...]) -> None:
+def sacctmgr(args: Sequence[str]) -> None:
     """View or modify Slurm account information."""
+    values, operands = parse(spec, args)   # options may stand among the command words, as getopt permutes
+    words = tuple(operands)
+    # -o/--oneliner: Slurm's sacctmgr sets it and prints nothing differently; -v raises only its
+    # log level. Both are accepted as there.
+    immediate, noheader, quiet = (bool(values.get(d)) for d in ("immediate", "noheader", "quiet"))
+    parsable, parsable2, associations = (bool(values.get(d)) for d in ("parsable", "parsable2", "associations"))
+    delimiter = "|"
     if [w.lower() for w in words] == ["version"]:   # the command word, as -V/--version
         from .command_line import VERSION_LINE
 
@@ -62,6 +59,8 @@ def sacctmgr(immediate: bool, noheader: bool, parsable: bool, parsable2: bool, q
         else:
             _show(request, mode, delimiter, not noheader)
         return
+    if values.get("readonly"):
+        _fail("Can't run this command in readonly mode.")
     if request.entity == "event":
         _fail(" Events are recorded by the controller; they can only be listed ('show event')")
     if request.entity in ("stats", "reservation"):

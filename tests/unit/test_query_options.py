@@ -15,7 +15,7 @@ from cli.query_command import atoi, iterate_seconds, parse
 from pyslurm_common.rpc import messages as pb
 
 HELP = Path(__file__).parent.parent / "data" / "slurm_help"
-COMMANDS = ("squeue", "sinfo", "scancel", "sprio", "sdiag", "sacct", "sstat", "sshare", "sreport", "scontrol")
+COMMANDS = ("squeue", "sinfo", "scancel", "sprio", "sdiag", "sacct", "sstat", "sshare", "sreport", "scontrol", "sacctmgr")
 
 
 def _spec(prog: str):  # type: ignore[no-untyped-def]
@@ -511,3 +511,11 @@ def test_scontrol_options_among_the_words(monkeypatch: pytest.MonkeyPatch, capsy
     with pytest.raises(SystemExit) as exited:
         scontrol.scontrol(["-u", "no-such-user-here", "ping"])
     assert (exited.value.code, capsys.readouterr().err) == (0, 'scontrol: error: --uid="no-such-user-here" invalid\n')
+
+
+def test_sacctmgr_readonly_refuses_changes(capsys: pytest.CaptureFixture[str]) -> None:
+    from cli import sacctmgr
+
+    with pytest.raises(SystemExit) as exited:
+        sacctmgr.sacctmgr(["-r", "add", "account", "physics", "-i"])
+    assert (exited.value.code, capsys.readouterr().err) == (1, "Can't run this command in readonly mode.\n")
