@@ -545,7 +545,10 @@ def _select_nodes(candidates: Sequence[str], need: _Need, free: _Free) -> list[s
     fitting.sort(key=lambda n: (n not in need.required,
                                 bool(need.preferred) and not features.satisfied(need.preferred, free.nodes[n].features),
                                 free.weights[n], len(free.cpus[n]), allowed.index(n)))
-    return fitting[:need.nodes]
+    # The allocation lists its nodes in the partition's order, as Slurm's node bitmap does: node 0
+    # of SLURM_NODEID and rank 0 are on the first node of SLURM_JOB_NODELIST (where MPI launchers and
+    # torch's MASTER_ADDR recipes put the root).
+    return sorted(fitting[:need.nodes], key=allowed.index)
 
 
 def _contiguous(ordered: Sequence[str], fitting: set[str], need: _Need) -> list[str] | None:

@@ -22,6 +22,7 @@ class SeparateHost:
     namespace: str
     address: str          # the namespace's own address
     gateway: str          # this host's address on the link between them
+    link: str = ""        # this host's end of the link (an interface name, for MPI's -iface)
 
     def command(self, *argv: str) -> list[str]:
         # nsenter switches the network namespace only; `ip netns exec` would also remount
@@ -51,7 +52,7 @@ def separate_host(prefix: str) -> Iterator[SeparateHost]:
             ns.link("set", index=end, state="up")
             # Everything else (the controller's address on another link, say) goes through us.
             ns.route("add", dst="default", gateway=f"{prefix}.1")
-        yield SeparateHost(name, f"{prefix}.2", f"{prefix}.1")
+        yield SeparateHost(name, f"{prefix}.2", f"{prefix}.1", outside)
     finally:
         with IPRoute() as ipr, contextlib.suppress(Exception):
             for index in ipr.link_lookup(ifname=outside):   # deleting one end removes the pair
