@@ -32,7 +32,7 @@ def test_an_unforeseen_failure_names_no_python_exception(capsys: pytest.CaptureF
     assert (code, err) == (1, "squeue: error: Unexpected error\n")
 
 
-CLICK_COMMANDS = ("squeue", "sinfo", "scontrol", "scancel", "sacct", "sacctmgr", "sstat", "sprio", "sshare",
+COMMANDS = ("squeue", "sinfo", "scontrol", "scancel", "sacct", "sacctmgr", "sstat", "sprio", "sshare",
                   "sreport", "sdiag")
 
 
@@ -42,7 +42,7 @@ def _command(prog: str) -> object:
     return getattr(importlib.import_module(f"cli.{prog}"), prog)
 
 
-@pytest.mark.parametrize("prog", CLICK_COMMANDS)
+@pytest.mark.parametrize("prog", COMMANDS)
 @pytest.mark.parametrize("flag", ["--version", "-V"])
 def test_every_command_answers_version(prog: str, flag: str, capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit) as exited:
