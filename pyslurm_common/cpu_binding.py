@@ -93,7 +93,8 @@ def _expand(listed: str, mode: str) -> tuple[int, ...]:
         value, star, count = item.partition("*")
         times = int(count) if star and count.isdigit() else 1
         number = _number(value, mode.startswith("mask"))
-        if times > MAX_LIST or len(out) + times > MAX_LIST or (mode.startswith("map") and number > MAX_CPU):
+        too_big = number > MAX_CPU if mode.startswith("map") else number.bit_length() > MAX_CPU + 1
+        if times > MAX_LIST or len(out) + times > MAX_LIST or too_big:
             raise BindError(f'unrecognized --cpu-bind argument "{item}"')
         out.extend([number] * times)
     return tuple(out)

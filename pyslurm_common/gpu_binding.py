@@ -43,7 +43,7 @@ def _expand(listed: str, hexadecimal: bool) -> tuple[int, ...]:
             number = int(value, 16) if hexadecimal else int(value, 0 if value.lower().startswith("0x") else 10)
         except ValueError:
             raise GpuBindError(item) from None
-        if len(out) + times > MAX_LIST:
+        if len(out) + times > MAX_LIST or number.bit_length() > MAX_LIST:
             raise GpuBindError(item)
         out.extend([number] * times)
     return tuple(out)

@@ -26,8 +26,9 @@ def test_words_and_lists_parse_as_slurm_splits_them() -> None:
         parse("sideways")
     with pytest.raises(BindError, match='missing list for "--cpu-bind=map_cpu:<list>"'):
         parse("map_cpu:")
-    with pytest.raises(BindError):
-        parse("map_cpu:0*99999")
+    for unbounded in ("map_cpu:0*99999", "map_cpu:70000", "mask_cpu:0x1" + "0" * 20000):
+        with pytest.raises(BindError):
+            parse(unbounded)
 
 
 def test_levels_fill_units_block_or_cyclic_over_sockets() -> None:

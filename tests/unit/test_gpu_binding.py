@@ -10,7 +10,7 @@ def test_parse_and_implied_bindings() -> None:
     assert parse("verbose,single:2") == GpuBind(True, "single", 2)
     assert parse("map_gpu:0*2,1") == GpuBind(False, "map_gpu", 0, (0, 0, 1))
     assert parse("mask_gpu:0x3,c") == GpuBind(False, "mask_gpu", 0, (3, 12))
-    for bad in ("sideways", "single:0", "map_gpu:", "single:x"):
+    for bad in ("sideways", "single:0", "map_gpu:", "single:x", "mask_gpu:0x1" + "0" * 2000):
         with pytest.raises(GpuBindError, match=f"Invalid --gpu-bind argument: gpu:{bad}"):
             parse(bad)
     assert implied("", 2, 0) == "per_task:2"
