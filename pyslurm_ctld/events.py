@@ -330,6 +330,15 @@ class JobReservationChanged:
 
 
 @dataclass(frozen=True, slots=True)
+class JobLicensesChanged:
+    """`scontrol update jobid=N Licenses=...` of a pending job ("" asks for none)."""
+
+    kind: ClassVar[str] = "job_licenses"
+    job_id: JobId
+    licenses: str
+
+
+@dataclass(frozen=True, slots=True)
 class ReservationSaved:
     """scontrol create/update reservation: the whole record, replacing any of its name."""
 
@@ -404,7 +413,8 @@ Event = (JobSubmitted | JobStarted | JobHoldChanged | JobCancelled | JobTimedOut
          | ArrayTaskStarted | ArrayTasksCancelled | DependencyChanged | ArrayThrottleChanged | BeginTimeChanged
          | JobChargeChanged | JobPreempted | JobRequeueRequested | JobSuspended | JobResumed | JobPriorityChanged
          | JobTimeLimitChanged | JobPartitionChanged | JobCpusChanged
-         | UsageRecorded | ReservationSaved | ReservationDeleted | JobReservationChanged)
+         | UsageRecorded | ReservationSaved | ReservationDeleted | JobReservationChanged
+         | JobLicensesChanged)
 _KINDS: dict[str, type] = {cls.kind: cls for cls in (
     JobSubmitted, JobStarted, JobHoldChanged, JobCancelled, JobTimedOut, JobDeadlineMissed, BatchFinished,
     JobRequeued, JobLost, NodeFailed, NodeAdminChanged, NodeCreated, NodesDeleted, PartitionEdited, JobIdsUsed,
@@ -412,7 +422,7 @@ _KINDS: dict[str, type] = {cls.kind: cls for cls in (
     StepStarted, StepFinished, AllocationReleased, ArrayTaskStarted, ArrayTasksCancelled, DependencyChanged,
     ArrayThrottleChanged, BeginTimeChanged, JobChargeChanged, JobPreempted, JobRequeueRequested, JobSuspended,
     JobResumed, JobPriorityChanged, JobTimeLimitChanged, JobPartitionChanged, JobCpusChanged, UsageRecorded,
-    ReservationSaved, ReservationDeleted, JobReservationChanged)}
+    ReservationSaved, ReservationDeleted, JobReservationChanged, JobLicensesChanged)}
 
 
 def event_to_dict(event: Event) -> dict[str, Any]:

@@ -30,7 +30,7 @@ from pyslurm_common.users import group_name, user_name
 
 from . import auth_tokens, config_report, convert, metrics, node_reconcile, partition_admin
 from .controller import Controller
-from .core import access, reservations
+from .core import access, job_updates, reservations
 from .core.share_run_minutes import tres_run_minutes, zero_run_minutes
 from .core.will_run import will_run
 from .events import Event, JobIdsUsed, NodeAdminChanged, ReservationSaved, StepFinished
@@ -231,12 +231,12 @@ class ControllerServicer(ctld_pb2_grpc.ControllerServicer):
     def _job_update(self, job_id: int, settings: Iterable[str], uid: int, now: int) -> list[Event]:
         """`scontrol update jobid=N Key=Value ...`: Dependency=, ArrayTaskThrottle=, StartTime=,
         Account=, QOS=, Priority=, Nice=, TimeLimit= (and TimeLimit+=/-=), Partition=, NumCPUs=,
-        Reservation=.
+        Reservation=, Licenses=.
         Every setting is checked before any is applied."""
         changes = {key.lower(): value for key, _, value in (item.partition("=") for item in settings)}
         unknown = set(changes) - {"dependency", "arraytaskthrottle", "starttime", "account", "qos", "priority",
                                   "nice", "timelimit", "timelimit+", "timelimit-", "partition", "numcpus",
-                                  "reservation"}
+                                  "reservation", "licenses"}
         if unknown:
             raise SlurmError(Strerror.INVALID_ARGUMENT, f"Update of this job field is not supported: {min(unknown)}")
         events: list[Event] = []
@@ -260,6 +260,9 @@ class ControllerServicer(ctld_pb2_grpc.ControllerServicer):
             events.append(self.manager.cpu_count_change(job_id, uid, self._operator(uid), changes["numcpus"]))
         if "partition" in changes:
             events.append(self.manager.partition_change(job_id, uid, self._operator(uid), changes["partition"]))
+        if "licenses" in changes:
+            events.append(job_updates.licenses_change(self.manager, job_id, uid, self._operator(uid),
+                                                      changes["licenses"]))
         if "reservation" in changes:
             events.append(reservations.job_change(self.manager, job_id, uid, self._operator(uid),
                                                   changes["reservation"], now))

@@ -18,7 +18,8 @@ from ..events import (Account, AllocationReleased, ArrayTasksCancelled, ArrayTas
                       JobPreempted, JobPriorityChanged, JobRequeued, JobRequeueRequested, JobResumed, JobsPurged,
                       JobStarted, JobSubmitted, JobSuspended, JobTimedOut, JobTimeLimitChanged, Launch,
                       NodeAdminChanged, NodeCreated, NodeFailed, NodesDeleted, PartitionEdited, ReservationDeleted,
-                      ReservationSaved, RecordReservation, JobReservationChanged, StepFinished,
+                      ReservationSaved, RecordReservation, JobReservationChanged, JobLicensesChanged,
+                      StepFinished,
                       StepStarted, Terminate, UsageRecorded)
 from ..fairshare import Usage
 from ..job import ArrayInfo, Hold, Job, JobId, JobState, Reason
@@ -169,6 +170,10 @@ def _apply_partition(state: ClusterState, event: JobPartitionChanged) -> list[Ef
 
 def _apply_job_reservation(state: ClusterState, event: JobReservationChanged) -> list[Effect]:
     return _changed_request(state, event.job_id, reservation=event.reservation)
+
+
+def _apply_job_licenses(state: ClusterState, event: JobLicensesChanged) -> list[Effect]:
+    return _changed_request(state, event.job_id, licenses=event.licenses)
 
 
 def _apply_cpus(state: ClusterState, event: JobCpusChanged) -> list[Effect]:
@@ -542,6 +547,7 @@ _APPLY = {
     PartitionEdited: _apply_partition_edited,
     ReservationSaved: _apply_reservation_saved,
     JobReservationChanged: _apply_job_reservation,
+    JobLicensesChanged: _apply_job_licenses,
     ReservationDeleted: _apply_reservation_deleted,
     JobIdsUsed: _apply_ids_used,
     JobsPurged: _apply_purged,

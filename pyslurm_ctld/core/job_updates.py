@@ -8,12 +8,13 @@ import dataclasses
 
 from pyslurm_common.bounds import ARRAY_THROTTLE, CPUS_PER_TASK, CPU_COUNT, OutOfRange
 from pyslurm_common.errors import SlurmError, Strerror
+from pyslurm_common.licenses import request_valid
 
 from .. import features, job_control, scheduler
 from ..association_checks import charge
 from ..events import (ArrayThrottleChanged, BeginTimeChanged, DependencyChanged, JobChargeChanged, JobCpusChanged,
                       JobHoldChanged, JobPartitionChanged, JobPriorityChanged, JobRequeueRequested, JobResumed,
-                      JobSuspended, JobTimeLimitChanged)
+                      JobSuspended, JobTimeLimitChanged, JobLicensesChanged)
 from ..job import Hold, JobState
 from ..job_priorities import priority_update
 from ..time_limit_update import new_time_limit
@@ -97,6 +98,17 @@ def partition_change(state: ClusterState, job_id: int, uid: int, operator: bool,
     need = scheduler.job_need(req, def_mem_per_cpu(state, parts[0]))
     check_some_node_holds(need, (state.nodes[name] for p in parts for name in p.nodes if name in state.nodes))
     return JobPartitionChanged(job.job_id, req.partition, req.partitions)
+
+
+def licenses_change(state: ClusterState, job_id: int, uid: int, operator: bool, text: str) -> JobLicensesChanged:
+    """`scontrol update jobid=N Licenses=...` of a pending job (owner or operator), checked as at
+    submission."""
+    job = owned_job(state, job_id, uid) if not operator else known_job(state, job_id)
+    if job.state is not JobState.PENDING:
+        raise SlurmError(Strerror.NOT_PENDING)
+    if text and not request_valid(text, dict(state.cfg.licenses)):
+        raise SlurmError(Strerror.INVALID_LICENSES)
+    return JobLicensesChanged(job.job_id, text)
 
 
 def cpu_count_change(state: ClusterState, job_id: int, uid: int, operator: bool, text: str) -> JobCpusChanged:

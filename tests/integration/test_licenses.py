@@ -68,3 +68,12 @@ def test_rest_api_lists_the_licenses(licensed: Cluster) -> None:
     contract.validate(answer.method, answer.path, answer.status, answer.text)
     assert [(lic["LicenseName"], lic["Total"], lic["Used"], lic["Free"]) for lic in answer.json["licenses"]] == [
         ("fluent", 4, 0, 4), ("matlab", 1, 0, 1)]
+
+
+def test_scontrol_update_job_licenses(licensed: Cluster) -> None:
+    job = licensed.sbatch("--hold", "-L", "fluent", "-o", "/dev/null", "--wrap", "true", user="alice")
+    licensed.run("scontrol", "update", f"jobid={job}", "Licenses=matlab:1,fluent:2", user="alice", check=True)
+    assert licensed.job_field(job, "W") == "matlab:1,fluent:2"
+    refused = licensed.run("scontrol", "update", f"jobid={job}", "Licenses=ansys", user="alice")
+    assert refused.returncode == 1 and "Invalid license specification" in refused.stderr
+    licensed.run("scancel", str(job), user="alice", check=True)

@@ -98,3 +98,17 @@ def test_job_fields_and_scontrol_show_licenses(tmp_path: Path) -> None:
     assert scontrol_show.show_licenses(lics, "matlab", oneliner=True) == (
         "LicenseName=matlab Total=2 Used=1 Free=1 Reserved=0 Remote=no\n")
     assert scontrol_show.show_licenses([]) == "No licenses configured in Slurm.\n"
+
+
+def test_scontrol_update_job_licenses(tmp_path: Path) -> None:
+    from pyslurm_ctld.core.job_updates import licenses_change
+    from pyslurm_ctld.events import event_from_dict, event_to_dict
+
+    mgr = make_manager(tmp_path, LICENSES)
+    job = submit(mgr, hold=True)
+    assert error_of(licenses_change, mgr, job.job_id, 1000, False, "ansys").strerror == Strerror.INVALID_LICENSES
+    assert error_of(licenses_change, mgr, job.job_id, 1001, False, "matlab").strerror == Strerror.ACCESS_DENIED
+    event = licenses_change(mgr, job.job_id, 1000, False, "matlab:2")
+    assert event_from_dict(event_to_dict(event)) == event
+    mgr.apply(event)
+    assert mgr.jobs[job.job_id].request.licenses == "matlab:2"
