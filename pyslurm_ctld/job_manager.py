@@ -57,6 +57,7 @@ class JobManager(ClusterState):
     step_signalling = steps.step_signalling
     release = steps.release
     step_usage_hosts = steps.step_usage_hosts
+    step_attachment = steps.step_attachment
 
     timeouts = timers.timeouts
     signals_due = timers.signals_due

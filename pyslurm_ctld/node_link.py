@@ -71,6 +71,11 @@ class NodeLinks:
     async def notify(self, node: str, address: str, job_id: int, step: str, text: str) -> None:
         await self._call(node, address, "NotifyJob", slurmd_pb2.JobMessage(job_id=job_id, step=step, text=text))
 
+    async def attach(self, node: str, address: str, job_id: int, step: str, io_host: str, io_port: int,
+                     io_key: str) -> None:
+        await self._call(node, address, "AttachStep", slurmd_pb2.StepAttach(
+            job_id=job_id, step=step, io_host=io_host, io_port=io_port, io_key=io_key))
+
     async def step_usage(self, node: str, address: str, job_id: int, step_id: str) -> types_pb2.StepUsageList:
         """Live usage of the job's running steps on `node` (`step_id` "" = all of them)."""
         reply: types_pb2.StepUsageList = await self._call(

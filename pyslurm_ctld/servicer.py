@@ -520,6 +520,24 @@ class ControllerServicer(ctld_pb2_grpc.ControllerServicer):
         return ctld_pb2.StepReply(job_id=request.job_id, step_id=step.step_id, nodes=step.nodes,
                                   tasks_per_node=step.tasks_per_node, num_tasks=step.num_tasks)
 
+    @translate_errors
+    async def AttachStep(self, request: ctld_pb2.StepAttachRequest,
+                         context: grpc.aio.ServicerContext) -> ctld_pb2.StepAttachReply:
+        """sattach. The stepds connect back to the address the request came from, never to one the
+        caller names; the key (a bounded hex word, it travels in a stepd control line) is theirs."""
+        io_port = 0 if request.layout_only else request.io_port
+        if io_port and (io_port > 65535 or not 0 < len(request.io_key) <= 64
+                        or any(c not in "0123456789abcdef" for c in request.io_key)):
+            raise SlurmError(Strerror.INVALID_ARGUMENT, "sattach: bad listener port or key")
+        try:
+            step = await self.ctl.attach_step(request.job_id, request.step_id, caller().uid,
+                                              srun_address(context.peer(), self.ctl.cfg.controller_addr),
+                                              io_port, request.io_key)
+        except NodeLinkError as exc:
+            log.warning("job=%d step %d attach: %s", request.job_id, request.step_id, exc)
+            raise SlurmError(Strerror.COMM_FAILURE, str(exc)) from exc
+        return ctld_pb2.StepAttachReply(nodes=step.nodes, tasks_per_node=step.tasks_per_node)
+
     def _requeued(self, job_id: int) -> bool:
         """A requeued job's steps append to their files by default, as its batch output does."""
         job = self.manager.jobs.get(JobId(job_id))

@@ -120,6 +120,23 @@ class NodeAgentServicer(slurmd_pb2_grpc.NodeAgentServicer):
         return types_pb2.Empty()
 
     @translate_errors
+    async def AttachStep(self, request: slurmd_pb2.StepAttach, context: grpc.aio.ServicerContext) -> types_pb2.Empty:
+        """sattach (the controller checked the caller may see the step): the stepd copies the step's
+        output to sattach's listener. A step already gone here has nothing left to send."""
+        self._require_controller()
+        words = (request.io_host, str(request.io_port), request.io_key)
+        if (not request.step.isdigit() or not 0 < request.io_port <= 65535 or len(request.io_host) > 255
+                or not 0 < len(request.io_key) <= 64 or any(len(w.split()) != 1 for w in words)):
+            raise SlurmError(Strerror.INVALID_ARGUMENT, "bad attach request")
+        try:
+            await self.steps.command(request.job_id, "attach " + " ".join(words), request.step)
+        except StepGone:
+            pass
+        except (StepError, OSError) as exc:
+            raise SlurmError(Strerror.INTERNAL, f"attach to job {request.job_id}: {exc}") from exc
+        return types_pb2.Empty()
+
+    @translate_errors
     async def GetStepUsage(self, request: slurmd_pb2.NodeStepUsageQuery,
                            context: grpc.aio.ServicerContext) -> types_pb2.StepUsageList:
         """Live usage of the job's steps here: one step, or every step ("" step id); none when not running."""

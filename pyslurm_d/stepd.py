@@ -398,6 +398,12 @@ class Stepd:
         if words[0] == "notify" and len(words) > 1:   # the controller's message for the user
             self._write_stderr(f"{self.launch.stepd_name}: warning: {' '.join(words[1:])}\n")
             return "ok"
+        if words[0] == "attach" and len(words) == 4 and words[2].isdigit():   # sattach, checked by the controller
+            try:
+                self.relay.copies.attach(words[1], int(words[2]), words[3], self.launch.node_index)
+            except OSError as exc:
+                return f"error cannot reach sattach at {words[1]}:{words[2]}: {exc.strerror or exc}"
+            return "ok"
         if words[0] in ("suspend", "resume") and len(words) == 1:
             self.cg.freeze(words[0] == "suspend")
             return "ok"

@@ -21,6 +21,8 @@ from dataclasses import dataclass, field
 
 from pyslurm_common import step_io
 
+from .output_copies import OutputCopies
+
 HIGH_WATER = 1 << 20
 READ_SIZE = 65536
 FINAL_FLUSH_TIMEOUT = 30.0
@@ -54,6 +56,7 @@ class StreamRelay:
         self.outgoing = bytearray()
         self.outputs: dict[int, tuple[int, int]] = {}      # fd -> (rank, STDOUT | STDERR)
         self.inputs: dict[int, _Input] = {}                # rank -> its stdin
+        self.copies = OutputCopies()                       # attached sattach
         if sock is not None:
             sock.setblocking(False)
 
@@ -97,6 +100,7 @@ class StreamRelay:
         _close(fd)
 
     def send(self, frame: bytes) -> None:
+        self.copies.copy(frame)
         if self.sock is None:
             return
         self.outgoing += frame
@@ -106,6 +110,7 @@ class StreamRelay:
 
     def update_interest(self, data: object) -> None:
         """(Re)register every fd for what it waits for now; `data` tags the registrations."""
+        self.copies.flush()   # what a slow sattach could not take before
         wanted: dict[int, int] = {}
         if self.sock is not None:
             stalled = any(len(i.pending) > HIGH_WATER for i in self.inputs.values())
@@ -177,6 +182,7 @@ class StreamRelay:
         (srun's stdin, say) resets the connection and throws away whatever of our output was
         not sent yet. So: end our direction (FIN after the data), and wait until srun's side
         acknowledged all of it before the socket may be closed."""
+        self.copies.finish(node_index)
         if self.sock is None:
             return
         self.send(step_io.encode(step_io.NODE_DONE, node_index))
@@ -190,6 +196,7 @@ class StreamRelay:
             time.sleep(0.001)
 
     def close(self) -> None:
+        self.copies.close()
         for fd in list(self.outputs):
             _close(fd)
         self.outputs.clear()

@@ -120,6 +120,11 @@ class ControllerStub:
                 request_serializer=ctld__pb2.StepRequest.SerializeToString,
                 response_deserializer=ctld__pb2.StepReply.FromString,
                 _registered_method=True)
+        self.AttachStep = channel.unary_unary(
+                '/pyslurm.Controller/AttachStep',
+                request_serializer=ctld__pb2.StepAttachRequest.SerializeToString,
+                response_deserializer=ctld__pb2.StepAttachReply.FromString,
+                _registered_method=True)
         self.CompleteAllocation = channel.unary_unary(
                 '/pyslurm.Controller/CompleteAllocation',
                 request_serializer=ctld__pb2.AllocationRelease.SerializeToString,
@@ -309,6 +314,13 @@ class ControllerServicer:
 
     def CreateStep(self, request, context):
         """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def AttachStep(self, request, context):
+        """sattach
+        """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
@@ -513,6 +525,11 @@ def add_ControllerServicer_to_server(servicer, server):
                     servicer.CreateStep,
                     request_deserializer=ctld__pb2.StepRequest.FromString,
                     response_serializer=ctld__pb2.StepReply.SerializeToString,
+            ),
+            'AttachStep': grpc.unary_unary_rpc_method_handler(
+                    servicer.AttachStep,
+                    request_deserializer=ctld__pb2.StepAttachRequest.FromString,
+                    response_serializer=ctld__pb2.StepAttachReply.SerializeToString,
             ),
             'CompleteAllocation': grpc.unary_unary_rpc_method_handler(
                     servicer.CompleteAllocation,
@@ -1054,6 +1071,33 @@ class Controller:
             '/pyslurm.Controller/CreateStep',
             ctld__pb2.StepRequest.SerializeToString,
             ctld__pb2.StepReply.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def AttachStep(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/pyslurm.Controller/AttachStep',
+            ctld__pb2.StepAttachRequest.SerializeToString,
+            ctld__pb2.StepAttachReply.FromString,
             options,
             channel_credentials,
             insecure,

@@ -80,6 +80,11 @@ class NodeAgentStub:
                 request_serializer=slurmd__pb2.JobMessage.SerializeToString,
                 response_deserializer=types__pb2.Empty.FromString,
                 _registered_method=True)
+        self.AttachStep = channel.unary_unary(
+                '/pyslurm.NodeAgent/AttachStep',
+                request_serializer=slurmd__pb2.StepAttach.SerializeToString,
+                response_deserializer=types__pb2.Empty.FromString,
+                _registered_method=True)
 
 
 class NodeAgentServicer:
@@ -142,6 +147,13 @@ class NodeAgentServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def AttachStep(self, request, context):
+        """sattach: the stepd copies the step's output to one more listener
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_NodeAgentServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -188,6 +200,11 @@ def add_NodeAgentServicer_to_server(servicer, server):
             'NotifyJob': grpc.unary_unary_rpc_method_handler(
                     servicer.NotifyJob,
                     request_deserializer=slurmd__pb2.JobMessage.FromString,
+                    response_serializer=types__pb2.Empty.SerializeToString,
+            ),
+            'AttachStep': grpc.unary_unary_rpc_method_handler(
+                    servicer.AttachStep,
+                    request_deserializer=slurmd__pb2.StepAttach.FromString,
                     response_serializer=types__pb2.Empty.SerializeToString,
             ),
     }
@@ -433,6 +450,33 @@ class NodeAgent:
             target,
             '/pyslurm.NodeAgent/NotifyJob',
             slurmd__pb2.JobMessage.SerializeToString,
+            types__pb2.Empty.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def AttachStep(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/pyslurm.NodeAgent/AttachStep',
+            slurmd__pb2.StepAttach.SerializeToString,
             types__pb2.Empty.FromString,
             options,
             channel_credentials,

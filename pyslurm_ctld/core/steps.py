@@ -1,5 +1,5 @@
 """Interactive work: srun steps placed in a job's allocation, their cancellation and signals,
-salloc's release of its allocation, and which nodes sstat asks.
+salloc's release of its allocation, and which nodes sstat asks and sattach attaches to.
 """
 from __future__ import annotations
 
@@ -44,6 +44,11 @@ def step_termination(state: ClusterState, job_id: int, step_id: int, uid: int) -
 def step_signalling(state: ClusterState, job_id: int, step_id: int, uid: int, signal: int) -> list[Effect]:
     job, step = _running_step(state, job_id, step_id, uid)
     return [SignalTasks(job.job_id, step.nodes, signal, batch_only=False, full=False, step=str(step_id))]
+
+
+def step_attachment(state: ClusterState, job_id: int, step_id: int, uid: int) -> Step:
+    """The running step sattach attaches to (owner or privileged only)."""
+    return _running_step(state, job_id, step_id, uid)[1]
 
 
 def _running_step(state: ClusterState, job_id: int, step_id: int, uid: int) -> tuple[Job, Step]:

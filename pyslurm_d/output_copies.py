@@ -1,0 +1,79 @@
+"""sattach's copies of a step's output: each frame of task output, each task's exit and the
+node's end that the stepd sends srun also go to every attached sattach.
+
+The controller checked that sattach's user may see the step and pyslurmd passed its address on;
+the stepd connects out and opens with HELLO and sattach's key, as to srun. Nothing here may
+block the stepd: the sockets are non-blocking with a bounded buffer each, and a sattach that
+falls HIGH_WATER behind or goes away is dropped (its user can attach again). What a sattach
+sends is never read: it has no say over the step. Stdlib only.
+"""
+from __future__ import annotations
+
+import errno
+import socket
+import time
+from dataclasses import dataclass, field
+
+from pyslurm_common import step_io
+
+HIGH_WATER = 1 << 20
+MAX_ATTACHED = 8              # bounded: each holds a socket and a buffer in the stepd
+CONNECT_TIMEOUT = 2.0         # the stepd's loop waits this long at most
+FINAL_FLUSH_TIMEOUT = 5.0
+COPIED = frozenset((step_io.STDOUT, step_io.STDERR, step_io.TASK_EXIT, step_io.NODE_DONE))
+
+
+@dataclass(slots=True)
+class _Attached:
+    sock: socket.socket
+    pending: bytearray = field(default_factory=bytearray)
+
+
+class OutputCopies:
+    def __init__(self) -> None:
+        self._attached: list[_Attached] = []
+
+    def attach(self, host: str, port: int, key: str, node_index: int) -> None:
+        """Connect to a sattach listener; OSError if it cannot be reached or too many are attached."""
+        if len(self._attached) >= MAX_ATTACHED:
+            raise OSError(errno.EBUSY, f"{MAX_ATTACHED} sattach are attached already")
+        sock = socket.create_connection((host, port), timeout=CONNECT_TIMEOUT)
+        sock.setblocking(False)
+        self._attached.append(_Attached(sock, bytearray(step_io.hello(key, node_index))))
+        self.flush()
+
+    def copy(self, frame: bytes) -> None:
+        """One encoded frame the stepd sends srun: kept for every sattach if it is output."""
+        if not self._attached or frame[0] not in COPIED:
+            return
+        for each in self._attached:
+            each.pending += frame
+        self.flush()
+
+    def flush(self) -> None:
+        for each in list(self._attached):
+            try:
+                while each.pending:
+                    del each.pending[:each.sock.send(each.pending)]
+            except BlockingIOError:
+                if len(each.pending) > HIGH_WATER:
+                    self._drop(each)
+            except OSError:
+                self._drop(each)
+
+    def finish(self, node_index: int) -> None:
+        """The node is done: NODE_DONE and what is buffered go out (within a bound), then close."""
+        self.copy(step_io.encode(step_io.NODE_DONE, node_index))
+        deadline = time.monotonic() + FINAL_FLUSH_TIMEOUT
+        while any(each.pending for each in self._attached) and time.monotonic() < deadline:
+            self.flush()
+            time.sleep(0.005)
+        self.close()
+
+    def close(self) -> None:
+        for each in list(self._attached):
+            self._drop(each)
+
+    def _drop(self, each: _Attached) -> None:
+        self._attached.remove(each)
+        each.sock.close()

@@ -1,0 +1,58 @@
+"""sattach against a live cluster: an srun step's output, labelled and filtered, for its owner only."""
+from __future__ import annotations
+
+import re
+
+from .conftest import Cluster, wait_for
+
+# Two steps one after the other, each of two tasks printing "<rank> <i>" once a second.
+SCRIPT = """#!/bin/bash
+for step in 0 1; do
+    srun -n2 sh -c 'for i in 1 2 3 4 5 6 7 8 9 10; do echo $SLURM_PROCID $i; sleep 1; done'
+done
+"""
+
+
+def _step_running(cluster: Cluster, job_id: int, step: int) -> bool:
+    return cluster.run("sattach", "--layout", f"{job_id}.{step}", user="alice").returncode == 0
+
+
+def test_sattach_streams_a_running_steps_output_to_its_owner_only(cluster: Cluster) -> None:
+    job_id = cluster.sbatch("-n2", "-o", "/dev/null", "--wrap", SCRIPT.split("\n", 1)[1], user="alice")
+    assert wait_for(lambda: _step_running(cluster, job_id, 0), timeout=60, interval=0.5)
+
+    layout = cluster.run("sattach", "--layout", f"{job_id}.0", user="alice", check=True).stdout
+    lines = layout.splitlines()
+    assert lines[0] == "Job step layout:"
+    assert re.fullmatch(r"\t2 tasks, [12] nodes \(\S+\)", lines[1]) and lines[2] == ""
+    assert re.fullmatch(r"\tNode 0 \(\S+\), [12] task\(s\): 0 (1 )?", lines[3])
+
+    denied = cluster.run("sattach", f"{job_id}.0", user="bob")
+    assert denied.returncode == 1 and denied.stdout == ""
+    assert denied.stderr == "sattach: error: Could not get job step info: Access/permission denied\n"
+    unknown = cluster.run("sattach", f"{job_id}.7", user="alice")
+    assert unknown.returncode == 1
+    assert unknown.stderr == "sattach: error: Could not get job step info: Invalid job id specified\n"
+
+    labelled = cluster.run("sattach", "-l", f"{job_id}.0", user="alice", timeout=60)
+    assert labelled.returncode == 0, labelled.stderr
+    seen = labelled.stdout.splitlines()
+    assert "0: 0 10" in seen and "1: 1 10" in seen, labelled.stdout
+    assert all(re.fullmatch(r"([01]): \1 \d+", line) for line in seen), labelled.stdout
+
+    assert wait_for(lambda: _step_running(cluster, job_id, 1), timeout=30, interval=0.3)
+    filtered = cluster.run("sattach", "--output-filter=1", f"{job_id}.1", user="alice", timeout=60)
+    assert filtered.returncode == 0, filtered.stderr
+    assert filtered.stdout.splitlines()[-1] == "1 10"
+    assert all(line.startswith("1 ") for line in filtered.stdout.splitlines()), filtered.stdout
+    cluster.wait_state(job_id, "COMPLETED", timeout=30)
+
+
+def test_sattach_refuses_what_it_cannot_do_in_slurms_words(cluster: Cluster) -> None:
+    no_step = cluster.run("sattach", "5", user="alice")
+    assert (no_step.returncode, no_step.stdout) == (1, "Usage: sattach [options] <jobid.stepid>\n")
+    assert no_step.stderr == "sattach: error: Failed to parse stepid from command line options\n"
+    stdin = cluster.run("sattach", "--input-filter=0", "5.0", user="alice")
+    assert stdin.returncode == 1 and "does not forward standard input" in stdin.stderr
+    both = cluster.run("sattach", "-Q", "-v", "5.0", user="alice")
+    assert both.stderr == "sattach: error: don't specify both --verbose (-v) and --quiet (-Q)\n"

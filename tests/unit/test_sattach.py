@@ -1,0 +1,90 @@
+"""sattach's command line (as real Slurm 22.05.8's, captured in tests/data/slurm_help and below),
+its --layout text, and the stepd's copies of a step's output to attached sattach."""
+from __future__ import annotations
+
+import socket
+from pathlib import Path
+
+import pytest
+
+from cli import app
+from cli.sattach import _layout_text, sattach
+from cli.step_layout import StepLayout
+from pyslurm_common import step_io
+from pyslurm_d.output_copies import OutputCopies
+
+HELP = Path(__file__).parent.parent / "data" / "slurm_help"
+USAGE = "Usage: sattach [options] <jobid.stepid>\n"
+
+
+def _ends(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[object, str, str]:
+    with pytest.raises(SystemExit) as exited:
+        app.run("sattach", sattach, argv)
+    out = capsys.readouterr()
+    return exited.value.code, out.out, out.err
+
+
+@pytest.mark.parametrize("flag", ["--help", "-h", "--usage", "-u"])
+def test_help_and_usage_are_slurms_byte_for_byte(flag: str, capsys: pytest.CaptureFixture[str]) -> None:
+    name = "help" if flag in ("--help", "-h") else "usage"
+    assert _ends([flag], capsys) == (0, (HELP / f"sattach.{name}").read_text(), "")
+
+
+# Real sattach's answers (SLURM_CONF pointing at a dead controller port: all parse before contacting it).
+@pytest.mark.parametrize(("argv", "out", "err"), [
+    (["5"], USAGE, "sattach: error: Failed to parse stepid from command line options\n"),
+    (["abc"], USAGE, "sattach: error: Failed to parse stepid from command line options\n"),
+    (["1.0", "2"], USAGE, "sattach: error: too many parameters\n"),
+    ([], USAGE, "sattach: error: too many parameters\n"),
+    (["1.x"], "", "sattach: fatal: Bad step specified: 1\n"),
+    (["1."], "", "sattach: fatal: Bad step specified: 1\n"),
+    (["--bogus", "1.0"], "", "sattach: unrecognized option '--bogus'\nTry \"sattach --help\" for more information\n"),
+    (["--output-filter=x", "1.0"], "", 'sattach: error: Invalid numeric value "x" for output-filter.\n'),
+    (["-Q", "-v", "1.0"], "", "sattach: error: don't specify both --verbose (-v) and --quiet (-Q)\n"),
+    (["--pty", "--output-filter=1", "1.0"], "", "sattach: error: don't specify both --pty and I/O filtering\n"),
+])
+def test_refusals_in_slurms_words(argv: list[str], out: str, err: str, capsys: pytest.CaptureFixture[str]) -> None:
+    assert _ends(argv, capsys) == (1, out, err)
+
+
+@pytest.mark.parametrize("argv", [["--input-filter=0", "1.0"], ["--pty", "1.0"]])
+def test_standard_input_options_are_refused_not_ignored(argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = _ends(argv, capsys)
+    assert (code, out) == (1, "") and err.endswith("this sattach does not forward standard input\n")
+
+
+def test_layout_text_is_slurms() -> None:
+    layout = StepLayout(("node1", "node2"), (2, 1))
+    assert _layout_text(layout) == ("Job step layout:\n\t3 tasks, 2 nodes (node[1-2])\n\n"
+                                    "\tNode 0 (node1), 2 task(s): 0 1 \n\tNode 1 (node2), 1 task(s): 2 ")
+
+
+def test_output_copies_send_output_exits_and_the_end_but_nothing_else() -> None:
+    listener = socket.create_server(("127.0.0.1", 0))
+    copies = OutputCopies()
+    copies.attach("127.0.0.1", listener.getsockname()[1], "k3y", 1)
+    conn, _ = listener.accept()
+    copies.copy(step_io.encode(step_io.STDOUT, 2, b"hello\n"))
+    copies.copy(step_io.encode(step_io.PMI_FENCE, 1, b"secret"))
+    copies.copy(step_io.task_exit(2, 0, 0, False))
+    copies.finish(1)
+    received = b""
+    while chunk := conn.recv(65536):
+        received += chunk
+    frames = step_io.FrameReader().feed(received)
+    assert [(f.kind, f.task) for f in frames] == [(step_io.HELLO, 1), (step_io.STDOUT, 2),
+                                                  (step_io.TASK_EXIT, 2), (step_io.NODE_DONE, 1)]
+    assert frames[0].payload == b"k3y" and frames[1].payload == b"hello\n"
+    conn.close()
+    listener.close()
+
+
+def test_output_copies_are_bounded_in_number() -> None:
+    listener = socket.create_server(("127.0.0.1", 0), backlog=16)
+    copies = OutputCopies()
+    for _ in range(8):
+        copies.attach("127.0.0.1", listener.getsockname()[1], "k", 0)
+    with pytest.raises(OSError):
+        copies.attach("127.0.0.1", listener.getsockname()[1], "k", 0)
+    copies.close()
+    listener.close()
