@@ -103,28 +103,57 @@ class View:
             sys.stdout.flush()
 
     def options_block(self) -> str:
-        """-v: the settings block Slurm's sinfo prints first (its _print_options)."""
+        """-v: the two settings blocks Slurm's sinfo prints first (its _print_options)."""
         v = self.values
 
         def flag(dest: str) -> str:
             return "true" if v.get(dest) else "false"
 
+        views = {"node_oriented": bool(v.get("Node")), "long": bool(v.get("long")),
+                 "summarize": bool(v.get("summarize")), "list_reasons": bool(v.get("list_reasons"))}
+        line_format = self.line_format or sinfo_format.view_format(**views)
+        # Slurm marks node and partition fields "to size later" only in its built-in formats
+        own_format = v.get("format") or v.get("Format") or os.environ.get("SINFO_FORMAT")
+        keys = {column.key for column in line_format.columns}
         rows = [
             ("dead", flag("dead")), ("exact", "1" if v.get("exact") else "0"), ("filtering", "true" if
              self.filter.active or self.partitions is not None else "false"),
-            ("format", v.get("format") or v.get("Format") or "(null)"),
+            ("format", own_format or sinfo_format.view_format_text(**views)),
             ("iterate", str(_iterate(v))),
-            ("long", flag("long")), ("no_header", flag("noheader")), ("node_field", "false"),
+            ("long", flag("long")), ("no_header", flag("noheader")),
+            ("node_field", "true" if own_format is None and views["node_oriented"] and not views["summarize"]
+             else "false"),
             ("node_format", flag("Node")), ("nodes", v.get("nodes") or "n/a"),
-            ("part_field", "true"), ("partition", v.get("partition") or "n/a"),
+            ("part_field", "false" if own_format is not None else "true"),
+            ("partition", v.get("partition") or "n/a"),
             ("responding", flag("responding")), ("states", v.get("states") or "(null)"),
             ("sort", v.get("sort") or "(null)"), ("summarize", flag("summarize")),
             ("verbose", str(v.get("verbose", 0))),
         ]
+        shown = [f"{name:<11} = {value}" for name, value in rows]
+        for label, fields in _FLAG_LINES:
+            on = bool(keys & set(fields)) or (label.startswith("reservation_flag") and bool(v.get("reservation"))) \
+                or (label.startswith("all_flag") and self.show_all)
+            shown.append(f"{label}{'true' if on else 'false'}")
         rule = "-----------------------------"
-        return "\n".join([rule, *(f"{name:<11} = {value}" for name, value in rows), rule]) + "\n"
+        return "\n".join([rule, *shown[:len(rows)], rule, *shown[len(rows):], rule]) + "\n\n"
 
 
+# sinfo -v's second block: Slurm's label (its spacing kept) and the fields that set each flag.
+_FLAG_LINES: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("all_flag        = ", ()), ("alloc_mem_flag  = ", ("alloc_mem",)), ("avail_flag      = ", ("available",)),
+    ("comment_flag    = ", ()), ("cpus_flag       = ", ("cpus", "cpus_state")),
+    ("default_time_flag =", ("default_time",)), ("disk_flag       = ", ("disk",)), ("extra_flag      = ", ()),
+    ("features_flag   = ", ("features",)), ("features_flag_act = ", ("features_act",)),
+    ("groups_flag     = ", ("groups",)), ("gres_flag       = ", ("gres",)), ("gres_used_flag  = ", ("gres_used",)),
+    ("job_size_flag   = ", ("size",)), ("max_time_flag   = ", ("time",)), ("memory_flag     = ", ("memory",)),
+    ("partition_flag  = ", ("partition", "partition_name")), ("port_flag       = ", ()),
+    ("priority_job_factor_flag   = ", ("prio_job_factor",)), ("priority_tier_flag   = ", ("prio_tier",)),
+    ("reason_flag     = ", ("reason",)), ("reason_timestamp_flag = ", ("timestamp",)),
+    ("reason_user_flag = ", ("user", "user_long")), ("reservation_flag = ", ()), ("root_flag       = ", ("root",)),
+    ("oversubscribe_flag      = ", ("oversubscribe",)), ("state_flag      = ", ("state_compact", "state_long")),
+    ("statecomplete_flag = ", ("state_complete",)), ("weight_flag     = ", ("weight",)),
+)
 def _node_names(text: str | None) -> frozenset[str] | None:
     if text is None:
         return None

@@ -365,13 +365,22 @@ def view_format(
     list_reasons: bool = False,
 ) -> LineFormat:
     """The built-in format for a combination of ``-N``, ``-l``, ``-s``, ``-R``."""
+    text = view_format_text(node_oriented=node_oriented, long=long, summarize=summarize, list_reasons=list_reasons)
     if list_reasons:
-        return parse_long_format(REASONS_LONG_FORMAT if long else REASONS_FORMAT)
+        return parse_long_format(text)
     if node_oriented:
-        fmt = parse_long_format(NODE_LONG_FORMAT if long else NODE_FORMAT)
-        return _computed(fmt, frozenset({"partition", "nodelist"}))
-    text = SUMMARIZE_FORMAT if summarize else LONG_FORMAT if long else DEFAULT_FORMAT
+        return _computed(parse_long_format(text), frozenset({"partition", "nodelist"}))
     return _computed(parse_long_format(text), frozenset({"partition"}))
+
+
+def view_format_text(*, node_oriented: bool = False, long: bool = False, summarize: bool = False,
+                     list_reasons: bool = False) -> str:
+    """The built-in format as an ``-O`` string (what ``sinfo -v`` shows as its format)."""
+    if list_reasons:
+        return REASONS_LONG_FORMAT if long else REASONS_FORMAT
+    if node_oriented:
+        return NODE_LONG_FORMAT if long else NODE_FORMAT
+    return SUMMARIZE_FORMAT if summarize else LONG_FORMAT if long else DEFAULT_FORMAT
 
 
 # ----------------------------------------------------------------------------- rows

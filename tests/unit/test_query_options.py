@@ -519,3 +519,9 @@ def test_sacctmgr_readonly_refuses_changes(capsys: pytest.CaptureFixture[str]) -
     with pytest.raises(SystemExit) as exited:
         sacctmgr.sacctmgr(["-r", "add", "account", "physics", "-i"])
     assert (exited.value.code, capsys.readouterr().err) == (1, "Can't run this command in readonly mode.\n")
+
+
+def test_sinfo_verbose_blocks_are_slurms(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("SINFO_FORMAT", raising=False)
+    values, _ = parse(_spec("sinfo"), ["-v", "-N", "-l"], {})
+    assert sinfo.View(values).options_block() == (HELP / "sinfo-v-N-l.out").read_text()
