@@ -18,8 +18,7 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
-from typing import Any, Protocol, TypeVar
+from typing import Any, NamedTuple, Protocol, TypeVar
 
 Value = str | int | None  # None = unset (printed blank)
 # Widths beyond this are refused: `%999999999` would print a gigabyte of padding per cell.
@@ -38,8 +37,7 @@ class Parsable(enum.IntEnum):
     NO_TRAILING = 2  # -P / --parsable2
 
 
-@dataclass(frozen=True, slots=True)
-class Column:
+class Column(NamedTuple):   # a NamedTuple: CLIs import it, and dataclasses would import inspect
     """A field to print: its canonical *name* and signed *width* (negative = left)."""
 
     name: str

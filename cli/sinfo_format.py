@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from cli.squeue_format import (
     FormatError,
@@ -356,7 +356,7 @@ def parse_long_format(fmt: str) -> LineFormat:
 
 
 def _computed(fmt: LineFormat, keys: frozenset[str]) -> LineFormat:
-    cols = tuple(replace(c, computed=True) if c.key in keys else c for c in fmt.columns)
+    cols = tuple(c._replace(computed=True) if c.key in keys else c for c in fmt.columns)
     return LineFormat(fmt.prefix, cols)
 
 

@@ -14,7 +14,7 @@ after ``squeue: error: ``.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from typing import NamedTuple
 
 from cli import job_states
 from cli.print_fields import MAX_FIELD_WIDTH
@@ -38,8 +38,7 @@ class FormatError(ValueError):
     """An invalid format or sort specification; ``str()`` is the message to print."""
 
 
-@dataclass(frozen=True, slots=True)
-class Column:
+class Column(NamedTuple):   # a NamedTuple: CLIs import it, and dataclasses would import inspect
     """One parsed field: *key* into a field table, width (None = natural), suffix text."""
 
     key: str
@@ -49,8 +48,7 @@ class Column:
     computed: bool = False  # sinfo ``%#P``: width computed from the data
 
 
-@dataclass(frozen=True, slots=True)
-class LineFormat:
+class LineFormat(NamedTuple):   # a NamedTuple: CLIs import it, and dataclasses would import inspect
     """A parsed format: literal prefix then the columns."""
 
     prefix: str
@@ -79,7 +77,7 @@ def parse_percent_format(
         if current is None:
             prefix = "".join(text)
         else:
-            columns.append(replace(current, suffix="".join(text)))
+            columns.append(current._replace(suffix="".join(text)))
 
     i, n = 0, len(fmt)
     while i < n:
@@ -177,8 +175,7 @@ def date_line(now: float) -> str:
 Getter = Callable[[JobInfo, int], str]
 
 
-@dataclass(frozen=True, slots=True)
-class JobField:
+class JobField(NamedTuple):   # a NamedTuple: CLIs import it, and dataclasses would import inspect
     """A squeue field: header, value getter and how it may be cut.
 
     kind: ``text`` (truncated to width), ``time``/``nodes`` (never truncated),

@@ -11,8 +11,7 @@ import re
 import socket
 import sys
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from pyslurm_common.bounds import TASK_RANK
 from pyslurm_common.rpc import messages as pb
@@ -23,8 +22,7 @@ from .command_line import COMMAND_LINE, ENVIRONMENT, OptionValues
 from .step_layout import INPUT_ALL, INPUT_NONE
 from .submit_inputs import rlimits
 
-@dataclass(frozen=True, slots=True)
-class StreamSpec:
+class StreamSpec(NamedTuple):   # a NamedTuple: dataclasses would import inspect into srun
     """One of -o/-e/-i: `all` (stream everything), `none`, one task rank, or a file pattern."""
     mode: str                  # "all", "none", "rank", "file"
     rank: int = 0

@@ -5,15 +5,15 @@ Pure: the step's node names and tasks-per-node counts (StepReply) and its distri
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
+
 
 # StepRequest.input_task besides a rank: stdin to every task, or to none (/dev/null).
 INPUT_ALL = -1
 INPUT_NONE = -2
 
 
-@dataclass(frozen=True, slots=True)
-class StepLayout:
+class StepLayout(NamedTuple):   # a NamedTuple: dataclasses would import inspect into srun
     nodes: tuple[str, ...]
     tasks_per_node: tuple[int, ...]
     distribution: str = ""

@@ -12,8 +12,7 @@ before any range is built: `0-99999999999` must not fill the memory.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
-from typing import Iterable
+from typing import Iterable, NamedTuple
 
 from .bounds import ARRAY_INDEX, ARRAY_THROTTLE, JOB_ID
 
@@ -21,8 +20,7 @@ _ITEM = re.compile(r"^(\d+)(?:-(\d+)(?::(\d+))?)?$")
 _JOB_SPEC = re.compile(r"^(\d+)(?:_(\*|\d+|\[[0-9,:\-]+\]))?$")
 
 
-@dataclass(frozen=True, slots=True)
-class ArraySpec:
+class ArraySpec(NamedTuple):   # a NamedTuple: CLIs import it, and dataclasses would import inspect
     indices: tuple[int, ...]     # ascending, no duplicates
     throttle: int                # 0: no limit on running tasks
 
@@ -77,8 +75,7 @@ def _run(first: int, last: int) -> str:
     return str(first) if first == last else f"{first}-{last}"
 
 
-@dataclass(frozen=True, slots=True)
-class JobSpec:
+class JobSpec(NamedTuple):   # a NamedTuple: CLIs import it, and dataclasses would import inspect
     """A job named on a command line: `123` (a job, or every task of array 123), `123_5`,
     `123_[1-3]`; `tasks` is None when no task was named (`123` and `123_*`)."""
 

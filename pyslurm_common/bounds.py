@@ -14,8 +14,7 @@ the caller words the message for its command, or uses `strerror` (what the contr
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any, Mapping, NamedTuple
 
 from .errors import SlurmError, Strerror
 
@@ -36,8 +35,7 @@ class OutOfRange(ValueError):
         self.bound, self.value = bound, value
 
 
-@dataclass(frozen=True, slots=True)
-class Bound:
+class Bound(NamedTuple):   # a NamedTuple: CLIs import it, and dataclasses would import inspect
     what: str                     # what the number counts, for messages and logs
     low: int
     high: int

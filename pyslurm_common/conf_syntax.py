@@ -19,8 +19,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from .bounds import UINT32_MAX, OutOfRange
 
@@ -53,8 +52,7 @@ class ConfigError(Exception):
         return f"{where}: {self.message}"
 
 
-@dataclass(frozen=True, slots=True)
-class Token:
+class Token(NamedTuple):   # a NamedTuple: CLIs import it, and dataclasses would import inspect
     """One ``Key=Value`` as written, with where it was written.
 
     The ``as_*`` converters raise :class:`ConfigError` at this token's file:line with a message

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from typing import NamedTuple
 
 MAX_LIST = 4096
 _TYPE = re.compile(r"(closest|none|single:\d+|per_task:\d+|map_gpu:[0-9x*,]+|mask_gpu:[0-9a-fA-Fx*,]+)$",
@@ -26,8 +26,7 @@ class GpuBindError(ValueError):
     """An unreadable --gpu-bind: the text is Slurm's message."""
 
 
-@dataclass(frozen=True, slots=True)
-class GpuBind:
+class GpuBind(NamedTuple):   # a NamedTuple: CLIs import it, and dataclasses would import inspect
     verbose: bool = False
     mode: str = ""                    # "", none, closest, single, per_task, map_gpu, mask_gpu
     count: int = 0                    # single:N tasks per GPU, per_task:N GPUs per task

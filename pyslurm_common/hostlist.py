@@ -20,7 +20,7 @@ from __future__ import annotations
 import itertools
 import re
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from typing import NamedTuple
 
 __all__ = ["HostlistError", "MAX_HOSTS", "compress", "expand"]
 
@@ -143,8 +143,7 @@ def _expand_ranges(body: str, expr: str) -> list[str]:
 # compression
 
 
-@dataclass(frozen=True, slots=True)
-class _Name:
+class _Name(NamedTuple):   # not a dataclass: CLIs import this, and dataclasses would import inspect
     """A host name split at its trailing number: ``node009`` → prefix ``node``, digits ``009``."""
 
     prefix: str
@@ -166,15 +165,13 @@ class _Name:
         return (1, len(self.digits))
 
 
-@dataclass(slots=True)
 class _Run:
     """A run of consecutive numbers sharing a prefix and a compatible zero-pad width."""
 
-    prefix: str
-    lo: int
-    hi: int
-    width_lo: int
-    width_hi: int
+    __slots__ = ("prefix", "lo", "hi", "width_lo", "width_hi")
+
+    def __init__(self, prefix: str, lo: int, hi: int, width_lo: int, width_hi: int) -> None:
+        self.prefix, self.lo, self.hi, self.width_lo, self.width_hi = prefix, lo, hi, width_lo, width_hi
 
     def try_extend(self, name: _Name) -> bool:
         if name.prefix != self.prefix or name.number != self.hi + 1:

@@ -24,7 +24,7 @@ import math
 import os
 import re
 import time
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from .bounds import EPOCH, MEMORY_MB, TIME_LIMIT_MIN
 
@@ -142,8 +142,7 @@ _SIZE_STEPS = ("", "K", "M", "G", "T", "P")
 SIZE_UNITS = "KMGTP"
 
 
-@dataclass(frozen=True, slots=True)
-class SizeFormat:
+class SizeFormat(NamedTuple):   # a NamedTuple: CLIs import it, and dataclasses would import inspect
     """How memory and disk sizes are printed (sacct ``--noconvert`` and ``--units``).
 
     By default a size is promoted to the next unit only while exactly divisible by 1024
