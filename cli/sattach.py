@@ -21,7 +21,7 @@ from collections.abc import Callable, Sequence
 from typing import IO, TYPE_CHECKING, NoReturn
 
 from . import client
-from .app import die, run
+from .app import die, error_exit_code, run
 from .command_line import handle_early, render_usage
 from .getopt_long import GetoptError, getopt
 from .option_tables import sattach as spec
@@ -45,7 +45,7 @@ def sattach(argv: Sequence[str]) -> None:
     except GetoptError as exc:
         print(f"{PROG}: {exc}", file=sys.stderr)
         print(f'Try "{PROG} --help" for more information', file=sys.stderr)
-        raise SystemExit(1) from None
+        raise SystemExit(error_exit_code()) from None
     handle_early(spec, parsed)
     given = [dest for dest, _value in parsed.options]
     values = dict(parsed.options)
@@ -57,19 +57,19 @@ def sattach(argv: Sequence[str]) -> None:
     job_id, step_id = _step_operand(operands[0])
     quiet, verbose = "quiet" in given, given.count("verbose")
     if quiet and verbose:
-        die("don't specify both --verbose (-v) and --quiet (-Q)")
+        _die("don't specify both --verbose (-v) and --quiet (-Q)")
     if "pty" in given:
         if any(name in given for name in filters):
-            die("don't specify both --pty and I/O filtering")
-        die("--pty is not supported: this sattach does not forward standard input")
+            _die("don't specify both --pty and I/O filtering")
+        _die("--pty is not supported: this sattach does not forward standard input")
     if "input_filter" in given:
-        die("--input-filter is not supported: this sattach does not forward standard input")
+        _die("--input-filter is not supported: this sattach does not forward standard input")
     if "layout" in given:
-        print(_layout_text(_attach(job_id, step_id, layout_only=True)))
+        print(_layout_text(_attach(job_id, step_id, layout_only=True)[0]))
         return
     output = filters["output_filter"]
     error = filters["error_filter"] if "error_filter" in given else output   # as Slurm: -e follows -o
-    raise SystemExit(_stream(job_id, step_id, output, error, "label" in given, quiet))
+    raise SystemExit(_stream(job_id, step_id, output, error, "label" in given, quiet, verbose > 0))
 
 
 def _step_operand(text: str) -> tuple[int, int]:
@@ -85,15 +85,20 @@ def _step_operand(text: str) -> tuple[int, int]:
     elif step_digits:
         step_id = min(int(step_digits), NO_STEP)
     else:
-        die(f"Bad step specified: {job_text}", severity="fatal")
+        _die(f"Bad step specified: {job_text}", severity="fatal")
     job_id = int(job_text) if job_text.isdigit() and int(job_text) < 1 << 32 else 0
     return job_id, step_id
+
+
+def _die(*lines: str, severity: str = "error") -> NoReturn:
+    """Slurm's sattach ends every refusal with SLURM_EXIT_ERROR (1 by default)."""
+    die(*lines, exit_code=error_exit_code(), severity=severity)
 
 
 def _usage_error(message: str) -> NoReturn:
     print(f"{PROG}: error: {message}", file=sys.stderr)
     print(render_usage(spec))
-    raise SystemExit(1)
+    raise SystemExit(error_exit_code())
 
 
 def _task_filter(text: object, name: str) -> int | None:
@@ -102,14 +107,16 @@ def _task_filter(text: object, name: str) -> int | None:
         return None
     word = str(text).strip()
     if not word.isdigit():
-        die(f'Invalid numeric value "{text}" for {name}.')
+        _die(f'Invalid numeric value "{text}" for {name}.')
     if int(word) > 2**31 - 1:
-        die(f"Numeric argument {int(word)} to big for {name}.")
+        _die(f"Numeric argument {int(word)} to big for {name}.")
     return int(word)
 
 
 def _attach(job_id: int, step_id: int, layout_only: bool = False, io_port: int = 0,
-            io_key: str = "") -> StepLayout:
+            io_key: str = "") -> tuple[StepLayout, bool]:
+    """The step's layout, and whether its nodes will connect (only for the step's owner or the
+    privileged: to anyone else Slurm's nodes answer that no tasks run there)."""
     from pyslurm_common.errors import SlurmError
     from pyslurm_common.rpc import messages as pb
 
@@ -118,8 +125,8 @@ def _attach(job_id: int, step_id: int, layout_only: bool = False, io_port: int =
     try:
         reply = client.controller("AttachStep", request, pb.StepAttachReply)
     except SlurmError as exc:
-        die(f"Could not get job step info: {exc.strerror}")
-    return StepLayout(tuple(reply.nodes), tuple(reply.tasks_per_node))
+        _die(f"Could not get job step info: {exc.strerror}")
+    return StepLayout(tuple(reply.nodes), tuple(reply.tasks_per_node)), reply.attached
 
 
 def _layout_text(layout: StepLayout) -> str:
@@ -135,15 +142,20 @@ def _layout_text(layout: StepLayout) -> str:
 
 
 def _stream(job_id: int, step_id: int, output: int | None, error: int | None, labelled: bool,
-            quiet: bool) -> int:
-    """Attach and print until every node of the step is done; the highest task exit status."""
+            quiet: bool, verbose: bool) -> int:
+    """Attach and print until every node of the step is done; the highest exit code of a task
+    (a task killed by a signal counts as 0, as in Slurm)."""
     from pyslurm_common import step_io
 
     from .step_stream import OutputRoute, StreamConsumer
 
     listener = socket.create_server(("0.0.0.0", 0), backlog=64)
     io_key = os.urandom(16).hex()
-    layout = _attach(job_id, step_id, io_port=listener.getsockname()[1], io_key=io_key)
+    layout, attached = _attach(job_id, step_id, io_port=listener.getsockname()[1], io_key=io_key)
+    if not attached:
+        listener.close()
+        _no_tasks_on(layout.nodes, quiet)
+        return 0
     consumer = StreamConsumer(layout, OutputRoute(_writer(sys.stdout.buffer), only_rank=output),
                               OutputRoute(_writer(sys.stderr.buffer), only_rank=error), labelled=labelled)
     if sys.stdin.isatty() and not quiet:
@@ -164,11 +176,10 @@ def _stream(job_id: int, step_id: int, output: int | None, error: int | None, la
                 else:
                     _read(key.data, readers, selector, consumer, connected, io_key, len(layout.nodes))
             if time.monotonic() > deadline:
-                for index, name in enumerate(layout.nodes):
-                    if index not in connected and index not in consumer.done_nodes:
-                        if not quiet:
-                            print(f"{PROG}: Node {name}: no tasks running", file=sys.stderr)
-                        consumer.node_finished(index)
+                silent = [i for i in range(len(layout.nodes)) if i not in connected | consumer.done_nodes]
+                _no_tasks_on([layout.nodes[i] for i in silent], quiet)
+                for index in silent:
+                    consumer.node_finished(index)
     except KeyboardInterrupt:
         return 1   # detached; the step runs on
     finally:
@@ -178,10 +189,19 @@ def _stream(job_id: int, step_id: int, output: int | None, error: int | None, la
             sock.close()
     worst = 0
     for rank, outcome in sorted(consumer.outcomes.items()):
-        if outcome.code:
+        if outcome.signal:
+            if verbose:
+                print(f"{PROG}: task {rank} killed by signal {outcome.signal}", file=sys.stderr)
+        elif outcome.code:
             print(f"{PROG}: error: task {rank} exited with exit code {outcome.code}", file=sys.stderr)
-        worst = max(worst, outcome.code, 128 + outcome.signal if outcome.signal else 0)
+            worst = max(worst, outcome.code)
     return worst
+
+
+def _no_tasks_on(nodes: Sequence[str], quiet: bool) -> None:
+    """Slurm's word for a node that did not take the attach (not the caller's step, or over there)."""
+    for name in nodes if not quiet else ():
+        print(f"{PROG}: Node {name}: no tasks running", file=sys.stderr)
 
 
 def _read(sock: socket.socket, readers: dict[socket.socket, tuple[FrameReader, list[int]]],

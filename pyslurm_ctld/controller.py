@@ -246,16 +246,16 @@ class Controller:
         message.credential = self.signer.job_credential(job_credential.batch_launch(message, job.allocation.batch_host))
         return message
 
-    async def attach_step(self, job_id: int, step_id: int, uid: int, io_host: str, io_port: int,
-                          io_key: str) -> Step:
-        """sattach: the running step, and unless `io_port` is 0 its stepds told to copy its output
-        to sattach's listener. Raises SlurmError for an unknown step or a caller who is neither
-        owner nor privileged, NodeLinkError when a node does not answer. Reads only."""
-        step = self.manager.step_attachment(job_id, step_id, uid)
-        if io_port:
+    async def attach_step(self, job_id: int, step_id: int, uid: int, private: bool, io_host: str, io_port: int,
+                          io_key: str) -> tuple[Step, bool]:
+        """sattach: the running step, and whether its stepds were told to copy its output to
+        sattach's listener (only for its owner or the privileged, and not when `io_port` is 0).
+        Raises SlurmError (core.steps.step_attachment), NodeLinkError when a node does not answer."""
+        step, allowed = self.manager.step_attachment(job_id, step_id, uid, private)
+        if allowed and io_port:
             await asyncio.gather(*(self.links.attach(node, self._address(node), job_id, str(step_id), io_host,
                                                      io_port, io_key) for node in step.nodes))
-        return step
+        return step, allowed and io_port > 0
 
     async def step_usage(self, job_id: int, step_id: str, uid: int) -> types_pb2.StepUsageList:
         """Live usage of a running job's steps, from the nodes that run them (sstat); none if not

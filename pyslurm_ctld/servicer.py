@@ -530,13 +530,15 @@ class ControllerServicer(ctld_pb2_grpc.ControllerServicer):
                         or any(c not in "0123456789abcdef" for c in request.io_key)):
             raise SlurmError(Strerror.INVALID_ARGUMENT, "sattach: bad listener port or key")
         try:
-            step = await self.ctl.attach_step(request.job_id, request.step_id, caller().uid,
-                                              srun_address(context.peer(), self.ctl.cfg.controller_addr),
-                                              io_port, request.io_key)
+            uid = caller().uid
+            private = "jobs" in self.ctl.cfg.private_data and not self._operator(uid)
+            step, attached = await self.ctl.attach_step(
+                request.job_id, request.step_id, uid, private,
+                srun_address(context.peer(), self.ctl.cfg.controller_addr), io_port, request.io_key)
         except NodeLinkError as exc:
             log.warning("job=%d step %d attach: %s", request.job_id, request.step_id, exc)
             raise SlurmError(Strerror.COMM_FAILURE, str(exc)) from exc
-        return ctld_pb2.StepAttachReply(nodes=step.nodes, tasks_per_node=step.tasks_per_node)
+        return ctld_pb2.StepAttachReply(nodes=step.nodes, tasks_per_node=step.tasks_per_node, attached=attached)
 
     def _requeued(self, job_id: int) -> bool:
         """A requeued job's steps append to their files by default, as its batch output does."""

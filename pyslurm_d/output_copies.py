@@ -1,5 +1,7 @@
 """sattach's copies of a step's output: each frame of task output, each task's exit and the
-node's end that the stepd sends srun also go to every attached sattach.
+node's end that the stepd sends srun also go to every attached sattach. As slurmstepd does, the
+last REPLAYED frames of output are kept and a new sattach gets them first, so that attaching
+shows what the step printed just before.
 
 The controller checked that sattach's user may see the step and pyslurmd passed its address on;
 the stepd connects out and opens with HELLO and sattach's key, as to srun. Nothing here may
@@ -12,6 +14,7 @@ from __future__ import annotations
 import errno
 import socket
 import time
+from collections import deque
 from dataclasses import dataclass, field
 
 from pyslurm_common import step_io
@@ -20,6 +23,9 @@ HIGH_WATER = 1 << 20
 MAX_ATTACHED = 8              # bounded: each holds a socket and a buffer in the stepd
 CONNECT_TIMEOUT = 2.0         # the stepd's loop waits this long at most
 FINAL_FLUSH_TIMEOUT = 5.0
+REPLAYED = 128               # slurmstepd's cache of output messages for a new client
+REPLAY_BYTES = 1 << 20       # and no more than this in all
+OUTPUT = frozenset((step_io.STDOUT, step_io.STDERR))
 COPIED = frozenset((step_io.STDOUT, step_io.STDERR, step_io.TASK_EXIT, step_io.NODE_DONE))
 
 
@@ -32,6 +38,8 @@ class _Attached:
 class OutputCopies:
     def __init__(self) -> None:
         self._attached: list[_Attached] = []
+        self._recent: deque[bytes] = deque()
+        self._recent_bytes = 0
 
     def attach(self, host: str, port: int, key: str, node_index: int) -> None:
         """Connect to a sattach listener; OSError if it cannot be reached or too many are attached."""
@@ -39,16 +47,24 @@ class OutputCopies:
             raise OSError(errno.EBUSY, f"{MAX_ATTACHED} sattach are attached already")
         sock = socket.create_connection((host, port), timeout=CONNECT_TIMEOUT)
         sock.setblocking(False)
-        self._attached.append(_Attached(sock, bytearray(step_io.hello(key, node_index))))
+        self._attached.append(_Attached(sock, bytearray(step_io.hello(key, node_index) + b"".join(self._recent))))
         self.flush()
 
     def copy(self, frame: bytes) -> None:
         """One encoded frame the stepd sends srun: kept for every sattach if it is output."""
+        if frame[0] in OUTPUT:
+            self._remember(frame)
         if not self._attached or frame[0] not in COPIED:
             return
         for each in self._attached:
             each.pending += frame
         self.flush()
+
+    def _remember(self, frame: bytes) -> None:
+        self._recent.append(frame)
+        self._recent_bytes += len(frame)
+        while len(self._recent) > REPLAYED or self._recent_bytes > REPLAY_BYTES:
+            self._recent_bytes -= len(self._recent.popleft())
 
     def flush(self) -> None:
         for each in list(self._attached):

@@ -8,7 +8,7 @@ from pyslurm_common.errors import SlurmError, Strerror
 from ..events import AllocationReleased, Effect, SignalTasks, StepStarted, Terminate
 from ..job import Job, JobState, Step
 from ..step_layout import StepShape, place_step
-from .access import owned_job
+from .access import is_privileged, known_job, owned_job
 from .state import ClusterState
 
 
@@ -46,9 +46,25 @@ def step_signalling(state: ClusterState, job_id: int, step_id: int, uid: int, si
     return [SignalTasks(job.job_id, step.nodes, signal, batch_only=False, full=False, step=str(step_id))]
 
 
-def step_attachment(state: ClusterState, job_id: int, step_id: int, uid: int) -> Step:
-    """The running step sattach attaches to (owner or privileged only)."""
-    return _running_step(state, job_id, step_id, uid)[1]
+def step_attachment(state: ClusterState, job_id: int, step_id: int, uid: int, private: bool) -> tuple[Step, bool]:
+    """The running step sattach asks for, and whether the caller may attach to it.
+
+    As slurmctld's step layout: anyone sees it unless `private` (PrivateData=jobs and the caller
+    no operator), then only its owner and the privileged; a pending or ended job and an unknown
+    step are Slurm's errors. Only the owner or a privileged user may attach: for anyone else
+    the nodes are not asked, as slurmd refuses them."""
+    job = known_job(state, job_id)
+    mine = job.uid == uid or is_privileged(state, uid)
+    if private and not mine:
+        raise SlurmError(Strerror.ACCESS_DENIED)
+    if job.state is JobState.PENDING:
+        raise SlurmError(Strerror.JOB_PENDING)
+    if job.state is not JobState.RUNNING:
+        raise SlurmError(Strerror.ALREADY_DONE)
+    step = job.step(step_id)
+    if step is None or not step.running:
+        raise SlurmError(Strerror.INVALID_JOB_ID)
+    return step, mine
 
 
 def _running_step(state: ClusterState, job_id: int, step_id: int, uid: int) -> tuple[Job, Step]:

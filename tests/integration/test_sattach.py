@@ -27,9 +27,11 @@ def test_sattach_streams_a_running_steps_output_to_its_owner_only(cluster: Clust
     assert re.fullmatch(r"\t2 tasks, [12] nodes \(\S+\)", lines[1]) and lines[2] == ""
     assert re.fullmatch(r"\tNode 0 \(\S+\), [12] task\(s\): 0 (1 )?", lines[3])
 
+    # As Slurm: anyone may see the layout (no PrivateData), but the nodes refuse bob's attach.
     denied = cluster.run("sattach", f"{job_id}.0", user="bob")
-    assert denied.returncode == 1 and denied.stdout == ""
-    assert denied.stderr == "sattach: error: Could not get job step info: Access/permission denied\n"
+    assert (denied.returncode, denied.stdout) == (0, "")
+    nodes = [line.split("(")[1].split(")")[0] for line in lines[3:]]
+    assert denied.stderr == "".join(f"sattach: Node {node}: no tasks running\n" for node in nodes)
     unknown = cluster.run("sattach", f"{job_id}.7", user="alice")
     assert unknown.returncode == 1
     assert unknown.stderr == "sattach: error: Could not get job step info: Invalid job id specified\n"
@@ -37,13 +39,14 @@ def test_sattach_streams_a_running_steps_output_to_its_owner_only(cluster: Clust
     labelled = cluster.run("sattach", "-l", f"{job_id}.0", user="alice", timeout=60)
     assert labelled.returncode == 0, labelled.stderr
     seen = labelled.stdout.splitlines()
-    assert "0: 0 10" in seen and "1: 1 10" in seen, labelled.stdout
+    # The stepd replays what the step printed before sattach came (slurmstepd's message cache).
+    assert {"0: 0 1", "1: 1 1", "0: 0 10", "1: 1 10"} <= set(seen), labelled.stdout
     assert all(re.fullmatch(r"([01]): \1 \d+", line) for line in seen), labelled.stdout
 
     assert wait_for(lambda: _step_running(cluster, job_id, 1), timeout=30, interval=0.3)
     filtered = cluster.run("sattach", "--output-filter=1", f"{job_id}.1", user="alice", timeout=60)
     assert filtered.returncode == 0, filtered.stderr
-    assert filtered.stdout.splitlines()[-1] == "1 10"
+    assert filtered.stdout.splitlines() == [f"1 {i}" for i in range(1, 11)]
     assert all(line.startswith("1 ") for line in filtered.stdout.splitlines()), filtered.stdout
     cluster.wait_state(job_id, "COMPLETED", timeout=30)
 

@@ -88,3 +88,42 @@ def test_output_copies_are_bounded_in_number() -> None:
         copies.attach("127.0.0.1", listener.getsockname()[1], "k", 0)
     copies.close()
     listener.close()
+
+
+def test_a_new_sattach_first_gets_the_recent_output_and_no_more_than_slurms_cache() -> None:
+    copies = OutputCopies()
+    for i in range(200):
+        copies.copy(step_io.encode(step_io.STDOUT, 0, f"{i}\n".encode()))
+    copies.copy(step_io.task_exit(0, 0, 0, False))       # not output: not replayed
+    listener = socket.create_server(("127.0.0.1", 0))
+    copies.attach("127.0.0.1", listener.getsockname()[1], "k", 0)
+    conn, _ = listener.accept()
+    copies.finish(0)
+    received = b""
+    while chunk := conn.recv(65536):
+        received += chunk
+    frames = step_io.FrameReader().feed(received)
+    assert [f.payload for f in frames[1:-1]] == [f"{i}\n".encode() for i in range(72, 200)]
+    assert (frames[0].kind, frames[-1].kind) == (step_io.HELLO, step_io.NODE_DONE)
+    conn.close()
+    listener.close()
+
+
+def test_who_sees_and_who_may_attach_to_a_step_as_slurm(tmp_path: Path) -> None:
+    from pyslurm_common.errors import SlurmError, Strerror
+    from pyslurm_ctld.step_layout import StepShape
+    from tests.unit.test_step_usage import ALICE, BOB, SLURM_UID, _jobs
+
+    mgr, running, pending = _jobs(tmp_path)
+    mgr.apply(mgr.step_creation(running, ALICE, StepShape(min_nodes=2), "x", ("x",), 250))
+    step, allowed = mgr.step_attachment(running, 0, ALICE, False)
+    assert (step.nodes, allowed) == (("n1", "n2"), True)
+    assert mgr.step_attachment(running, 0, SLURM_UID, True)[1] is True
+    assert mgr.step_attachment(running, 0, BOB, False)[1] is False     # sees it, may not attach
+    for args, error in [((running, 0, BOB, True), Strerror.ACCESS_DENIED),   # PrivateData=jobs
+                        ((running, 1, ALICE, False), Strerror.INVALID_JOB_ID),
+                        ((999, 0, ALICE, False), Strerror.INVALID_JOB_ID),
+                        ((pending, 0, ALICE, False), Strerror.JOB_PENDING)]:
+        with pytest.raises(SlurmError) as info:
+            mgr.step_attachment(*args)
+        assert info.value.strerror == error
