@@ -2,6 +2,9 @@
 from __future__ import annotations
 
 import re
+import subprocess
+
+import pytest
 
 from .conftest import Cluster, wait_for
 
@@ -44,6 +47,8 @@ def test_sattach_streams_a_running_steps_output_to_its_owner_only(cluster: Clust
     assert all(re.fullmatch(r"([01]): \1 \d+", line) for line in seen), labelled.stdout
 
     assert wait_for(lambda: _step_running(cluster, job_id, 1), timeout=30, interval=0.3)
+    with pytest.raises(subprocess.TimeoutExpired):      # a sattach killed midway: the step runs on
+        cluster.run("sattach", f"{job_id}.1", user="alice", timeout=2)
     filtered = cluster.run("sattach", "--output-filter=1", f"{job_id}.1", user="alice", timeout=60)
     assert filtered.returncode == 0, filtered.stderr
     assert filtered.stdout.splitlines() == [f"1 {i}" for i in range(1, 11)]
