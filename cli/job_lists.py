@@ -68,10 +68,12 @@ def expand_array_tasks(jobs: Iterable[pb.JobInfo]) -> list[pb.JobInfo]:
 
 
 def named(jobs: Iterable[pb.JobInfo], specs: list[JobSpec]) -> list[pb.JobInfo]:
-    """The records `specs` name; a named task still pending in its array's remainder gets a
-    record of its own. Without task names, every record the controller returned."""
-    if not any(spec.tasks is not None for spec in specs):
+    """The records `specs` name (every record without specs); a named task still pending in its
+    array's remainder gets a record of its own."""
+    if not specs:
         return list(jobs)
+    if not any(spec.tasks is not None for spec in specs):
+        return [j for j in jobs if any(names(spec, j) for spec in specs)]
     return [j for j in expand_array_tasks(jobs) if any(names(spec, j) for spec in specs)]
 
 

@@ -100,7 +100,9 @@ class Query:
         self.step_ids = set(list_values(steps) or ())
 
     def print_once(self, header_date: bool) -> int:
-        ids = [spec.job_id for spec in self.specs]
+        # One job id is asked for by itself (slurm_load_job: an unknown one is an error, a hidden
+        # partition's job is shown); a list loads every job, as Slurm's squeue, and is picked here.
+        ids = [self.specs[0].job_id] if len(self.specs) == 1 else []
         try:
             reply = client.controller("GetJobs", pb.JobQuery(job_ids=ids, show_all=self.show_all), pb.JobList)
         except SlurmError as exc:

@@ -47,6 +47,9 @@ def test_hidden_partitions_jobs_only_with_all(hidden_cluster: Cluster) -> None:
     assert _ids(c, "-a", "--hide") == [shown]
     assert _ids(c, "-p", "secret") == [job]                         # -p shows what it names
     assert _ids(c, "-j", job) == [job]                              # asked for by id: shown (pack_one_job)
+    assert _ids(c, "-j", f"{job},{shown}") == [shown]              # a list loads every job: hidden again
+    unknown = c.run("squeue", "-j", "99998,99999", user="alice")
+    assert (unknown.returncode, unknown.stdout.split()[0], unknown.stderr) == (0, "JOBID", "")
     assert f"JobId={job} " in c.run("scontrol", "show", "job", job, user="alice").stdout
     assert sorted(_ids(c, user="root")) == sorted([job, shown])    # operators see every partition
     parts = c.run("sinfo", "-h", "-o", "%P", user="alice").stdout.split()

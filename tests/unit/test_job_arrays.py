@@ -325,7 +325,8 @@ def test_job_lists_name_records_of_arrays() -> None:
 
     picked = named([task, remainder, other], [JobSpec(13, (3, 5))])
     assert [(j.job_id, j.array_task_str) for j in picked] == [(20, "3"), (13, "5")]
-    assert named([task, other], [JobSpec(12)]) == [task, other]   # no task named: as returned
+    assert named([task, other], [JobSpec(12)]) == [other]   # plain ids pick their jobs (squeue -j 12,14 loads all)
+    assert named([task, other], []) == [task, other]          # no ids: as returned
 
 
 def test_throttle_can_be_changed_by_the_owner(tmp_path: Path) -> None:
