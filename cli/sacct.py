@@ -37,7 +37,7 @@ def sacct(args: Sequence[str]) -> None:
         sys.stdout.write("\n".join(sacct_fields.help_format()) + "\n")
         return
     _check_combinations(values)
-    if values.get("clusters") is not None and not values.get("allclusters"):
+    if values.get("clusters") is not None and not values.get("allclusters") and values["clusters"] != "-1":
         from .cluster_option import check_clusters, this_cluster
 
         check_clusters(PROG, values["clusters"], this_cluster())
@@ -73,6 +73,8 @@ def sacct(args: Sequence[str]) -> None:
     if values.get("verbose"):
         _say_window(wanted_states, start, end or int(now))
     users, allusers = values.get("users"), bool(values.get("allusers"))
+    if users == "-1":   # Slurm's vestigial spelling of every user
+        users, allusers = None, True
     name, partition, accounts, qos = (values.get(k) for k in ("name", "partition", "accounts", "qos"))
     allocations = bool(values.get("allocations"))
     as_json = bool(values.get("json"))

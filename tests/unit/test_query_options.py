@@ -525,3 +525,15 @@ def test_sinfo_verbose_blocks_are_slurms(monkeypatch: pytest.MonkeyPatch) -> Non
     monkeypatch.delenv("SINFO_FORMAT", raising=False)
     values, _ = parse(_spec("sinfo"), ["-v", "-N", "-l"], {})
     assert sinfo.View(values).options_block() == (HELP / "sinfo-v-N-l.out").read_text()
+
+
+def test_sacct_minus_one_means_every_user(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    asked: list[pb.AccountingQuery] = []
+
+    def call(method: str, request: pb.AccountingQuery, reply_type: type) -> pb.JobRecordBatch:
+        asked.append(request)
+        return pb.JobRecordBatch()
+
+    monkeypatch.setattr("cli.sacct_database.call", call)
+    sacct.sacct(["-u", "-1", "-M", "-1", "-n"])
+    assert asked[0].all_users and not list(asked[0].users)
