@@ -7,8 +7,10 @@ stepd copies the step's output there (pyslurm_d/output_copies.py). Labels (-l) a
 --output-filter/--error-filter are sattach's own, as in Slurm. --layout prints the step's task
 layout and exits.
 
-Standard input is not forwarded: --input-filter is refused in words, and --pty too, rather than
-taken and ignored. Ctrl-C detaches; the step runs on.
+sattach's standard input goes to the tasks as srun's does (to one task with --input-filter),
+once every node is connected; its end closes the tasks' input. --pty is refused in words (no
+step here shares its terminal with a second client) rather than taken and ignored. Ctrl-C
+detaches; the step runs on.
 """
 from __future__ import annotations
 
@@ -18,7 +20,7 @@ import socket
 import sys
 import time
 from collections.abc import Callable, Sequence
-from typing import IO, TYPE_CHECKING, NoReturn
+from typing import IO, TYPE_CHECKING, NamedTuple, NoReturn
 
 from . import client
 from .app import die, error_exit_code, run
@@ -61,15 +63,14 @@ def sattach(argv: Sequence[str]) -> None:
     if "pty" in given:
         if any(name in given for name in filters):
             _die("don't specify both --pty and I/O filtering")
-        _die("--pty is not supported: this sattach does not forward standard input")
-    if "input_filter" in given:
-        _die("--input-filter is not supported: this sattach does not forward standard input")
+        _die("--pty is not supported: steps here have no terminal to share with sattach")
     if "layout" in given:
         print(_layout_text(_attach(job_id, step_id, layout_only=True)[0]))
         return
     output = filters["output_filter"]
     error = filters["error_filter"] if "error_filter" in given else output   # as Slurm: -e follows -o
-    raise SystemExit(_stream(job_id, step_id, output, error, "label" in given, quiet, verbose > 0))
+    raise SystemExit(_stream(job_id, step_id, Filters(filters["input_filter"], output, error), "label" in given,
+                             quiet, verbose > 0))
 
 
 def _step_operand(text: str) -> tuple[int, int]:
@@ -141,8 +142,14 @@ def _layout_text(layout: StepLayout) -> str:
     return "\n".join(lines)
 
 
-def _stream(job_id: int, step_id: int, output: int | None, error: int | None, labelled: bool,
-            quiet: bool, verbose: bool) -> int:
+class Filters(NamedTuple):
+    """The one task (None: every task) that gets sattach's standard input, whose output and error show."""
+    input: int | None
+    output: int | None
+    error: int | None
+
+
+def _stream(job_id: int, step_id: int, filters: Filters, labelled: bool, quiet: bool, verbose: bool) -> int:
     """Attach and print until every node of the step is done; the highest exit code of a task
     (a task killed by a signal counts as 0, as in Slurm)."""
     from pyslurm_common import step_io
@@ -156,12 +163,11 @@ def _stream(job_id: int, step_id: int, output: int | None, error: int | None, la
         listener.close()
         _no_tasks_on(layout.nodes, quiet)
         return 0
-    consumer = StreamConsumer(layout, OutputRoute(_writer(sys.stdout.buffer), only_rank=output),
-                              OutputRoute(_writer(sys.stderr.buffer), only_rank=error), labelled=labelled)
-    if sys.stdin.isatty() and not quiet:
-        print(f"{PROG}: standard input is not forwarded to the tasks of StepId={job_id}.{step_id}",
-              file=sys.stderr)
-    selector = selectors.DefaultSelector()
+    consumer = StreamConsumer(layout, OutputRoute(_writer(sys.stdout.buffer), only_rank=filters.output),
+                              OutputRoute(_writer(sys.stderr.buffer), only_rank=filters.error), labelled=labelled)
+    input_task = step_io.ALL_TASKS if filters.input is None else filters.input
+    stdin_open = True
+    selector = selectors.PollSelector()    # poll, unlike epoll, takes a regular file as standard input
     selector.register(listener, selectors.EVENT_READ, None)
     readers: dict[socket.socket, tuple[FrameReader, list[int]]] = {}
     connected: set[int] = set()
@@ -173,8 +179,14 @@ def _stream(job_id: int, step_id: int, output: int | None, error: int | None, la
                     sock, _ = listener.accept()
                     readers[sock] = (step_io.FrameReader(), [-1])
                     selector.register(sock, selectors.EVENT_READ, sock)
+                elif key.data == "stdin":
+                    stdin_open = _forward_stdin(readers, input_task)
+                    if not stdin_open:
+                        selector.unregister(key.fileobj)
                 else:
                     _read(key.data, readers, selector, consumer, connected, io_key, len(layout.nodes))
+            if stdin_open and (len(connected) == len(layout.nodes) or time.monotonic() > deadline):
+                stdin_open = _watch_stdin(selector)
             if time.monotonic() > deadline:
                 silent = [i for i in range(len(layout.nodes)) if i not in connected | consumer.done_nodes]
                 _no_tasks_on([layout.nodes[i] for i in silent], quiet)
@@ -196,6 +208,36 @@ def _stream(job_id: int, step_id: int, output: int | None, error: int | None, la
             print(f"{PROG}: error: task {rank} exited with exit code {outcome.code}", file=sys.stderr)
             worst = max(worst, outcome.code)
     return worst
+
+
+def _watch_stdin(selector: selectors.BaseSelector) -> bool:
+    """Read standard input from now on (once the nodes are connected, as srun); False when
+    there is none to read (closed), and nothing more to do about it."""
+    try:
+        if not any(key.data == "stdin" for key in selector.get_map().values()):
+            selector.register(sys.stdin.fileno(), selectors.EVENT_READ, "stdin")
+        return True
+    except (ValueError, OSError):
+        return False
+
+
+def _forward_stdin(readers: dict[socket.socket, tuple[FrameReader, list[int]]], task: int) -> bool:
+    """What standard input holds now, to the task(s) on every connected node (a node without
+    the task drops it); its end as STDIN_EOF. False once the input ended."""
+    from pyslurm_common import step_io
+
+    try:
+        data = os.read(sys.stdin.fileno(), 65536)
+    except OSError:
+        data = b""
+    frame = step_io.encode(step_io.STDIN, task, data) if data else step_io.encode(step_io.STDIN_EOF, task)
+    for sock, (_reader, node) in list(readers.items()):
+        if node[0] >= 0:
+            try:
+                sock.sendall(frame)
+            except OSError:
+                pass   # that node is done: reading its socket tells
+    return bool(data)
 
 
 def _no_tasks_on(nodes: Sequence[str], quiet: bool) -> None:

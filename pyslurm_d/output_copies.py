@@ -6,12 +6,14 @@ shows what the step printed just before.
 The controller checked that sattach's user may see the step and pyslurmd passed its address on;
 the stepd connects out and opens with HELLO and sattach's key, as to srun. Nothing here may
 block the stepd: the sockets are non-blocking with a bounded buffer each, and a sattach that
-falls HIGH_WATER behind or goes away is dropped (its user can attach again). What a sattach
-sends is never read: it has no say over the step. Stdlib only.
+falls HIGH_WATER behind or goes away is dropped (its user can attach again). Of what a sattach
+sends only standard input counts (StreamRelay hands it to the tasks, as srun's): it has no
+other say over the step. Stdlib only.
 """
 from __future__ import annotations
 
 import errno
+import selectors
 import socket
 import time
 from collections import deque
@@ -33,10 +35,12 @@ COPIED = frozenset((step_io.STDOUT, step_io.STDERR, step_io.TASK_EXIT, step_io.N
 class _Attached:
     sock: socket.socket
     pending: bytearray = field(default_factory=bytearray)
+    reader: step_io.FrameReader = field(default_factory=step_io.FrameReader)
 
 
 class OutputCopies:
-    def __init__(self) -> None:
+    def __init__(self, selector: selectors.BaseSelector) -> None:
+        self.selector = selector            # StreamRelay registers the sockets for their input
         self._attached: list[_Attached] = []
         self._recent: deque[bytes] = deque()
         self._recent_bytes = 0
@@ -59,6 +63,25 @@ class OutputCopies:
         for each in self._attached:
             each.pending += frame
         self.flush()
+
+    @property
+    def fds(self) -> list[int]:
+        return [each.sock.fileno() for each in self._attached]
+
+    def receive(self, fd: int) -> list[step_io.Frame]:
+        """The standard input frames a sattach sent (other kinds are dropped); none once it left."""
+        each = next(a for a in self._attached if a.sock.fileno() == fd)
+        try:
+            data = each.sock.recv(65536)
+            frames = each.reader.feed(data) if data else None
+        except BlockingIOError:
+            return []
+        except (OSError, step_io.StreamError):
+            frames = None
+        if frames is None:
+            self._drop(each)
+            return []
+        return [f for f in frames if f.kind in (step_io.STDIN, step_io.STDIN_EOF)]
 
     def _remember(self, frame: bytes) -> None:
         self._recent.append(frame)
@@ -92,4 +115,8 @@ class OutputCopies:
 
     def _drop(self, each: _Attached) -> None:
         self._attached.remove(each)
+        try:   # unregister first: a closed fd number can come back as a new file at once
+            self.selector.unregister(each.sock)
+        except (KeyError, ValueError):
+            pass
         each.sock.close()

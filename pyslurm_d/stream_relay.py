@@ -56,7 +56,7 @@ class StreamRelay:
         self.outgoing = bytearray()
         self.outputs: dict[int, tuple[int, int]] = {}      # fd -> (rank, STDOUT | STDERR)
         self.inputs: dict[int, _Input] = {}                # rank -> its stdin
-        self.copies = OutputCopies()                       # attached sattach
+        self.copies = OutputCopies(selector)               # attached sattach
         if sock is not None:
             sock.setblocking(False)
 
@@ -116,6 +116,9 @@ class StreamRelay:
             stalled = any(len(i.pending) > HIGH_WATER for i in self.inputs.values())
             events = (0 if stalled else selectors.EVENT_READ) | (selectors.EVENT_WRITE if self.outgoing else 0)
             wanted[self.sock.fileno()] = events
+        if not any(len(i.pending) > HIGH_WATER for i in self.inputs.values()):
+            for fd in self.copies.fds:
+                wanted[fd] = selectors.EVENT_READ
         if len(self.outgoing) <= HIGH_WATER:
             for fd in self.outputs:
                 wanted[fd] = wanted.get(fd, 0) | selectors.EVENT_READ
@@ -144,6 +147,10 @@ class StreamRelay:
                 self._write_socket()
             if events & selectors.EVENT_READ:
                 frames = self._read_socket()
+            return frames
+        if fd in self.copies.fds:
+            for frame in self.copies.receive(fd):
+                self._deliver_input(frame)
             return frames
         if events & selectors.EVENT_WRITE:
             self._write_inputs(fd)
@@ -225,16 +232,20 @@ class StreamRelay:
         others = []
         for frame in frames:
             if frame.kind in (step_io.STDIN, step_io.STDIN_EOF):
-                for rank, entry in list(self.inputs.items()):
-                    if frame.task in (step_io.ALL_TASKS, rank):
-                        if frame.kind == step_io.STDIN:
-                            entry.pending += frame.payload
-                        else:
-                            entry.eof = True
-                        self._write_input(rank, entry)
+                self._deliver_input(frame)
             else:
                 others.append(frame)
         return others
+
+    def _deliver_input(self, frame: step_io.Frame) -> None:
+        """STDIN or STDIN_EOF (from srun or a sattach) to its task, or every task here."""
+        for rank, entry in list(self.inputs.items()):
+            if frame.task in (step_io.ALL_TASKS, rank):
+                if frame.kind == step_io.STDIN:
+                    entry.pending += frame.payload
+                else:
+                    entry.eof = True
+                self._write_input(rank, entry)
 
     def _write_socket(self) -> None:
         assert self.sock is not None

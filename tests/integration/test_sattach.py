@@ -1,6 +1,8 @@
 """sattach against a live cluster: an srun step's output, labelled and filtered, for its owner only."""
 from __future__ import annotations
 
+import os
+import pwd
 import re
 import subprocess
 
@@ -60,7 +62,41 @@ def test_sattach_refuses_what_it_cannot_do_in_slurms_words(cluster: Cluster) -> 
     no_step = cluster.run("sattach", "5", user="alice")
     assert (no_step.returncode, no_step.stdout) == (1, "Usage: sattach [options] <jobid.stepid>\n")
     assert no_step.stderr == "sattach: error: Failed to parse stepid from command line options\n"
-    stdin = cluster.run("sattach", "--input-filter=0", "5.0", user="alice")
-    assert stdin.returncode == 1 and "does not forward standard input" in stdin.stderr
     both = cluster.run("sattach", "-Q", "-v", "5.0", user="alice")
     assert both.stderr == "sattach: error: don't specify both --verbose (-v) and --quiet (-Q)\n"
+
+
+def _as_alice(cluster: Cluster, *argv: str) -> subprocess.Popen[str]:
+    alice = pwd.getpwnam("alice")
+    return subprocess.Popen(
+        list(argv), env=dict(cluster.env, USER="alice", HOME=alice.pw_dir), cwd=str(cluster.work_dir("alice")),
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        user=alice.pw_uid, group=alice.pw_gid, extra_groups=os.getgrouplist("alice", alice.pw_gid))
+
+
+def test_sattach_input_goes_to_the_task_it_names(cluster: Cluster) -> None:
+    """srun's own input stays open and silent; what sattach reads reaches task 1 only, and its
+    end closes task 1's input only: task 0 ends when srun's input does."""
+    srun = _as_alice(cluster, "srun", "-n2", "-l", "sh", "-c", "read line; echo $SLURM_PROCID got $line")
+    sattach = None
+    try:
+        def step() -> str | None:
+            out = cluster.run("squeue", "-h", "-s", "-u", "alice", "-o", "%i", user="alice").stdout.split()
+            return out[0] if out else None
+        step_id = str(wait_for(step, timeout=60, interval=0.3))
+        sattach = _as_alice(cluster, "sattach", "-l", "--input-filter=1", step_id)
+        assert sattach.stdin is not None and sattach.stdout is not None and srun.stdin is not None
+        sattach.stdin.write("hello\n")
+        sattach.stdin.close()
+        sattach.stdin = None    # closed: communicate() below has nothing to send
+        assert sattach.stdout.readline() == "1: 1 got hello\n"
+        srun.stdin.close()
+        srun.stdin = None
+        attached_rest, attached_err = sattach.communicate(timeout=30)
+        srun_out, _ = srun.communicate(timeout=30)
+    finally:
+        for process in (srun, sattach):
+            if process is not None:
+                process.kill()
+    assert (sattach.returncode, attached_rest) == (0, "0: 0 got\n"), attached_err
+    assert sorted(srun_out.splitlines()) == ["0: 0 got", "1: 1 got hello"]
