@@ -48,9 +48,10 @@ def test_refusals_in_slurms_words(argv: list[str], out: str, err: str, capsys: p
     assert _ends(argv, capsys) == (1, out, err)
 
 
-def test_pty_is_refused_not_ignored(capsys: pytest.CaptureFixture[str]) -> None:
-    code, out, err = _ends(["--pty", "1.0"], capsys)
-    assert (code, out) == (1, "") and err.startswith("sattach: error: --pty is not supported: ")
+@pytest.mark.parametrize("option", ["--pty", "--debugger-test"])
+def test_what_sattach_cannot_do_is_refused_not_ignored(option: str, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = _ends([option, "1.0"], capsys)
+    assert (code, out) == (1, "") and err.startswith(f"sattach: error: {option} is not supported: ")
 
 
 def test_layout_text_is_slurms() -> None:
