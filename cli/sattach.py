@@ -2,18 +2,17 @@
 
 The controller gives the step's layout to whoever may see the job (as Slurm: anyone, unless
 PrivateData=jobs); only for the step's owner or a privileged user does it have every stepd of
-the step connect to sattach's listener (anyone else is told "Node <n>: no tasks running"), on the host the request came from, opening with HELLO
-and sattach's fresh key (pyslurm_common/step_io.py, the framing srun reads); from then on each
-stepd copies the step's output there, the last 128 frames it printed first
-(pyslurm_d/output_copies.py). Labels (-l) and the
---output-filter/--error-filter are sattach's own, as in Slurm. --layout prints the step's task
-layout and exits.
+the step connect to sattach's listener (anyone else is told "Node <n>: no tasks running"), on
+the host the request came from, opening with HELLO and sattach's fresh key
+(pyslurm_common/step_io.py, the framing srun reads). From then on each stepd copies the step's
+output there, the last 128 frames it printed first (pyslurm_d/output_copies.py). Labels (-l)
+and the --output-filter/--error-filter are sattach's own, as in Slurm. --layout prints the
+step's task layout and exits.
 
 sattach's standard input goes to the tasks as srun's does (to one task with --input-filter),
 once every node is connected; its end closes the tasks' input. --pty (no step here shares its
 terminal with a second client) and --debugger-test (no MPIR process table) are refused in words
-rather than taken and ignored. Ctrl-C
-detaches; the step runs on.
+rather than taken and ignored. Ctrl-C detaches; the step runs on.
 """
 from __future__ import annotations
 
