@@ -4,7 +4,7 @@ up to 1,000 agents).
 
     /opt/pyslurm/bin/python bench/bench_heartbeat.py [--nodes 100,1000] [--pending 0,50000]
 
-A real JobManager (bench_schedule.manager: every node full with one running job, `--pending`
+A real ClusterState (bench_schedule.manager: every node full with one running job, `--pending`
 jobs queued) receives one heartbeat from each of `--nodes` agents: `node_heartbeat` plus the
 step reconciliation the servicer runs on it (node_reconcile.reconcile over the jobs that may
 hold the node, job_table.JobTable.on_node). Prints CPU µs per heartbeat, and what the
@@ -23,17 +23,18 @@ from typing import Callable, Iterable
 
 from bench_schedule import manager
 from pyslurm_ctld import node_reconcile
+from pyslurm_ctld.core.state import ClusterState
+from pyslurm_ctld.core.topology import node_heartbeat
 from pyslurm_ctld.job import Job
-from pyslurm_ctld.job_manager import JobManager
 
 
-def _per_heartbeat_us(mgr: JobManager, jobs_of: Callable[[str], Iterable[Job]]) -> float:
+def _per_heartbeat_us(mgr: ClusterState, jobs_of: Callable[[str], Iterable[Job]]) -> float:
     costs = []
     for name, rec in mgr.nodes.items():
         running = frozenset((job.job_id, "batch") for job in jobs_of(name)
                             if job.allocation is not None and name in job.allocation.nodes)
         start = time.process_time()
-        mgr.node_heartbeat(name, 10.0, 0.5, 1000)
+        node_heartbeat(mgr, name, 10.0, 0.5, 1000)
         outcome = node_reconcile.reconcile(jobs_of(name), name, running, rec.boot_time, 20)
         costs.append(time.process_time() - start)
         assert not outcome.kill

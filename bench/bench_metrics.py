@@ -4,7 +4,7 @@ event loop, next to one scheduling pass, so a scrape every 30 s (Slinky's) canno
 
     /opt/pyslurm/bin/python bench/bench_metrics.py [--jobs 5000] [--nodes 100] [--repeat 20]
 
-Builds the same controller state as bench_schedule.py (a real JobManager, every node busy with a
+Builds the same controller state as bench_schedule.py (a real ClusterState, every node busy with a
 running job, `--jobs` pending jobs), then times `metrics.collect` for each set (what the
 GetMetrics RPC runs on the loop) and the protobuf size of its reply (what one scrape ships
 instead of the job list), plus one `schedule_pass` for scale. Prints one JSON object per set.
@@ -21,6 +21,7 @@ from pathlib import Path
 
 from pyslurm_common.rpc import ctld_pb2
 from pyslurm_ctld import metrics
+from pyslurm_ctld.core.scheduling import schedule_pass
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_schedule import manager  # noqa: E402  (bench/ is not a package)
@@ -36,7 +37,7 @@ def main() -> None:
         mgr = manager(opts.nodes, opts.jobs, Path(tmp))
         diag = ctld_pb2.DiagReply
         began = time.perf_counter()
-        mgr.schedule_pass(4)
+        schedule_pass(mgr, 4)
         pass_ms = (time.perf_counter() - began) * 1000
         for name in metrics.SETS:
             times = []

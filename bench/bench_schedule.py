@@ -5,7 +5,7 @@ main + backfill pass).
     /opt/pyslurm/bin/python bench/bench_schedule.py [--jobs 1000,10000,50000] [--nodes 100,1000] [--repeat 5]
                                                     [--limits] [--multifactor]
 
-Builds a real JobManager from a generated slurm.conf (nodes with 64 CPUs, one partition),
+Builds a real ClusterState from a generated slurm.conf (nodes with 64 CPUs, one partition),
 submits the pending jobs through `submission` + `apply` as the controller does, registers
 every node, fills the cluster so every job is left pending (the worst case: each pass looks at
 every job, and backfill reserves bf_max_job_test=500 of them), and times `schedule_pass` with
@@ -29,8 +29,13 @@ from pathlib import Path
 from pyslurm_common.config import load_config
 from pyslurm_ctld.associations import (AccountingUser, Association, AssociationLimits, AssociationSnapshot, Qos,
                                        QosLimits)
+from pyslurm_ctld.core.admission import submission
+from pyslurm_ctld.core.apply import apply
+from pyslurm_ctld.core.priorities import priority_recalculation
+from pyslurm_ctld.core.scheduling import schedule_pass
+from pyslurm_ctld.core.state import ClusterState
+from pyslurm_ctld.core.topology import node_registered
 from pyslurm_ctld.job import JobRequest
-from pyslurm_ctld.job_manager import JobManager
 
 CPUS = 64
 MEMORY_MB = 256_000
@@ -66,25 +71,25 @@ def _limits_not_reached() -> AssociationSnapshot:
 
 
 def manager(nodes: int, jobs: int, workdir: Path, limits: bool = False,
-            multifactor: bool = False) -> JobManager:
+            multifactor: bool = False) -> ClusterState:
     conf = workdir / f"slurm-{nodes}.conf"
     conf.write_text(f"ClusterName=bench\nSlurmctldHost=localhost\n{MULTIFACTOR if multifactor else ''}"
                     f"NodeName=n[1-{nodes}] CPUs={CPUS} RealMemory={MEMORY_MB}\n"
                     f"MaxJobCount={jobs + nodes + 10}\n"
                     f"PartitionName=batch Nodes=n[1-{nodes}] Default=YES\n"
                     + ("AccountingStorageEnforce=associations,limits,qos\n" if limits else ""))
-    mgr = JobManager(load_config(conf), slurm_uid=0)
+    mgr = ClusterState(load_config(conf), slurm_uid=0)
     if limits:
         mgr.associations = _limits_not_reached()
     for name, rec in mgr.nodes.items():
-        mgr.node_registered(name, 0.0, cpus=rec.config.cpus, real_memory_mb=rec.config.real_memory_mb)
+        node_registered(mgr, name, 0.0, cpus=rec.config.cpus, real_memory_mb=rec.config.real_memory_mb)
     # Occupy every CPU first so that the measured pass keeps all `jobs` pending.
     for _ in range(nodes):
-        mgr.apply(mgr.submission(_request(CPUS), 1000, 1000, "u", "u", False, 1))
-    for event in mgr.schedule_pass(2):
-        mgr.apply(event)
+        apply(mgr, submission(mgr, _request(CPUS), 1000, 1000, "u", "u", False, 1))
+    for event in schedule_pass(mgr, 2):
+        apply(mgr, event)
     for i in range(jobs):
-        mgr.apply(mgr.submission(_request(1 + i % 8), 1000, 1000, "u", "u", False, 3))
+        apply(mgr, submission(mgr, _request(1 + i % 8), 1000, 1000, "u", "u", False, 3))
     return mgr
 
 
@@ -103,7 +108,7 @@ def main() -> None:
                 extra = {}
                 if opts.multifactor:
                     began, chunks = time.perf_counter(), []
-                    for _ in mgr.priority_recalculation(3600):   # the controller serves RPCs between chunks
+                    for _ in priority_recalculation(mgr, 3600):   # the controller serves RPCs between chunks
                         chunks.append(time.perf_counter() - began - sum(chunks))
                     extra["recalculate_ms"] = round((time.perf_counter() - began) * 1000, 2)
                     extra["recalculate_longest_chunk_ms"] = round(max(chunks, default=0) * 1000, 2)
@@ -115,7 +120,7 @@ def main() -> None:
                     times, cpu_times = [], []
                     for _ in range(opts.repeat):
                         start, cpu_start = time.perf_counter(), time.process_time()
-                        started = mgr.schedule_pass(4)
+                        started = schedule_pass(mgr, 4)
                         times.append(time.perf_counter() - start)
                         cpu_times.append(time.process_time() - cpu_start)
                         assert not started, "the cluster was meant to be full"

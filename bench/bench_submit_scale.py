@@ -3,7 +3,7 @@
 
     /opt/pyslurm/bin/python bench/bench_submit_scale.py [--queued 1000,10000,100000] [--submits 500]
 
-Builds a real JobManager with `--queued` pending jobs (bench_schedule.manager: 10 full nodes,
+Builds a real ClusterState with `--queued` pending jobs (bench_schedule.manager: 10 full nodes,
 every job pending), then times `--submits` more submissions (`submission` + `apply`, what the
 servicer does for sbatch besides the journal's fsync and the RPC). Prints one JSON object per
 size: CPU µs per submission (process time: less disturbed than wall time on a shared machine)
@@ -20,6 +20,8 @@ import time
 from pathlib import Path
 
 from bench_schedule import _request, manager
+from pyslurm_ctld.core.admission import submission
+from pyslurm_ctld.core.apply import apply
 from pyslurm_ctld.job_table import active_weight
 
 
@@ -36,7 +38,7 @@ def main() -> None:
             costs = []
             for i in range(opts.submits):
                 start = time.process_time()
-                mgr.apply(mgr.submission(_request(1 + i % 8), 1000, 1000, "u", "u", False, 5))
+                apply(mgr, submission(mgr, _request(1 + i % 8), 1000, 1000, "u", "u", False, 5))
                 costs.append(time.process_time() - start)
             start = time.process_time()
             walked = sum(active_weight(job) for job in mgr.jobs.values())

@@ -1,7 +1,7 @@
-"""The controller's async shell around the job manager.
+"""The controller's async shell around the cluster state (core/).
 
 `commit(event)` is the only way durable state changes: journal (fsync) ->
-`JobManager.apply` -> perform the effects -> wake the scheduler. Background
+`core.apply.apply` -> perform the effects -> wake the scheduler. Background
 tasks: the debounced scheduling loop, the periodic checks (time limits, node
 liveness, MinJobAge purge), the accounting sender and the notifier (mails, webhook).
 """
@@ -23,17 +23,24 @@ from pyslurm_common.rpc_auth import Signer
 
 from . import convert, journal_replay, node_reconcile, reconfigure
 from .accounting_outbox import AccountingOutbox
+from .core.apply import apply
+from .core.cancel import cancellation
+from .core.priorities import priority_recalculation, recalculate_priorities, usage_update
+from .core.scheduling import schedule_pass
+from .core.state import ClusterState
+from .core.steps import allocation_of, step_attachment, step_usage_hosts
+from .core.timers import purgeable, signals_due, timeouts, unresponsive_nodes
 from .node_events import NODE_STATE_EVENTS, NodeEvent, NodeEventWatcher
 from .association_cache import AssociationCache
 from .association_checks import orphaned
 from .associations import AssociationSnapshot
+from .core import topology
 from .events import (Account, Effect, Event, JobRequeued, Launch, RecordReservation, SignalTasks, StepFinished,
                      StepStarted, SuspendTasks, Terminate,
                      event_from_dict, event_to_dict)
 from .job import Hold, Job, JobId, JobState, Step
 from .job_env import (batch_environment, merged_environment, overlay_environment, step_environment,
                       step_options_win)
-from .job_manager import JobManager
 from .gpu_idle_actions import GpuIdleWatch, JobMessage
 from .job_notices import JobNotices
 from .journal import Journal
@@ -53,7 +60,7 @@ class Controller:
                  cgroup: CgroupConfig = CgroupConfig()) -> None:
         self.cfg = cfg
         self.cgroup = cgroup      # cgroup.conf, for scontrol show config (the node agents apply it)
-        self.manager = JobManager(cfg, slurm_uid)
+        self.state = ClusterState(cfg, slurm_uid)
         self.journal = Journal(cfg.state_save_location)
         self.signer = signer
         self.links = NodeLinks(signer)
@@ -84,25 +91,25 @@ class Controller:
         """Replay the journal through `apply` (effects dropped; an event that fails is set aside,
         journal_replay.py), then compact it; load the last association definitions known."""
         self.associations.load()
-        replayed = journal_replay.replay(self.journal, lambda data: self.manager.apply(event_from_dict(data)),
+        replayed = journal_replay.replay(self.journal, lambda data: apply(self.state, event_from_dict(data)),
                                          int(time.time()))
-        self.journal.rewrite(event_to_dict(e) for e in self.manager.snapshot_events())
-        self.notices.baseline(self.manager.jobs.values())
-        self.manager.stats = ControllerStats(since=int(time.time()))
-        self.manager.recalculate_priorities(int(time.time()))
-        log.info("recovered %d jobs from %d journal events%s", len(self.manager.jobs), replayed.applied,
+        self.journal.rewrite(event_to_dict(e) for e in self.state.snapshot_events())
+        self.notices.baseline(self.state.jobs.values())
+        self.state.stats = ControllerStats(since=int(time.time()))
+        recalculate_priorities(self.state, int(time.time()))
+        log.info("recovered %d jobs from %d journal events%s", len(self.state.jobs), replayed.applied,
                  f" ({replayed.set_aside} set aside)" if replayed.set_aside else "")
 
     def resend_accounting(self) -> None:
         # Re-queue every known job: records are idempotent, and this covers a crash
         # between journaling an event and queueing its record.
-        for job in self.manager.jobs.values():
+        for job in self.state.jobs.values():
             self.outbox.put(convert.job_record(job, self.cfg.cluster_name))
-        self._send_node_events(self.node_events.baseline(self.manager.nodes, int(time.time())))
+        self._send_node_events(self.node_events.baseline(self.state.nodes, int(time.time())))
 
     def report_node_changes(self) -> None:
         """Tell accounting about nodes that went DOWN/DRAIN or came back, and a new cluster size."""
-        self._send_node_events(self.node_events.changes(self.manager.nodes, int(time.time())))
+        self._send_node_events(self.node_events.changes(self.state.nodes, int(time.time())))
 
     def _send_node_events(self, events: list[NodeEvent]) -> None:
         for event in events:
@@ -110,18 +117,18 @@ class Controller:
 
     def _associations_changed(self, snapshot: AssociationSnapshot) -> None:
         # Soft state, like node liveness: the accounting daemon and the cache file own it.
-        before, self.manager.associations = self.manager.associations, snapshot
-        gone = orphaned(before, snapshot, self.cfg.accounting_storage_enforce, self.manager.jobs.values())
+        before, self.state.associations = self.state.associations, snapshot
+        gone = orphaned(before, snapshot, self.cfg.accounting_storage_enforce, self.state.jobs.values())
         if gone:
             self._spawn(self._cancel_orphans([job.job_id for job in gone]))
-        self.manager.recalculate_priorities(int(time.time()))   # shares, QOS and assoc priorities changed
+        recalculate_priorities(self.state, int(time.time()))   # shares, QOS and assoc priorities changed
         self.wake_scheduler()
 
     async def _cancel_orphans(self, job_ids: list[JobId]) -> None:
         """Cancel jobs whose association sacctmgr deleted, as Slurm does."""
         for job_id in job_ids:
             try:
-                event = self.manager.cancellation(job_id, self.manager.slurm_uid, int(time.time()))
+                event = cancellation(self.state, job_id, self.state.slurm_uid, int(time.time()))
             except SlurmError:
                 continue          # ended meanwhile
             log.info("job=%d cancelled: its association was deleted", job_id)
@@ -141,7 +148,7 @@ class Controller:
         effects. Events staged one after another and awaited together share one fsync: a
         scancel of 500 ids is one disk flush, not 500 in a row. Always await the result."""
         record = event_to_dict(event)
-        effects = self.manager.apply(event)
+        effects = apply(self.state, event)
         return self._journaled(event, self.journal.enqueue(record), effects)
 
     async def _journaled(self, event: Event, on_disk: Awaitable[None], effects: list[Effect]) -> None:
@@ -163,10 +170,10 @@ class Controller:
         for effect in effects:
             if isinstance(effect, Account):
                 self.outbox.put(convert.job_record(effect.job, self.cfg.cluster_name))
-                self.notifier.submit(self.notices.observe(effect.job, self.manager.jobs, int(time.time())))
+                self.notifier.submit(self.notices.observe(effect.job, self.state.jobs, int(time.time())))
             elif isinstance(effect, RecordReservation):
                 self.outbox.put_reservation(convert.reservation_record(
-                    effect.record, self.manager.nodes, self.cfg.cluster_name, effect.deleted, effect.time))
+                    effect.record, self.state.nodes, self.cfg.cluster_name, effect.deleted, effect.time))
             elif isinstance(effect, Launch):
                 self._spawn(self._launch(effect.job))
             elif isinstance(effect, Terminate):
@@ -206,7 +213,7 @@ class Controller:
                       " ".join(str(error).split()))
 
     def _address(self, node: str) -> str:
-        rec = self.manager.nodes[node]
+        rec = self.state.nodes[node]
         return f"{rec.address or rec.config.address}:{rec.port or rec.config.port or self.cfg.slurmd_port}"
 
     async def _launch(self, job: Job) -> None:
@@ -251,7 +258,7 @@ class Controller:
         """sattach: the running step, and whether its stepds were told to copy its output to
         sattach's listener (only for its owner or the privileged, and not when `io_port` is 0).
         Raises SlurmError (core.steps.step_attachment), NodeLinkError when a node does not answer."""
-        step, allowed = self.manager.step_attachment(job_id, step_id, uid, private)
+        step, allowed = step_attachment(self.state, job_id, step_id, uid, private)
         if allowed and io_port:
             await asyncio.gather(*(self.links.attach(node, self._address(node), job_id, str(step_id), io_host,
                                                      io_port, io_key) for node in step.nodes))
@@ -265,7 +272,7 @@ class Controller:
         Raises SlurmError for an unknown job or a caller who is neither owner nor privileged,
         NodeLinkError when a node does not answer. Reads only: no event, no journal.
         """
-        nodes = self.manager.step_usage_hosts(job_id, step_id, uid)
+        nodes = step_usage_hosts(self.state, job_id, step_id, uid)
         replies = await asyncio.gather(*(self.links.step_usage(node, self._address(node), job_id, step_id)
                                          for node in nodes))
         merged: dict[str, types_pb2.StepUsageInfo] = {}
@@ -286,7 +293,7 @@ class Controller:
 
     async def _terminate(self, job_id: int, node: str, cause: str, step: str) -> None:
         while True:
-            job = self.manager.jobs.get(JobId(job_id))
+            job = self.state.jobs.get(JobId(job_id))
             if job is None or not (job.completing or step):
                 return
             if step and not any(s.running and node in s.waiting_on for s in job.steps if str(s.step_id) == step):
@@ -320,7 +327,7 @@ class Controller:
             for outcome, early in zip(outcomes, not_yet):
                 if isinstance(outcome, BaseException) and not early:
                     log.warning("job=%d signal failed: %s", effect.job_id, outcome)
-            job = self.manager.jobs.get(effect.job_id)
+            job = self.state.jobs.get(effect.job_id)
             if outcomes and all(not_yet) and job is not None and not job.launcher:
                 raise SlurmError(Strerror.TRANSITION_STATE_NO_UPDATE)
 
@@ -329,7 +336,7 @@ class Controller:
         that asked for it (a thaw must not be lost, or the job would stay stopped)."""
         wanted = JobState.SUSPENDED if effect.suspend else JobState.RUNNING
         while True:
-            job = self.manager.jobs.get(effect.job_id)
+            job = self.state.jobs.get(effect.job_id)
             if job is None or job.state is not wanted:
                 return
             try:
@@ -346,7 +353,7 @@ class Controller:
         """The job once it left PENDING, or as it is when `timeout` seconds passed."""
         deadline = asyncio.get_running_loop().time() + timeout
         while True:
-            job = self.manager.allocation_of(job_id, uid)
+            job = allocation_of(self.state, job_id, uid)
             left = deadline - asyncio.get_running_loop().time()
             if job.state is not JobState.PENDING or left <= 0:
                 return job
@@ -360,7 +367,7 @@ class Controller:
         completed per node here, its task ranks by -m `distribution`). A node that refuses ends
         the step, and srun hears why."""
         await self.commit(event)
-        job = self.manager.jobs[event.job_id]
+        job = self.state.jobs[event.job_id]
         step = event.step
         ranks = node_ranks(step.tasks_per_node, distribution)
         launches = []
@@ -410,7 +417,7 @@ class Controller:
         """
         try:
             files = await asyncio.to_thread(reconfigure.load_checked, self.cfg.path)
-            self.manager.reconfigure(files.slurm)
+            topology.reconfigure(self.state, files.slurm)
         except ConfigError as exc:
             log.error("reconfigure refused, keeping the running configuration: %s", exc)
             raise SlurmError(Strerror.INVALID_ARGUMENT, str(exc)) from exc
@@ -422,9 +429,9 @@ class Controller:
         self.report_node_changes()
         for hook in self.on_reconfigured:
             hook(self.cfg)
-        log.info("reconfigured from %s: %d nodes, %d partitions", self.cfg.path, len(self.manager.nodes),
-                 len(self.manager.partitions))
-        for name, rec in self.manager.nodes.items():
+        log.info("reconfigured from %s: %d nodes, %d partitions", self.cfg.path, len(self.state.nodes),
+                 len(self.state.partitions))
+        for name, rec in self.state.nodes.items():
             if rec.registered and rec.responding:
                 self._spawn(self._reconfigure_node(name))
         self.wake_scheduler()
@@ -449,11 +456,11 @@ class Controller:
             await asyncio.sleep(SCHED_DEBOUNCE)
             self._sched_wake.clear()
             now = int(time.time())
-            pending = sum(1 for job in self.manager.jobs.values() if job.state is JobState.PENDING)
+            pending = sum(1 for job in self.state.jobs.values() if job.state is JobState.PENDING)
             began = time.perf_counter_ns()
-            starts = self.manager.schedule_pass(now)
+            starts = schedule_pass(self.state, now)
             usec = (time.perf_counter_ns() - began) // 1000
-            self.manager.stats.schedule_cycle(usec, pending, now)
+            self.state.stats.schedule_cycle(usec, pending, now)
             log.debug("sched: %d pending job(s) examined, %d started, %d usec", pending, len(starts), usec)
             if starts:
                 await asyncio.gather(*(self.commit(e) for e in starts))
@@ -461,7 +468,7 @@ class Controller:
     def _idle_gpu_actions(self, now: int) -> list[Event]:
         """The idle-GPU policy's warnings (a line in the job's output, a notice) now; its
         cancellations and requeues, to commit."""
-        due = self.gpu_idle.due(self.manager.jobs, now)
+        due = self.gpu_idle.due(self.state.jobs, now)
         self.notifier.submit(due.notices)
         for message in due.messages:
             self._spawn(self._tell(message))
@@ -475,28 +482,28 @@ class Controller:
             log.warning("job=%d message not delivered on %s: %s", message.job_id, message.node, exc)
 
     async def run_periodic(self, stop: asyncio.Event) -> None:
-        next_priority_calc = time.time() + self.manager.priorities.settings.calc_period_s
+        next_priority_calc = time.time() + self.state.priorities.settings.calc_period_s
         while not stop.is_set():
             await asyncio.sleep(PERIODIC)
             now = time.time()
-            events: list[Event] = [*self.manager.timeouts(int(now)), *self.manager.unresponsive_nodes(now),
-                                   *node_reconcile.silent_nodes(self.manager.nodes.values(), self.manager.jobs.values(),
+            events: list[Event] = [*timeouts(self.state, int(now)), *unresponsive_nodes(self.state, now),
+                                   *node_reconcile.silent_nodes(self.state.nodes.values(), self.state.jobs.values(),
                                                                 self.started_at, now, self.cfg.slurmd_timeout)]
-            purge = self.manager.purgeable(int(now))
+            purge = purgeable(self.state, int(now))
             recalc = now >= next_priority_calc
             if purge is not None or recalc:
                 # Usage of the jobs about to be purged must be charged before they go.
-                usage = self.manager.usage_update(int(now))
+                usage = usage_update(self.state, int(now))
                 if usage is not None:
                     await self.commit(usage)
             if recalc:
-                for _ in self.manager.priority_recalculation(int(now)):
+                for _ in priority_recalculation(self.state, int(now)):
                     await asyncio.sleep(0)      # RPCs between chunks of pending jobs
-                next_priority_calc = now + self.manager.priorities.settings.calc_period_s
+                next_priority_calc = now + self.state.priorities.settings.calc_period_s
             if purge is not None:
                 events.append(purge)
-            self.perform(self.manager.signals_due(int(now)))
-            self.notifier.submit(self.notices.periodic(self.manager.jobs, int(now)))
+            self.perform(signals_due(self.state, int(now)))
+            self.notifier.submit(self.notices.periodic(self.state.jobs, int(now)))
             events += self._idle_gpu_actions(int(now))
             for event in events:
                 await self.commit(event)

@@ -31,7 +31,7 @@ from .reservations import ReservationRecord
 
 
 def request_from_desc(desc: types_pb2.JobDesc, requeue_default: bool = True) -> JobRequest:
-    """The raw request; the job manager resolves defaults and validates it. Without --requeue or
+    """The raw request; the core resolves defaults and validates it. Without --requeue or
     --no-requeue a job may be requeued as slurm.conf's JobRequeue says (`requeue_default`).
     Every number must be within its bound (SlurmError otherwise): the wire allows more."""
     check_fields(desc)
@@ -101,7 +101,7 @@ def _scheduling_info(req: JobRequest) -> dict[str, Any]:
 
 
 def _gpu_request(desc: types_pb2.JobDesc) -> dict[str, Any]:
-    """The JobRequest GPU fields of --gres / --gpus* as given (the job manager normalises them).
+    """The JobRequest GPU fields of --gres / --gpus* as given (the core normalises them).
 
     Only gpu GRES are scheduled, one type per job, through one option: anything else, or a
     string that does not parse, is `Invalid generic resource (gres) specification`.

@@ -4,7 +4,7 @@ Spec: cli-sbatch-srun-salloc.md §2.5 and scheduling-policy.md §8. A dependency
 parts joined all by `,` (AND) or all by `?` (OR); `type:id[:id...]` gives one part per id
 (`after:id+M` waits M minutes after the start). Each part is unfulfilled, fulfilled or
 failed; once fulfilled or failed it stays so (a requeued, then successful job does not
-revive a failed afterok). Parts change when the jobs they name change (the job manager calls
+revive a failed afterok). Parts change when the jobs they name change (the core calls
 `resolve` then, so replaying the journal gives the same parts); `singleton` depends on the
 other jobs of the user at scheduling time and is left to the scheduler's eligibility check.
 

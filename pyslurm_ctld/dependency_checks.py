@@ -4,7 +4,7 @@ Whether a `--dependency` is valid (every job it names known, no cycle back to th
 once per scheduling pass, which pending jobs their begin times and dependencies let start:
 the events that settle dependency parts or cancel a job whose dependency can never be met,
 the pending reasons, and the array indices an aftercorr dependency lets start. Changes
-nothing: the job manager commits what it returns.
+nothing: the core commits what it returns.
 """
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """Events (what happened, journaled) and effects (what the shell must do).
 
-Events are the only input of `JobManager.apply`; they are written to the
+Events are the only input of `core.apply.apply`; they are written to the
 journal before they are applied, and replayed through `apply` on restart.
 Effects are the only output; the daemon shell performs them.
 """

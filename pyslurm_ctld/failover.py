@@ -38,6 +38,7 @@ from pyslurm_common.rpc_client import signed_channel
 from pyslurm_common.rpc_auth import ServerAuth, Serving, Signer, caller, make_server, translate_errors
 
 from .controller import Controller
+from .core.access import is_privileged
 from .servicer import ControllerServicer
 
 log = logging.getLogger(__name__)
@@ -183,7 +184,7 @@ class InChargeServicer(ControllerServicer):
 
     @translate_errors
     async def RequestControl(self, request: types_pb2.Empty, context: grpc.aio.ServicerContext) -> types_pb2.Empty:
-        if not self.manager.is_privileged(caller().uid):
+        if not is_privileged(self.state, caller().uid):
             raise SlurmError(Strerror.ACCESS_DENIED)
         log.info("another controller asked for control: handing over")
         self._hand_over.set()
@@ -191,7 +192,7 @@ class InChargeServicer(ControllerServicer):
 
     @translate_errors
     async def Takeover(self, request: types_pb2.Empty, context: grpc.aio.ServicerContext) -> types_pb2.Empty:
-        if not self.manager.is_privileged(caller().uid):
+        if not is_privileged(self.state, caller().uid):
             raise SlurmError(Strerror.ACCESS_DENIED)
         return types_pb2.Empty()   # already in charge
 

@@ -1,6 +1,6 @@
 """The controller's job records: what was asked, what was granted, where it stands.
 
-Records are frozen; `job_manager` is the only place that makes new versions
+Records are frozen; `core.apply` is the only place that makes new versions
 of them (through `states.transition`). Everything here is plain data that the
 journal can write and read back (`to_dict` / `from_dict`).
 """

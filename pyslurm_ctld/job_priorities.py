@@ -1,6 +1,6 @@
 """The controller's priorities: each pending job's factors and the fairshare usage behind them.
 
-`JobPriorities` holds, for the job manager,
+`JobPriorities` holds, for the core,
 * `usage`: the decayed fairshare usage of every association (durable: brought up to date every
   PriorityCalcPeriod, and before finished jobs are purged, as a journaled `UsageRecorded`);
 * `factors`: the `PriorityFactors` of each pending job (soft state, recomputed every
@@ -9,7 +9,7 @@
 * `shares`: the last fairshare table (sshare's rows).
 
 With priority/basic there are no factors: jobs get `basic_priority` less their nice value.
-No I/O and no clock: `now` is an argument; the data comes from the job manager.
+No I/O and no clock: `now` is an argument; the data comes from the core.
 """
 from __future__ import annotations
 

@@ -4,7 +4,7 @@ Names and labels are Slurm 25.11's (src/plugins/metrics/openmetrics), plus the G
 Slurm 26.05 added (node_gpus, node_gpus_alloc, jobs_gpus_alloc, partition_gpus). Every metric of
 a set is present, zero when nothing counts, as Slurm prints them. The set functions are pure
 (job facts, node and partition records, controller statistics in; gauges out); `collect`
-gathers their inputs from the job manager in one pass over the jobs, and pyslurmrestd prints
+gathers their inputs from the cluster state in one pass over the jobs, and pyslurmrestd prints
 the text.
 
 Who may read them follows Slurm: anyone, unless PrivateData is set; then root, SlurmUser and
@@ -14,17 +14,17 @@ from __future__ import annotations
 
 from collections import Counter, defaultdict
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Callable, Iterable
+from typing import Callable, Iterable
 
 from pyslurm_common.config import SlurmConfig
 from pyslurm_common.gres import gpu_count
 from pyslurm_common.rpc import ctld_pb2
 
 from . import convert
+from .core.state import ClusterState
+from .core.usage import node_usage
 from .job import Hold, Job, JobState
 
-if TYPE_CHECKING:
-    from .job_manager import JobManager
 
 SETS = ("jobs", "jobs-users-accts", "nodes", "partitions", "scheduler")
 MB = 1024 * 1024
@@ -221,18 +221,18 @@ def scheduler(diag: ctld_pb2.DiagReply) -> list[ctld_pb2.Gauge]:
     return [_gauge(name, float(value)) for name, value in values.items()]
 
 
-def collect(name: str, manager: "JobManager", diag: Callable[[], ctld_pb2.DiagReply]) -> list[ctld_pb2.Gauge]:
+def collect(name: str, state: ClusterState, diag: Callable[[], ctld_pb2.DiagReply]) -> list[ctld_pb2.Gauge]:
     """The gauges of one set, from the controller's state now."""
     if name == "scheduler":
         return scheduler(diag())
-    facts = [job_facts(job) for job in manager.jobs.values()] if name != "nodes" else []
+    facts = [job_facts(job) for job in state.jobs.values()] if name != "nodes" else []
     if name == "jobs":
         return jobs(facts)
     if name == "jobs-users-accts":
         return users_accounts(facts)
-    usage = manager.node_usage()
-    records = [convert.node_info(rec, usage[node]) for node, rec in manager.nodes.items()]
+    usage = node_usage(state)
+    records = [convert.node_info(rec, usage[node]) for node, rec in state.nodes.items()]
     if name == "nodes":
         return nodes(records)
-    return partitions([convert.partition_info(p, manager.nodes, manager.cfg.preempt.mode)
-                       for p in manager.partitions.values()], records, facts)
+    return partitions([convert.partition_info(p, state.nodes, state.cfg.preempt.mode)
+                       for p in state.partitions.values()], records, facts)

@@ -2,7 +2,7 @@
 reported, and administrative state (drain/down with a reason).
 
 Allocated CPUs and memory are not stored: they are derived from the jobs that
-hold allocations (see `JobManager.node_usage`), so they can never drift.
+hold allocations (see `core.usage.node_usage`), so they can never drift.
 """
 from __future__ import annotations
 

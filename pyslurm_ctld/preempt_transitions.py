@@ -1,5 +1,5 @@
 """What preemption, suspension and requeue do to a job record: pure functions from the record
-and the event to the new record and the effects (the job manager stores the record).
+and the event to the new record and the effects (the core stores the record).
 
 * CANCEL: the run ends PREEMPTED (COMPLETING until its processes are gone; the stderr line
   says `DUE TO PREEMPTION`).

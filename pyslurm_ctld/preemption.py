@@ -2,7 +2,7 @@
 suspended jobs may run again (spec scheduling-policy.md §6).
 
 Pure, like the scheduler it follows: the pass's pending decisions, the running jobs, the
-free resources and `now` in; `Preempt` and `Resume` decisions out. The job manager turns them
+free resources and `now` in; `Preempt` and `Resume` decisions out. The core turns them
 into journaled events.
 
 Who may preempt whom:

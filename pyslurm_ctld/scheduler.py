@@ -1,7 +1,7 @@
 """The scheduling core: pending jobs + free resources + now -> decisions.
 
 Pure: no I/O, no clock, no logging-as-control-flow. The daemon shell applies
-the decisions through the job manager. Policy (this first cut, Slurm's
+the decisions through the core. Policy (this first cut, Slurm's
 sched/builtin): jobs are taken in priority order (partition PriorityTier,
 then job priority, submit time, job id); within a partition the first job
 that cannot start for lack of resources blocks every later one (reason

@@ -31,7 +31,18 @@ from pyslurm_common.users import group_name, user_name
 from . import auth_tokens, config_report, convert, metrics, node_reconcile, partition_admin
 from .controller import Controller
 from .core import access, job_updates, reservations
+from .core.access import is_privileged
+from .core.admission import submission
+from .core.cancel import cancellation, cancellations, named_records, signalling
+from .core.job_updates import (begin_change, charge_change, cpu_count_change, dependency_change, hold_change,
+                               partition_change, priority_change, requeue_request, suspension, throttle_change,
+                               time_limit_change)
+from .core.priorities import fairshare_rows, pending_priority_factors
 from .core.share_run_minutes import tres_run_minutes, zero_run_minutes
+from .core.state import ClusterState
+from .core.steps import release, step_creation, step_signalling, step_termination
+from .core.topology import node_creation, node_deletion, node_heartbeat, node_registered, partition_edit
+from .core.usage import node_capacity, node_usage
 from .core.will_run import will_run
 from .events import Event, JobIdsUsed, NodeAdminChanged, ReservationSaved, StepFinished
 from .explain import NodeFree, explain
@@ -83,11 +94,11 @@ class ControllerServicer(ctld_pb2_grpc.ControllerServicer):
         self.job_infos = JobInfoCache()   # GetJobs' messages, per version of each job
 
     @property
-    def manager(self):  # type: ignore[no-untyped-def]
-        return self.ctl.manager
+    def state(self) -> ClusterState:
+        return self.ctl.state
 
     def _require_privileged(self) -> None:
-        if not self.manager.is_privileged(caller().uid):
+        if not is_privileged(self.state, caller().uid):
             raise SlurmError(Strerror.ACCESS_DENIED)
 
     # ---- users ------------------------------------------------------------------
@@ -97,17 +108,17 @@ class ControllerServicer(ctld_pb2_grpc.ControllerServicer):
         who = caller()
         check_nice(request.job.nice, self._operator(who.uid))
         desc = request.job
-        uid, gid = access.job_identity(self.manager, who.uid, who.gid,   # --uid/--gid: root's
+        uid, gid = access.job_identity(self.state, who.uid, who.gid,   # --uid/--gid: root's
                                 desc.run_as_uid if desc.HasField("run_as_uid") else None,
                                 desc.run_as_gid if desc.HasField("run_as_gid") else None)
-        event = self.manager.submission(
+        event = submission(self.state,
             convert.request_from_desc(request.job, self.ctl.cfg.ctld_settings.job_requeue), uid=uid, gid=gid,
             user_name=user_name(uid), group_name=group_name(gid),
             hold=request.job.hold, now=int(time.time()), array=request.job.array,
             dependency=request.job.dependency)
         if request.test_only:   # when and where it would start; the id is used up, as Slurm's, nothing queued
-            answer = will_run(self.manager, event.job, int(time.time()))
-            await self.ctl.commit(JobIdsUsed(self.manager.next_job_id))
+            answer = will_run(self.state, event.job, int(time.time()))
+            await self.ctl.commit(JobIdsUsed(self.state.next_job_id))
             return ctld_pb2.SubmitReply(job_id=answer.job_id, cluster=self.ctl.cfg.cluster_name,
                                         start_time=answer.start_time, cpus=answer.cpus,
                                         nodes=compress(answer.nodes), partition=answer.partition)
@@ -116,7 +127,7 @@ class ControllerServicer(ctld_pb2_grpc.ControllerServicer):
 
     @translate_errors
     async def GetJobs(self, request: ctld_pb2.JobQuery, context: grpc.aio.ServicerContext) -> ctld_pb2.JobList:
-        jobs = self.manager.jobs.values()
+        jobs = self.state.jobs.values()
         uid = caller().uid
         operator = self._operator(uid)
         if "jobs" in self.ctl.cfg.private_data and not operator:
@@ -125,7 +136,7 @@ class ControllerServicer(ctld_pb2_grpc.ControllerServicer):
         # Hidden partitions' jobs are left out of whole listings only; a job asked for by id is
         # shown (slurmctld's pack_all_jobs against pack_one_job), so sbatch -W and srun find theirs.
         hidden = frozenset() if operator or request.show_all or request.job_ids else frozenset(
-            p.name for p in self.manager.partitions.values() if p.hidden)
+            p.name for p in self.state.partitions.values() if p.hidden)
         if hidden:
             jobs = [j for j in jobs if access.job_shown(j, hidden)]
         if request.job_ids:
@@ -138,8 +149,8 @@ class ControllerServicer(ctld_pb2_grpc.ControllerServicer):
         else:
             selected = list(jobs)
         now = int(time.time())
-        expected, nodes = self.manager.expected, self.manager.nodes
-        self.job_infos.forget_gone(self.manager.jobs)
+        expected, nodes = self.state.expected, self.state.nodes
+        self.job_infos.forget_gone(self.state.jobs)
         return ctld_pb2.JobList(jobs=[self.job_infos.info(j, now, expected.get(j.job_id), tuple(
             n for n in j.request.required_nodes if n in nodes and not nodes[n].usable),
             self.ctl.gpu_idle.idle_seconds(j.job_id, now)) for j in selected], now=now)
@@ -153,12 +164,12 @@ class ControllerServicer(ctld_pb2_grpc.ControllerServicer):
         async def one(job_id: int) -> None:
             if request.step:
                 step_id = _step_number(request.step)
-                self.ctl.perform(self.manager.step_termination(job_id, step_id, uid) if request.signal == 0
-                                 else self.manager.step_signalling(job_id, step_id, uid, request.signal))
+                self.ctl.perform(step_termination(self.state, job_id, step_id, uid) if request.signal == 0
+                                 else step_signalling(self.state, job_id, step_id, uid, request.signal))
             elif request.signal == 0:
-                await self.ctl.commit(self.manager.cancellation(job_id, uid, now))
+                await self.ctl.commit(cancellation(self.state, job_id, uid, now))
             else:
-                await self.ctl.signal_now(self.manager.signalling(job_id, uid, request.signal,
+                await self.ctl.signal_now(signalling(self.state, job_id, uid, request.signal,
                                                                   request.batch_only, request.full))
 
         results = await _per_job(request.job_ids, one)
@@ -180,13 +191,13 @@ class ControllerServicer(ctld_pb2_grpc.ControllerServicer):
             return ctld_pb2.SignalResult(job_spec=text, error=Strerror.INVALID_JOB_ID)
         try:
             if request.signal == 0:
-                for event in self.manager.cancellations(spec, uid, now):
+                for event in cancellations(self.state, spec, uid, now):
                     staged.append(self.ctl.staged(event))
             else:
-                records, _ = self.manager.named_records(spec, uid)
+                records, _ = named_records(self.state, spec, uid)
                 running = [r for r in records if r.state is JobState.RUNNING] or records[:1]
                 for record in running:
-                    await self.ctl.signal_now(self.manager.signalling(record.job_id, uid, request.signal,
+                    await self.ctl.signal_now(signalling(self.state, record.job_id, uid, request.signal,
                                                                       request.batch_only, request.full))
         except SlurmError as exc:
             return ctld_pb2.SignalResult(job_id=spec.job_id, job_spec=text, error=exc.strerror)
@@ -210,13 +221,13 @@ class ControllerServicer(ctld_pb2_grpc.ControllerServicer):
                     staged.append(self.ctl.staged(event))
             elif request.action in ("requeue", "requeuehold"):
                 incomplete = any(s.lower() == "incomplete" for s in request.settings)
-                staged.append(self.ctl.staged(self.manager.requeue_request(
+                staged.append(self.ctl.staged(requeue_request(self.state,
                     job_id, uid, request.action == "requeuehold", self._operator(uid), incomplete, now)))
             elif request.action in ("suspend", "resume"):
-                staged.append(self.ctl.staged(self.manager.suspension(job_id, uid, self._operator(uid),
+                staged.append(self.ctl.staged(suspension(self.state, job_id, uid, self._operator(uid),
                                                                       request.action == "suspend", now)))
             else:
-                staged.append(self.ctl.staged(self.manager.hold_change(job_id, request.action, uid, now)))
+                staged.append(self.ctl.staged(hold_change(self.state, job_id, request.action, uid, now)))
 
         try:
             results = await _per_job(request.job_ids, one)
@@ -226,7 +237,7 @@ class ControllerServicer(ctld_pb2_grpc.ControllerServicer):
 
     def _operator(self, uid: int) -> bool:
         """root, SlurmUser, or AdminLevel Operator/Administrator in accounting."""
-        return self.manager.is_privileged(uid) or self.manager.associations.is_operator(user_name(uid))
+        return is_privileged(self.state, uid) or self.state.associations.is_operator(user_name(uid))
 
     def _job_update(self, job_id: int, settings: Iterable[str], uid: int, now: int) -> list[Event]:
         """`scontrol update jobid=N Key=Value ...`: Dependency=, ArrayTaskThrottle=, StartTime=,
@@ -241,43 +252,43 @@ class ControllerServicer(ctld_pb2_grpc.ControllerServicer):
             raise SlurmError(Strerror.INVALID_ARGUMENT, f"Update of this job field is not supported: {min(unknown)}")
         events: list[Event] = []
         if "dependency" in changes:
-            events.append(self.manager.dependency_change(job_id, changes["dependency"], uid))
+            events.append(dependency_change(self.state, job_id, changes["dependency"], uid))
         if "arraytaskthrottle" in changes:
-            events.append(self.manager.throttle_change(job_id, changes["arraytaskthrottle"], uid))
+            events.append(throttle_change(self.state, job_id, changes["arraytaskthrottle"], uid))
         if "starttime" in changes:
             try:
                 begin = parse_datetime(changes["starttime"], now)
             except ValueError:
                 raise SlurmError(Strerror.INVALID_TIME_VALUE) from None
-            events.append(self.manager.begin_change(job_id, begin, uid))
+            events.append(begin_change(self.state, job_id, begin, uid))
         if "account" in changes or "qos" in changes:
-            events.append(self.manager.charge_change(job_id, changes.get("account"), changes.get("qos"), uid,
+            events.append(charge_change(self.state, job_id, changes.get("account"), changes.get("qos"), uid,
                                                      self._operator(uid)))
         if "priority" in changes or "nice" in changes:
-            events.append(self.manager.priority_change(job_id, uid, self._operator(uid), changes.get("priority"),
+            events.append(priority_change(self.state, job_id, uid, self._operator(uid), changes.get("priority"),
                                                        changes.get("nice"), now))
         if "numcpus" in changes:
-            events.append(self.manager.cpu_count_change(job_id, uid, self._operator(uid), changes["numcpus"]))
+            events.append(cpu_count_change(self.state, job_id, uid, self._operator(uid), changes["numcpus"]))
         if "partition" in changes:
-            events.append(self.manager.partition_change(job_id, uid, self._operator(uid), changes["partition"]))
+            events.append(partition_change(self.state, job_id, uid, self._operator(uid), changes["partition"]))
         if "licenses" in changes:
-            events.append(job_updates.licenses_change(self.manager, job_id, uid, self._operator(uid),
+            events.append(job_updates.licenses_change(self.state, job_id, uid, self._operator(uid),
                                                       changes["licenses"]))
         if "reservation" in changes:
-            events.append(reservations.job_change(self.manager, job_id, uid, self._operator(uid),
+            events.append(reservations.job_change(self.state, job_id, uid, self._operator(uid),
                                                   changes["reservation"], now))
         for key in ("timelimit", "timelimit+", "timelimit-"):
             if key in changes:
-                events.append(self.manager.time_limit_change(job_id, uid, self._operator(uid), key[9:],
+                events.append(time_limit_change(self.state, job_id, uid, self._operator(uid), key[9:],
                                                              changes[key]))
         return events
 
     @translate_errors
     async def GetNodes(self, request: types_pb2.Empty, context: grpc.aio.ServicerContext) -> ctld_pb2.NodeList:
-        usage = self.manager.node_usage()
-        reserved = node_flags(self.manager.reservations.values(), int(time.time()))
+        usage = node_usage(self.state)
+        reserved = node_flags(self.state.reservations.values(), int(time.time()))
         return ctld_pb2.NodeList(nodes=[convert.node_info(rec, usage[name], reserved.get(name, ()))
-                                        for name, rec in self.manager.nodes.items()])
+                                        for name, rec in self.state.nodes.items()])
 
     @translate_errors
     async def UpdateNodes(self, request: ctld_pb2.NodeUpdateRequest, context: grpc.aio.ServicerContext) -> types_pb2.Empty:
@@ -289,7 +300,7 @@ class ControllerServicer(ctld_pb2_grpc.ControllerServicer):
             raise SlurmError(Strerror.INVALID_ARGUMENT,
                              "You must specify a reason when DOWNING or DRAINING a node. Request denied")
         names = _node_names(request.names)
-        unknown = [n for n in names if n not in self.manager.nodes]
+        unknown = [n for n in names if n not in self.state.nodes]
         if unknown:
             raise SlurmError(Strerror.INVALID_NODE_NAME, f"Invalid node name specified: {unknown[0]}")
         await self.ctl.commit(NodeAdminChanged(tuple(names), state, request.reason, caller().uid, int(time.time())))
@@ -298,7 +309,7 @@ class ControllerServicer(ctld_pb2_grpc.ControllerServicer):
     @translate_errors
     async def DeleteNodes(self, request: ctld_pb2.NodeDeleteRequest, context: grpc.aio.ServicerContext) -> types_pb2.Empty:
         self._require_privileged()
-        event = self.manager.node_deletion(_node_names(request.names))
+        event = node_deletion(self.state, _node_names(request.names))
         await self.ctl.commit(event)
         log.info("nodes %s deleted by uid %d", ",".join(event.nodes), caller().uid)
         return types_pb2.Empty()
@@ -308,7 +319,7 @@ class ControllerServicer(ctld_pb2_grpc.ControllerServicer):
         """scontrol create nodename=...: a dynamic node, defined before its pyslurmd -Z starts."""
         self._require_privileged()
         name = request.definition.split(None, 1)[0].partition("=")[2] if request.definition.strip() else ""
-        if name in self.manager.nodes:
+        if name in self.state.nodes:
             raise SlurmError(Strerror.INVALID_NODE_NAME, f"Node {name} already exists")
         await self._create_dynamic_node(name, request.definition)
         return types_pb2.Empty()
@@ -316,7 +327,7 @@ class ControllerServicer(ctld_pb2_grpc.ControllerServicer):
     @translate_errors
     async def EditPartition(self, request: ctld_pb2.PartitionEdit, context: grpc.aio.ServicerContext) -> types_pb2.Empty:
         settings = partition_admin.settings_from_words(request.settings)
-        event = self.manager.partition_edit(request.action, request.name, settings, caller().uid)
+        event = partition_edit(self.state, request.action, request.name, settings, caller().uid)
         await self.ctl.commit(event)
         log.info("partition %s: %s %s by uid %d", request.name, request.action, " ".join(request.settings),
                  caller().uid)
@@ -324,9 +335,9 @@ class ControllerServicer(ctld_pb2_grpc.ControllerServicer):
 
     @translate_errors
     async def GetLicenses(self, request: types_pb2.Empty, context: grpc.aio.ServicerContext) -> ctld_pb2.LicenseList:
-        used = licenses_in_use(self.manager.jobs.values())
+        used = licenses_in_use(self.state.jobs.values())
         return ctld_pb2.LicenseList(licenses=[ctld_pb2.LicenseInfo(name=name, total=total, used=used.get(name, 0))
-                                              for name, total in self.manager.cfg.licenses])
+                                              for name, total in self.state.cfg.licenses])
 
     @translate_errors
     async def EditReservation(self, request: ctld_pb2.ReservationEdit,
@@ -335,15 +346,15 @@ class ControllerServicer(ctld_pb2_grpc.ControllerServicer):
         operator = self._operator(uid)
         settings = list(request.settings)
         _check_user_names(settings)
-        for gone in reservations.expired(self.manager, now):
+        for gone in reservations.expired(self.state, now):
             await self.ctl.commit(gone)
         event: Event
         if request.action == "create":
-            event = reservations.creation(self.manager, settings, operator, user_name(uid), now)
+            event = reservations.creation(self.state, settings, operator, user_name(uid), now)
         elif request.action == "update":
-            event = reservations.update(self.manager, request.name, settings, operator, now)
+            event = reservations.update(self.state, request.name, settings, operator, now)
         elif request.action == "delete":
-            event = reservations.deletion(self.manager, request.name, operator, now)
+            event = reservations.deletion(self.state, request.name, operator, now)
         else:
             raise SlurmError(Strerror.INVALID_ARGUMENT, f"unknown action {request.action}")
         await self.ctl.commit(event)
@@ -356,8 +367,8 @@ class ControllerServicer(ctld_pb2_grpc.ControllerServicer):
                               context: grpc.aio.ServicerContext) -> ctld_pb2.ReservationList:
         now = int(time.time())
         return ctld_pb2.ReservationList(reservations=[
-            convert.reservation_info(r, self.manager.nodes, now)
-            for r in sorted(self.manager.reservations.values(), key=lambda r: r.window(now)[0]) if not r.over(now)])
+            convert.reservation_info(r, self.state.nodes, now)
+            for r in sorted(self.state.reservations.values(), key=lambda r: r.window(now)[0]) if not r.over(now)])
 
     @translate_errors
     async def Reconfigure(self, request: types_pb2.Empty, context: grpc.aio.ServicerContext) -> types_pb2.Empty:
@@ -369,35 +380,35 @@ class ControllerServicer(ctld_pb2_grpc.ControllerServicer):
     @translate_errors
     async def GetPartitions(self, request: ctld_pb2.PartitionQuery,
                             context: grpc.aio.ServicerContext) -> ctld_pb2.PartitionList:
-        shown = access.shown_partitions(self.manager.partitions.values(), self._operator(caller().uid), request.show_all)
+        shown = access.shown_partitions(self.state.partitions.values(), self._operator(caller().uid), request.show_all)
         return ctld_pb2.PartitionList(partitions=[
-            convert.partition_info(p, self.manager.nodes, self.manager.cfg.preempt.mode) for p in shown])
+            convert.partition_info(p, self.state.nodes, self.state.cfg.preempt.mode) for p in shown])
 
     @translate_errors
     async def GetConfig(self, request: types_pb2.Empty, context: grpc.aio.ServicerContext) -> ctld_pb2.ConfigDump:
         def entries(pairs: list[tuple[str, str]]) -> list[ctld_pb2.ConfigEntry]:
             return [ctld_pb2.ConfigEntry(key=k, value=v) for k, v in pairs]
 
-        backends = {name: rec.cgroup_backend for name, rec in self.manager.nodes.items()}
+        backends = {name: rec.cgroup_backend for name, rec in self.state.nodes.items()}
         return ctld_pb2.ConfigDump(
-            entries=entries(config_report.slurm_conf_entries(self.ctl.cfg, self.manager.slurm_uid)),
+            entries=entries(config_report.slurm_conf_entries(self.ctl.cfg, self.state.slurm_uid)),
             sections=[ctld_pb2.ConfigSection(title=config_report.CGROUP_TITLE,
                                              entries=entries(config_report.cgroup_entries(self.ctl.cgroup, backends)))],
             read_time=self.ctl.config_read_at)
 
     @translate_errors
     async def ExplainJob(self, request: ctld_pb2.JobQuery, context: grpc.aio.ServicerContext) -> ctld_pb2.JobExplanation:
-        manager = self.manager
-        job = manager.jobs.get(JobId(request.job_ids[0])) if len(request.job_ids) == 1 else None
+        state = self.state
+        job = state.jobs.get(JobId(request.job_ids[0])) if len(request.job_ids) == 1 else None
         if job is None:
             raise SlurmError(Strerror.INVALID_JOB_ID)
         now = int(time.time())
-        expected = manager.expected.get(job.job_id)
-        usage = manager.node_usage()
-        capacities = [manager.node_capacity(name, usage[name]) for name in manager.nodes]
+        expected = state.expected.get(job.job_id)
+        usage = node_usage(state)
+        capacities = [node_capacity(state, name, usage[name]) for name in state.nodes]
         free = {c.name: NodeFree(c.usable, c.free_cpus, c.free_memory_mb, len(c.free_gpus)) for c in capacities}
         dependency = convert.job_info(job, now, expected).dependency
-        return ctld_pb2.JobExplanation(lines=explain(job, expected, manager.jobs, manager.partitions, free,
+        return ctld_pb2.JobExplanation(lines=explain(job, expected, state.jobs, state.partitions, free,
                                                      dependency, now) + self.ctl.gpu_idle.explain(job, now))
 
     @translate_errors
@@ -405,11 +416,11 @@ class ControllerServicer(ctld_pb2_grpc.ControllerServicer):
         uid = caller().uid
         return ctld_pb2.TokenReply(token=auth_tokens.issue_token(
             self.ctl.cfg, uid, user_name(uid), request.user_name, request.lifespan,
-            self.manager.is_privileged(uid), time.time()))
+            is_privileged(self.state, uid), time.time()))
 
     def _diag(self) -> ctld_pb2.DiagReply:
-        stats = self.manager.stats
-        states = [job.state for job in self.manager.jobs.values()]
+        stats = self.state.stats
+        states = [job.state for job in self.state.jobs.values()]
         now = int(time.time())
         return ctld_pb2.DiagReply(
             now=now, since=stats.since, server_thread_count=self.serving.count,
@@ -431,7 +442,7 @@ class ControllerServicer(ctld_pb2_grpc.ControllerServicer):
         """sdiag -r: operators start the counters afresh (Slurm's STAT_COMMAND_RESET)."""
         if not self._operator(caller().uid):
             raise SlurmError(Strerror.ACCESS_DENIED)
-        self.manager.stats = ControllerStats(since=int(time.time()))
+        self.state.stats = ControllerStats(since=int(time.time()))
         return types_pb2.Empty()
 
     @translate_errors
@@ -439,9 +450,9 @@ class ControllerServicer(ctld_pb2_grpc.ControllerServicer):
         uid = caller().uid
         if request.set not in metrics.SETS:
             raise SlurmError(Strerror.INVALID_ARGUMENT, f"unknown metrics set {request.set!r}")
-        if not metrics.may_read(self.ctl.cfg, user_name(uid), self.manager.is_privileged(uid)):
+        if not metrics.may_read(self.ctl.cfg, user_name(uid), is_privileged(self.state, uid)):
             raise SlurmError(Strerror.ACCESS_DENIED)
-        gauges = metrics.collect(request.set, self.manager, self._diag)
+        gauges = metrics.collect(request.set, self.state, self._diag)
         if request.set == "jobs":   # beyond Slurm: the idle-GPU policy's view
             gauges += self.ctl.gpu_idle.gauges(int(time.time()))
         return ctld_pb2.MetricsReply(gauges=gauges)
@@ -461,23 +472,23 @@ class ControllerServicer(ctld_pb2_grpc.ControllerServicer):
     @translate_errors
     async def GetPriorityFactors(self, request: ctld_pb2.PriorityFactorsQuery,
                                  context: grpc.aio.ServicerContext) -> ctld_pb2.PriorityFactorsReply:
-        settings = self.manager.priorities.settings
+        settings = self.state.priorities.settings
         jobs, users = set(request.job_ids), set(request.users)
         return ctld_pb2.PriorityFactorsReply(
             weights=convert.priority_weights(settings), cluster=self.ctl.cfg.cluster_name,
-            jobs=[convert.priority_factors_info(f, settings) for f in self.manager.pending_priority_factors(int(time.time()))
+            jobs=[convert.priority_factors_info(f, settings) for f in pending_priority_factors(self.state, int(time.time()))
                   if (not jobs or f.job_id in jobs) and (not users or f.user_name in users)])
 
     @translate_errors
     async def GetShares(self, request: ctld_pb2.SharesQuery, context: grpc.aio.ServicerContext) -> ctld_pb2.SharesReply:
         accounts, users = set(request.accounts), set(request.users)
         now = int(time.time())
-        rows = self.manager.fairshare_rows(now)
-        run_minutes = tres_run_minutes(self.manager.jobs.values(), self.manager.associations, now)
+        rows = fairshare_rows(self.state, now)
+        run_minutes = tres_run_minutes(self.state.jobs.values(), self.state.associations, now)
         zero = zero_run_minutes()
         # As Slurm: the account filter applies to every row, the user filter to user rows only.
         return ctld_pb2.SharesReply(
-            fair_tree=self.manager.priorities.settings.fair_tree,
+            fair_tree=self.state.priorities.settings.fair_tree,
             shares=[convert.share_info(r, run_minutes.get((r.account, r.user, r.partition), zero)) for r in rows
                     if (not accounts or r.account in accounts) and (not r.user or not users or r.user in users)])
 
@@ -502,7 +513,7 @@ class ControllerServicer(ctld_pb2_grpc.ControllerServicer):
                           nodelist=nodelist)
         name = request.name or os.path.basename(request.argv[0])
         try:
-            event = self.manager.step_creation(request.job_id, caller().uid, shape, name, tuple(request.argv),
+            event = step_creation(self.state, request.job_id, caller().uid, shape, name, tuple(request.argv),
                                                int(time.time()))
         except StepBusy:
             return ctld_pb2.StepReply(job_id=request.job_id, busy=True, busy_reason=str(Strerror.STEP_NODES_BUSY))
@@ -542,12 +553,12 @@ class ControllerServicer(ctld_pb2_grpc.ControllerServicer):
 
     def _requeued(self, job_id: int) -> bool:
         """A requeued job's steps append to their files by default, as its batch output does."""
-        job = self.manager.jobs.get(JobId(job_id))
+        job = self.state.jobs.get(JobId(job_id))
         return job is not None and job.restarts > 0
 
     @translate_errors
     async def CompleteAllocation(self, request: ctld_pb2.AllocationRelease, context: grpc.aio.ServicerContext) -> types_pb2.Empty:
-        await self.ctl.commit(self.manager.release(request.job_id, caller().uid, request.exit_code,
+        await self.ctl.commit(release(self.state, request.job_id, caller().uid, request.exit_code,
                                                    request.exit_signal, int(time.time())))
         return types_pb2.Empty()
 
@@ -558,7 +569,7 @@ class ControllerServicer(ctld_pb2_grpc.ControllerServicer):
         self._require_privileged()
         if request.dynamic_conf:
             await self._create_dynamic_node(request.name, request.dynamic_conf)
-        rec = self.manager.node_registered(
+        rec = node_registered(self.state,
             request.name, time.time(), cpus=request.cpus, real_memory_mb=request.real_memory_mb,
             gpus=_gpu_count(request.gres),
             address=request.address or _peer_host(context.peer()), port=request.port,
@@ -576,7 +587,7 @@ class ControllerServicer(ctld_pb2_grpc.ControllerServicer):
             raise SlurmError(Strerror.INVALID_ARGUMENT, str(exc)) from exc
         if node.name != name:
             raise SlurmError(Strerror.INVALID_NODE_NAME, f"node {name} sent a definition of {node.name}")
-        event = self.manager.node_creation(node)
+        event = node_creation(self.state, node)
         if event is not None:
             await self.ctl.commit(event)
             log.info("node=%s dynamic node added: %s", name, definition)
@@ -585,8 +596,8 @@ class ControllerServicer(ctld_pb2_grpc.ControllerServicer):
     async def NodeHeartbeat(self, request: ctld_pb2.Heartbeat,
                             context: grpc.aio.ServicerContext) -> ctld_pb2.StepReconciliation:
         self._require_privileged()
-        self.manager.node_heartbeat(request.name, time.time(), request.cpu_load, request.free_memory_mb)
-        self.ctl.gpu_idle.report(request.name, request.gpu_activity, self.manager.jobs)
+        node_heartbeat(self.state, request.name, time.time(), request.cpu_load, request.free_memory_mb)
+        self.ctl.gpu_idle.report(request.name, request.gpu_activity, self.state.jobs)
         return await self._reconcile(request.name, request)
 
     async def _reconcile(self, node: str, request: ctld_pb2.NodeRegistration | ctld_pb2.Heartbeat
@@ -600,8 +611,8 @@ class ControllerServicer(ctld_pb2_grpc.ControllerServicer):
         for event in ends:
             await self._commit_end(event)
         running = frozenset((step.job_id, step.step) for step in steps.running)
-        outcome = node_reconcile.reconcile(self.manager.jobs.on_node(node), node, running,
-                                           self.manager.nodes[node].boot_time, now)
+        outcome = node_reconcile.reconcile(self.state.jobs.on_node(node), node, running,
+                                           self.state.nodes[node].boot_time, now)
         for event in outcome.events:
             await self.ctl.commit(event)
         return ctld_pb2.StepReconciliation(

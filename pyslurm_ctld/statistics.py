@@ -2,7 +2,7 @@
 
 Soft state, like Slurm's: counted from the moment the controller started serving
 (recovery replays history through the same code and is not counted: the controller
-starts a fresh record afterwards). Fed by `JobManager` on every job state change and
+starts a fresh record afterwards). Fed by `ClusterState.set_job` on every job state change and
 by the controller shell, which times each scheduling pass.
 """
 from __future__ import annotations

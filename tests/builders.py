@@ -1,5 +1,5 @@
 """Builders shared by the unit and simulation tests: a job request with every field set, and a
-controller (JobManager over a small slurm.conf) with helpers that submit, schedule and finish jobs.
+controller state (ClusterState over a small slurm.conf) with helpers that submit, schedule and finish jobs.
 
 Tests change what they care about (`job_request(name="sim", time_limit_min=60)`) instead of
 copying the 26-field literal, so a new request field is added here once.
@@ -14,9 +14,13 @@ import pytest
 
 from pyslurm_common.config import load_config
 from pyslurm_common.errors import SlurmError
+from pyslurm_ctld.core.admission import submission
+from pyslurm_ctld.core.apply import apply
+from pyslurm_ctld.core.scheduling import schedule_pass
+from pyslurm_ctld.core.state import ClusterState
+from pyslurm_ctld.core.topology import node_registered
 from pyslurm_ctld.events import Account, BatchFinished, Effect
 from pyslurm_ctld.job import Job, JobId, JobRequest, JobState
-from pyslurm_ctld.job_manager import JobManager
 from pyslurm_ctld.nodes import NodeRecord
 
 _BASE_REQUEST = JobRequest(
@@ -54,28 +58,28 @@ RAW = job_request(environment=("HOME=/home/alice",), argv=("a",), command="/home
                   work_dir="/home/alice")
 
 
-def register_node(mgr: JobManager, name: str, now: float, **reported: Any) -> NodeRecord:
+def register_node(mgr: ClusterState, name: str, now: float, **reported: Any) -> NodeRecord:
     """A node agent's registration, reporting exactly the configured hardware unless told otherwise."""
     configured = mgr.nodes[name].config if name in mgr.nodes else None
     reported.setdefault("cpus", configured.cpus if configured else 1)
     reported.setdefault("real_memory_mb", configured.real_memory_mb if configured else 1)
     reported.setdefault("gpus", len(mgr.gpu_types.get(name, {})))
-    return mgr.node_registered(name, now, **reported)
+    return node_registered(mgr, name, now, **reported)
 
 
-def make_manager(tmp_path: Path, extra: str = "", conf: str = CONF, register: bool = True) -> JobManager:
+def make_manager(tmp_path: Path, extra: str = "", conf: str = CONF, register: bool = True) -> ClusterState:
     path = tmp_path / "slurm.conf"
     path.write_text(conf + extra)
-    mgr = JobManager(load_config(path), slurm_uid=SLURM_UID)
+    mgr = ClusterState(load_config(path), slurm_uid=SLURM_UID)
     if register:
         for name in mgr.nodes:
             register_node(mgr, name, now=0.0)
     return mgr
 
 
-def submit(mgr: JobManager, now: int = 100, uid: int = ALICE, hold: bool = False, **request: Any) -> Job:
-    event = mgr.submission(dataclasses.replace(RAW, **request), uid, uid, USERS[uid], USERS[uid], hold, now)
-    assert mgr.apply(event) == [Account(event.job)]
+def submit(mgr: ClusterState, now: int = 100, uid: int = ALICE, hold: bool = False, **request: Any) -> Job:
+    event = submission(mgr, dataclasses.replace(RAW, **request), uid, uid, USERS[uid], USERS[uid], hold, now)
+    assert apply(mgr, event) == [Account(event.job)]
     return mgr.jobs[event.job.job_id]
 
 
@@ -85,14 +89,14 @@ def error_of(call: Any, *args: Any, **kwargs: Any) -> SlurmError:
     return info.value
 
 
-def schedule(mgr: JobManager, now: int = 200) -> list[Effect]:
+def schedule(mgr: ClusterState, now: int = 200) -> list[Effect]:
     effects: list[Effect] = []
-    for event in mgr.schedule_pass(now):
-        effects += mgr.apply(event)
+    for event in schedule_pass(mgr, now):
+        effects += apply(mgr, event)
     return effects
 
 
-def run_job(mgr: JobManager, now: int = 200, **request: Any) -> Job:
+def run_job(mgr: ClusterState, now: int = 200, **request: Any) -> Job:
     job = submit(mgr, now=now - 1, **request)
     schedule(mgr, now)
     running = mgr.jobs[job.job_id]
@@ -100,6 +104,6 @@ def run_job(mgr: JobManager, now: int = 200, **request: Any) -> Job:
     return running
 
 
-def finish(mgr: JobManager, job_id: int, now: int = 300, exit_code: int = 0, exit_signal: int = 0,
+def finish(mgr: ClusterState, job_id: int, now: int = 300, exit_code: int = 0, exit_signal: int = 0,
            oom: bool = False, launch_failed: bool = False) -> list[Effect]:
-    return mgr.apply(BatchFinished(JobId(job_id), exit_code, exit_signal, oom, launch_failed, now))
+    return apply(mgr, BatchFinished(JobId(job_id), exit_code, exit_signal, oom, launch_failed, now))

@@ -31,8 +31,7 @@ from ..statistics import ControllerStats
 
 
 class ClusterState:
-    """The controller's data. JobManager (the deciders) still extends it while they move out to
-    one module per concern."""
+    """The controller's data. The deciders of core/ read it; `core.apply.apply` changes it."""
 
     def __init__(self, cfg: SlurmConfig, slurm_uid: int) -> None:
         self.cfg = cfg

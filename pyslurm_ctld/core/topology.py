@@ -1,5 +1,6 @@
 """Nodes and partitions: registration and heartbeats (soft state, rebuilt after a restart),
-dynamic nodes (`pyslurmd -Z`, scontrol delete nodename) and scontrol create/update/delete partition.
+dynamic nodes (`pyslurmd -Z`, scontrol delete nodename), scontrol create/update/delete partition
+and scontrol reconfigure.
 A registering node must have at least what slurm.conf promises, or it is set DOWN with the reason.
 """
 from __future__ import annotations
@@ -7,10 +8,10 @@ from __future__ import annotations
 import logging
 from typing import Iterable
 
-from pyslurm_common.config import NodeConfig
+from pyslurm_common.config import NodeConfig, SlurmConfig
 from pyslurm_common.errors import SlurmError, Strerror
 
-from .. import partition_admin
+from .. import partition_admin, reconfigure as reconfiguration
 from ..events import NodeCreated, NodesDeleted, PartitionEdited
 from ..nodes import NodeRecord
 from .access import is_privileged
@@ -108,3 +109,16 @@ def _registration_problem(rec: NodeRecord, cpus: int, real_memory_mb: int, gpus:
         return (f"{_LOW_PREFIX}RealMemory (reported:{real_memory_mb} < 100.00% of "
                 f"configured:{cfg.real_memory_mb})")
     return ""
+
+
+def reconfigure(state: ClusterState, cfg: SlurmConfig) -> None:
+    """Swap in a new slurm.conf; jobs are untouched. Raises SlurmError (and changes nothing)
+    when the new configuration would strand jobs or needs a restart (see reconfigure.py)."""
+    partition_jobs: dict[str, list[int]] = {}
+    for job in state.jobs.values():
+        if not job.state.is_finished or job.completing:
+            partition_jobs.setdefault(job.request.partition, []).append(job.job_id)
+    problems = reconfiguration.refusals(state.cfg, cfg, state.jobs_on_nodes(), partition_jobs, state.dynamic_nodes)
+    if problems:
+        raise SlurmError(Strerror.INVALID_ARGUMENT, "; ".join(problems))
+    state.install_config(cfg)

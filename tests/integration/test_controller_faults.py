@@ -14,19 +14,19 @@ from .conftest import BIN, Cluster, wait_for
 # Loaded by the controller's Python at start through PYTHONPATH (site imports sitecustomize): the
 # periodic checks' body raises on its fourth pass. Production code has no hook for this.
 _CRASH_PERIODIC_CHECKS = """
-from pyslurm_ctld.job_manager import JobManager
+import pyslurm_ctld.controller
 
-_original, _calls = JobManager.timeouts, []
+_original, _calls = pyslurm_ctld.controller.timeouts, []
 
 
-def timeouts(self, now):
+def timeouts(state, now):
     _calls.append(now)
     if len(_calls) > 3:
         raise RuntimeError("injected fault")
-    return _original(self, now)
+    return _original(state, now)
 
 
-JobManager.timeouts = timeouts
+pyslurm_ctld.controller.timeouts = timeouts
 """
 
 

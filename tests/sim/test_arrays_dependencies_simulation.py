@@ -1,6 +1,6 @@
 """Virtual-time simulation of job arrays, dependencies, begin times and partition lists.
 
-Drives the job manager (its scheduling pass and `apply`, the same code the controller runs)
+Drives the core (its scheduling pass and `apply`, the same code the controller runs)
 through a workload of arrays with throttles, plain jobs with dependencies on earlier jobs and
 arrays, begin times, singletons and `-p a,b` lists, with a fake clock that jumps from one job
 end (or begin time) to the next. After every pass the harness checks, from its own records:
@@ -23,9 +23,13 @@ from pathlib import Path
 import pytest
 
 from pyslurm_common.config import load_config
+from pyslurm_ctld.core.admission import submission
+from pyslurm_ctld.core.apply import apply
+from pyslurm_ctld.core.scheduling import schedule_pass
+from pyslurm_ctld.core.state import ClusterState
+from pyslurm_ctld.core.topology import node_registered
 from pyslurm_ctld.events import ArrayTaskStarted, Event, JobStarted, BatchFinished
 from pyslurm_ctld.job import Job, JobId, JobState, Reason
-from pyslurm_ctld.job_manager import JobManager
 from tests.builders import job_request
 
 NODES = 12
@@ -42,9 +46,9 @@ class Sim:
     def __init__(self, tmp_path: Path, rng: random.Random) -> None:
         path = tmp_path / "slurm.conf"
         path.write_text(CONF)
-        self.mgr = JobManager(load_config(path), slurm_uid=450)
+        self.mgr = ClusterState(load_config(path), slurm_uid=450)
         for name, rec in self.mgr.nodes.items():
-            self.mgr.node_registered(name, 0.0, cpus=rec.config.cpus, real_memory_mb=rec.config.real_memory_mb)
+            node_registered(self.mgr, name, 0.0, cpus=rec.config.cpus, real_memory_mb=rec.config.real_memory_mb)
         self.rng = rng
         self.now = 0
         self.ends: list[tuple[int, int]] = []             # (time, job id) of running jobs
@@ -54,7 +58,7 @@ class Sim:
         self.checked_starts = 0
 
     def commit(self, event: Event) -> None:
-        self.mgr.apply(event)
+        apply(self.mgr, event)
 
     # ---- workload --------------------------------------------------------------------------
 
@@ -80,7 +84,7 @@ class Sim:
             if rng.random() < 0.3:
                 first = rng.randint(0, 5)
                 array = f"{first}-{first + rng.randint(0, 40)}" + rng.choice(["", "", "%2", "%5"])
-            event = mgr.submission(request, uid, uid, f"u{uid}", f"u{uid}", False, self.now, array=array,
+            event = submission(mgr, request, uid, uid, f"u{uid}", f"u{uid}", False, self.now, array=array,
                                    dependency=dependency)
             self.commit(event)
             self.now += rng.randint(0, 3)
@@ -90,7 +94,7 @@ class Sim:
     def run(self, max_steps: int = 4000) -> None:
         for _ in range(max_steps):
             before = {j.job_id: j for j in self.mgr.jobs.values()}
-            for event in self.mgr.schedule_pass(self.now):
+            for event in schedule_pass(self.mgr, self.now):
                 self.commit(event)
                 if isinstance(event, (JobStarted, ArrayTaskStarted)):
                     self.started(before, self.mgr.jobs[event.job_id])
@@ -194,7 +198,7 @@ def test_arrays_and_dependencies_in_virtual_time(tmp_path: Path, seed: int) -> N
     sim.submit_workload(300)
     sim.run()
     assert sim.checked_starts > 1000, sim.checked_starts   # the arrays ran as tasks
-    sim.mgr.schedule_pass(sim.now)
+    schedule_pass(sim.mgr, sim.now)
     left = [j for j in sim.mgr.jobs.values() if j.state is JobState.PENDING]
     # What is left waits for good: its dependency failed, or it waits for jobs that are left too.
     assert any(j.reason is Reason.DEPENDENCY_NEVER_SATISFIED for j in left)

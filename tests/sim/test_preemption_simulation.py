@@ -1,4 +1,4 @@
-"""Virtual-time simulation of preemption through the job manager (schedule_pass -> events ->
+"""Virtual-time simulation of preemption through the core (schedule_pass -> events ->
 apply, as the controller runs it), PreemptType=preempt/partition_prio with two partitions of
 different PriorityTier over the same nodes, in each PreemptMode.
 
@@ -21,9 +21,13 @@ from pathlib import Path
 import pytest
 
 from pyslurm_common.config import load_config
+from pyslurm_ctld.core.admission import submission
+from pyslurm_ctld.core.apply import apply
+from pyslurm_ctld.core.scheduling import schedule_pass
+from pyslurm_ctld.core.state import ClusterState
+from pyslurm_ctld.core.topology import node_registered
 from pyslurm_ctld.events import BatchFinished, Effect, JobPreempted, Launch, SuspendTasks, Terminate
 from pyslurm_ctld.job import JobId, JobState
-from pyslurm_ctld.job_manager import JobManager
 
 from .test_fifo_simulation import BASE_REQUEST
 
@@ -33,11 +37,11 @@ MEMORY = 8000
 JOBS = 400
 HIGH_SHARE = 0.3
 
-# The FIFO simulation's request; the job manager fills in the partition's time limit.
+# The FIFO simulation's request; the core fills in the partition's time limit.
 RAW = dataclasses.replace(BASE_REQUEST, time_limit_min=0)
 
 
-def _manager(tmp_path: Path, mode: str) -> JobManager:
+def _manager(tmp_path: Path, mode: str) -> ClusterState:
     nodes = "\n".join(f"NodeName=n{i} CPUs={CPUS} RealMemory={MEMORY}" for i in range(NODES))
     names = ",".join(f"n{i}" for i in range(NODES))
     path = tmp_path / "slurm.conf"
@@ -45,13 +49,13 @@ def _manager(tmp_path: Path, mode: str) -> JobManager:
                     f"PreemptType=preempt/partition_prio\nPreemptMode={mode}\n{nodes}\n"
                     f"PartitionName=low Nodes={names} Default=YES PriorityTier=1\n"
                     f"PartitionName=high Nodes={names} PriorityTier=5\n")
-    mgr = JobManager(load_config(path), slurm_uid=450)
+    mgr = ClusterState(load_config(path), slurm_uid=450)
     for name in mgr.nodes:
-        mgr.node_registered(name, 0.0, cpus=CPUS, real_memory_mb=MEMORY)
+        node_registered(mgr, name, 0.0, cpus=CPUS, real_memory_mb=MEMORY)
     return mgr
 
 
-def _check_resources(mgr: JobManager) -> None:
+def _check_resources(mgr: ClusterState) -> None:
     cpus: dict[str, set[int]] = {name: set() for name in mgr.nodes}
     memory = {name: 0 for name in mgr.nodes}
     for job in mgr.jobs.values():
@@ -124,15 +128,15 @@ def test_high_tier_jobs_preempt_low_tier_ones_without_double_booking(tmp_path: P
         if kind == "submit":
             spec = dict(specs[ref])
             run_for = spec.pop("duration")
-            event = mgr.submission(dataclasses.replace(RAW, **spec), 1000, 1000, "alice", "alice", False, now)
+            event = submission(mgr, dataclasses.replace(RAW, **spec), 1000, 1000, "alice", "alice", False, now)
             duration[event.job.job_id] = run_for
             partition_of[event.job.job_id] = spec["partition"]
-            perform(mgr.apply(event))
+            perform(apply(mgr, event))
         elif kind in ("end", "gone") and token.get(JobId(ref)) == stamp:
             signal_number = 0 if kind == "end" else 15
-            perform(mgr.apply(BatchFinished(JobId(ref), 0, signal_number, False, False, now)))
+            perform(apply(mgr, BatchFinished(JobId(ref), 0, signal_number, False, False, now)))
         for _ in range(20):     # the controller's loop: passes until one has nothing to commit
-            events = mgr.schedule_pass(now)
+            events = schedule_pass(mgr, now)
             if not events:
                 break
             for event in events:
@@ -140,7 +144,7 @@ def test_high_tier_jobs_preempt_low_tier_ones_without_double_booking(tmp_path: P
                     assert partition_of[event.job_id] == "low" and partition_of[event.preemptor] == "high", event
                     preemptors.add(event.preemptor)
                     preemptions += 1
-                perform(mgr.apply(event))
+                perform(apply(mgr, event))
         _check_resources(mgr)
         if not queue and any(j.is_active for j in mgr.jobs.values()):
             at(now + 5, "tick", 0)    # requeued jobs wait for their eligible time

@@ -14,6 +14,7 @@ from pyslurm_common.cgroup_conf import CgroupConfig
 from pyslurm_common.config import load_config
 from pyslurm_common.rpc import ctld_pb2
 from pyslurm_ctld import config_report
+from pyslurm_ctld.core.apply import apply
 from pyslurm_ctld.events import JobCancelled
 from pyslurm_ctld.job import JobState
 from pyslurm_ctld.statistics import ControllerStats
@@ -63,9 +64,9 @@ def test_job_counters_follow_the_state_changes(tmp_path: Path) -> None:
     pending = submit(mgr, hold=True)
     finish(mgr, done.job_id)
     finish(mgr, failed.job_id, exit_code=1)
-    mgr.apply(JobCancelled(cancelled.job_id, 0, 400))
+    apply(mgr, JobCancelled(cancelled.job_id, 0, 400))
     finish(mgr, cancelled.job_id, exit_signal=15)    # its processes are gone: no second count
-    mgr.apply(JobCancelled(pending.job_id, 0, 400))
+    apply(mgr, JobCancelled(pending.job_id, 0, 400))
     s = mgr.stats
     assert (s.jobs_submitted, s.jobs_started, s.jobs_completed, s.jobs_canceled, s.jobs_failed) == (4, 3, 1, 2, 1)
     assert mgr.jobs[failed.job_id].state is JobState.FAILED

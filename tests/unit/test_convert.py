@@ -22,7 +22,12 @@ from pyslurm_ctld import convert
 from pyslurm_ctld.controller import Controller
 from pyslurm_ctld.job import Allocation, Job, JobId, JobState
 from pyslurm_ctld.core.usage import NodeUsage
-from pyslurm_ctld.job_manager import JobManager
+from pyslurm_ctld.core.state import ClusterState
+from pyslurm_ctld.core.admission import submission
+from pyslurm_ctld.core.apply import apply
+from pyslurm_ctld.core.scheduling import schedule_pass
+from pyslurm_ctld.core.topology import node_registered
+from pyslurm_ctld.core.usage import node_usage
 
 CONF = """\
 ClusterName=lab
@@ -74,25 +79,25 @@ def test_unusable_gpu_requests_are_invalid_gres(fields: dict[str, Any]) -> None:
 
 
 @pytest.fixture
-def manager(tmp_path: Path) -> JobManager:
+def manager(tmp_path: Path) -> ClusterState:
     path = tmp_path / "slurm.conf"
     path.write_text(CONF.format(state=tmp_path / "state"))
-    mgr = JobManager(load_config(path), slurm_uid=450)
+    mgr = ClusterState(load_config(path), slurm_uid=450)
     for name, rec in mgr.nodes.items():
-        mgr.node_registered(name, 0.0, cpus=rec.config.cpus, real_memory_mb=rec.config.real_memory_mb,
+        node_registered(mgr, name, 0.0, cpus=rec.config.cpus, real_memory_mb=rec.config.real_memory_mb,
                             gpus=len(mgr.gpu_types.get(name, {})))
     return mgr
 
 
-def started_job(mgr: JobManager, **fields: Any) -> Job:
-    event = mgr.submission(convert.request_from_desc(desc(**fields)), 1000, 1000, "alice", "alice", False, 100)
-    mgr.apply(event)
-    for start in mgr.schedule_pass(200):
-        mgr.apply(start)
+def started_job(mgr: ClusterState, **fields: Any) -> Job:
+    event = submission(mgr, convert.request_from_desc(desc(**fields)), 1000, 1000, "alice", "alice", False, 100)
+    apply(mgr, event)
+    for start in schedule_pass(mgr, 200):
+        apply(mgr, start)
     return mgr.jobs[event.job.job_id]
 
 
-def test_job_info_shows_requested_then_allocated_gpus(manager: JobManager) -> None:
+def test_job_info_shows_requested_then_allocated_gpus(manager: ClusterState) -> None:
     job = started_job(manager, gres="gpu:v100:2")
     info = convert.job_info(job)
     assert (info.tres_per_node, info.gpus, info.gpu_indices) == ("gres:gpu:v100:2", 2, "2,3")
@@ -103,24 +108,24 @@ def test_job_info_shows_requested_then_allocated_gpus(manager: JobManager) -> No
     assert (info.tres_per_node, info.gpus, info.gpu_indices) == ("", 2, "0,1")
 
 
-def test_job_info_of_a_job_without_gpus(manager: JobManager) -> None:
+def test_job_info_of_a_job_without_gpus(manager: ClusterState) -> None:
     info = convert.job_info(started_job(manager))
     assert (info.tres_per_node, info.gpus, info.gpu_indices) == ("", 0, "")
 
 
-def test_node_info_gres_and_gres_used(manager: JobManager) -> None:
+def test_node_info_gres_and_gres_used(manager: ClusterState) -> None:
     g1 = manager.nodes["g1"]
-    idle = convert.node_info(g1, manager.node_usage()["g1"])
+    idle = convert.node_info(g1, node_usage(manager)["g1"])
     assert (idle.gres, idle.gres_used) == ("gpu:a100:2,gpu:v100:2", "gpu:a100:0,gpu:v100:0")
     started_job(manager, gres="gpu:v100:1")
     started_job(manager, gres="gpu:a100:2")
-    busy = convert.node_info(g1, manager.node_usage()["g1"])
+    busy = convert.node_info(g1, node_usage(manager)["g1"])
     assert busy.gres_used == "gpu:a100:2(IDX:0-1),gpu:v100:1(IDX:2)"
     assert busy.alloc_cpus == 2 and busy.state == "MIXED"
     assert convert.node_info(manager.nodes["c1"], NodeUsage(frozenset(), 0)).gres_used == ""
 
 
-def test_launch_message_carries_the_batch_hosts_cpu_ids_and_gpus(manager: JobManager, tmp_path: Path) -> None:
+def test_launch_message_carries_the_batch_hosts_cpu_ids_and_gpus(manager: ClusterState, tmp_path: Path) -> None:
     ctl = Controller(manager.cfg, 450, Signer(b"test-key"))
     job = Job(job_id=JobId(7), request=dataclasses.replace(started_job(manager).request, gpus_per_node=2),
               uid=1000, gid=1000, user_name="alice", group_name="alice", submit_time=1, state=JobState.RUNNING,
@@ -138,19 +143,19 @@ def test_launch_message_carries_the_batch_hosts_cpu_ids_and_gpus(manager: JobMan
         job_credential.verify(b"test-key", launch.credential, job_credential.batch_launch(launch, "g2"))
 
 
-def test_submit_line_is_kept_with_the_job_and_its_journal_record(manager: JobManager) -> None:
+def test_submit_line_is_kept_with_the_job_and_its_journal_record(manager: ClusterState) -> None:
     from pyslurm_ctld.events import event_from_dict, event_to_dict
 
     req = convert.request_from_desc(desc(submit_line="sbatch -N 1 job.sh"))
-    event = manager.submission(req, 1000, 1000, "alice", "alice", False, 100)
+    event = submission(manager, req, 1000, 1000, "alice", "alice", False, 100)
     replayed = event_from_dict(json.loads(json.dumps(event_to_dict(event))))
     assert replayed == event
-    manager.apply(replayed)
+    apply(manager, replayed)
     info = convert.job_info(manager.jobs[event.job.job_id])
     assert info.submit_line == "sbatch -N 1 job.sh"
 
 
-def test_a_down_node_that_never_registered_is_down_not_unknown(manager: JobManager) -> None:
+def test_a_down_node_that_never_registered_is_down_not_unknown(manager: ClusterState) -> None:
     """A node that never came back to a restarted controller and was declared not responding."""
     rec = manager.nodes["c1"]
     rec.registered, rec.responding, rec.down = False, False, True

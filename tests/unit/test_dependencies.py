@@ -1,6 +1,6 @@
 """Dependencies and begin times (cli-sbatch-srun-salloc.md §2.5, scheduling-policy.md §8, §9).
 
-pyslurm_ctld/dependency.py (syntax, parts, outcomes) and how the job manager settles parts in
+pyslurm_ctld/dependency.py (syntax, parts, outcomes) and how the core settles parts in
 its scheduling pass, reports Dependency / DependencyNeverSatisfied / BeginTime, and cancels
 jobs whose dependency failed when told to.
 """
@@ -16,20 +16,24 @@ from tests.builders import ALICE, BOB, RAW, ROOT, USERS, error_of, finish, make_
 
 from pyslurm_common.errors import Strerror
 from pyslurm_ctld import convert
+from pyslurm_ctld.core.admission import submission
+from pyslurm_ctld.core.apply import apply
+from pyslurm_ctld.core.job_updates import begin_change, dependency_change, hold_change
+from pyslurm_ctld.core.scheduling import schedule_pass
+from pyslurm_ctld.core.state import ClusterState
 from pyslurm_ctld.dependency import DepPart, DepType, Dependency, PartState, parse
 from pyslurm_ctld.events import DependencyChanged, JobsPurged
 from pyslurm_ctld.job import Job, JobState, Reason
-from pyslurm_ctld.job_manager import JobManager
 
 
-def submit(mgr: JobManager, dependency: str = "", now: int = 100, uid: int = ALICE, **request: Any) -> Job:
-    event = mgr.submission(dataclasses.replace(RAW, **request), uid, uid, USERS[uid], USERS[uid], False, now,
+def submit(mgr: ClusterState, dependency: str = "", now: int = 100, uid: int = ALICE, **request: Any) -> Job:
+    event = submission(mgr, dataclasses.replace(RAW, **request), uid, uid, USERS[uid], USERS[uid], False, now,
                            dependency=dependency)
-    mgr.apply(event)
+    apply(mgr, event)
     return mgr.jobs[event.job.job_id]
 
 
-def state(mgr: JobManager, job: Job) -> tuple[JobState, Reason]:
+def state(mgr: ClusterState, job: Job) -> tuple[JobState, Reason]:
     current = mgr.jobs[job.job_id]
     return current.state, current.reason
 
@@ -71,7 +75,7 @@ def test_outcome_and_remaining_text() -> None:
     assert Dependency((DepPart(DepType.SINGLETON),)).remaining_text(0, False) == "singleton(unfulfilled)"
 
 
-# ---- the job manager -----------------------------------------------------------------------------
+# ---- the core -----------------------------------------------------------------------------
 
 
 def test_unknown_jobs_and_bad_syntax_are_a_dependency_problem(tmp_path: Path) -> None:
@@ -114,9 +118,9 @@ def test_a_failed_part_stays_failed_and_is_shown(tmp_path: Path) -> None:
     second = submit(mgr, f"afterok:{first.job_id}")
     schedule(mgr)
     finish(mgr, first.job_id, now=300, exit_code=2)
-    for event in mgr.schedule_pass(301):
-        mgr.apply(event)
-    mgr.apply(JobsPurged((first.job_id,)))   # gone from memory: a settled failure does not lift
+    for event in schedule_pass(mgr, 301):
+        apply(mgr, event)
+    apply(mgr, JobsPurged((first.job_id,)))   # gone from memory: a settled failure does not lift
     schedule(mgr, now=400)
     assert state(mgr, second) == (JobState.PENDING, Reason.DEPENDENCY_NEVER_SATISFIED)
     assert convert.job_info(mgr.jobs[second.job_id]).dependency == f"afterok:{first.job_id}(failed)"
@@ -125,9 +129,9 @@ def test_a_failed_part_stays_failed_and_is_shown(tmp_path: Path) -> None:
 def test_a_purged_job_lifts_an_unsettled_dependency(tmp_path: Path) -> None:
     mgr = make_manager(tmp_path)
     first = submit(mgr)
-    mgr.apply(mgr.hold_change(first.job_id, "hold", ALICE, 101))
+    apply(mgr, hold_change(mgr, first.job_id, "hold", ALICE, 101))
     second = submit(mgr, f"afterany:{first.job_id}")
-    mgr.apply(JobsPurged((first.job_id,)))
+    apply(mgr, JobsPurged((first.job_id,)))
     schedule(mgr)
     assert state(mgr, second)[0] is JobState.RUNNING
 
@@ -147,7 +151,7 @@ def test_kill_invalid_depend_cancels(tmp_path: Path, extra: str, flag: bool) -> 
 def test_or_needs_one_part(tmp_path: Path) -> None:
     mgr = make_manager(tmp_path)
     held = submit(mgr)
-    mgr.apply(mgr.hold_change(held.job_id, "hold", ALICE, 101))
+    apply(mgr, hold_change(mgr, held.job_id, "hold", ALICE, 101))
     quick = submit(mgr)
     either = submit(mgr, f"afterok:{held.job_id}?afterok:{quick.job_id}")
     schedule(mgr)
@@ -217,18 +221,18 @@ def test_afterok_on_an_array_fails_when_one_task_fails(tmp_path: Path) -> None:
 def test_update_replaces_or_clears_a_dependency(tmp_path: Path) -> None:
     mgr = make_manager(tmp_path)
     first = submit(mgr)
-    mgr.apply(mgr.hold_change(first.job_id, "hold", ALICE, 101))
+    apply(mgr, hold_change(mgr, first.job_id, "hold", ALICE, 101))
     second = submit(mgr, f"afterok:{first.job_id}")
-    assert error_of(mgr.dependency_change, second.job_id, "", BOB).strerror == Strerror.ACCESS_DENIED
-    assert error_of(mgr.dependency_change, first.job_id, f"afterok:{second.job_id}", ALICE).strerror == \
+    assert error_of(dependency_change, mgr, second.job_id, "", BOB).strerror == Strerror.ACCESS_DENIED
+    assert error_of(dependency_change, mgr, first.job_id, f"afterok:{second.job_id}", ALICE).strerror == \
         Strerror.CIRCULAR_DEPENDENCY
-    assert error_of(mgr.dependency_change, second.job_id, "afterok:999", ALICE).strerror == Strerror.INVALID_DEPENDENCY
-    event = mgr.dependency_change(second.job_id, "", ROOT)
+    assert error_of(dependency_change, mgr, second.job_id, "afterok:999", ALICE).strerror == Strerror.INVALID_DEPENDENCY
+    event = dependency_change(mgr, second.job_id, "", ROOT)
     assert event == DependencyChanged(second.job_id, None)
-    mgr.apply(event)
+    apply(mgr, event)
     schedule(mgr)
     assert state(mgr, second)[0] is JobState.RUNNING
-    assert error_of(mgr.dependency_change, second.job_id, "", ALICE).strerror == Strerror.NOT_PENDING
+    assert error_of(dependency_change, mgr, second.job_id, "", ALICE).strerror == Strerror.NOT_PENDING
 
 
 def test_a_settlement_for_replaced_parts_is_ignored(tmp_path: Path) -> None:
@@ -236,7 +240,7 @@ def test_a_settlement_for_replaced_parts_is_ignored(tmp_path: Path) -> None:
     first = submit(mgr)
     second = submit(mgr, f"afterany:{first.job_id}")
     stale = DependencyChanged(second.job_id, parse(f"afterok:{first.job_id}"), settled=True)
-    mgr.apply(stale)
+    apply(mgr, stale)
     assert mgr.jobs[second.job_id].dependency.parts[0].kind is DepType.AFTERANY   # type: ignore[union-attr]
 
 
@@ -270,7 +274,7 @@ def test_aftercorr_pairs_task_indices(tmp_path: Path) -> None:
     first = submit_array(mgr, "1-3", cpus_per_task=2)
     schedule(mgr)
     paired = submit_array(mgr, "1-4", now=150)
-    mgr.apply(mgr.dependency_change(paired.job_id, f"aftercorr:{first.job_id}", ALICE))
+    apply(mgr, dependency_change(mgr, paired.job_id, f"aftercorr:{first.job_id}", ALICE))
     schedule(mgr, now=201)
     # Task 4 has no counterpart: nothing to wait for. The others wait for theirs.
     assert sorted(tasks_of(mgr, paired.job_id)) == [4]
@@ -293,9 +297,9 @@ def test_start_time_update_moves_the_begin_time(tmp_path: Path) -> None:
     later = submit(mgr, begin_time=5000)
     schedule(mgr, now=200)
     assert state(mgr, later) == (JobState.PENDING, Reason.BEGIN_TIME)
-    assert error_of(mgr.begin_change, later.job_id, 0, BOB).strerror == Strerror.ACCESS_DENIED
-    mgr.apply(mgr.begin_change(later.job_id, 201, ALICE))
+    assert error_of(begin_change, mgr, later.job_id, 0, BOB).strerror == Strerror.ACCESS_DENIED
+    apply(mgr, begin_change(mgr, later.job_id, 201, ALICE))
     assert mgr.jobs[later.job_id].eligible_time == 201
     schedule(mgr, now=201)
     assert state(mgr, later)[0] is JobState.RUNNING
-    assert error_of(mgr.begin_change, later.job_id, 300, ALICE).strerror == Strerror.NOT_PENDING
+    assert error_of(begin_change, mgr, later.job_id, 300, ALICE).strerror == Strerror.NOT_PENDING

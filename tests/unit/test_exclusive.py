@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from pyslurm_ctld.backfill import Backfill, BackfillPolicy
+from pyslurm_ctld.core.scheduling import schedule_pass
 from pyslurm_ctld.job import JobState, Reason
 from pyslurm_ctld.scheduler import Pend, Start, schedule
 
@@ -41,7 +42,7 @@ def test_an_exclusive_partition_gives_every_job_whole_nodes(tmp_path: Path) -> N
     two = run_job(mgr, cpus_per_task=1)
     assert two.allocation is not None and two.allocation.nodes != one.allocation.nodes
     third = submit(mgr, cpus_per_task=1)
-    mgr.schedule_pass(300)
+    schedule_pass(mgr, 300)
     assert mgr.jobs[third.job_id].state is JobState.PENDING
 
 

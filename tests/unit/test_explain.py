@@ -1,4 +1,4 @@
-"""`scontrol explain job` text (pyslurm_ctld/explain.py), from the records a real JobManager's
+"""`scontrol explain job` text (pyslurm_ctld/explain.py), from the records a real ClusterState's
 pass leaves: the pending reason, backfill's reservation and the job's request."""
 from __future__ import annotations
 
@@ -7,9 +7,12 @@ from pathlib import Path
 
 import pytest
 
+from pyslurm_ctld.core.admission import submission
+from pyslurm_ctld.core.apply import apply
+from pyslurm_ctld.core.state import ClusterState
+from pyslurm_ctld.core.usage import node_capacity, node_usage
 from pyslurm_ctld.explain import NodeFree, explain
 from pyslurm_ctld.job import Job, JobId
-from pyslurm_ctld.job_manager import JobManager
 
 from tests.builders import ALICE, BOB, RAW, make_manager, run_job, schedule, submit
 
@@ -19,9 +22,9 @@ def _utc(utc: None) -> None:
     """Timestamps print in UTC here."""
 
 
-def lines_of(mgr: JobManager, job: Job, now: int = 300, dependency: str = "") -> list[str]:
-    usage = mgr.node_usage()
-    caps = [mgr.node_capacity(name, usage[name]) for name in mgr.nodes]
+def lines_of(mgr: ClusterState, job: Job, now: int = 300, dependency: str = "") -> list[str]:
+    usage = node_usage(mgr)
+    caps = [node_capacity(mgr, name, usage[name]) for name in mgr.nodes]
     free = {c.name: NodeFree(c.usable, c.free_cpus, c.free_memory_mb, len(c.free_gpus)) for c in caps}
     return explain(mgr.jobs[job.job_id], mgr.expected.get(job.job_id), mgr.jobs, mgr.partitions, free,
                    dependency, now)
@@ -63,9 +66,9 @@ def test_holds_begin_times_dependencies_and_partition_limits_are_said_plainly(tm
     mgr = make_manager(tmp_path)
     held = submit(mgr, hold=True)
     later = submit(mgr, begin_time=5000)
-    event = mgr.submission(dataclasses.replace(RAW, partition="debug"), ALICE, ALICE, "alice", "alice", False, 100,
+    event = submission(mgr, dataclasses.replace(RAW, partition="debug"), ALICE, ALICE, "alice", "alice", False, 100,
                            dependency=f"afterok:{held.job_id}")
-    mgr.apply(event)
+    apply(mgr, event)
     too_long = submit(mgr, time_limit_min=120)               # debug's MaxTime is 60
     schedule(mgr, now=300)
     assert lines_of(mgr, held)[2] == f"It is held by its user: `scontrol release {held.job_id}` lets it run."

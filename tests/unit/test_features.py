@@ -12,6 +12,8 @@ import pytest
 
 from pyslurm_common.errors import Strerror
 from pyslurm_ctld import features
+from pyslurm_ctld.core.admission import submission
+from pyslurm_ctld.core.scheduling import schedule_pass
 from pyslurm_ctld.job import JobState, Reason
 from pyslurm_ctld.scheduler import Start, schedule
 
@@ -53,11 +55,11 @@ def test_a_node_satisfies_a_constraint_on_its_own() -> None:
 def test_submission_refuses_unknown_or_malformed_features_with_slurms_words(tmp_path: Path) -> None:
     mgr = make_manager(tmp_path, conf=CONF)
     for text in ("gpu", "intel&gpu", "intel|gpu", "intel&"):
-        err = error_of(mgr.submission, dataclasses.replace(RAW, features=text), 1000, 1000, "alice", "alice",
+        err = error_of(submission, mgr, dataclasses.replace(RAW, features=text), 1000, 1000, "alice", "alice",
                        False, 100)
         assert err.strerror == Strerror.INVALID_FEATURE
     # Known features no single node has together: no node could ever run it.
-    err = error_of(mgr.submission, dataclasses.replace(RAW, features="intel&amd"), 1000, 1000, "alice", "alice",
+    err = error_of(submission, mgr, dataclasses.replace(RAW, features="intel&amd"), 1000, 1000, "alice", "alice",
                    False, 100)
     assert err.strerror == Strerror.BAD_NODE_CONFIG
 
@@ -70,7 +72,7 @@ def test_jobs_run_only_on_nodes_with_their_features_and_otherwise_on_the_lowest_
     busy = run_job(mgr, features="intel", cpus_per_task=3)
     assert busy.allocation.nodes == ("n1",)                                   # type: ignore[union-attr]
     waiting = submit(mgr, features="intel", cpus_per_task=2)
-    mgr.schedule_pass(300)
+    schedule_pass(mgr, 300)
     assert mgr.jobs[waiting.job_id].state is JobState.PENDING
     assert mgr.jobs[waiting.job_id].reason is Reason.RESOURCES
 

@@ -1,5 +1,5 @@
 """The idle-GPU policy's decider (pyslurm_ctld/gpu_idle.py) and the controller's watch over it
-(gpu_idle_actions.py), on jobs of a real JobManager."""
+(gpu_idle_actions.py), on jobs of a real ClusterState."""
 from __future__ import annotations
 
 import dataclasses
@@ -11,6 +11,7 @@ import pytest
 from pyslurm_common.config import ConfigError, load_config
 from pyslurm_common.rpc import ctld_pb2
 from pyslurm_ctld import gpu_idle
+from pyslurm_ctld.core.apply import apply
 from pyslurm_ctld.events import JobCancelled, JobRequeueRequested
 from pyslurm_ctld.gpu_idle import Act, IdleGpuPolicy, PolicyError, Warn, parse_policy
 from pyslurm_ctld.gpu_idle_actions import GpuIdleWatch
@@ -127,7 +128,7 @@ def test_the_watch_warns_in_the_output_and_by_notice_then_cancels_with_the_reaso
     acted = watch.due(mgr.jobs, 1120)
     assert acted.events == [JobCancelled(job.job_id, 64030, 1120, "GpuIdleLimit")]
     assert acted.messages[0].text == "GPUs idle (below 5%) for 2 min: cancelled by the idle-GPU policy"
-    mgr.apply(acted.events[0])
+    apply(mgr, acted.events[0])
     ended = mgr.jobs[job.job_id]
     assert (ended.state, ended.reason, ended.cancelled_by) == (JobState.CANCELLED, Reason.GPU_IDLE, 64030)
     assert watch.explain(ended, 1130) == ["The idle-GPU policy (GpuIdleParameters) ended this run: its GPUs were "
@@ -143,7 +144,7 @@ def test_the_watch_requeues_when_asked_and_busy_jobs_are_never_touched(tmp_path:
     watch.due(mgr.jobs, 5030)
     [event] = watch.due(mgr.jobs, 5060).events
     assert event == JobRequeueRequested(job.job_id, 64030, event.hold, 5060, "GpuIdleLimit")
-    mgr.apply(event)
+    apply(mgr, event)
     assert (mgr.jobs[job.job_id].state, mgr.jobs[job.job_id].reason) == (JobState.REQUEUED, Reason.GPU_IDLE)
     pending = dataclasses.replace(mgr.jobs[job.job_id], state=JobState.PENDING, reason=Reason.BEGIN_TIME)
     [line] = watch.explain(pending, 5100)

@@ -17,20 +17,24 @@ from pyslurm_common.array_spec import JobSpec, format_ranges, parse_array_spec, 
 from pyslurm_common.errors import Strerror
 from pyslurm_common.rpc import messages as pb
 from pyslurm_ctld import convert, scheduler
+from pyslurm_ctld.core.admission import submission
+from pyslurm_ctld.core.apply import apply
+from pyslurm_ctld.core.cancel import cancellations
+from pyslurm_ctld.core.job_updates import hold_change, throttle_change
+from pyslurm_ctld.core.state import ClusterState
 from pyslurm_ctld.events import Account, ArrayTasksCancelled, Launch
 from pyslurm_ctld.job import Job, JobId, JobState, Reason
 from pyslurm_ctld.job_env import batch_environment
-from pyslurm_ctld.job_manager import JobManager
 
 
-def submit_array(mgr: JobManager, array: str, uid: int = ALICE, now: int = 100, **request: Any) -> Job:
-    event = mgr.submission(dataclasses.replace(RAW, **request), uid, uid, USERS[uid], USERS[uid], False, now,
+def submit_array(mgr: ClusterState, array: str, uid: int = ALICE, now: int = 100, **request: Any) -> Job:
+    event = submission(mgr, dataclasses.replace(RAW, **request), uid, uid, USERS[uid], USERS[uid], False, now,
                            array=array)
-    mgr.apply(event)
+    apply(mgr, event)
     return mgr.jobs[event.job.job_id]
 
 
-def tasks_of(mgr: JobManager, array_id: int) -> dict[int, Job]:
+def tasks_of(mgr: ClusterState, array_id: int) -> dict[int, Job]:
     """Started (split-off) records of the array by task index."""
     return {j.array.task_id: j for j in mgr.jobs.values()
             if j.array is not None and j.array.array_job_id == array_id and j.array.task_id is not None}
@@ -188,8 +192,8 @@ def test_cancelling_the_array_id_cancels_every_task(tmp_path: Path) -> None:
     mgr = make_manager(tmp_path)
     master = submit_array(mgr, "1-20", cpus_per_task=4)
     schedule(mgr)
-    for event in mgr.cancellations(JobSpec(master.job_id), ALICE, 300):
-        mgr.apply(event)
+    for event in cancellations(mgr, JobSpec(master.job_id), ALICE, 300):
+        apply(mgr, event)
     records = [j for j in mgr.jobs.values() if j.array and j.array.array_job_id == master.job_id]
     assert len(records) == 4 and all(j.state is JobState.CANCELLED for j in records)
     assert mgr.jobs[master.job_id].array.pending == tuple(range(4, 21))   # type: ignore[union-attr]
@@ -200,15 +204,15 @@ def test_cancelled_pending_tasks_leave_the_array_without_a_record(tmp_path: Path
     "Job 128_7 not found" and sacct lists only 128_[1-6,8-10]."""
     mgr = make_manager(tmp_path)
     master = submit_array(mgr, "1-6")
-    mgr.apply(mgr.hold_change(master.job_id, "hold", ALICE, 101))
-    events = mgr.cancellations(parse_job_spec(f"{master.job_id}_[2-3]"), ALICE, 150)
+    apply(mgr, hold_change(mgr, master.job_id, "hold", ALICE, 101))
+    events = cancellations(mgr, parse_job_spec(f"{master.job_id}_[2-3]"), ALICE, 150)
     assert events == [ArrayTasksCancelled(master.job_id, (2, 3), (), ALICE, 150, "JobHeldUser")]
-    effects = mgr.apply(events[0])
+    effects = apply(mgr, events[0])
     assert tasks_of(mgr, master.job_id) == {}
     assert [e.job.job_id for e in effects if isinstance(e, Account)] == [master.job_id]
     assert mgr.jobs[master.job_id].array.pending == (1, 4, 5, 6)   # type: ignore[union-attr]
     assert mgr.jobs[master.job_id].state is JobState.PENDING
-    assert error_of(lambda: mgr.cancellations(parse_job_spec(f"{master.job_id}_2"), ALICE, 160)) \
+    assert error_of(lambda: cancellations(mgr, parse_job_spec(f"{master.job_id}_2"), ALICE, 160)) \
         .strerror == Strerror.INVALID_JOB_ID
 
 
@@ -217,10 +221,10 @@ def test_cancelling_every_pending_task_cancels_the_master_as_the_bare_array_id(t
     its ArrayTaskId NO_VAL, squeue and sacct print `129`."""
     mgr = make_manager(tmp_path)
     master = submit_array(mgr, "1-4")
-    mgr.apply(mgr.hold_change(master.job_id, "hold", ALICE, 101))
+    apply(mgr, hold_change(mgr, master.job_id, "hold", ALICE, 101))
     for spec in (f"{master.job_id}_[2-3]", f"{master.job_id}_[1,4]"):
-        for event in mgr.cancellations(parse_job_spec(spec), ALICE, 150):
-            mgr.apply(event)
+        for event in cancellations(mgr, parse_job_spec(spec), ALICE, 150):
+            apply(mgr, event)
     assert tasks_of(mgr, master.job_id) == {}
     record = mgr.jobs[master.job_id]
     assert record.state is JobState.CANCELLED and record.array is not None and record.array.pending == ()
@@ -232,8 +236,8 @@ def test_one_running_task_is_cancelled_by_its_array_name(tmp_path: Path) -> None
     mgr = make_manager(tmp_path)
     master = submit_array(mgr, "1-3")
     schedule(mgr)
-    for event in mgr.cancellations(parse_job_spec(f"{master.job_id}_2"), ALICE, 300):
-        mgr.apply(event)
+    for event in cancellations(mgr, parse_job_spec(f"{master.job_id}_2"), ALICE, 300):
+        apply(mgr, event)
     states = {t: j.state for t, j in tasks_of(mgr, master.job_id).items()}
     assert states == {1: JobState.RUNNING, 2: JobState.CANCELLED, 3: JobState.RUNNING}
 
@@ -243,10 +247,10 @@ def test_array_task_names_are_checked(tmp_path: Path) -> None:
     master = submit_array(mgr, "1-3")
     plain = submit_array(mgr, "")
     assert plain.array is None
-    assert error_of(mgr.cancellations, parse_job_spec(f"{master.job_id}_9"), ALICE, 1).strerror == Strerror.INVALID_JOB_ID
-    assert error_of(mgr.cancellations, parse_job_spec(f"{plain.job_id}_1"), ALICE, 1).strerror == Strerror.INVALID_JOB_ID
-    assert error_of(mgr.cancellations, parse_job_spec(f"{master.job_id}_1"), BOB, 1).strerror == Strerror.ACCESS_DENIED
-    assert mgr.cancellations(parse_job_spec(f"{master.job_id}_1"), ROOT, 1)
+    assert error_of(cancellations, mgr, parse_job_spec(f"{master.job_id}_9"), ALICE, 1).strerror == Strerror.INVALID_JOB_ID
+    assert error_of(cancellations, mgr, parse_job_spec(f"{plain.job_id}_1"), ALICE, 1).strerror == Strerror.INVALID_JOB_ID
+    assert error_of(cancellations, mgr, parse_job_spec(f"{master.job_id}_1"), BOB, 1).strerror == Strerror.ACCESS_DENIED
+    assert cancellations(mgr, parse_job_spec(f"{master.job_id}_1"), ROOT, 1)
 
 
 # ---- what a task sees and how it is shown ----------------------------------------------------
@@ -335,10 +339,10 @@ def test_throttle_can_be_changed_by_the_owner(tmp_path: Path) -> None:
     plain = submit_array(mgr, "")
     schedule(mgr)
     assert len(tasks_of(mgr, master.job_id)) == 1
-    assert error_of(mgr.throttle_change, master.job_id, "3", BOB).strerror == Strerror.ACCESS_DENIED
-    assert error_of(mgr.throttle_change, plain.job_id, "3", ALICE).strerror == Strerror.INVALID_ARGUMENT
-    assert error_of(mgr.throttle_change, master.job_id, "x", ALICE).strerror == Strerror.INVALID_ARGUMENT
-    mgr.apply(mgr.throttle_change(master.job_id, "3", ALICE))
+    assert error_of(throttle_change, mgr, master.job_id, "3", BOB).strerror == Strerror.ACCESS_DENIED
+    assert error_of(throttle_change, mgr, plain.job_id, "3", ALICE).strerror == Strerror.INVALID_ARGUMENT
+    assert error_of(throttle_change, mgr, master.job_id, "x", ALICE).strerror == Strerror.INVALID_ARGUMENT
+    apply(mgr, throttle_change(mgr, master.job_id, "3", ALICE))
     schedule(mgr, now=201)
     assert len(tasks_of(mgr, master.job_id)) == 3
     assert all(j.array.throttle == 3 for j in mgr.jobs.values() if j.array)   # type: ignore[union-attr]

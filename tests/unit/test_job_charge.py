@@ -1,4 +1,4 @@
-"""The job manager under AccountingStorageEnforce: accounts and QOS at submission, limits in the
+"""The core under AccountingStorageEnforce: accounts and QOS at submission, limits in the
 scheduling pass, and `scontrol update jobid=N Account=/QOS=` (permission, pending only, checked
 as at submission, journaled)."""
 from __future__ import annotations
@@ -11,9 +11,11 @@ from tests.builders import ALICE, BOB, ROOT, error_of, make_manager, schedule, s
 from pyslurm_common.errors import Strerror
 from pyslurm_ctld.associations import (AccountingUser, Association, AssociationLimits, AssociationSnapshot, Qos,
                                        QosLimits)
+from pyslurm_ctld.core.apply import apply
+from pyslurm_ctld.core.job_updates import charge_change
+from pyslurm_ctld.core.state import ClusterState
 from pyslurm_ctld.events import JobChargeChanged, event_from_dict, event_to_dict
 from pyslurm_ctld.job import JobState, Reason
-from pyslurm_ctld.job_manager import JobManager
 
 ENFORCE = "AccountingStorageEnforce=associations,limits,qos\n"
 
@@ -23,7 +25,7 @@ def _assoc(id: int, account: str, user: str = "", qos: tuple[str, ...] = ("norma
                        AssociationLimits(), qos, "")
 
 
-def _manager(tmp_path: Path) -> JobManager:
+def _manager(tmp_path: Path) -> ClusterState:
     mgr = make_manager(tmp_path, ENFORCE)
     mgr.associations = AssociationSnapshot(
         "v:1", (_assoc(1, "root"), _assoc(2, "physics"), _assoc(3, "physics", "alice", ("normal", "high", "short")),
@@ -54,19 +56,19 @@ def test_scheduling_pass_holds_a_job_over_its_qos_limit(tmp_path: Path) -> None:
 def test_update_of_account_and_qos(tmp_path: Path) -> None:
     mgr = _manager(tmp_path)
     job = submit(mgr)
-    event = mgr.charge_change(job.job_id, "CHEM", None, ALICE)
+    event = charge_change(mgr, job.job_id, "CHEM", None, ALICE)
     assert event == JobChargeChanged(job.job_id, "chem", "normal")
     assert event_from_dict(event_to_dict(event)) == event          # journaled and replayed as it was
-    mgr.apply(event)
+    apply(mgr, event)
     assert (mgr.jobs[job.job_id].request.account, mgr.jobs[job.job_id].request.qos) == ("chem", "normal")
-    assert error_of(mgr.charge_change, job.job_id, None, "high", ALICE).strerror == Strerror.INVALID_QOS
-    assert error_of(mgr.charge_change, job.job_id, "nosuch", None, ALICE).strerror == Strerror.INVALID_ACCOUNT
-    assert error_of(mgr.charge_change, job.job_id, "chem", None, BOB).strerror == Strerror.ACCESS_DENIED
-    assert mgr.charge_change(job.job_id, "chem", None, BOB, operator=True).account == "chem"
+    assert error_of(charge_change, mgr, job.job_id, None, "high", ALICE).strerror == Strerror.INVALID_QOS
+    assert error_of(charge_change, mgr, job.job_id, "nosuch", None, ALICE).strerror == Strerror.INVALID_ACCOUNT
+    assert error_of(charge_change, mgr, job.job_id, "chem", None, BOB).strerror == Strerror.ACCESS_DENIED
+    assert charge_change(mgr, job.job_id, "chem", None, BOB, operator=True).account == "chem"
     assert mgr.associations.is_operator("alice") is False
     mgr.associations = dataclasses.replace(mgr.associations, users={
         **mgr.associations.users, "bob": AccountingUser("bob", "chem", "Operator")})
     assert mgr.associations.is_operator("bob")
-    assert mgr.charge_change(job.job_id, "physics", "high", ROOT) == JobChargeChanged(job.job_id, "physics", "high")
+    assert charge_change(mgr, job.job_id, "physics", "high", ROOT) == JobChargeChanged(job.job_id, "physics", "high")
     schedule(mgr)
-    assert error_of(mgr.charge_change, job.job_id, None, "normal", ALICE).strerror == Strerror.NOT_PENDING
+    assert error_of(charge_change, mgr, job.job_id, None, "normal", ALICE).strerror == Strerror.NOT_PENDING

@@ -1,4 +1,4 @@
-"""Job notices: which changes of a real JobManager's jobs call for which mails (job_notices.py),
+"""Job notices: which changes of a real ClusterState's jobs call for which mails (job_notices.py),
 with Slurm 22.05's subjects and MailProg environment (job_mail.py) and a body that carries the
 efficiency report."""
 from __future__ import annotations
@@ -11,9 +11,12 @@ import pytest
 
 from pyslurm_common import mail_types
 from pyslurm_ctld import job_mail
+from pyslurm_ctld.core.admission import submission
+from pyslurm_ctld.core.apply import apply
+from pyslurm_ctld.core.scheduling import schedule_pass
+from pyslurm_ctld.core.state import ClusterState
 from pyslurm_ctld.events import Account, BatchFinished, Effect, JobRequeued
 from pyslurm_ctld.job import GpuUsage, Hold, Job, JobId, JobRequest, StepUsage
-from pyslurm_ctld.job_manager import JobManager
 from pyslurm_ctld.job_notices import JobNotices
 from pyslurm_ctld.notifier import Notice
 
@@ -21,7 +24,7 @@ from test_job_arrays import submit_array
 from tests.builders import RAW, finish, make_manager, schedule, submit
 
 
-def _notices(mgr: JobManager, watcher: JobNotices, effects: list[Effect], now: int) -> list[Notice]:
+def _notices(mgr: ClusterState, watcher: JobNotices, effects: list[Effect], now: int) -> list[Notice]:
     found = []
     for effect in effects:
         if isinstance(effect, Account):
@@ -33,7 +36,7 @@ def _job(request: JobRequest) -> Job:
     return Job(JobId(1), request, 1000, 1000, "alice", "alice", 0)
 
 
-def _started(tmp_path: Path, now: int = 200, **request: Any) -> tuple[JobManager, JobNotices, Job, list[Notice]]:
+def _started(tmp_path: Path, now: int = 200, **request: Any) -> tuple[ClusterState, JobNotices, Job, list[Notice]]:
     mgr = make_manager(tmp_path)
     watcher = JobNotices("lab")
     job = submit(mgr, now=now - 101, **request)
@@ -84,7 +87,7 @@ def test_no_mail_type_no_notice(tmp_path: Path) -> None:
 
 def test_a_requeue_mails_requeue(tmp_path: Path) -> None:
     mgr, watcher, job, _ = _started(tmp_path, mail_type="REQUEUE,END")
-    effects = mgr.apply(JobRequeued(job.job_id, Hold.NONE, "", "", 260))
+    effects = apply(mgr, JobRequeued(job.job_id, Hold.NONE, "", "", 260))
     [requeued] = _notices(mgr, watcher, effects, 260)
     assert requeued.subject == f"Slurm Job_id={job.job_id} Name=job Requeued, Run time 00:01:00"
 
@@ -126,7 +129,7 @@ def test_per_task_mails_with_array_tasks(tmp_path: Path) -> None:
 def test_the_end_mail_reports_the_gpus_of_the_job(tmp_path: Path) -> None:
     mgr, watcher, job, _ = _started(tmp_path, mail_type="END", gpus_per_node=1)
     step_usage = StepUsage(1024, 50_000_000, 0, "n2", (GpuUsage("n2", 0, 10, 12, 40, 2**30, 2**31),))
-    effects = mgr.apply(BatchFinished(job.job_id, 0, 0, False, False, 300, usage=step_usage))
+    effects = apply(mgr, BatchFinished(job.job_id, 0, 0, False, False, 300, usage=step_usage))
     [end] = _notices(mgr, watcher, effects, 300)
     assert "GPUs: 1" in end.body and "GPU n2:0: utilization mean 12%, peak 40%, memory peak 2.00 GB" in end.body
 
@@ -143,14 +146,14 @@ def test_a_dependency_that_can_never_be_satisfied_mails_invalid_dependency_once(
     mgr = make_manager(tmp_path)
     watcher = JobNotices("lab")
     first = submit(mgr, now=100)
-    event = mgr.submission(dataclasses.replace(RAW, mail_type="INVALID_DEPEND", name="after"), 1000, 1000, "alice",
+    event = submission(mgr, dataclasses.replace(RAW, mail_type="INVALID_DEPEND", name="after"), 1000, 1000, "alice",
                            "alice", False, 100, dependency=f"afterok:{first.job_id}")
-    mgr.apply(event)
+    apply(mgr, event)
     watcher.baseline(mgr.jobs.values())
     schedule(mgr, 200)
     finish(mgr, first.job_id, now=250, exit_code=1)
-    for later in mgr.schedule_pass(260):   # the pass settles the dependency: it failed
-        mgr.apply(later)
+    for later in schedule_pass(mgr, 260):   # the pass settles the dependency: it failed
+        apply(mgr, later)
     [notice] = watcher.periodic(mgr.jobs, 270)
     assert notice.subject == f"Slurm Job_id={event.job.job_id} Name=after Invalid dependency"
     assert watcher.periodic(mgr.jobs, 280) == []

@@ -13,10 +13,12 @@ from typing import Any
 import pytest
 
 from pyslurm_common.errors import SlurmError, Strerror
+from pyslurm_ctld.core.apply import apply
+from pyslurm_ctld.core.state import ClusterState
+from pyslurm_ctld.core.steps import release, step_creation, step_termination
 from pyslurm_ctld.events import (AllocationReleased, BatchFinished, JobCancelled, Launch, NodeFailed,
                                  StepFinished, Terminate, event_from_dict, event_to_dict)
 from pyslurm_ctld.job import Allocation, GpuUsage, Job, JobId, JobState, Reason, Step, StepUsage
-from pyslurm_ctld.job_manager import JobManager
 from pyslurm_ctld.step_layout import StepBusy, StepShape, place_step
 
 from tests.builders import ALICE, BOB, ROOT, make_manager, schedule, submit
@@ -81,24 +83,24 @@ def test_steps_the_allocation_can_never_hold(shape: StepShape) -> None:
     assert info.value.strerror == Strerror.BAD_NODE_CONFIG
 
 
-# ---- in the job manager ----------------------------------------------------------------------------
+# ---- in the core ----------------------------------------------------------------------------
 
-def interactive_job(mgr: JobManager, launcher: str, **request: Any) -> Job:
+def interactive_job(mgr: ClusterState, launcher: str, **request: Any) -> Job:
     job = submit(mgr, launcher=launcher, script="", **request)
     effects = schedule(mgr)
     assert not any(isinstance(e, Launch) for e in effects)   # nothing to launch: srun/salloc take over
     return mgr.jobs[job.job_id]
 
 
-def start_step(mgr: JobManager, job_id: int, uid: int = ALICE, now: int = 210, **shape: Any) -> Step:
-    event = mgr.step_creation(job_id, uid, StepShape(**shape), "hostname", ("hostname",), now)
-    mgr.apply(event)
+def start_step(mgr: ClusterState, job_id: int, uid: int = ALICE, now: int = 210, **shape: Any) -> Step:
+    event = step_creation(mgr, job_id, uid, StepShape(**shape), "hostname", ("hostname",), now)
+    apply(mgr, event)
     return event.step
 
 
-def step_ended(mgr: JobManager, job_id: int, step: Step, node: str, now: int = 220, **outcome: Any) -> list[Any]:
+def step_ended(mgr: ClusterState, job_id: int, step: Step, node: str, now: int = 220, **outcome: Any) -> list[Any]:
     values = {"exit_code": 0, "exit_signal": 0, **outcome}
-    return mgr.apply(StepFinished(JobId(job_id), step.step_id, node, time=now, **values))
+    return apply(mgr, StepFinished(JobId(job_id), step.step_id, node, time=now, **values))
 
 
 def test_an_srun_job_ends_with_its_step_zero(tmp_path: Path) -> None:
@@ -141,11 +143,11 @@ def test_steps_number_up_and_only_the_owner_makes_them(tmp_path: Path) -> None:
     assert start_step(mgr, job.job_id, num_tasks=1, exact=True).step_id == 0
     assert start_step(mgr, job.job_id, num_tasks=1, exact=True).step_id == 1
     with pytest.raises(SlurmError) as info:
-        mgr.step_creation(job.job_id, BOB, StepShape(), "x", ("x",), 230)
+        step_creation(mgr, job.job_id, BOB, StepShape(), "x", ("x",), 230)
     assert info.value.strerror == Strerror.ACCESS_DENIED
     pending = submit(mgr, launcher="srun", script="", min_nodes=2)
     with pytest.raises(SlurmError) as info:
-        mgr.step_creation(pending.job_id, ALICE, StepShape(), "x", ("x",), 230)
+        step_creation(mgr, pending.job_id, ALICE, StepShape(), "x", ("x",), 230)
     assert info.value.strerror == Strerror.JOB_PENDING
 
 
@@ -153,20 +155,20 @@ def test_a_salloc_release_waits_for_running_steps(tmp_path: Path) -> None:
     mgr = make_manager(tmp_path)
     job = interactive_job(mgr, "salloc")
     step = start_step(mgr, job.job_id)
-    effects = mgr.apply(mgr.release(job.job_id, ALICE, 0, 0, 230))
+    effects = apply(mgr, release(mgr, job.job_id, ALICE, 0, 0, 230))
     released = mgr.jobs[job.job_id]
     assert released.state is JobState.COMPLETED and released.completing
     assert Terminate(job.job_id, step.nodes, "CANCELLED") in effects
     step_ended(mgr, job.job_id, step, step.nodes[0], cancelled=True, now=235)
     assert not mgr.jobs[job.job_id].completing and mgr.jobs[job.job_id].steps[0].state is JobState.CANCELLED
     with pytest.raises(SlurmError):
-        mgr.release(job.job_id, ALICE, 0, 0, 240)
+        release(mgr, job.job_id, ALICE, 0, 0, 240)
 
 
 def test_cancelling_an_idle_salloc_job_completes_at_once(tmp_path: Path) -> None:
     mgr = make_manager(tmp_path)
     job = interactive_job(mgr, "salloc")
-    mgr.apply(JobCancelled(job.job_id, ALICE, 230))
+    apply(mgr, JobCancelled(job.job_id, ALICE, 230))
     assert mgr.jobs[job.job_id].state is JobState.CANCELLED and not mgr.jobs[job.job_id].completing
 
 
@@ -175,7 +177,7 @@ def test_a_batch_job_stays_completing_until_its_steps_are_gone(tmp_path: Path) -
     job = submit(mgr, min_nodes=2)
     schedule(mgr)
     step = start_step(mgr, job.job_id)
-    effects = mgr.apply(BatchFinished(job.job_id, 0, 0, False, False, 250))
+    effects = apply(mgr, BatchFinished(job.job_id, 0, 0, False, False, 250))
     assert Terminate(job.job_id, step.nodes, "CANCELLED") in effects
     assert mgr.jobs[job.job_id].state is JobState.COMPLETED and mgr.jobs[job.job_id].completing
     for node in step.nodes:
@@ -187,12 +189,12 @@ def test_scancel_of_one_step_terminates_it_on_its_nodes(tmp_path: Path) -> None:
     mgr = make_manager(tmp_path)
     job = interactive_job(mgr, "salloc", min_nodes=2)
     step = start_step(mgr, job.job_id)
-    assert mgr.step_termination(job.job_id, 0, ALICE) == [Terminate(job.job_id, step.nodes, "CANCELLED", step="0")]
-    assert mgr.step_termination(job.job_id, 0, ROOT)
+    assert step_termination(mgr, job.job_id, 0, ALICE) == [Terminate(job.job_id, step.nodes, "CANCELLED", step="0")]
+    assert step_termination(mgr, job.job_id, 0, ROOT)
     with pytest.raises(SlurmError):
-        mgr.step_termination(job.job_id, 0, BOB)
+        step_termination(mgr, job.job_id, 0, BOB)
     with pytest.raises(SlurmError) as info:
-        mgr.step_termination(job.job_id, 7, ALICE)
+        step_termination(mgr, job.job_id, 7, ALICE)
     assert info.value.strerror == Strerror.INVALID_JOB_ID
 
 
@@ -200,7 +202,7 @@ def test_node_failure_ends_the_steps_that_ran_there(tmp_path: Path) -> None:
     mgr = make_manager(tmp_path)
     job = interactive_job(mgr, "srun", min_nodes=2)
     step = start_step(mgr, job.job_id)
-    mgr.apply(NodeFailed("n2", "Not responding", 240))
+    apply(mgr, NodeFailed("n2", "Not responding", 240))
     failed = mgr.jobs[job.job_id]
     assert failed.state is JobState.NODE_FAIL and failed.completing     # n1's part is being killed
     step_ended(mgr, job.job_id, step, "n1", cancelled=True, now=241)
@@ -211,13 +213,13 @@ def test_node_failure_ends_the_steps_that_ran_there(tmp_path: Path) -> None:
 def test_steps_survive_the_journal_round_trip(tmp_path: Path) -> None:
     mgr = make_manager(tmp_path)
     job = interactive_job(mgr, "srun", min_nodes=2)
-    event = mgr.step_creation(job.job_id, ALICE, StepShape(), "hostname", ("hostname", "-s"), 210)
+    event = step_creation(mgr, job.job_id, ALICE, StepShape(), "hostname", ("hostname", "-s"), 210)
     assert event_from_dict(event_to_dict(event)) == event
-    mgr.apply(event)
+    apply(mgr, event)
     finished = StepFinished(job.job_id, 0, "n1", 1, 9, 220, out_of_memory=True, usage=StepUsage(
         5, 6, 7, "n1", (GpuUsage("n1", 3, 4, 50, 60, 100, 200, 300_000, foreign_pids=(77,)),)))
     assert event_from_dict(event_to_dict(finished)) == finished
-    mgr.apply(finished)
+    apply(mgr, finished)
     released = AllocationReleased(job.job_id, 1, 0, 230)
     assert event_from_dict(event_to_dict(released)) == released
     live = mgr.jobs[job.job_id]

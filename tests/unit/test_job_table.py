@@ -11,14 +11,17 @@ from pathlib import Path
 
 import pytest
 
-from pyslurm_ctld.job_manager import JobManager
+from pyslurm_ctld.core.apply import apply
+from pyslurm_ctld.core.cancel import cancellation
+from pyslurm_ctld.core.state import ClusterState
+from pyslurm_ctld.core.timers import purgeable
 from pyslurm_ctld.job_table import JobTable, active_weight, held_nodes
 
 from test_job_arrays import submit_array
 from tests.builders import ALICE, finish, make_manager, schedule, submit
 
 
-def full_count(mgr: JobManager) -> int:
+def full_count(mgr: ClusterState) -> int:
     """The tally recounted, after checking the per-node index against a full walk too."""
     for node in mgr.nodes:
         assert sorted(j.job_id for j in mgr.jobs.on_node(node)) == \
@@ -39,16 +42,16 @@ def test_tally_follows_every_change_of_a_mixed_life(tmp_path: Path) -> None:
         finish(mgr, job.job_id, now=300)
         assert mgr.jobs.active_count == full_count(mgr)
     held = next(j for j in mgr.jobs.values() if j.state.name == "PENDING" and j.array is None)
-    mgr.apply(mgr.cancellation(held.job_id, ALICE, now=310))
+    apply(mgr, cancellation(mgr, held.job_id, ALICE, now=310))
     assert mgr.jobs.active_count == full_count(mgr)
-    purge = mgr.purgeable(10_000)
+    purge = purgeable(mgr, 10_000)
     assert purge is not None
-    mgr.apply(purge)
+    apply(mgr, purge)
     assert mgr.jobs.active_count == full_count(mgr) > 0
 
     replayed = make_manager(tmp_path)
     for event in mgr.snapshot_events():
-        replayed.apply(event)
+        apply(replayed, event)
     assert replayed.jobs.active_count == mgr.jobs.active_count
 
 

@@ -13,6 +13,7 @@ import pytest
 
 from pyslurm_common.config import load_config
 from pyslurm_common.rpc_auth import Signer
+from pyslurm_ctld import controller
 from pyslurm_ctld.controller import Controller
 from pyslurm_ctld.events import JobTimeLimitChanged
 from pyslurm_ctld.job import JobId
@@ -49,7 +50,7 @@ def test_an_event_that_fails_is_set_aside_and_the_rest_applied(tmp_path: Path, c
         "ValueError: cannot be applied"]
 
 
-def test_commit_applies_before_it_journals(tmp_path: Path) -> None:
+def test_commit_applies_before_it_journals(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     path = tmp_path / "slurm.conf"
     path.write_text(CONF.format(state=tmp_path / "state"))
 
@@ -57,10 +58,10 @@ def test_commit_applies_before_it_journals(tmp_path: Path) -> None:
         ctl = Controller(load_config(path), 0, Signer(b"test-key"))
         ctl.recover()
 
-        def fails(event: object) -> list[object]:
+        def fails(state: object, event: object) -> list[object]:
             raise RuntimeError("does not apply")
 
-        ctl.manager.apply = fails  # type: ignore[method-assign]
+        monkeypatch.setattr(controller, "apply", fails)
         with pytest.raises(RuntimeError):
             await ctl.commit(JobTimeLimitChanged(JobId(42), 5))
         ctl.close()

@@ -13,9 +13,10 @@ from pathlib import Path
 import pytest
 
 from pyslurm_common.config import load_config
+from pyslurm_ctld.core.apply import apply
+from pyslurm_ctld.core.state import ClusterState
 from pyslurm_ctld.events import event_from_dict, event_to_dict
 from pyslurm_ctld.job import JobId, JobState
-from pyslurm_ctld.job_manager import JobManager
 from pyslurm_ctld.journal import Journal
 
 JOURNALS = Path(__file__).parent / "journals"
@@ -31,11 +32,11 @@ PartitionName=debug Nodes=node1,node2 Default=YES MaxTime=INFINITE State=UP
 """
 
 
-def replayed(directory: Path, tmp_path: Path) -> JobManager:
+def replayed(directory: Path, tmp_path: Path) -> ClusterState:
     (tmp_path / "slurm.conf").write_text(CONF)
-    manager = JobManager(load_config(tmp_path / "slurm.conf"), slurm_uid=0)
+    manager = ClusterState(load_config(tmp_path / "slurm.conf"), slurm_uid=0)
     for data in Journal(directory).replay():
-        manager.apply(event_from_dict(data))
+        apply(manager, event_from_dict(data))
     return manager
 
 

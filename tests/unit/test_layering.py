@@ -34,7 +34,7 @@ CONTROLLER_LAYERS: tuple[tuple[str, frozenset[str]], ...] = (
     ("shell", frozenset({"controller", "journal", "journal_replay", "accounting_outbox", "node_link", "notifier",
                          "association_cache", "gpu_idle_actions", "job_notices"})),
     ("translate", frozenset({"convert", "job_env", "job_mail", "node_events", "job_info_cache"})),
-    ("core", frozenset({"job_manager", "core", "job_control", "job_priorities", "node_reconcile",
+    ("core", frozenset({"core", "job_control", "job_priorities", "node_reconcile",
                         "partition_admin", "reconfigure", "time_limit_update", "limits", "association_checks",
                         "dependency_checks", "gpu_idle", "step_layout"})),
     ("sched", frozenset({"scheduler", "backfill", "preemption", "priority", "fairshare", "features",
@@ -131,10 +131,3 @@ def test_an_upward_import_is_caught() -> None:
     assert _crosses("cli.sbatch", "pyslurm_ctld.job")
     assert _crosses("pyslurm_common.config", "cli.sbatch")
 
-
-def test_the_core_does_not_reach_back_into_job_manager() -> None:
-    """core/ holds the state, the mutator and the deciders; JobManager only names them for its
-    callers, so nothing in core/ may depend on it."""
-    back = [(m, i) for m, i in _all_imports()
-            if m.startswith("pyslurm_ctld.core.") and i.startswith("pyslurm_ctld.job_manager")]
-    assert not back, back

@@ -14,6 +14,7 @@ from pyslurm_common.errors import Strerror
 from pyslurm_common.licenses import LicenseError, parse_licenses, request_valid
 from pyslurm_common.rpc import ctld_pb2
 from pyslurm_ctld import convert
+from pyslurm_ctld.core.apply import apply
 from pyslurm_ctld.job import JobState, Reason
 from pyslurm_ctld.license_gate import licenses_in_use
 
@@ -110,5 +111,5 @@ def test_scontrol_update_job_licenses(tmp_path: Path) -> None:
     assert error_of(licenses_change, mgr, job.job_id, 1001, False, "matlab").strerror == Strerror.ACCESS_DENIED
     event = licenses_change(mgr, job.job_id, 1000, False, "matlab:2")
     assert event_from_dict(event_to_dict(event)) == event
-    mgr.apply(event)
+    apply(mgr, event)
     assert mgr.jobs[job.job_id].request.licenses == "matlab:2"

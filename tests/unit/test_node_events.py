@@ -1,9 +1,10 @@
 """What the controller tells accounting about nodes: DOWN/DRAIN with reason, user and time, back in
-service, the cluster size; driven through the job manager's real events."""
+service, the cluster size; driven through the core's real events."""
 from __future__ import annotations
 
 from pathlib import Path
 
+from pyslurm_ctld.core.apply import apply
 from pyslurm_ctld.events import NodeAdminChanged, NodeFailed
 from pyslurm_ctld.node_events import NodeEvent, NodeEventWatcher
 
@@ -12,7 +13,7 @@ from tests.builders import make_manager
 
 def test_baseline_reports_the_size_and_nodes_out_of_service(tmp_path: Path) -> None:
     mgr = make_manager(tmp_path)
-    mgr.apply(NodeAdminChanged(("n2",), "DRAIN", "disk", 1001, 50))
+    apply(mgr, NodeAdminChanged(("n2",), "DRAIN", "disk", 1001, 50))
     watcher = NodeEventWatcher()
     cpus = sum(rec.config.cpus for rec in mgr.nodes.values())
     assert watcher.baseline(mgr.nodes, 100) == [
@@ -27,13 +28,13 @@ def test_down_drain_and_resume_each_report_once(tmp_path: Path) -> None:
     watcher = NodeEventWatcher()
     watcher.baseline(mgr.nodes, 0)
     cpus = mgr.nodes["n1"].config.cpus
-    mgr.apply(NodeFailed("n1", "Not responding", 200))
+    apply(mgr, NodeFailed("n1", "Not responding", 200))
     assert watcher.changes(mgr.nodes, 205) == [NodeEvent("n1", "DOWN", "Not responding", 0, 200, cpus)]
     assert watcher.changes(mgr.nodes, 206) == []
-    mgr.apply(NodeAdminChanged(("n1",), "RESUME", "", 0, 300))
+    apply(mgr, NodeAdminChanged(("n1",), "RESUME", "", 0, 300))
     assert watcher.changes(mgr.nodes, 301) == [NodeEvent("n1", "", "", 0, 301, cpus)]
-    mgr.apply(NodeAdminChanged(("n1", "n2"), "DRAIN", "maintenance", 1001, 400))
+    apply(mgr, NodeAdminChanged(("n1", "n2"), "DRAIN", "maintenance", 1001, 400))
     assert [(e.node, e.state, e.reason_uid, e.time) for e in watcher.changes(mgr.nodes, 401)] == [
         ("n1", "DRAIN", 1001, 400), ("n2", "DRAIN", 1001, 400)]
-    mgr.apply(NodeAdminChanged(("n1",), "DOWN", "dead", 0, 500))   # drained and down: DOWN
+    apply(mgr, NodeAdminChanged(("n1",), "DOWN", "dead", 0, 500))   # drained and down: DOWN
     assert [(e.node, e.state, e.reason) for e in watcher.changes(mgr.nodes, 501)] == [("n1", "DOWN", "dead")]

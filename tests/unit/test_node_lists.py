@@ -1,5 +1,5 @@
 """-w/--nodelist and -x/--exclude: checked at submission, honoured by the scheduler
-(pyslurm_ctld/job_manager.py, scheduler.py). Spec: cli-sbatch-srun-salloc.md §2 (shared options)."""
+(pyslurm_ctld/core/admission.py, scheduler.py). Spec: cli-sbatch-srun-salloc.md §2 (shared options)."""
 from __future__ import annotations
 
 from pathlib import Path

@@ -13,9 +13,11 @@ from pyslurm_common.auth import Identity
 from pyslurm_common.rpc import ctld_pb2
 from pyslurm_common.rpc_auth import Serving, _caller
 from pyslurm_ctld import convert
+from pyslurm_ctld.core.apply import apply
+from pyslurm_ctld.core.cancel import cancellation
+from pyslurm_ctld.core.state import ClusterState
 from pyslurm_ctld.events import JobLost, JobRequeued, NodeFailed, StepFinished, Terminate
 from pyslurm_ctld.job import Hold, Job, JobId, JobState, Reason
-from pyslurm_ctld.job_manager import JobManager
 from pyslurm_ctld.node_reconcile import LAUNCH_GRACE, Reconciliation, reconcile, silent_nodes
 from pyslurm_ctld.servicer import ControllerServicer
 
@@ -26,14 +28,14 @@ START = 200
 LATER = START + LAUNCH_GRACE + 1
 
 
-def check(mgr: JobManager, node: str, running: set[tuple[int, str]], now: int = LATER,
+def check(mgr: ClusterState, node: str, running: set[tuple[int, str]], now: int = LATER,
           boot_time: int = 0) -> Reconciliation:
     return reconcile(mgr.jobs.values(), node, frozenset(running), boot_time, now)
 
 
-def apply_all(mgr: JobManager, outcome: Reconciliation) -> None:
+def apply_all(mgr: ClusterState, outcome: Reconciliation) -> None:
     for event in outcome.events:
-        mgr.apply(event)
+        apply(mgr, event)
 
 
 def test_a_job_its_node_holds_is_left_alone(tmp_path: Path) -> None:
@@ -71,7 +73,7 @@ def test_a_stepd_that_died_without_a_result_ends_its_job_node_fail(tmp_path: Pat
     event = convert.batch_end(ctld_pb2.BatchCompletion(node="n1", job_id=job.job_id, exit_signal=9,
                                                        stepd_lost=True, end_time=250), now=260)
     assert event == JobLost(job.job_id, "n1", 250)
-    mgr.apply(event)
+    apply(mgr, event)
     assert mgr.jobs[job.job_id].state is JobState.NODE_FAIL
     assert check(mgr, "n1", set()) == Reconciliation((), ())
 
@@ -80,7 +82,7 @@ def test_a_cancelled_job_whose_script_is_gone_stops_completing(tmp_path: Path) -
     """The controller restarted after scancel: the terminate was lost, the script ended meanwhile."""
     mgr = make_manager(tmp_path)
     job = run_job(mgr, now=START, partition="long")
-    mgr.apply(mgr.cancellation(job.job_id, ALICE, now=START + 1))
+    apply(mgr, cancellation(mgr, job.job_id, ALICE, now=START + 1))
     assert mgr.jobs[job.job_id].completing
     outcome = check(mgr, "n1", set())
     assert outcome.events == (JobLost(job.job_id, "n1", LATER),)
@@ -94,7 +96,7 @@ def test_steps_that_are_over_or_unknown_are_killed(tmp_path: Path) -> None:
     here = run_job(mgr, now=START, partition="long")                     # n1
     elsewhere = run_job(mgr, now=START, cpus_per_task=8)                 # n2
     completing = run_job(mgr, now=START, partition="long")
-    mgr.apply(mgr.cancellation(completing.job_id, ALICE, now=START + 1))
+    apply(mgr, cancellation(mgr, completing.job_id, ALICE, now=START + 1))
     finished = run_job(mgr, now=START, partition="long")
     finish(mgr, finished.job_id)
     running = {(here.job_id, "batch"), (here.job_id, "7"), (elsewhere.job_id, "batch"),
@@ -131,12 +133,12 @@ def test_no_job_is_left_running_or_completing_without_a_live_step(tmp_path: Path
     no job expecting something of that node (and a second one finds nothing to do)."""
     mgr = make_manager(tmp_path)
     jobs = [run_job(mgr, now=START, partition="long") for _ in range(3)]
-    mgr.apply(mgr.cancellation(jobs[1].job_id, ALICE, now=START + 1))
+    apply(mgr, cancellation(mgr, jobs[1].job_id, ALICE, now=START + 1))
     srun = interactive_job(mgr, "srun")
     start_step(mgr, srun.job_id, now=START)
     effects = []
     for event in check(mgr, "n1", set()).events:
-        effects += mgr.apply(event)
+        effects += apply(mgr, event)
     assert check(mgr, "n1", set()) == Reconciliation((), ())
 
     def waits_on_n1(job: Job) -> bool:
@@ -160,7 +162,7 @@ def test_a_busy_node_silent_since_the_controller_took_charge_is_not_responding(t
         return silent_nodes(mgr.nodes.values(), mgr.jobs.values(), in_charge, now, timeout=300)
     assert silent(in_charge + 300) == []                      # SlurmdTimeout not over yet
     assert silent(in_charge + 301) == [NodeFailed("n1", "Not responding", in_charge + 301)]
-    mgr.apply(silent(in_charge + 301)[0])
+    apply(mgr, silent(in_charge + 301)[0])
     assert mgr.jobs[job.job_id].state is JobState.NODE_FAIL and mgr.nodes["n1"].down
     assert silent(in_charge + 302) == []
 
@@ -171,8 +173,8 @@ def test_a_busy_node_silent_since_the_controller_took_charge_is_not_responding(t
 class ApplyingController:
     """The controller shell as far as the servicer needs it: commit applies at once."""
 
-    def __init__(self, mgr: JobManager) -> None:
-        self.manager = mgr
+    def __init__(self, mgr: ClusterState) -> None:
+        self.state = mgr
         self.committed: list[object] = []
         self.gpu_idle = self
 
@@ -181,7 +183,7 @@ class ApplyingController:
 
     async def commit(self, event: Any) -> None:
         self.committed.append(event)
-        self.manager.apply(event)
+        apply(self.state, event)
 
 
 class NoContext:

@@ -9,6 +9,8 @@ from test_scheduler import node, partition
 
 from pyslurm_common.errors import Strerror
 from pyslurm_ctld import convert, scheduler
+from pyslurm_ctld.core.admission import submission
+from pyslurm_ctld.core.apply import apply
 from pyslurm_ctld.job import Job, JobId, JobState, Reason
 
 # `small` has n1 only, `big` n2 only.
@@ -48,11 +50,11 @@ def test_a_partition_that_can_never_run_it_is_skipped() -> None:
 def test_submitted_to_two_partitions_runs_in_the_free_one(tmp_path: Path) -> None:
     mgr = make_manager(tmp_path, conf=TWO_PARTS)
     filler = dataclasses.replace(RAW, partition="small", cpus_per_task=4)
-    mgr.apply(mgr.submission(filler, ALICE, ALICE, "alice", "alice", False, 100))
+    apply(mgr, submission(mgr, filler, ALICE, ALICE, "alice", "alice", False, 100))
     raw = dataclasses.replace(RAW, partition="small", partitions=("small", "big"))
-    event = mgr.submission(raw, ALICE, ALICE, USERS[ALICE], USERS[ALICE], False, 101)
+    event = submission(mgr, raw, ALICE, ALICE, USERS[ALICE], USERS[ALICE], False, 101)
     assert event.job.request.partitions == ("small", "big")
-    mgr.apply(event)
+    apply(mgr, event)
     assert convert.job_info(mgr.jobs[event.job.job_id]).partition == "small,big"
     schedule(mgr)
     job = mgr.jobs[event.job.job_id]
@@ -64,5 +66,5 @@ def test_submitted_to_two_partitions_runs_in_the_free_one(tmp_path: Path) -> Non
 def test_every_listed_partition_must_exist(tmp_path: Path) -> None:
     mgr = make_manager(tmp_path, conf=TWO_PARTS)
     raw = dataclasses.replace(RAW, partition="small", partitions=("small", "nosuch"))
-    error = error_of(mgr.submission, raw, ALICE, ALICE, "alice", "alice", False, 1)
+    error = error_of(submission, mgr, raw, ALICE, ALICE, "alice", "alice", False, 1)
     assert (error.strerror, error.detail) == (Strerror.INVALID_PARTITION, "invalid partition specified: nosuch")

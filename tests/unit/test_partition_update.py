@@ -7,6 +7,8 @@ from pathlib import Path
 from tests.builders import ALICE, BOB, error_of, make_manager, run_job, schedule, submit
 
 from pyslurm_common.errors import Strerror
+from pyslurm_ctld.core.apply import apply
+from pyslurm_ctld.core.job_updates import hold_change, partition_change
 from pyslurm_ctld.events import JobPartitionChanged, event_from_dict, event_to_dict
 from pyslurm_ctld.job import JobId, JobState
 
@@ -14,12 +16,12 @@ from pyslurm_ctld.job import JobId, JobState
 def test_owner_moves_a_pending_job_and_it_runs_there(tmp_path: Path) -> None:
     mgr = make_manager(tmp_path)
     job = submit(mgr, hold=True)
-    event = mgr.partition_change(job.job_id, ALICE, False, "long")
+    event = partition_change(mgr, job.job_id, ALICE, False, "long")
     assert event == JobPartitionChanged(job.job_id, "long", ())
     assert event_from_dict(event_to_dict(event)) == event
-    mgr.apply(event)
+    apply(mgr, event)
     assert mgr.jobs[job.job_id].request.partition == "long"
-    mgr.apply(mgr.hold_change(job.job_id, "release", ALICE, now=150))
+    apply(mgr, hold_change(mgr, job.job_id, "release", ALICE, now=150))
     schedule(mgr)
     moved = mgr.jobs[job.job_id]
     assert (moved.state, moved.allocation.nodes if moved.allocation else ()) == (JobState.RUNNING, ("n1",))
@@ -28,7 +30,7 @@ def test_owner_moves_a_pending_job_and_it_runs_there(tmp_path: Path) -> None:
 def test_several_partitions(tmp_path: Path) -> None:
     mgr = make_manager(tmp_path)
     job = submit(mgr, hold=True)
-    mgr.apply(mgr.partition_change(job.job_id, ALICE, False, "long,debug"))
+    apply(mgr, partition_change(mgr, job.job_id, ALICE, False, "long,debug"))
     assert (mgr.jobs[job.job_id].request.partition, mgr.jobs[job.job_id].request.partitions) == \
         ("long", ("long", "debug"))
 
@@ -36,11 +38,11 @@ def test_several_partitions(tmp_path: Path) -> None:
 def test_refusals(tmp_path: Path) -> None:
     mgr = make_manager(tmp_path)
     job = submit(mgr, hold=True)
-    assert error_of(mgr.partition_change, job.job_id, BOB, False, "long").strerror == Strerror.ACCESS_DENIED
-    assert error_of(mgr.partition_change, job.job_id, ALICE, False, "nope").strerror == Strerror.INVALID_PARTITION
+    assert error_of(partition_change, mgr, job.job_id, BOB, False, "long").strerror == Strerror.ACCESS_DENIED
+    assert error_of(partition_change, mgr, job.job_id, ALICE, False, "nope").strerror == Strerror.INVALID_PARTITION
     big = submit(mgr, hold=True, cpus_per_task=8)      # only n2 (debug) has 8 CPUs
-    assert error_of(mgr.partition_change, big.job_id, ALICE, False, "long").strerror == Strerror.BAD_NODE_CONFIG
+    assert error_of(partition_change, mgr, big.job_id, ALICE, False, "long").strerror == Strerror.BAD_NODE_CONFIG
     running = run_job(mgr)
-    assert error_of(mgr.partition_change, running.job_id, ALICE, False, "long").strerror == Strerror.NOT_PENDING
-    assert error_of(mgr.partition_change, 999, ALICE, False, "long").strerror == Strerror.INVALID_JOB_ID
+    assert error_of(partition_change, mgr, running.job_id, ALICE, False, "long").strerror == Strerror.NOT_PENDING
+    assert error_of(partition_change, mgr, 999, ALICE, False, "long").strerror == Strerror.INVALID_JOB_ID
     assert mgr.jobs[JobId(job.job_id)].request.partition == "debug"

@@ -7,8 +7,9 @@ from pathlib import Path
 
 from pyslurm_common.hostlist import compress
 from pyslurm_ctld import convert
+from pyslurm_ctld.core.scheduling import schedule_pass
+from pyslurm_ctld.core.state import ClusterState
 from pyslurm_ctld.job import JobId, JobState, Reason
-from pyslurm_ctld.job_manager import JobManager
 from pyslurm_ctld.scheduler import Pend, Start, schedule
 
 from test_explain import lines_of
@@ -24,7 +25,7 @@ def test_a_job_asking_for_a_drained_node_waits_with_req_node_not_avail_and_block
     assert isinstance(decisions[1], Start) and decisions[1].allocation.nodes == ("n2",)
 
 
-def unavailable(mgr: JobManager, job_id: JobId) -> tuple[str, ...]:
+def unavailable(mgr: ClusterState, job_id: JobId) -> tuple[str, ...]:
     job = mgr.jobs[job_id]
     return tuple(n for n in job.request.required_nodes if not mgr.nodes[n].usable)
 
@@ -33,7 +34,7 @@ def test_squeue_and_explain_name_the_unavailable_nodes(tmp_path: Path) -> None:
     mgr = make_manager(tmp_path)
     mgr.nodes["n1"].drain = True
     waiting = submit(mgr, required_nodes=("n1",))
-    mgr.schedule_pass(200)
+    schedule_pass(mgr, 200)
     assert mgr.jobs[waiting.job_id].state is JobState.PENDING
     info = convert.job_info(mgr.jobs[waiting.job_id], 200, None, unavailable(mgr, waiting.job_id))
     assert info.reason == "ReqNodeNotAvail, UnavailableNodes:n1"

@@ -1,4 +1,4 @@
-"""Preemption (pyslurm_ctld/preemption.py, preempt_transitions.py, the job manager's wiring and
+"""Preemption (pyslurm_ctld/preemption.py, preempt_transitions.py, the core's wiring and
 pyslurm_common/preempt_conf.py).
 
 Spec: scheduling-policy.md §6 (who preempts whom, modes, GraceTime, PreemptExemptTime, victim
@@ -20,10 +20,15 @@ from pyslurm_common.preempt_conf import ModeSpec, PreemptConfig, PreemptMode
 from pyslurm_common.rpc import types_pb2
 from pyslurm_ctld.associations import AssociationSnapshot, Qos
 from pyslurm_ctld.convert import request_from_desc
+from pyslurm_ctld.core.admission import submission
+from pyslurm_ctld.core.apply import apply
+from pyslurm_ctld.core.job_updates import requeue_request, suspension
+from pyslurm_ctld.core.scheduling import schedule_pass
+from pyslurm_ctld.core.state import ClusterState
+from pyslurm_ctld.core.usage import node_usage
 from pyslurm_ctld.events import (BatchFinished, Effect, JobPreempted, JobRequeued, JobResumed, JobSubmitted, NodeFailed,
                                  SignalTasks, SuspendTasks, Terminate, event_from_dict, event_to_dict)
 from pyslurm_ctld.job import Allocation, Job, JobId, JobState, Preemption, Reason
-from pyslurm_ctld.job_manager import JobManager
 from pyslurm_ctld.preemption import PartitionPreempt, Policy, Preempt, QosPreempt, Resume, plan, resumable
 from pyslurm_ctld.scheduler import Pend, Start
 
@@ -222,38 +227,38 @@ def test_preemption_settings_are_read_and_checked(tmp_path: Path) -> None:
             load(tmp_path, CONF + bad + "\n")
 
 
-# ---- the job manager: events, states, replay ------------------------------------------------------
+# ---- the core: events, states, replay ------------------------------------------------------
 
 MANAGER_CONF = CONF + "PreemptType=preempt/partition_prio\nAuthInfo=cred_expire=10\n"
 
 
-def manager(tmp_path: Path, mode: str) -> JobManager:
+def manager(tmp_path: Path, mode: str) -> ClusterState:
     path = tmp_path / "slurm.conf"
     path.write_text(MANAGER_CONF + f"PreemptMode={mode}\n")
-    mgr = JobManager(load_config(path), slurm_uid=SLURM_UID)
+    mgr = ClusterState(load_config(path), slurm_uid=SLURM_UID)
     register_node(mgr, "n1", now=0.0)
     return mgr
 
 
-def submit(mgr: JobManager, now: int, **request: Any) -> Job:
-    event = mgr.submission(dataclasses.replace(RAW, **request), ALICE, ALICE, USERS[ALICE], USERS[ALICE], False, now)
-    mgr.apply(event)
+def submit(mgr: ClusterState, now: int, **request: Any) -> Job:
+    event = submission(mgr, dataclasses.replace(RAW, **request), ALICE, ALICE, USERS[ALICE], USERS[ALICE], False, now)
+    apply(mgr, event)
     return mgr.jobs[event.job.job_id]
 
 
-def run_pass(mgr: JobManager, now: int, log: list[Any]) -> list[Effect]:
+def run_pass(mgr: ClusterState, now: int, log: list[Any]) -> list[Effect]:
     effects: list[Effect] = []
-    for event in mgr.schedule_pass(now):
+    for event in schedule_pass(mgr, now):
         log.append(event)
-        effects += mgr.apply(event)
+        effects += apply(mgr, event)
     return effects
 
 
-def replayed(mgr: JobManager, log: list[Any], tmp_path: Path) -> JobManager:
+def replayed(mgr: ClusterState, log: list[Any], tmp_path: Path) -> ClusterState:
     """A fresh manager fed the journaled events (through their dict form)."""
-    fresh = JobManager(mgr.cfg, slurm_uid=SLURM_UID)
+    fresh = ClusterState(mgr.cfg, slurm_uid=SLURM_UID)
     for event in log:
-        fresh.apply(event_from_dict(event_to_dict(event)))
+        apply(fresh, event_from_dict(event_to_dict(event)))
     return fresh
 
 
@@ -272,10 +277,10 @@ def test_requeue_preemption_ends_the_run_then_requeues_the_same_id(tmp_path: Pat
     assert Terminate(low.job_id, ("n1",), "PREEMPTION") in effects
     assert mgr.jobs[high.job_id].state is JobState.PENDING
     assert run_pass(mgr, 202, log) == []                   # waits for the victim; no second victim
-    assert mgr.node_usage()["n1"].cpus == 4                # the completing run still holds its CPUs
+    assert node_usage(mgr)["n1"].cpus == 4                # the completing run still holds its CPUs
     finished = BatchFinished(low.job_id, 0, signal.SIGTERM, False, False, 203)
     log.append(finished)
-    mgr.apply(finished)
+    apply(mgr, finished)
     run_pass(mgr, 204, log)                                # the run is over: requeued
     again = mgr.jobs[low.job_id]
     assert (again.state, again.restarts, again.submit_time, again.reason) == (JobState.PENDING, 1, 204,
@@ -293,7 +298,7 @@ def test_cancel_preemption_ends_preempted(tmp_path: Path) -> None:
     run_pass(mgr, 101, [])
     high = submit(mgr, 200, partition="high", num_tasks=2)
     run_pass(mgr, 201, [])
-    mgr.apply(BatchFinished(low.job_id, 0, signal.SIGTERM, False, False, 203))
+    apply(mgr, BatchFinished(low.job_id, 0, signal.SIGTERM, False, False, 203))
     run_pass(mgr, 204, [])
     ended = mgr.jobs[low.job_id]
     assert (ended.state, ended.completing, ended.end_time) == (JobState.PREEMPTED, False, 201)
@@ -303,7 +308,7 @@ def test_cancel_preemption_ends_preempted(tmp_path: Path) -> None:
 def test_grace_time_warns_first_and_preempts_at_the_deadline(tmp_path: Path) -> None:
     path = tmp_path / "slurm.conf"
     path.write_text(MANAGER_CONF.replace("PriorityTier=1", "PriorityTier=1 GraceTime=30") + "PreemptMode=CANCEL\n")
-    mgr = JobManager(load_config(path), slurm_uid=SLURM_UID)
+    mgr = ClusterState(load_config(path), slurm_uid=SLURM_UID)
     register_node(mgr, "n1", now=0.0)
     low = submit(mgr, 100, partition="low", num_tasks=4)
     run_pass(mgr, 101, [])
@@ -326,11 +331,11 @@ def test_suspend_preemption_frees_cpus_and_resumes_after_the_preemptor(tmp_path:
     effects = run_pass(mgr, 201, log)
     assert SuspendTasks(low.job_id, ("n1",), True) in effects
     assert mgr.jobs[low.job_id].state is JobState.SUSPENDED
-    assert (mgr.node_usage()["n1"].cpus, mgr.node_usage()["n1"].memory_mb) == (0, 1000)
+    assert (node_usage(mgr)["n1"].cpus, node_usage(mgr)["n1"].memory_mb) == (0, 1000)
     run_pass(mgr, 202, log)
     assert mgr.jobs[high.job_id].state is JobState.RUNNING
     assert run_pass(mgr, 203, log) == []                   # preemptor runs: the victim stays suspended
-    mgr.apply(BatchFinished(high.job_id, 0, 0, False, False, 250))
+    apply(mgr, BatchFinished(high.job_id, 0, 0, False, False, 250))
     effects = run_pass(mgr, 251, log)
     assert SuspendTasks(low.job_id, ("n1",), False) in effects
     resumed = mgr.jobs[low.job_id]
@@ -353,7 +358,7 @@ def test_preempt_qos_reads_accountings_qos(tmp_path: Path) -> None:
     path = tmp_path / "slurm.conf"
     path.write_text(CONF.replace("PriorityTier=2", "PriorityTier=1")
                     + "PreemptType=preempt/qos\nPreemptMode=REQUEUE\nAuthInfo=cred_expire=10\n")
-    mgr = JobManager(load_config(path), slurm_uid=SLURM_UID)
+    mgr = ClusterState(load_config(path), slurm_uid=SLURM_UID)
     register_node(mgr, "n1", now=0.0)
     mgr.associations = AssociationSnapshot("1", qos={
         "normal": Qos(1, "normal"),
@@ -376,10 +381,10 @@ def test_preempt_qos_reads_accountings_qos(tmp_path: Path) -> None:
 # ---- scontrol requeue / requeuehold / suspend / resume --------------------------------------------
 
 
-def plain_manager(tmp_path: Path) -> JobManager:
+def plain_manager(tmp_path: Path) -> ClusterState:
     path = tmp_path / "slurm.conf"
     path.write_text(CONF + "AuthInfo=cred_expire=10\n")
-    mgr = JobManager(load_config(path), slurm_uid=SLURM_UID)
+    mgr = ClusterState(load_config(path), slurm_uid=SLURM_UID)
     register_node(mgr, "n1", now=0.0)
     return mgr
 
@@ -389,38 +394,38 @@ def test_scontrol_requeue_kills_the_run_then_requeues_it(tmp_path: Path) -> None
     job = submit(mgr, 100, partition="low", num_tasks=2)
     run_pass(mgr, 101, [])
     with pytest.raises(SlurmError, match="Access/permission denied"):
-        mgr.requeue_request(job.job_id, BOB, hold=False, operator=False, incomplete=False, now=150)
-    effects = mgr.apply(mgr.requeue_request(job.job_id, ALICE, hold=False, operator=False, incomplete=False, now=150))
+        requeue_request(mgr, job.job_id, BOB, hold=False, operator=False, incomplete=False, now=150)
+    effects = apply(mgr, requeue_request(mgr, job.job_id, ALICE, hold=False, operator=False, incomplete=False, now=150))
     ended = mgr.jobs[job.job_id]
     assert (ended.state, ended.completing) == (JobState.REQUEUED, True)
     assert Terminate(job.job_id, ("n1",), "JOB REQUEUE") in effects
     with pytest.raises(SlurmError, match="Job/step already completing or completed"):
-        mgr.requeue_request(job.job_id, ALICE, hold=False, operator=False, incomplete=False, now=151)
-    mgr.apply(BatchFinished(job.job_id, 0, signal.SIGTERM, False, False, 152))
+        requeue_request(mgr, job.job_id, ALICE, hold=False, operator=False, incomplete=False, now=151)
+    apply(mgr, BatchFinished(job.job_id, 0, signal.SIGTERM, False, False, 152))
     run_pass(mgr, 153, [])
     again = mgr.jobs[job.job_id]
     assert (again.state, again.restarts, again.reason) == (JobState.PENDING, 1, Reason.BEGIN_TIME)
     with pytest.raises(SlurmError, match="Job is pending execution"):
-        mgr.requeue_request(job.job_id, ALICE, hold=False, operator=False, incomplete=False, now=154)
+        requeue_request(mgr, job.job_id, ALICE, hold=False, operator=False, incomplete=False, now=154)
 
 
 def test_requeue_of_finished_jobs_and_requeuehold(tmp_path: Path) -> None:
     mgr = plain_manager(tmp_path)
     job = submit(mgr, 100, partition="low")
     run_pass(mgr, 101, [])
-    mgr.apply(BatchFinished(job.job_id, 0, 0, False, False, 120))
+    apply(mgr, BatchFinished(job.job_id, 0, 0, False, False, 120))
     with pytest.raises(SlurmError, match="Job/step already completing or completed"):
-        mgr.requeue_request(job.job_id, ALICE, hold=False, operator=False, incomplete=True, now=130)
-    mgr.apply(mgr.requeue_request(job.job_id, ROOT, hold=True, operator=True, incomplete=False, now=130))
+        requeue_request(mgr, job.job_id, ALICE, hold=False, operator=False, incomplete=True, now=130)
+    apply(mgr, requeue_request(mgr, job.job_id, ROOT, hold=True, operator=True, incomplete=False, now=130))
     held = mgr.jobs[job.job_id]
     assert (held.state, held.restarts, held.reason, held.priority) == (JobState.PENDING, 1, Reason.HELD_ADMIN, 0)
     no_requeue = submit(mgr, 140, partition="low", requeue=False)
     interactive = submit(mgr, 140, partition="low", launcher="salloc")
     run_pass(mgr, 141, [])
     with pytest.raises(SlurmError, match="Requested operation is presently disabled"):
-        mgr.requeue_request(no_requeue.job_id, ALICE, hold=False, operator=False, incomplete=False, now=150)
+        requeue_request(mgr, no_requeue.job_id, ALICE, hold=False, operator=False, incomplete=False, now=150)
     with pytest.raises(SlurmError, match="Only batch jobs are accepted or processed"):
-        mgr.requeue_request(interactive.job_id, ALICE, hold=False, operator=False, incomplete=False, now=150)
+        requeue_request(mgr, interactive.job_id, ALICE, hold=False, operator=False, incomplete=False, now=150)
 
 
 def test_scontrol_suspend_and_resume_are_for_operators(tmp_path: Path) -> None:
@@ -428,20 +433,20 @@ def test_scontrol_suspend_and_resume_are_for_operators(tmp_path: Path) -> None:
     job = submit(mgr, 100, partition="low", num_tasks=4)
     run_pass(mgr, 101, [])
     with pytest.raises(SlurmError, match="Access/permission denied"):
-        mgr.suspension(job.job_id, ALICE, operator=False, suspend=True, now=110)
+        suspension(mgr, job.job_id, ALICE, operator=False, suspend=True, now=110)
     with pytest.raises(SlurmError, match="Job is not suspended"):
-        mgr.suspension(job.job_id, ROOT, operator=True, suspend=False, now=110)
-    assert SuspendTasks(job.job_id, ("n1",), True) in mgr.apply(mgr.suspension(job.job_id, ROOT, True, True, 110))
+        suspension(mgr, job.job_id, ROOT, operator=True, suspend=False, now=110)
+    assert SuspendTasks(job.job_id, ("n1",), True) in apply(mgr, suspension(mgr, job.job_id, ROOT, True, True, 110))
     with pytest.raises(SlurmError, match="Job is not running"):
-        mgr.suspension(job.job_id, ROOT, operator=True, suspend=True, now=111)
+        suspension(mgr, job.job_id, ROOT, operator=True, suspend=True, now=111)
     other = submit(mgr, 112, partition="low", num_tasks=4)
     run_pass(mgr, 113, [])
     assert mgr.jobs[other.job_id].state is JobState.RUNNING     # the suspended job's CPUs were free
     assert run_pass(mgr, 114, []) == []                          # an operator's suspend: no automatic resume
     with pytest.raises(SlurmError, match="Requested operation is presently disabled"):
-        mgr.suspension(job.job_id, ROOT, operator=True, suspend=False, now=115)
-    mgr.apply(BatchFinished(other.job_id, 0, 0, False, False, 120))
-    mgr.apply(mgr.suspension(job.job_id, ROOT, operator=True, suspend=False, now=130))
+        suspension(mgr, job.job_id, ROOT, operator=True, suspend=False, now=115)
+    apply(mgr, BatchFinished(other.job_id, 0, 0, False, False, 120))
+    apply(mgr, suspension(mgr, job.job_id, ROOT, operator=True, suspend=False, now=130))
     assert (mgr.jobs[job.job_id].state, mgr.jobs[job.job_id].suspended_secs) == (JobState.RUNNING, 20)
 
 
@@ -449,8 +454,8 @@ def test_a_suspended_job_fails_with_its_node(tmp_path: Path) -> None:
     mgr = plain_manager(tmp_path)
     job = submit(mgr, 100, partition="low", num_tasks=2, mem_per_node_mb=500)
     run_pass(mgr, 101, [])
-    mgr.apply(mgr.suspension(job.job_id, ROOT, operator=True, suspend=True, now=110))
-    mgr.apply(NodeFailed("n1", "Not responding", 120))
+    apply(mgr, suspension(mgr, job.job_id, ROOT, operator=True, suspend=True, now=110))
+    apply(mgr, NodeFailed("n1", "Not responding", 120))
     failed = mgr.jobs[job.job_id]
     assert (failed.state, failed.completing) == (JobState.NODE_FAIL, False)
-    assert mgr.node_usage()["n1"].memory_mb == 0
+    assert node_usage(mgr)["n1"].memory_mb == 0

@@ -1,5 +1,5 @@
-"""Reconfiguration and dynamic nodes in the controller's job manager (pyslurm_ctld/reconfigure.py,
-JobManager.reconfigure / node_creation / node_deletion) and the dynamic node definition a
+"""Reconfiguration and dynamic nodes in the controller's core (pyslurm_ctld/reconfigure.py,
+core/topology.py: reconfigure, node_creation, node_deletion) and the dynamic node definition a
 `pyslurmd -Z --conf` builds (pyslurm_d/dynamic_node.py).
 
 Spec: config-slurm-conf.md §1 (changes apply on SIGHUP / scontrol reconfigure; some keys need
@@ -13,9 +13,12 @@ from pathlib import Path
 import pytest
 
 from pyslurm_common.config import ConfigError, load_config, parse_node_line
+from pyslurm_ctld.core.apply import apply
+from pyslurm_ctld.core.scheduling import schedule_pass
+from pyslurm_ctld.core.state import ClusterState
+from pyslurm_ctld.core.topology import node_creation, node_deletion, reconfigure
 from pyslurm_ctld.events import NodeAdminChanged, NodeCreated, NodesDeleted, event_from_dict, event_to_dict
 from pyslurm_ctld.job import JobState
-from pyslurm_ctld.job_manager import JobManager
 from pyslurm_ctld.reconfigure import load_checked
 from pyslurm_d import dynamic_node
 from pyslurm_d.hardware import Hardware
@@ -46,10 +49,10 @@ def test_reconfigure_applies_partition_node_and_limit_changes_and_keeps_jobs(tmp
     mgr = make_manager(tmp_path)
     running = run_job(mgr)
     pending = submit(mgr, hold=True)
-    mgr.apply(NodeAdminChanged(("n2",), "DRAIN", "disk", 0, 5))
+    apply(mgr, NodeAdminChanged(("n2",), "DRAIN", "disk", 0, 5))
     text = (CONF.replace("MaxTime=60", "MaxTime=30").replace("MinJobAge=300", "MinJobAge=60")
             + "NodeName=n3 CPUs=2 RealMemory=2000\nPartitionName=small Nodes=n3\n")
-    mgr.reconfigure(same_path(tmp_path, text))
+    reconfigure(mgr, same_path(tmp_path, text))
     assert mgr.partitions["debug"].max_time_min == 30 and "small" in mgr.partitions
     assert mgr.cfg.min_job_age == 60
     assert set(mgr.nodes) == {"n1", "n2", "n3"} and mgr.nodes["n3"].partitions == ["small"]
@@ -62,11 +65,11 @@ def test_reconfigure_applies_partition_node_and_limit_changes_and_keeps_jobs(tmp
 
 def test_reconfigure_can_change_a_node_definition(tmp_path: Path) -> None:
     mgr = make_manager(tmp_path)
-    mgr.reconfigure(same_path(tmp_path, CONF.replace("NodeName=n1 CPUs=4", "NodeName=n1 CPUs=2")))
+    reconfigure(mgr, same_path(tmp_path, CONF.replace("NodeName=n1 CPUs=4", "NodeName=n1 CPUs=2")))
     assert mgr.nodes["n1"].config.cpus == 2
     # The scheduler sees the new size at once.
     job = submit(mgr, num_tasks=3, ntasks_given=True, partition="long")
-    assert mgr.schedule_pass(300) == [] and mgr.jobs[job.job_id].state is JobState.PENDING
+    assert schedule_pass(mgr, 300) == [] and mgr.jobs[job.job_id].state is JobState.PENDING
 
 
 def test_removing_a_node_that_runs_a_job_is_refused_and_nothing_changes(tmp_path: Path) -> None:
@@ -75,13 +78,13 @@ def test_removing_a_node_that_runs_a_job_is_refused_and_nothing_changes(tmp_path
     old = mgr.cfg
     text = CONF.replace("NodeName=n1 CPUs=4 RealMemory=4000\n", "").replace("Nodes=n1,n2", "Nodes=n2") \
         .replace("PartitionName=long Nodes=n1 DefaultTime=120\n", "")
-    err = error_of(mgr.reconfigure, same_path(tmp_path, text))
+    err = error_of(reconfigure, mgr, same_path(tmp_path, text))
     assert f"node n1 is not in {tmp_path / 'slurm.conf'} any more but runs job(s) {job.job_id}" in err.detail
     assert f"partition long is not in {tmp_path / 'slurm.conf'} any more but has job(s) {job.job_id}" in err.detail
     assert mgr.cfg is old and "n1" in mgr.nodes and "long" in mgr.partitions
     # Once the job is over, the same change goes through.
     finish(mgr, job.job_id)
-    mgr.reconfigure(same_path(tmp_path, text))
+    reconfigure(mgr, same_path(tmp_path, text))
     assert "n1" not in mgr.nodes and set(mgr.partitions) == {"debug"}
 
 
@@ -93,7 +96,7 @@ def test_removing_a_node_that_runs_a_job_is_refused_and_nothing_changes(tmp_path
 ])
 def test_keys_the_running_controller_cannot_change_need_a_restart(tmp_path: Path, change: tuple[str, str]) -> None:
     mgr = make_manager(tmp_path)
-    err = error_of(mgr.reconfigure, same_path(tmp_path, CONF.replace(*change)))
+    err = error_of(reconfigure, mgr, same_path(tmp_path, CONF.replace(*change)))
     assert "restart pyslurmctld to change it" in err.detail
 
 
@@ -118,62 +121,62 @@ def dyn(name: str = "d1", extra: str = "") -> NodeCreated:
 
 def test_a_dynamic_node_joins_the_partitions_that_take_all_nodes_and_runs_jobs(tmp_path: Path) -> None:
     mgr = make_manager(tmp_path, conf=ALL_CONF)
-    event = mgr.node_creation(dyn().node)
+    event = node_creation(mgr, dyn().node)
     assert event == dyn()
-    mgr.apply(event)
+    apply(mgr, event)
     assert mgr.nodes["d1"].dynamic and mgr.nodes["d1"].partitions == ["long"]
     assert "d1" in mgr.partitions["long"].nodes and "d1" not in mgr.partitions["debug"].nodes
-    assert mgr.node_creation(dyn().node) is None          # registering again changes nothing
+    assert node_creation(mgr, dyn().node) is None          # registering again changes nothing
     register_node(mgr, "d1", now=1.0)
     register_node(mgr, "n1", now=1.0)
-    mgr.apply(NodeAdminChanged(("n1",), "DRAIN", "x", 0, 1))
+    apply(mgr, NodeAdminChanged(("n1",), "DRAIN", "x", 0, 1))
     job = run_job(mgr, partition="long")
     assert job.allocation is not None and job.allocation.nodes == ("d1",)
 
 
 def test_a_slurm_conf_node_cannot_register_as_dynamic(tmp_path: Path) -> None:
     mgr = make_manager(tmp_path)
-    err = error_of(mgr.node_creation, dyn("n1").node)
+    err = error_of(node_creation, mgr, dyn("n1").node)
     assert err.detail == "node n1 is in slurm.conf: start its pyslurmd without -Z"
 
 
 def test_deleting_nodes_follows_slurms_rules(tmp_path: Path) -> None:
     mgr = make_manager(tmp_path, conf=ALL_CONF)
-    mgr.apply(dyn())
+    apply(mgr, dyn())
     register_node(mgr, "d1", now=1.0)
-    assert error_of(mgr.node_deletion, ["n1"]).detail == "Can't delete non-dynamic node 'n1'."
-    assert error_of(mgr.node_deletion, ["zz"]).detail == "Invalid node name specified: zz"
-    mgr.apply(NodeAdminChanged(("n1",), "DRAIN", "x", 0, 1))
+    assert error_of(node_deletion, mgr, ["n1"]).detail == "Can't delete non-dynamic node 'n1'."
+    assert error_of(node_deletion, mgr, ["zz"]).detail == "Invalid node name specified: zz"
+    apply(mgr, NodeAdminChanged(("n1",), "DRAIN", "x", 0, 1))
     job = run_job(mgr, partition="long")
-    assert error_of(mgr.node_deletion, ["d1"]).detail == "Node 'd1' can't be delete because it's still in use."
+    assert error_of(node_deletion, mgr, ["d1"]).detail == "Node 'd1' can't be delete because it's still in use."
     finish(mgr, job.job_id)
-    event = mgr.node_deletion(["d1"])
+    event = node_deletion(mgr, ["d1"])
     assert event == NodesDeleted(("d1",))
-    mgr.apply(event)
+    apply(mgr, event)
     assert "d1" not in mgr.nodes and "d1" not in mgr.partitions["long"].nodes
 
 
 def test_dynamic_nodes_survive_reconfigure_and_replay(tmp_path: Path) -> None:
     mgr = make_manager(tmp_path, conf=ALL_CONF)
-    mgr.apply(dyn(extra="Gres=gpu:2 Features=fast"))
-    mgr.reconfigure(same_path(tmp_path, ALL_CONF.replace("MinJobAge=300", "MinJobAge=100")))
+    apply(mgr, dyn(extra="Gres=gpu:2 Features=fast"))
+    reconfigure(mgr, same_path(tmp_path, ALL_CONF.replace("MinJobAge=300", "MinJobAge=100")))
     assert mgr.nodes["d1"].dynamic and "d1" in mgr.partitions["long"].nodes
     assert len(mgr.gpu_types["d1"]) == 2
     # A restarted controller rebuilds it from the journal (compacted or not).
     events = [event_from_dict(event_to_dict(e)) for e in mgr.snapshot_events()]
-    restarted = JobManager(load_config(tmp_path / "slurm.conf"), slurm_uid=SLURM_UID)
+    restarted = ClusterState(load_config(tmp_path / "slurm.conf"), slurm_uid=SLURM_UID)
     for event in events:
-        restarted.apply(event)
+        apply(restarted, event)
     assert restarted.dynamic_nodes == mgr.dynamic_nodes
     assert restarted.nodes["d1"].config.features == ("fast",)
     # A dynamic node also named in slurm.conf needs deleting first.
-    err = error_of(mgr.reconfigure, same_path(tmp_path, ALL_CONF + "NodeName=d1 CPUs=1\n"))
+    err = error_of(reconfigure, mgr, same_path(tmp_path, ALL_CONF + "NodeName=d1 CPUs=1\n"))
     assert "node d1 is a dynamic node and now also in" in err.detail
 
 
 def test_a_replayed_dynamic_node_that_is_now_in_slurm_conf_gives_way(tmp_path: Path) -> None:
     mgr = make_manager(tmp_path, conf=ALL_CONF + "NodeName=d1 CPUs=2 RealMemory=100\n")
-    mgr.apply(dyn())
+    apply(mgr, dyn())
     assert not mgr.nodes["d1"].dynamic and mgr.nodes["d1"].config.cpus == 2
 
 

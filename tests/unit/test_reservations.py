@@ -12,9 +12,11 @@ from pyslurm_common.errors import Strerror
 from pyslurm_common.reservation_spec import SpecError, creation_problem, parse_words
 from pyslurm_ctld import convert
 from pyslurm_ctld.core import reservations
+from pyslurm_ctld.core.apply import apply
+from pyslurm_ctld.core.scheduling import schedule_pass
+from pyslurm_ctld.core.state import ClusterState
 from pyslurm_ctld.events import ReservationDeleted, ReservationSaved, event_from_dict, event_to_dict
 from pyslurm_ctld.job import JobState, Reason
-from pyslurm_ctld.job_manager import JobManager
 from pyslurm_ctld.reservations import ReservationRecord
 
 from tests.builders import error_of, make_manager, run_job, schedule, submit
@@ -22,9 +24,9 @@ from tests.builders import error_of, make_manager, run_job, schedule, submit
 NOW = 1_000_000
 
 
-def create(mgr: JobManager, *words: str, now: int = NOW) -> ReservationRecord:
+def create(mgr: ClusterState, *words: str, now: int = NOW) -> ReservationRecord:
     event = reservations.creation(mgr, list(words), True, "root", now)
-    mgr.apply(event)
+    apply(mgr, event)
     return event.record
 
 
@@ -139,7 +141,7 @@ def test_update_delete_and_the_journal(tmp_path: Path) -> None:
     create(mgr, "Res=r", "StartTime=now", "Duration=60", "Users=alice", "Nodes=n1")
     event = reservations.update(mgr, "r", ["Duration=120", "Users=bob", "Flags=MAINT"], True, NOW)
     assert event_from_dict(event_to_dict(event)) == event
-    mgr.apply(event)
+    apply(mgr, event)
     record = mgr.reservations["r"]
     assert (record.end_time - record.start_time, record.users, record.flags) == (7200, ("bob",), ("MAINT", "SPEC_NODES"))
     assert ReservationSaved(record) in list(mgr.snapshot_events())
@@ -191,11 +193,11 @@ def test_changes_go_to_accounting_as_records(tmp_path: Path) -> None:
     mgr = make_manager(tmp_path)
     saved = reservations.creation(mgr, ["Res=r", "StartTime=now", "Duration=60", "Users=alice", "Nodes=n1,n2"],
                                   True, "root", NOW)
-    assert mgr.apply(saved) == [RecordReservation(saved.record, False, NOW)]
+    assert apply(mgr, saved) == [RecordReservation(saved.record, False, NOW)]
     record = convert.reservation_record(saved.record, mgr.nodes, "lab", True, NOW + 600)
     assert (record.id, record.name, record.cpus, record.nodes, record.time_start, record.time_end, record.deleted) == (
         1, "r", 12, "n[1-2]", NOW, NOW + 600, True)
-    assert mgr.apply(reservations.deletion(mgr, "r", True, NOW + 600)) == [RecordReservation(saved.record, True, NOW + 600)]
+    assert apply(mgr, reservations.deletion(mgr, "r", True, NOW + 600)) == [RecordReservation(saved.record, True, NOW + 600)]
 
 
 @pytest.mark.parametrize("over_run, ends", [("", 3600), ("ResvOverRun=5\n", 3900)])
@@ -244,9 +246,9 @@ def test_scontrol_update_job_reservation(tmp_path: Path) -> None:
         == Strerror.INVALID_RESERVATION
     event = reservations.job_change(mgr, mine.job_id, 1000, False, "lab", NOW)
     assert event_from_dict(event_to_dict(event)) == event == JobReservationChanged(mine.job_id, "lab")
-    mgr.apply(event)
+    apply(mgr, event)
     assert mgr.jobs[mine.job_id].request.reservation == "lab"
-    mgr.apply(reservations.job_change(mgr, mine.job_id, 0, True, "", NOW))
+    apply(mgr, reservations.job_change(mgr, mine.job_id, 0, True, "", NOW))
     assert mgr.jobs[mine.job_id].request.reservation == ""
 
 
@@ -270,5 +272,5 @@ def test_a_job_preempts_only_on_nodes_reservations_leave_it(tmp_path: Path) -> N
     inside = run_job(mgr, now=NOW + 20, num_tasks=4, time_limit_min=60, reservation="r")   # the youngest
     assert (outside.allocation.nodes, inside.allocation.nodes) == (("n2",), ("n1",))      # type: ignore[union-attr]
     submit(mgr, now=NOW + 30, num_tasks=4, time_limit_min=60, partition="high")
-    preempted = [e for e in mgr.schedule_pass(NOW + 40) if isinstance(e, JobPreempted)]
+    preempted = [e for e in schedule_pass(mgr, NOW + 40) if isinstance(e, JobPreempted)]
     assert [e.job_id for e in preempted] == [outside.job_id]

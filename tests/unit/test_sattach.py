@@ -24,6 +24,8 @@ def _ends(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[object, 
     out = capsys.readouterr()
     return exited.value.code, out.out, out.err
 
+from pyslurm_ctld.core.apply import apply
+from pyslurm_ctld.core.steps import step_attachment, step_creation
 
 @pytest.mark.parametrize("flag", ["--help", "-h", "--usage", "-u"])
 def test_help_and_usage_are_slurms_byte_for_byte(flag: str, capsys: pytest.CaptureFixture[str]) -> None:
@@ -116,15 +118,15 @@ def test_who_sees_and_who_may_attach_to_a_step_as_slurm(tmp_path: Path) -> None:
     from tests.unit.test_step_usage import ALICE, BOB, SLURM_UID, _jobs
 
     mgr, running, pending = _jobs(tmp_path)
-    mgr.apply(mgr.step_creation(running, ALICE, StepShape(min_nodes=2), "x", ("x",), 250))
-    step, allowed = mgr.step_attachment(running, 0, ALICE, False)
+    apply(mgr, step_creation(mgr, running, ALICE, StepShape(min_nodes=2), "x", ("x",), 250))
+    step, allowed = step_attachment(mgr, running, 0, ALICE, False)
     assert (step.nodes, allowed) == (("n1", "n2"), True)
-    assert mgr.step_attachment(running, 0, SLURM_UID, True)[1] is True
-    assert mgr.step_attachment(running, 0, BOB, False)[1] is False     # sees it, may not attach
+    assert step_attachment(mgr, running, 0, SLURM_UID, True)[1] is True
+    assert step_attachment(mgr, running, 0, BOB, False)[1] is False     # sees it, may not attach
     for args, error in [((running, 0, BOB, True), Strerror.ACCESS_DENIED),   # PrivateData=jobs
                         ((running, 1, ALICE, False), Strerror.INVALID_JOB_ID),
                         ((999, 0, ALICE, False), Strerror.INVALID_JOB_ID),
                         ((pending, 0, ALICE, False), Strerror.JOB_PENDING)]:
         with pytest.raises(SlurmError) as info:
-            mgr.step_attachment(*args)
+            step_attachment(mgr, *args)
         assert info.value.strerror == error

@@ -14,9 +14,11 @@ from pyslurm_common.errors import Strerror
 from pyslurm_common.rpc import ctld_pb2
 from pyslurm_common.rpc_auth import Serving, Signer, _caller
 from pyslurm_ctld.controller import Controller
+from pyslurm_ctld.core.admission import submission
+from pyslurm_ctld.core.apply import apply
+from pyslurm_ctld.core.state import ClusterState
 from pyslurm_ctld.events import event_from_dict
 from pyslurm_ctld.job import JobState
-from pyslurm_ctld.job_manager import JobManager
 from pyslurm_ctld.journal import Journal
 from pyslurm_ctld.servicer import ControllerServicer
 
@@ -34,7 +36,7 @@ def test_many_ids_are_cancelled_in_order_with_one_fsync_and_replay_the_same(tmp_
         ctl.recover()
         ids = []
         for uid in [ALICE] * 20 + [BOB]:
-            event = ctl.manager.submission(dataclasses.replace(RAW), uid, uid, USERS[uid], USERS[uid], True, 100)
+            event = submission(ctl.state, dataclasses.replace(RAW), uid, uid, USERS[uid], USERS[uid], True, 100)
             await ctl.commit(event)
             ids.append(event.job.job_id)
         writes = 0
@@ -56,13 +58,13 @@ def test_many_ids_are_cancelled_in_order_with_one_fsync_and_replay_the_same(tmp_
         return [(r.job_spec, r.error) for r in reply.results], writes, ctl
 
     results, writes, ctl = asyncio.run(main())
-    ids = sorted(ctl.manager.jobs)
+    ids = sorted(ctl.state.jobs)
     assert results[:20] == [(str(i), "") for i in ids[:20]]
     assert results[20:] == [(str(ids[0]), Strerror.ALREADY_DONE), (str(ids[20]), Strerror.ACCESS_DENIED),
                             ("999999", Strerror.INVALID_JOB_ID), ("1_x", Strerror.INVALID_JOB_ID)]
     assert writes == 1
-    assert [ctl.manager.jobs[i].state for i in ids] == [JobState.CANCELLED] * 20 + [JobState.PENDING]
-    replayed = JobManager(load_config(path), SLURM_UID)
+    assert [ctl.state.jobs[i].state for i in ids] == [JobState.CANCELLED] * 20 + [JobState.PENDING]
+    replayed = ClusterState(load_config(path), SLURM_UID)
     for data in Journal(tmp_path / "state").replay():
-        replayed.apply(event_from_dict(data))
-    assert {i: j.state for i, j in replayed.jobs.items()} == {i: j.state for i, j in ctl.manager.jobs.items()}
+        apply(replayed, event_from_dict(data))
+    assert {i: j.state for i, j in replayed.jobs.items()} == {i: j.state for i, j in ctl.state.jobs.items()}

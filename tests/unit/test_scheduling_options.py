@@ -10,6 +10,8 @@ from pathlib import Path
 import pytest
 
 from pyslurm_common.errors import Strerror
+from pyslurm_ctld.core.admission import submission
+from pyslurm_ctld.core.apply import apply
 from pyslurm_ctld.core.deadlines import deadlines_missed
 from pyslurm_ctld.core.will_run import will_run
 from pyslurm_ctld.events import JobDeadlineMissed, NodeFailed, Terminate
@@ -32,7 +34,7 @@ PartitionName=debug Nodes=n[1-4],big Default=YES
 
 def test_test_only_answers_now_for_a_job_that_fits_and_queues_nothing(tmp_path: Path) -> None:
     mgr = make_manager(tmp_path)
-    event = mgr.submission(dataclasses.replace(RAW, num_tasks=2), ALICE, ALICE, "alice", "alice", False, 100)
+    event = submission(mgr, dataclasses.replace(RAW, num_tasks=2), ALICE, ALICE, "alice", "alice", False, 100)
     answer = will_run(mgr, event.job, 100)
     assert (answer.job_id, answer.start_time, answer.cpus, answer.partition) == (event.job.job_id, 100, 2, "debug")
     assert answer.nodes and not mgr.jobs
@@ -42,7 +44,7 @@ def test_test_only_answers_now_for_a_job_that_fits_and_queues_nothing(tmp_path: 
 def test_test_only_answers_when_the_running_jobs_end(tmp_path: Path) -> None:
     mgr = make_manager(tmp_path)
     run_job(mgr, now=200, min_nodes=2, exclusive=True, time_limit_min=30)   # n1 and n2, for 30 minutes
-    event = mgr.submission(dataclasses.replace(RAW, num_tasks=4, time_limit_min=10), ALICE, ALICE, "alice",
+    event = submission(mgr, dataclasses.replace(RAW, num_tasks=4, time_limit_min=10), ALICE, ALICE, "alice",
                            "alice", False, 300)
     answer = will_run(mgr, event.job, 300)
     ends = 200 + 30 * 60   # backfill's grid (bf_resolution, 60 s) rounds the end up
@@ -55,7 +57,7 @@ def test_deadline_ends_a_pending_job_that_cannot_finish_in_time(tmp_path: Path) 
     late = submit(mgr, now=100, hold=True, time_limit_min=10, deadline=100 + 300)
     shortened = submit(mgr, now=100, hold=True, time_limit_min=10, time_min_min=2, deadline=100 + 300)
     assert deadlines_missed(mgr, 100) == [JobDeadlineMissed(late.job_id, 100)]
-    mgr.apply(JobDeadlineMissed(late.job_id, 100))
+    apply(mgr, JobDeadlineMissed(late.job_id, 100))
     ended = mgr.jobs[late.job_id]
     assert (ended.state, ended.reason, ended.end_time) == (JobState.DEADLINE, Reason.DEADLINE, 100)
     assert {fits.job_id, shortened.job_id} <= set(mgr.jobs) and mgr.jobs[fits.job_id].state is JobState.PENDING
@@ -65,7 +67,7 @@ def test_deadline_ends_a_running_job_that_reaches_it(tmp_path: Path) -> None:
     mgr = make_manager(tmp_path)
     running = run_job(mgr, now=200, time_limit_min=10, deadline=200 + 700)
     assert deadlines_missed(mgr, 899) == []
-    effects = mgr.apply(JobDeadlineMissed(running.job_id, 900))
+    effects = apply(mgr, JobDeadlineMissed(running.job_id, 900))
     assert mgr.jobs[running.job_id].state is JobState.DEADLINE
     assert any(isinstance(e, Terminate) for e in effects)
 
@@ -115,7 +117,7 @@ def test_no_kill_keeps_the_job_running_without_a_failed_node(tmp_path: Path) -> 
     killed = run_job(mgr, now=210, min_nodes=2, num_tasks=2)
     assert kept.allocation is not None and killed.allocation is not None
     other = next(n for n in kept.allocation.nodes if n != kept.allocation.batch_host)
-    mgr.apply(NodeFailed(other, "Not responding", 300))
+    apply(mgr, NodeFailed(other, "Not responding", 300))
     assert mgr.jobs[kept.job_id].state is JobState.RUNNING
     assert mgr.jobs[kept.job_id].allocation.nodes == (kept.allocation.batch_host,)   # type: ignore[union-attr]
     assert mgr.jobs[killed.job_id].state is JobState.NODE_FAIL
@@ -216,7 +218,7 @@ def test_a_job_started_with_a_shortened_limit_keeps_it(tmp_path: Path) -> None:
     mgr = make_manager(tmp_path)
     pending = submit(mgr, time_limit_min=60, time_min_min=5)
     node_name = next(iter(mgr.nodes))
-    mgr.apply(JobStarted(pending.job_id, Allocation((node_name,), (1,), (0,), ((0,),)), 300, "", 7))
+    apply(mgr, JobStarted(pending.job_id, Allocation((node_name,), (1,), (0,), ((0,),)), 300, "", 7))
     assert mgr.jobs[pending.job_id].request.time_limit_min == 7
 
 

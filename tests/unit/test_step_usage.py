@@ -1,5 +1,5 @@
 """Live step usage for sstat, layer by layer: stepd's `usage` command, StepManager.query over the
-control socket, the node agent's GetStepUsage, the job manager's permission rule and the
+control socket, the node agent's GetStepUsage, the core's permission rule and the
 controller servicer's error translation."""
 from __future__ import annotations
 
@@ -18,8 +18,13 @@ from pyslurm_common.config import load_config
 from pyslurm_common.errors import SlurmError, Strerror
 from pyslurm_common.rpc import ctld_pb2, slurmd_pb2, types_pb2
 from pyslurm_common.rpc_auth import Serving, _caller
+from pyslurm_ctld.core.admission import submission
+from pyslurm_ctld.core.apply import apply
+from pyslurm_ctld.core.scheduling import schedule_pass
+from pyslurm_ctld.core.state import ClusterState
+from pyslurm_ctld.core.steps import step_creation, step_usage_hosts
+from pyslurm_ctld.core.topology import node_registered
 from pyslurm_ctld.job import JobId, JobState
-from pyslurm_ctld.job_manager import JobManager
 from pyslurm_ctld.node_link import NodeLinkError
 from pyslurm_ctld.servicer import ControllerServicer
 from pyslurm_d import gpu_usage
@@ -245,7 +250,7 @@ def test_node_agent_errors_and_callers() -> None:
     assert info.value.args == ("PERMISSION_DENIED", "Access/permission denied")
 
 
-# ---- job manager --------------------------------------------------------------------------------------
+# ---- the core ------------------------------------------------------------------------------------------
 
 CONF = """\
 ClusterName=lab
@@ -258,18 +263,18 @@ PartitionName=debug Nodes=n1,n2 Default=YES MaxTime=60
 RAW = job_request(requeue=False)
 
 
-def _jobs(tmp_path: Path) -> tuple[JobManager, JobId, JobId]:
+def _jobs(tmp_path: Path) -> tuple[ClusterState, JobId, JobId]:
     """A manager with one running job of alice's (on two nodes) and one pending (too big)."""
     (tmp_path / "slurm.conf").write_text(CONF)
-    mgr = JobManager(load_config(tmp_path / "slurm.conf"), slurm_uid=SLURM_UID)
+    mgr = ClusterState(load_config(tmp_path / "slurm.conf"), slurm_uid=SLURM_UID)
     for name in mgr.nodes:
-        mgr.node_registered(name, 0.0, cpus=4, real_memory_mb=4000)
-    running = mgr.submission(dataclasses.replace(RAW, min_nodes=2), ALICE, ALICE, "alice", "alice", False, 100)
-    mgr.apply(running)
-    for event in mgr.schedule_pass(200):
-        mgr.apply(event)
-    pending = mgr.submission(dataclasses.replace(RAW, cpus_per_task=4), ALICE, ALICE, "alice", "alice", False, 300)
-    mgr.apply(pending)
+        node_registered(mgr, name, 0.0, cpus=4, real_memory_mb=4000)
+    running = submission(mgr, dataclasses.replace(RAW, min_nodes=2), ALICE, ALICE, "alice", "alice", False, 100)
+    apply(mgr, running)
+    for event in schedule_pass(mgr, 200):
+        apply(mgr, event)
+    pending = submission(mgr, dataclasses.replace(RAW, cpus_per_task=4), ALICE, ALICE, "alice", "alice", False, 300)
+    apply(mgr, pending)
     assert mgr.jobs[running.job.job_id].state is JobState.RUNNING
     return mgr, running.job.job_id, pending.job.job_id
 
@@ -279,22 +284,22 @@ def test_usage_is_asked_of_the_nodes_running_the_steps_by_the_owner_or_privilege
     allocation = mgr.jobs[running].allocation
     assert allocation is not None and len(allocation.nodes) == 2
     for uid in (ALICE, 0, SLURM_UID):
-        assert mgr.step_usage_hosts(running, "batch", uid) == (allocation.batch_host,)
-        assert mgr.step_usage_hosts(running, "", uid) == allocation.nodes
-    assert mgr.step_usage_hosts(running, "0", ALICE) == ()          # no such step (yet)
-    mgr.apply(mgr.step_creation(running, ALICE, StepShape(min_nodes=2), "x", ("x",), 250))
-    assert mgr.step_usage_hosts(running, "0", ALICE) == allocation.nodes
-    assert mgr.step_usage_hosts(pending, "", ALICE) == ()
+        assert step_usage_hosts(mgr, running, "batch", uid) == (allocation.batch_host,)
+        assert step_usage_hosts(mgr, running, "", uid) == allocation.nodes
+    assert step_usage_hosts(mgr, running, "0", ALICE) == ()          # no such step (yet)
+    apply(mgr, step_creation(mgr, running, ALICE, StepShape(min_nodes=2), "x", ("x",), 250))
+    assert step_usage_hosts(mgr, running, "0", ALICE) == allocation.nodes
+    assert step_usage_hosts(mgr, pending, "", ALICE) == ()
 
 
 def test_usage_of_someone_elses_or_an_unknown_job_is_refused(tmp_path: Path) -> None:
     mgr, running, pending = _jobs(tmp_path)
     for job_id in (running, pending):
         with pytest.raises(SlurmError) as info:
-            mgr.step_usage_hosts(job_id, "", BOB)
+            step_usage_hosts(mgr, job_id, "", BOB)
         assert info.value.strerror == Strerror.ACCESS_DENIED
     with pytest.raises(SlurmError) as info:
-        mgr.step_usage_hosts(999, "", ALICE)
+        step_usage_hosts(mgr, 999, "", ALICE)
     assert info.value.strerror == Strerror.INVALID_JOB_ID
 
 

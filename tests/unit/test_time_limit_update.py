@@ -8,16 +8,19 @@ import pytest
 
 from pyslurm_common.errors import Strerror
 from pyslurm_common.units import UNLIMITED
+from pyslurm_ctld.core.apply import apply
+from pyslurm_ctld.core.job_updates import time_limit_change
+from pyslurm_ctld.core.state import ClusterState
+from pyslurm_ctld.core.timers import timeouts
 from pyslurm_ctld.events import JobTimeLimitChanged, event_from_dict, event_to_dict
 from pyslurm_ctld.job import JobId, JobState
-from pyslurm_ctld.job_manager import JobManager
 
 from tests.builders import ALICE, BOB, ROOT, error_of, finish, make_manager, run_job, submit
 
 
-def change(mgr: JobManager, job_id: int, uid: int, text: str, sign: str = "", operator: bool = False) -> int:
-    event = mgr.time_limit_change(job_id, uid, operator, sign, text)
-    mgr.apply(event)
+def change(mgr: ClusterState, job_id: int, uid: int, text: str, sign: str = "", operator: bool = False) -> int:
+    event = time_limit_change(mgr, job_id, uid, operator, sign, text)
+    apply(mgr, event)
     return mgr.jobs[job_id].request.time_limit_min
 
 
@@ -25,10 +28,10 @@ def test_owner_lowers_a_pending_jobs_limit_but_may_not_raise_it(tmp_path: Path) 
     mgr = make_manager(tmp_path)
     job = submit(mgr, time_limit_min=30)
     assert change(mgr, job.job_id, ALICE, "10") == 10
-    assert error_of(mgr.time_limit_change, job.job_id, ALICE, False, "", "20").strerror == Strerror.ACCESS_DENIED
-    assert error_of(mgr.time_limit_change, job.job_id, ALICE, False, "", "UNLIMITED").strerror \
+    assert error_of(time_limit_change, mgr, job.job_id, ALICE, False, "", "20").strerror == Strerror.ACCESS_DENIED
+    assert error_of(time_limit_change, mgr, job.job_id, ALICE, False, "", "UNLIMITED").strerror \
         == Strerror.ACCESS_DENIED
-    assert error_of(mgr.time_limit_change, job.job_id, BOB, False, "", "5").strerror == Strerror.ACCESS_DENIED
+    assert error_of(time_limit_change, mgr, job.job_id, BOB, False, "", "5").strerror == Strerror.ACCESS_DENIED
 
 
 def test_operators_and_root_raise_it(tmp_path: Path) -> None:
@@ -43,19 +46,19 @@ def test_relative_changes(tmp_path: Path) -> None:
     mgr = make_manager(tmp_path)
     job = submit(mgr, time_limit_min=30)
     assert change(mgr, job.job_id, ALICE, "10", sign="-") == 20
-    assert error_of(mgr.time_limit_change, job.job_id, ALICE, False, "+", "5").strerror == Strerror.ACCESS_DENIED
+    assert error_of(time_limit_change, mgr, job.job_id, ALICE, False, "+", "5").strerror == Strerror.ACCESS_DENIED
     assert change(mgr, job.job_id, ROOT, "5", sign="+") == 25
-    assert error_of(mgr.time_limit_change, job.job_id, ROOT, False, "-", "25").strerror == Strerror.INVALID_TIME_LIMIT
-    assert error_of(mgr.time_limit_change, job.job_id, ROOT, False, "", "soon").strerror \
+    assert error_of(time_limit_change, mgr, job.job_id, ROOT, False, "-", "25").strerror == Strerror.INVALID_TIME_LIMIT
+    assert error_of(time_limit_change, mgr, job.job_id, ROOT, False, "", "soon").strerror \
         == Strerror.INVALID_TIME_LIMIT
 
 
 def test_a_running_job_times_out_at_its_new_limit(tmp_path: Path) -> None:
     mgr = make_manager(tmp_path)
     job = run_job(mgr, now=200, time_limit_min=30)
-    assert mgr.timeouts(200 + 10 * 60) == []
+    assert timeouts(mgr, 200 + 10 * 60) == []
     change(mgr, job.job_id, ALICE, "5")
-    assert [e.job_id for e in mgr.timeouts(200 + 10 * 60)] == [job.job_id]
+    assert [e.job_id for e in timeouts(mgr, 200 + 10 * 60)] == [job.job_id]
 
 
 def test_finished_jobs_cannot_change(tmp_path: Path) -> None:
@@ -63,7 +66,7 @@ def test_finished_jobs_cannot_change(tmp_path: Path) -> None:
     job = run_job(mgr, time_limit_min=30)
     finish(mgr, job.job_id)
     assert mgr.jobs[job.job_id].state is JobState.COMPLETED
-    assert error_of(mgr.time_limit_change, job.job_id, ROOT, True, "", "5").strerror == Strerror.ALREADY_DONE
+    assert error_of(time_limit_change, mgr, job.job_id, ROOT, True, "", "5").strerror == Strerror.ALREADY_DONE
 
 
 @pytest.mark.parametrize("minutes", [5, UNLIMITED])

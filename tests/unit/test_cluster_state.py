@@ -1,9 +1,9 @@
-"""The one mutator (pyslurm_ctld/job_manager.py): decisions, `apply`, and recovery by replay.
+"""The cluster state (pyslurm_ctld/core/): the deciders, the one mutator `apply`, and recovery by replay.
 
 Spec: scheduling-policy.md §1 (lifecycle, COMPLETING, node failure, ReturnToService), §2
 (scheduling), cli-sbatch-srun-salloc.md §2.6 (submission errors), cli-squeue-sinfo-scontrol-
 scancel.md §3.6 (hold/uhold/release). Recovery: the journal (pyslurm_ctld/journal.py) replayed
-through the same `apply` must rebuild exactly the state the live manager had.
+through the same `apply` must rebuild exactly the state the live controller had.
 """
 from __future__ import annotations
 
@@ -20,14 +20,20 @@ import pytest
 
 from pyslurm_common.array_spec import JobSpec
 from pyslurm_common.errors import SlurmError, Strerror
+from pyslurm_ctld.core.admission import submission
+from pyslurm_ctld.core.apply import MAX_BATCH_REQUEUE, apply
+from pyslurm_ctld.core.cancel import cancellation, cancellations, signalling
+from pyslurm_ctld.core.job_updates import begin_change, dependency_change, hold_change, throttle_change
+from pyslurm_ctld.core.scheduling import schedule_pass
+from pyslurm_ctld.core.state import ClusterState
+from pyslurm_ctld.core.timers import purgeable, signals_due, timeouts, unresponsive_nodes
+from pyslurm_ctld.core.topology import node_heartbeat
+from pyslurm_ctld.core.usage import NodeUsage, node_usage
 from pyslurm_ctld.events import (Account, ArrayTaskStarted, BatchFinished, Effect, Event, JobCancelled, JobRequeued, JobsPurged,
                                  JobStarted,
                                  JobSubmitted, JobTimedOut, Launch, NodeAdminChanged, NodeFailed, SignalTasks,
                                  Terminate, event_from_dict, event_to_dict)
 from pyslurm_ctld.job import Allocation, Hold, Job, JobId, JobState, Reason
-from pyslurm_ctld.core.apply import MAX_BATCH_REQUEUE
-from pyslurm_ctld.core.usage import NodeUsage
-from pyslurm_ctld.job_manager import JobManager
 from pyslurm_ctld.priority import BASIC_PRIORITY_CEILING
 from pyslurm_ctld.journal import Journal, JournalError
 from tests.builders import (ALICE, BOB, CONF, RAW, ROOT, SLURM_UID, USERS, error_of, finish, make_manager,
@@ -137,7 +143,7 @@ def test_max_job_count_counts_only_active_jobs(tmp_path: Path) -> None:
     first = submit(mgr)
     submit(mgr)
     assert error_of(submit, mgr).strerror == Strerror.TOO_MANY_JOBS
-    mgr.apply(mgr.cancellation(first.job_id, ALICE, now=150))
+    apply(mgr, cancellation(mgr, first.job_id, ALICE, now=150))
     assert submit(mgr).job_id == 3
 
 
@@ -155,7 +161,7 @@ def test_schedule_pass_starts_jobs_and_records_pending_reasons(tmp_path: Path) -
     assert started.allocation == Allocation(("n2",), (8,), (0,), cpu_ids=(tuple(range(8)),))
     assert effects == [Launch(started), Account(started)]
     assert (mgr.jobs[blocked.job_id].reason, mgr.jobs[behind.job_id].reason) == (Reason.RESOURCES, Reason.PRIORITY)
-    assert mgr.node_usage() == {"n1": NodeUsage(frozenset(), 0), "n2": NodeUsage(frozenset(range(8)), 0)}
+    assert node_usage(mgr) == {"n1": NodeUsage(frozenset(), 0), "n2": NodeUsage(frozenset(range(8)), 0)}
 
 
 def test_backfill_starts_what_delays_nobody_and_records_expected_starts(tmp_path: Path) -> None:
@@ -178,9 +184,9 @@ def test_backfill_starts_what_delays_nobody_and_records_expected_starts(tmp_path
 def test_unregistered_nodes_get_no_jobs(tmp_path: Path) -> None:
     mgr = make_manager(tmp_path, register=False)
     job = submit(mgr)
-    assert mgr.schedule_pass(200) == []
+    assert schedule_pass(mgr, 200) == []
     register_node(mgr, "n1", now=150.0)
-    starts = mgr.schedule_pass(200)
+    starts = schedule_pass(mgr, 200)
     assert [(e.job_id, e.allocation.nodes) for e in starts] == [(job.job_id, ("n1",))]
 
 
@@ -189,7 +195,7 @@ def test_default_memory_per_cpu_is_allocated(tmp_path: Path) -> None:
     jobs = [submit(mgr, partition="long") for _ in range(5)]
     schedule(mgr)
     assert [mgr.jobs[j.job_id].state for j in jobs].count(JobState.RUNNING) == 4
-    assert counts(mgr.node_usage()["n1"]) == (4, 4000)
+    assert counts(node_usage(mgr)["n1"]) == (4, 4000)
 
 
 def test_partition_default_memory_per_cpu_is_allocated(tmp_path: Path) -> None:
@@ -198,15 +204,15 @@ def test_partition_default_memory_per_cpu_is_allocated(tmp_path: Path) -> None:
     schedule(mgr)
     # n1 has 4000 MB: two 1-CPU jobs at 2000 MB each fill it; the third must wait.
     assert [mgr.jobs[j.job_id].state for j in jobs] == [JobState.RUNNING, JobState.RUNNING, JobState.PENDING]
-    assert counts(mgr.node_usage()["n1"]) == (2, 4000)
+    assert counts(node_usage(mgr)["n1"]) == (2, 4000)
 
 
 def test_started_event_for_a_job_that_is_not_pending_is_ignored(tmp_path: Path) -> None:
     mgr = make_manager(tmp_path)
     job = run_job(mgr)
     again = JobStarted(job.job_id, Allocation(("n1",), (1,), (0,)), 999)
-    assert mgr.apply(again) == []
-    assert mgr.apply(JobStarted(JobId(77), Allocation(("n1",), (1,), (0,)), 999)) == []
+    assert apply(mgr, again) == []
+    assert apply(mgr, JobStarted(JobId(77), Allocation(("n1",), (1,), (0,)), 999)) == []
     assert mgr.jobs[job.job_id] == job
 
 
@@ -224,7 +230,7 @@ PartitionName=gpu Nodes=g1,g2
 """
 
 
-def gpu_manager(tmp_path: Path) -> JobManager:
+def gpu_manager(tmp_path: Path) -> ClusterState:
     return make_manager(tmp_path, conf=GPU_CONF)
 
 
@@ -273,11 +279,11 @@ def test_gpu_jobs_get_specific_gpus_and_cpus_and_node_usage_derives_them(tmp_pat
     assert v100.allocation == Allocation(("g1",), (2,), (0,), cpu_ids=((0, 1),), gpu_ids=((2,),))
     # Best fit: g1 now has the fewest free CPUs, and its two a100s are free.
     assert any_two.allocation == Allocation(("g1",), (2,), (0,), cpu_ids=((2, 3),), gpu_ids=((0, 1),))
-    usage = mgr.node_usage()
+    usage = node_usage(mgr)
     assert usage["g1"] == NodeUsage(frozenset({0, 1, 2, 3}), 0, frozenset({0, 1, 2}))
     assert usage["g2"] == NodeUsage(frozenset(), 0, frozenset())
     finish(mgr, v100.job_id)
-    assert mgr.node_usage()["g1"].gpu_ids == {0, 1}
+    assert node_usage(mgr)["g1"].gpu_ids == {0, 1}
     again = run_job(mgr, now=400, partition="gpu", gpus_per_node=1, gpu_type="v100")
     assert again.allocation is not None and again.allocation.gpu_ids == ((2,),)   # the lowest free v100
 
@@ -304,8 +310,8 @@ def test_cpu_ids_never_overlap_as_jobs_come_and_go(tmp_path: Path) -> None:
 def test_allocations_from_before_cpu_ids_still_hold_their_cpus(tmp_path: Path) -> None:
     mgr = gpu_manager(tmp_path)
     old = submit(mgr)
-    mgr.apply(JobStarted(old.job_id, Allocation(("c1",), (2,), (0,)), 150))   # journaled by an older version
-    assert mgr.node_usage()["c1"].cpus == 2
+    apply(mgr, JobStarted(old.job_id, Allocation(("c1",), (2,), (0,)), 150))   # journaled by an older version
+    assert node_usage(mgr)["c1"].cpus == 2
     new = run_job(mgr, cpus_per_task=2)
     assert new.allocation is not None and new.allocation.cpu_ids == ((2, 3),)
 
@@ -325,11 +331,11 @@ def test_gpu_jobs_round_trip_through_their_dict_and_the_journal(tmp_path: Path) 
 def test_cancel_permissions(tmp_path: Path) -> None:
     mgr = make_manager(tmp_path)
     job = submit(mgr, uid=ALICE)
-    assert error_of(mgr.cancellation, job.job_id, BOB, now=150).strerror == "Access/permission denied"
-    assert mgr.cancellation(job.job_id, ALICE, now=150) == JobCancelled(job.job_id, ALICE, 150)
-    assert mgr.cancellation(job.job_id, ROOT, now=150) == JobCancelled(job.job_id, ROOT, 150)
-    assert mgr.cancellation(job.job_id, SLURM_UID, now=150) == JobCancelled(job.job_id, SLURM_UID, 150)
-    assert error_of(mgr.cancellation, 999, ROOT, now=150).strerror == Strerror.INVALID_JOB_ID
+    assert error_of(cancellation, mgr, job.job_id, BOB, now=150).strerror == "Access/permission denied"
+    assert cancellation(mgr, job.job_id, ALICE, now=150) == JobCancelled(job.job_id, ALICE, 150)
+    assert cancellation(mgr, job.job_id, ROOT, now=150) == JobCancelled(job.job_id, ROOT, 150)
+    assert cancellation(mgr, job.job_id, SLURM_UID, now=150) == JobCancelled(job.job_id, SLURM_UID, 150)
+    assert error_of(cancellation, mgr, 999, ROOT, now=150).strerror == Strerror.INVALID_JOB_ID
     assert mgr.jobs[job.job_id] == job   # a decision changes nothing
 
 
@@ -337,13 +343,13 @@ def test_cancelling_a_finished_job_is_refused(tmp_path: Path) -> None:
     mgr = make_manager(tmp_path)
     job = run_job(mgr)
     finish(mgr, job.job_id)
-    assert error_of(mgr.cancellation, job.job_id, ALICE, now=400).strerror == "Job/step already completing or completed"
+    assert error_of(cancellation, mgr, job.job_id, ALICE, now=400).strerror == "Job/step already completing or completed"
 
 
 def test_cancelling_a_pending_job_ends_it_at_once(tmp_path: Path) -> None:
     mgr = make_manager(tmp_path)
     job = submit(mgr)
-    effects = mgr.apply(mgr.cancellation(job.job_id, ALICE, now=150))
+    effects = apply(mgr, cancellation(mgr, job.job_id, ALICE, now=150))
     done = mgr.jobs[job.job_id]
     assert (done.state, done.completing, done.start_time, done.end_time) == (JobState.CANCELLED, False, 150, 150)
     assert done.cancelled_by == ALICE and done.allocation is None
@@ -354,44 +360,44 @@ def test_cancelling_a_pending_job_ends_it_at_once(tmp_path: Path) -> None:
 def test_cancelling_a_running_job_terminates_it_and_batch_finished_clears_completing(tmp_path: Path) -> None:
     mgr = make_manager(tmp_path)
     job = run_job(mgr, now=200, cpus_per_task=2)
-    effects = mgr.apply(mgr.cancellation(job.job_id, ROOT, now=250))
+    effects = apply(mgr, cancellation(mgr, job.job_id, ROOT, now=250))
     cancelled = mgr.jobs[job.job_id]
     assert (cancelled.state, cancelled.completing, cancelled.end_time) == (JobState.CANCELLED, True, 250)
     assert cancelled.start_time == 200 and cancelled.cancelled_by == ROOT
     assert effects == [Terminate(job.job_id, ("n1",), "CANCELLED"), Account(cancelled)]
     assert cancelled.is_active
-    assert mgr.node_usage()["n1"].cpus == 2        # still held until the processes are gone
-    assert error_of(mgr.cancellation, job.job_id, ALICE, now=251).strerror == Strerror.ALREADY_DONE
+    assert node_usage(mgr)["n1"].cpus == 2        # still held until the processes are gone
+    assert error_of(cancellation, mgr, job.job_id, ALICE, now=251).strerror == Strerror.ALREADY_DONE
 
     effects = finish(mgr, job.job_id, now=260, exit_signal=15)
     gone = mgr.jobs[job.job_id]
     assert (gone.state, gone.completing, gone.exit_signal, gone.end_time) == (JobState.CANCELLED, False, 15, 250)
     assert effects == [Account(gone)]
-    assert mgr.node_usage()["n1"].cpus == 0
+    assert node_usage(mgr)["n1"].cpus == 0
 
 
 def test_cancel_event_replayed_twice_is_ignored(tmp_path: Path) -> None:
     mgr = make_manager(tmp_path)
     job = submit(mgr)
-    event = mgr.cancellation(job.job_id, ALICE, now=150)
-    mgr.apply(event)
+    event = cancellation(mgr, job.job_id, ALICE, now=150)
+    apply(mgr, event)
     snapshot = mgr.jobs[job.job_id]
-    assert mgr.apply(event) == []
+    assert apply(mgr, event) == []
     assert mgr.jobs[job.job_id] == snapshot
 
 
 def test_pending_reason_of_a_cancelled_job_survives_replay(tmp_path: Path) -> None:
     mgr = make_manager(tmp_path)
-    submitted = mgr.submission(dataclasses.replace(RAW, partition="long", cpus_per_task=8), ALICE, ALICE,
+    submitted = submission(mgr, dataclasses.replace(RAW, partition="long", cpus_per_task=8), ALICE, ALICE,
                                "alice", "alice", False, 100)
-    mgr.apply(submitted)
+    apply(mgr, submitted)
     schedule(mgr)
-    cancel = mgr.cancellation(submitted.job.job_id, ALICE, now=150)
-    mgr.apply(cancel)
+    cancel = cancellation(mgr, submitted.job.job_id, ALICE, now=150)
+    apply(mgr, cancel)
     assert mgr.jobs[submitted.job.job_id].reason is Reason.PARTITION_CONFIG   # kept, as in Slurm (spec §1.1)
     replayed = make_manager(tmp_path)
     for event in (submitted, cancel):
-        replayed.apply(event)
+        apply(replayed, event)
     assert replayed.jobs == mgr.jobs
 
 
@@ -417,7 +423,7 @@ def test_batch_finished(tmp_path: Path, exit_code: int, signal: int, oom: bool, 
     assert (done.exit_code, done.exit_signal, done.start_time, done.end_time) == (*expected_exit, 200, 320)
     assert done.allocation == job.allocation
     assert effects == [Account(done)]
-    assert mgr.node_usage()["n1"] == NodeUsage(frozenset(), 0)
+    assert node_usage(mgr)["n1"] == NodeUsage(frozenset(), 0)
 
 
 def test_batch_finished_for_unknown_or_already_finished_job_is_ignored(tmp_path: Path) -> None:
@@ -440,14 +446,14 @@ def test_timeouts(tmp_path: Path) -> None:
     job = run_job(mgr, now=200, time_limit_min=2)
     unlimited = run_job(mgr, now=200, partition="long", time_limit_min=-1)
     submit(mgr, time_limit_min=1, cpus_per_task=8, partition="long")   # pending jobs never time out
-    assert mgr.timeouts(200 + 119) == []
-    assert mgr.timeouts(200 + 120) == [JobTimedOut(job.job_id, 320)]
-    effects = mgr.apply(JobTimedOut(job.job_id, 320))
+    assert timeouts(mgr, 200 + 119) == []
+    assert timeouts(mgr, 200 + 120) == [JobTimedOut(job.job_id, 320)]
+    effects = apply(mgr, JobTimedOut(job.job_id, 320))
     timed_out = mgr.jobs[job.job_id]
     assert (timed_out.state, timed_out.reason, timed_out.completing, timed_out.end_time) == (
         JobState.TIMEOUT, Reason.TIME_LIMIT, True, 320)
     assert effects == [Terminate(job.job_id, ("n1",), "TIME LIMIT"), Account(timed_out)]
-    assert mgr.timeouts(10**9) == []             # no second timeout; the unlimited job runs on
+    assert timeouts(mgr, 10**9) == []             # no second timeout; the unlimited job runs on
     assert mgr.jobs[unlimited.job_id].state is JobState.RUNNING
     finish(mgr, job.job_id, now=330, exit_signal=15)
     assert (mgr.jobs[job.job_id].state, mgr.jobs[job.job_id].completing) == (JobState.TIMEOUT, False)
@@ -461,8 +467,8 @@ def test_node_failure_fails_the_jobs_there(tmp_path: Path) -> None:
     on_n1 = run_job(mgr, partition="long")
     on_n2 = run_job(mgr, cpus_per_task=8)
     completing = run_job(mgr, partition="long")
-    mgr.apply(mgr.cancellation(completing.job_id, ALICE, now=250))
-    effects = mgr.apply(NodeFailed("n1", "Not responding", 400))
+    apply(mgr, cancellation(mgr, completing.job_id, ALICE, now=250))
+    effects = apply(mgr, NodeFailed("n1", "Not responding", 400))
     failed = mgr.jobs[on_n1.job_id]
     assert (failed.state, failed.reason, failed.end_time) == (JobState.NODE_FAIL, Reason.NODE_DOWN, 400)
     assert mgr.jobs[completing.job_id].completing is False      # nobody is left to report its end
@@ -471,7 +477,7 @@ def test_node_failure_fails_the_jobs_there(tmp_path: Path) -> None:
     rec = mgr.nodes["n1"]
     assert (rec.down, rec.responding, rec.usable, rec.reason, rec.reason_time) == (
         True, False, False, "Not responding", 400)
-    assert mgr.apply(NodeFailed("nosuch", "x", 400)) == []
+    assert apply(mgr, NodeFailed("nosuch", "x", 400)) == []
 
 
 def test_node_failure_terminates_the_rest_of_a_multi_node_job(tmp_path: Path) -> None:
@@ -479,7 +485,7 @@ def test_node_failure_terminates_the_rest_of_a_multi_node_job(tmp_path: Path) ->
     job = run_job(mgr, min_nodes=2, num_tasks=2)
     assert job.allocation is not None
     survivors = tuple(n for n in job.allocation.nodes if n != job.allocation.nodes[1])
-    effects = mgr.apply(NodeFailed(job.allocation.nodes[1], "Not responding", 400))
+    effects = apply(mgr, NodeFailed(job.allocation.nodes[1], "Not responding", 400))
     assert mgr.jobs[job.job_id].state is JobState.NODE_FAIL
     terminated = {n for e in effects if isinstance(e, Terminate) and e.job_id == job.job_id for n in e.nodes}
     assert set(survivors) <= terminated
@@ -487,25 +493,25 @@ def test_node_failure_terminates_the_rest_of_a_multi_node_job(tmp_path: Path) ->
 
 def test_unresponsive_nodes_and_heartbeats(tmp_path: Path) -> None:
     mgr = make_manager(tmp_path)                  # both registered at t=0
-    assert mgr.unresponsive_nodes(300.0) == []
-    mgr.node_heartbeat("n2", 250.0, cpu_load=0.5, free_memory_mb=7000)
-    assert mgr.unresponsive_nodes(301.0) == [NodeFailed("n1", "Not responding", 301)]
+    assert unresponsive_nodes(mgr, 300.0) == []
+    node_heartbeat(mgr, "n2", 250.0, cpu_load=0.5, free_memory_mb=7000)
+    assert unresponsive_nodes(mgr, 301.0) == [NodeFailed("n1", "Not responding", 301)]
     rec = mgr.nodes["n2"]
     assert (rec.last_seen, rec.cpu_load, rec.free_memory_mb) == (250.0, 0.5, 7000)
-    mgr.apply(NodeFailed("n1", "Not responding", 301))
-    assert mgr.unresponsive_nodes(10_000.0) == [NodeFailed("n2", "Not responding", 10_000)]  # once only
+    apply(mgr, NodeFailed("n1", "Not responding", 301))
+    assert unresponsive_nodes(mgr, 10_000.0) == [NodeFailed("n2", "Not responding", 10_000)]  # once only
 
 
 def test_no_liveness_checks_when_slurmd_timeout_is_zero(tmp_path: Path) -> None:
     mgr = make_manager(tmp_path, conf=CONF.replace("SlurmdTimeout=300", "SlurmdTimeout=0"))
-    assert mgr.unresponsive_nodes(10**9) == []
+    assert unresponsive_nodes(mgr, 10**9) == []
 
 
 def test_registration_and_heartbeat_errors(tmp_path: Path) -> None:
     mgr = make_manager(tmp_path, register=False)
     err = error_of(register_node, mgr, "n9", 1.0)
     assert (err.strerror, err.detail) == (Strerror.INVALID_NODE_NAME, "node n9 is not in slurm.conf")
-    err = error_of(mgr.node_heartbeat, "n1", 1.0, 0.0, 100)
+    err = error_of(node_heartbeat, mgr, "n1", 1.0, 0.0, 100)
     assert (err.strerror, err.detail) == (Strerror.INVALID_NODE_NAME, "node n1 must register first")
     assert not mgr.nodes["n1"].usable
     rec = register_node(mgr, "n1", 5.0, address="10.0.0.1", port=7000, boot_time=3, arch="x86_64")
@@ -519,8 +525,8 @@ def test_registration_and_heartbeat_errors(tmp_path: Path) -> None:
 def test_return_to_service_on_registration(tmp_path: Path, rts: str, not_responding_back: bool,
                                            admin_down_back: bool) -> None:
     mgr = make_manager(tmp_path, rts)
-    mgr.apply(NodeFailed("n1", "Not responding", 400))
-    mgr.apply(NodeAdminChanged(("n2",), "DOWN", "bad disk", ROOT, 400))
+    apply(mgr, NodeFailed("n1", "Not responding", 400))
+    apply(mgr, NodeAdminChanged(("n2",), "DOWN", "bad disk", ROOT, 400))
     register_node(mgr, "n1", 500.0)
     register_node(mgr, "n2", 500.0)
     assert mgr.nodes["n1"].usable is not_responding_back
@@ -532,7 +538,7 @@ def test_return_to_service_on_registration(tmp_path: Path, rts: str, not_respond
 def test_node_admin_drain_and_resume(tmp_path: Path) -> None:
     mgr = make_manager(tmp_path)
     running = run_job(mgr, partition="long")
-    assert mgr.apply(NodeAdminChanged(("n1", "nosuch"), "DRAIN", "maintenance", ROOT, 300)) == []
+    assert apply(mgr, NodeAdminChanged(("n1", "nosuch"), "DRAIN", "maintenance", ROOT, 300)) == []
     rec = mgr.nodes["n1"]
     assert (rec.drain, rec.usable, rec.reason, rec.reason_uid, rec.reason_time) == (
         True, False, "maintenance", ROOT, 300)
@@ -540,7 +546,7 @@ def test_node_admin_drain_and_resume(tmp_path: Path) -> None:
     waiting = submit(mgr, partition="long")
     schedule(mgr, now=310)
     assert mgr.jobs[waiting.job_id].state is JobState.PENDING
-    mgr.apply(NodeAdminChanged(("n1",), "RESUME", "", ROOT, 320))
+    apply(mgr, NodeAdminChanged(("n1",), "RESUME", "", ROOT, 320))
     assert (rec.drain, rec.usable, rec.reason, rec.reason_uid) == (False, True, "", 0)
     schedule(mgr, now=330)
     assert mgr.jobs[waiting.job_id].state is JobState.RUNNING
@@ -548,18 +554,18 @@ def test_node_admin_drain_and_resume(tmp_path: Path) -> None:
 
 def test_undrain_keeps_a_down_node_down(tmp_path: Path) -> None:
     mgr = make_manager(tmp_path)
-    mgr.apply(NodeAdminChanged(("n1",), "DRAIN", "x", ROOT, 300))
-    mgr.apply(NodeAdminChanged(("n1",), "DOWN", "y", ROOT, 301))
-    mgr.apply(NodeAdminChanged(("n1",), "UNDRAIN", "", ROOT, 302))
+    apply(mgr, NodeAdminChanged(("n1",), "DRAIN", "x", ROOT, 300))
+    apply(mgr, NodeAdminChanged(("n1",), "DOWN", "y", ROOT, 301))
+    apply(mgr, NodeAdminChanged(("n1",), "UNDRAIN", "", ROOT, 302))
     assert (mgr.nodes["n1"].drain, mgr.nodes["n1"].down) == (False, True)
-    mgr.apply(NodeAdminChanged(("n1",), "RESUME", "", ROOT, 303))
+    apply(mgr, NodeAdminChanged(("n1",), "RESUME", "", ROOT, 303))
     assert mgr.nodes["n1"].usable
 
 
 def test_node_admin_down_fails_running_jobs(tmp_path: Path) -> None:
     mgr = make_manager(tmp_path)
     job = run_job(mgr, partition="long")
-    effects = mgr.apply(NodeAdminChanged(("n1",), "DOWN", "bad disk", ROOT, 300))
+    effects = apply(mgr, NodeAdminChanged(("n1",), "DOWN", "bad disk", ROOT, 300))
     failed = mgr.jobs[job.job_id]
     assert (failed.state, failed.reason, failed.end_time) == (JobState.NODE_FAIL, Reason.NODE_DOWN, 300)
     assert Terminate(job.job_id, ("n1",), "NODE FAILURE") in effects
@@ -569,7 +575,7 @@ def test_node_admin_down_fails_running_jobs(tmp_path: Path) -> None:
 def test_every_terminate_effect_is_for_a_completing_job(tmp_path: Path) -> None:
     mgr = make_manager(tmp_path)
     run_job(mgr, partition="long")
-    effects = mgr.apply(NodeAdminChanged(("n1",), "DOWN", "bad disk", ROOT, 300))
+    effects = apply(mgr, NodeAdminChanged(("n1",), "DOWN", "bad disk", ROOT, 300))
     terminates = [e for e in effects if isinstance(e, Terminate)]
     assert terminates
     assert all(mgr.jobs[e.job_id].completing for e in terminates)
@@ -589,15 +595,15 @@ def test_nodes_marked_down_or_drained_in_slurm_conf_start_that_way(tmp_path: Pat
 def test_signalling(tmp_path: Path) -> None:
     mgr = make_manager(tmp_path)
     job = run_job(mgr)
-    assert mgr.signalling(job.job_id, ALICE, 10, batch_only=True, full=False) == [
+    assert signalling(mgr, job.job_id, ALICE, 10, batch_only=True, full=False) == [
         SignalTasks(job.job_id, ("n1",), 10, True, False)]
-    assert error_of(mgr.signalling, job.job_id, BOB, 10, False, False).strerror == Strerror.ACCESS_DENIED
+    assert error_of(signalling, mgr, job.job_id, BOB, 10, False, False).strerror == Strerror.ACCESS_DENIED
     pending = submit(mgr, cpus_per_task=8, partition="long")
     # slurmctld 22.05: "Job can not be altered now, try again later" (scancel retries)
-    assert error_of(mgr.signalling, pending.job_id, ALICE, 10, False, False).strerror \
+    assert error_of(signalling, mgr, pending.job_id, ALICE, 10, False, False).strerror \
         == Strerror.TRANSITION_STATE_NO_UPDATE
     finish(mgr, job.job_id)
-    assert error_of(mgr.signalling, job.job_id, ALICE, 10, False, False).strerror == Strerror.ALREADY_DONE
+    assert error_of(signalling, mgr, job.job_id, ALICE, 10, False, False).strerror == Strerror.ALREADY_DONE
 
 
 # ---- purge -----------------------------------------------------------------------------------------
@@ -608,27 +614,27 @@ def test_finished_jobs_are_purged_after_min_job_age(tmp_path: Path) -> None:
     done = run_job(mgr)
     finish(mgr, done.job_id, now=1000)
     completing = run_job(mgr)
-    mgr.apply(mgr.cancellation(completing.job_id, ROOT, now=900))
+    apply(mgr, cancellation(mgr, completing.job_id, ROOT, now=900))
     pending = submit(mgr)
-    assert mgr.purgeable(1299) is None
-    assert mgr.purgeable(1300) == JobsPurged((done.job_id,))
-    assert mgr.apply(JobsPurged((done.job_id, JobId(999)))) == []
+    assert purgeable(mgr, 1299) is None
+    assert purgeable(mgr, 1300) == JobsPurged((done.job_id,))
+    assert apply(mgr, JobsPurged((done.job_id, JobId(999)))) == []
     assert set(mgr.jobs) == {completing.job_id, pending.job_id}
-    assert mgr.purgeable(10**6) is None            # completing: processes may still be around
+    assert purgeable(mgr, 10**6) is None            # completing: processes may still be around
 
 
 def test_no_purge_when_min_job_age_is_zero(tmp_path: Path) -> None:
     mgr = make_manager(tmp_path, conf=CONF.replace("MinJobAge=300", "MinJobAge=0"))
     job = run_job(mgr)
     finish(mgr, job.job_id, now=300)
-    assert mgr.purgeable(10**9) is None
+    assert purgeable(mgr, 10**9) is None
 
 
 # ---- hold / release --------------------------------------------------------------------------------
 
 
-def hold(mgr: JobManager, job_id: int, action: str, uid: int, now: int = 150) -> Job:
-    mgr.apply(mgr.hold_change(job_id, action, uid, now))
+def hold(mgr: ClusterState, job_id: int, action: str, uid: int, now: int = 150) -> Job:
+    apply(mgr, hold_change(mgr, job_id, action, uid, now))
     return mgr.jobs[JobId(job_id)]
 
 
@@ -658,7 +664,7 @@ def test_owner_may_not_release_an_admin_hold(tmp_path: Path) -> None:
     mgr = make_manager(tmp_path)
     job = submit(mgr)
     hold(mgr, job.job_id, "hold", ROOT)
-    assert error_of(mgr.hold_change, job.job_id, "release", ALICE, 160).strerror == Strerror.ACCESS_DENIED
+    assert error_of(hold_change, mgr, job.job_id, "release", ALICE, 160).strerror == Strerror.ACCESS_DENIED
     assert hold(mgr, job.job_id, "release", ROOT).hold is Hold.NONE
 
 
@@ -685,12 +691,12 @@ def test_owner_cannot_downgrade_an_admin_hold(tmp_path: Path, action: str) -> No
 def test_hold_rules(tmp_path: Path) -> None:
     mgr = make_manager(tmp_path)
     job = submit(mgr)
-    assert error_of(mgr.hold_change, job.job_id, "hold", BOB, 150).strerror == Strerror.ACCESS_DENIED
-    err = error_of(mgr.hold_change, job.job_id, "freeze", ALICE, 150)
+    assert error_of(hold_change, mgr, job.job_id, "hold", BOB, 150).strerror == Strerror.ACCESS_DENIED
+    err = error_of(hold_change, mgr, job.job_id, "freeze", ALICE, 150)
     assert (err.strerror, err.detail) == (Strerror.INVALID_ARGUMENT, "unknown job action freeze")
     running = run_job(mgr)
-    assert error_of(mgr.hold_change, running.job_id, "hold", ALICE, 250).strerror == Strerror.NOT_PENDING
-    assert error_of(mgr.hold_change, 999, "hold", ROOT, 250).strerror == Strerror.INVALID_JOB_ID
+    assert error_of(hold_change, mgr, running.job_id, "hold", ALICE, 250).strerror == Strerror.NOT_PENDING
+    assert error_of(hold_change, mgr, 999, "hold", ROOT, 250).strerror == Strerror.INVALID_JOB_ID
 
 
 def test_a_held_job_does_not_block_the_jobs_behind_it(tmp_path: Path) -> None:
@@ -715,10 +721,10 @@ def open_journal(directory: Path) -> Journal:
     return journal
 
 
-def replay_into(mgr: JobManager, journal: Journal) -> int:
+def replay_into(mgr: ClusterState, journal: Journal) -> int:
     count = 0
     for data in journal.replay():
-        mgr.apply(event_from_dict(data))
+        apply(mgr, event_from_dict(data))
         count += 1
     return count
 
@@ -729,7 +735,7 @@ def test_journal_round_trips_every_event_kind(tmp_path: Path) -> None:
     events: list[Event] = [
         JobSubmitted(job), JobStarted(job.job_id, Allocation(("n1", "n2"), (2, 2), (10, 10)), 5),
         JobStarted(job.job_id, Allocation(("n1", "n2"), (2, 1), (0, 0), cpu_ids=((0, 3), (5,)), gpu_ids=((), (0, 1))), 5),
-        mgr.hold_change(submit(mgr).job_id, "hold", ROOT, 6), JobCancelled(job.job_id, ALICE, 7),
+        hold_change(mgr, submit(mgr).job_id, "hold", ROOT, 6), JobCancelled(job.job_id, ALICE, 7),
         JobTimedOut(job.job_id, 8), BatchFinished(job.job_id, 1, 9, True, False, 9),
         NodeFailed("n1", "Not responding", 10), NodeAdminChanged(("n1", "n2"), "DRAIN", "x y", ROOT, 11),
         JobsPurged((job.job_id, JobId(5))),
@@ -777,9 +783,9 @@ def test_journal_ignores_a_torn_last_line(tmp_path: Path) -> None:
     live = make_manager(tmp_path)
     journal = open_journal(tmp_path / "state")
     for _ in range(2):
-        event = live.submission(RAW, ALICE, ALICE, "alice", "alice", False, 100)
+        event = submission(live, RAW, ALICE, ALICE, "alice", "alice", False, 100)
         append(journal, event)
-        live.apply(event)
+        apply(live, event)
     journal.close()
     whole = journal.path.read_bytes()
     cut = whole + b'{"v":1,"kind":"cancelled","job_id":1,"by_u'   # crash in the middle of a write
@@ -823,7 +829,7 @@ def durable(jobs: dict[JobId, Job]) -> dict[JobId, Job]:
             for jid, j in jobs.items()}
 
 
-def validate_throttle(mgr: JobManager, array_id: JobId) -> None:
+def validate_throttle(mgr: ClusterState, array_id: JobId) -> None:
     """A task start never takes an array past its throttle (lowering the throttle below what
     already runs is allowed: nothing is stopped, no task starts until fewer run)."""
     running = sum(1 for j in mgr.jobs.values()
@@ -832,7 +838,7 @@ def validate_throttle(mgr: JobManager, array_id: JobId) -> None:
     assert not throttle or running <= throttle, (array_id, running)
 
 
-def validate_state(mgr: JobManager) -> None:
+def validate_state(mgr: ClusterState) -> None:
     """Invariants that hold after every event (dask's validate_state)."""
     for job in mgr.jobs.values():
         if job.state is JobState.RUNNING:
@@ -854,7 +860,7 @@ def validate_state(mgr: JobManager) -> None:
             master = mgr.jobs.get(array.array_job_id)
             assert master is None or master.array is None or array.task_id not in master.array.pending \
                 or master.job_id == job.job_id, job
-    for name, used in mgr.node_usage().items():
+    for name, used in node_usage(mgr).items():
         config = mgr.nodes[name].config
         assert used.cpus <= config.cpus and used.memory_mb <= config.real_memory_mb, (name, used)
         assert used.cpu_ids <= set(range(config.cpus)) and used.gpu_ids <= set(mgr.gpu_types[name]), (name, used)
@@ -875,7 +881,7 @@ def validate_state(mgr: JobManager) -> None:
 class Recorder:
     """Commits like the controller: journal first, then `apply`."""
 
-    def __init__(self, mgr: JobManager, journal: Journal) -> None:
+    def __init__(self, mgr: ClusterState, journal: Journal) -> None:
         self.mgr, self.journal, self.count = mgr, journal, 0
         self.kinds: set[str] = set()
         self.states: set[JobState] = set()
@@ -888,7 +894,7 @@ class Recorder:
         if event is None:
             return
         append(self.journal, event)
-        self.mgr.apply(event)
+        apply(self.mgr, event)
         self.count += 1
         self.kinds.add(event.kind)
         self.states |= {j.state for j in self.mgr.jobs.values()}
@@ -942,7 +948,7 @@ def random_history(rng: random.Random, rec: Recorder, steps: int) -> None:
                 f"afterok:{some_job}", f"afternotok:{some_job}", f"afterany:{some_job}?after:{some_job}+1",
                 "singleton", f"after:{some_job}_2"])
             raw = dataclasses.replace(raw, kill_on_invalid_dep=rng.random() < 0.5)
-            rec.decide(mgr.submission, raw, uid, uid, USERS[uid], USERS[uid], rng.random() < 0.15, now, array=array,
+            rec.decide(submission, mgr, raw, uid, uid, USERS[uid], USERS[uid], rng.random() < 0.15, now, array=array,
                        dependency=dependency)
         elif roll < 0.55:
             running = [j for j in jobs if j.state is JobState.RUNNING or j.completing]
@@ -951,27 +957,27 @@ def random_history(rng: random.Random, rec: Recorder, steps: int) -> None:
                 rec.commit(BatchFinished(job.job_id, rng.choice([0, 0, 0, 1, 3]), rng.choice([0, 0, 0, 9]),
                                          rng.random() < 0.05, rng.random() < 0.05, now))
         elif roll < 0.6:
-            rec.decide(mgr.cancellation, some_job, uid, now)
+            rec.decide(cancellation, mgr, some_job, uid, now)
         elif roll < 0.65:
             masters = [j for j in jobs if j.array and j.array.is_remainder and j.state is JobState.PENDING]
             target = rng.choice(masters).job_id if masters else some_job
             tasks = rng.choice([None, (1,), (2, 3), (0, 1, 2, 3, 4, 5, 6), (9,)])
-            rec.decide(mgr.cancellations, JobSpec(target, tasks), rng.choice([uid, ALICE]), now)
+            rec.decide(cancellations, mgr, JobSpec(target, tasks), rng.choice([uid, ALICE]), now)
         elif roll < 0.69 and jobs:
             change = rng.random()
             if change < 0.5:
-                rec.decide(mgr.dependency_change, some_job, rng.choice(["", f"afterany:{rng.choice(jobs).job_id}"]),
+                rec.decide(dependency_change, mgr, some_job, rng.choice(["", f"afterany:{rng.choice(jobs).job_id}"]),
                            uid)
             elif change < 0.75:
                 arrays = [j for j in jobs if j.array and j.array.array_job_id == j.job_id] or jobs
                 target = rng.choice(arrays)
-                rec.decide(mgr.throttle_change, target.job_id, rng.choice(["0", "1", "3"]), target.uid)
+                rec.decide(throttle_change, mgr, target.job_id, rng.choice(["0", "1", "3"]), target.uid)
             else:
                 waiting = [j for j in jobs if j.state is JobState.PENDING] or jobs
                 target = rng.choice(waiting)
-                rec.decide(mgr.begin_change, target.job_id, now + rng.choice([0, 100]), target.uid)
+                rec.decide(begin_change, mgr, target.job_id, now + rng.choice([0, 100]), target.uid)
         elif roll < 0.72:
-            rec.decide(mgr.hold_change, some_job, rng.choice(["hold", "uhold", "release"]), uid, now)
+            rec.decide(hold_change, mgr, some_job, rng.choice(["hold", "uhold", "release"]), uid, now)
         elif roll < 0.75:
             name = rng.choice(["n1", "n2"])
             rec.commit(NodeAdminChanged((name,), rng.choice(["DRAIN", "DOWN", "RESUME", "UNDRAIN"]),
@@ -983,9 +989,9 @@ def random_history(rng: random.Random, rec: Recorder, steps: int) -> None:
         elif roll < 0.85:
             for name in mgr.nodes:                       # soft state: no events
                 register_node(mgr, name, float(now))
-        rec.commit_all(mgr.timeouts(now))
-        rec.commit(mgr.purgeable(now))
-        rec.commit_all(mgr.schedule_pass(now))
+        rec.commit_all(timeouts(mgr, now))
+        rec.commit(purgeable(mgr, now))
+        rec.commit_all(schedule_pass(mgr, now))
 
 
 @pytest.mark.parametrize("seed", range(4))
@@ -1009,7 +1015,7 @@ def test_replaying_the_journal_rebuilds_the_live_state(tmp_path: Path, seed: int
     events = list(Journal(tmp_path / "state").replay())
     assert len(events) == rec.count
     for number, (data, (jobs, next_job_id)) in enumerate(zip(events, rec.after_each), 1):
-        replayed.apply(event_from_dict(data))
+        apply(replayed, event_from_dict(data))
         assert durable(replayed.jobs) == jobs, f"after event {number}"
         assert next_job_id is None or replayed.next_job_id == next_job_id, f"after event {number}"
     assert durable(replayed.jobs) == durable(live.jobs)
@@ -1031,13 +1037,13 @@ def test_replaying_the_journal_rebuilds_the_live_state(tmp_path: Path, seed: int
 
 def test_snapshot_keeps_admin_node_states_but_not_liveness(tmp_path: Path) -> None:
     live = make_manager(tmp_path)
-    live.apply(NodeAdminChanged(("n1",), "DRAIN", "maintenance", ROOT, 10))
-    live.apply(NodeAdminChanged(("n2",), "DOWN", "psu", SLURM_UID, 11))
+    apply(live, NodeAdminChanged(("n1",), "DRAIN", "maintenance", ROOT, 10))
+    apply(live, NodeAdminChanged(("n2",), "DOWN", "psu", SLURM_UID, 11))
     snapshot = list(live.snapshot_events())
     assert NodeAdminChanged(("n1",), "DRAIN", "maintenance", ROOT, 10) in snapshot
     assert NodeAdminChanged(("n2",), "DOWN", "psu", SLURM_UID, 11) in snapshot
-    live.apply(NodeAdminChanged(("n2",), "RESUME", "", ROOT, 12))
-    live.apply(NodeFailed("n2", "Not responding", 13))
+    apply(live, NodeAdminChanged(("n2",), "RESUME", "", ROOT, 12))
+    apply(live, NodeFailed("n2", "Not responding", 13))
     assert not [e for e in live.snapshot_events() if isinstance(e, NodeAdminChanged) and e.nodes == ("n2",)]
 
 
@@ -1046,9 +1052,9 @@ def test_compaction_keeps_next_job_id_after_the_newest_jobs_are_purged(tmp_path:
     for _ in range(3):
         job = run_job(live)
         finish(live, job.job_id, now=300)
-    purge = live.purgeable(600)
+    purge = purgeable(live, 600)
     assert purge is not None and len(purge.job_ids) == 3
-    live.apply(purge)
+    apply(live, purge)
     journal = open_journal(tmp_path / "state")
     journal.rewrite(event_to_dict(e) for e in live.snapshot_events())
     journal.close()
@@ -1060,7 +1066,7 @@ def test_compaction_keeps_next_job_id_after_the_newest_jobs_are_purged(tmp_path:
 def test_job_record_round_trips_through_its_dict(tmp_path: Path) -> None:
     mgr = make_manager(tmp_path)
     job = run_job(mgr, min_nodes=2, num_tasks=2, mem_per_cpu_mb=100)
-    mgr.apply(mgr.cancellation(job.job_id, ROOT, now=250))
+    apply(mgr, cancellation(mgr, job.job_id, ROOT, now=250))
     record = mgr.jobs[job.job_id]
     assert Job.from_dict(json.loads(json.dumps(record.to_dict()))) == record
     assert Job.from_dict({**record.to_dict(), "from_a_newer_version": 1}) == record
@@ -1076,7 +1082,7 @@ def test_an_unkillable_step_or_failed_epilog_drains_the_node(tmp_path: Path, fla
     job = run_job(mgr)
     assert job.allocation is not None
     node = job.allocation.batch_host
-    mgr.apply(BatchFinished(job.job_id, 0, 9, False, False, 300, node=node, **{flag: True}))
+    apply(mgr, BatchFinished(job.job_id, 0, 9, False, False, 300, node=node, **{flag: True}))
     rec = mgr.nodes[node]
     assert (rec.drain, rec.reason) == (True, reason)
     assert mgr.jobs[job.job_id].state is JobState.FAILED  # killed by signal 9, as reported
@@ -1087,42 +1093,42 @@ def test_a_failed_prolog_requeues_held_and_drains(tmp_path: Path) -> None:
     job = run_job(mgr)
     assert job.allocation is not None
     node = job.allocation.batch_host
-    effects = mgr.apply(JobRequeued(job.job_id, Hold.ADMIN, node, "Prolog error", 250))
+    effects = apply(mgr, JobRequeued(job.job_id, Hold.ADMIN, node, "Prolog error", 250))
     again = mgr.jobs[job.job_id]
     assert (again.state, again.hold, again.reason, again.restarts) == (
         JobState.PENDING, Hold.ADMIN, Reason.HELD_ADMIN, 1)
     assert again.allocation is None and again.start_time == 0 and again.priority == 0
     assert (mgr.nodes[node].drain, mgr.nodes[node].reason) == (True, "Prolog error")
     assert effects == [Account(again)]
-    assert mgr.node_usage()[node].cpus == 0  # the requeued job holds nothing any more
+    assert node_usage(mgr)[node].cpus == 0  # the requeued job holds nothing any more
 
 
 def test_over_time_limit_extends_the_time_limit(tmp_path: Path) -> None:
     mgr = make_manager(tmp_path, extra="OverTimeLimit=2\n")
     job = run_job(mgr, now=200, time_limit_min=1)
-    assert mgr.timeouts(200 + 60 + 119) == []
-    assert [e.job_id for e in mgr.timeouts(200 + 180)] == [job.job_id]
+    assert timeouts(mgr, 200 + 60 + 119) == []
+    assert [e.job_id for e in timeouts(mgr, 200 + 180)] == [job.job_id]
 
 
 def test_signal_before_the_limit_is_sent_once(tmp_path: Path) -> None:
     mgr = make_manager(tmp_path)
     job = run_job(mgr, now=200, time_limit_min=10, signal_number=10, signal_seconds=60,
                   signal_batch_only=True)
-    assert mgr.signals_due(200 + 539) == []
-    due = mgr.signals_due(200 + 540)
+    assert signals_due(mgr, 200 + 539) == []
+    due = signals_due(mgr, 200 + 540)
     assert [(e.job_id, e.signal, e.batch_only) for e in due] == [(job.job_id, 10, True)]  # type: ignore[union-attr]
-    assert mgr.signals_due(200 + 541) == []
+    assert signals_due(mgr, 200 + 541) == []
 
 
 def test_launch_failures_requeue_until_the_limit_then_fail(tmp_path: Path) -> None:
     mgr = make_manager(tmp_path)
     job = run_job(mgr, now=200)
     for attempt in range(1, MAX_BATCH_REQUEUE + 1):
-        mgr.apply(JobRequeued(job.job_id, Hold.NONE, "", "", 200 + attempt))
+        apply(mgr, JobRequeued(job.job_id, Hold.NONE, "", "", 200 + attempt))
         again = mgr.jobs[job.job_id]
         assert (again.state, again.restarts, again.hold) == (JobState.PENDING, attempt, Hold.NONE)
         schedule(mgr, 200 + attempt)
         assert mgr.jobs[job.job_id].state is JobState.RUNNING
-    mgr.apply(JobRequeued(job.job_id, Hold.NONE, "", "", 300))
+    apply(mgr, JobRequeued(job.job_id, Hold.NONE, "", "", 300))
     done = mgr.jobs[job.job_id]
     assert (done.state, done.reason) == (JobState.FAILED, Reason.LAUNCH_FAILURE)
