@@ -19,7 +19,8 @@ import time
 from pyslurm_common.preempt_conf import ModeSpec, PreemptConfig, PreemptMode
 from pyslurm_ctld.job import Allocation, Job, JobId, JobRequest, JobState, Reason
 from pyslurm_ctld.preemption import PartitionPreempt, Policy, plan
-from pyslurm_ctld.scheduler import UNLIMITED, NodeCapacity, PartitionView, Pend
+from pyslurm_ctld.node_fit import NodeCapacity
+from pyslurm_ctld.scheduler import UNLIMITED, PartitionView, Pend
 
 CPUS = 32
 REQUEST = JobRequest(

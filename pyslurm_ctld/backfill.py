@@ -25,12 +25,10 @@ import heapq
 import math
 from bisect import bisect_right
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Callable, Iterable, Mapping, Sequence
+from typing import Callable, Iterable, Mapping, Sequence
 
 from .job import Allocation, Job, JobId, JobState
-
-if TYPE_CHECKING:
-    from .scheduler import NodeCapacity, _Need
+from .node_fit import Need, NodeCapacity, could_ever_fit
 
 FOREVER = 2**62    # the end of a booking without a time limit
 
@@ -143,7 +141,7 @@ class _NodeTimeline:
             self._segments = segments
         return self._segments
 
-    def _free_from(self, first: int, end: int, need: _Need) -> tuple[frozenset[int], int, frozenset[int]]:
+    def _free_from(self, first: int, end: int, need: Need) -> tuple[frozenset[int], int, frozenset[int]]:
         """CPU ids, memory and GPUs free from segment `first` until `end`; stops early once it is
         clear they are too few for `need`."""
         segments = self.segments()
@@ -155,7 +153,7 @@ class _NodeTimeline:
             cpus, memory, gpus = cpus & seg.cpu_ids, min(memory, seg.memory_mb), gpus & seg.gpus
         return cpus, memory, gpus
 
-    def _fit(self, need: _Need, first: int, end: int) -> tuple[tuple[int, ...], tuple[int, ...], int] | None:
+    def _fit(self, need: Need, first: int, end: int) -> tuple[tuple[int, ...], tuple[int, ...], int] | None:
         """The lowest CPU ids and GPU indices one node of `need` would hold from segment `first`
         until `end`, and how many CPUs would stay free beside it; None when it does not fit."""
         cpus, memory, gpus = self._free_from(first, end, need)
@@ -174,12 +172,12 @@ class _NodeTimeline:
             gpu_ids = tuple(usable[:need.gpus_per_node])
         return tuple(sorted(cpus)[:need.cpus_per_node]), gpu_ids, len(cpus) - need.cpus_per_node
 
-    def fit_at(self, need: _Need, start: int, end: int) -> tuple[tuple[int, ...], tuple[int, ...], int] | None:
+    def fit_at(self, need: Need, start: int, end: int) -> tuple[tuple[int, ...], tuple[int, ...], int] | None:
         """`_fit` for a job beginning at `start` (any time from now on)."""
         first = max(0, bisect_right([seg.time for seg in self.segments()], start) - 1)
         return self._fit(need, first, end)
 
-    def earliest(self, need: _Need, end_of: Callable[[int], int],
+    def earliest(self, need: Need, end_of: Callable[[int], int],
                  horizon: int) -> tuple[int, tuple[tuple[int, ...], tuple[int, ...], int]] | None:
         """The first time, up to `horizon`, at which one node of `need` fits here until `end_of` it,
         and what it would get then (`_fit`). A job may begin at any segment's beginning: in the
@@ -206,8 +204,8 @@ class Backfill:
         self.horizon = now + policy.window_s
         self.tested = 0
         self._nodes = {name: _NodeTimeline(cap, now) for name, cap in nodes.items() if cap.usable}
-        self._earliest: dict[tuple[str, _Need, int], tuple[int, int | None]] = {}   # per node version
-        self._queues: dict[tuple[str, _Need, int], _NodeQueue] = {}
+        self._earliest: dict[tuple[str, Need, int], tuple[int, int | None]] = {}   # per node version
+        self._queues: dict[tuple[str, Need, int], _NodeQueue] = {}
         self._changed: list[str] = []     # every booking's nodes, in order: what queues must re-read
         self._ends = {job.job_id: job.end_time for job in running}   # as expected, before rounding
         for job in running:
@@ -242,9 +240,8 @@ class Backfill:
 
     # ---- placement --------------------------------------------------------------------
 
-    def _earliest_on(self, name: str, need: _Need, time_limit_min: int) -> int | None:
+    def _earliest_on(self, name: str, need: Need, time_limit_min: int) -> int | None:
         """The first time (within the window) this node alone fits one node of `need`."""
-        from .scheduler import could_ever_fit    # scheduler imports this module
         timeline = self._nodes[name]
         key = (name, need, time_limit_min)
         cached = self._earliest.get(key)
@@ -257,13 +254,12 @@ class Backfill:
         self._earliest[key] = (timeline.version, found)
         return found
 
-    def _first_node(self, partition: str, need: _Need, candidates: Sequence[str], time_limit_min: int,
+    def _first_node(self, partition: str, need: Need, candidates: Sequence[str], time_limit_min: int,
                     weights: Mapping[str, int]) -> tuple[int, Allocation] | None:
         """One node, no -w: the node where it starts earliest, preferred as the main pass prefers.
 
         Each (partition, request, time limit) keeps its nodes in a heap ordered by that choice;
         a booking changes few nodes, so a later job of the same shape re-reads only those."""
-        from .scheduler import could_ever_fit    # scheduler imports this module
         key = (partition, need, time_limit_min)
         queue = self._queues.get(key)
         if queue is None:
@@ -289,7 +285,7 @@ class Backfill:
             heapq.heappop(queue.heap)
         return None
 
-    def earliest(self, partition: str, need: _Need, candidates: Sequence[str], time_limit_min: int,
+    def earliest(self, partition: str, need: Need, candidates: Sequence[str], time_limit_min: int,
                  weights: Mapping[str, int]) -> tuple[int, Allocation] | None:
         """The earliest start of `need` on `candidates` (in preference order) and the allocation
         it would get then, or None when it cannot start within the window."""
@@ -313,7 +309,7 @@ class Backfill:
                 return start, self._allocation(need, fitting, start, time_limit_min, weights, usable)
         return None
 
-    def _allocation(self, need: _Need, fitting: list[str], start: int, time_limit_min: int,
+    def _allocation(self, need: Need, fitting: list[str], start: int, time_limit_min: int,
                     weights: Mapping[str, int], order: list[str]) -> Allocation:
         end = self.end_of(start, time_limit_min)
         position = {n: i for i, n in enumerate(order)}
@@ -341,7 +337,7 @@ class Backfill:
                     seen.setdefault(b.job_id, Holder(b.job_id, b.end, b.start <= self.now))
         return tuple(sorted(seen.values(), key=lambda h: (h.end_time, h.job_id)))
 
-    def place(self, options: Sequence[tuple[str, Sequence[str], _Need]], time_limit_min: int,
+    def place(self, options: Sequence[tuple[str, Sequence[str], Need]], time_limit_min: int,
               weights: Mapping[str, int]) -> tuple[str, int, Allocation] | None:
         """Where and when a job (one array task) starts earliest among its partitions' `options`
         (name, nodes, need): (partition, start time, allocation), or None beyond the window."""

@@ -33,6 +33,7 @@ from . import scheduler
 from .associations import Qos
 from .events import JobPreempted, JobRequeued
 from .job import Allocation, Hold, Job, JobId, JobState, Reason
+from .node_fit import NodeCapacity, job_need
 from .preempt_transitions import awaiting_requeue
 from .reservation_fence import Fence
 
@@ -114,7 +115,7 @@ class _Pool:
             self.memory[node] -= alloc.memory_mb_per_node[index]
             self.gpus[node].difference_update(alloc.gpus_on(index))
 
-    def capacities(self, nodes: Mapping[str, scheduler.NodeCapacity]) -> dict[str, scheduler.NodeCapacity]:
+    def capacities(self, nodes: Mapping[str, NodeCapacity]) -> dict[str, NodeCapacity]:
         """The scheduler's view of the pool's nodes."""
         return {name: dataclasses.replace(nodes[name], free_cpu_ids=frozenset(self.cpus[name]),
                                           free_memory_mb=self.memory[name], free_gpus=frozenset(self.gpus[name]))
@@ -129,7 +130,7 @@ def leaving(job: Job) -> bool:
 
 
 def plan(decisions: Sequence[scheduler.Decision], pending: Mapping[JobId, Job], running: Iterable[Job],
-         nodes: Mapping[str, scheduler.NodeCapacity], partitions: Mapping[str, scheduler.PartitionView],
+         nodes: Mapping[str, NodeCapacity], partitions: Mapping[str, scheduler.PartitionView],
          policy: Policy, now: int, fences: Mapping[JobId, Fence] | None = None) -> list[Preempt]:
     """Victims for the pending jobs of this pass that wait for resources, in the pass's order.
 
@@ -176,7 +177,7 @@ def plan(decisions: Sequence[scheduler.Decision], pending: Mapping[JobId, Job], 
                                       key=lambda vm: _victim_order(vm[0], partitions))
             # A shape that found no room once is not tried again in this pass (victims only get
             # fewer; what earlier victims leave over is seen by the next pass, right after).
-            shape = (key, job.request.time_limit_min, scheduler.job_need(job.request, part.def_mem_per_cpu_mb),
+            shape = (key, job.request.time_limit_min, job_need(job.request, part.def_mem_per_cpu_mb),
                      part.nodes if fence is not None else ())
             victims = (vm for vm in options[key] if vm[0].job_id not in taken)
             if shape in hopeless or next((vm for vm in options[key] if vm[0].job_id not in taken), None) is None:
@@ -206,7 +207,7 @@ def _victim_order(victim: Job, partitions: Mapping[str, scheduler.PartitionView]
 
 
 def _fit(job: Job, part: scheduler.PartitionView, victims: Iterator[tuple[Job, PreemptMode]], pool: _Pool,
-         nodes: Mapping[str, scheduler.NodeCapacity]) -> tuple[Allocation, list[tuple[Job, PreemptMode]]] | None:
+         nodes: Mapping[str, NodeCapacity]) -> tuple[Allocation, list[tuple[Job, PreemptMode]]] | None:
     """Where `job` starts in `part` with the fewest of the `victims` it needs (taken in their
     order, read only as far as needed), or None if even all of them are not enough. With no victim needed (jobs on their way out free enough), the
     allocation comes with an empty list: the job waits for them, and nobody else counts on it."""
@@ -326,7 +327,7 @@ def _grace(victim: Job, mode: PreemptMode, policy: Policy) -> int:
 
 
 def resumable(suspended: Iterable[Job], active: Mapping[JobId, Job],
-              nodes: Mapping[str, scheduler.NodeCapacity]) -> list[Resume]:
+              nodes: Mapping[str, NodeCapacity]) -> list[Resume]:
     """Jobs suspended by preemption whose preemptor has ended and whose CPUs are free again
     (they kept their memory and GPUs). Suspended by an operator: only `scontrol resume`."""
     free = {n.name: set(n.free_cpu_ids) if n.usable else set() for n in nodes.values()}

@@ -33,56 +33,17 @@ reservation holds leaves the "free now" view of the jobs behind it.
 from __future__ import annotations
 
 import dataclasses
-import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Iterable, Mapping, Protocol, Sequence
 
 from . import features
 from .backfill import Backfill, Reservation
-from .job import Allocation, Hold, Job, JobId, JobRequest, Reason
+from .job import Allocation, Hold, Job, JobId, Reason
+from .node_fit import Need, NeedMemo, NodeCapacity, could_ever_fit, has_topology
 from .reservation_fence import Fence
 
 UNLIMITED = -1
 _UNDECIDED = object()   # a shape whose static fit this pass has not looked at yet
-_NO_GPUS: Mapping[str, tuple[int, ...]] = {"": ()}
-
-
-@dataclass(frozen=True, slots=True)
-class NodeCapacity:
-    name: str
-    usable: bool          # registered, responding, not drained or down
-    cpus: int
-    memory_mb: int
-    free_cpu_ids: frozenset[int]
-    free_memory_mb: int
-    gpu_types: Mapping[int, str] = field(default_factory=dict)   # every GPU: index -> type ("" untyped)
-    free_gpus: frozenset[int] = frozenset()
-    weight: int = 1       # Weight=: lower weights are allocated first
-    features: frozenset[str] = frozenset()   # Features=, what --constraint asks for
-    tmp_disk_mb: int = 0  # TmpDisk=, what --tmp asks for
-    sockets: int = 1      # the node's topology, what -B / --sockets-per-node ... ask for
-    cores_per_socket: int = 1
-    threads_per_core: int = 1
-    _gpus_by_type: Mapping[str, tuple[int, ...]] = field(init=False, repr=False, compare=False)
-
-    def __post_init__(self) -> None:
-        # Derived once per snapshot: the static-fit check asks it for every pending job.
-        if not self.gpu_types:
-            object.__setattr__(self, "_gpus_by_type", _NO_GPUS)
-            return
-        ordered = sorted(self.gpu_types)
-        by_type: dict[str, tuple[int, ...]] = {
-            kind: tuple(i for i in ordered if self.gpu_types[i] == kind) for kind in set(self.gpu_types.values())}
-        by_type[""] = tuple(ordered)      # a request without a type takes any GPU
-        object.__setattr__(self, "_gpus_by_type", by_type)
-
-    @property
-    def free_cpus(self) -> int:
-        return len(self.free_cpu_ids)
-
-    def gpus_of_type(self, gpu_type: str) -> tuple[int, ...]:
-        """Indices of this node's GPUs a request for `gpu_type` ("" any) may use, ascending."""
-        return self._gpus_by_type.get(gpu_type, ())
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,103 +88,7 @@ class LimitGate(Protocol):
         """A start decided in this pass: it counts from now on."""
 
 
-@dataclass(frozen=True, slots=True)
-class _Need:
-    nodes: int
-    cpus_per_node: int
-    memory_mb_per_node: int   # 0: memory not tracked for this job
-    gpus_per_node: int = 0
-    gpu_type: str = ""        # "" any
-    required: tuple[str, ...] = ()   # -w: nodes the allocation must have
-    excluded: tuple[str, ...] = ()   # -x: nodes it may not have
-    constraint: features.Constraint = ()   # --constraint: what each node must have
-    exclusive: bool = False   # whole nodes: every CPU and GPU of an idle node (memory as asked)
-    tmp_disk_mb: int = 0      # --tmp: the node's TmpDisk must be at least this
-    topology: tuple[int, int, int] = (0, 0, 0)   # -B S:C:T: the node's least sockets, cores, threads
-    contiguous: bool = False  # --contiguous: consecutive nodes of the partition
-    preferred: features.Constraint = ()   # --prefer: nodes with these first
-
-    def candidates(self, nodes: Sequence[str]) -> list[str]:
-        return [n for n in nodes if n not in self.excluded]
-
-    @property
-    def tres(self) -> dict[str, int]:
-        """What an allocation for this need holds, in accounting's TRES names."""
-        return {"cpu": self.cpus_per_node * self.nodes, "mem": self.memory_mb_per_node * self.nodes,
-                "node": self.nodes, "gres/gpu": self.gpus_per_node * self.nodes}
-
-
-def job_need(req: JobRequest, def_mem_per_cpu_mb: int, exclusive: bool = False) -> _Need:
-    """What one node of the job needs; `exclusive`: the partition gives whole nodes."""
-    nodes = max(1, req.min_nodes)
-    cpus_per_node = max(1, math.ceil(req.total_cpus / nodes))
-    if req.overcommit:   # -O: as if one task per node
-        cpus_per_node = max(1, req.cpus_per_task)
-    cpus_per_node = max(cpus_per_node, req.min_cpus_per_node)
-    if req.cpus_per_gpu and req.gpus_per_node:
-        cpus_per_node = max(cpus_per_node, req.cpus_per_gpu * req.gpus_per_node)
-    if req.mem_per_node_mb:
-        memory = req.mem_per_node_mb
-    elif req.mem_per_gpu_mb and req.gpus_per_node:
-        memory = req.mem_per_gpu_mb * req.gpus_per_node
-    else:
-        memory = (req.mem_per_cpu_mb or def_mem_per_cpu_mb) * cpus_per_node
-    return _Need(nodes=nodes, cpus_per_node=cpus_per_node, memory_mb_per_node=memory,
-                 gpus_per_node=req.gpus_per_node, gpu_type=req.gpu_type if req.gpus_per_node else "",
-                 required=req.required_nodes, excluded=req.excluded_nodes,
-                 constraint=features.parse(req.features), exclusive=exclusive or req.exclusive,
-                 tmp_disk_mb=req.tmp_disk_mb,
-                 topology=(req.sockets_per_node, req.cores_per_socket, req.threads_per_core),
-                 contiguous=req.contiguous and nodes > 1, preferred=features.parse(req.prefer))
-
-
-def has_topology(node: NodeCapacity, need: _Need) -> bool:
-    """The node's sockets, cores per socket and threads per core are at least what -B asks."""
-    sockets, cores, threads = need.topology
-    return node.sockets >= sockets and node.cores_per_socket >= cores and node.threads_per_core >= threads
-
-
-class _NeedMemo:
-    """Each job's need per partition, computed once per version of its request instead of once
-    per pass (at 50k pending jobs, job_need and hashing the needs were half of the pass).
-
-    Keyed by the request's identity: a JobRequest is frozen, so a job whose request changes has
-    a new one. Each entry holds its request, so its id cannot be reused while the entry lives;
-    an entry no pass used since the one before is dropped. Equal needs are one shared object,
-    so the pass's per-shape tables can key on identity."""
-
-    _MAX_SHAPES = 4096   # distinct shapes remembered; past it they start afresh (only a cost)
-
-    def __init__(self) -> None:
-        self._current: dict[tuple[int, str], tuple[JobRequest, int, bool, _Need]] = {}
-        self._previous: dict[tuple[int, str], tuple[JobRequest, int, bool, _Need]] = {}
-        self._shapes: dict[_Need, _Need] = {}
-
-    def new_pass(self) -> None:
-        self._previous, self._current = self._current, {}
-        if len(self._shapes) > self._MAX_SHAPES:
-            self._shapes = {}
-
-    def need(self, req: JobRequest, partition: str, def_mem_per_cpu_mb: int, exclusive: bool) -> _Need:
-        key = (id(req), partition)
-        entry = self._current.get(key) or self._previous.get(key)
-        if entry is None or entry[0] is not req or entry[1] != def_mem_per_cpu_mb or entry[2] is not exclusive:
-            need = job_need(req, def_mem_per_cpu_mb, exclusive)
-            entry = (req, def_mem_per_cpu_mb, exclusive, self._shapes.setdefault(need, need))
-        self._current[key] = entry
-        return entry[3]
-
-
-_needs = _NeedMemo()
-
-
-def could_ever_fit(node: NodeCapacity, need: _Need) -> bool:
-    """Whether the node, empty, has what one node of the request needs."""
-    if node.cpus < need.cpus_per_node or node.memory_mb < need.memory_mb_per_node \
-            or node.tmp_disk_mb < need.tmp_disk_mb or not features.satisfied(need.constraint, node.features) \
-            or not has_topology(node, need):
-        return False
-    return not need.gpus_per_node or len(node.gpus_of_type(need.gpu_type)) >= need.gpus_per_node
+_needs = NeedMemo()
 
 
 def _hold_reason(job: Job) -> Reason | None:
@@ -234,7 +99,7 @@ def _hold_reason(job: Job) -> Reason | None:
     return None
 
 
-def _partition_reason(job: Job, part: PartitionView | None, need: _Need,
+def _partition_reason(job: Job, part: PartitionView | None, need: Need,
                       nodes: Mapping[str, NodeCapacity]) -> Reason | None:
     """A reason resources freeing up would not fix (partition state, limits, shape), or None."""
     if part is None:
@@ -274,7 +139,7 @@ class _Free:
         self.gpus = {n.name: n.free_gpus if n.usable else nothing for n in nodes.values()}
         self.weights = {n.name: n.weight for n in nodes.values()}
 
-    def gpus_for(self, name: str, need: _Need) -> list[int]:
+    def gpus_for(self, name: str, need: Need) -> list[int]:
         """Free GPUs of `name` of the requested type, lowest index first."""
         node = self.nodes.get(name)
         if node is None:
@@ -282,7 +147,7 @@ class _Free:
         free = self.gpus[name]
         return [i for i in node.gpus_of_type(need.gpu_type) if i in free]
 
-    def fits(self, name: str, need: _Need) -> bool:
+    def fits(self, name: str, need: Need) -> bool:
         if len(self.cpus.get(name, ())) < need.cpus_per_node or self.memory.get(name, 0) < need.memory_mb_per_node:
             return False
         if need.constraint and not features.satisfied(need.constraint, self.nodes[name].features):
@@ -297,7 +162,7 @@ class _Free:
         node = self.nodes[name]
         return len(self.cpus[name]) == node.cpus and len(self.gpus[name]) == len(node.gpu_types)
 
-    def take(self, name: str, need: _Need) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    def take(self, name: str, need: Need) -> tuple[tuple[int, ...], tuple[int, ...]]:
         """Claim the lowest free CPU ids and GPU indices one node of the request needs (all of
         them for an exclusive job)."""
         if need.exclusive:
@@ -354,7 +219,7 @@ def schedule(pending: Iterable[Job], nodes: Mapping[str, NodeCapacity],
             continue
         # A job submitted to several partitions (-p a,b) runs in whichever can start it first.
         names = job.request.partitions or (job.request.partition,)
-        usable: list[tuple[PartitionView, _Need]] = []
+        usable: list[tuple[PartitionView, Need]] = []
         for name in names:
             part = partitions.get(name)
             need = _needs.need(job.request, name, part.def_mem_per_cpu_mb if part else 0,
@@ -428,7 +293,7 @@ def schedule(pending: Iterable[Job], nodes: Mapping[str, NodeCapacity],
     return decisions
 
 
-def _fenced(part: PartitionView | None, need: _Need, fence: Fence,
+def _fenced(part: PartitionView | None, need: Need, fence: Fence,
             nodes: Mapping[str, NodeCapacity]) -> tuple[PartitionView | None, Reason | None]:
     """The partition as the job may use it under its fence, or the fence's reason when what is
     left could never hold the job (a -w node fenced off counts as too few)."""
@@ -442,8 +307,8 @@ def _fenced(part: PartitionView | None, need: _Need, fence: Fence,
     return dataclasses.replace(part, nodes=left), None
 
 
-def _within_limits(job: Job, usable: list[tuple[PartitionView, _Need]], limits: LimitGate,
-                   reason: Reason | None) -> tuple[list[tuple[PartitionView, _Need]], Reason | None]:
+def _within_limits(job: Job, usable: list[tuple[PartitionView, Need]], limits: LimitGate,
+                   reason: Reason | None) -> tuple[list[tuple[PartitionView, Need]], Reason | None]:
     """The partitions where the job is within its accounting limits, and the reason to give if
     there are none (the first limit found, unless another reason came first)."""
     within = []
@@ -456,7 +321,7 @@ def _within_limits(job: Job, usable: list[tuple[PartitionView, _Need]], limits: 
     return within, reason
 
 
-def _backfill(job: Job, tasks: Sequence[int | None], usable: list[tuple[PartitionView, _Need]],
+def _backfill(job: Job, tasks: Sequence[int | None], usable: list[tuple[PartitionView, Need]],
               backfill: Backfill, free: _Free, decisions: list[Decision], several: bool,
               limits: LimitGate | None) -> tuple[Sequence[int | None], Reservation | None]:
     """Start what of a waiting job delays no reservation ahead of it, and reserve the rest at its
@@ -489,7 +354,7 @@ def _backfill(job: Job, tasks: Sequence[int | None], usable: list[tuple[Partitio
     return (), None
 
 
-def _shortened(backfill: Backfill, options: list[tuple[str, Sequence[str], _Need]], free: _Free, limit: int,
+def _shortened(backfill: Backfill, options: list[tuple[str, Sequence[str], Need]], free: _Free, limit: int,
                time_min: int, placed: tuple[str, int, Allocation]) -> tuple[int, tuple[str, int, Allocation]]:
     """--time-min: the longest limit from time_min up to (not including) the job's own with which
     it starts now, and where (Slurm's backfill shortens the limit so); (0, placed) when none does."""
@@ -519,7 +384,7 @@ def _startable_tasks(job: Job, running: Mapping[JobId, int],
     return indices, Reason.DEPENDENCY if len(indices) < len(array.pending) else None
 
 
-def _allocate(candidates: Sequence[str], need: _Need, free: _Free) -> Allocation | None:
+def _allocate(candidates: Sequence[str], need: Need, free: _Free) -> Allocation | None:
     chosen = _select_nodes(candidates, need, free)
     if chosen is None:
         return None
@@ -533,7 +398,7 @@ def _allocate(candidates: Sequence[str], need: _Need, free: _Free) -> Allocation
     )
 
 
-def _select_nodes(candidates: Sequence[str], need: _Need, free: _Free) -> list[str] | None:
+def _select_nodes(candidates: Sequence[str], need: Need, free: _Free) -> list[str] | None:
     allowed = need.candidates(candidates)
     fitting = [n for n in allowed if free.fits(n, need)]
     if len(fitting) < need.nodes or not set(need.required) <= set(fitting):
@@ -551,7 +416,7 @@ def _select_nodes(candidates: Sequence[str], need: _Need, free: _Free) -> list[s
     return sorted(fitting[:need.nodes], key=allowed.index)
 
 
-def _contiguous(ordered: Sequence[str], fitting: set[str], need: _Need) -> list[str] | None:
+def _contiguous(ordered: Sequence[str], fitting: set[str], need: Need) -> list[str] | None:
     """--contiguous: the first run of `need.nodes` consecutive nodes (in the partition's order)
     that all fit and hold every -w node; None when there is none."""
     for first in range(len(ordered) - need.nodes + 1):

@@ -13,12 +13,13 @@ from pyslurm_common.config import PartitionConfig
 from pyslurm_common.errors import SlurmError, Strerror
 from pyslurm_common.licenses import request_valid
 
-from .. import features, scheduler
+from .. import features
 from ..association_checks import charge
 from ..dependency_checks import DependencyChecks
 from ..events import JobSubmitted
 from ..job import ArrayInfo, Hold, Job, JobId, JobRequest, Reason
 from ..limits import default_time_limit, submit_refusal
+from ..node_fit import Need, job_need
 from ..nodes import NodeRecord
 from . import reservations
 from .access import is_privileged
@@ -62,7 +63,7 @@ def submission(state: ClusterState, raw: JobRequest, uid: int, gid: int, user_na
                                     part)
     if request.reservation:
         reservations.check_access(state, request, user_name, now)
-    need = scheduler.job_need(request, def_mem_per_cpu(state, part))
+    need = job_need(request, def_mem_per_cpu(state, part))
     check_some_node_holds(need, state.nodes.values())
     check_scheduling_options(state, request, part)
     new_jobs = len(array_spec.indices) if array_spec else 1
@@ -82,7 +83,7 @@ def submission(state: ClusterState, raw: JobRequest, uid: int, gid: int, user_na
     return JobSubmitted(dataclasses.replace(job, priority=state.priority_of(job, now)))
 
 
-def check_some_node_holds(need: "scheduler._Need", nodes: Iterable[NodeRecord]) -> None:
+def check_some_node_holds(need: Need, nodes: Iterable[NodeRecord]) -> None:
     """BAD_NODE_CONFIG unless one of `nodes`, as configured, has the CPUs, memory and features
     one node of the request needs."""
     if not any(n.config.cpus >= need.cpus_per_node and n.config.real_memory_mb >= need.memory_mb_per_node

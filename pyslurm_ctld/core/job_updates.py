@@ -10,13 +10,14 @@ from pyslurm_common.bounds import ARRAY_THROTTLE, CPUS_PER_TASK, CPU_COUNT, OutO
 from pyslurm_common.errors import SlurmError, Strerror
 from pyslurm_common.licenses import request_valid
 
-from .. import features, job_control, scheduler
+from .. import features, job_control
 from ..association_checks import charge
 from ..events import (ArrayThrottleChanged, BeginTimeChanged, DependencyChanged, JobChargeChanged, JobCpusChanged,
                       JobHoldChanged, JobPartitionChanged, JobPriorityChanged, JobRequeueRequested, JobResumed,
                       JobSuspended, JobTimeLimitChanged, JobLicensesChanged)
 from ..job import Hold, JobState
 from ..job_priorities import priority_update
+from ..node_fit import job_need
 from ..time_limit_update import new_time_limit
 from .access import is_privileged, known_job, owned_job
 from .admission import check_node_lists, check_some_node_holds, def_mem_per_cpu, dependency_checks, resolve_partition
@@ -95,7 +96,7 @@ def partition_change(state: ClusterState, job_id: int, uid: int, operator: bool,
     features.validated(req.features, frozenset(f for p in parts for n in p.nodes
                                                if n in state.nodes for f in state.nodes[n].config.features))
     charge(state.associations, state.cfg.accounting_storage_enforce, job.user_name, req.account, req.qos, parts)
-    need = scheduler.job_need(req, def_mem_per_cpu(state, parts[0]))
+    need = job_need(req, def_mem_per_cpu(state, parts[0]))
     check_some_node_holds(need, (state.nodes[name] for p in parts for name in p.nodes if name in state.nodes))
     return JobPartitionChanged(job.job_id, req.partition, req.partitions)
 
@@ -127,7 +128,7 @@ def cpu_count_change(state: ClusterState, job_id: int, uid: int, operator: bool,
     CPUS_PER_TASK.refuse(cpus // tasks)
     req = dataclasses.replace(job.request, cpus_per_task=cpus // tasks)
     part = state.partitions.get(req.partition)
-    need = scheduler.job_need(req, def_mem_per_cpu(state, part))
+    need = job_need(req, def_mem_per_cpu(state, part))
     check_some_node_holds(need, (n for n in state.nodes.values()
                                        if part is None or n.config.name in part.nodes))
     return JobCpusChanged(job.job_id, req.cpus_per_task)

@@ -7,7 +7,7 @@ from __future__ import annotations
 import functools
 from dataclasses import dataclass
 
-from .. import scheduler
+from ..node_fit import NodeCapacity
 from ..job import JobState
 from .state import ClusterState
 
@@ -60,11 +60,11 @@ def _all_cpu_ids(cpus: int) -> frozenset[int]:
     return frozenset(range(cpus))
 
 
-def node_capacity(state: ClusterState, name: str, usage: NodeUsage) -> scheduler.NodeCapacity:
+def node_capacity(state: ClusterState, name: str, usage: NodeUsage) -> NodeCapacity:
     """The scheduler's view of one node: what it has and which of it is free now."""
     rec = state.nodes[name]
     gpus = state.gpu_types[name]
-    return scheduler.NodeCapacity(
+    return NodeCapacity(
         name=name, usable=rec.usable, cpus=rec.config.cpus, memory_mb=rec.config.real_memory_mb,
         free_cpu_ids=_all_cpu_ids(rec.config.cpus) - usage.cpu_ids,
         free_memory_mb=rec.config.real_memory_mb - usage.memory_mb,

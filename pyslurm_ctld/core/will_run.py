@@ -15,7 +15,7 @@ from pyslurm_common.errors import SlurmError, Strerror
 from .. import scheduler
 from ..backfill import Backfill, BackfillPolicy, running_jobs
 from ..job import Hold, Job, Reason
-from .admission import def_mem_per_cpu
+from .scheduling import partition_views
 from .state import ClusterState
 from .usage import node_capacity, node_usage
 
@@ -33,10 +33,7 @@ def will_run(state: ClusterState, job: Job, now: int) -> WillRun:
     """Where `job` (admitted, not queued) would start, and when; SlurmError when it never could."""
     usage = node_usage(state)
     capacities = {name: node_capacity(state, name, usage[name]) for name in state.nodes}
-    views = {p.name: scheduler.PartitionView(p.name, p.nodes, p.state, p.max_time_min, p.max_nodes, p.min_nodes,
-                                             p.priority_tier, def_mem_per_cpu(state, p),
-                                             p.over_subscribe.upper() == "EXCLUSIVE")
-             for p in state.partitions.values()}
+    views = partition_views(state)
     backfill = Backfill(state.options.backfill or BackfillPolicy(), capacities,
                         running_jobs(state.jobs.values(), now), now)
     candidate = dataclasses.replace(job, hold=Hold.NONE, reason=Reason.NONE)

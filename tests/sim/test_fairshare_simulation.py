@@ -24,7 +24,8 @@ from pyslurm_ctld.fairshare import NO_USAGE, RunningCharge, Usage, charged, fact
 from pyslurm_ctld.job import Allocation, Job, JobId, JobState
 from pyslurm_ctld.priority import PriorityContext, job_priority
 from pyslurm_ctld.priority_settings import PrioritySettings
-from pyslurm_ctld.scheduler import NodeCapacity, PartitionView, Pend, Start, schedule
+from pyslurm_ctld.node_fit import NodeCapacity
+from pyslurm_ctld.scheduler import PartitionView, Pend, Start, schedule
 from tests.builders import job_request
 
 NODES = 10

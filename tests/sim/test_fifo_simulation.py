@@ -24,7 +24,8 @@ from dataclasses import dataclass, field
 import pytest
 
 from pyslurm_ctld.job import Allocation, Hold, Job, JobId, JobRequest, JobState, Reason
-from pyslurm_ctld.scheduler import Decision, NodeCapacity, PartitionView, Pend, Start, schedule
+from pyslurm_ctld.node_fit import NodeCapacity
+from pyslurm_ctld.scheduler import Decision, PartitionView, Pend, Start, schedule
 from pyslurm_ctld.states import transition
 from tests.builders import job_request
 

@@ -25,7 +25,8 @@ from pyslurm_ctld.associations import (AccountingUser, Association, AssociationL
                                        QosLimits)
 from pyslurm_ctld.job import Job, JobId, JobState, Reason
 from pyslurm_ctld.limits import limit_gate
-from pyslurm_ctld.scheduler import NodeCapacity, PartitionView, Pend, Start, schedule
+from pyslurm_ctld.node_fit import NodeCapacity
+from pyslurm_ctld.scheduler import PartitionView, Pend, Start, schedule
 from pyslurm_ctld.states import transition
 from tests.builders import job_request
 

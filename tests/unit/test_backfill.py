@@ -15,7 +15,8 @@ from pyslurm_common.config import ConfigError, load_config
 from pyslurm_ctld.backfill import FOREVER, Backfill, BackfillPolicy, RunningJob
 from pyslurm_ctld.job import Allocation, ArrayInfo, JobId, Reason
 from pyslurm_ctld.sched_params import scheduling_options
-from pyslurm_ctld.scheduler import Decision, NodeCapacity, PartitionView, Pend, Start, schedule
+from pyslurm_ctld.node_fit import NodeCapacity
+from pyslurm_ctld.scheduler import Decision, PartitionView, Pend, Start, schedule
 
 from test_scheduler import by_name, job, node, partition
 

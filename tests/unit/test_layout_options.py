@@ -8,7 +8,7 @@ from cli import job_options
 from cli.app import CliError
 from cli.command_line import collect, command_line
 from cli.option_tables import sbatch
-from pyslurm_ctld import scheduler
+from pyslurm_ctld import node_fit
 from pyslurm_ctld.convert import request_from_desc
 from pyslurm_common.errors import SlurmError
 
@@ -62,13 +62,13 @@ def test_the_scheduler_sizes_the_job_by_them() -> None:
     req = request_from_desc(desc_of("-n4", "--mem-per-gpu=2G", "--cpus-per-gpu=3", "--tmp=1G"))
     import dataclasses
 
-    need = scheduler.job_need(dataclasses.replace(req, gpus_per_node=2), def_mem_per_cpu_mb=100)
+    need = node_fit.job_need(dataclasses.replace(req, gpus_per_node=2), def_mem_per_cpu_mb=100)
     assert (need.cpus_per_node, need.memory_mb_per_node, need.tmp_disk_mb) == (6, 4096, 1024)
-    overcommitted = scheduler.job_need(request_from_desc(desc_of("-n4", "-O")), def_mem_per_cpu_mb=100)
+    overcommitted = node_fit.job_need(request_from_desc(desc_of("-n4", "-O")), def_mem_per_cpu_mb=100)
     assert overcommitted.cpus_per_node == 1
-    node = scheduler.NodeCapacity(name="n1", usable=True, cpus=8, memory_mb=8192, free_cpu_ids=frozenset(range(8)),
+    node = node_fit.NodeCapacity(name="n1", usable=True, cpus=8, memory_mb=8192, free_cpu_ids=frozenset(range(8)),
                                   free_memory_mb=8192, tmp_disk_mb=512)
-    assert not scheduler.could_ever_fit(node, scheduler.job_need(req, 100))
+    assert not node_fit.could_ever_fit(node, node_fit.job_need(req, 100))
 
 
 def test_ntasks_per_gpu_derives_the_gpus_as_slurm_generates_them() -> None:

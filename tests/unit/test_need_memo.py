@@ -1,10 +1,11 @@
-"""The scheduler's memo of each job's need (scheduler._NeedMemo): computed once per version of a
+"""The scheduler's memo of each job's need (node_fit.NeedMemo): computed once per version of a
 job's request and partition settings, and never stale when either changes between passes."""
 from __future__ import annotations
 
 import dataclasses
 
-from pyslurm_ctld.scheduler import _NeedMemo, job_need, schedule
+from pyslurm_ctld.node_fit import NeedMemo, job_need
+from pyslurm_ctld.scheduler import schedule
 from tests.builders import job_request
 from tests.unit.test_scheduler import BATCH, ONE_NODE, by_name, job, node, outcome, partition, parts
 
@@ -26,7 +27,7 @@ def test_a_changed_partition_default_memory_is_taken_in_the_next_pass() -> None:
 
 
 def test_the_same_request_in_two_partitions_gets_each_partitions_need() -> None:
-    memo = _NeedMemo()
+    memo = NeedMemo()
     memo.new_pass()
     request = job_request(partition="a", cpus_per_task=2)
     assert memo.need(request, "a", 100, False).memory_mb_per_node == 200
@@ -35,7 +36,7 @@ def test_the_same_request_in_two_partitions_gets_each_partitions_need() -> None:
 
 
 def test_a_need_is_computed_once_and_equal_shapes_share_one_object() -> None:
-    memo = _NeedMemo()
+    memo = NeedMemo()
     first, twin = job_request(partition="a"), job_request(partition="a")
     memo.new_pass()
     need = memo.need(first, "a", 0, False)
@@ -46,7 +47,7 @@ def test_a_need_is_computed_once_and_equal_shapes_share_one_object() -> None:
 
 
 def test_an_entry_no_pass_used_is_dropped() -> None:
-    memo = _NeedMemo()
+    memo = NeedMemo()
     request = job_request(partition="a")
     memo.new_pass()
     memo.need(request, "a", 0, False)

@@ -11,7 +11,8 @@ from typing import Any, Iterable, Sequence
 import pytest
 
 from pyslurm_ctld.job import Allocation, Hold, Job, JobId
-from pyslurm_ctld.scheduler import UNLIMITED, Decision, NodeCapacity, PartitionView, Pend, Start, schedule
+from pyslurm_ctld.node_fit import NodeCapacity
+from pyslurm_ctld.scheduler import UNLIMITED, Decision, PartitionView, Pend, Start, schedule
 from tests.builders import job_request
 
 # ---- helpers -----------------------------------------------------------------------------
