@@ -47,6 +47,7 @@ from .journal import Journal
 from .statistics import ControllerStats
 from .node_link import NodeLinkError, NodeLinks
 from .notifier import Notifier
+from .shell_ports import AccountingPort, JournalPort, NodeLinkPort
 
 log = logging.getLogger(__name__)
 
@@ -57,16 +58,19 @@ TERMINATE_RETRY = 2.0
 
 class Controller:
     def __init__(self, cfg: SlurmConfig, slurm_uid: int, signer: Signer,
-                 cgroup: CgroupConfig = CgroupConfig()) -> None:
+                 cgroup: CgroupConfig = CgroupConfig(), *, journal: JournalPort | None = None,
+                 outbox: AccountingPort | None = None, links: NodeLinkPort | None = None) -> None:
+        """The I/O ports default to the real ones (the journal in StateSaveLocation, the
+        accounting outbox beside it, gRPC links to the node agents); tests pass fakes."""
         self.cfg = cfg
         self.cgroup = cgroup      # cgroup.conf, for scontrol show config (the node agents apply it)
         self.state = ClusterState(cfg, slurm_uid)
-        self.journal = Journal(cfg.state_save_location)
+        self.journal: JournalPort = journal or Journal(cfg.state_save_location)
         self.signer = signer
-        self.links = NodeLinks(signer)
+        self.links: NodeLinkPort = links or NodeLinks(signer)
         dbd = (f"{cfg.accounting_storage_host}:{cfg.accounting_storage_port}"
                if cfg.accounting_enabled and cfg.accounting_storage_host else None)
-        self.outbox = AccountingOutbox(cfg.state_save_location / "outbox", dbd, signer)
+        self.outbox: AccountingPort = outbox or AccountingOutbox(cfg.state_save_location / "outbox", dbd, signer)
         self.node_events = NodeEventWatcher()
         self.associations = AssociationCache(cfg.state_save_location, dbd, signer, cfg.cluster_name)
         self.associations.on_change.append(self._associations_changed)

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
-from .journal import Journal
+from .shell_ports import JournalPort
 
 log = logging.getLogger(__name__)
 
@@ -31,7 +31,7 @@ class Replayed:
     set_aside: int
 
 
-def replay(journal: Journal, apply: Callable[[dict[str, Any]], object], now: int) -> Replayed:
+def replay(journal: JournalPort, apply: Callable[[dict[str, Any]], object], now: int) -> Replayed:
     """Apply every event of `journal` through `apply`; set aside those that raise."""
     applied = set_aside = 0
     target = journal.path.parent / SET_ASIDE_NAME
