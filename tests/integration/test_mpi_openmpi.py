@@ -15,11 +15,19 @@ import re
 import shutil
 import subprocess
 from pathlib import Path
+from typing import Iterator
 
 import pytest
 
-from .conftest import Cluster, wait_for
+from .conftest import Cluster, running_cluster, two_node_spec, wait_for
 from .test_mpi_pmi2 import ALLREDUCE, _ranks, first_step, first_step_cpu_seconds
+
+
+@pytest.fixture(scope="module")
+def cluster() -> Iterator[Cluster]:
+    """Own cluster: cancelling MPI jobs must not hold the shared cluster's nodes (test_mpi_pmi2)."""
+    with running_cluster(two_node_spec) as c:
+        yield c
 
 pytestmark = pytest.mark.skipif(shutil.which("mpicc.openmpi") is None,
                                 reason="needs Debian's openmpi-bin (mpicc.openmpi)")

@@ -10,10 +10,21 @@ import re
 import shutil
 import subprocess
 from pathlib import Path
+from typing import Iterator
 
 import pytest
 
-from .conftest import Cluster, wait_for
+from .conftest import Cluster, running_cluster, two_node_spec, wait_for
+
+
+@pytest.fixture(scope="module")
+def cluster() -> Iterator[Cluster]:
+    """This module's own cluster: once in CI a cancelled MPI step's stepd stopped answering the
+    node agent's terminate for 30 s and its node stayed held for minutes, which then starved
+    every later test of the shared cluster. The cancelling test runs last here for the same
+    reason. (The hang itself is an open defect, not something these tests accept.)"""
+    with running_cluster(two_node_spec) as c:
+        yield c
 
 MPICC = "mpicc.mpich"
 pytestmark = pytest.mark.skipif(shutil.which(MPICC) is None, reason="needs Debian's mpich (mpicc.mpich)")
@@ -84,24 +95,6 @@ def test_without_pmi2_the_tasks_are_singletons(cluster: Cluster, allreduce: str)
     result = cluster.run("srun", "--mpi=none", "-N1", "-n2", allreduce, user="alice")
     assert result.returncode == 0, result.stderr
     assert {(size, total) for size, total, _ in _ranks(result.stdout).values()} == {(1, 1)}
-
-
-def test_mpi_step_is_accounted_and_scancel_leaves_no_mpi_process(cluster: Cluster, allreduce: str) -> None:
-    script = f"#!/bin/sh\nsrun --mpi=pmi2 -n4 {allreduce} spin\nsrun --mpi=pmi2 -n4 {allreduce} 300\n"
-    job_id = int(cluster.run("sbatch", "--parsable", "-N2", "-n4", user="alice", input=script, check=True).stdout)
-    out = cluster.work_dir("alice") / f"slurm-{job_id}.out"
-    wait_for(lambda: out.exists() and out.read_text().count("size=4 sum=10") == 8, timeout=60)
-
-    def mpi_processes() -> list[str]:
-        return subprocess.run(["pgrep", "-f", allreduce], capture_output=True, text=True).stdout.split()
-
-    assert len(mpi_processes()) >= 4
-    cluster.run("scancel", str(job_id), user="alice", check=True)
-    cluster.wait_state(job_id, "CANCELLED", timeout=40)
-    wait_for(lambda: not mpi_processes(), timeout=20)
-
-    wait_for(lambda: first_step(cluster, job_id, "alice", "NTasks,State") == ["4", "COMPLETED"], timeout=30)
-    assert first_step_cpu_seconds(cluster, job_id, "alice") >= 1.0   # four tasks spun half a second of CPU each
 
 
 def first_step(cluster: Cluster, job_id: int, user: str, fields: str) -> list[str]:
@@ -178,3 +171,21 @@ def test_mpiexec_hydra_in_salloc(cluster: Cluster, allreduce: str) -> None:
     assert sorted(rows) == [0, 1, 2, 3]
     assert {(size, total) for size, total, _ in rows.values()} == {(4, 10)}
     assert rows[0][2] == rows[1][2] != rows[2][2] == rows[3][2]
+
+
+def test_mpi_step_is_accounted_and_scancel_leaves_no_mpi_process(cluster: Cluster, allreduce: str) -> None:
+    script = f"#!/bin/sh\nsrun --mpi=pmi2 -n4 {allreduce} spin\nsrun --mpi=pmi2 -n4 {allreduce} 300\n"
+    job_id = int(cluster.run("sbatch", "--parsable", "-N2", "-n4", user="alice", input=script, check=True).stdout)
+    out = cluster.work_dir("alice") / f"slurm-{job_id}.out"
+    wait_for(lambda: out.exists() and out.read_text().count("size=4 sum=10") == 8, timeout=60)
+
+    def mpi_processes() -> list[str]:
+        return subprocess.run(["pgrep", "-f", allreduce], capture_output=True, text=True).stdout.split()
+
+    assert len(mpi_processes()) >= 4
+    cluster.run("scancel", str(job_id), user="alice", check=True)
+    cluster.wait_state(job_id, "CANCELLED", timeout=40)
+    wait_for(lambda: not mpi_processes(), timeout=20)
+
+    wait_for(lambda: first_step(cluster, job_id, "alice", "NTasks,State") == ["4", "COMPLETED"], timeout=30)
+    assert first_step_cpu_seconds(cluster, job_id, "alice") >= 1.0   # four tasks spun half a second of CPU each
