@@ -161,10 +161,14 @@ class SlurmConfig:
     # (settings only the controller parses) still name the line.
     locations: Mapping[str, tuple[str, int]] = field(default_factory=dict, repr=False, compare=False)
     _node_index: Mapping[str, NodeConfig] = field(init=False, repr=False, compare=False)
+    _private_data: frozenset[str] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        # Derived once; the object is frozen, so the index can never go stale.
+        # Derived once; the object is frozen, so neither can go stale. PrivateData is read on
+        # every job listing (squeue is polled), so it is not re-split there.
         object.__setattr__(self, "_node_index", {n.name: n for n in self.nodes})
+        object.__setattr__(self, "_private_data", frozenset(
+            w.strip() for w in (self.value("PrivateData") or "").lower().split(",") if w.strip()))
 
     def node(self, name: str) -> NodeConfig:
         """The node called ``name``; KeyError if it is not configured."""
@@ -193,7 +197,7 @@ class SlurmConfig:
     @property
     def private_data(self) -> frozenset[str]:
         """PrivateData's words, lower-cased (jobs, usage, users, accounts, events ...)."""
-        return frozenset(w.strip() for w in (self.value("PrivateData") or "").lower().split(",") if w.strip())
+        return self._private_data
 
     def config_error(self, key: str, message: str) -> ConfigError:
         """`message` at the file:line that set the global `key` (the file alone if none did)."""
