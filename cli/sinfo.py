@@ -62,6 +62,10 @@ class View:
                                 else None)
         except FormatError as exc:
             die(str(exc))
+        for letter in self.line_format.unknown if self.line_format else ():
+            # Slurm's sinfo writes these without its "sinfo: error: " prefix, the letter by %c
+            # (a NUL where the piece ends before one)
+            print(f"Invalid node format specification: {letter or chr(0)}", file=sys.stderr)
         # -a on the command line clears a SINFO_PARTITION list (both on the command line: refused above)
         cleared = values.get("all") and values.source("all") == "command line"
         self.partitions = None if values.get("partition") is None or cleared else set(values["partition"].split(","))

@@ -238,6 +238,7 @@ class NodeField:
 
 
 FIELDS: dict[str, NodeField] = {
+    "": NodeField("", lambda g: ""),   # an -o letter Slurm does not know: its text is the suffix
     "partition": NodeField("PARTITION", lambda g: _partition_name(g, True)),
     "partition_name": NodeField("PARTITION", lambda g: _partition_name(g, False)),
     "available": NodeField("AVAIL", lambda g: _part_attr(g, lambda p: (p.state or "UP").lower())),
@@ -346,8 +347,8 @@ LONG_NAMES: dict[str, str] = {
 
 
 def parse_format(fmt: str) -> LineFormat:
-    """Parse ``-o/--format`` (``%#P`` = computed width)."""
-    return parse_percent_format(fmt, LETTERS, "node", allow_computed=True)
+    """Parse ``-o/--format``; an unknown letter prints as written (Slurm 22.05 has no ``%#``)."""
+    return parse_percent_format(fmt, LETTERS, "node", literal_invalid=True)
 
 
 def parse_long_format(fmt: str) -> LineFormat:

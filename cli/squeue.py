@@ -49,8 +49,9 @@ def squeue(args: Sequence[str]) -> None:
         check_clusters(PROG, values["clusters"], this_cluster())
     iterate = _iterate(values)
     query = Query(values, jobs, steps)
+    what = "job step" if query.steps_wanted else "job"
     for unknown_field in query.line_format.unknown:
-        print(f"{PROG}: error: Invalid job format specification: {unknown_field}", file=sys.stderr)
+        print(f"{PROG}: error: Invalid {what} format specification: {unknown_field}", file=sys.stderr)
     if values.get("verbose"):
         sys.stdout.write(_options_block(values, query))
     while True:

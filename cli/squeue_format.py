@@ -45,7 +45,7 @@ class Column(NamedTuple):   # a NamedTuple: CLIs import it, and dataclasses woul
     width: int | None = None
     right: bool = False
     suffix: str = ""
-    computed: bool = False  # sinfo ``%#P``: width computed from the data
+    computed: bool = False  # sinfo's built-in views: width computed from the data
 
 
 class LineFormat(NamedTuple):   # a NamedTuple: CLIs import it, and dataclasses would import inspect
@@ -53,66 +53,45 @@ class LineFormat(NamedTuple):   # a NamedTuple: CLIs import it, and dataclasses 
 
     prefix: str
     columns: tuple[Column, ...]
-    unknown: tuple[str, ...] = ()   # -O names squeue reports and prints as empty columns
+    unknown: tuple[str, ...] = ()   # -o letters and -O names reported, printed as written / empty
 
 
 # --------------------------------------------------------------------------- generic parsing
 
 
 def parse_percent_format(
-    fmt: str, letters: Mapping[str, str], what: str, *, allow_computed: bool = False
+    fmt: str, letters: Mapping[str, str], what: str, *, literal_invalid: bool = False
 ) -> LineFormat:
-    """Parse ``prefix%[.][#][size]<letter>suffix...``; *letters* maps letter -> field key.
+    """Parse ``prefix%[.][size]<letter>suffix...``; *letters* maps letter -> field key.
 
-    ``%%`` is a literal ``%``. An unknown letter raises
-    ``FormatError("Invalid <what> format specification: <c>")``.
+    Slurm 22.05 cuts the format at every ``%`` and drops empty pieces (strtok), so ``%%x`` is
+    ``%x`` and a trailing ``%`` vanishes. An unknown letter raises
+    ``FormatError("Invalid <what> format specification: <c>")``, or, *literal_invalid* (squeue
+    and sinfo), becomes a column printing its piece as written (``%-4w|``) and is listed in
+    ``unknown`` (the letter, empty where the piece ends first) for the caller to report.
     """
-    prefix = ""
+    pieces = [piece for piece in fmt.split("%") if piece]
+    prefix = pieces.pop(0) if pieces and not fmt.startswith("%") else ""
     columns: list[Column] = []
-    current: Column | None = None
-    text: list[str] = []
-
-    def close() -> None:
-        nonlocal prefix
-        if current is None:
-            prefix = "".join(text)
-        else:
-            columns.append(current._replace(suffix="".join(text)))
-
-    i, n = 0, len(fmt)
-    while i < n:
-        ch = fmt[i]
-        if ch != "%":
-            text.append(ch)
-            i += 1
-            continue
-        if i + 1 < n and fmt[i + 1] == "%":
-            text.append("%")
-            i += 2
-            continue
-        i += 1
-        right = computed = False
-        if i < n and fmt[i] == ".":
-            right, i = True, i + 1
-        if allow_computed and i < n and fmt[i] == "#":
-            computed, i = True, i + 1
+    unknown: list[str] = []
+    for piece in pieces:
+        right = piece.startswith(".")
+        i = 1 if right else 0
         start = i
-        while i < n and fmt[i].isdigit():
+        while i < len(piece) and piece[i].isdigit():
             i += 1
-        width = int(fmt[start:i]) if i > start else None
+        width = int(piece[start:i]) if i > start else None
         if width is not None and width > MAX_FIELD_WIDTH:
-            raise FormatError(f"Invalid {what} format specification: {fmt[start:i]}")
-        if i >= n:
-            raise FormatError(f"Invalid {what} format specification: %")
-        letter = fmt[i]
-        i += 1
-        if letter not in letters:
-            raise FormatError(f"Invalid {what} format specification: {letter}")
-        close()
-        text = []
-        current = Column(letters[letter], width, right, "", computed)
-    close()
-    return LineFormat(prefix, tuple(columns))
+            raise FormatError(f"Invalid {what} format specification: {piece[start:i]}")
+        letter = piece[i:i + 1]
+        if letter and letter in letters:
+            columns.append(Column(letters[letter], width or None, right, piece[i + 1:]))
+        elif literal_invalid:
+            unknown.append(letter)
+            columns.append(Column("", None, False, "%" + piece))
+        else:
+            raise FormatError(f"Invalid {what} format specification: {letter or '%'}")
+    return LineFormat(prefix, tuple(columns), tuple(unknown))
 
 
 def parse_name_format(
@@ -366,7 +345,7 @@ def parse_format(fmt: str) -> LineFormat:
     """Parse an ``-o/--format`` string (``%all`` = every letter joined by ``|``)."""
     if fmt.strip().lower() == "%all":
         fmt = "|".join("%" + c for c in ALL_LETTERS)
-    return parse_percent_format(fmt, LETTERS, "job")
+    return parse_percent_format(fmt, LETTERS, "job", literal_invalid=True)
 
 
 def parse_long_format(fmt: str) -> LineFormat:
@@ -538,7 +517,7 @@ STEP_LONG_NAMES: dict[str, str] = {
 
 
 def parse_step_format(fmt: str) -> LineFormat:
-    return parse_percent_format(fmt, STEP_LETTERS, "job step")
+    return parse_percent_format(fmt, STEP_LETTERS, "job step", literal_invalid=True)
 
 
 def parse_step_long_format(fmt: str) -> LineFormat:
