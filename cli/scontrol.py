@@ -227,6 +227,13 @@ def _check_number(setting: str) -> None:
 
 
 def _job_request(items: list[str], action: str, settings: list[str] | None = None) -> None:
+    failures = _job_results(items, action, settings)
+    if failures:
+        die(*(f"{error} for job {job_id}" for job_id, error in failures))
+
+
+def _job_results(items: list[str], action: str, settings: list[str] | None = None) -> list[tuple[int, str]]:
+    """Send one job request for the listed ids: (job id, error) of each that failed."""
     ids = []
     for item in ",".join(items).split(","):
         if not item:
@@ -239,14 +246,18 @@ def _job_request(items: list[str], action: str, settings: list[str] | None = Non
         die(f"too few arguments for keyword:{action}")
     reply = client.controller("UpdateJobs", pb.JobUpdateRequest(job_ids=ids, action=action, settings=settings or []),
                               pb.JobUpdateReply)
-    errors = [f"{r.error} for job {r.job_id}" for r in reply.results if r.error]
-    if errors:
-        die(*errors)
+    return [(r.job_id, r.error) for r in reply.results if r.error]
 
 
 def job_action(action: str) -> Callable[[list[str]], None]:
+    """hold, uhold, release: Slurm's scontrol prints each failure bare, then the last one's
+    error once more after "slurm_suspend error: " (its wording in 22.05), and exits 1."""
     def handle(words: list[str]) -> None:
-        _job_request(words, action)
+        failures = _job_results(words, action)
+        if failures:
+            lines = [f"{error} for job {job_id}" for job_id, error in failures]
+            sys.stderr.write("\n".join([*lines, f"slurm_suspend error: {failures[-1][1]}"]) + "\n")
+            raise SystemExit(1)
     return handle
 
 

@@ -37,6 +37,7 @@ class Strerror(StrEnum):
     RESERVATION_NAME_DUP = "Duplicate reservation name"
     INVALID_LICENSES = "Invalid license specification"
     NOT_PENDING = "Job is no longer pending execution"
+    JOB_FINISHED = "Job has already finished"
     JOB_PENDING = "Job is pending execution"
     TRANSITION_STATE_NO_UPDATE = "Job can not be altered now, try again later"
     JOB_NOT_RUNNING = "Job is not running"

@@ -65,7 +65,7 @@ def resumed(job: Job, event: JobResumed) -> tuple[Job, list[Effect]]:
 def requeue_requested(job: Job, event: JobRequeueRequested, delay: int, priority: int) -> tuple[Job, list[Effect]]:
     """`scontrol requeue[hold]`: a running or suspended run is killed and ends REQUEUED (a
     suspended job comes back held, as in Slurm); a finished job pends again at once."""
-    hold = event.hold
+    hold = event.hold if event.hold is not Hold.NONE else job.hold   # a hold set while it ran stays
     if job.state in (JobState.RUNNING, JobState.SUSPENDED):
         assert job.allocation is not None
         if job.state is JobState.SUSPENDED and hold is Hold.NONE:

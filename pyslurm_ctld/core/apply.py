@@ -137,7 +137,7 @@ def _apply_charge(state: ClusterState, event: JobChargeChanged) -> list[Effect]:
 
 def _apply_hold(state: ClusterState, event: JobHoldChanged) -> list[Effect]:
     job = state.jobs.get(event.job_id)
-    if job is None or job.state is not JobState.PENDING:
+    if job is None or job.state.is_finished:
         return []
     if event.hold is Hold.NONE:
         job = dataclasses.replace(job, hold=Hold.NONE, reason=Reason.NONE,
@@ -310,11 +310,11 @@ def _apply_requeued(state: ClusterState, event: JobRequeued) -> list[Effect]:
         # Launched too often, or not requeueable: the run ends here.
         job = state.set_job(transition(job, JobState.FAILED, reason=Reason.LAUNCH_FAILURE, end_time=event.time))
         return [Account(job)]
-    held = event.hold is not Hold.NONE
+    hold = event.hold if event.hold is not Hold.NONE else job.hold   # a hold set while it ran stays
     job = state.set_job(transition(
         job, JobState.PENDING, allocation=None, start_time=0, end_time=0, restarts=job.restarts + 1,
-        hold=event.hold, priority=0,
-        reason=Reason.HELD_ADMIN if event.hold is Hold.ADMIN else Reason.HELD_USER if held else Reason.NONE))
+        hold=hold, priority=0,
+        reason=Reason.HELD_ADMIN if hold is Hold.ADMIN else Reason.HELD_USER if hold is Hold.USER else Reason.NONE))
     job = state.set_job(dataclasses.replace(job, priority=state.priority_of(job, event.time)))
     return [Account(job)]
 

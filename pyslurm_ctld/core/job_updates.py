@@ -135,9 +135,11 @@ def cpu_count_change(state: ClusterState, job_id: int, uid: int, operator: bool,
 
 
 def hold_change(state: ClusterState, job_id: int, action: str, uid: int, now: int) -> JobHoldChanged:
+    """hold/uhold/release of a job that has not ended. A running job keeps running, with
+    priority 0 and the hold's reason, and pends held if it is requeued (Slurm 22.05)."""
     job = owned_job(state, job_id, uid)
-    if job.state is not JobState.PENDING:
-        raise SlurmError(Strerror.NOT_PENDING)
+    if job.state.is_finished:
+        raise SlurmError(Strerror.JOB_FINISHED)
     privileged = is_privileged(state, uid)
     if action not in ("hold", "uhold", "release"):
         raise SlurmError(Strerror.INVALID_ARGUMENT, f"unknown job action {action}")

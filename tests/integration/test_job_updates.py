@@ -46,3 +46,21 @@ def test_releasing_many_jobs_in_one_command_starts_them_by_priority(cluster: Clu
     finally:
         cluster.run("scancel", *map(str, alice + bob))
         cluster.wait_idle()
+
+
+def test_hold_of_a_running_job(cluster: Cluster) -> None:
+    """As real Slurm 22.05 (checked on it): the hold is taken, exit 0 and silent, the job runs
+    on with priority 0 and the hold's reason; a finished job's hold fails in Slurm's words."""
+    job = cluster.sbatch("-o", "/dev/null", "--wrap", "sleep 300", user="alice")
+    cluster.wait_state(job, "RUNNING")
+    held = cluster.run("scontrol", "hold", str(job), user="alice")
+    assert (held.returncode, held.stdout, held.stderr) == (0, "", "")
+    assert cluster.run("squeue", "-h", "-j", str(job), "-o", "%T %r %Q").stdout == "RUNNING JobHeldUser 0\n"
+    cluster.run("scontrol", "release", str(job), user="alice", check=True)
+    assert cluster.run("squeue", "-h", "-j", str(job), "-o", "%T %r").stdout == "RUNNING None\n"
+    cluster.run("scancel", str(job), user="alice", check=True)
+    cluster.wait_state(job, "CANCELLED")
+    late = cluster.run("scontrol", "hold", f"{job},999999", user="alice")
+    assert (late.returncode, late.stderr) == (1, f"Job has already finished for job {job}\n"
+                                                 "Invalid job id specified for job 999999\n"
+                                                 "slurm_suspend error: Invalid job id specified\n")

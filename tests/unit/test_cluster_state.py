@@ -23,7 +23,8 @@ from pyslurm_common.errors import SlurmError, Strerror
 from pyslurm_ctld.core.admission import submission
 from pyslurm_ctld.core.apply import MAX_BATCH_REQUEUE, apply
 from pyslurm_ctld.core.cancel import cancellation, cancellations, signalling
-from pyslurm_ctld.core.job_updates import begin_change, dependency_change, hold_change, throttle_change
+from pyslurm_ctld.core.job_updates import (begin_change, dependency_change, hold_change, requeue_request,
+                                          throttle_change)
 from pyslurm_ctld.core.scheduling import schedule_pass
 from pyslurm_ctld.core.state import ClusterState
 from pyslurm_ctld.core.timers import purgeable, signals_due, timeouts, unresponsive_nodes
@@ -694,9 +695,28 @@ def test_hold_rules(tmp_path: Path) -> None:
     assert error_of(hold_change, mgr, job.job_id, "hold", BOB, 150).strerror == Strerror.ACCESS_DENIED
     err = error_of(hold_change, mgr, job.job_id, "freeze", ALICE, 150)
     assert (err.strerror, err.detail) == (Strerror.INVALID_ARGUMENT, "unknown job action freeze")
-    running = run_job(mgr)
-    assert error_of(hold_change, mgr, running.job_id, "hold", ALICE, 250).strerror == Strerror.NOT_PENDING
+    done = run_job(mgr)
+    finish(mgr, done.job_id, now=240)
+    assert error_of(hold_change, mgr, done.job_id, "hold", ALICE, 250).strerror == Strerror.JOB_FINISHED
     assert error_of(hold_change, mgr, 999, "hold", ROOT, 250).strerror == Strerror.INVALID_JOB_ID
+
+
+def test_a_held_running_job_keeps_running_and_pends_held_when_requeued(tmp_path: Path) -> None:
+    """Slurm 22.05 takes hold/release of a running job: it runs on with priority 0 and the hold's
+    reason, and a requeue brings it back pending, still held."""
+    mgr = make_manager(tmp_path)
+    running = run_job(mgr)
+    held = hold(mgr, running.job_id, "hold", ALICE, now=250)
+    assert (held.state, held.hold, held.reason, held.priority) == (JobState.RUNNING, Hold.USER, Reason.HELD_USER, 0)
+    released = hold(mgr, running.job_id, "release", ALICE, now=260)
+    assert (released.state, released.hold, released.reason) == (JobState.RUNNING, Hold.NONE, Reason.NONE)
+    assert released.priority == BASIC_PRIORITY_CEILING - running.job_id
+    hold(mgr, running.job_id, "hold", ROOT, now=270)
+    apply(mgr, requeue_request(mgr, running.job_id, ROOT, hold=False, operator=True, incomplete=False, now=280))
+    apply(mgr, BatchFinished(running.job_id, 0, 15, False, False, 281))   # the run killed by SIGTERM
+    schedule(mgr, now=282)
+    again = mgr.jobs[running.job_id]
+    assert (again.state, again.hold, again.reason, again.priority) == (JobState.PENDING, Hold.ADMIN, Reason.HELD_ADMIN, 0)
 
 
 def test_a_held_job_does_not_block_the_jobs_behind_it(tmp_path: Path) -> None:
