@@ -23,12 +23,12 @@ from pyslurm_common.rpc import messages as pb
 from . import allocation, client, job_options, verbose_lines
 from .app import die, run
 from .cluster_option import check_clusters, this_cluster
-from .command_line import collect, command_line
+from .command_line import COMMAND_LINE, collect, command_line
 from .option_support import refuse_unsupported
 from .submit_inputs import add_submission_inputs
 from .option_tables import srun as spec
 from .srun_options import (StreamSpec, allocation_desc, binding_environment, check_step_gres, mpi_type, step_request,
-                           step_sizes, stream_spec, wait_seconds)
+                           multi_prog_config, step_sizes, stream_spec, wait_seconds)
 from .step_layout import INPUT_NONE, StepLayout
 from .terminal import terminal_size
 
@@ -36,7 +36,7 @@ PROG = "srun"
 # Beyond the shared allocation options (option_support.JOB_DESC)
 ACTED_ON = frozenset({"jobid", "output", "error", "input", "label", "unbuffered", "pty", "kill_on_bad_exit", "wait",
                       "disable_status", "quit_on_interrupt", "exact", "overlap", "mpi", "clusters", "open_mode",
-                      "verbose", "exclusive", "immediate", "cpu_bind",
+                      "verbose", "exclusive", "immediate", "cpu_bind", "multi_prog",
                       "task_prolog", "task_epilog", "test_only"})
 DEFAULT_KILL_WAIT = 30
 MAX_RETRY_DELAY = 5.0
@@ -54,6 +54,7 @@ def srun(args: Sequence[str]) -> None:
     argv = list(args[cli.operand_index:])
     if not argv:
         die("No command given to execute.", severity="fatal")
+    multi_prog = multi_prog_config(values, argv) if values.get("multi_prog") else None
     _check_input_rank(values)
     listener = socket.create_server(("0.0.0.0", 0), backlog=64)
     io_key = os.urandom(16).hex()  # what secrets.token_hex does, without its import cost
@@ -70,6 +71,8 @@ def srun(args: Sequence[str]) -> None:
     binding_environment(values)   # --cpu-bind/--gpu-bind are checked before any job is made
     if verbose:
         verbose_lines.say(PROG, verbose_lines.options_block(spec, values))
+    if multi_prog and values.get("ntasks") is None:   # the file's ranks set the count (not shown by -v)
+        values.set_from(COMMAND_LINE, [("ntasks", str(multi_prog[1]))])
     if values.get("test_only"):   # a job of its own is tested, as Slurm's srun does, even inside one
         from .test_only import test_only
 
@@ -90,6 +93,8 @@ def srun(args: Sequence[str]) -> None:
             env.get("SLURM_JOB_CPUS_PER_NODE", ""))])
     request = step_request(values, argv, os.environ, job_id,
                            listener.getsockname()[1], io_key, terminal_size())
+    if multi_prog:
+        request.multi_prog = multi_prog[0]
     if not request.pty and _background_terminal():
         request.input_task = INPUT_NONE  # reading the terminal from the background would stop srun (SIGTTIN)
     reply = _create_step(request, made_job, quiet=bool(values.get("quiet")))

@@ -174,6 +174,28 @@ def check_step_gres(values: Mapping[str, Any]) -> None:
         die("Invalid generic resource (gres) specification")
 
 
+def multi_prog_config(values: Mapping[str, Any], argv: Sequence[str]) -> tuple[str, int]:
+    """--multi-prog: the configuration file argv[0] names, read and checked as Slurm's srun does
+    before anything is asked of the controller; (its text, the step's task count)."""
+    from pyslurm_common.multi_prog import MAX_FILE_BYTES, MultiProgError, check_config
+
+    name = argv[0]
+    try:
+        with open(name, "rb") as config:
+            data = config.read(MAX_FILE_BYTES + 1)
+    except OSError:
+        die(f"Could not open multi_prog config file {name}")
+    if len(data) > MAX_FILE_BYTES:
+        die(f"Multi_prog config file {name} is too large")
+    text = data.decode(errors="replace")
+    given = values.get("ntasks") is not None
+    try:
+        tasks, _commands = check_config(name, text, job_options.task_count(values) if given else 1, given)
+    except MultiProgError as exc:
+        die(*exc.lines)
+    return text, tasks
+
+
 def kill_on_bad_exit(values: Mapping[str, Any]) -> bool:
     """-K / --kill-on-bad-exit[=0|1]: bare is 1."""
     return values.get("kill_on_bad_exit") not in (None, "0")

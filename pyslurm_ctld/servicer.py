@@ -23,6 +23,7 @@ from pyslurm_common.config import ConfigError, parse_node_line
 from pyslurm_common.errors import SlurmError, Strerror
 from pyslurm_common.gres import GresError, parse_gres
 from pyslurm_common.hostlist import HostlistError, compress, expand
+from pyslurm_common.multi_prog import MAX_FILE_BYTES as MAX_MULTI_PROG_BYTES
 from pyslurm_common.rpc import ctld_pb2, ctld_pb2_grpc, slurmd_pb2, types_pb2
 from pyslurm_common.rpc_auth import Serving, caller, translate_errors
 from pyslurm_common.units import parse_datetime
@@ -503,6 +504,8 @@ class ControllerServicer(ctld_pb2_grpc.ControllerServicer):
     async def CreateStep(self, request: ctld_pb2.StepRequest, context: grpc.aio.ServicerContext) -> ctld_pb2.StepReply:
         if not request.argv:
             raise SlurmError(Strerror.INVALID_ARGUMENT, "no command to run")
+        if len(request.multi_prog) > MAX_MULTI_PROG_BYTES:   # what srun refuses to send
+            raise SlurmError(Strerror.INVALID_ARGUMENT, "multi_prog config file is too large")
         check_fields(request, STEP_REQUEST)
         try:
             nodelist = tuple(expand(request.nodelist)) if request.nodelist else ()
@@ -526,6 +529,7 @@ class ControllerServicer(ctld_pb2_grpc.ControllerServicer):
             std_err=request.std_err, std_in=request.std_in, input_task=request.input_task,
             rlimits=request.rlimits, umask=request.umask, step_name=name,
             kill_on_bad_exit=request.kill_on_bad_exit, wait_seconds=request.wait_seconds,
+            multi_prog=request.multi_prog,
             append=request.open_mode == "append" or (not request.open_mode and self._requeued(request.job_id)))
         step = await self.ctl.start_step(event, spec, request.distribution)
         return ctld_pb2.StepReply(job_id=request.job_id, step_id=step.step_id, nodes=step.nodes,

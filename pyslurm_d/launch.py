@@ -51,6 +51,7 @@ class Launch:
     kill_on_bad_exit: bool = False
     wait_seconds: int = 0
     job_name: str = ""
+    multi_prog: str = ""                # srun --multi-prog: the configuration text each task's argv comes from
 
     @property
     def is_batch(self) -> bool:

@@ -14,6 +14,8 @@ import signal
 import termios
 from typing import Iterator
 
+from pyslurm_common.multi_prog import MultiProgError, task_argv
+
 from .cgroup import StepCgroup, join
 from .cgroup_limits import StepLimitSet
 from .launch import Launch, Task
@@ -118,7 +120,11 @@ def exec_task(launch: Launch, task: Task, cg: StepCgroup, limits: StepLimitSet, 
               pmi_fd: int | None = None) -> None:
     """In the forked child: join the task cgroup and the limits, drop privileges, exec. Never returns."""
     program = launch.script_path or launch.argv[0]
+    argv = launch.argv
     try:
+        if launch.multi_prog:   # srun --multi-prog: this rank's line of the configuration
+            argv = task_argv(launch.multi_prog, task.rank, launch.argv[1:])
+            program = argv[0] if argv else ""
         join(cg.task_dir(task.local_id))
         limits.join(os.getpid())
         if binding.cpus:
@@ -158,11 +164,12 @@ def exec_task(launch: Launch, task: Task, cg: StepCgroup, limits: StepLimitSet, 
         run_prologs(prologs(launch.task_prolog, env), env, launch.stepd_name)
         if launch.is_batch:
             os.execve(program, [program, *launch.argv], env)
-        os.execvpe(program, launch.argv, env)
+        os.execvpe(program, argv, env)
     except BaseException as exc:  # noqa: BLE001 - the child must never return into stepd
         try:
             reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-            os.write(2, f"{launch.stepd_name}: error: execve(): {program}: {reason}\n".encode())
+            line = str(exc) if isinstance(exc, MultiProgError) else f"execve(): {program}: {reason}"
+            os.write(2, f"{launch.stepd_name}: error: {line}\n".encode())
         finally:
             # Slurm's codes: 127 for a batch script that cannot run, 2 for a step's program.
             os._exit(127 if launch.is_batch else 2)

@@ -106,3 +106,27 @@ def test_same_answer_as_real_srun(line: str, tmp_path: Path) -> None:
 def test_implicit_task_count_line_as_real_sbatch(line: str, tmp_path: Path) -> None:
     real, ours = run_both(line, tmp_path)
     assert ours.stderr.splitlines()[0] == real.stderr.splitlines()[0]
+
+
+MULTI_PROG_FILES = [   # (srun options, configuration file): real srun checks the file before it contacts anyone
+    ("", "0-1 echo a\n"), ("", "# c\n0 echo a\n2 echo b\n"), ("", "* echo a\n0 echo b\n"), ("", "0 a\n0 b\n"),
+    ("", "3-1 echo\n"), ("", "x echo\n"), ("", "0\n"), ("", "0-2x echo\n"), ("-n1", "0-1 echo\n"),
+    ("-n3", "0,1 echo\n  # indented\n\n*  echo\n"), ("", "0 echo a \\\n  b\n1 echo c\n"), ("-n4", "0-2 a\n"),
+    ("", "0 " + "x" * 16400 + "\n"), ("", "# " + "x" * 60000 + "\n"), ("-n2", "1 a\n0 b\n"),
+]
+
+
+@pytest.mark.skipif(not SRUN.exists(), reason="real Slurm not installed")
+@pytest.mark.parametrize(("options", "text"), MULTI_PROG_FILES)
+def test_multi_prog_file_checked_as_real_srun(options: str, text: str, tmp_path: Path) -> None:
+    (tmp_path / "mp.conf").write_text(text)
+    args = [*options.split(), "--multi-prog", "mp.conf", "extra"]
+    env = clean_environment()
+    conf = parse_only_conf(tmp_path)
+    real = subprocess.run([str(SRUN), *args], cwd=tmp_path, env=dict(env, SLURM_CONF=str(conf)),
+                          capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
+    ours = subprocess.run([sys.executable, "-c", "from cli.srun import main; main()", *args], cwd=tmp_path,
+                          env=dict(env, PYSLURM_CONF=str(tmp_path / "none.conf"), PYTHONPATH=str(ROOT)),
+                          capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
+    refusal = lambda text: [l for l in text.splitlines() if "Unable to" not in l and "configuration file:" not in l]  # noqa: E731
+    assert (ours.returncode, refusal(ours.stderr)) == (real.returncode, refusal(real.stderr)), (ours.stderr, real.stderr)
