@@ -7,9 +7,10 @@ the controller acts on them (core/admission.py, core/deadlines.py, the scheduler
 --cpu-freq, --gpu-freq and --acctg-freq travel as given: with no cpufreq governor or GPU plugin to
 set and no profiling plugin, what Slurm does with them is carry them into the job
 (SLURM_CPU_FREQ_REQ, SLURM_GPU_FREQ, SLURM_ACCTG_FREQ, `scontrol show job`), and so does pyslurm.
---exclusive=user|mcs and -s/--oversubscribe show as OverSubscribe=USER/MCS/YES; the node choice of
---exclusive=user and =mcs is a whole node, as --exclusive's (stricter than Slurm's sharing with the
-same user's jobs); -s shares nothing, as Slurm on partitions with OverSubscribe=NO.
+--exclusive=user|mcs and -s/--oversubscribe show as OverSubscribe=USER/MCS/YES. --exclusive=user
+gets what it asks on nodes no other user's job holds, and keeps other users' jobs off them while it
+runs (node_fit.user_allows); =mcs, with no MCS plugin, takes whole nodes as --exclusive; -s shares
+nothing, as Slurm on partitions with OverSubscribe=NO.
 """
 from __future__ import annotations
 

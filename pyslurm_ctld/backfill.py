@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Iterable, Mapping, Sequence
 
 from .job import Allocation, Job, JobId, JobState
-from .node_fit import Need, NodeCapacity, could_ever_fit
+from .node_fit import Need, NodeCapacity, could_ever_fit, shares_with, user_exclusive
 
 FOREVER = 2**62    # the end of a booking without a time limit
 
@@ -49,6 +49,8 @@ class RunningJob:
     job_id: JobId
     allocation: Allocation
     end_time: int                 # start + time limit; FOREVER without a limit; now for a completing job
+    uid: int | None = None        # its user, and whether it keeps other users off (--exclusive=user)
+    user_exclusive: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,6 +89,16 @@ class _Booking:
 
 
 @dataclass(frozen=True, slots=True)
+class _UserHold:
+    """A user's job on a node over [start, end), for --exclusive=user."""
+
+    uid: int
+    exclusive: bool
+    start: int
+    end: int
+
+
+@dataclass(frozen=True, slots=True)
 class _Segment:
     """What is free on a node from `time` until the next segment begins."""
 
@@ -112,6 +124,7 @@ class _NodeTimeline:
     now: int
     releases: list[_Booking] = field(default_factory=list)   # running jobs: free from `end` on
     booked: list[_Booking] = field(default_factory=list)     # this pass: held over [start, end)
+    user_holds: list[_UserHold] = field(default_factory=list)   # whose jobs are here, and when
     version: int = 0
     _segments: list[_Segment] | None = None                  # derived; dropped by every booking
 
@@ -119,6 +132,17 @@ class _NodeTimeline:
         (self.releases if booking.running else self.booked).append(booking)
         self.version += 1
         self._segments = None
+
+    def hold_for_user(self, hold: _UserHold) -> None:
+        self.user_holds.append(hold)
+        self.version += 1
+
+    def _users_allow(self, need: Need, start: int, end: int) -> bool:
+        """No job of another user over [start, end) keeps `need`'s job off (or is kept off by it)."""
+        if need.user is None:
+            return True
+        return all(shares_with(need.user, need.user_exclusive, hold.uid, hold.exclusive)
+                   for hold in self.user_holds if hold.start < end and hold.end > start)
 
     def segments(self) -> list[_Segment]:
         """What is free, from now on, between one change and the next (ascending times)."""
@@ -158,6 +182,8 @@ class _NodeTimeline:
         until `end`, and how many CPUs would stay free beside it; None when it does not fit."""
         cpus, memory, gpus = self._free_from(first, end, need)
         if len(cpus) < need.cpus_per_node or memory < need.memory_mb_per_node:
+            return None
+        if not self._users_allow(need, self.segments()[first].time, end):
             return None
         if need.exclusive:      # whole node: every CPU and GPU it has, free the whole time
             cap = self.capacity
@@ -210,6 +236,10 @@ class Backfill:
         self._ends = {job.job_id: job.end_time for job in running}   # as expected, before rounding
         for job in running:
             end = self.round_up(max(job.end_time, now + 1)) if job.end_time != FOREVER else FOREVER
+            if job.uid is not None:
+                for name in job.allocation.nodes:
+                    if name in self._nodes:
+                        self._nodes[name].hold_for_user(_UserHold(job.uid, job.user_exclusive, now, end))
             if end == FOREVER:
                 continue      # it never gives anything back: the snapshot already counts it as taken
             for index, name in enumerate(job.allocation.nodes):
@@ -228,12 +258,15 @@ class Backfill:
 
     # ---- bookings ---------------------------------------------------------------------
 
-    def book(self, job_id: JobId, allocation: Allocation, start: int, end: int) -> None:
-        """Hold an allocation's resources over [start, end): a start (start = now) or a reservation."""
+    def book(self, job_id: JobId, allocation: Allocation, start: int, end: int, need: Need | None = None) -> None:
+        """Hold an allocation's resources over [start, end): a start (start = now) or a reservation;
+        and its user's hold, where `need` carries one (--exclusive=user)."""
         for index, name in enumerate(allocation.nodes):
             timeline = self._nodes.get(name)
             if timeline is None:
                 continue
+            if need is not None and need.user is not None:
+                timeline.hold_for_user(_UserHold(need.user, need.user_exclusive, start, end))
             timeline.add(_Booking(job_id, start, end, frozenset(allocation.cpus_on(index)),
                                   allocation.memory_mb_per_node[index], frozenset(allocation.gpus_on(index)), False))
             self._changed.append(name)
@@ -359,9 +392,9 @@ def running_jobs(jobs: Iterable[Job], now: int) -> list[RunningJob]:
         if job.allocation is None:
             continue
         if job.completing:
-            held.append(RunningJob(job.job_id, job.allocation, now))
+            held.append(RunningJob(job.job_id, job.allocation, now, job.uid, user_exclusive(job.request)))
         elif job.state is JobState.RUNNING:
             limit = job.request.time_limit_min
             end = FOREVER if limit < 0 else job.start_time + limit * 60
-            held.append(RunningJob(job.job_id, job.allocation, end))
+            held.append(RunningJob(job.job_id, job.allocation, end, job.uid, user_exclusive(job.request)))
     return held

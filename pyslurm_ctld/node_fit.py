@@ -34,6 +34,8 @@ class NodeCapacity:
     sockets: int = 1      # the node's topology, what -B / --sockets-per-node ... ask for
     cores_per_socket: int = 1
     threads_per_core: int = 1
+    users: frozenset[int] = frozenset()   # uids of the jobs holding allocations here
+    owner: int | None = None  # uid of an --exclusive=user job here: no other user's job may join
     _gpus_by_type: Mapping[str, tuple[int, ...]] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -71,6 +73,10 @@ class Need:
     topology: tuple[int, int, int] = (0, 0, 0)   # -B S:C:T: the node's least sockets, cores, threads
     contiguous: bool = False  # --contiguous: consecutive nodes of the partition
     preferred: features.Constraint = ()   # --prefer: nodes with these first
+    # Whose job it is, set only while some job of the pass shares by user (--exclusive=user):
+    # None leaves every node's users out of the fit, and keeps needs shared across users.
+    user: int | None = None
+    user_exclusive: bool = False   # --exclusive=user: nodes no other user's job holds, and keeps them so
 
     def candidates(self, nodes: Sequence[str]) -> list[str]:
         return [n for n in nodes if n not in self.excluded]
@@ -82,8 +88,9 @@ class Need:
                 "node": self.nodes, "gres/gpu": self.gpus_per_node * self.nodes}
 
 
-def job_need(req: JobRequest, def_mem_per_cpu_mb: int, exclusive: bool = False) -> Need:
-    """What one node of the job needs; `exclusive`: the partition gives whole nodes."""
+def job_need(req: JobRequest, def_mem_per_cpu_mb: int, exclusive: bool = False, user: int | None = None) -> Need:
+    """What one node of the job needs; `exclusive`: the partition gives whole nodes; `user`: the
+    job's uid where users' sharing of nodes counts (`Need.user`)."""
     nodes = max(1, req.min_nodes)
     cpus_per_node = max(1, math.ceil(req.total_cpus / nodes))
     if req.overcommit:   # -O: as if one task per node
@@ -100,10 +107,39 @@ def job_need(req: JobRequest, def_mem_per_cpu_mb: int, exclusive: bool = False) 
     return Need(nodes=nodes, cpus_per_node=cpus_per_node, memory_mb_per_node=memory,
                  gpus_per_node=req.gpus_per_node, gpu_type=req.gpu_type if req.gpus_per_node else "",
                  required=req.required_nodes, excluded=req.excluded_nodes,
-                 constraint=features.parse(req.features), exclusive=exclusive or req.exclusive,
+                 constraint=features.parse(req.features), exclusive=exclusive or whole_nodes(req),
                  tmp_disk_mb=req.tmp_disk_mb,
                  topology=(req.sockets_per_node, req.cores_per_socket, req.threads_per_core),
-                 contiguous=req.contiguous and nodes > 1, preferred=features.parse(req.prefer))
+                 contiguous=req.contiguous and nodes > 1, preferred=features.parse(req.prefer),
+                 user=user, user_exclusive=user_exclusive(req))
+
+
+def whole_nodes(req: JobRequest) -> bool:
+    """--exclusive (or =mcs, which without an MCS plugin keeps whole nodes): every CPU and GPU of
+    its nodes. --exclusive=user is not: Slurm gives it what it asks and keeps other users away."""
+    return req.exclusive and not user_exclusive(req)
+
+
+def user_exclusive(req: JobRequest) -> bool:
+    """--exclusive=user (OverSubscribe=USER): it shares nodes with its user's jobs only."""
+    return req.over_subscribe == "USER"
+
+
+def shares_with(user: int, exclusive: bool, other_user: int, other_exclusive: bool) -> bool:
+    """Whether a job of `user` may hold a node beside a job of `other_user` (`exclusive`:
+    --exclusive=user), as Slurm's node owner filter: different users meet unless either is
+    user-exclusive."""
+    return user == other_user or not (exclusive or other_exclusive)
+
+
+def user_allows(owner: int | None, users: frozenset[int], need: Need) -> bool:
+    """A node with these users (and this --exclusive=user `owner`) lets `need`'s job on: no other
+    user's user-exclusive job owns it, and a user-exclusive job finds no other user there."""
+    if need.user is None:
+        return True
+    if owner is not None and owner != need.user:
+        return False
+    return not need.user_exclusive or users <= {need.user}
 
 
 def has_topology(node: NodeCapacity, need: Need) -> bool:
@@ -124,8 +160,8 @@ class NeedMemo:
     _MAX_SHAPES = 4096   # distinct shapes remembered; past it they start afresh (only a cost)
 
     def __init__(self) -> None:
-        self._current: dict[tuple[int, str], tuple[JobRequest, int, bool, Need]] = {}
-        self._previous: dict[tuple[int, str], tuple[JobRequest, int, bool, Need]] = {}
+        self._current: dict[tuple[int, str], tuple[JobRequest, int, bool, int | None, Need]] = {}
+        self._previous: dict[tuple[int, str], tuple[JobRequest, int, bool, int | None, Need]] = {}
         self._shapes: dict[Need, Need] = {}
 
     def new_pass(self) -> None:
@@ -133,14 +169,16 @@ class NeedMemo:
         if len(self._shapes) > self._MAX_SHAPES:
             self._shapes = {}
 
-    def need(self, req: JobRequest, partition: str, def_mem_per_cpu_mb: int, exclusive: bool) -> Need:
+    def need(self, req: JobRequest, partition: str, def_mem_per_cpu_mb: int, exclusive: bool,
+             user: int | None = None) -> Need:
         key = (id(req), partition)
         entry = self._current.get(key) or self._previous.get(key)
-        if entry is None or entry[0] is not req or entry[1] != def_mem_per_cpu_mb or entry[2] is not exclusive:
-            need = job_need(req, def_mem_per_cpu_mb, exclusive)
-            entry = (req, def_mem_per_cpu_mb, exclusive, self._shapes.setdefault(need, need))
+        if entry is None or entry[0] is not req or entry[1] != def_mem_per_cpu_mb or entry[2] is not exclusive \
+                or entry[3] != user:
+            need = job_need(req, def_mem_per_cpu_mb, exclusive, user)
+            entry = (req, def_mem_per_cpu_mb, exclusive, user, self._shapes.setdefault(need, need))
         self._current[key] = entry
-        return entry[3]
+        return entry[4]
 
 
 def could_ever_fit(node: NodeCapacity, need: Need) -> bool:

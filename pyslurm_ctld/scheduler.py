@@ -39,7 +39,7 @@ from typing import Iterable, Mapping, Protocol, Sequence
 from . import features
 from .backfill import Backfill, Reservation
 from .job import Allocation, Hold, Job, JobId, Reason
-from .node_fit import Need, NeedMemo, NodeCapacity, could_ever_fit, has_topology
+from .node_fit import Need, NeedMemo, NodeCapacity, could_ever_fit, has_topology, user_allows, user_exclusive
 from .reservation_fence import Fence
 
 UNLIMITED = -1
@@ -138,6 +138,9 @@ class _Free:
         self.memory = {n.name: n.free_memory_mb if n.usable else 0 for n in nodes.values()}
         self.gpus = {n.name: n.free_gpus if n.usable else nothing for n in nodes.values()}
         self.weights = {n.name: n.weight for n in nodes.values()}
+        # Who holds each node, for --exclusive=user (read only for needs that carry a user).
+        self.users = {n.name: n.users for n in nodes.values()}
+        self.owners = {n.name: n.owner for n in nodes.values()}
 
     def gpus_for(self, name: str, need: Need) -> list[int]:
         """Free GPUs of `name` of the requested type, lowest index first."""
@@ -155,6 +158,8 @@ class _Free:
         if self.nodes[name].tmp_disk_mb < need.tmp_disk_mb or not has_topology(self.nodes[name], need):
             return False
         if need.exclusive and not self._idle(name):
+            return False
+        if not user_allows(self.owners[name], self.users[name], need):
             return False
         return not need.gpus_per_node or len(self.gpus_for(name, need)) >= need.gpus_per_node
 
@@ -174,15 +179,24 @@ class _Free:
         if gpu_ids:
             self.gpus[name] = self.gpus[name].difference(gpu_ids)
         self.memory[name] -= need.memory_mb_per_node
+        self._hold_for_user(name, need)
         return cpu_ids, gpu_ids
 
-    def claim(self, allocation: Allocation) -> None:
+    def claim(self, allocation: Allocation, need: Need) -> None:
         """Withdraw what backfill started or reserved (a reservation's ids may be busy now: then
-        nothing changes for them; its memory is withheld now all the same, which is safe)."""
+        nothing changes for them; its memory, and its user's hold for --exclusive=user, are
+        withheld now all the same, which is safe)."""
         for index, name in enumerate(allocation.nodes):
             self.cpus[name] = self.cpus[name].difference(allocation.cpus_on(index))
             self.gpus[name] = self.gpus[name].difference(allocation.gpus_on(index))
             self.memory[name] -= allocation.memory_mb_per_node[index]
+            self._hold_for_user(name, need)
+
+    def _hold_for_user(self, name: str, need: Need) -> None:
+        if need.user is not None:
+            self.users[name] = self.users[name] | {need.user}
+            if need.user_exclusive:
+                self.owners[name] = need.user
 
 
 def schedule(pending: Iterable[Job], nodes: Mapping[str, NodeCapacity],
@@ -204,6 +218,10 @@ def schedule(pending: Iterable[Job], nodes: Mapping[str, NodeCapacity],
     waiting = ineligible or {}
     allowed = eligible_tasks or {}
     free = _Free(nodes)
+    pending = list(pending)
+    # Users count for node sharing only while some job shares by user (--exclusive=user): running
+    # (a node has an owner) or pending; otherwise needs stay free of users, shared across them.
+    by_user = any(n.owner is not None for n in nodes.values()) or any(user_exclusive(j.request) for j in pending)
     blocked: set[str] = set()
     decisions: list[Decision] = []
     # Whether a request could ever fit depends only on its shape: decide once per shape and pass
@@ -223,7 +241,7 @@ def schedule(pending: Iterable[Job], nodes: Mapping[str, NodeCapacity],
         for name in names:
             part = partitions.get(name)
             need = _needs.need(job.request, name, part.def_mem_per_cpu_mb if part else 0,
-                               part is not None and part.exclusive)
+                               part is not None and part.exclusive, job.uid if by_user else None)
             key = (name, job.request.time_limit_min, id(need))
             static = static_fit.get(key, _UNDECIDED)
             if static is _UNDECIDED:
@@ -272,7 +290,7 @@ def schedule(pending: Iterable[Job], nodes: Mapping[str, NodeCapacity],
                     limits.started(job, part.name, need.tres)
                 if backfill is not None:
                     backfill.book(job.job_id, allocation, backfill.now,
-                                  backfill.end_of(backfill.now, job.request.time_limit_min))
+                                  backfill.end_of(backfill.now, job.request.time_limit_min), need)
                 started += 1
             tasks = tasks[started:]
             if not tasks:
@@ -341,15 +359,16 @@ def _backfill(job: Job, tasks: Sequence[int | None], usable: list[tuple[Partitio
             shortened, placed = _shortened(backfill, options, free, limit, job.request.time_min_min, placed)
         partition, start, allocation = placed
         end = backfill.end_of(start, shortened or limit)
-        free.claim(allocation)
+        placed_need = next(need for part, need in within if part.name == partition)
+        free.claim(allocation, placed_need)
         if start == backfill.now:
-            backfill.book(job.job_id, allocation, start, end)
+            backfill.book(job.job_id, allocation, start, end, placed_need)
             decisions.append(Start(job.job_id, allocation, task, partition if several else None, shortened))
             if limits is not None:
-                limits.started(job, partition, next(need.tres for part, need in within if part.name == partition))
+                limits.started(job, partition, placed_need.tres)
             continue
         reservation = Reservation(start, end, allocation, partition, backfill.holders(allocation, start))
-        backfill.book(job.job_id, allocation, start, end)
+        backfill.book(job.job_id, allocation, start, end, placed_need)
         return tasks[index:], reservation
     return (), None
 

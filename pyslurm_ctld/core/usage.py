@@ -7,7 +7,7 @@ from __future__ import annotations
 import functools
 from dataclasses import dataclass
 
-from ..node_fit import NodeCapacity
+from ..node_fit import NodeCapacity, user_exclusive
 from ..job import JobState
 from .state import ClusterState
 
@@ -19,6 +19,8 @@ class NodeUsage:
     cpu_ids: frozenset[int]
     memory_mb: int
     gpu_ids: frozenset[int] = frozenset()
+    users: frozenset[int] = frozenset()   # uids of those jobs
+    owner: int | None = None              # uid of an --exclusive=user job among them
 
     @property
     def cpus(self) -> int:
@@ -31,6 +33,8 @@ def node_usage(state: ClusterState) -> dict[str, NodeUsage]:
     cpu_ids: dict[str, set[int]] = {name: set() for name in state.nodes}
     gpu_ids: dict[str, set[int]] = {name: set() for name in state.nodes}
     mem = {name: 0 for name in state.nodes}
+    users: dict[str, set[int]] = {name: set() for name in state.nodes}
+    owners: dict[str, int] = {}
     counted_only: list[tuple[str, int]] = []
     for job in state.jobs.values():
         alloc = job.allocation
@@ -38,6 +42,9 @@ def node_usage(state: ClusterState) -> dict[str, NodeUsage]:
         if alloc is None or not (job.state is JobState.RUNNING or job.completing or suspended):
             continue
         for index, node in enumerate(alloc.nodes):
+            users[node].add(job.uid)
+            if user_exclusive(job.request):
+                owners[node] = job.uid
             mem[node] += alloc.memory_mb_per_node[index]
             gpu_ids[node].update(alloc.gpus_on(index))
             if suspended:   # a suspended job keeps its memory and GPUs, not its CPUs
@@ -51,7 +58,8 @@ def node_usage(state: ClusterState) -> dict[str, NodeUsage]:
     for node, count in counted_only:
         spare = sorted(set(range(state.nodes[node].config.cpus)) - cpu_ids[node])
         cpu_ids[node].update(spare[:count])
-    return {name: NodeUsage(frozenset(cpu_ids[name]), mem[name], frozenset(gpu_ids[name]))
+    return {name: NodeUsage(frozenset(cpu_ids[name]), mem[name], frozenset(gpu_ids[name]),
+                            frozenset(users[name]), owners.get(name))
             for name in state.nodes}
 
 
@@ -71,4 +79,4 @@ def node_capacity(state: ClusterState, name: str, usage: NodeUsage) -> NodeCapac
         gpu_types=gpus, free_gpus=frozenset(gpus) - usage.gpu_ids, weight=rec.config.weight,
         features=frozenset(rec.config.features), tmp_disk_mb=rec.config.tmp_disk_mb,
         sockets=rec.config.sockets, cores_per_socket=rec.config.cores_per_socket,
-        threads_per_core=rec.config.threads_per_core)
+        threads_per_core=rec.config.threads_per_core, users=usage.users, owner=usage.owner)

@@ -47,6 +47,24 @@ def test_job_fields_in_scontrol_and_the_environment(cluster: Cluster) -> None:
     assert "SLURM_GPU_FREQ=high\n" in output
 
 
+def test_exclusive_user_shares_nodes_with_its_user_only(cluster: Cluster) -> None:
+    """--exclusive=user, as on real Slurm 22.05: the CPUs asked (not the node), its user's jobs
+    beside it, another user's job kept off the node until it ends."""
+    owner = cluster.sbatch("-n1", "-w", "node1", "--exclusive=user", "--wrap", "sleep 60", user="alice")
+    cluster.wait_state(owner, "RUNNING")
+    shown = cluster.run("scontrol", "show", "job", str(owner), user="alice", check=True).stdout
+    assert "NumCPUs=1 " in shown and "OverSubscribe=USER " in shown
+    kept_off = cluster.sbatch("-n1", "-w", "node1", "--wrap", "true", user="bob")
+    elsewhere = cluster.sbatch("-n1", "--wrap", "true", user="bob")
+    beside = cluster.sbatch("-n1", "-w", "node1", "--wrap", "true", user="alice")
+    cluster.wait_state(beside, "COMPLETED")
+    assert cluster.job_field(elsewhere, "N") == "node2"
+    assert (cluster.job_field(kept_off, "T"), cluster.job_field(kept_off, "r")) == ("PENDING", "Resources")
+    cluster.run("scancel", str(owner), user="alice", check=True)
+    cluster.wait_state(kept_off, "COMPLETED")
+    assert cluster.job_field(kept_off, "N") == "node1"
+
+
 def test_a_deadline_that_cannot_be_met_ends_the_job_as_deadline(cluster: Cluster) -> None:
     job_id = cluster.sbatch("-t", "5", "--deadline=now+1minute", "--wrap", "true", user="alice")
     cluster.wait_state(job_id, "DEADLINE")

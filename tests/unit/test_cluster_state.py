@@ -162,7 +162,7 @@ def test_schedule_pass_starts_jobs_and_records_pending_reasons(tmp_path: Path) -
     assert started.allocation == Allocation(("n2",), (8,), (0,), cpu_ids=(tuple(range(8)),))
     assert effects == [Launch(started), Account(started)]
     assert (mgr.jobs[blocked.job_id].reason, mgr.jobs[behind.job_id].reason) == (Reason.RESOURCES, Reason.PRIORITY)
-    assert node_usage(mgr) == {"n1": NodeUsage(frozenset(), 0), "n2": NodeUsage(frozenset(range(8)), 0)}
+    assert node_usage(mgr) == {"n1": NodeUsage(frozenset(), 0), "n2": NodeUsage(frozenset(range(8)), 0, users=frozenset({started.uid}))}
 
 
 def test_backfill_starts_what_delays_nobody_and_records_expected_starts(tmp_path: Path) -> None:
@@ -281,7 +281,7 @@ def test_gpu_jobs_get_specific_gpus_and_cpus_and_node_usage_derives_them(tmp_pat
     # Best fit: g1 now has the fewest free CPUs, and its two a100s are free.
     assert any_two.allocation == Allocation(("g1",), (2,), (0,), cpu_ids=((2, 3),), gpu_ids=((0, 1),))
     usage = node_usage(mgr)
-    assert usage["g1"] == NodeUsage(frozenset({0, 1, 2, 3}), 0, frozenset({0, 1, 2}))
+    assert usage["g1"] == NodeUsage(frozenset({0, 1, 2, 3}), 0, frozenset({0, 1, 2}), users=frozenset({v100.uid}))
     assert usage["g2"] == NodeUsage(frozenset(), 0, frozenset())
     finish(mgr, v100.job_id)
     assert node_usage(mgr)["g1"].gpu_ids == {0, 1}
