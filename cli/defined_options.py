@@ -16,7 +16,8 @@ RULE = "-------------------- --------------------"
 # Flags Slurm shows by a word of their own instead of `set`.
 FLAG_WORDS = {"requeue": "requeue", "no_requeue": "no-requeue", "exclusive": "exclusive",
               "oversubscribe": "oversubscribe"}
-NOT_SHOWN = frozenset({"help", "usage", "version"})
+NOT_SHOWN = frozenset({"help", "usage", "version",
+                       "het_group"})   # srun's --het-group is read apart from its other options, unshown
 
 
 def _time(text: str) -> str:
@@ -101,6 +102,18 @@ def _priority(text: str) -> str:
     return "-3" if number == PRIORITY_TOP else str(number)   # TOP: Slurm prints its signed value
 
 
+def _c_int(flag: str) -> Callable[[str], str]:
+    from .srun_step_options import parse_int
+
+    return lambda text: str(parse_int(text, flag, positive=True))
+
+
+def _x11(text: str) -> str:
+    from .srun_step_options import X11_FLAGS
+
+    return text.lower() if text.lower() in X11_FLAGS else "all" if not text else "unset"
+
+
 def _shown(dest: str, kind: int, value: Any, work_dir: str | None) -> str:
     if dest == "verbose":
         return str(value)
@@ -125,7 +138,7 @@ def _shown(dest: str, kind: int, value: Any, work_dir: str | None) -> str:
         "nodes": _node_count, "mem": _megabytes, "mem_per_cpu": _megabytes, "mem_per_gpu": _megabytes, "tmp": _megabytes,
         "gres": lambda t: t if t.startswith("gres:") or t == "none" else f"gres:{t}",
         "extra_node_info": _extra_node_info, "cpu_freq": _cpu_freq, "priority": _priority,
-        "deadline": _begin,
+        "deadline": _begin, "threads": _c_int("--threads"), "x11": _x11,
     }
     if work_dir is not None:   # sbatch shows its file names made absolute; srun as given
         shapes.update({"output": _path(work_dir), "error": _path(work_dir), "input": _path(work_dir)})

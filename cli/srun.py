@@ -20,7 +20,7 @@ from pyslurm_common.errors import SlurmError
 from pyslurm_common.hostlist import compress_counts
 from pyslurm_common.rpc import messages as pb
 
-from . import allocation, client, job_options, verbose_lines
+from . import allocation, client, job_options, srun_step_options, verbose_lines
 from .app import die, run
 from .cluster_option import check_clusters, this_cluster
 from .command_line import COMMAND_LINE, collect, command_line
@@ -37,6 +37,7 @@ PROG = "srun"
 ACTED_ON = frozenset({"jobid", "output", "error", "input", "label", "unbuffered", "pty", "kill_on_bad_exit", "wait",
                       "disable_status", "quit_on_interrupt", "exact", "overlap", "mpi", "clusters", "open_mode",
                       "verbose", "exclusive", "immediate", "cpu_bind", "multi_prog",
+                      "threads", "whole", "het_group", "x11", "no_allocate",
                       "task_prolog", "task_epilog", "test_only"})
 DEFAULT_KILL_WAIT = 30
 MAX_RETRY_DELAY = 5.0
@@ -67,6 +68,11 @@ def srun(args: Sequence[str]) -> None:
     step_sizes(values)   # counts are checked before -v shows them, as srun does
     if not made_job:
         check_step_gres(values)
+    srun_step_options.check_threads(values)
+    srun_step_options.check_whole(values)
+    srun_step_options.check_no_allocate(values)
+    srun_step_options.check_x11(values, os.environ, made_job)
+    srun_step_options.check_het_group(values, made_job)
     wait_seconds(values)
     binding_environment(values)   # --cpu-bind/--gpu-bind are checked before any job is made
     if verbose:

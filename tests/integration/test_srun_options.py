@@ -30,3 +30,27 @@ def test_multi_prog_ranks_give_the_task_count(cluster: Cluster) -> None:
     refused = cluster.run("srun", "--multi-prog", "gap.conf", user="bob")
     assert (refused.returncode, refused.stderr) == (
         1, "srun: error: Configuration file gap.conf invalid, no record for task id 1\n")
+
+
+def test_whole_threads_and_het_group_zero_run_the_step(cluster: Cluster) -> None:
+    """--whole: the step has every CPU of the job on its node (--exact: only what it asked for);
+    -T and --het-group=0 (the job itself) are taken as Slurm takes them."""
+    whole = cluster.run("salloc", "-N1", "-n2", "srun", "--whole", "-n1", "-T", "4", "--het-group=0",
+                        "sh", "-c", "nproc", user="alice")
+    exact = cluster.run("salloc", "-N1", "-n2", "srun", "--exact", "-n1", "sh", "-c", "nproc", user="alice")
+    assert (whole.returncode, exact.returncode) == (0, 0), (whole.stderr, exact.stderr)
+    assert (whole.stdout, exact.stdout) == ("2\n", "1\n")
+    refused = cluster.run("salloc", "-N1", "srun", "--whole", "--exact", "true", user="alice")
+    assert "srun: error: --exact and --whole are mutually exclusive." in refused.stderr
+
+
+def test_het_group_and_x11_in_an_existing_job(cluster: Cluster) -> None:
+    het = cluster.run("salloc", "-N1", "srun", "--het-group=1", "true", user="bob")
+    assert "--het-group above 0" in het.stderr and het.returncode == 1, het.stderr
+    x11 = cluster.run("salloc", "-N1", "env", "DISPLAY=remote:10", "srun", "--x11", "echo", "ran", user="bob")
+    assert x11.returncode == 0, x11.stderr
+    assert x11.stdout == "ran\n"
+    assert "srun: error: Ignoring --x11 option for a job step within an existing job." in x11.stderr
+    new_job = cluster.run("env", "DISPLAY=remote:10", "srun", "--x11", "true", user="bob")
+    assert (new_job.returncode, new_job.stderr) == (
+        1, "srun: error: Unable to allocate resources: X11 forwarding not available\n")

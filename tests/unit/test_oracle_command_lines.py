@@ -76,6 +76,9 @@ SRUN_LINES = [
     "-n1", "--foo", "-K", "-K1 -n2", "-K0", "--mpi=bogus", "--cpu-bind=q -n1", "-N 2-1", "-N x",
     "-l -u -n2", "--open-mode=a -o out", "--exclusive", "--overlap", "--overlap=force", "-W 5", "-W x",
     "--kill-on-bad-exit=1", "--pty", "-Q", "-J name", "--export=NONE", "-m block", "--hint=nomultithread",
+    # cli/srun_step_options.py
+    "--threads=0", "--threads=200", "-T x", "-T 5", "-T ' 7'", "--het-group=0", "--het-group=[0]", "--het-group=x",
+    "--het-group=200", "--x11", "--x11=bogus", "-Z", "--exact --whole", "--exclusive --whole", "--whole",
 ]
 
 

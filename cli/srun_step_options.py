@@ -1,0 +1,123 @@
+"""srun options checked before a step is launched, each as Slurm 22.05's srun checks it:
+-T/--threads, --whole, --het-group, --x11, -Z/--no-allocate.
+
+-T/--threads only tunes the fan-out of Slurm's srun messages to the nodes; pyslurm's controller
+sends each node its launch itself, so the value is checked and has nothing else to act on.
+"""
+from __future__ import annotations
+
+import os
+import re
+import sys
+from collections.abc import Mapping
+from typing import Any
+
+from .app import die
+
+SRUN_MAX_THREADS = 60           # Slurm warns above it ("exceeds recommended limit")
+MAX_HET_JOB_COMPONENTS = 128    # the --het-group values Slurm takes: 0 to 127
+LONG_MAX = 2 ** 63 - 1
+_C_INT = re.compile(r"[ \t\n\v\f\r]*([+-]?\d+)")
+X11_FLAGS = ("all", "batch", "first", "last")
+
+
+def parse_int(text: str, flag: str, positive: bool) -> int:
+    """Slurm's parse_int: a C int (strtol, so leading blanks and a sign), else its error."""
+    found = _C_INT.fullmatch(text)
+    value = int(found.group(1)) if found else -1
+    if not found or value < 0 or (positive and value == 0):
+        die(f'Invalid numeric value "{text}" for {flag}.')
+    if value >= LONG_MAX:
+        die(f"Numeric argument ({LONG_MAX}) to big for {flag}.")
+    return (value + 2 ** 31) % 2 ** 32 - 2 ** 31   # C's (int) of the long
+
+
+def check_threads(values: Mapping[str, Any]) -> None:
+    if values.get("threads") is None:
+        return
+    threads = parse_int(str(values["threads"]), "--threads", positive=True)
+    if threads > SRUN_MAX_THREADS:
+        print(f"srun: error: Thread value --threads={threads} exceeds recommended limit of {SRUN_MAX_THREADS}",
+              file=sys.stderr)
+
+
+def check_whole(values: Mapping[str, Any]) -> None:
+    """--whole (all of each node's resources: what a step gets without --exact anyway) against
+    --exact and --exclusive (which means --exact for a step)."""
+    if values.get("whole") and (values.get("exact") or "exclusive" in values):
+        die("--exact and --whole are mutually exclusive.")
+
+
+def het_groups(values: Mapping[str, Any]) -> list[int]:
+    """--het-group's components (a hostlist-style range such as 0 or [0-2]), checked as Slurm's srun."""
+    from pyslurm_common.hostlist import HostlistError, expand
+
+    raw = values.get("het_group")
+    if raw is None:
+        return [0]
+    text = str(raw)
+    try:
+        words = expand(text if text.startswith("[") else f"[{text}]")
+    except HostlistError:
+        print(f"srun: error: _parse_single_range: Invalid range: `{text.strip('[]')}'", file=sys.stderr)
+        die(f"Invalid --het-group value: {text}")
+    groups = []
+    for word in words:
+        if not re.fullmatch(r"[+-]?\d+", word) or not 0 <= int(word) < MAX_HET_JOB_COMPONENTS:
+            die(f"Invalid --het-group value: {text}")
+        groups.append(int(word))
+    if not groups:
+        die(f"Invalid --het-group value: {text}")
+    return groups
+
+
+def check_het_group(values: Mapping[str, Any], made_job: bool) -> None:
+    """No job here is heterogeneous: component 0 is the job itself. A higher one is refused with
+    Slurm's words for a new job; in an existing allocation Slurm would launch a heterogeneous step
+    over copies of it, which pyslurm does not build, so it says so."""
+    highest = max(het_groups(values))
+    if highest == 0:
+        return
+    if made_job:
+        die(f"Requested het-group offset exceeds highest hetjob index ({highest} > 0)")
+    die("--het-group above 0 (a heterogeneous step in a regular allocation) is not supported by pyslurm")
+
+
+def x11_wanted(values: Mapping[str, Any]) -> bool:
+    """--x11[=all|batch|first|last]: any other value asks for nothing, as in Slurm."""
+    if "x11" not in values:
+        return False
+    value = str(values["x11"]).lower()
+    return value in ("", *X11_FLAGS)
+
+
+def check_x11(values: Mapping[str, Any], environ: Mapping[str, str], made_job: bool) -> None:
+    """What Slurm's srun checks of the display, then the controller's answer: pyslurm has no X11
+    forwarding (as a Slurm without PrologFlags=X11). A step in an existing job ignores it, as Slurm's."""
+    if not x11_wanted(values):
+        return
+    display = environ.get("DISPLAY")
+    if display is None:
+        die("No DISPLAY variable set, cannot setup x11 forwarding.", exit_code=255)
+    if display.startswith(":"):
+        socket_path = f"/tmp/.X11-unix/X{display[1:].split('.', 1)[0]}"
+        if not os.path.exists(socket_path):
+            die(f"Cannot stat() local X11 socket `{socket_path}`", exit_code=255)
+    elif ":" not in display:
+        die("Error parsing DISPLAY environment variable. Cannot use X11 forwarding.", exit_code=255)
+    if made_job:
+        die("Unable to allocate resources: X11 forwarding not available")
+    print("srun: error: Ignoring --x11 option for a job step within an existing job. "
+          "Set x11 options at job allocation time.", file=sys.stderr)
+
+
+def check_no_allocate(values: Mapping[str, Any]) -> None:
+    """-Z runs tasks on nodes without a job: Slurm's slurmd lets only root and SlurmUser do that.
+    pyslurm's nodes run only what the controller credentials, so -Z is refused to everyone."""
+    if not values.get("no_allocate"):
+        return
+    if not values.get("nodelist"):
+        die("must specify a node list with -Z, --no-allocate.")
+    if os.getuid() != 0:
+        die("Application launch failed: Access/permission denied")
+    die("--no-allocate is not supported by pyslurm (its nodes run only steps of a job)")
