@@ -131,7 +131,7 @@ def _attach(job_id: int, step_id: int, layout_only: bool = False, io_port: int =
         reply = client.controller("AttachStep", request, pb.StepAttachReply)
     except SlurmError as exc:
         _die(f"Could not get job step info: {exc.strerror}")
-    return StepLayout(tuple(reply.nodes), tuple(reply.tasks_per_node)), reply.attached
+    return StepLayout(tuple(reply.nodes), tuple(reply.tasks_per_node), reply.distribution), reply.attached
 
 
 def _layout_text(layout: StepLayout) -> str:

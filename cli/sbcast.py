@@ -8,7 +8,7 @@ step's standard input, which srun sends to every task.
 
 Options as Slurm 22.05: -f/--force replaces an existing DEST (else "File exists", exit 17),
 -p/--preserve keeps the access and modification times (the mode is always the source's),
--j/--jobid picks the job (else SLURM_JOB_ID), -C/--compress[=lib], -F/--fanout, -s/--size and
+-j/--jobid picks the job (else SLURM_JOB_ID; J.S: only the nodes of its step S), -C/--compress[=lib], -F/--fanout, -s/--size and
 -t/--timeout shape Slurm's own transfer of blocks, which this one does not have, so they are
 checked and take no effect; a relative DEST is relative to the current directory. --send-libs
 (copying the executable's shared objects too) is refused; --exclude, which only filters those
@@ -47,21 +47,22 @@ def sbcast(argv: Sequence[str]) -> None:
     job = str(opts.get("jobid") or os.environ.get("SLURM_JOB_ID", ""))
     if not job:
         die("Need a job id to run this command.  Run from within a Slurm job or use the --jobid option.")
-    job_id = job.partition(".")[0]
-    if not job_id.isdigit():
+    job_id, dot, step_id = job.partition(".")
+    if not job_id.isdigit() or (dot and not step_id.isdigit()):
         die(f"Invalid job id {job}")
     try:
         data = open(source, "rb")     # as the user running sbcast
         stat = os.fstat(data.fileno())
     except OSError as exc:
         die(f"Can't open `{source}`: {exc.strerror}", exit_code=255)
-    nodes = _job_nodes(job_id)
+    nodes = _nodes_of(job_id, step_id if dot else None)
     receiver = [sys.executable, "-m", "cli.sbcast_receive", os.path.join(os.getcwd(), dest),
                 oct(stat.st_mode & 0o7777), "1" if opts.get("force") else "0",
                 *([str(stat.st_atime_ns), str(stat.st_mtime_ns)] if opts.get("preserve") else [])]
     beside = os.path.join(os.path.dirname(os.path.abspath(sys.argv[0])), "srun")
     srun = [beside if os.path.exists(beside) else "srun", f"--jobid={job_id}", "--overlap", "--quiet",
-            f"--nodes={len(nodes)}", f"--ntasks={len(nodes)}", "--ntasks-per-node=1", "--input=all",
+            f"--nodes={len(nodes)}", f"--nodelist={','.join(nodes)}", f"--ntasks={len(nodes)}",
+            "--ntasks-per-node=1", "--input=all",
             "--job-name=sbcast", *receiver]
     # The step is sbcast's own: none of the surrounding job's or step's srun settings apply to it.
     env = {k: v for k, v in os.environ.items()
@@ -94,24 +95,33 @@ def _check_transfer_options(opts: dict[str, object]) -> None:
             die(f"Invalid {name} value: {value}")
 
 
-def _job_nodes(job_id: str) -> list[str]:
+def _nodes_of(job_id: str, step_id: str | None) -> list[str]:
+    """The running job's nodes, or with `step_id` (-j J.S) its running step's, as slurmctld's
+    sbcast lookup: an unknown or ended step is an invalid job id."""
     from pyslurm_common.errors import SlurmError, Strerror
+    from pyslurm_common.hostlist import expand
     from pyslurm_common.rpc import messages as pb
 
     from . import client
 
+    shown = job_id if step_id is None else f"{job_id}.{step_id}"
     try:
         reply = client.controller("GetJobs", pb.JobQuery(job_ids=[int(job_id)]), pb.JobList)
     except SlurmError as exc:
-        die(f"Slurm job {job_id} lookup error: {exc.strerror}")
+        die(f"Slurm job {shown} lookup error: {exc.strerror}")
     job = next((j for j in reply.jobs if j.job_id == int(job_id)), None)
     if job is None:
-        die(f"Slurm job {job_id} lookup error: Invalid job id specified")
+        die(f"Slurm job {shown} lookup error: Invalid job id specified")
     if job.state == "PENDING":
-        die(f"Slurm job {job_id} lookup error: {Strerror.JOB_PENDING}")
+        die(f"Slurm job {shown} lookup error: {Strerror.JOB_PENDING}")
     if job.state != "RUNNING" or not job.node_names:
-        die(f"Slurm job {job_id} lookup error: {Strerror.ALREADY_DONE}")
-    return list(job.node_names)
+        die(f"Slurm job {shown} lookup error: {Strerror.ALREADY_DONE}")
+    if step_id is None:
+        return list(job.node_names)
+    step = next((s for s in job.steps if s.step_id == str(int(step_id)) and s.state == "RUNNING"), None)
+    if step is None:
+        die(f"Slurm job {shown} lookup error: Invalid job id specified")
+    return expand(step.nodes)
 
 
 def main() -> None:

@@ -366,14 +366,14 @@ class Controller:
             except TimeoutError:
                 pass
 
-    async def start_step(self, event: StepStarted, spec: slurmd_pb2.TaskLaunch, distribution: str = "") -> Step:
+    async def start_step(self, event: StepStarted, spec: slurmd_pb2.TaskLaunch) -> Step:
         """Journal the new step, then launch its part on every node (the TaskLaunch `spec` is
-        completed per node here, its task ranks by -m `distribution`). A node that refuses ends
+        completed per node here, its task ranks by the step's -m distribution). A node that refuses ends
         the step, and srun hears why."""
         await self.commit(event)
         job = self.state.jobs[event.job_id]
         step = event.step
-        ranks = node_ranks(step.tasks_per_node, distribution)
+        ranks = node_ranks(step.tasks_per_node, step.distribution)
         launches = []
         for index, node in enumerate(step.nodes):
             message = slurmd_pb2.TaskLaunch()

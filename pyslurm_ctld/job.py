@@ -312,6 +312,7 @@ class Step:
     cpu_ids: tuple[tuple[int, ...], ...]
     start_time: int
     argv: tuple[str, ...] = ()
+    distribution: str = ""               # -m as given: its ranks per node (task_distribution.node_ranks)
     state: JobState = JobState.RUNNING
     waiting_on: tuple[str, ...] = ()
     end_state: JobState | None = None    # how it ends, once a node failed, was cancelled or OOM

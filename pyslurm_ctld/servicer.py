@@ -513,7 +513,7 @@ class ControllerServicer(ctld_pb2_grpc.ControllerServicer):
             raise SlurmError(Strerror.INVALID_NODE_NAME, str(exc)) from exc
         shape = StepShape(num_tasks=request.num_tasks, min_nodes=request.min_nodes,
                           cpus_per_task=request.cpus_per_task, exact=request.exact, overlap=request.overlap,
-                          nodelist=nodelist)
+                          nodelist=nodelist, distribution=request.distribution)
         name = request.name or os.path.basename(request.argv[0])
         try:
             event = step_creation(self.state, request.job_id, caller().uid, shape, name, tuple(request.argv),
@@ -531,7 +531,7 @@ class ControllerServicer(ctld_pb2_grpc.ControllerServicer):
             kill_on_bad_exit=request.kill_on_bad_exit, wait_seconds=request.wait_seconds,
             multi_prog=request.multi_prog,
             append=request.open_mode == "append" or (not request.open_mode and self._requeued(request.job_id)))
-        step = await self.ctl.start_step(event, spec, request.distribution)
+        step = await self.ctl.start_step(event, spec)
         return ctld_pb2.StepReply(job_id=request.job_id, step_id=step.step_id, nodes=step.nodes,
                                   tasks_per_node=step.tasks_per_node, num_tasks=step.num_tasks)
 
@@ -553,7 +553,8 @@ class ControllerServicer(ctld_pb2_grpc.ControllerServicer):
         except NodeLinkError as exc:
             log.warning("job=%d step %d attach: %s", request.job_id, request.step_id, exc)
             raise SlurmError(Strerror.COMM_FAILURE, str(exc)) from exc
-        return ctld_pb2.StepAttachReply(nodes=step.nodes, tasks_per_node=step.tasks_per_node, attached=attached)
+        return ctld_pb2.StepAttachReply(nodes=step.nodes, tasks_per_node=step.tasks_per_node, attached=attached,
+                                        distribution=step.distribution)
 
     def _requeued(self, job_id: int) -> bool:
         """A requeued job's steps append to their files by default, as its batch output does."""

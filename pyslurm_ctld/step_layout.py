@@ -27,6 +27,7 @@ class StepShape:
     exact: bool = False
     overlap: bool = False
     nodelist: tuple[str, ...] = ()
+    distribution: str = ""   # -m as given: which node runs which rank (task_distribution.py)
 
 
 @dataclass(frozen=True, slots=True)

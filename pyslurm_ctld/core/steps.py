@@ -4,12 +4,16 @@ salloc's release of its allocation, and which nodes sstat asks and sattach attac
 from __future__ import annotations
 
 from pyslurm_common.errors import SlurmError, Strerror
+from pyslurm_common.task_distribution import node_ranks
 
 from ..events import AllocationReleased, Effect, SignalTasks, StepStarted, Terminate
 from ..job import Job, JobState, Step
 from ..step_layout import StepShape, place_step
 from .access import is_privileged, known_job, owned_job
 from .state import ClusterState
+
+
+_MAX_DISTRIBUTION = 64   # longer than any -m Slurm takes ("plane=N" and two more levels)
 
 
 def allocation_of(state: ClusterState, job_id: int, uid: int) -> Job:
@@ -31,8 +35,19 @@ def step_creation(state: ClusterState, job_id: int, uid: int, shape: StepShape, 
     placement = place_step(job.allocation, job.running_steps, shape)
     step = Step(step_id=job.next_step_id, name=name, nodes=placement.nodes,
                 tasks_per_node=placement.tasks_per_node, cpu_ids=placement.cpu_ids, start_time=now,
-                argv=argv, waiting_on=placement.nodes)
+                argv=argv, distribution=_checked_distribution(shape.distribution), waiting_on=placement.nodes)
     return StepStarted(job.job_id, step)
+
+
+def _checked_distribution(distribution: str) -> str:
+    """-m from the wire, kept with the step (journal, sattach): bounded, and one node_ranks reads."""
+    try:
+        if len(distribution) <= _MAX_DISTRIBUTION:
+            node_ranks((1,), distribution)
+            return distribution
+    except ValueError:
+        pass
+    raise SlurmError(Strerror.INVALID_ARGUMENT, f"invalid task distribution {distribution[:_MAX_DISTRIBUTION]!r}")
 
 
 def step_termination(state: ClusterState, job_id: int, step_id: int, uid: int) -> list[Effect]:

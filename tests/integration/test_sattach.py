@@ -100,3 +100,15 @@ def test_sattach_input_goes_to_the_task_it_names(cluster: Cluster) -> None:
                 process.kill()
     assert (sattach.returncode, attached_rest) == (0, "0: 0 got\n"), attached_err
     assert sorted(srun_out.splitlines()) == ["0: 0 got", "1: 1 got hello"]
+
+
+def test_sattach_layout_shows_the_steps_distribution(cluster: Cluster) -> None:
+    """--layout prints where each rank runs as the step was laid out (-m cyclic), not block."""
+    job_id = cluster.sbatch("-N2", "-n4", "-o", "/dev/null", "--wrap", "srun -m cyclic sleep 60", user="alice")
+    try:
+        assert wait_for(lambda: _step_running(cluster, job_id, 0), timeout=60, interval=0.5)
+        layout = cluster.run("sattach", "--layout", f"{job_id}.0", user="alice", check=True).stdout
+        assert layout.splitlines() == ["Job step layout:", "\t4 tasks, 2 nodes (node[1-2])", "",
+                                       "\tNode 0 (node1), 2 task(s): 0 2 ", "\tNode 1 (node2), 2 task(s): 1 3 "]
+    finally:
+        cluster.run("scancel", str(job_id), check=True)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 
-from .conftest import Cluster
+from .conftest import Cluster, wait_for
 
 
 def test_sbcast_errors_as_slurm(cluster: Cluster) -> None:
@@ -55,3 +55,26 @@ def test_sbcast_into_another_users_job_is_refused(cluster: Cluster) -> None:
         refused = cluster.run("sbcast", *argv, "-j", "1", "data.txt", "/tmp/x", user="alice")
         assert (refused.returncode, refused.stderr) == (
             1, "sbcast: error: --send-libs is not supported: copy the libraries with sbcast one by one\n")
+
+
+def test_sbcast_to_a_step_copies_to_the_steps_nodes_only(cluster: Cluster) -> None:
+    """-j J.S: the step's nodes, not the job's (Slurm's sbcast lookup of a step). Both nodes of the
+    test cluster share this host's /tmp, so a copy to the whole job meets its own file."""
+    work = cluster.work_dir("alice")
+    (work / "data.txt").write_text("data\n")
+    job_id = cluster.sbatch("-N2", "-n2", "-o", "/dev/null", "--wrap", "srun -w node2 -n1 sleep 60", user="alice")
+    dest = f"/tmp/pyslurm-sbcast-s{os.getpid()}"
+    try:
+        assert wait_for(lambda: cluster.run("sattach", "--layout", f"{job_id}.0", user="alice").returncode == 0,
+                        timeout=60, interval=0.5)
+        first = cluster.run("sbcast", "-j", f"{job_id}.0", "data.txt", dest, user="alice")
+        assert (first.returncode, first.stderr) == (0, ""), first
+        again = cluster.run("sbcast", "-j", f"{job_id}.0", "data.txt", dest, user="alice")
+        assert (again.returncode, again.stderr) == (17, "sbcast: error: REQUEST_FILE_BCAST(node2): File exists\n")
+        unknown = cluster.run("sbcast", "-j", f"{job_id}.5", "data.txt", dest, user="alice")
+        assert (unknown.returncode, unknown.stderr) == (
+            1, f"sbcast: error: Slurm job {job_id}.5 lookup error: Invalid job id specified\n")
+    finally:
+        cluster.run("scancel", str(job_id), check=True)
+        if os.path.exists(dest):
+            os.unlink(dest)

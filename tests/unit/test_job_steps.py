@@ -270,3 +270,14 @@ def test_nodes_reach_srun_at_an_address_they_can_route_to(peer: str, expected: s
     from pyslurm_ctld.servicer import srun_address
 
     assert srun_address(peer, "head") == expected
+
+
+def test_a_step_keeps_its_distribution_and_a_bad_one_is_refused(tmp_path: Path) -> None:
+    mgr = make_manager(tmp_path)
+    job = interactive_job(mgr, "srun", min_nodes=2)
+    step = start_step(mgr, job.job_id, num_tasks=2, distribution="cyclic")
+    assert step.distribution == "cyclic" and Step.from_dict(dataclasses.asdict(step)) == step
+    for bad in ("plane=x", "plane=" + "9" * 100):
+        with pytest.raises(SlurmError) as refused:
+            start_step(mgr, job.job_id, num_tasks=1, overlap=True, distribution=bad)
+        assert refused.value.strerror == Strerror.INVALID_ARGUMENT
