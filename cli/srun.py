@@ -20,7 +20,7 @@ from pyslurm_common.errors import SlurmError
 from pyslurm_common.hostlist import compress_counts
 from pyslurm_common.rpc import messages as pb
 
-from . import allocation, client, job_options, srun_step_options, verbose_lines
+from . import allocation, client, job_options, srun_scripts, srun_step_options, verbose_lines
 from .app import die, run
 from .cluster_option import check_clusters, this_cluster
 from .command_line import COMMAND_LINE, collect, command_line
@@ -37,7 +37,7 @@ PROG = "srun"
 ACTED_ON = frozenset({"jobid", "output", "error", "input", "label", "unbuffered", "pty", "kill_on_bad_exit", "wait",
                       "disable_status", "quit_on_interrupt", "exact", "overlap", "mpi", "clusters", "open_mode",
                       "verbose", "exclusive", "immediate", "cpu_bind", "multi_prog",
-                      "threads", "whole", "het_group", "x11", "no_allocate",
+                      "threads", "whole", "het_group", "x11", "no_allocate", "prolog", "epilog",
                       "task_prolog", "task_epilog", "test_only"})
 DEFAULT_KILL_WAIT = 30
 MAX_RETRY_DELAY = 5.0
@@ -89,26 +89,36 @@ def srun(args: Sequence[str]) -> None:
         job_id = allocation.submit(PROG, desc).job_id
         job = allocation.wait_until_started(PROG, job_id, bool(values.get("quiet")),
                                             immediate=allocation.immediate_seconds(values))
+        job_nodes = (job.nodes, len(job.node_names))
         if verbose:
             verbose_lines.say(PROG, [verbose_lines.allocation_line(
                 job_id, job.nodes, len(job.node_names), compress_counts(list(job.cpus_per_node)))])
-    elif verbose and "SLURM_JOB_NODELIST" in os.environ:   # inside the allocation: from its variables
-        env = os.environ
-        verbose_lines.say(PROG, [verbose_lines.allocation_line(
-            job_id, env["SLURM_JOB_NODELIST"], int(env.get("SLURM_JOB_NUM_NODES", "1") or 1),
-            env.get("SLURM_JOB_CPUS_PER_NODE", ""))])
+    else:
+        count = os.environ.get("SLURM_JOB_NUM_NODES", "")
+        job_nodes = (os.environ.get("SLURM_JOB_NODELIST", ""), int(count) if count.isdigit() and len(count) < 10 else 0)
+        if verbose and "SLURM_JOB_NODELIST" in os.environ:   # inside the allocation: from its variables
+            env = os.environ
+            verbose_lines.say(PROG, [verbose_lines.allocation_line(
+                job_id, env["SLURM_JOB_NODELIST"], int(env.get("SLURM_JOB_NUM_NODES", "1") or 1),
+                env.get("SLURM_JOB_CPUS_PER_NODE", ""))])
     request = step_request(values, argv, os.environ, job_id,
                            listener.getsockname()[1], io_key, terminal_size())
     if multi_prog:
         request.multi_prog = multi_prog[0]
     if not request.pty and _background_terminal():
         request.input_task = INPUT_NONE  # reading the terminal from the background would stop srun (SIGTTIN)
+    if not srun_scripts.run_prolog(values, argv, srun_scripts.job_variables(job_id, *job_nodes, request.num_tasks)):
+        if made_job:
+            allocation.release(job_id, exit_code=1)
+        raise SystemExit(1)
     reply = _create_step(request, made_job, quiet=bool(values.get("quiet")))
     if verbose:
         layout = StepLayout(tuple(reply.nodes), tuple(reply.tasks_per_node), request.distribution)
         verbose_lines.say(PROG, verbose_lines.launch_lines(f"{job_id}.{reply.step_id}", reply.nodes,
                                                            [layout.ranks_of(i) for i in range(len(reply.nodes))]))
-    raise SystemExit(_run_step(values, request, reply, listener, io_key))
+    code = _run_step(values, request, reply, listener, io_key)
+    srun_scripts.run_epilog(values, argv, srun_scripts.job_variables(job_id, *job_nodes, reply.num_tasks, reply.step_id))
+    raise SystemExit(code)
 
 
 def _check_input_rank(values: dict[str, Any]) -> None:

@@ -54,3 +54,29 @@ def test_het_group_and_x11_in_an_existing_job(cluster: Cluster) -> None:
     new_job = cluster.run("env", "DISPLAY=remote:10", "srun", "--x11", "true", user="bob")
     assert (new_job.returncode, new_job.stderr) == (
         1, "srun: error: Unable to allocate resources: X11 forwarding not available\n")
+
+
+SCRIPT = """#!/bin/sh
+{{ echo "$SLURM_SCRIPT_CONTEXT $(id -un) job=${{SLURM_JOB_ID:+yes}} nodes=$SLURM_NNODES step=${{SLURM_STEP_ID:-none}} args=$*"; }} >> {log}
+exit {code}
+"""
+
+
+def test_prolog_and_epilog_run_around_the_step_as_the_user(cluster: Cluster) -> None:
+    import os
+
+    work = cluster.work_dir("alice")
+    log = work / "scripts.log"
+    for name, code in (("pro", 0), ("epi", 0), ("bad", 3)):
+        (work / name).write_text(SCRIPT.format(log=log, code=code))
+        os.chmod(work / name, 0o755)
+    result = cluster.run("srun", "-N2", f"--prolog={work}/pro", f"--epilog={work}/epi", "sh", "-c",
+                         f"echo task >> {log}", user="alice")
+    assert result.returncode == 0, result.stderr
+    assert log.read_text().splitlines() == [
+        "prolog_srun alice job=yes nodes=2 step=none args=sh -c echo task >> " + str(log), "task", "task",
+        "epilog_srun alice job=yes nodes=2 step=0 args=sh -c echo task >> " + str(log)]
+    log.unlink()
+    failed = cluster.run("srun", f"--prolog={work}/bad", "sh", "-c", f"echo task >> {log}", user="alice")
+    assert (failed.returncode, failed.stderr) == (1, "srun: error: srun prolog failed rc = 3. Aborting step.\n")
+    assert log.read_text().splitlines()[1:] == [], "the step ran after its prolog failed"
