@@ -237,6 +237,7 @@ def step_request(values: OptionValues, argv: Sequence[str], environ: Mapping[str
         rlimits=rlimits(values), pty_rows=pty_size[0] if pty else 0, pty_cols=pty_size[1] if pty else 0,
         wait_seconds=wait_seconds(values), open_mode=job_options.open_mode(values),
         distribution=str(values.get("distribution") or ""), unbuffered=bool(values.get("unbuffered")) or pty,
+        preserve_env=bool(values.get("preserve_env")),
     )
 
 

@@ -380,7 +380,7 @@ class Controller:
             message.CopyFrom(spec)
             env = step_options_win(step_environment(job, step, index, self.cfg.cluster_name, str(self.cfg.path),
                                                     self.cfg.controller_host, self.cfg.ctld_port, spec.io_host,
-                                                    spec.io_port), spec.environment)
+                                                    spec.io_port), spec.environment, spec.preserve_env)
             job_index = job.allocation.nodes.index(node) if job.allocation else 0
             del message.environment[:]
             message.environment.extend(overlay_environment(spec.environment, env))

@@ -196,12 +196,17 @@ def step_environment(job: Job, step: Step, node_index: int, cluster_name: str, c
 # What srun sets from its own options for its step (-m, --gpu-bind, -c, --ntasks-per-node): its
 # values win over the job's echoes.
 STEP_OPTION_VARIABLES = ("SLURM_DISTRIBUTION", "SLURM_GPU_BIND", "SLURM_CPUS_PER_TASK", "SLURM_NTASKS_PER_NODE")
+# What srun -E/--preserve-env passes through from its own environment instead of the step's counts.
+PRESERVED_COUNTS = ("SLURM_NNODES", "SLURM_NTASKS", "SLURM_NPROCS", "SLURM_TASKS_PER_NODE", "SLURM_THREADS_PER_CORE")
 
 
-def step_options_win(slurm_env: dict[str, str], srun_environment: Iterable[str]) -> dict[str, str]:
-    """`slurm_env` less the job's echoes of the options srun gave the step itself."""
+def step_options_win(slurm_env: dict[str, str], srun_environment: Iterable[str],
+                     preserve_env: bool = False) -> dict[str, str]:
+    """`slurm_env` less the job's echoes of the options srun gave the step itself (and, for -E,
+    less the step's counts that srun's environment has)."""
     given = {item.partition("=")[0] for item in srun_environment}
-    return {name: value for name, value in slurm_env.items() if name not in STEP_OPTION_VARIABLES or name not in given}
+    kept = STEP_OPTION_VARIABLES + (PRESERVED_COUNTS if preserve_env else ())
+    return {name: value for name, value in slurm_env.items() if name not in kept or name not in given}
 
 
 def overlay_environment(environment: Iterable[str], slurm_env: dict[str, str]) -> list[str]:

@@ -80,3 +80,11 @@ def test_prolog_and_epilog_run_around_the_step_as_the_user(cluster: Cluster) -> 
     failed = cluster.run("srun", f"--prolog={work}/bad", "sh", "-c", f"echo task >> {log}", user="alice")
     assert (failed.returncode, failed.stderr) == (1, "srun: error: srun prolog failed rc = 3. Aborting step.\n")
     assert log.read_text().splitlines()[1:] == [], "the step ran after its prolog failed"
+
+
+def test_preserve_env_passes_srun_s_counts_to_the_tasks(cluster: Cluster) -> None:
+    show = ["printenv", "SLURM_NTASKS", "SLURM_NNODES", "SLURM_STEP_NUM_TASKS"]
+    plain = cluster.run("salloc", "-N2", "-n4", "srun", "-N1", "-n1", *show, user="alice")
+    kept = cluster.run("salloc", "-N2", "-n4", "srun", "-E", "-N1", "-n1", *show, user="alice")
+    assert (plain.returncode, kept.returncode) == (0, 0), (plain.stderr, kept.stderr)
+    assert (plain.stdout, kept.stdout) == ("1\n1\n1\n", "4\n2\n1\n")

@@ -203,3 +203,12 @@ def test_salloc_and_the_batch_script_see_the_same_allocation_variables() -> None
     assert salloc == {name: batch[name] for name in salloc}
     assert {"SLURM_JOB_ID", "SLURM_JOB_NODELIST", "SLURM_TASKS_PER_NODE", "SLURM_NTASKS", "SLURM_CPUS_PER_TASK",
             "SLURM_MEM_PER_CPU", "SLURM_JOB_ACCOUNT", "SLURM_JOB_QOS", "SLURM_CONF"} <= salloc.keys()
+
+
+def test_preserve_env_keeps_sruns_counts_only_where_srun_has_them() -> None:
+    from pyslurm_ctld.job_env import step_options_win
+
+    step = {"SLURM_NTASKS": "1", "SLURM_NNODES": "1", "SLURM_STEP_NUM_TASKS": "1", "SLURM_NPROCS": "1"}
+    srun_env = ["SLURM_NTASKS=4", "SLURM_NNODES=2", "SLURM_STEP_NUM_TASKS=9"]
+    assert step_options_win(step, srun_env) == step
+    assert step_options_win(step, srun_env, preserve_env=True) == {"SLURM_STEP_NUM_TASKS": "1", "SLURM_NPROCS": "1"}

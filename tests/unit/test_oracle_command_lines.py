@@ -79,7 +79,7 @@ SRUN_LINES = [
     # cli/srun_step_options.py
     "--threads=0", "--threads=200", "-T x", "-T 5", "-T ' 7'", "--het-group=0", "--het-group=[0]", "--het-group=x",
     "--het-group=200", "--x11", "--x11=bogus", "-Z", "--exact --whole", "--exclusive --whole", "--whole",
-    "--prolog=/bin/true --epilog=none",
+    "--prolog=/bin/true --epilog=none", "-E -n1",
 ]
 
 
