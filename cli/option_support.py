@@ -19,7 +19,7 @@ IGNORED = frozenset({
     "profile",    # acct_gather_profile/none
     "power",      # no power management plugin
     "network",    # switch/none
-    "mem_bind",   # not yet acted on: the stepd binds CPUs (--cpu-bind), no NUMA memory policy
+    "mem_bind",   # srun acts on it (ACTED_ON there); sbatch/salloc's SBATCH_MEM_BIND* exports are not yet made
     "wckey",      # TrackWCKey is not supported: Slurm without it drops the key too
     "gres_flags", "wait_all_nodes",   # checked by layout_options; no effect here, as in Slurm
     "cluster_constraint",   # federations only: Slurm outside one ignores it

@@ -36,7 +36,7 @@ PROG = "srun"
 # Beyond the shared allocation options (option_support.JOB_DESC)
 ACTED_ON = frozenset({"jobid", "output", "error", "input", "label", "unbuffered", "pty", "kill_on_bad_exit", "wait",
                       "disable_status", "quit_on_interrupt", "exact", "overlap", "mpi", "clusters", "open_mode",
-                      "verbose", "exclusive", "immediate", "cpu_bind", "multi_prog",
+                      "verbose", "exclusive", "immediate", "cpu_bind", "mem_bind", "multi_prog",
                       "threads", "whole", "het_group", "x11", "no_allocate", "prolog", "epilog",
                       "preserve_env",
                       "task_prolog", "task_epilog", "test_only"})

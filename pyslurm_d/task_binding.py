@@ -1,20 +1,26 @@
-"""Each task's CPU affinity and GPU view, worked out by the stepd before it forks the tasks.
+"""Each task's CPU affinity, GPU view and NUMA memory policy, worked out by the stepd before it
+forks the tasks.
 
 srun hands --cpu-bind (SLURM_CPU_BIND, which the tasks keep, as in Slurm) and --gpu-bind
 (SLURM_GPU_BIND, removed before the tasks see it) over in the step's environment, with -m
 (SLURM_DISTRIBUTION) and -c (SLURM_CPUS_PER_TASK); pyslurm_common/cpu_binding.py and
 gpu_binding.py decide. The batch step keeps the job's CPUs and GPUs whole. A binding Slurm would
-refuse fails the launch (OSError), before any task starts. Stdlib only, like stepd.
+refuse fails the launch (OSError), before any task starts. --mem-bind (SLURM_MEM_BIND, kept by the
+tasks) is set by each forked task itself (`bind_memory`), and a NUMA node the machine lacks fails
+only that task, as Slurm's task_p_pre_launch. Stdlib only, like stepd.
 """
 from __future__ import annotations
 
 import os
+import socket
 from collections.abc import Sequence
+import dataclasses
 from dataclasses import dataclass, field
 
-from pyslurm_common import cpu_binding, gpu_binding
+from pyslurm_common import cpu_binding, gpu_binding, mem_binding
 
 from .launch import Launch, Task
+from .mempolicy import NumaTopology, read_topology as read_numa, set_policy
 
 CPU_BIND_ERROR = "Unable to satisfy cpu bind request"
 
@@ -28,6 +34,10 @@ class TaskBinding:
     node: str = ""
     rank: int = 0
     local_id: int = 0
+    memory: mem_binding.MemBind | None = None             # --mem-bind, None: not given
+    memory_nodes: frozenset[int] = frozenset()             # the NUMA nodes it binds the task's memory to
+    memory_error: str = ""                                 # why it cannot (the stepd's error line)
+    all_numa_nodes: frozenset[int] = frozenset({0})        # the policy a task has unbound
 
     def apply(self, env: dict[str, str]) -> None:
         env.pop("SLURM_GPU_BIND", None)
@@ -38,6 +48,29 @@ class TaskBinding:
         cpu = (cpu_binding.verbose_line(self.cpu_report, self.node, self.rank, self.local_id, pid, self.cpus)
                if self.cpu_report else "")
         return self.gpu_report + cpu
+
+    def bind_memory(self, stepd_name: str, pid: int) -> bool:
+        """--mem-bind, in the forked task before exec (Slurm's task_p_pre_launch): set its memory
+        policy and write the `verbose` line; False, with Slurm's error lines written, when it
+        cannot be set (the task then exits 1)."""
+        bind = self.memory
+        if bind is None:
+            return True
+        nodes, error = self.all_numa_nodes, self.memory_error
+        if not error and bind.binds:
+            try:
+                set_policy(self.memory_nodes, bind.prefer)
+                nodes = self.memory_nodes
+            except OSError as exc:
+                error = exc.strerror or str(exc)
+        if error:
+            os.write(2, f"{stepd_name}: error: {error}\n".encode())
+        if bind.verbose:
+            host = socket.gethostname().split(".")[0]   # slurmd's conf->hostname, as Slurm prints it
+            os.write(2, mem_binding.verbose_line(bind, host, self.rank, self.local_id, pid, nodes).encode())
+        if error:
+            os.write(2, f"{stepd_name}: error: Failed to invoke task plugins: task_p_pre_launch error\n".encode())
+        return not error
 
 
 def _number(env: dict[str, str], name: str, default: int) -> int:
@@ -62,6 +95,8 @@ def plan(launch: Launch, tasks: Sequence[Task]) -> dict[int, TaskBinding]:
     except gpu_binding.GpuBindError:
         gpu_bind = None
     global_gpus = [g for g in env.get("SLURM_STEP_GPUS", "").split(",") if g]
+    mem_bind = mem_binding.from_environment(env)
+    numa = read_numa() if mem_bind is not None else None
     out: dict[int, TaskBinding] = {}
     for task in tasks:
         task_env = cpu_bind.environment() if env.get("SLURM_CPU_BIND") else {}
@@ -71,7 +106,21 @@ def plan(launch: Launch, tasks: Sequence[Task]) -> dict[int, TaskBinding]:
             ordinals = ",".join(str(i) for i in usable)
             task_env |= {"CUDA_VISIBLE_DEVICES": ordinals, "GPU_DEVICE_ORDINAL": ordinals}
             gpu_report = gpu_binding.verbose_line(usable, global_gpus) if gpu_bind.verbose else ""
-        out[task.rank] = TaskBinding(tuple(sorted(cpus[task.local_id])), task_env, gpu_report,
-                                     cpu_bind if cpu_bind.verbose else None, launch.node_name, task.rank,
-                                     task.local_id)
+        binding = TaskBinding(tuple(sorted(cpus[task.local_id])), task_env, gpu_report,
+                              cpu_bind if cpu_bind.verbose else None, launch.node_name, task.rank, task.local_id)
+        if mem_bind is not None and numa is not None:
+            binding = _with_memory(binding, mem_bind, numa, len(step_cpus))
+        out[task.rank] = binding
     return out
+
+
+def _with_memory(binding: TaskBinding, bind: mem_binding.MemBind, numa: NumaTopology, step_cpus: int) -> TaskBinding:
+    nodes, error = frozenset[int](), ""
+    if bind.binds:
+        try:
+            nodes = mem_binding.task_nodes(bind, binding.local_id, step_cpus, numa.max_node,
+                                           numa.nodes_of(binding.cpus or range(os.cpu_count() or 1)))
+        except mem_binding.MemBindError as exc:
+            error = str(exc)
+    return dataclasses.replace(binding, memory=bind, memory_nodes=nodes, memory_error=error,
+                               all_numa_nodes=frozenset(numa.cpus_of))

@@ -137,6 +137,8 @@ def exec_task(launch: Launch, task: Task, cg: StepCgroup, limits: StepLimitSet, 
             os.dup2(fd, target)
         if report := binding.report(os.getpid()):   # --cpu-bind/--gpu-bind=verbose, to the task's stderr
             os.write(2, report.encode())
+        if not binding.bind_memory(launch.stepd_name, os.getpid()):
+            os._exit(1)
         if pmi_fd is not None:   # the PMI socket (srun --mpi=pmi2) is fd 3, PMI_FD
             os.dup2(pmi_fd, 3)
         os.closerange(3 if pmi_fd is None else 4, 65536)   # nothing of stepd's (sockets, other tasks' pipes) leaks into the task

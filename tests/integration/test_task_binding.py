@@ -4,6 +4,7 @@ placing ranks over the namespace-free two-node test cluster. The test nodes have
 from __future__ import annotations
 
 import re
+import socket
 from typing import Iterator
 
 import pytest
@@ -55,6 +56,35 @@ def test_cpu_bind_refused_in_slurms_words(cluster: Cluster) -> None:
     assert re.search(r": Unable to satisfy cpu bind request: CPU binding outside of job step allocation, "
                      r"allocated CPUs are: [12]\.\n", outside.stderr)   # the step's one CPU, as a mask
     cluster.wait_idle()   # the failed launch's job ends and gives its node back
+
+
+NUMA_POLICY = "grep -m1 -o -E ' (bind|prefer|default)[:0-9]*' /proc/self/numa_maps"
+
+
+def test_mem_bind_sets_each_tasks_numa_policy(cluster: Cluster) -> None:
+    """--mem-bind as Slurm 22.05's task/affinity: the policy is set before exec (the task's own
+    numa_maps says bind:0; this machine has NUMA node 0 only), `verbose` prints Slurm's line with
+    the host's name, and a node the machine lacks fails that task with the stepd's lines."""
+    host = socket.gethostname().split(".")[0]
+    bound = cluster.run("srun", "-N1", "-n1", "--mem-bind=verbose,map_mem:0", "sh", "-c",
+                        f"{NUMA_POLICY}; env | grep ^SLURM_MEM_BIND= ", user="alice")
+    assert bound.returncode == 0, bound.stderr
+    assert bound.stdout.split() == ["bind:0", "SLURM_MEM_BIND=verbose,map_mem:0"]
+    assert re.fullmatch(rf"mem-bind=MAP - {host}, task  0  0 \[\d+\]: mask 0x1 set\n", bound.stderr), bound.stderr
+    preferred = cluster.run("srun", "-N1", "-n1", "--mem-bind=p,local", "sh", "-c", NUMA_POLICY, user="alice")
+    assert (preferred.returncode, preferred.stdout.split()) == (0, ["prefer:0"]), preferred.stderr
+    unbound = cluster.run("srun", "-N1", "-n1", "--mem-bind=none", "sh", "-c", NUMA_POLICY, user="alice")
+    assert (unbound.returncode, unbound.stdout.split()) == (0, ["default"]), unbound.stderr
+    missing = cluster.run("srun", "-N1", "-n2", "--mem-bind=map_mem:0,1", "sh", "-c", "echo ran", user="alice")
+    assert missing.returncode == 1 and missing.stdout == "ran\n", missing   # task 0 ran, task 1 never did
+    node = re.search(r"slurmstepd-(node\d): error", missing.stderr)
+    assert node is not None, missing.stderr
+    assert [line for line in missing.stderr.splitlines() if "slurmstepd" in line] == [
+        f"{node[0][:-7]}: error: NUMA node 1 does not exist; cannot bind local task 1 to it (--mem-bind=map_mem)",
+        f"{node[0][:-7]}: error: Failed to invoke task plugins: task_p_pre_launch error"]
+    assert f"srun: error: {node[1]}: task 1: Exited with exit code 1" in missing.stderr
+    bad = cluster.run("srun", "-n1", "--mem-bind=sideways", "true", user="alice")
+    assert (bad.returncode, bad.stderr) == (255, 'srun: error: unrecognized --mem-bind argument "sideways"\n')
 
 
 def test_distribution_places_ranks_over_nodes(cluster: Cluster) -> None:
