@@ -20,6 +20,7 @@ import os
 import subprocess
 import sys
 from collections.abc import Sequence
+from typing import IO
 
 from . import query_command
 from .app import die, run
@@ -52,13 +53,23 @@ def sbcast(argv: Sequence[str]) -> None:
         die(f"Invalid job id {job}")
     try:
         data = open(source, "rb")     # as the user running sbcast
-        stat = os.fstat(data.fileno())
     except OSError as exc:
         die(f"Can't open `{source}`: {exc.strerror}", exit_code=255)
     nodes = _nodes_of(job_id, step_id if dot else None)
-    receiver = [sys.executable, "-m", "cli.sbcast_receive", os.path.join(os.getcwd(), dest),
-                oct(stat.st_mode & 0o7777), "1" if opts.get("force") else "0",
-                *([str(stat.st_atime_ns), str(stat.st_mtime_ns)] if opts.get("preserve") else [])]
+    with data:
+        raise SystemExit(broadcast(data, os.path.join(os.getcwd(), dest), job_id, nodes,
+                                   force=bool(opts.get("force")), preserve=bool(opts.get("preserve"))))
+
+
+def broadcast(data: IO[bytes], dest: str, job_id: str, nodes: Sequence[str], force: bool, preserve: bool,
+              node_suffix: bool = False) -> int:
+    """Copy the open file `data` to `dest` (with `node_suffix`: dest + each node's name) on `nodes`
+    of the job by a step of one receiving task per node (also srun --bcast's transfer); its exit
+    status, the receivers' errors printed in Slurm's words."""
+    stat = os.fstat(data.fileno())
+    receiver = [sys.executable, "-m", "cli.sbcast_receive", dest, oct(stat.st_mode & 0o7777), "1" if force else "0",
+                "1" if node_suffix else "0",
+                *([str(stat.st_atime_ns), str(stat.st_mtime_ns)] if preserve else [])]
     beside = os.path.join(os.path.dirname(os.path.abspath(sys.argv[0])), "srun")
     srun = [beside if os.path.exists(beside) else "srun", f"--jobid={job_id}", "--overlap", "--quiet",
             f"--nodes={len(nodes)}", f"--nodelist={','.join(nodes)}", f"--ntasks={len(nodes)}",
@@ -67,9 +78,8 @@ def sbcast(argv: Sequence[str]) -> None:
     # The step is sbcast's own: none of the surrounding job's or step's srun settings apply to it.
     env = {k: v for k, v in os.environ.items()
            if k == "SLURM_CONF" or not k.startswith(("SLURM_", "SRUN_", "SBATCH_", "SALLOC_"))}
-    with data:
-        done = subprocess.run(srun, stdin=data, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env,
-                              text=True, check=False)
+    done = subprocess.run(srun, stdin=data, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env,
+                          text=True, check=False)
     # The receivers say what failed in Slurm's words; srun's own lines about their exit go unsaid.
     # A step the controller refuses (another user's job) is Slurm's failed credential lookup.
     errors = [line for line in done.stderr.splitlines() if line.startswith(f"{PROG}: error: ")]
@@ -78,7 +88,7 @@ def sbcast(argv: Sequence[str]) -> None:
         if line.startswith(refused):
             line = f"{PROG}: error: Slurm job {job_id} lookup error: {line[len(refused):]}"
         print(line, file=sys.stderr)
-    raise SystemExit(done.returncode)
+    return done.returncode
 
 
 def _check_transfer_options(opts: dict[str, object]) -> None:

@@ -20,7 +20,7 @@ from pyslurm_common.errors import SlurmError
 from pyslurm_common.hostlist import compress_counts
 from pyslurm_common.rpc import messages as pb
 
-from . import allocation, client, job_options, srun_scripts, srun_step_options, verbose_lines
+from . import allocation, client, job_options, srun_bcast, srun_scripts, srun_step_options, verbose_lines
 from .app import die, run
 from .cluster_option import check_clusters, this_cluster
 from .command_line import COMMAND_LINE, collect, command_line
@@ -38,7 +38,7 @@ ACTED_ON = frozenset({"jobid", "output", "error", "input", "label", "unbuffered"
                       "disable_status", "quit_on_interrupt", "exact", "overlap", "mpi", "clusters", "open_mode",
                       "verbose", "exclusive", "immediate", "cpu_bind", "mem_bind", "multi_prog",
                       "threads", "whole", "het_group", "x11", "no_allocate", "prolog", "epilog",
-                      "preserve_env",
+                      "preserve_env", "bcast",
                       "task_prolog", "task_epilog", "test_only"})
 DEFAULT_KILL_WAIT = 30
 MAX_RETRY_DELAY = 5.0
@@ -74,6 +74,11 @@ def srun(args: Sequence[str]) -> None:
     srun_step_options.check_no_allocate(values)
     srun_step_options.check_x11(values, os.environ, made_job)
     srun_step_options.check_het_group(values, made_job)
+    if multi_prog and "bcast" in values:
+        die("--bcast with --multi-prog is not supported by pyslurm")
+    bcast = srun_bcast.plan(values, argv, job_options.work_dir(values))
+    if bcast and made_job:   # the copy is a step of the job, and a job srun makes ends with its first step
+        die("--bcast outside an allocation is not supported by pyslurm: use it inside sbatch or salloc")
     wait_seconds(values)
     binding_environment(values)   # --cpu-bind/--gpu-bind are checked before any job is made
     if verbose:
@@ -108,6 +113,10 @@ def srun(args: Sequence[str]) -> None:
         request.multi_prog = multi_prog[0]
     if not request.pty and _background_terminal():
         request.input_task = INPUT_NONE  # reading the terminal from the background would stop srun (SIGTTIN)
+    if bcast and not _broadcast(bcast, request, job_nodes[0]):
+        if made_job:
+            allocation.release(job_id, exit_code=1)
+        die(f"Failed to broadcast '{bcast.source}'. Step launch aborted.", severity="fatal")
     if not srun_scripts.run_prolog(values, argv, srun_scripts.job_variables(job_id, *job_nodes, request.num_tasks)):
         if made_job:
             allocation.release(job_id, exit_code=1)
@@ -120,6 +129,17 @@ def srun(args: Sequence[str]) -> None:
     code = _run_step(values, request, reply, listener, io_key)
     srun_scripts.run_epilog(values, argv, srun_scripts.job_variables(job_id, *job_nodes, reply.num_tasks, reply.step_id))
     raise SystemExit(code)
+
+
+def _broadcast(bcast: srun_bcast.BcastPlan, request: pb.StepRequest, job_nodes: str) -> bool:
+    """--bcast: the executable copied to the job's nodes; the step runs the copy."""
+    from pyslurm_common.hostlist import expand
+
+    done = srun_bcast.transfer(bcast, request.job_id, expand(job_nodes))
+    if done is None:
+        return False
+    request.argv[0], request.bcast_staged = done
+    return True
 
 
 def _check_input_rank(values: dict[str, Any]) -> None:

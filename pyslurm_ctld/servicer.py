@@ -529,7 +529,7 @@ class ControllerServicer(ctld_pb2_grpc.ControllerServicer):
             std_err=request.std_err, std_in=request.std_in, input_task=request.input_task,
             rlimits=request.rlimits, umask=request.umask, step_name=name,
             kill_on_bad_exit=request.kill_on_bad_exit, wait_seconds=request.wait_seconds,
-            multi_prog=request.multi_prog, preserve_env=request.preserve_env,
+            multi_prog=request.multi_prog, preserve_env=request.preserve_env, bcast_staged=request.bcast_staged,
             append=request.open_mode == "append" or (not request.open_mode and self._requeued(request.job_id)))
         step = await self.ctl.start_step(event, spec)
         return ctld_pb2.StepReply(job_id=request.job_id, step_id=step.step_id, nodes=step.nodes,

@@ -52,6 +52,7 @@ class Launch:
     wait_seconds: int = 0
     job_name: str = ""
     multi_prog: str = ""                # srun --multi-prog: the configuration text each task's argv comes from
+    bcast_staged: str = ""              # srun --bcast into a directory: the copy's name before the step's
 
     @property
     def is_batch(self) -> bool:

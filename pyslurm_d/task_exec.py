@@ -115,6 +115,16 @@ def run_task_epilogs(launch: Launch, task: Task, cg: StepCgroup, groups: list[in
     run_epilogs(epilogs(launch.task_epilog, env), env, become_user)
 
 
+def bcast_copy(launch: Launch, directory: str) -> str:
+    """The node's copy of a step's executable srun --bcast sent into `directory`: srun staged it
+    under a name of its own; the first task here (already the user) gives it the step's name."""
+    path = f"{directory}slurm_bcast_{launch.job_id}.{launch.step}_{launch.node_name}"
+    if launch.bcast_staged:
+        with contextlib.suppress(FileNotFoundError):   # another task of this node was first
+            os.rename(f"{launch.bcast_staged}{launch.node_name}", path)
+    return path
+
+
 def exec_task(launch: Launch, task: Task, cg: StepCgroup, limits: StepLimitSet, groups: list[int],
               fds: tuple[int, int, int], env: dict[str, str], binding: TaskBinding, controlling_tty: bool,
               pmi_fd: int | None = None) -> None:
@@ -164,6 +174,9 @@ def exec_task(launch: Launch, task: Task, cg: StepCgroup, limits: StepLimitSet, 
         env.setdefault("TMPDIR", "/tmp")
         env["SLURM_TASK_PID"] = str(os.getpid())
         run_prologs(prologs(launch.task_prolog, env), env, launch.stepd_name)
+        if not launch.is_batch and program.endswith("/"):   # srun --bcast into a directory, as Slurm names it
+            program = bcast_copy(launch, program)
+            argv = [program, *argv[1:]]
         if launch.is_batch:
             os.execve(program, [program, *launch.argv], env)
         os.execvpe(program, argv, env)

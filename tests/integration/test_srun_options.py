@@ -88,3 +88,35 @@ def test_preserve_env_passes_srun_s_counts_to_the_tasks(cluster: Cluster) -> Non
     kept = cluster.run("salloc", "-N2", "-n4", "srun", "-E", "-N1", "-n1", *show, user="alice")
     assert (plain.returncode, kept.returncode) == (0, 0), (plain.stderr, kept.stderr)
     assert (plain.stdout, kept.stdout) == ("1\n1\n1\n", "4\n2\n1\n")
+
+
+def test_bcast_copies_the_executable_and_runs_the_copy(cluster: Cluster) -> None:
+    import os
+    import re
+
+    work = cluster.work_dir("bob")
+    prog = work / "prog"
+    prog.write_text('#!/bin/sh\necho "$(id -un) runs $0"\n')
+    os.chmod(prog, 0o750)
+    os.chown(prog, pwd_uid("bob"), -1)
+    dest = f"/tmp/bcast-{os.getpid()}-prog"
+    into_file = cluster.run("salloc", "-N1", "srun", f"--bcast={dest}", "./prog", user="bob")
+    assert (into_file.returncode, into_file.stdout) == (0, f"bob runs {dest}\n"), into_file.stderr
+    assert os.stat(dest).st_uid == pwd_uid("bob") and os.stat(dest).st_mode & 0o777 == 0o750
+    os.unlink(dest)
+    into_dir = cluster.run("salloc", "-N2", "srun", "--bcast", "prog", user="bob")
+    assert into_dir.returncode == 0, into_dir.stderr
+    runs = sorted(into_dir.stdout.splitlines())
+    assert len(runs) == 2 and all(re.fullmatch(rf"bob runs {work}/slurm_bcast_\d+\.1_node[12]", r) for r in runs), runs
+    assert sorted(p.name.rsplit("_", 1)[1] for p in work.glob("slurm_bcast_*")) == ["node1", "node2"]
+    assert not list(work.glob(".slurm_bcast_*")), "a staged copy was left behind"
+    missing = cluster.run("salloc", "srun", "--bcast", "no-such-program", user="bob")
+    assert "srun: fatal: Can not execute no-such-program\n" in missing.stderr and missing.returncode == 1
+    outside = cluster.run("srun", "--bcast", "./prog", user="bob")
+    assert "--bcast outside an allocation is not supported by pyslurm" in outside.stderr
+
+
+def pwd_uid(user: str) -> int:
+    import pwd
+
+    return pwd.getpwnam(user).pw_uid
