@@ -7,8 +7,10 @@ is scontrol's (it prints it after `scontrol: error: `). Keys match by Slurm's un
 (`res`, `st`, `e`, `d`, `u`, `a`, `nodes`, `nodec`, `p`, `fl`); a word without `=` that starts
 with `res` is the entity name and skipped. Keys Slurm has that pyslurm does not act on (Groups,
 CoreCnt, Licenses, Features, TRES, Watts, BurstBuffer, MaxStartDelay, Skip) are refused, never
-accepted and dropped. Flags: MAINT, OVERLAP, IGNORE_JOBS, DAILY, WEEKLY (`+`/`-` add and remove
-on update); other Slurm flags are refused by name, anything else is Slurm's "Error parsing flags".
+accepted and dropped. Flags: MAINT, OVERLAP, FLEX, IGNORE_JOBS, HOURLY, DAILY, WEEKLY (`+`/`-` add
+and remove on update); Slurm's WEEKDAY, WEEKEND, ANY_NODES, STATIC_ALLOC, PART_NODES, FIRST_CORES,
+TIME_FLOAT, PURGE_COMP, REPLACE, REPLACE_DOWN, LICENSE_ONLY, NO_HOLD_JOBS_AFTER_END and MAGNETIC are
+refused by name, anything else is Slurm's "Error parsing flags".
 
 Pure and stdlib only (the CLIs import it).
 """
@@ -20,9 +22,10 @@ from .bounds import NODE_COUNT, OutOfRange
 from .units import UNLIMITED, parse_datetime, parse_time_limit
 
 # Flag spellings as Slurm's parse_resv_flags matches them: (name, shortest prefix).
-SUPPORTED_FLAGS = (("MAINT", "maintenance", 3), ("OVERLAP", "overlap", 1), ("IGNORE_JOBS", "ignore_jobs", 1),
-                   ("DAILY", "daily", 1), ("WEEKLY", "weekly", 5))
-_UNSUPPORTED_FLAGS = ("FLEX", "HOURLY", "WEEKDAY", "WEEKEND", "ANY_NODES", "STATIC_ALLOC", "PART_NODES",
+SUPPORTED_FLAGS = (("MAINT", "maintenance", 3), ("OVERLAP", "overlap", 1), ("FLEX", "flex", 1),
+                   ("IGNORE_JOBS", "ignore_jobs", 1), ("HOURLY", "hourly", 1), ("DAILY", "daily", 1),
+                   ("WEEKLY", "weekly", 5))
+_UNSUPPORTED_FLAGS = ("WEEKDAY", "WEEKEND", "ANY_NODES", "STATIC_ALLOC", "PART_NODES",
                       "FIRST_CORES", "TIME_FLOAT", "PURGE_COMP", "REPLACE", "REPLACE_DOWN", "LICENSE_ONLY",
                       "NO_HOLD_JOBS_AFTER_END", "MAGNETIC")
 _UNSUPPORTED_KEYS = (("Groups", 1), ("BurstBuffer", 2), ("MaxStartDelay", 2), ("CoreCnt", 5), ("CoreCount", 5),

@@ -1,7 +1,7 @@
 """Advance reservations (scontrol create reservation): the record the controller keeps and
 journals, and what follows from it alone (its current window, who may use it).
 
-A DAILY or WEEKLY reservation is one record whose window repeats: `window(now)` is the
+An HOURLY, DAILY or WEEKLY reservation is one record whose window repeats: `window(now)` is the
 occurrence in force or next to come, so nothing has to roll it forward. A one-off reservation
 whose end has passed is over (`over(now)`): it is shown and used no more, and the next
 change of the reservations drops it.
@@ -13,8 +13,9 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 # Slurm's order of the flags in `scontrol show reservation` (reservation_flags_string).
-FLAG_ORDER = ("MAINT", "OVERLAP", "IGNORE_JOBS", "DAILY", "WEEKLY", "SPEC_NODES", "ALL_NODES", "PART_NODES")
-_PERIOD = {"DAILY": 86400, "WEEKLY": 7 * 86400}
+FLAG_ORDER = ("MAINT", "FLEX", "OVERLAP", "IGNORE_JOBS", "HOURLY", "DAILY", "WEEKLY", "SPEC_NODES", "ALL_NODES",
+              "PART_NODES")
+_PERIOD = {"HOURLY": 3600, "DAILY": 86400, "WEEKLY": 7 * 86400}
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,6 +62,11 @@ class ReservationRecord:
     @property
     def maintenance(self) -> bool:
         return "MAINT" in self.flags
+
+    @property
+    def flexible(self) -> bool:
+        """FLEX: its jobs may start before it, end after it, and use nodes outside it."""
+        return "FLEX" in self.flags
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

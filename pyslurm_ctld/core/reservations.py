@@ -103,7 +103,7 @@ def expired(state: ClusterState, now: int) -> list[ReservationDeleted]:
 
 def ended_under(state: ClusterState, now: int) -> list[JobTimedOut]:
     """Running jobs whose reservation ended ResvOverRun minutes ago (default 0; UNLIMITED: never):
-    Slurm ends them as at their time limit."""
+    Slurm ends them as at their time limit; a FLEX reservation's jobs may run past its end."""
     minutes = state.cfg.ctld_settings.resv_over_run_min
     if minutes == UNLIMITED:
         return []
@@ -111,7 +111,7 @@ def ended_under(state: ClusterState, now: int) -> list[JobTimedOut]:
     ended = []
     for job in state.jobs.values():
         record = state.reservations.get(job.request.reservation) if job.request.reservation else None
-        if record is not None and job.state is JobState.RUNNING \
+        if record is not None and job.state is JobState.RUNNING and not record.flexible \
                 and now >= record.window(job.start_time)[1] + over_run:
             ended.append(JobTimedOut(job.job_id, now))
     return ended

@@ -109,6 +109,21 @@ def test_a_job_ends_with_its_reservation(cluster: Cluster) -> None:
     wait_for(lambda: cluster.run("scontrol", "show", "res").stdout == "No reservations in the system\n")
 
 
+def test_a_flex_hourly_reservation(cluster: Cluster) -> None:
+    """Flags=FLEX,HOURLY shown as real Slurm 22.05 shows them; a job of a FLEX reservation that
+    starts in an hour runs now, on a node outside it."""
+    cluster.run("scontrol", "create", "reservation", "ReservationName=flex", "StartTime=now+1hour", "Duration=30",
+                "Users=alice", "Nodes=node1", "Flags=hourly,flex", check=True)
+    try:
+        shown = cluster.run("scontrol", "show", "res", "flex", check=True).stdout
+        assert "   Nodes=node1 NodeCnt=1 CoreCnt=2 Features=(null) PartitionName=(null) " \
+               "Flags=FLEX,HOURLY,SPEC_NODES\n" in shown
+        early = cluster.sbatch("--reservation=flex", "-w", "node2", "-o", "/dev/null", "--wrap", "true", user="alice")
+        cluster.wait_state(early, "COMPLETED", timeout=30)
+    finally:
+        cluster.run("scontrol", "delete", "ReservationName=flex", check=True)
+
+
 def test_refusals_in_real_slurms_words(cluster: Cluster) -> None:
     for args, user, stderr in (
             (("update", "ReservationName=nope", "Duration=5"), "alice",

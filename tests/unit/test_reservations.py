@@ -44,6 +44,7 @@ def test_scontrols_words_and_its_refusals() -> None:
     for words, message in ((["Flags=bogus"], "Error parsing flags bogus.  end"),
                            (["Foo=1"], "Unknown parameter Foo=1.  end"),
                            (["Licenses=a"], "Licenses= is not supported by pyslurm.  end"),
+                           (["Flags=WEEKDAY"], "Flags=WEEKDAY is not supported by pyslurm.  end"),
                            (["StartTime=xyz"], "Invalid start time StartTime=xyz.  end"),
                            (["nodes"], "Misformatted parameter 'nodes', most options have a parameter after '='.  end")):
         with pytest.raises(SpecError) as info:
@@ -134,6 +135,35 @@ def test_daily_reservations_repeat_and_one_offs_end(tmp_path: Path) -> None:
     once = create(mgr, "Res=o", "StartTime=now", "Duration=60", "Users=root", "Nodes=n2")
     assert once.over(NOW + 3600)
     assert reservations.expired(mgr, NOW + 3600) == [ReservationDeleted("o", NOW + 3600)]
+
+
+def test_hourly_repeats_and_flags_show_in_slurms_order(tmp_path: Path) -> None:
+    mgr = make_manager(tmp_path)
+    hourly = create(mgr, "Res=h", "StartTime=now", "Duration=30", "Users=root", "Nodes=n1", "Flags=h,f")
+    assert hourly.flags == ("FLEX", "HOURLY", "SPEC_NODES")      # real Slurm: Flags=FLEX,HOURLY,SPEC_NODES
+    assert hourly.window(NOW + 1800) == (NOW + 3600, NOW + 3600 + 1800)
+    assert not hourly.active(NOW + 1800) and hourly.active(NOW + 3600) and not hourly.over(NOW + 86400)
+
+
+def test_a_flex_reservations_jobs_start_early_go_outside_and_outlive_it(tmp_path: Path) -> None:
+    from pyslurm_ctld.core.timers import timeouts
+
+    mgr = make_manager(tmp_path)
+    create(mgr, "Res=f", "StartTime=now+1hour", "Duration=60", "Users=alice", "Nodes=n1", "Flags=FLEX")
+    create(mgr, "Res=other", "StartTime=now", "Duration=600", "Users=bob", "Nodes=n2")
+    early = submit(mgr, now=NOW, reservation="f", time_limit_min=-1, partition="long")
+    both = submit(mgr, now=NOW, reservation="f", min_nodes=2, num_tasks=2)
+    schedule(mgr, NOW + 1)
+    assert mgr.jobs[early.job_id].state is JobState.RUNNING           # before the reservation starts
+    assert mgr.jobs[both.job_id].reason is Reason.RESERVED_OTHER       # n2 is another reservation's
+    assert timeouts(mgr, NOW + 2 * 3600 + 10) == []                   # past its end, it runs on
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    mgr = make_manager(outside)
+    create(mgr, "Res=f", "StartTime=now", "Duration=60", "Users=alice", "Nodes=n1", "Flags=FLEX")
+    wide = submit(mgr, now=NOW, reservation="f", min_nodes=2, num_tasks=2)
+    schedule(mgr, NOW + 1)
+    assert mgr.jobs[wide.job_id].allocation.nodes == ("n1", "n2")    # type: ignore[union-attr]
 
 
 def test_update_delete_and_the_journal(tmp_path: Path) -> None:
