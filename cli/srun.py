@@ -38,7 +38,7 @@ ACTED_ON = frozenset({"jobid", "output", "error", "input", "label", "unbuffered"
                       "disable_status", "quit_on_interrupt", "exact", "overlap", "mpi", "clusters", "open_mode",
                       "verbose", "exclusive", "immediate", "cpu_bind", "mem_bind", "multi_prog",
                       "threads", "whole", "het_group", "x11", "no_allocate", "prolog", "epilog",
-                      "preserve_env", "bcast",
+                      "preserve_env", "bcast", "relative",
                       "task_prolog", "task_epilog", "test_only"})
 DEFAULT_KILL_WAIT = 30
 MAX_RETRY_DELAY = 5.0
@@ -71,6 +71,7 @@ def srun(args: Sequence[str]) -> None:
         check_step_gres(values)
     srun_step_options.check_threads(values)
     srun_step_options.check_whole(values)
+    relative = srun_step_options.check_relative(values)
     srun_step_options.check_no_allocate(values)
     srun_step_options.check_x11(values, os.environ, made_job)
     srun_step_options.check_het_group(values, made_job)
@@ -83,6 +84,8 @@ def srun(args: Sequence[str]) -> None:
     binding_environment(values)   # --cpu-bind/--gpu-bind are checked before any job is made
     if verbose:
         verbose_lines.say(PROG, verbose_lines.options_block(spec, values))
+    if relative is not None and made_job:
+        die("--relative option invalid for job allocation request", severity="fatal")
     if multi_prog and values.get("ntasks") is None:   # the file's ranks set the count (not shown by -v)
         values.set_from(COMMAND_LINE, [("ntasks", str(multi_prog[1]))])
     if values.get("test_only"):   # a job of its own is tested, as Slurm's srun does, even inside one
@@ -111,6 +114,11 @@ def srun(args: Sequence[str]) -> None:
                            listener.getsockname()[1], io_key, terminal_size())
     if multi_prog:
         request.multi_prog = multi_prog[0]
+    if relative is not None:
+        from pyslurm_common.hostlist import expand
+
+        request.nodelist = ",".join(srun_step_options.relative_nodes(
+            relative, expand(job_nodes[0]), request.min_nodes, values.source("nodes") == COMMAND_LINE))
     if not request.pty and _background_terminal():
         request.input_task = INPUT_NONE  # reading the terminal from the background would stop srun (SIGTTIN)
     if bcast and not _broadcast(bcast, request, job_nodes[0]):

@@ -1,5 +1,5 @@
 """srun options checked before a step is launched, each as Slurm 22.05's srun checks it:
--T/--threads, --whole, --het-group, --x11, -Z/--no-allocate.
+-T/--threads, --whole, --het-group, --x11, -Z/--no-allocate, -r/--relative.
 
 -T/--threads only tunes the fan-out of Slurm's srun messages to the nodes; pyslurm's controller
 sends each node its launch itself, so the value is checked and has nothing else to act on.
@@ -121,3 +121,26 @@ def check_no_allocate(values: Mapping[str, Any]) -> None:
     if os.getuid() != 0:
         die("Application launch failed: Access/permission denied")
     die("--no-allocate is not supported by pyslurm (its nodes run only steps of a job)")
+
+
+def check_relative(values: Mapping[str, Any]) -> int | None:
+    """-r/--relative N: a node index (Slurm's parse_int), never with -w, -x or -Z."""
+    if values.get("relative") is None:
+        return None
+    relative = parse_int(str(values["relative"]), "--relative", positive=False)
+    if values.get("no_allocate"):
+        die("do not specify -r,--relative with -Z,--no-allocate.")
+    if values.get("nodelist") or values.get("exclude"):
+        die("-r,--relative not allowed with -w,--nodelist or -x,--exclude.")
+    return relative
+
+
+def relative_nodes(relative: int, job_nodes: list[str], step_nodes: int, nodes_from_command_line: bool) -> list[str]:
+    """The step's nodes from node `relative` of the allocation on, as Slurm's step manager picks them
+    (the first `relative` nodes left out), and its refusal when they are too few."""
+    wanted = step_nodes or max(len(job_nodes) - relative, 1)
+    if relative + wanted > len(job_nodes):
+        source = "--nodes" if nodes_from_command_line else "SLURM_JOB_NUM_NODES"
+        die(f"--relative and {source} option incompatible with count of allocated nodes "
+            f"({relative}+{wanted}>{len(job_nodes)})")
+    return job_nodes[relative:relative + wanted]

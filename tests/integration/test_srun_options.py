@@ -120,3 +120,15 @@ def pwd_uid(user: str) -> int:
     import pwd
 
     return pwd.getpwnam(user).pw_uid
+
+
+def test_relative_starts_the_step_at_a_node_of_the_allocation(cluster: Cluster) -> None:
+    first = cluster.run("salloc", "-N2", "srun", "-N1", "-r", "0", "printenv", "SLURMD_NODENAME", user="alice")
+    second = cluster.run("salloc", "-N2", "srun", "-N1", "-r", "1", "printenv", "SLURMD_NODENAME", user="alice")
+    assert (first.returncode, second.returncode) == (0, 0), (first.stderr, second.stderr)
+    assert (first.stdout, second.stdout) == ("node1\n", "node2\n")
+    too_far = cluster.run("salloc", "-N2", "srun", "-N2", "-r", "1", "true", user="alice")
+    assert ("srun: error: --relative and --nodes option incompatible with count of allocated nodes (1+2>2)"
+            in too_far.stderr), too_far.stderr
+    from_env = cluster.run("salloc", "-N2", "srun", "-r", "1", "true", user="alice")
+    assert "--relative and SLURM_JOB_NUM_NODES option incompatible" in from_env.stderr, from_env.stderr

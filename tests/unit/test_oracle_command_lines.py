@@ -80,6 +80,7 @@ SRUN_LINES = [
     "--threads=0", "--threads=200", "-T x", "-T 5", "-T ' 7'", "--het-group=0", "--het-group=[0]", "--het-group=x",
     "--het-group=200", "--x11", "--x11=bogus", "-Z", "--exact --whole", "--exclusive --whole", "--whole",
     "--prolog=/bin/true --epilog=none", "-E -n1",
+    "--relative=1", "--relative=x", "-r -1", "-r 0 -w localhost", "-r 0 -Z -w localhost", "-r 0 -x localhost",
 ]
 
 
