@@ -52,7 +52,8 @@ def sbatch(args: Sequence[str]) -> None:
         die(*exc.lines, exit_code=exc.exit_code, severity=exc.severity)
     values = collect(spec, cli, os.environ, directives)
     refuse_unsupported(PROG, spec.OPTIONS, values, ACTED_ON)
-    desc = _job_desc(values, text, command, default_name, operands[1:])
+    # Command: the script and its arguments, space-separated (a script read from stdin has none)
+    desc = _job_desc(values, text, " ".join([command, *operands[1:]]) if command else "", default_name, operands[1:])
     if values.get("clusters") is not None:
         check_clusters(PROG, str(values["clusters"]), this_cluster())
     if values.get("verbose"):
@@ -113,7 +114,9 @@ def _read_script(script: str | None, wrapped: str | None, chdir: str | None) -> 
             data = file.read()
     except OSError:
         raise ScriptError(f"Unable to open file {script}")
-    return data.decode(errors="surrogateescape"), path, os.path.basename(path)
+    # The job's Command, as Slurm's: a path given with / or . as written, a bare name found
+    command = script if script.startswith(("/", ".")) else path
+    return data.decode(errors="surrogateescape"), command, os.path.basename(path)
 
 
 def _resolve_script(script: str, chdir: str | None) -> str:

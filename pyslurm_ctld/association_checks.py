@@ -5,8 +5,8 @@ QOS): with ``associations`` enforced a job needs an association for its user, ac
 user's DefaultAccount when none is named) and each partition it may run in, else Slurm's
 `Invalid account or account/partition combination specified`; its QOS defaults to the
 association's DefaultQOS (else ``normal``), and with ``qos`` enforced it must be a QOS the
-association may use, else `Invalid qos specification`. Without enforcement nothing is looked up
-and the job keeps what it asked for, as before associations existed.
+association may use, else `Invalid qos specification`. Without enforcement the same defaults
+apply where the user has an association (Slurm looks it up all the same), and nothing is refused.
 
 A partition's AllowAccounts/DenyAccounts and AllowQos/DenyQos are checked at submission too,
 whatever the enforcement, against the account and QOS the job ends up with (Slurm's same two
@@ -62,7 +62,7 @@ def _allowed(name: str, allow: tuple[str, ...] | None, deny: tuple[str, ...]) ->
 def _charge(snapshot: AssociationSnapshot, enforce: frozenset[str], user: str, account: str, qos: str,
             partitions: Sequence[str]) -> Charge:
     if "associations" not in enforce:
-        return Charge(account, qos, None)
+        return _unenforced_charge(snapshot, user, account, qos, partitions[0] if partitions else "")
     account = (account or snapshot.default_account(user)).lower()
     found = [snapshot.user_association(user, account, p) for p in partitions] if account else [None]
     first = found[0]
@@ -72,6 +72,19 @@ def _charge(snapshot: AssociationSnapshot, enforce: frozenset[str], user: str, a
     if "qos" in enforce and not all(_may_use(snapshot, a, qos) for a in found if a is not None):
         raise SlurmError(Strerror.INVALID_QOS)
     return Charge(account, qos, first)
+
+
+def _unenforced_charge(snapshot: AssociationSnapshot, user: str, account: str, qos: str, partition: str) -> Charge:
+    """Slurm without enforcement still looks the user up: an account without an association
+    gives way to the user's DefaultAccount, and the QOS defaults as the association says. A
+    user accounting does not know keeps what the job asked for."""
+    assoc = snapshot.user_association(user, account.lower(), partition) if account else None
+    if assoc is None:
+        default = snapshot.default_account(user)
+        assoc = snapshot.user_association(user, default, partition) if default else None
+        account = default if assoc is not None else account
+    return Charge(account.lower() if assoc is not None else account,
+                  qos.lower() or (snapshot.default_qos(assoc) if assoc is not None else ""), None)
 
 
 def _may_use(snapshot: AssociationSnapshot, assoc: Association, qos: str) -> bool:

@@ -201,3 +201,26 @@ def test_ood_accounts(cluster: Cluster) -> None:
                 "user=alice", f"cluster={name}", user="alice", check=True).stdout
     pairs = [line.split("|") for line in out.splitlines()]
     assert ["oodlab", "normal"] in pairs
+    # Jobs are charged to the user's DefaultAccount and its QOS even without enforcement, as
+    # Slurm's (checked on real Slurm 22.05: OOD's Account and QOS columns are filled)
+    from pyslurm_common.rpc import dbd_pb2
+    cache = c.spec.state_dir / "ctld" / "associations.state"   # the controller's copy of the associations
+    wait_for(lambda: cache.exists() and any(a.key.user == "alice" and a.key.account == "oodlab"
+                                            for a in dbd_pb2.AssociationState.FromString(cache.read_bytes()).associations))
+    job = ood_submit(c, "#!/bin/bash\nsleep 60\n", "-H")
+    (info,) = ood_jobs(c, job)
+    assert (info["account"], info["qos"], info["command"]) == ("oodlab", "normal", "(null)")   # stdin: no Command
+    c.run("scancel", job, user="alice", check=True)
+
+
+def test_ood_command_of_a_script_file(cluster: Cluster) -> None:
+    """Command: the script as named (found in the working directory: its full path) and its
+    arguments, as real Slurm's squeue shows it; `./script` stays as written."""
+    c = cluster
+    work = c.work_dir("alice")
+    (work / "job.sh").write_text("#!/bin/bash\nsleep 60\n")
+    named = c.run("sbatch", "--parsable", "-H", "job.sh", "a b", "c", user="alice", cwd=work, check=True)
+    relative = c.run("sbatch", "--parsable", "-H", "./job.sh", user="alice", cwd=work, check=True)
+    jobs = [named.stdout.strip(), relative.stdout.strip()]
+    assert [ood_jobs(c, job)[0]["command"] for job in jobs] == [f"{work}/job.sh a b c", "./job.sh"]
+    c.run("scancel", *jobs, user="alice", check=True)

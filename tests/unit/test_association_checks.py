@@ -39,10 +39,16 @@ def snapshot() -> AssociationSnapshot:
         users={"alice": AccountingUser("alice", "physics", "None")})
 
 
-def test_without_enforcement_nothing_is_looked_up() -> None:
+def test_without_enforcement_nothing_is_refused_and_known_users_get_their_defaults() -> None:
     charged = charge(AssociationSnapshot(version=""), frozenset(), "bob", "", "", parts("debug"))
     assert (charged.account, charged.qos, charged.association) == ("", "", None)
     assert charge(snapshot(), frozenset({"nojobs"}), "bob", "Other", "x", parts("debug")).account == "Other"
+    # Slurm looks the user up all the same: DefaultAccount and its QOS (squeue's Account/QOS
+    # columns are filled), an account without an association gives way to the default one
+    for account in ("", "nosuch", "Physics"):
+        charged = charge(snapshot(), frozenset(), "alice", account, "", parts("debug"))
+        assert (charged.account, charged.qos, charged.association) == ("physics", "normal", None)
+    assert charge(snapshot(), frozenset(), "alice", "chem", "", parts("gpu")).qos == "high"
 
 
 def test_a_user_without_association_is_refused() -> None:
