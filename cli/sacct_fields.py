@@ -269,7 +269,7 @@ def _layout(r: SacctRow) -> Value:
 
 
 def _unset(_: SacctRow) -> Value:
-    """Attributes pyslurm jobs never carry (reservation ids, WCKeys) or Slurm keeps only when told
+    """Attributes pyslurm jobs never carry (WCKeys) or Slurm keeps only when told
     (comments: AccountingStoreFlags=job_comment)."""
     return None
 
@@ -330,7 +330,7 @@ FIELDS: dict[str, SacctField] = {
     "ReqNodes": SacctField(8, _job_only(lambda r: r.job.num_nodes)),
     "ReqTRES": SacctField(10, _job_only(lambda r: _tres(r, r.job.num_cpus))),
     "Reservation": SacctField(20, _job_only(lambda r: r.job.reservation or None)),
-    "ReservationId": SacctField(8, _unset),
+    "ReservationId": SacctField(8, _job_only(lambda r: r.record.reservation_id or None)),
     "Reserved": SacctField(10, _job_only(lambda r: units.format_duration_hms(_reserved_seconds(r)))),
     "ResvCPU": SacctField(10, _job_only(
         lambda r: units.format_duration_hms(_reserved_seconds(r) * r.job.num_cpus))),

@@ -38,6 +38,7 @@ from pyslurm_dbd.association_models import AssociationRow, QosRow
 from pyslurm_dbd.job_nodes import node_names_key, ran_on_any
 from pyslurm_dbd.migrations import SchemaVersionError, migrate, stored_version
 from pyslurm_dbd.models import JobRow, StepRow
+from pyslurm_dbd.reservation_store import ReservationRow
 from pyslurm_dbd.rollup import mark_dirty
 
 __all__ = ["AccountingStore", "SchemaVersionError", "step_sort_key"]
@@ -121,7 +122,7 @@ class AccountingStore:
         # Plain column rows, not ORM objects: at ~1,000 records the identity map and attribute
         # instrumentation were most of the query's time.
         stmt = (
-            select(*_JOB_COLUMNS, _association_id(), _qos_id())
+            select(*_JOB_COLUMNS, _association_id(), _qos_id(), _reservation_id())
             .where(*_query_conditions(q, now))
             .order_by(JobRow.job_id, JobRow.submit_time, JobRow.id)
         )
@@ -317,6 +318,19 @@ def _qos_id() -> Any:
     return select(QosRow.id).where(QosRow.name == JobRow.qos).correlate(JobRow).scalar_subquery()
 
 
+def _reservation_id() -> Any:
+    """The id of the reservation the job names: the one of that name not over when it was submitted."""
+    return (
+        select(ReservationRow.id_resv)
+        .where(JobRow.reservation != "", ReservationRow.cluster == JobRow.cluster,
+               ReservationRow.name == JobRow.reservation, ReservationRow.time_end >= JobRow.submit_time)
+        .order_by(ReservationRow.time_start)
+        .limit(1)
+        .correlate(JobRow)
+        .scalar_subquery()
+    )
+
+
 def _window_condition(q: AccountingQuery, now: int, row: Any) -> ColumnElement[bool]:
     """Eligible at or before the window end and not ended before its start.
 
@@ -363,9 +377,9 @@ def _steps_of(conn: Any, job_ids: dict[int, int]) -> dict[int, list[StepInfo]]:
 
 
 def _to_record(row: Sequence[Any], steps: Iterable[StepInfo]) -> JobRecord:
-    """The wire record of one row of _JOB_COLUMNS plus association and QOS ids, with ``steps``."""
+    """The wire record of one row of _JOB_COLUMNS plus association, QOS and reservation ids, with ``steps``."""
     row_id, cluster, job_id, submit_time, alloc_cpus, *values = row
-    *fields, assoc_id, qos_id = values
+    *fields, assoc_id, qos_id, reservation_id = values
     return JobRecord(
         cluster=cluster,
         job=JobInfo(job_id=job_id, submit_time=submit_time, **dict(zip(_JOB_FIELDS, fields))),
@@ -374,6 +388,7 @@ def _to_record(row: Sequence[Any], steps: Iterable[StepInfo]) -> JobRecord:
         db_index=row_id,
         assoc_id=assoc_id or 0,
         qos_id=qos_id or 0,
+        reservation_id=reservation_id or 0,
     )
 
 

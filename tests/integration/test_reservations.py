@@ -95,6 +95,11 @@ def test_accounting_records_reservations_and_the_jobs_in_them(cluster: Cluster) 
     fields = "Name,TRES,NodeNames,Flags"
     wait_for(lambda: cluster.run("sacctmgr", "-n", "-P", "show", "reservation", "names=acct", f"format={fields}",
                                  user="bob").stdout == "acct|cpu=2|node1|SPEC_NODES\n", timeout=30)
+    # ReservationId: the reservation's id, as sacctmgr numbers it (real Slurm 22.05 fills it)
+    resv_id = cluster.run("sacctmgr", "-n", "-P", "show", "reservation", "names=acct", "format=Id",
+                          user="bob", check=True).stdout.strip()
+    shown = cluster.run("sacct", "-n", "-P", "-j", str(job), "-o", "JobID,ReservationId", user="alice", check=True)
+    assert resv_id.isdigit() and shown.stdout.splitlines()[0] == f"{job}|{resv_id}"
     listed = cluster.run("sacctmgr", "show", "reservation", user="bob", check=True).stdout.splitlines()
     assert listed[0].split() == ["Cluster", "Name", "TRES", "TimeStart", "TimeEnd", "UnusedWall"]
     assert any(line.split()[1:3] == ["acct", "cpu=2"] for line in listed[2:])

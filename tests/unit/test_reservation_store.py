@@ -68,3 +68,15 @@ def test_unused_wall_counts_the_reservations_jobs(store: AccountingStore) -> Non
     assert _shown(resvs, now=T + 1200) == [("maint", T, T + 3600, 900.0)]
     stored = store.query(AccountingQuery(job_ids=[5]), T + 7200)
     assert [r.job.reservation for r in stored] == ["maint"]
+
+
+def test_a_job_record_carries_the_id_of_the_reservation_it_named(store: AccountingStore) -> None:
+    """sacct's ReservationId (real Slurm 22.05 fills it): the reservation of that name in force
+    when the job was submitted, not an earlier one of the same name."""
+    resvs = ReservationStore(store.sessions)
+    resvs.record([_resv(id=3, time_start=T - 9000, time_end=T - 5000), _resv(id=7)])
+    jobs = [JobInfo(job_id=i, submit_time=T + 10, name="j", state="COMPLETED", reservation=name)
+            for i, name in ((5, "maint"), (6, ""), (8, "gone"))]
+    store.record([JobRecord(cluster="lab", job=job) for job in jobs])
+    stored = store.query(AccountingQuery(job_ids=[5, 6, 8]), T + 7200)
+    assert [(r.job.job_id, r.reservation_id) for r in stored] == [(5, 7), (6, 0), (8, 0)]
