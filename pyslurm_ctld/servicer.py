@@ -367,9 +367,12 @@ class ControllerServicer(ctld_pb2_grpc.ControllerServicer):
     async def GetReservations(self, request: types_pb2.Empty,
                               context: grpc.aio.ServicerContext) -> ctld_pb2.ReservationList:
         now = int(time.time())
+        uid = caller().uid
+        name, operator = user_name(uid), self._operator(uid)
         return ctld_pb2.ReservationList(reservations=[
             convert.reservation_info(r, self.state.nodes, now)
-            for r in sorted(self.state.reservations.values(), key=lambda r: r.window(now)[0]) if not r.over(now)])
+            for r in sorted(self.state.reservations.values(), key=lambda r: r.window(now)[0])
+            if not r.over(now) and reservations.visible(self.state, r, name, operator)])
 
     @translate_errors
     async def Reconfigure(self, request: types_pb2.Empty, context: grpc.aio.ServicerContext) -> types_pb2.Empty:

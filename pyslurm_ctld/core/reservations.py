@@ -117,6 +117,19 @@ def ended_under(state: ClusterState, now: int) -> list[JobTimedOut]:
     return ended
 
 
+def visible(state: ClusterState, record: ReservationRecord, user_name: str, operator: bool) -> bool:
+    """Whether the caller sees the reservation (scontrol show res, sinfo -T, REST). With
+    PrivateData=reservations only operators and its users do, as slurmctld's show_resv decides:
+    with associations enforced, a user with an association the reservation admits; without, a
+    user named in Users= (Slurm looks the names up without their '-', and so does this)."""
+    if operator or not any("reservation" in word for word in state.cfg.private_data):   # Slurm's substring test
+        return True
+    if "associations" in state.cfg.accounting_storage_enforce:
+        accounts = {a.account for a in state.associations.associations if a.user == user_name}
+        return any(record.admits(user_name, account) for account in accounts)
+    return user_name in {name.lstrip("-") for name in record.users}
+
+
 def named(state: ClusterState, name: str, now: int) -> ReservationRecord:
     """The reservation a job names; "Requested reservation is invalid" if there is none now."""
     record = state.reservations.get(name)

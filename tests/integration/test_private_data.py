@@ -1,5 +1,6 @@
-"""PrivateData=jobs as slurmctld applies it: an ordinary user sees only her own jobs in squeue,
-scontrol and REST; another user's job id is, to her, an unknown id; operators see every job."""
+"""PrivateData=jobs,reservations as slurmctld applies it: an ordinary user sees only her own jobs in
+squeue, scontrol and REST; another user's job id is, to her, an unknown id; operators see every job.
+Reservations are seen only by the users they name (scontrol show res, sinfo -T) and operators."""
 from __future__ import annotations
 
 import dataclasses
@@ -13,7 +14,7 @@ from .conftest import Cluster, running_cluster, two_node_spec, wait_for
 
 def _spec(root: Path, name: str):  # type: ignore[no-untyped-def]
     spec = two_node_spec(root, name)
-    return dataclasses.replace(spec, extra=(*spec.extra, "PrivateData=jobs"))
+    return dataclasses.replace(spec, extra=(*spec.extra, "PrivateData=jobs,reservations"))
 
 
 @pytest.fixture(scope="module")
@@ -42,3 +43,22 @@ def test_users_see_only_their_own_jobs_and_operators_see_all(lab: Cluster) -> No
     lab.run("sacctmgr", "-i", "modify", "user", "bob", "set", "AdminLevel=Operator", check=True)
     wait_for(lambda: len(listed("bob")) == 2, 10)                   # operators see every job
     lab.run("scancel", str(alices), str(bobs), check=True)
+
+
+def test_users_see_only_the_reservations_they_are_in(lab: Cluster) -> None:
+    lab.run("scontrol", "create", "reservation", "ReservationName=alices", "StartTime=now+1day", "Duration=30",
+            "Users=alice", "Nodes=node1", check=True)
+    try:
+        assert lab.run("scontrol", "show", "res", user="alice", check=True).stdout.startswith(
+            "ReservationName=alices ")
+        assert lab.run("sinfo", "-h", "-T", "-o", "%R", user="alice").stdout.split()[:1] == ["alices"]
+        if lab.run("sacctmgr", "-n", "show", "user", "bob").stdout.strip():   # an operator since the test above
+            lab.run("sacctmgr", "-i", "modify", "user", "bob", "set", "AdminLevel=None", check=True)
+        wait_for(lambda: lab.run("scontrol", "show", "res", user="bob").stdout == "No reservations in the system\n",
+                 10)
+        hidden = lab.run("scontrol", "show", "res", "alices", user="bob")
+        assert (hidden.returncode, hidden.stdout) == (1, "Reservation alices not found\n")
+        assert lab.run("sinfo", "-h", "-T", user="bob").stdout == "No reservations in the system\n"
+        assert "ReservationName=alices " in lab.run("scontrol", "show", "res", check=True).stdout   # root
+    finally:
+        lab.run("scontrol", "delete", "ReservationName=alices", check=True)

@@ -304,3 +304,29 @@ def test_a_job_preempts_only_on_nodes_reservations_leave_it(tmp_path: Path) -> N
     submit(mgr, now=NOW + 30, num_tasks=4, time_limit_min=60, partition="high")
     preempted = [e for e in schedule_pass(mgr, NOW + 40) if isinstance(e, JobPreempted)]
     assert [e.job_id for e in preempted] == [outside.job_id]
+
+
+
+@pytest.mark.parametrize("settings, seen", [
+    ("", ({"alice", "bob", "carol", "dave"},) * 3),
+    # Without associations enforced slurmctld looks for the caller in Users= ('-' or not) only.
+    ("PrivateData=jobs,reservations\n", ({"alice"}, {"bob"}, set())),
+    ("PrivateData=reservation\nAccountingStorageEnforce=associations\n", ({"alice"}, {"alice", "carol"}, {"carol"})),
+])
+def test_private_data_reservations_shows_them_to_their_users_only(tmp_path: Path, settings: str,
+                                                                   seen: tuple[set[str], ...]) -> None:
+    from pyslurm_ctld.associations import AssociationSnapshot
+
+    from test_association_checks import assoc
+
+    mgr = make_manager(tmp_path, settings)
+    mgr.associations = AssociationSnapshot("v:1", associations=(
+        assoc("root"), assoc("physics"), assoc("physics", "alice"), assoc("physics", "bob"), assoc("chem"),
+        assoc("chem", "carol")))
+    records = (create(mgr, "Res=a", "StartTime=now", "Duration=60", "Users=alice", "Nodes=n1"),
+               create(mgr, "Res=b", "StartTime=now", "Duration=60", "Users=-bob", "Nodes=n1", "Flags=OVERLAP"),
+               create(mgr, "Res=c", "StartTime=now", "Duration=60", "Accounts=chem", "Nodes=n1", "Flags=OVERLAP"))
+    for record, expected in zip(records, seen):
+        users = {u for u in ("alice", "bob", "carol", "dave") if reservations.visible(mgr, record, u, False)}
+        assert users == expected, record.name
+        assert reservations.visible(mgr, record, "dave", True)               # operators see every one
