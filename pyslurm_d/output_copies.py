@@ -24,7 +24,7 @@ from pyslurm_common import step_io
 HIGH_WATER = 1 << 20
 MAX_ATTACHED = 8              # bounded: each holds a socket and a buffer in the stepd
 CONNECT_TIMEOUT = 2.0         # the stepd's loop waits this long at most
-FINAL_FLUSH_TIMEOUT = 5.0
+FINAL_FLUSH_TIMEOUT = 5.0     # a sattach gets this long to take the rest after the node's end
 REPLAYED = 128               # slurmstepd's cache of output messages for a new client
 REPLAY_BYTES = 1 << 20       # and no more than this in all
 OUTPUT = frozenset((step_io.STDOUT, step_io.STDERR))
@@ -44,6 +44,7 @@ class OutputCopies:
         self._attached: list[_Attached] = []
         self._recent: deque[bytes] = deque()
         self._recent_bytes = 0
+        self._ended_at: float | None = None   # when NODE_DONE was copied
 
     def attach(self, host: str, port: int, key: str, node_index: int) -> None:
         """Connect to a sattach listener; OSError if it cannot be reached or too many are attached."""
@@ -58,6 +59,8 @@ class OutputCopies:
         """One encoded frame the stepd sends srun: kept for every sattach if it is output."""
         if frame[0] in OUTPUT:
             self._remember(frame)
+        if frame[0] == step_io.NODE_DONE:
+            self._ended_at = time.monotonic()
         if not self._attached or frame[0] not in COPIED:
             return
         for each in self._attached:
@@ -100,14 +103,12 @@ class OutputCopies:
             except OSError:
                 self._drop(each)
 
-    def finish(self, node_index: int) -> None:
-        """The node is done: NODE_DONE and what is buffered go out (within a bound), then close."""
-        self.copy(step_io.encode(step_io.NODE_DONE, node_index))
-        deadline = time.monotonic() + FINAL_FLUSH_TIMEOUT
-        while any(each.pending for each in self._attached) and time.monotonic() < deadline:
-            self.flush()
-            time.sleep(0.005)
-        self.close()
+    def still_sending(self) -> bool:
+        """Whether some sattach has not taken everything yet (flush() goes on with it). One that
+        has not FINAL_FLUSH_TIMEOUT after the node's end is dropped: it must not hold the stepd."""
+        if self._ended_at is not None and time.monotonic() - self._ended_at > FINAL_FLUSH_TIMEOUT:
+            self.close()
+        return any(each.pending for each in self._attached)
 
     def close(self) -> None:
         for each in list(self._attached):

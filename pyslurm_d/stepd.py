@@ -7,8 +7,9 @@ back to srun and streams every task's stdin/stdout/stderr, see
 pyslurm_common/step_io.py, with a pseudo-terminal for --pty), forks the tasks
 (each joins its task cgroup, drops to the user's groups/gid/uid and execs), then serves
 control commands on `<step dir>/stepd.sock` until every process of the step
-is gone (`terminate <cause>`, `signal <num> <mode>`, `notify <text>` answer `ok`; `usage`
-answers one JSON line; failures answer `error <why>`). The outcome (a `StepResult`) is written
+is gone and srun has the rest of the output, within a bound (`terminate <cause>`,
+`signal <num> <mode>`, `notify <text>` answer `ok`; `usage` answers one JSON line; failures
+answer `error <why>`). Nothing in that loop may block: a terminate is answered at once. The outcome (a `StepResult`) is written
 to `<step dir>/result.json`, which outlives both stepd and a restarting pyslurmd.
 
 Single-threaded on purpose: the task is forked directly, with no
@@ -49,6 +50,8 @@ from .task_exec import (exec_task, open_io_as_user, open_task_file, run_task_epi
 
 PR_SET_CHILD_SUBREAPER = 36
 POLL = 0.02
+FINAL_FLUSH_TIMEOUT = 30.0   # for an srun slow to take the last output of a step that ended on its own
+ENDING_FLUSH_TIMEOUT = 2.0   # after a terminate: srun may be dead or stuck, the step must end
 STREAM = "stream"          # selector tag of the srun stream and the task pipes
 CAUSE_SUFFIX = {
     "CANCELLED": "",
@@ -69,6 +72,7 @@ class StepState:
     usage: Usage | None = None
     unkillable: bool = False
     cancelled: bool = False
+    end_requested_at: float | None = None   # when the first terminate (or srun's KILL) came
     error: str = ""
     fds: list[int] = field(default_factory=list)          # files and pipe ends the tasks got (closed after fork)
     stderr_fd: int | None = None         # where stepd's own messages go when there is no stream
@@ -225,23 +229,41 @@ class Stepd:
         while not self._done():
             self.relay.update_interest(STREAM)
             busy = self.state.all_exited or self.state.kill_deadline or self.first_exit_at
-            for key, events in self.selector.select(POLL if busy else 1.0):
-                if key.data == "wake":
-                    os.read(wake_r, 512)
-                elif key.data == "control":
-                    self._handle_control(control)
-                elif isinstance(key.data, tuple):
-                    self._serve_pmi(key.data[1], key.fileobj)
-                else:
-                    self._relay(key.fd, events)
+            self._serve_ready(control, wake_r, POLL if busy else 1.0)
             self._reap()
             self._enforce_kill_deadline()
             self._enforce_wait()
             if self.launch.gather_frequency > 0 and time.monotonic() >= next_sample:
                 next_sample = time.monotonic() + self.launch.gather_frequency
                 self._sample()
-        self.relay.drain_outputs()   # the writers are gone: what is left in the pipes
-        self.relay.finish(self.launch.node_index)
+        self._hand_over_the_rest(control, wake_r)
+
+    def _serve_ready(self, control: socket.socket, wake_r: int, timeout: float) -> None:
+        for key, events in self.selector.select(timeout):
+            if key.data == "wake":
+                os.read(wake_r, 512)
+            elif key.data == "control":
+                self._handle_control(control)
+            elif isinstance(key.data, tuple):
+                self._serve_pmi(key.data[1], key.fileobj)
+            else:
+                self._relay(key.fd, events)
+
+    def _hand_over_the_rest(self, control: socket.socket, wake_r: int) -> None:
+        """Every process of the step is gone: hand srun what the pipes still hold and the node's
+        end, and wait until it has them, answering control commands all the while. Bounded: an srun
+        slow to read gets FINAL_FLUSH_TIMEOUT; once the step was told to end, one that is dead,
+        stopped or not reading gets ENDING_FLUSH_TIMEOUT more, so that a terminate ends the stepd
+        within KillWait and a few seconds whatever srun does."""
+        started = time.monotonic()
+        while not self.relay.wind_down(self.launch.node_index):
+            ends_at = started + FINAL_FLUSH_TIMEOUT
+            if self.state.end_requested_at is not None:
+                ends_at = min(ends_at, max(started, self.state.end_requested_at) + ENDING_FLUSH_TIMEOUT)
+            if time.monotonic() >= ends_at:
+                return   # cleanup() closes the stream; what srun did not take is lost
+            self.relay.update_interest(STREAM)
+            self._serve_ready(control, wake_r, POLL)
 
     def _relay(self, fd: int, events: int) -> None:
         try:
@@ -425,8 +447,11 @@ class Stepd:
                            "user_cpu_usec": usage.user_cpu_usec, "system_cpu_usec": usage.system_cpu_usec})
 
     def terminate(self, cause: str) -> None:
-        """Slurm's kill sequence: message, SIGCONT + SIGTERM, KillWait, SIGKILL."""
-        if self.state.cancelled:
+        """Slurm's kill sequence: message, SIGCONT + SIGTERM, KillWait, SIGKILL. A step whose
+        processes are all gone already ended on its own: only its stepd's wind-down is cut short."""
+        if self.state.end_requested_at is None:
+            self.state.end_requested_at = time.monotonic()
+        if self.state.cancelled or (self.state.all_exited and not self.cg.populated()):
             return
         self.state.cancelled = True
         stamp = time.strftime("%Y-%m-%dT%H:%M:%S")

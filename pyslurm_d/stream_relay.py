@@ -16,7 +16,6 @@ import selectors
 import socket
 import struct
 import termios
-import time
 from dataclasses import dataclass, field
 
 from pyslurm_common import step_io
@@ -25,8 +24,8 @@ from .output_copies import OutputCopies
 
 HIGH_WATER = 1 << 20
 READ_SIZE = 65536
-FINAL_FLUSH_TIMEOUT = 30.0
 CONNECT_TIMEOUT = 10.0
+TCP_CLOSE = 7              # tcp_states.h: no connection any more (reset, or fully closed)
 CTRL_D = b"\x04"
 
 
@@ -57,6 +56,8 @@ class StreamRelay:
         self.outputs: dict[int, tuple[int, int]] = {}      # fd -> (rank, STDOUT | STDERR)
         self.inputs: dict[int, _Input] = {}                # rank -> its stdin
         self.copies = OutputCopies(selector)               # attached sattach
+        self._ending = False                               # NODE_DONE queued (wind_down)
+        self._shut_down = False                            # our direction ended
         if sock is not None:
             sock.setblocking(False)
 
@@ -101,7 +102,7 @@ class StreamRelay:
 
     def send(self, frame: bytes) -> None:
         self.copies.copy(frame)
-        if self.sock is None:
+        if self.sock is None or self._shut_down:   # after NODE_DONE srun takes nothing more
             return
         self.outgoing += frame
         self._write_socket()
@@ -158,49 +159,78 @@ class StreamRelay:
             self.read_output(fd)
         return frames
 
-    def read_output(self, fd: int) -> bool:
-        """Forward what one output pipe holds; False once it reached its end (and is closed)."""
-        try:
-            data = os.read(fd, READ_SIZE)
-        except BlockingIOError:
-            return True
-        except OSError:   # EIO: the pty's last user closed it
-            data = b""
-        rank, kind = self.outputs[fd]
+    def read_output(self, fd: int) -> None:
+        """Forward what one output pipe holds now; at its end, let it go."""
+        data = self._read(fd)
         if data:
-            self.send(step_io.encode(kind, rank, data))
-            return True
-        del self.outputs[fd]
-        if not any(entry.fd == fd for entry in self.inputs.values()):
-            self._close_registered(fd)
-        return False
+            self._forward(fd, data)
+        elif data is not None:
+            self._end_output(fd)
 
-    def drain_outputs(self) -> None:
-        """The tasks are gone: forward what is left in their pipes."""
-        for fd in list(self.outputs):
-            while fd in self.outputs and self.read_output(fd):
-                if len(self.outgoing) > HIGH_WATER:
-                    self._flush_blocking()
-
-    def finish(self, node_index: int) -> None:
-        """Tell srun this node is done and hand it everything still buffered, delivered.
+    def wind_down(self, node_index: int) -> bool:
+        """The step's processes are gone: one step, never blocking, towards handing srun (and every
+        sattach) the rest: what the pipes still hold, NODE_DONE, then the end of our direction.
+        True once all of it is acknowledged, or srun is gone (then nothing more can arrive).
 
         Handed to the kernel is not delivered: closing a socket that still holds unread input
-        (srun's stdin, say) resets the connection and throws away whatever of our output was
-        not sent yet. So: end our direction (FIN after the data), and wait until srun's side
-        acknowledged all of it before the socket may be closed."""
-        self.copies.finish(node_index)
-        if self.sock is None:
-            return
-        self.send(step_io.encode(step_io.NODE_DONE, node_index))
-        self._flush_blocking()
+        (srun's stdin, say) resets the connection and throws away whatever of our output was not
+        sent yet. So the caller keeps the stream open, serving its loop, until this says True or
+        its own deadline passes; stepd must stay responsive meanwhile, so nothing here waits."""
+        self._drain_outputs()
+        if self.outputs:   # srun is HIGH_WATER behind: the rest waits for it
+            return False
+        if not self._ending:
+            self._ending = True
+            self.send(step_io.encode(step_io.NODE_DONE, node_index))
+        if self.sock is not None and not self.outgoing and not self._shut_down:
+            try:
+                self.sock.shutdown(socket.SHUT_WR)   # FIN after the data
+                self._shut_down = True
+            except OSError:   # the connection is gone already
+                self.close_stream()
+        stream_done = self.sock is None or (self._shut_down and _delivered(self.sock))
+        return stream_done and not self.copies.still_sending()
+
+    def _drain_outputs(self) -> None:
+        """Forward what the output pipes still hold, while srun keeps up. The writers are gone, so
+        a pipe with nothing to read now has nothing more to come (a process that outlived SIGKILL
+        holds it): it ends here too."""
+        for fd in list(self.outputs):
+            while len(self.outgoing) <= HIGH_WATER:
+                data = self._read(fd)
+                if not data:
+                    self._end_output(fd)
+                    break
+                self._forward(fd, data)
+
+    def _read(self, fd: int) -> bytes | None:
+        """What an output pipe holds: b"" at its end, None when nothing is there now."""
         try:
-            self.sock.shutdown(socket.SHUT_WR)
-        except OSError:
-            return
-        deadline = time.monotonic() + FINAL_FLUSH_TIMEOUT
-        while _unacknowledged(self.sock) and time.monotonic() < deadline:
-            time.sleep(0.001)
+            return os.read(fd, READ_SIZE)
+        except BlockingIOError:
+            return None
+        except OSError:   # EIO: the pty's last user closed it
+            return b""
+
+    def _forward(self, fd: int, data: bytes) -> None:
+        rank, kind = self.outputs[fd]
+        self.send(step_io.encode(kind, rank, data))
+
+    def _end_output(self, fd: int) -> None:
+        del self.outputs[fd]
+        if not any(entry.fd == fd for entry in self.inputs.values()):   # a pty master stays for input
+            self._close_registered(fd)
+
+    def close_stream(self) -> None:
+        """srun is gone: nothing more goes to it (sattach copies go on)."""
+        if self.sock is not None:
+            try:
+                self.selector.unregister(self.sock)
+            except (KeyError, ValueError):
+                pass
+            self.sock.close()
+            self.sock = None
+        self.outgoing.clear()
 
     def close(self) -> None:
         self.copies.close()
@@ -209,9 +239,7 @@ class StreamRelay:
         self.outputs.clear()
         for rank in list(self.inputs):
             self.close_input(rank)
-        if self.sock is not None:
-            self.sock.close()
-            self.sock = None
+        self.close_stream()
 
     # ---- internals --------------------------------------------------------------------
 
@@ -281,24 +309,17 @@ class StreamRelay:
             else:
                 self.close_input(rank)
 
-    def _flush_blocking(self) -> None:
-        if self.sock is None or not self.outgoing:
-            return
-        self.sock.settimeout(FINAL_FLUSH_TIMEOUT)
-        try:
-            self.sock.sendall(self.outgoing)
-        except OSError:
-            pass
-        self.outgoing.clear()
-        self.sock.setblocking(False)
 
-
-def _unacknowledged(sock: socket.socket) -> int:
-    """Bytes sent on a TCP socket that the peer has not acknowledged yet (SIOCOUTQ)."""
+def _delivered(sock: socket.socket) -> bool:
+    """Whether the peer acknowledged every byte sent on `sock`, or never can: a connection the
+    peer reset (srun killed before it read our last bytes) is closed, and the kernel still counts
+    those lost bytes as unacknowledged (SIOCOUTQ), for ever. Not TCP (a test's socketpair): True."""
     try:
-        return int(struct.unpack("i", fcntl.ioctl(sock.fileno(), termios.TIOCOUTQ, b"\0" * 4))[0])
+        state = sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_INFO, 1)[0]
+        unacknowledged = struct.unpack("i", fcntl.ioctl(sock.fileno(), termios.TIOCOUTQ, b"\0" * 4))[0]
     except OSError:
-        return 0
+        return True
+    return state == TCP_CLOSE or unacknowledged == 0
 
 
 def _close(fd: int) -> None:

@@ -143,13 +143,30 @@ def _ensure_users() -> None:
             subprocess.run(["useradd", "--create-home", "--shell", "/bin/bash", user], check=True)
 
 
-def _leftover_cgroups(cluster_name: str) -> list[str]:
-    """The cluster's cgroup trees, v2 (tracking) and v1 (limits on hybrid hosts), that still exist."""
-    pattern = f"pyslurm_{cluster_name}_*"
-    bases = [Path("/sys/fs/cgroup/unified"), Path("/sys/fs/cgroup")]
+def _cgroup_bases() -> list[Path]:
+    """Where clusters' cgroup trees are: the v2 tree (tracking) and the v1 hierarchies (limits on
+    hybrid hosts) as this process is placed in them."""
     own = v1_own_paths(Path("/proc/self/cgroup").read_text())
+    bases = [Path("/sys/fs/cgroup/unified"), Path("/sys/fs/cgroup")]
     bases += [Path("/sys/fs/cgroup") / controller / path.lstrip("/") for controller, path in own.items()]
-    return [str(p) for base in bases if base.is_dir() for p in base.glob(pattern) if p.is_dir()]
+    return [base for base in bases if base.is_dir()]
+
+
+def _leftover_cgroups(cluster_name: str) -> list[str]:
+    """The cluster's cgroup trees, v2 and v1, that still exist."""
+    return [str(p) for base in _cgroup_bases() for p in base.glob(f"pyslurm_{cluster_name}_*") if p.is_dir()]
+
+
+def job_cgroups(cluster: Cluster, job_id: int) -> list[Path]:
+    """The job's cgroup directories on every node of the cluster, in the v2 tree and the v1 hierarchies."""
+    return [p for base in _cgroup_bases() for p in base.glob(f"pyslurm_{cluster.spec.cluster_name}_*/job_{job_id}")]
+
+
+def stepd_pid(cluster: Cluster, node: str, job_id: int, step: str = "batch") -> int:
+    """The pid of the step's stepd on `node` (waiting for it to start)."""
+    name = f"job{job_id:05d}" if step == "batch" else f"job{job_id:05d}.{step}"
+    pid_file = cluster.spec.state_dir / "spool" / node / name / "stepd.pid"
+    return int(wait_for(lambda: pid_file.exists() and pid_file.read_text().strip(), timeout=20))  # type: ignore[arg-type]
 
 
 def _user_processes(root: Path, cluster_name: str) -> list[str]:

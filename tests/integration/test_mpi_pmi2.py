@@ -14,15 +14,15 @@ from typing import Iterator
 
 import pytest
 
-from .conftest import Cluster, running_cluster, two_node_spec, wait_for
+from .conftest import KILL_WAIT, Cluster, job_cgroups, running_cluster, two_node_spec, wait_for
 
 
 @pytest.fixture(scope="module")
 def cluster() -> Iterator[Cluster]:
     """This module's own cluster: once in CI a cancelled MPI step's stepd stopped answering the
-    node agent's terminate for 30 s and its node stayed held for minutes, which then starved
-    every later test of the shared cluster. The cancelling test runs last here for the same
-    reason. (The hang itself is an open defect, not something these tests accept.)"""
+    node agent's terminate for 30 s (it waited for an acknowledgement from its killed srun that
+    could never come; see test_step_end_without_srun.py) and its node stayed held, which starved
+    every later test of the shared cluster. The cancelling test runs last here for the same reason."""
     with running_cluster(two_node_spec) as c:
         yield c
 
@@ -186,6 +186,8 @@ def test_mpi_step_is_accounted_and_scancel_leaves_no_mpi_process(cluster: Cluste
     cluster.run("scancel", str(job_id), user="alice", check=True)
     cluster.wait_state(job_id, "CANCELLED", timeout=40)
     wait_for(lambda: not mpi_processes(), timeout=20)
+    wait_for(lambda: not job_cgroups(cluster, job_id), timeout=KILL_WAIT + 9)   # every stepd of it ended
+    wait_for(cluster.nodes_idle, timeout=KILL_WAIT + 9)
 
     wait_for(lambda: first_step(cluster, job_id, "alice", "NTasks,State") == ["4", "COMPLETED"], timeout=30)
     assert first_step_cpu_seconds(cluster, job_id, "alice") >= 1.0   # four tasks spun half a second of CPU each

@@ -24,9 +24,7 @@ from typing import Iterator
 
 import pytest
 
-from pyslurm_d.cgroup_limits import v1_own_paths
-
-from .conftest import Cluster, running_cluster, two_node_spec, wait_for
+from .conftest import Cluster, job_cgroups, running_cluster, stepd_pid, two_node_spec, wait_for
 
 FINAL = {"COMPLETED", "FAILED", "CANCELLED", "NODE_FAIL", "TIMEOUT", "OUT_OF_MEMORY"}
 
@@ -57,18 +55,9 @@ def _sacct_steps(cluster: Cluster, job_id: int) -> dict[str, str]:
     return dict(line.split("|") for line in out.splitlines())
 
 
-def _job_cgroups(cluster: Cluster, job_id: int) -> list[Path]:
-    """The job's cgroup directories in the v2 tree and the v1 hierarchies."""
-    bases = [Path("/sys/fs/cgroup/unified"), Path("/sys/fs/cgroup")]
-    own = v1_own_paths(Path("/proc/self/cgroup").read_text())
-    bases += [Path("/sys/fs/cgroup") / controller / path.lstrip("/") for controller, path in own.items()]
-    return [p for base in bases if base.is_dir()
-            for p in base.glob(f"pyslurm_{cluster.spec.cluster_name}_*/job_{job_id}")]
-
-
 def _job_pids(cluster: Cluster, job_id: int) -> set[int]:
     """Every process in the job's cgroups now."""
-    return {int(pid) for top in _job_cgroups(cluster, job_id) for procs in top.rglob("cgroup.procs")
+    return {int(pid) for top in job_cgroups(cluster, job_id) for procs in top.rglob("cgroup.procs")
             for pid in procs.read_text().split()}
 
 
@@ -88,12 +77,6 @@ def _sleeping(*seconds: int) -> list[int]:
         except OSError:
             continue
     return found
-
-
-def _stepd_pid(cluster: Cluster, node: str, job_id: int, step: str = "batch") -> int:
-    name = f"job{job_id:05d}" if step == "batch" else f"job{job_id:05d}.{step}"
-    pid_file = cluster.spec.state_dir / "spool" / node / name / "stepd.pid"
-    return int(wait_for(lambda: pid_file.exists() and pid_file.read_text().strip(), timeout=20))  # type: ignore[arg-type]
 
 
 def _start_controller(cluster: Cluster) -> None:
@@ -151,12 +134,12 @@ def test_a_killed_stepd_leaves_no_process_and_no_cgroup(faults: Cluster) -> None
     job_id = cluster.sbatch("-o", "/dev/null", str(script), user="alice")
     wait_for(lambda: (work / f"stepdkill.started.{job_id}").exists(), timeout=30)
     node = cluster.job_field(job_id, "N")
-    assert _job_cgroups(cluster, job_id) and _sleeping(*sleeps)
+    assert job_cgroups(cluster, job_id) and _sleeping(*sleeps)
     pids = _job_pids(cluster, job_id)
-    os.kill(_stepd_pid(cluster, node, job_id), signal.SIGKILL)
+    os.kill(stepd_pid(cluster, node, job_id), signal.SIGKILL)
     cluster.wait_state(job_id, "NODE_FAIL", timeout=30)
     assert cluster.run("squeue", "-h", "-t", "all", "-j", str(job_id), "-o", "%r").stdout.strip() == "NodeDown"
-    wait_for(lambda: _all_gone(pids) and not _job_cgroups(cluster, job_id), timeout=30)
+    wait_for(lambda: _all_gone(pids) and not job_cgroups(cluster, job_id), timeout=30)
     time.sleep(5)                                           # the script's own timer would have fired by now
     assert not (work / f"stepdkill.after.{job_id}").exists()
     wait_for(lambda: _sacct(cluster, [job_id]).get(job_id, ("",))[0] == "NODE_FAIL", timeout=30)
@@ -170,7 +153,7 @@ def test_a_node_agent_removes_the_cgroups_a_killed_agent_and_stepd_left(faults: 
     script = _script(cluster, "agentkill", sleeps)
     job_id = cluster.sbatch("-o", "/dev/null", "-w", "node2", str(script), user="alice")
     wait_for(lambda: (work / f"agentkill.started.{job_id}").exists(), timeout=30)
-    stepd = _stepd_pid(cluster, "node2", job_id)
+    stepd = stepd_pid(cluster, "node2", job_id)
     cluster.stop("node2", signal.SIGKILL)
     os.kill(stepd, signal.SIGKILL)
     # A cgroup that no spool knows about (an older agent's), with a process inside.
@@ -181,11 +164,11 @@ def test_a_node_agent_removes_the_cgroups_a_killed_agent_and_stepd_left(faults: 
     stray = subprocess.Popen(["sleep", "3999"], user=alice.pw_uid, group=alice.pw_gid)
     (stray_dir / "cgroup.procs").write_text(str(stray.pid))
     time.sleep(0.5)
-    assert _sleeping(*sleeps) and _job_cgroups(cluster, job_id)   # what the dead ones left
+    assert _sleeping(*sleeps) and job_cgroups(cluster, job_id)   # what the dead ones left
     pids = _job_pids(cluster, job_id)
     cluster.start("node2")
     assert stray.wait(timeout=30) == -signal.SIGKILL
-    wait_for(lambda: _all_gone(pids) and not _job_cgroups(cluster, job_id)
+    wait_for(lambda: _all_gone(pids) and not job_cgroups(cluster, job_id)
              and not (node_root / "job_999999").exists(), timeout=30)
     cluster.wait_state(job_id, "NODE_FAIL", timeout=30)
     assert not (work / f"agentkill.after.{job_id}").exists()
@@ -202,7 +185,7 @@ def test_a_killed_srun_step_stepd_ends_the_step_and_srun(faults: Cluster) -> Non
     try:
         wait_for(lambda: len(_sleeping(3991, 3992)) == 2, timeout=30)
         job_id = int(cluster.run("squeue", "-h", "-u", "alice", "-o", "%i").stdout.split()[0])
-        stepd = _stepd_pid(cluster, "node1", job_id, "0")
+        stepd = stepd_pid(cluster, "node1", job_id, "0")
         pids = _job_pids(cluster, job_id) - {stepd}
         os.kill(stepd, signal.SIGKILL)
         _, err = srun.communicate(timeout=60)
@@ -210,7 +193,7 @@ def test_a_killed_srun_step_stepd_ends_the_step_and_srun(faults: Cluster) -> Non
         if srun.poll() is None:
             srun.kill()
     assert srun.returncode != 0, err
-    wait_for(lambda: _all_gone(pids) and not _job_cgroups(cluster, job_id), timeout=30)
+    wait_for(lambda: _all_gone(pids) and not job_cgroups(cluster, job_id), timeout=30)
     wait_for(lambda: _sacct_steps(cluster, job_id).get(f"{job_id}.0") == "NODE_FAIL", timeout=30)
     cluster.wait_idle()
 
@@ -232,5 +215,5 @@ def test_jobs_on_a_node_that_never_returns_after_a_controller_restart_end_node_f
         assert _sleeping(3093)             # the stepd goes on without its agent ...
     finally:
         cluster.start("node2")             # ... until the agent is back and hears the job is over
-    wait_for(lambda: _all_gone(pids) and not _job_cgroups(cluster, job_id), timeout=30)
+    wait_for(lambda: _all_gone(pids) and not job_cgroups(cluster, job_id), timeout=30)
     cluster.wait_idle()

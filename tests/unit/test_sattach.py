@@ -70,7 +70,9 @@ def test_output_copies_send_output_exits_and_the_end_but_nothing_else() -> None:
     copies.copy(step_io.encode(step_io.STDOUT, 2, b"hello\n"))
     copies.copy(step_io.encode(step_io.PMI_FENCE, 1, b"secret"))
     copies.copy(step_io.task_exit(2, 0, 0, False))
-    copies.finish(1)
+    copies.copy(step_io.encode(step_io.NODE_DONE, 1))
+    assert not copies.still_sending()
+    copies.close()
     received = b""
     while chunk := conn.recv(65536):
         received += chunk
@@ -101,7 +103,9 @@ def test_a_new_sattach_first_gets_the_recent_output_and_no_more_than_slurms_cach
     listener = socket.create_server(("127.0.0.1", 0))
     copies.attach("127.0.0.1", listener.getsockname()[1], "k", 0)
     conn, _ = listener.accept()
-    copies.finish(0)
+    copies.copy(step_io.encode(step_io.NODE_DONE, 0))
+    assert not copies.still_sending()
+    copies.close()
     received = b""
     while chunk := conn.recv(65536):
         received += chunk

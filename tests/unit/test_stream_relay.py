@@ -5,12 +5,16 @@ socketpair; the relay is driven by the same select loop shape as stepd's.
 """
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import os
 import selectors
 import socket
+import struct
+import termios
 import threading
 import time
+from typing import Callable
 
 import pytest
 
@@ -71,13 +75,109 @@ def test_more_than_pipes_hold_goes_through_cat_and_back() -> None:
         thread.start()
     deadline = time.monotonic() + 30
     while relay.outputs and time.monotonic() < deadline:
-        relay.update_interest("stream")
-        for key, events in selector.select(0.05):
-            relay.handle(key.fd, events)
-    relay.finish(0)
+        serve(relay, selector)
+    wind_down(relay, selector)
     assert reader_done.wait(10)
     task.join(5)
     assert hashlib.sha256(echoed).digest() == hashlib.sha256(payload).digest()
+    relay.close()
+    srun_end.close()
+
+
+def serve(relay: StreamRelay, selector: selectors.BaseSelector) -> None:
+    """One turn of stepd's loop over the relay (stepd closes the relay once srun is gone)."""
+    relay.update_interest("stream")
+    for key, events in selector.select(0.05):
+        try:
+            relay.handle(key.fd, events)
+        except SrunGone:
+            relay.close()
+
+
+def wind_down(relay: StreamRelay, selector: selectors.BaseSelector, timeout: float = 10) -> bool:
+    """stepd's wind-down loop: True once the relay says srun has everything, False at `timeout`."""
+    deadline = time.monotonic() + timeout
+    while not relay.wind_down(0):
+        if time.monotonic() > deadline:
+            return False
+        serve(relay, selector)
+    return True
+
+
+def wait_until(predicate: Callable[[], bool], timeout: float = 5) -> None:
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        assert time.monotonic() < deadline, "timed out"
+        time.sleep(0.01)
+
+
+def tcp_stream(selector: selectors.BaseSelector) -> tuple[StreamRelay, socket.socket]:
+    """A relay on a real TCP connection (as stepd's to srun) and srun's end of it."""
+    with socket.create_server(("127.0.0.1", 0)) as listener:
+        relay = StreamRelay(selector, socket.create_connection(listener.getsockname()))
+        srun_end, _ = listener.accept()
+    return relay, srun_end
+
+
+def test_an_srun_killed_before_acknowledging_the_end_does_not_hold_the_stepd() -> None:
+    """srun killed (the batch step's SIGKILL) right after the stepd sent NODE_DONE and its FIN:
+    the connection is reset, and the kernel counts the lost bytes as unacknowledged for ever
+    (SIOCOUTQ). The wind-down must see the reset, not wait for an acknowledgement that cannot
+    come (it once waited 30 s, and the stepd answered no terminate meanwhile)."""
+    selector = selectors.DefaultSelector()
+    relay, srun_end = tcp_stream(selector)
+    relay.wind_down(0)                      # NODE_DONE and our FIN go out
+    assert relay.sock is not None
+    stepd_end = relay.sock
+    srun_end.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+    srun_end.close()                        # SIGKILL with input unread: a reset
+    wait_until(lambda: stepd_end.getsockopt(socket.IPPROTO_TCP, socket.TCP_INFO, 1)[0] == 7)   # TCP_CLOSE
+    assert struct.unpack("i", fcntl.ioctl(stepd_end.fileno(), termios.TIOCOUTQ, b"\0" * 4))[0] > 0
+    assert relay.wind_down(0)               # before the loop even reads the reset
+    relay.close()
+
+
+def test_an_srun_that_does_not_read_never_blocks_the_wind_down() -> None:
+    """srun stopped (SIGSTOP) while the tasks wrote more than every buffer holds: each turn of the
+    wind-down returns at once, so stepd goes on answering its control socket, and never reports
+    the output delivered."""
+    selector = selectors.DefaultSelector()
+    relay, srun_end = tcp_stream(selector)
+    out_r, out_w = os.pipe()
+    relay.add_output(out_r, 0, step_io.STDOUT)
+    os.set_blocking(out_w, False)
+    chunk = b"y" * 65536
+    while len(relay.outgoing) <= HIGH_WATER:   # the task writes until srun's and our buffers are full
+        try:
+            os.write(out_w, chunk)
+        except BlockingIOError:
+            serve(relay, selector)
+    os.close(out_w)                            # the task is gone; its pipe still holds output
+    slowest = 0.0
+    for _ in range(20):
+        started = time.monotonic()
+        assert not relay.wind_down(0)
+        slowest = max(slowest, time.monotonic() - started)
+        serve(relay, selector)
+    assert slowest < 0.5
+    srun_end.close()
+    relay.close()
+
+
+def test_the_end_reaches_srun_after_all_output_and_srun_sees_the_stream_close() -> None:
+    selector = selectors.DefaultSelector()
+    relay, srun_end = tcp_stream(selector)
+    out_r, out_w = os.pipe()
+    relay.add_output(out_r, 2, step_io.STDERR)
+    os.write(out_w, b"last words\n")
+    os.close(out_w)
+    assert wind_down(relay, selector)
+    received = b""
+    while chunk := srun_end.recv(65536):   # the FIN after the data: srun reads to the end
+        received += chunk
+    frames = step_io.FrameReader().feed(received)
+    assert [(f.kind, f.task, f.payload) for f in frames] == [
+        (step_io.STDERR, 2, b"last words\n"), (step_io.NODE_DONE, 0, b"")]
     relay.close()
     srun_end.close()
 
