@@ -413,7 +413,7 @@ def scontrol(args: Sequence[str]) -> None:
         "show": lambda w: show(w, oneliner, show_all), "update": update, "hold": job_action("hold"),
         "uhold": job_action("uhold"), "release": job_action("release"), "ping": ping,
         "requeue": requeue_action("requeue"), "requeuehold": requeue_action("requeuehold"),
-        "suspend": job_action("suspend"), "resume": job_action("resume"),
+        "suspend": lambda w: _job_request(w, "suspend"), "resume": lambda w: _job_request(w, "resume"),
         "reconfigure": reconfigure, "delete": delete, "create": create, "takeover": takeover,
         "version": lambda w: print("slurm 22.05.8"), "explain": explain, "token": token,
     }
