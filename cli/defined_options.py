@@ -103,9 +103,13 @@ def _priority(text: str) -> str:
 
 
 def _c_int(flag: str) -> Callable[[str], str]:
-    from .srun_step_options import parse_int
-
     return lambda text: str(parse_int(text, flag, positive=True))
+
+
+def parse_int(text: str, flag: str, positive: bool) -> int:
+    from .srun_step_options import parse_int as c_parse_int
+
+    return c_parse_int(text, flag, positive)
 
 
 def _x11(text: str) -> str:
@@ -139,6 +143,7 @@ def _shown(dest: str, kind: int, value: Any, work_dir: str | None) -> str:
         "gres": lambda t: t if t.startswith("gres:") or t == "none" else f"gres:{t}",
         "extra_node_info": _extra_node_info, "cpu_freq": _cpu_freq, "priority": _priority,
         "deadline": _begin, "threads": _c_int("--threads"), "x11": _x11,
+        "resv_ports": lambda t: str(parse_int(t or "0", "--resv-port", positive=False)),
     }
     if work_dir is not None:   # sbatch shows its file names made absolute; srun as given
         shapes.update({"output": _path(work_dir), "error": _path(work_dir), "input": _path(work_dir)})

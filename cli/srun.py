@@ -38,7 +38,7 @@ ACTED_ON = frozenset({"jobid", "output", "error", "input", "label", "unbuffered"
                       "disable_status", "quit_on_interrupt", "exact", "overlap", "mpi", "clusters", "open_mode",
                       "verbose", "exclusive", "immediate", "cpu_bind", "mem_bind", "multi_prog",
                       "threads", "whole", "het_group", "x11", "no_allocate", "prolog", "epilog",
-                      "preserve_env", "bcast", "relative",
+                      "preserve_env", "bcast", "relative", "resv_ports",
                       "task_prolog", "task_epilog", "test_only"})
 DEFAULT_KILL_WAIT = 30
 MAX_RETRY_DELAY = 5.0
@@ -72,6 +72,7 @@ def srun(args: Sequence[str]) -> None:
     srun_step_options.check_threads(values)
     srun_step_options.check_whole(values)
     relative = srun_step_options.check_relative(values)
+    resv_ports = srun_step_options.resv_port_count(values)
     srun_step_options.check_no_allocate(values)
     srun_step_options.check_x11(values, os.environ, made_job)
     srun_step_options.check_het_group(values, made_job)
@@ -114,6 +115,8 @@ def srun(args: Sequence[str]) -> None:
                            listener.getsockname()[1], io_key, terminal_size())
     if multi_prog:
         request.multi_prog = multi_prog[0]
+    if resv_ports is not None:
+        request.resv_ports = resv_ports
     if relative is not None:
         from pyslurm_common.hostlist import expand
 

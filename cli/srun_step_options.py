@@ -1,5 +1,5 @@
 """srun options checked before a step is launched, each as Slurm 22.05's srun checks it:
--T/--threads, --whole, --het-group, --x11, -Z/--no-allocate, -r/--relative.
+-T/--threads, --whole, --het-group, --x11, -Z/--no-allocate, -r/--relative, --resv-ports.
 
 -T/--threads only tunes the fan-out of Slurm's srun messages to the nodes; pyslurm's controller
 sends each node its launch itself, so the value is checked and has nothing else to act on.
@@ -144,3 +144,11 @@ def relative_nodes(relative: int, job_nodes: list[str], step_nodes: int, nodes_f
         die(f"--relative and {source} option incompatible with count of allocated nodes "
             f"({relative}+{wanted}>{len(job_nodes)})")
     return job_nodes[relative:relative + wanted]
+
+
+def resv_port_count(values: Mapping[str, Any]) -> int | None:
+    """--resv-ports[=N]: how many ports the step reserves (bare: 0, none), None when not given
+    (MpiParams=ports= then decides, in the controller: pyslurm_ctld/core/reserved_ports.py)."""
+    if "resv_ports" not in values:
+        return None
+    return max(0, parse_int(str(values["resv_ports"] or "0"), "--resv-port", positive=False))

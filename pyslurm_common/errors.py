@@ -53,6 +53,8 @@ class Strerror(StrEnum):
     INTERNAL = "Unexpected error"
     TOO_MANY_CPUS = "More processors requested than permitted"
     STEP_NODES_BUSY = "Requested nodes are busy"
+    PORTS_BUSY = "Required ports are in use"
+    PORTS_INVALID = "Requires more ports than can be reserved"
     INVALID_CREDENTIAL = "Invalid job credential"
     INVALID_ACCOUNT = "Invalid account or account/partition combination specified"
     INVALID_QOS = "Invalid qos specification"

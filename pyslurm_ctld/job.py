@@ -320,6 +320,7 @@ class Step:
     exit_code: int = 0
     exit_signal: int = 0
     usage: StepUsage | None = None
+    resv_ports: tuple[int, ...] = ()     # srun --resv-ports / MpiParams=ports= (core/reserved_ports.py)
 
     @property
     def num_tasks(self) -> int:
@@ -341,6 +342,7 @@ class Step:
         values["cpu_ids"] = tuple(tuple(ids) for ids in values["cpu_ids"])
         values["argv"] = tuple(values.get("argv", ()))
         values["waiting_on"] = tuple(values.get("waiting_on", ()))
+        values["resv_ports"] = tuple(values.get("resv_ports", ()))
         values["state"] = JobState(values["state"])
         if values.get("end_state") is not None:
             values["end_state"] = JobState(values["end_state"])

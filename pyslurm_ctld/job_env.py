@@ -17,7 +17,7 @@ case). A job without GPUs gets none of them, not even from the submit environmen
 """
 from __future__ import annotations
 
-from typing import Iterable
+from collections.abc import Iterable, Sequence
 
 from pyslurm_common.hostlist import compress, compress_counts
 from pyslurm_common.job_environment import JobFacts, allocation_variables, block_tasks_per_node, identity_variables
@@ -144,6 +144,17 @@ def gpu_environment(job: Job) -> dict[str, str]:
     return env
 
 
+def ranged(ports: Sequence[int]) -> str:
+    """12000-12002,12005: a step's reserved ports (SLURM_STEP_RESV_PORTS) as Slurm writes them."""
+    runs: list[list[int]] = []
+    for port in sorted(ports):
+        if runs and runs[-1][1] == port - 1:
+            runs[-1][1] = port
+        else:
+            runs.append([port, port])
+    return ",".join(str(a) if a == b else f"{a}-{b}" for a, b in runs)
+
+
 def merged_environment(job: Job, slurm_env: dict[str, str]) -> list[str]:
     """Submit-time environment (less its GPU variables) with the job's SLURM_* values on top."""
     return overlay_environment(job.request.environment, slurm_env)
@@ -185,6 +196,8 @@ def step_environment(job: Job, step: Step, node_index: int, cluster_name: str, c
         env["SLURM_JOB_NAME"] = req.name
     if job.restarts:
         env["SLURM_RESTART_COUNT"] = str(job.restarts)
+    if step.resv_ports:
+        env["SLURM_STEP_RESV_PORTS"] = ranged(step.resv_ports)
     gpus = alloc.gpus_on(job_index)
     if gpus:
         local = ",".join(str(i) for i in range(len(gpus)))

@@ -520,7 +520,8 @@ class ControllerServicer(ctld_pb2_grpc.ControllerServicer):
         name = request.name or os.path.basename(request.argv[0])
         try:
             event = step_creation(self.state, request.job_id, caller().uid, shape, name, tuple(request.argv),
-                                               int(time.time()))
+                                  int(time.time()),
+                                  request.resv_ports if request.HasField("resv_ports") else None)
         except StepBusy:
             return ctld_pb2.StepReply(job_id=request.job_id, busy=True, busy_reason=str(Strerror.STEP_NODES_BUSY))
         spec = slurmd_pb2.TaskLaunch(

@@ -10,6 +10,7 @@ from ..events import AllocationReleased, Effect, SignalTasks, StepStarted, Termi
 from ..job import Job, JobState, Step
 from ..step_layout import StepShape, place_step
 from .access import is_privileged, known_job, owned_job
+from .reserved_ports import reserve_ports
 from .state import ClusterState
 
 
@@ -22,7 +23,7 @@ def allocation_of(state: ClusterState, job_id: int, uid: int) -> Job:
 
 
 def step_creation(state: ClusterState, job_id: int, uid: int, shape: StepShape, name: str, argv: tuple[str, ...],
-                  now: int) -> StepStarted:
+                  now: int, resv_ports: int | None = None) -> StepStarted:
     """A new step of a running job, placed in its allocation. Raises SlurmError when the step
     can never run, step_layout.StepBusy when other steps hold what it needs now."""
     job = owned_job(state, job_id, uid)
@@ -33,9 +34,11 @@ def step_creation(state: ClusterState, job_id: int, uid: int, shape: StepShape, 
     if job.state is not JobState.RUNNING or job.allocation is None:
         raise SlurmError(Strerror.ALREADY_DONE)
     placement = place_step(job.allocation, job.running_steps, shape)
+    ports = reserve_ports(state, placement.nodes, placement.tasks_per_node, resv_ports)
     step = Step(step_id=job.next_step_id, name=name, nodes=placement.nodes,
                 tasks_per_node=placement.tasks_per_node, cpu_ids=placement.cpu_ids, start_time=now,
-                argv=argv, distribution=_checked_distribution(shape.distribution), waiting_on=placement.nodes)
+                argv=argv, distribution=_checked_distribution(shape.distribution), waiting_on=placement.nodes,
+                resv_ports=ports)
     return StepStarted(job.job_id, step)
 
 

@@ -81,6 +81,7 @@ SRUN_LINES = [
     "--het-group=200", "--x11", "--x11=bogus", "-Z", "--exact --whole", "--exclusive --whole", "--whole",
     "--prolog=/bin/true --epilog=none", "-E -n1",
     "--relative=1", "--relative=x", "-r -1", "-r 0 -w localhost", "-r 0 -Z -w localhost", "-r 0 -x localhost",
+    "--resv-ports", "--resv-ports=3", "--resv-ports=x", "--resv-ports=-2",
 ]
 
 
