@@ -137,9 +137,7 @@ class Stepd:
                           pmi_fd=self.pmi.task_fd(task.rank) if self.pmi else None)
             task.pid = pid
         if self.pmi:
-            self.pmi.close_task_ends()
-            for rank, server in self.pmi.servers.items():
-                self.selector.register(server, selectors.EVENT_READ, ("pmi", rank))
+            self.pmi.serve_in(self.selector)
         for fd in self.state.fds:   # the tasks hold their ends now
             os.close(fd)
         self.state.fds = []
@@ -245,7 +243,7 @@ class Stepd:
             elif key.data == "control":
                 self._handle_control(control)
             elif isinstance(key.data, tuple):
-                self._serve_pmi(key.data[1], key.fileobj)
+                self._serve_pmi(key.data[1], events)
             else:
                 self._relay(key.fd, events)
 
@@ -286,12 +284,10 @@ class Stepd:
             elif frame.kind == step_io.PMI_KVS and self.pmi:
                 self.pmi.fence_done(frame.payload)
 
-    def _serve_pmi(self, rank: int, sock: object) -> None:
-        """A task's PMI request; a fence every local task entered goes up to srun; an abort ends the step."""
+    def _serve_pmi(self, rank: int, events: int) -> None:
+        """A task's PMI socket is ready; a fence every local task entered goes up to srun; an abort ends the step."""
         assert self.pmi is not None
-        aborts, closed = self.pmi.receive(rank)
-        if closed:
-            self.selector.unregister(sock)
+        aborts = self.pmi.serve(rank, events)
         payload = self.pmi.fence_payload()
         if payload is not None:
             self.relay.send(step_io.encode(step_io.PMI_FENCE, self.launch.node_index, payload))
