@@ -143,6 +143,7 @@ def _shown(dest: str, kind: int, value: Any, work_dir: str | None) -> str:
         "gres": lambda t: t if t.startswith("gres:") or t == "none" else f"gres:{t}",
         "extra_node_info": _extra_node_info, "cpu_freq": _cpu_freq, "priority": _priority,
         "deadline": _begin, "threads": _c_int("--threads"), "x11": _x11,
+        "accel_bind": lambda t: "".join(c for c in "vgn" if c in t),
         "resv_ports": lambda t: str(parse_int(t or "0", "--resv-port", positive=False)),
     }
     if work_dir is not None:   # sbatch shows its file names made absolute; srun as given

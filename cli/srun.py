@@ -38,7 +38,7 @@ ACTED_ON = frozenset({"jobid", "output", "error", "input", "label", "unbuffered"
                       "disable_status", "quit_on_interrupt", "exact", "overlap", "mpi", "clusters", "open_mode",
                       "verbose", "exclusive", "immediate", "cpu_bind", "mem_bind", "multi_prog",
                       "threads", "whole", "het_group", "x11", "no_allocate", "prolog", "epilog",
-                      "preserve_env", "bcast", "relative", "resv_ports",
+                      "preserve_env", "bcast", "relative", "resv_ports", "accel_bind",
                       "task_prolog", "task_epilog", "test_only"})
 DEFAULT_KILL_WAIT = 30
 MAX_RETRY_DELAY = 5.0

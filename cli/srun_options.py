@@ -19,6 +19,7 @@ from pyslurm_common.rpc import messages as pb
 from . import job_options
 from .app import die
 from .command_line import COMMAND_LINE, ENVIRONMENT, OPTION_EXIT, OptionValues
+from .srun_step_options import accel_bind
 from .step_layout import INPUT_ALL, INPUT_NONE
 from .submit_inputs import rlimits
 
@@ -130,7 +131,10 @@ def binding_environment(values: Mapping[str, Any]) -> dict[str, str]:
             env.update(mem_binding.parse(text).environment())
         except mem_binding.MemBindError as exc:
             die(str(exc), exit_code=OPTION_EXIT)
-    gpu_bind = gpu_binding.implied(str(values.get("gpu_bind") or ""), _count_of(values.get("gpus_per_task")),
+    explicit = str(values.get("gpu_bind") or "")
+    if "g" in (accel := accel_bind(values)):   # --accel-bind=g wins over --gpu-bind, as in Slurm's gres/gpu
+        explicit = "verbose,closest" if "v" in accel else "closest"
+    gpu_bind = gpu_binding.implied(explicit, _count_of(values.get("gpus_per_task")),
                                    _count_of(values.get("ntasks_per_gpu")))
     if gpu_bind:
         try:

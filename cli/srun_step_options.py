@@ -1,5 +1,5 @@
 """srun options checked before a step is launched, each as Slurm 22.05's srun checks it:
--T/--threads, --whole, --het-group, --x11, -Z/--no-allocate, -r/--relative, --resv-ports.
+-T/--threads, --whole, --het-group, --x11, -Z/--no-allocate, -r/--relative, --resv-ports, --accel-bind.
 
 -T/--threads only tunes the fan-out of Slurm's srun messages to the nodes; pyslurm's controller
 sends each node its launch itself, so the value is checked and has nothing else to act on.
@@ -152,3 +152,15 @@ def resv_port_count(values: Mapping[str, Any]) -> int | None:
     if "resv_ports" not in values:
         return None
     return max(0, parse_int(str(values["resv_ports"] or "0"), "--resv-port", positive=False))
+
+
+def accel_bind(values: Mapping[str, Any]) -> str:
+    """--accel-bind: the letters Slurm reads, in its order: v (verbose), g (GPUs closest to the
+    task's CPUs), n (NICs closest). No NICs are generic resources here, so n binds nothing, as in
+    Slurm on a node without NIC gres."""
+    if values.get("accel_bind") is None:
+        return ""
+    letters = "".join(c for c in "vgn" if c in str(values["accel_bind"]))
+    if not letters:
+        die("Invalid --accel-bind specification", exit_code=255)
+    return letters

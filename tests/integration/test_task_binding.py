@@ -130,6 +130,19 @@ def test_gpu_binding_per_task(gpu_cluster: Cluster) -> None:
     assert (bad.returncode, bad.stderr) == (1, "srun: error: Invalid --gpu-bind argument: gpu:sideways\n")
 
 
+def test_accel_bind_g_binds_to_the_closest_gpus(gpu_cluster: Cluster) -> None:
+    """--accel-bind=g: each task gets the GPUs closest to its CPUs (every GPU here: gres.conf names
+    no Cores=), and it wins over --gpu-bind as in Slurm; v adds the verbose lines."""
+    assert _visible(gpu_cluster, "-n2", "--gres=gpu:4", "--gpu-bind=map_gpu:3,1", "--accel-bind=g") == {
+        0: "0,1,2,3", 1: "0,1,2,3"}
+    assert _visible(gpu_cluster, "-n2", "--gres=gpu:4", "--gpu-bind=map_gpu:3,1", "--accel-bind=n") == {
+        0: "3", 1: "1"}   # no NIC gres: n binds nothing, as in Slurm
+    verbose = gpu_cluster.run("srun", "-N1", "-n2", "--gres=gpu:2", "--accel-bind=vg", "true", user="alice")
+    assert len([line for line in verbose.stderr.splitlines() if line.startswith("gpu-bind:")]) == 2, verbose.stderr
+    bad = gpu_cluster.run("srun", "-n1", "--accel-bind=x", "true", user="alice")
+    assert (bad.returncode, bad.stderr) == (255, "srun: error: Invalid --accel-bind specification\n")
+
+
 def _step_gpus(cluster: Cluster) -> tuple[str, str]:
     """The global indexes a two-GPU step gets on the idle GPU node (the lowest free ones)."""
     out = cluster.run("srun", "-N1", "-n1", "--gres=gpu:2", "sh", "-c", "echo $SLURM_STEP_GPUS", user="alice")

@@ -82,6 +82,7 @@ SRUN_LINES = [
     "--prolog=/bin/true --epilog=none", "-E -n1",
     "--relative=1", "--relative=x", "-r -1", "-r 0 -w localhost", "-r 0 -Z -w localhost", "-r 0 -x localhost",
     "--resv-ports", "--resv-ports=3", "--resv-ports=x", "--resv-ports=-2",
+    "--accel-bind=g", "--accel-bind=x", "--accel-bind=vgmn", "--accel-bind=n",
 ]
 
 
