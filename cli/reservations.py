@@ -118,7 +118,7 @@ def show_text(resv: pb.ReservationInfo, now: int, oneliner: bool = False) -> str
         f"Nodes={_null(resv.nodes)} NodeCnt={resv.node_count} CoreCnt={resv.core_count} Features=(null) "
         f"PartitionName={_null(resv.partition)} Flags={resv.flags}",
         f"TRES={resv.tres}",
-        f"Users={_null(resv.users)} Groups=(null) Accounts={_null(resv.accounts)} Licenses=(null) "
+        f"Users={_null(resv.users)} Groups=(null) Accounts={_null(resv.accounts)} Licenses={_null(resv.licenses)} "
         f"State={_state(resv, now)} BurstBuffer=(null) Watts=n/a",
         "MaxStartDelay=(null)",
     ]

@@ -6,11 +6,11 @@ scontrol checks the words before it asks the controller, and the controller chec
 is scontrol's (it prints it after `scontrol: error: `). Keys match by Slurm's unique prefixes
 (`res`, `st`, `e`, `d`, `u`, `a`, `nodes`, `nodec`, `p`, `fl`); a word without `=` that starts
 with `res` is the entity name and skipped. Keys Slurm has that pyslurm does not act on (Groups,
-CoreCnt, Licenses, Features, TRES, Watts, BurstBuffer, MaxStartDelay, Skip) are refused, never
-accepted and dropped. Flags: MAINT, OVERLAP, FLEX, IGNORE_JOBS, HOURLY, DAILY, WEEKLY (`+`/`-` add
-and remove on update); Slurm's WEEKDAY, WEEKEND, ANY_NODES, STATIC_ALLOC, PART_NODES, FIRST_CORES,
-TIME_FLOAT, PURGE_COMP, REPLACE, REPLACE_DOWN, LICENSE_ONLY, NO_HOLD_JOBS_AFTER_END and MAGNETIC are
-refused by name, anything else is Slurm's "Error parsing flags".
+CoreCnt, Features, TRES, Watts, BurstBuffer, MaxStartDelay, Skip) are refused, never accepted and
+dropped. Flags: MAINT, OVERLAP, FLEX, IGNORE_JOBS, HOURLY, DAILY, WEEKLY, ANY_NODES (LICENSE_ONLY is
+its other name) (`+`/`-` add and remove on update); Slurm's WEEKDAY, WEEKEND, STATIC_ALLOC,
+PART_NODES, FIRST_CORES, TIME_FLOAT, PURGE_COMP, REPLACE, REPLACE_DOWN, NO_HOLD_JOBS_AFTER_END and
+MAGNETIC are refused by name, anything else is Slurm's "Error parsing flags".
 
 Pure and stdlib only (the CLIs import it).
 """
@@ -24,12 +24,12 @@ from .units import UNLIMITED, parse_datetime, parse_time_limit
 # Flag spellings as Slurm's parse_resv_flags matches them: (name, shortest prefix).
 SUPPORTED_FLAGS = (("MAINT", "maintenance", 3), ("OVERLAP", "overlap", 1), ("FLEX", "flex", 1),
                    ("IGNORE_JOBS", "ignore_jobs", 1), ("HOURLY", "hourly", 1), ("DAILY", "daily", 1),
-                   ("WEEKLY", "weekly", 5))
-_UNSUPPORTED_FLAGS = ("WEEKDAY", "WEEKEND", "ANY_NODES", "STATIC_ALLOC", "PART_NODES",
-                      "FIRST_CORES", "TIME_FLOAT", "PURGE_COMP", "REPLACE", "REPLACE_DOWN", "LICENSE_ONLY",
+                   ("WEEKLY", "weekly", 5), ("ANY_NODES", "any_nodes", 1), ("ANY_NODES", "license_only", 1))
+_UNSUPPORTED_FLAGS = ("WEEKDAY", "WEEKEND", "STATIC_ALLOC", "PART_NODES",
+                      "FIRST_CORES", "TIME_FLOAT", "PURGE_COMP", "REPLACE", "REPLACE_DOWN",
                       "NO_HOLD_JOBS_AFTER_END", "MAGNETIC")
 _UNSUPPORTED_KEYS = (("Groups", 1), ("BurstBuffer", 2), ("MaxStartDelay", 2), ("CoreCnt", 5), ("CoreCount", 5),
-                     ("CPUCnt", 5), ("CPUCount", 5), ("Features", 2), ("Licenses", 2), ("TRES", 1), ("Watts", 1))
+                     ("CPUCnt", 5), ("CPUCount", 5), ("Features", 2), ("TRES", 1), ("Watts", 1))
 CREATED = "No reservation created."     # how each message of create / update ends
 UPDATED = "No reservation update."
 # Slurm stores an unlimited Duration as a year.
@@ -53,6 +53,7 @@ class ReservationSpec:
     nodes: str | None = None              # hostlist expression or ALL, as written
     node_count: int | None = None
     partition: str | None = None
+    licenses: str | None = None           # Licenses= as written (the controller checks it)
     flags_added: tuple[str, ...] = field(default=())
     flags_removed: tuple[str, ...] = field(default=())
 
@@ -110,7 +111,8 @@ def _key(tag: str, word: str, outcome: str) -> str:
                                 ("name", "ReservationName", 3), ("start_time", "StartTime", 2),
                                 ("end_time", "EndTime", 1), ("duration_min", "Duration", 1),
                                 ("node_count", "NodeCnt", 5), ("node_count", "NodeCount", 5),
-                                ("nodes", "Nodes", 5), ("partition", "PartitionName", 1)):
+                                ("nodes", "Nodes", 5), ("partition", "PartitionName", 1),
+                                ("licenses", "Licenses", 2)):
         if _matches(tag, full, shortest):
             return key
     for full, shortest in _UNSUPPORTED_KEYS:
@@ -156,7 +158,7 @@ def creation_problem(spec: ReservationSpec) -> str | None:
         return f"StartTime + Duration does not equal EndTime.  {outcome}"
     if spec.end_time is not None and spec.start_time > spec.end_time:
         return f"Start time cannot be after end time.  {outcome}"
-    if not spec.nodes and not spec.node_count and spec.partition is None:
+    if not spec.nodes and not spec.node_count and spec.partition is None and not spec.licenses:
         return f"CoreCnt, Nodes, NodeCnt, BurstBuffer, Licenses or Watts must be specified.  {outcome}"
     if not spec.users and not spec.accounts:
         return f"Either Users/Groups and/or Accounts must be specified.  {outcome}"

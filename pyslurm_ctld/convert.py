@@ -203,7 +203,7 @@ def reservation_info(record: ReservationRecord, nodes: dict[str, NodeRecord], no
         name=record.name, start_time=start, end_time=end, nodes=compress(record.nodes) if record.nodes else "",
         node_count=len(record.nodes), core_count=sum(c.sockets * c.cores_per_socket for c in configs),
         partition=record.partition, flags=",".join(record.flags), users=",".join(record.users),
-        accounts=",".join(record.accounts), tres=f"cpu={sum(c.cpus for c in configs)}")
+        accounts=",".join(record.accounts), tres=f"cpu={sum(c.cpus for c in configs)}", licenses=record.licenses)
 
 
 def reservation_record(record: ReservationRecord, nodes: dict[str, NodeRecord], cluster: str, deleted: bool,

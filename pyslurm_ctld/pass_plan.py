@@ -88,7 +88,8 @@ def plan(snapshot: PassSnapshot) -> PassPlan:
         return PassPlan(tuple(follow_ups), {}, None, snapshot.next_job_id)
     events, ineligible, eligible_tasks = snapshot.dependencies.eligibility(pending, active_names, now)
     gate = license_gate(snapshot.licenses, jobs.values(),
-                        limit_gate(snapshot.associations, snapshot.enforce, jobs.values(), snapshot.partition_qos))
+                        limit_gate(snapshot.associations, snapshot.enforce, jobs.values(), snapshot.partition_qos),
+                        snapshot.reservations.values(), now)
     backfill = None if snapshot.backfill is None else \
         Backfill(snapshot.backfill, snapshot.capacities, running_jobs(jobs.values(), now), now)
     fenced = fences(pending, snapshot.reservations, snapshot.capacities, now)

@@ -4,7 +4,8 @@ waits when that leaves it too few.
 A job that names a reservation runs only on its nodes while it is in force: before it starts
 the job waits with reason `Reservation`; if the reservation is gone, `ReservationDeleted`. A job of
 a FLEX reservation may start before it and use nodes outside it: it keeps off only the nodes of
-other reservations, as a job that names none.
+other reservations, as a job that names none; so may one of an ANY_NODES reservation once it is in
+force.
 Every other job keeps off the nodes of a reservation in force now, and off those of one that
 starts before the job's time limit would end (so neither a start nor backfill puts a job on
 nodes it would still hold when the reservation begins). Kept off MAINT nodes, it waits with
@@ -53,10 +54,11 @@ def _fence(job: Job, reservations: Mapping[str, ReservationRecord], live: list[R
         if not record.flexible:
             if not record.active(now):
                 return Fence(everything, Reason.RESERVATION)
-            return Fence(everything - frozenset(record.nodes), Reason.RESOURCES)
+            if not record.any_nodes:
+                return Fence(everything - frozenset(record.nodes), Reason.RESOURCES)
     limit = job.request.time_limit_min
     finish = _FOREVER if limit < 0 else now + max(1, limit) * 60
-    holding = [r for r in live if r.name != name and r.holds_nodes_during(now, finish)]
+    holding = [r for r in live if r.name != name and r.nodes and r.holds_nodes_during(now, finish)]
     if not holding:
         return None
     reason = Reason.RESERVED_MAINT if any(r.maintenance for r in holding) else Reason.RESERVED_OTHER

@@ -12,9 +12,11 @@ from collections.abc import Iterable
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from pyslurm_common.licenses import parse_licenses
+
 # Slurm's order of the flags in `scontrol show reservation` (reservation_flags_string).
 FLAG_ORDER = ("MAINT", "FLEX", "OVERLAP", "IGNORE_JOBS", "HOURLY", "DAILY", "WEEKLY", "SPEC_NODES", "ALL_NODES",
-              "PART_NODES")
+              "ANY_NODES", "PART_NODES")
 _PERIOD = {"HOURLY": 3600, "DAILY": 86400, "WEEKLY": 7 * 86400}
 
 
@@ -29,6 +31,7 @@ class ReservationRecord:
     accounts: tuple[str, ...] = ()  # likewise
     partition: str = ""
     flags: tuple[str, ...] = ()     # in FLAG_ORDER
+    licenses: str = ""              # Licenses=, "name:count,..." ("" none): held from jobs outside it
 
     @property
     def period(self) -> int:
@@ -51,7 +54,8 @@ class ReservationRecord:
         return not self.period and now >= self.end_time
 
     def holds_nodes_during(self, begin: int, finish: int) -> bool:
-        """Whether an occurrence overlaps [begin, finish) (finish None-like: use a large value)."""
+        """Whether an occurrence overlaps [begin, finish) (finish None-like: use a large value):
+        it holds its nodes and licenses then."""
         start, end = self.window(begin)
         return start < finish and begin < end
 
@@ -62,6 +66,14 @@ class ReservationRecord:
     @property
     def maintenance(self) -> bool:
         return "MAINT" in self.flags
+
+    @property
+    def any_nodes(self) -> bool:
+        """ANY_NODES (LICENSE_ONLY): its jobs use its licenses on any nodes (it may hold none)."""
+        return "ANY_NODES" in self.flags
+
+    def license_count(self, name: str) -> int:
+        return parse_licenses(self.licenses).get(name, 0) if self.licenses else 0
 
     @property
     def flexible(self) -> bool:

@@ -337,8 +337,12 @@ class ControllerServicer(ctld_pb2_grpc.ControllerServicer):
     @translate_errors
     async def GetLicenses(self, request: types_pb2.Empty, context: grpc.aio.ServicerContext) -> ctld_pb2.LicenseList:
         used = licenses_in_use(self.state.jobs.values())
-        return ctld_pb2.LicenseList(licenses=[ctld_pb2.LicenseInfo(name=name, total=total, used=used.get(name, 0))
-                                              for name, total in self.state.cfg.licenses])
+        now = int(time.time())
+        active = [r for r in self.state.reservations.values() if r.licenses and r.active(now)]
+        return ctld_pb2.LicenseList(licenses=[
+            ctld_pb2.LicenseInfo(name=name, total=total, used=used.get(name, 0),
+                                 reserved=sum(r.license_count(name) for r in active))
+            for name, total in self.state.cfg.licenses])
 
     @translate_errors
     async def EditReservation(self, request: ctld_pb2.ReservationEdit,

@@ -123,7 +123,7 @@ def reservation_record(resv: ctld_pb2.ReservationInfo) -> dict[str, Any]:
     return {
         "accounts": resv.accounts, "burst_buffer": "", "core_count": resv.core_count, "core_specializations": [],
         "end_time": no_val(resv.end_time), "features": "", "flags": [f for f in resv.flags.split(",") if f],
-        "groups": "", "licenses": "", "max_start_delay": 0, "name": resv.name, "node_count": resv.node_count,
+        "groups": "", "licenses": resv.licenses, "max_start_delay": 0, "name": resv.name, "node_count": resv.node_count,
         "node_list": resv.nodes, "partition": resv.partition, "purge_completed": {"time": no_val(None)},
         "start_time": no_val(resv.start_time), "watts": no_val(None), "tres": resv.tres, "users": resv.users,
     }

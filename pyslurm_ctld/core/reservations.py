@@ -15,6 +15,7 @@ import dataclasses
 
 from pyslurm_common.errors import SlurmError, Strerror
 from pyslurm_common.hostlist import HostlistError, expand
+from pyslurm_common.licenses import format_licenses, parse_licenses, request_valid
 from pyslurm_common.reservation_spec import CREATED, UPDATED, ReservationSpec, SpecError, creation_problem, parse_words
 from pyslurm_common.units import UNLIMITED
 
@@ -40,12 +41,16 @@ def creation(state: ClusterState, words: list[str], operator: bool, user_name: s
         raise SlurmError(Strerror.RESERVATION_NAME_DUP)
     end = spec.end_time if spec.end_time is not None else spec.start_time + (spec.duration_min or 0) * 60
     flags = set(spec.flags_added)
+    licenses = _licenses(state, spec.licenses or "")
     nodes, node_flag = _nodes(state, spec, flags, spec.start_time, end, name)
+    if not nodes and not licenses:
+        # ANY_NODES without nodes holds licenses only (slurmctld: "expected to be one of Licenses ...").
+        raise SlurmError(Strerror.INVALID_RESERVATION)
     record = ReservationRecord(
         name=name, reservation_id=1 + max((r.reservation_id for r in state.reservations.values()), default=0),
         start_time=spec.start_time, end_time=end, nodes=nodes, users=spec.users or (),
         accounts=spec.accounts or (), partition=spec.partition or "",
-        flags=ordered_flags(flags | ({node_flag} if node_flag else set())))
+        flags=ordered_flags(flags | ({node_flag} if node_flag else set())), licenses=licenses)
     _check_conflicts(state, record, now)
     return ReservationSaved(record, now)
 
@@ -76,7 +81,8 @@ def update(state: ClusterState, name: str, words: list[str], operator: bool, now
         old, start_time=start, end_time=end, nodes=nodes, flags=ordered_flags(flags),
         users=old.users if spec.users is None else spec.users,
         accounts=old.accounts if spec.accounts is None else spec.accounts,
-        partition=old.partition if spec.partition is None else spec.partition)
+        partition=old.partition if spec.partition is None else spec.partition,
+        licenses=old.licenses if spec.licenses is None else _licenses(state, spec.licenses))
     if not record.users and not record.accounts:
         raise SlurmError(Strerror.INVALID_ARGUMENT, "Reservation request lacks users, groups or accounts")
     _check_conflicts(state, record, now)
@@ -163,6 +169,16 @@ def _parsed(words: list[str], now: int, outcome: str) -> ReservationSpec:
         raise SlurmError(Strerror.INVALID_ARGUMENT, str(exc)) from None
 
 
+def _licenses(state: ClusterState, text: str) -> str:
+    """Licenses= checked as slurmctld's _license_validate2 (configured names, no more than each's
+    total) and written `name:count,...`; "Invalid license specification" otherwise."""
+    if not text:
+        return ""
+    if not request_valid(text, dict(state.cfg.licenses)) or not any(parse_licenses(text).values()):
+        raise SlurmError(Strerror.INVALID_LICENSES)
+    return format_licenses(parse_licenses(text))
+
+
 def _generated_name(state: ClusterState, user_name: str) -> str:
     number = 1
     while f"{user_name}_{number}" in state.reservations:
@@ -175,6 +191,11 @@ def _nodes(state: ClusterState, spec: ReservationSpec, flags: set[str], start: i
     """The reservation's nodes and the flag that says how they were given."""
     if spec.partition and spec.partition not in state.partitions:
         raise SlurmError(Strerror.INVALID_PARTITION)
+    if not spec.nodes and not spec.node_count and spec.partition is None:
+        # Licenses alone (scontrol lets them through): nodes only with ANY_NODES, as slurmctld.
+        if "ANY_NODES" in flags:
+            return (), ""
+        raise SlurmError(Strerror.INVALID_NODE_NAME)
     if spec.nodes and spec.nodes.upper() == "ALL":
         if spec.partition:
             return state.partitions[spec.partition].nodes, "PART_NODES"

@@ -77,3 +77,26 @@ def test_scontrol_update_job_licenses(licensed: Cluster) -> None:
     refused = licensed.run("scontrol", "update", f"jobid={job}", "Licenses=ansys", user="alice")
     assert refused.returncode == 1 and "Invalid license specification" in refused.stderr
     licensed.run("scancel", str(job), user="alice", check=True)
+
+
+def test_a_reservation_holds_licenses_for_its_users(licensed: Cluster) -> None:
+    """Licenses= in a LICENSE_ONLY (ANY_NODES) reservation: its users' jobs take them on any node,
+    other jobs wait with reason Licenses; scontrol shows them reserved."""
+    refused = licensed.run("scontrol", "create", "res", "ReservationName=nolic", "StartTime=now", "Duration=10",
+                           "Users=alice", "Licenses=fluent:9", "Flags=LICENSE_ONLY")
+    assert (refused.returncode, refused.stderr) == (1, "Error creating the reservation: Invalid license specification\n")
+    licensed.run("scontrol", "create", "res", "ReservationName=lic", "StartTime=now", "Duration=10", "Users=alice",
+                 "Licenses=fluent:3", "Flags=LICENSE_ONLY", check=True)
+    try:
+        shown = licensed.run("scontrol", "show", "res", "lic", check=True).stdout
+        assert "   Nodes=(null) NodeCnt=0 CoreCnt=0 Features=(null) PartitionName=(null) Flags=ANY_NODES\n" in shown
+        assert "   Users=alice Groups=(null) Accounts=(null) Licenses=fluent:3 State=ACTIVE " in shown
+        assert "Used=0 Free=1 Reserved=3 " in licensed.run("scontrol", "show", "lic", "fluent", check=True).stdout
+        kept = licensed.sbatch("-L", "fluent:2", "-o", "/dev/null", "--wrap", "true", user="bob")
+        inside = licensed.sbatch("--reservation=lic", "-L", "fluent:3", "-o", "/dev/null", "--wrap", "true",
+                                 user="alice")
+        licensed.wait_state(inside, "COMPLETED", timeout=30)
+        assert (licensed.job_field(kept, "T"), licensed.job_field(kept, "r")) == ("PENDING", "Licenses")
+    finally:
+        licensed.run("scontrol", "delete", "ReservationName=lic", check=True)
+    licensed.wait_state(kept, "COMPLETED", timeout=30)

@@ -43,7 +43,7 @@ def test_scontrols_words_and_its_refusals() -> None:
         "Either Users/Groups and/or Accounts must be specified.  No reservation created."
     for words, message in ((["Flags=bogus"], "Error parsing flags bogus.  end"),
                            (["Foo=1"], "Unknown parameter Foo=1.  end"),
-                           (["Licenses=a"], "Licenses= is not supported by pyslurm.  end"),
+                           (["Features=a"], "Features= is not supported by pyslurm.  end"),
                            (["Flags=WEEKDAY"], "Flags=WEEKDAY is not supported by pyslurm.  end"),
                            (["StartTime=xyz"], "Invalid start time StartTime=xyz.  end"),
                            (["nodes"], "Misformatted parameter 'nodes', most options have a parameter after '='.  end")):
@@ -330,3 +330,35 @@ def test_private_data_reservations_shows_them_to_their_users_only(tmp_path: Path
         users = {u for u in ("alice", "bob", "carol", "dave") if reservations.visible(mgr, record, u, False)}
         assert users == expected, record.name
         assert reservations.visible(mgr, record, "dave", True)               # operators see every one
+
+
+def test_reservation_licenses_are_checked_and_held_from_other_jobs(tmp_path: Path) -> None:
+    mgr = make_manager(tmp_path, "Licenses=matlab:3\n")
+    base = ("StartTime=now", "Duration=60", "Users=alice")
+    for words, error in (((*base, "Licenses=matlab:4", "Nodes=n1"), Strerror.INVALID_LICENSES),
+                         ((*base, "Licenses=maple:1", "Nodes=n1"), Strerror.INVALID_LICENSES),
+                         ((*base, "Licenses=matlab:1"), Strerror.INVALID_NODE_NAME),     # nodes or ANY_NODES
+                         ((*base, "Flags=ANY_NODES", "Licenses=matlab:0"), Strerror.INVALID_LICENSES)):
+        assert error_of(create, mgr, "Res=x", *words).strerror == error, words
+    held = create(mgr, "Res=lic", *base, "Licenses=matlab:2", "Flags=LICENSE_ONLY")
+    assert (held.nodes, held.flags, held.licenses) == ((), ("ANY_NODES",), "matlab:2")
+    assert convert.reservation_info(held, mgr.nodes, NOW).licenses == "matlab:2"
+    outside = submit(mgr, now=NOW, uid=1001, licenses="matlab:2")
+    small = submit(mgr, now=NOW, uid=1001, licenses="matlab:1")
+    inside = submit(mgr, now=NOW, reservation="lic", licenses="matlab:2")
+    schedule(mgr, NOW + 1)
+    assert mgr.jobs[outside.job_id].reason is Reason.LICENSES            # 2 + 2 reserved > 3
+    assert mgr.jobs[small.job_id].state is JobState.RUNNING
+    assert mgr.jobs[inside.job_id].state is JobState.RUNNING             # its own 2: 2 + 1 in use <= 3
+    upcoming = tmp_path / "upcoming"
+    upcoming.mkdir()
+    mgr = make_manager(upcoming, "Licenses=matlab:3\n")
+    create(mgr, "Res=lic", "StartTime=now+30minutes", "Duration=60", "Users=alice", "Licenses=matlab:2",
+           "Nodes=n1")
+    long = submit(mgr, now=NOW, uid=1001, licenses="matlab:2", time_limit_min=60)    # would hold them then
+    short = submit(mgr, now=NOW, uid=1001, licenses="matlab:2", time_limit_min=20)   # done before it starts
+    schedule(mgr, NOW + 1)
+    assert mgr.jobs[long.job_id].reason is Reason.LICENSES
+    assert mgr.jobs[short.job_id].state is JobState.RUNNING
+    updated = reservations.update(mgr, "lic", ["Licenses=matlab:1"], True, NOW + 2)
+    assert updated.record.licenses == "matlab:1"
