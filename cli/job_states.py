@@ -109,3 +109,9 @@ def run_seconds(job: pb.JobInfo, now: int) -> int:
     active = job.state in (JobState.RUNNING, JobState.SUSPENDED)
     end = job.end_time if job.end_time and not active else now
     return max(0, end - job.start_time)
+
+
+def derived_exit_code(steps: Iterable[pb.StepInfo]) -> str:
+    """DerivedExitCode: the highest exit code (then signal) of the job's steps, ``0:0`` without any."""
+    worst = max(steps, key=lambda s: (s.exit_code, s.exit_signal), default=None)
+    return f"{worst.exit_code}:{worst.exit_signal}" if worst else "0:0"

@@ -122,10 +122,14 @@ def expand_hosts(text: str) -> list[str]:
     return expand(text) if text else []
 
 
-def refuse_data_output(prog: str, values: Mapping[str, object]) -> None:
-    """--json/--yaml print Slurm 22.05's data_parser v0.0.38 document, which pyslurm does not
-    produce for this command yet: refused in words rather than accepted and ignored."""
-    for flag in ("json", "yaml"):
-        if values.get(flag):
-            print(f"{prog}: error: --{flag} is not supported by pyslurm", file=sys.stderr)
-            raise SystemExit(1)
+def data_output(values: QueryValues) -> str | None:
+    """"json" or "yaml" when --json/--yaml asks for Slurm 22.05's data_parser document (the
+    last of the two given wins, as each sets the same mime type in Slurm), else None."""
+    return next((dest for dest, _ in reversed(values.sequence) if dest in ("json", "yaml")), None)
+
+
+def print_document(document: object, kind: str) -> None:
+    """Write a data_parser document as Slurm's serializers do (cli/data_output)."""
+    from .data_output import json_text, yaml_text
+
+    sys.stdout.write(json_text(document) if kind == "json" else yaml_text(document))

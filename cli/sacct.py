@@ -16,7 +16,7 @@ from .app import die, run
 from .job_states import parse_state_list
 from .option_tables import sacct as spec
 from .print_fields import FormatError, Parsable
-from .query_command import QueryValues, parse, refuse_data_output
+from .query_command import QueryValues, data_output, parse, print_document
 
 PROG = "sacct"
 
@@ -29,7 +29,6 @@ def _midnight(now: float) -> int:
 def sacct(args: Sequence[str]) -> None:
     """Display accounting data for jobs."""
     values, operands = parse(spec, args)
-    refuse_data_output(PROG, {"yaml": values.get("yaml")})
     now = time.time()
     unit = values.get("units")
     sizes = units.SizeFormat(_size_unit(unit) if unit is not None else None, convert=not values.get("noconvert"))
@@ -77,7 +76,7 @@ def sacct(args: Sequence[str]) -> None:
         users, allusers = None, True
     name, partition, accounts, qos = (values.get(k) for k in ("name", "partition", "accounts", "qos"))
     allocations = bool(values.get("allocations"))
-    as_json = bool(values.get("json"))
+    document_kind = data_output(values)
     query = pb.AccountingQuery(
         job_ids=job_ids, users=_known(users, "user"), start_time=start, end_time=end,
         groups=_known(values.get("groups"), "group"),
@@ -86,7 +85,7 @@ def sacct(args: Sequence[str]) -> None:
         accounts=accounts.lower().split(",") if accounts else [], qos=qos.lower().split(",") if qos else [],
         nodes=_node_names(values["nodelist"]) if values.get("nodelist") else [],
         all_users=allusers or (os.geteuid() == 0 and not users), duplicates=bool(values.get("duplicates")),
-        without_steps=allocations and not as_json and not sacct_fields.needs_steps(columns))
+        without_steps=allocations and not document_kind and not sacct_fields.needs_steps(columns))
     if not users and not query.all_users:
         query.users.append(getpass.getuser())
     records = [r for r in sacct_database.call("QueryJobs", query, pb.JobRecordBatch).records if record_filter.keeps(r)]
@@ -95,12 +94,10 @@ def sacct(args: Sequence[str]) -> None:
     if values.get("batch_script") or values.get("env_vars"):
         sys.stdout.write(sacct_filters.stored_texts(records, script=bool(values.get("batch_script"))))
         return
-    if as_json:
-        import json  # only --json needs these
-
+    if document_kind:
         from . import sacct_json
 
-        sys.stdout.write(json.dumps(sacct_json.document(records, int(now)), indent=2) + "\n")
+        print_document(sacct_json.document(records, int(now)), document_kind)
         return
     mode = Parsable.NO_TRAILING if values.get("parsable2") else Parsable.TRAILING if values.get("parsable") \
         else Parsable.NONE

@@ -238,14 +238,6 @@ def _limit_raw(minutes: int) -> Value:
     return "Partition_Limit" if minutes == 0 else minutes
 
 
-def _derived_exit(r: SacctRow) -> Value:
-    steps = list(r.record.steps)
-    if not steps:
-        return "0:0"
-    worst = max(steps, key=lambda s: (s.exit_code, s.exit_signal))
-    return f"{worst.exit_code}:{worst.exit_signal}"
-
-
 def _reserved_seconds(r: SacctRow) -> int:
     """How long the job waited once eligible: until it started, or until now while pending."""
     job = r.job
@@ -297,7 +289,7 @@ FIELDS: dict[str, SacctField] = {
         elapsed_seconds(r) * alloc_cpus(r))),
     "CPUTimeRAW": SacctField(10, lambda r: elapsed_seconds(r) * alloc_cpus(r)),
     "DBIndex": SacctField(9, lambda r: r.record.db_index or None),
-    "DerivedExitCode": SacctField(15, _job_only(_derived_exit)),
+    "DerivedExitCode": SacctField(15, _job_only(lambda r: job_states.derived_exit_code(r.record.steps))),
     "Elapsed": SacctField(10, lambda r: units.format_duration_hms(elapsed_seconds(r))),
     "ElapsedRaw": SacctField(10, elapsed_seconds),
     "Eligible": SacctField(19, lambda r: _time(r.job.eligible_time)),

@@ -27,8 +27,9 @@ def _words_to_pairs(words: list[str]) -> list[tuple[str, str]]:
     return pairs
 
 
-def show(words: list[str], oneliner: bool, show_all: bool = False) -> None:
-    """`show <entity> [name]`; `show_all` (-a) includes Hidden=YES partitions, as Slurm's SHOW_ALL."""
+def show(words: list[str], oneliner: bool, show_all: bool = False, details: bool = False) -> None:
+    """`show <entity> [name]`; `show_all` (-a) includes Hidden=YES partitions, as Slurm's SHOW_ALL;
+    `details` (-d) adds what Slurm's SHOW_DETAIL prints."""
     if not words:
         die("too few arguments for keyword:show")
     entity, _, inline = words[0].partition("=")
@@ -53,7 +54,7 @@ def show(words: list[str], oneliner: bool, show_all: bool = False) -> None:
         if not jobs:
             print("No jobs in the system")
             return
-        sys.stdout.write(scontrol_show.show_jobs(jobs, reply.now, oneliner=oneliner))
+        sys.stdout.write(scontrol_show.show_jobs(jobs, reply.now, oneliner=oneliner, details=details))
     elif entity in ("step", "steps"):
         show_steps(arg, oneliner)
     elif entity in ("node", "nodes"):
@@ -63,7 +64,7 @@ def show(words: list[str], oneliner: bool, show_all: bool = False) -> None:
             nodes = [n for n in nodes if n.name in wanted]
             if not nodes:
                 die(f"Node {arg} not found")
-        sys.stdout.write(scontrol_show.show_nodes(nodes, oneliner=oneliner))
+        sys.stdout.write(scontrol_show.show_nodes(nodes, oneliner=oneliner, details=details))
     elif len(entity) >= 2 and "licenses".startswith(entity):
         lics = client.controller("GetLicenses", pb.Empty(), pb.LicenseList).licenses
         sys.stdout.write(scontrol_show.show_licenses(lics, arg, oneliner=oneliner))
@@ -405,12 +406,13 @@ def scontrol(args: Sequence[str]) -> None:
 
         check_clusters(PROG, values["clusters"], this_cluster())
     oneliner = bool(values.get("oneliner"))
+    details = bool(values.get("details"))
     show_all = last_says(values, ("all",), ("hide",))   # -a, SCONTROL_ALL; a later --hide undoes it
     if not words:
         die("interactive mode is not supported; give a command (show, update, hold, release, ping)")
     command, rest = words[0].lower(), list(words[1:])
     handlers: dict[str, Callable[[list[str]], None]] = {
-        "show": lambda w: show(w, oneliner, show_all), "update": update, "hold": job_action("hold"),
+        "show": lambda w: show(w, oneliner, show_all, details), "update": update, "hold": job_action("hold"),
         "uhold": job_action("uhold"), "release": job_action("release"), "ping": ping,
         "requeue": requeue_action("requeue"), "requeuehold": requeue_action("requeuehold"),
         "suspend": lambda w: _job_request(w, "suspend"), "resume": lambda w: _job_request(w, "resume"),

@@ -119,8 +119,29 @@ def _cpu_freq_line(text: str) -> list[str]:
     return ["".join(f"{key}={value} " for key, value in words if value)]
 
 
-def job_lines(job: JobInfo, now: int) -> list[str]:
-    """The ``Key=Value`` lines of one job record (§3.2)."""
+def _allocation_detail(job: JobInfo) -> list[str]:
+    """-d: the job's GRES and, per run of nodes granted the same CPU ids, memory and GPUs, one
+    ``Nodes=... CPU_IDs=... Mem=... GRES=`` line (Slurm groups the nodes into one host list)."""
+    if not job.node_names:
+        return []
+    runs: list[tuple[list[str], tuple[str, int, str]]] = []
+    for i, name in enumerate(job.node_names):
+        gpus = job.node_gpu_ids[i] if i < len(job.node_gpu_ids) else ""
+        grant = (job.node_cpu_ids[i] if i < len(job.node_cpu_ids) else "",
+                 job.node_memory_mb[i] if i < len(job.node_memory_mb) else 0,
+                 f"gpu:{len(gpus.split(','))}(IDX:{gpus})" if gpus else "")
+        if runs and runs[-1][1] == grant:
+            runs[-1][0].append(name)
+        else:
+            runs.append(([name], grant))
+    job_gres = f"gpu:{job.gpus}" if job.gpus else "(null)"
+    return [f"JOB_GRES={job_gres}", *(f"  Nodes={hostlist.compress(names)} CPU_IDs={cpus} Mem={mem} GRES={gres}"
+                                      for names, (cpus, mem, gres) in runs)]
+
+
+def job_lines(job: JobInfo, now: int, details: bool = False) -> list[str]:
+    """The ``Key=Value`` lines of one job record (§3.2); `details` (-d) adds DerivedExitCode
+    and the allocation node by node."""
     started = bool(job.start_time) and job.state != "PENDING"
     last_eval = job.start_time if started else job.submit_time
     default_out = f"{job.work_dir}/slurm-{job.job_id}.out"
@@ -134,6 +155,7 @@ def job_lines(job: JobInfo, now: int) -> list[str]:
         f"Dependency={job.dependency or '(null)'}",
         f"Requeue={int(job.requeue)} Restarts={job.restarts} BatchFlag={0 if job.launcher else 1} Reboot=0 "
         f"ExitCode={job.exit_code}:{job.exit_signal}",
+        *([f"DerivedExitCode={job_states.derived_exit_code(job.steps)}"] if details else []),
         f"RunTime={units.format_duration_hms(job_states.run_seconds(job, now))} "
         f"TimeLimit={units.format_time_limit_hms(job.time_limit_min or None)} "
         f"TimeMin={units.format_time_limit_hms(job.time_min) if job.time_min else 'N/A'}",
@@ -155,6 +177,7 @@ def job_lines(job: JobInfo, now: int) -> list[str]:
         f"TRES={job_tres(job)}",
         f"Socks/Node={job.sockets_per_node or '*'} NtasksPerN:B:S:C={job.ntasks_per_node}:0:{job.ntasks_per_socket or '*'}:"
         f"{job.ntasks_per_core or '*'} CoreSpec=*",
+        *(_allocation_detail(job) if details else []),
         f"MinCPUsNode={max(job.cpus_per_task or 1, job.min_cpus_per_node)} {_min_memory(job)} "
         f"MinTmpDiskNode={units.format_memory_mb(job.tmp_disk_mb) if job.tmp_disk_mb else 0}",
         f"Features={job.features or '(null)'} DelayBoot=00:00:00",
@@ -177,14 +200,14 @@ def job_lines(job: JobInfo, now: int) -> list[str]:
     return lines
 
 
-def show_job(job: JobInfo, now: int, *, oneliner: bool = False) -> str:
+def show_job(job: JobInfo, now: int, *, oneliner: bool = False, details: bool = False) -> str:
     """One job record including its trailing separator and blank line."""
-    return _record(job_lines(job, now), oneliner, trailer=True)
+    return _record(job_lines(job, now, details), oneliner, trailer=True)
 
 
-def show_jobs(jobs: Iterable[JobInfo], now: int, *, oneliner: bool = False) -> str:
+def show_jobs(jobs: Iterable[JobInfo], now: int, *, oneliner: bool = False, details: bool = False) -> str:
     """``scontrol show job``: all records concatenated."""
-    return "".join(show_job(j, now, oneliner=oneliner) for j in jobs)
+    return "".join(show_job(j, now, oneliner=oneliner, details=details) for j in jobs)
 
 
 # ----------------------------------------------------------------------------- steps
@@ -233,8 +256,8 @@ def _gres_tres(gres: str) -> list[str]:
     return items
 
 
-def node_lines(node: NodeInfo, user_name: Callable[[int], str] = user_name_of_uid) -> list[str]:
-    """The ``Key=Value`` lines of one node record (§3.3)."""
+def node_lines(node: NodeInfo, user_name: Callable[[int], str] = user_name_of_uid, details: bool = False) -> list[str]:
+    """The ``Key=Value`` lines of one node record (§3.3); `details` (-d) adds GresDrain."""
     addr = f"NodeAddr={node.address or node.name} NodeHostName={node.hostname or node.name}"
     if node.port:
         addr += f" Port={node.port}"
@@ -250,6 +273,7 @@ def node_lines(node: NodeInfo, user_name: Callable[[int], str] = user_name_of_ui
         f"AvailableFeatures={_or(node.features)}",
         f"ActiveFeatures={_or(node.features)}",
         f"Gres={_or(node.gres)}",
+        *(["GresDrain=N/A"] if details else []),
         *([f"GresUsed={node.gres_used}"] if node.gres else []),
         f"{addr} Version={node.version}",
         f"OS={node.os} ",
@@ -279,10 +303,10 @@ def node_lines(node: NodeInfo, user_name: Callable[[int], str] = user_name_of_ui
 
 def show_nodes(
     nodes: Iterable[NodeInfo], *, oneliner: bool = False,
-    user_name: Callable[[int], str] = user_name_of_uid,
+    user_name: Callable[[int], str] = user_name_of_uid, details: bool = False,
 ) -> str:
     """``scontrol show node``: one record per node, each followed by a blank line."""
-    return "".join(_record(node_lines(n, user_name), oneliner, False) for n in nodes)
+    return "".join(_record(node_lines(n, user_name, details), oneliner, False) for n in nodes)
 
 
 # ----------------------------------------------------------------------------- partitions

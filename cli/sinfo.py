@@ -11,7 +11,7 @@ from pyslurm_common.rpc import messages as pb
 from . import client, sinfo_filters, sinfo_format
 from .app import die, run
 from .option_tables import sinfo as spec
-from .query_command import QueryValues, expand_hosts, iterate_seconds, parse, refuse_data_output, show_all
+from .query_command import QueryValues, data_output, expand_hosts, iterate_seconds, parse, print_document, show_all
 from .squeue_format import FormatError, date_line
 
 PROG = "sinfo"
@@ -20,7 +20,12 @@ PROG = "sinfo"
 def sinfo(args: Sequence[str]) -> None:
     """View information about nodes and partitions."""
     values, _operands = parse(spec, args)   # sinfo ignores operands, as Slurm's does
-    refuse_data_output(PROG, values)
+    kind = data_output(values)
+    if kind:   # every node, as Slurm 22.05's sinfo prints them (its filters do not apply)
+        from . import squeue_json
+
+        print_document(squeue_json.nodes_document(client.controller("GetNodes", pb.Empty(), pb.NodeList).nodes), kind)
+        return
     if values.get("long") and values.get("format"):
         print("sinfo: fatal: Options -o(--format) and -l(--long) are mutually exclusive. "
               "Please remove one and retry.", file=sys.stderr)

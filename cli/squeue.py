@@ -13,8 +13,8 @@ from . import client, job_lists, squeue_format
 from .app import die, run
 from .option_tables import squeue as spec
 from .job_states import parse_state_list, valid_states_text
-from .query_command import (QueryValues, expand_hosts, iterate_seconds, list_values, parse, refuse_data_output,
-                            show_all)
+from .query_command import (QueryValues, data_output, expand_hosts, iterate_seconds, list_values, parse,
+                            print_document, show_all)
 
 PROG = "squeue"
 
@@ -22,7 +22,10 @@ PROG = "squeue"
 def squeue(args: Sequence[str]) -> None:
     """View information about jobs in the queue."""
     values, operands = parse(spec, args)
-    refuse_data_output(PROG, values)
+    kind = data_output(values)
+    if kind:
+        _print_document(kind)
+        return
     jobs, steps = values.get("jobs"), values.get("steps")
     if operands:   # `squeue -j 12`: the word after a bare -j (or -s) is its list
         if jobs == "" and steps is None:
@@ -61,6 +64,20 @@ def squeue(args: Sequence[str]) -> None:
         sys.stdout.write("\n")
         sys.stdout.flush()
         time.sleep(iterate)
+
+
+def _print_document(kind: str) -> None:
+    """--json/--yaml: every job, as Slurm 22.05's squeue prints them (its filters do not apply)."""
+    from . import squeue_json
+    from .cluster_option import this_cluster
+
+    try:
+        jobs = client.controller("GetJobs", pb.JobQuery(show_all=True), pb.JobList).jobs
+        nodes = client.controller("GetNodes", pb.Empty(), pb.NodeList).nodes
+    except SlurmError as exc:
+        print(f"slurm_load_jobs error: {exc.strerror}", file=sys.stderr)
+        raise SystemExit(1)
+    print_document(squeue_json.jobs_document(jobs, this_cluster(), nodes), kind)
 
 
 class Query:

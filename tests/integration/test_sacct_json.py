@@ -38,3 +38,24 @@ def test_sacct_selects_by_account_and_qos(cluster: Cluster) -> None:
 
     assert listed("-A", "physics") and listed("-A", "chem,physics", "-q", "normal")
     assert not listed("-A", "chem") and not listed("-q", "high")
+
+
+def test_squeue_and_sinfo_documents_and_scontrol_details(cluster: Cluster) -> None:
+    """squeue/sinfo --json and --yaml through the real CLIs (their shapes are checked against real
+    Slurm in tests/unit/test_data_output_oracle.py), and `scontrol -d show job`'s allocation line."""
+    job = cluster.sbatch("-J", "docjob", "-o", "/dev/null", "--wrap", "sleep 60", user="alice")
+    cluster.wait_state(job, "RUNNING")
+    try:
+        doc = json.loads(cluster.run("squeue", "--json", user="bob", check=True).stdout)   # every job, as 22.05
+        (record,) = [j for j in doc["jobs"] if j["job_id"] == job]
+        assert (record["name"], record["job_state"], record["user_name"]) == ("docjob", "RUNNING", "alice")
+        (node,) = record["job_resources"]["allocated_nodes"]
+        assert node["sockets"] and node["nodename"] == record["nodes"]
+        nodes = json.loads(cluster.run("sinfo", "--json", "-p", "nosuch", check=True).stdout)["nodes"]
+        assert sorted(n["name"] for n in nodes) == ["node1", "node2"]
+        yaml = cluster.run("squeue", "--yaml", user="alice", check=True).stdout
+        assert yaml.startswith("%YAML 1.1\n--- !!map\n") and f"  !!str job_id: !!int {job}\n" in yaml
+        detail = cluster.run("scontrol", "-d", "show", "job", str(job), user="alice", check=True).stdout
+        assert f"     Nodes={record['nodes']} CPU_IDs=" in detail and "   DerivedExitCode=0:0\n" in detail
+    finally:
+        cluster.run("scancel", str(job), check=True)

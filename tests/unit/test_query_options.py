@@ -125,11 +125,13 @@ def test_iterate_is_a_positive_count(capsys: pytest.CaptureFixture[str]) -> None
     assert capsys.readouterr().err == "sinfo: error: Error: invalid entry for --iterate=-1\n"
 
 
-@pytest.mark.parametrize("flag", ["--json", "--yaml"])
-def test_data_output_is_refused_not_ignored(flag: str, capsys: pytest.CaptureFixture[str]) -> None:
-    with pytest.raises(SystemExit) as exited:
-        squeue.squeue([flag])
-    assert (exited.value.code, capsys.readouterr().err) == (1, f"squeue: error: {flag} is not supported by pyslurm\n")
+@pytest.mark.parametrize(("args", "kind"), [(["--json"], "json"), (["--yaml"], "yaml"), (["--yaml", "--json"], "json"),
+                                            (["--json", "--yaml"], "yaml"), (["-l"], None)])
+def test_data_output_is_the_last_of_json_and_yaml(args: list[str], kind: str | None) -> None:
+    from cli.option_tables import squeue as squeue_spec
+    from cli.query_command import data_output, parse
+
+    assert data_output(parse(squeue_spec, args)[0]) == kind
 
 
 def test_a_second_operand_and_conflicting_formats(capsys: pytest.CaptureFixture[str]) -> None:
