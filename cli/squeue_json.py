@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from cli import job_states
 from cli.scontrol_show import job_tres
 from pyslurm_common import units
 from pyslurm_common.array_spec import parse_indices
@@ -68,6 +69,7 @@ def job_record(job: pb.JobInfo, cluster: str, nodes: Mapping[str, pb.NodeInfo]) 
     """One job, as 22.05's squeue --json writes it."""
     started = bool(job.start_time) and job.state != "PENDING"
     active = job.state in ("RUNNING", "SUSPENDED")
+    worst = job_states.worst_step(job.steps)
     record: dict[str, Any] = {
         "account": job.account, "accrue_time": job.eligible_time, "admin_comment": "",
         "array_job_id": job.array_job_id, "array_task_id": _array_task_id(job), "array_max_tasks": job.array_throttle,
@@ -80,7 +82,7 @@ def job_record(job: pb.JobInfo, cluster: str, nodes: Mapping[str, pb.NodeInfo]) 
         "cpus_per_task": job.cpus_per_task if job.cpus_per_task_given else None, "cpu_frequency_minimum": None,
         "cpu_frequency_maximum": None, "cpu_frequency_governor": None, "cpus_per_tres": "",
         "deadline": job.deadline, "delay_boot": 0, "dependency": job.dependency,
-        "derived_exit_code": _wait_status(max(((s.exit_code, s.exit_signal) for s in job.steps), default=(0, 0))),
+        "derived_exit_code": _wait_status((worst.exit_code, worst.exit_signal) if worst else (0, 0)),
         "eligible_time": job.eligible_time, "end_time": _end_time(job), "excluded_nodes": job.exc_nodes,
         "exit_code": _wait_status((job.exit_code, job.exit_signal)), "features": job.features,
         "federation_origin": "", "federation_siblings_active": "", "federation_siblings_viable": "",

@@ -46,7 +46,7 @@ def _shape(value: Any) -> Any:
         return [(key, _shape(item)) for key, item in value.items()]
     if isinstance(value, list):
         return ["list", *([_shape(value[0])] if value else [])]
-    return type(value).__name__
+    return "str" if isinstance(value, str) else type(value).__name__
 
 
 def _oracle_jobs() -> dict[str, dict[str, Any]]:
@@ -140,3 +140,25 @@ def test_details_group_nodes_granted_alike_and_show_gpus() -> None:
               if "JOB_GRES" in line or "CPU_IDs" in line]
     assert detail == ["   JOB_GRES=gpu:2", "     Nodes=n[1-2] CPU_IDs=0-1 Mem=100 GRES=gpu:1(IDX:0)",
                       "     Nodes=n3 CPU_IDs=3 Mem=50 GRES="]
+
+
+def test_sacct_records_have_slurms_keys_order_and_types() -> None:
+    from cli import sacct_json
+    from pyslurm_common.rpc import messages as pb
+
+    real = {j["name"]: j for j in _oracle("sacct")[1]["jobs"]}
+    job = pb.JobInfo(job_id=218, name="runner", state="CANCELLED", cancelled=True, time_limit_min=10,
+                  eligible_time=1796315914, start_time=1796315917, end_time=1796315920, nodes="localhost", **BASE)
+    batch = pb.StepInfo(job_id=218, step_id="batch", name="batch", state="CANCELLED", exit_signal=15,
+                        start_time=1796315917, end_time=1796315921, nodes="localhost", num_cpus=1, num_tasks=1,
+                        max_rss_kb=1244, max_rss_node="localhost", user_cpu_usec=3596)
+    held = pb.JobInfo(job_id=219, name="held", state="CANCELLED", cancelled=True, reason="JobHeldUser",
+                   end_time=1796315920, **BASE)
+    ours = sacct_json.document([pb.JobRecord(cluster="anchor", job=job, steps=[batch], alloc_cpus=1),
+                                pb.JobRecord(cluster="anchor", job=held)], 1796316000)["jobs"]
+    for mine, theirs in zip(ours, (real["runner"], real["held"])):
+        assert _shape(mine) == _shape(theirs)
+        assert (mine["tres"], mine["flags"], mine["nodes"]) == (theirs["tres"], theirs["flags"], theirs["nodes"])
+    step, real_step = ours[0]["steps"][0], real["runner"]["steps"][0]
+    assert (step["step"], step["exit_code"], step["tres"]["allocated"]) == (
+        real_step["step"], real_step["exit_code"], real_step["tres"]["allocated"])

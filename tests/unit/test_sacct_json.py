@@ -35,22 +35,25 @@ def test_document_layout_and_job_fields() -> None:
         42, "train", "alice", "lab", "ml", "gpu")
     assert job["state"] == {"current": "FAILED", "reason": "NonZeroExitCode"}
     assert job["exit_code"] == {"status": "FAILED", "return_code": 3}
-    assert job["derived_exit_code"] == {"status": "FAILED", "return_code": 3}
+    # from the srun steps only, as Slurm's (the batch step's status is the job's ExitCode)
+    assert job["derived_exit_code"] == {"status": "SIGNALED", "return_code": None,
+                                        "signal": {"signal_id": 9, "name": "Killed"}}
     assert job["time"]["elapsed"] == 60 and job["time"]["limit"] == 60
     assert (job["time"]["submission"], job["time"]["start"], job["time"]["end"]) == (1000, 1010, 1070)
     assert job["time"]["total"] == {"seconds": 1, "microseconds": 750_000}
     assert job["tres"]["requested"] == [
-        {"type": "cpu", "name": "", "id": 1, "count": 4}, {"type": "mem", "name": "", "id": 2, "count": 2048},
-        {"type": "node", "name": "", "id": 4, "count": 1}, {"type": "billing", "name": "", "id": 5, "count": 4},
+        {"type": "cpu", "name": None, "id": 1, "count": 4}, {"type": "mem", "name": None, "id": 2, "count": 2048},
+        {"type": "node", "name": None, "id": 4, "count": 1}, {"type": "billing", "name": None, "id": 5, "count": 4},
         {"type": "gres", "name": "gpu", "id": 1001, "count": 1}]
     json.dumps(doc)  # serializable as it is
 
 
 def test_steps_carry_ids_states_and_signals() -> None:
     batch, step0 = sacct_json.document([_record()], NOW)["jobs"][0]["steps"]
-    assert batch["step"] == {"job_id": 42, "id": "42.batch", "name": "batch"}
-    assert step0["step"]["id"] == "42.0"
-    assert step0["exit_code"] == {"status": "SIGNALED", "return_code": 0, "signal": {"signal_id": 9, "name": "KILL"}}
+    assert batch["step"] == {"job_id": 42, "het": {"component": None}, "id": "batch", "name": "batch"}
+    assert step0["step"]["id"] == "0"
+    assert step0["exit_code"] == {"status": "SIGNALED", "return_code": None,
+                                  "signal": {"signal_id": 9, "name": "Killed"}}
     assert (step0["tasks"], step0["nodes"]["list"], step0["time"]["elapsed"]) == ({"count": 2}, ["node1"], 40)
 
 
@@ -58,15 +61,13 @@ def test_steps_report_their_gpus_usage_as_gres_tres() -> None:
     record = _record()
     record.steps[0].gpus.add(node="node1", index=0, samples=4, util_ave=60, util_max=97, mem_max_bytes=2**30)
     batch, step0 = sacct_json.document([record], NOW)["jobs"][0]["steps"]
-    assert batch["tres"]["requested"] == {
-        "max": [{"type": "mem", "name": "", "id": 2, "count": 1024 * 1024},
-                {"type": "gres", "name": "gpumem", "id": 1002, "count": 2**30},
-                {"type": "gres", "name": "gpuutil", "id": 1003, "count": 97}],
-        "average": [{"type": "gres", "name": "gpumem", "id": 1002, "count": 2**30},
-                    {"type": "gres", "name": "gpuutil", "id": 1003, "count": 60}],
-        "total": [{"type": "gres", "name": "gpumem", "id": 1002, "count": 2**30},
-                  {"type": "gres", "name": "gpuutil", "id": 1003, "count": 60}]}
-    assert step0["tres"]["requested"] == {"max": [{"type": "mem", "name": "", "id": 2, "count": 0}]}
+    gres = {key: [(t["name"], t["count"]) for t in items if t["type"] == "gres"]
+            for key, items in batch["tres"]["requested"].items()}
+    assert gres == {"max": [("gpumem", 2**30), ("gpuutil", 97)], "min": [],
+                    "average": [("gpumem", 2**30), ("gpuutil", 60)], "total": [("gpumem", 2**30), ("gpuutil", 60)]}
+    memory = [t for t in batch["tres"]["requested"]["max"] if t["type"] == "mem"]
+    assert memory == [{"type": "mem", "name": None, "id": 2, "count": 1024 * 1024, "task": 0, "node": "node1"}]
+    assert not any(t["type"] == "gres" for items in step0["tres"]["requested"].values() for t in items)
 
 
 @pytest.fixture
