@@ -14,22 +14,13 @@ from typing import TYPE_CHECKING, Any, Callable, Sequence
 import grpc
 
 from .auth import CONTROLLER
-from .rpc_auth import CHANNEL_OPTIONS, Signer
+from .rpc_auth import Signer, insecure_channel
 from .rpc_client import signed_channel
 
 if TYPE_CHECKING:
     from .config import SlurmConfig
 
 NOT_IN_CHARGE = grpc.StatusCode.UNAVAILABLE
-# A controller that comes back (restart, failover) is reached again within seconds: gRPC's
-# default reconnect backoff grows to two minutes, during which calls to it fail at once.
-RECONNECT_OPTIONS = [("grpc.initial_reconnect_backoff_ms", 200), ("grpc.max_reconnect_backoff_ms", 2000)]
-
-
-def controller_link(address: str) -> grpc.aio.Channel:
-    """A plain channel to one controller (rpc_client.py signs the calls that go through it)."""
-    return grpc.aio.insecure_channel(address, options=CHANNEL_OPTIONS + RECONNECT_OPTIONS)
-
 
 def attempt_order(count: int, preferred: int) -> list[int]:
     """Indices to try: the one that answered last, then the rest in slurm.conf order."""
@@ -85,4 +76,4 @@ class _FailoverCall:
 def to_controllers(cfg: "SlurmConfig", signer: Signer) -> FailoverChannel:
     """A signed channel to every SlurmctldHost of `cfg`, in slurm.conf order."""
     return FailoverChannel([f"{host.addr}:{cfg.ctld_port}" for host in cfg.controllers],
-                           lambda address: signed_channel(address, CONTROLLER, signer, controller_link))
+                           lambda address: signed_channel(address, CONTROLLER, signer, insecure_channel))

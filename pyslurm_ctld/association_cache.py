@@ -11,6 +11,11 @@ Readers get `snapshot`, an immutable `AssociationSnapshot` (see `associations`),
 on every change; `on_change` callbacks run on the event loop after each replacement. Nothing
 here blocks the loop: the watch is a gRPC call, file writes run in a thread.
 
+After an outage the watch is sent the moment the daemon answers again (it waits for the
+connection, `wait_for_ready`, and the channel reconnects at least every half second,
+rpc_auth.RECONNECT_OPTIONS): a restarted daemon's definitions, and a change made on it, reach the
+controller within about half a second of it listening, not after gRPC's reconnect backoff.
+
 Errors: an unreachable daemon is logged once per outage and retried; an unreadable cache file
 is logged and ignored (the controller then starts from the empty snapshot until the daemon
 answers).
@@ -38,7 +43,8 @@ from .associations import (EMPTY, AccountingUser, Association, AssociationLimits
 log = logging.getLogger(__name__)
 
 WATCH_MS = 5000          # how long the daemon may hold a watch open without a change
-RETRY_SECONDS = 0.5      # between attempts while the daemon is unreachable
+CONNECT_SECONDS = 10     # how long a watch waits for the daemon to be reachable before it says so
+RETRY_SECONDS = 0.5      # between attempts after a refusal
 CACHE_FILE = "associations.state"
 
 
@@ -141,7 +147,8 @@ class AssociationCache:
             watch = dbd_pb2.AssociationWatch(cluster=self._cluster, known_version=self.snapshot.version,
                                              wait_ms=WATCH_MS)
             try:
-                state = await stub.WatchAssociations(watch, timeout=WATCH_MS / 1000 + 10)
+                state = await stub.WatchAssociations(watch, timeout=WATCH_MS / 1000 + CONNECT_SECONDS,
+                                                     wait_for_ready=True)
             except grpc.aio.AioRpcError as exc:
                 if reachable:
                     log.warning("association cache: accounting unreachable (%s), enforcing version %s "

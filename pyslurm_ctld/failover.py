@@ -33,9 +33,8 @@ from pyslurm_common.daemon_runtime import wait_first
 from pyslurm_common.errors import SlurmError, Strerror
 from pyslurm_common.rpc import ctld_pb2, ctld_pb2_grpc, types_pb2
 from pyslurm_common.auth import CONTROLLER
-from pyslurm_common.controller_channel import controller_link
 from pyslurm_common.rpc_client import signed_channel
-from pyslurm_common.rpc_auth import ServerAuth, Serving, Signer, caller, make_server, translate_errors
+from pyslurm_common.rpc_auth import ServerAuth, Serving, Signer, caller, insecure_channel, make_server, translate_errors
 
 from .controller import Controller
 from .core.access import is_privileged
@@ -144,7 +143,7 @@ class Peers:
         self.me = cfg.controllers[index]
         self._signer = signer
         self._stubs = [(host, ctld_pb2_grpc.ControllerStub(
-                            signed_channel(f"{host.addr}:{cfg.ctld_port}", CONTROLLER, signer, controller_link)))
+                            signed_channel(f"{host.addr}:{cfg.ctld_port}", CONTROLLER, signer, insecure_channel)))
                        for i, host in enumerate(cfg.controllers) if i != index]
 
     async def one_in_charge(self, timeout: float) -> str | None:
