@@ -506,7 +506,11 @@ class Controller:
                 next_priority_calc = now + self.state.priorities.settings.calc_period_s
             if purge is not None:
                 events.append(purge)
-            self.perform(signals_due(self.state, int(now)))
+            warnings = signals_due(self.state, int(now))
+            for warning in warnings:
+                log.info("job=%d --signal %d due: sent to its %s", warning.job_id, warning.signal,
+                         "batch shell" if warning.batch_only else "steps")
+            self.perform([*warnings])
             self.notifier.submit(self.notices.periodic(self.state.jobs, int(now)))
             events += self._idle_gpu_actions(int(now))
             for event in events:

@@ -3,7 +3,7 @@ SlurmdTimeout, finished records older than MinJobAge. The controller's loops cal
 """
 from __future__ import annotations
 
-from ..events import Effect, JobDeadlineMissed, JobTimedOut, JobsPurged, NodeFailed, SignalTasks
+from ..events import JobDeadlineMissed, JobTimedOut, JobsPurged, NodeFailed, SignalTasks
 from ..job import JobState
 from . import reservations
 from .deadlines import deadlines_missed
@@ -32,16 +32,19 @@ def timeouts(state: ClusterState, now: int) -> list[JobTimedOut | JobDeadlineMis
     return over
 
 
-def signals_due(state: ClusterState, now: int) -> list[Effect]:
-    """--signal=[B:]SIG@secs: once per run, `secs` before the time limit (soft state: a
-    restarted controller may send it again, which a warning signal tolerates)."""
-    effects: list[Effect] = []
+def signals_due(state: ClusterState, now: int) -> list[SignalTasks]:
+    """--signal=[B:]SIG@secs: once per run, `secs` before the job's end (its time limit moved on
+    by the time it was suspended, as in `timeouts`). As Slurm, to the processes there when it
+    falls due: a step that starts later does not get it (at its start it would kill a program
+    that has not yet set its handler). Soft state: a restarted controller may send it again,
+    which a warning signal tolerates."""
+    effects: list[SignalTasks] = []
     for job in state.jobs.values():
         req = job.request
         if (job.state is not JobState.RUNNING or not req.signal_number or req.time_limit_min == UNLIMITED
                 or job.allocation is None or (job.job_id, job.start_time) in state.signalled):
             continue
-        if now >= job.start_time + req.time_limit_min * 60 - req.signal_seconds:
+        if now >= job.start_time + job.suspended_secs + req.time_limit_min * 60 - req.signal_seconds:
             state.signalled.add((job.job_id, job.start_time))
             effects.append(SignalTasks(job.job_id, job.allocation.nodes, req.signal_number,
                                        batch_only=req.signal_batch_only, full=False))

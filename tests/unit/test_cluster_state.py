@@ -1140,6 +1140,16 @@ def test_signal_before_the_limit_is_sent_once(tmp_path: Path) -> None:
     assert signals_due(mgr, 200 + 541) == []
 
 
+def test_signal_before_the_limit_waits_for_the_time_the_job_was_suspended(tmp_path: Path) -> None:
+    # Suspension moves the job's end, as `timeouts` counts it: the warning moves with it.
+    mgr = make_manager(tmp_path)
+    job = run_job(mgr, now=200, time_limit_min=10, signal_number=10, signal_seconds=60)
+    mgr.jobs[job.job_id] = dataclasses.replace(mgr.jobs[job.job_id], suspended_secs=120)
+    assert signals_due(mgr, 200 + 540 + 119) == []
+    assert [e.job_id for e in signals_due(mgr, 200 + 540 + 120)] == [job.job_id]  # type: ignore[union-attr]
+    assert [e.job_id for e in timeouts(mgr, 200 + 600 + 120)] == [job.job_id]
+
+
 def test_launch_failures_requeue_until_the_limit_then_fail(tmp_path: Path) -> None:
     mgr = make_manager(tmp_path)
     job = run_job(mgr, now=200)
