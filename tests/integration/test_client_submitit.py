@@ -114,17 +114,34 @@ def test_cancel_a_running_job(submitit_cluster: Cluster) -> None:
 
 
 def test_timeout_signal_ends_a_job_that_cannot_checkpoint(submitit_cluster: Cluster) -> None:
-    # Slurm sends USR2 signal_delay_s before the time limit (--signal=USR2@45 on a 1-minute job:
-    # after about 15 s); submitit then ends the job as timed out, without a requeue.
+    # Slurm sends USR2 signal_delay_s before the time limit (--signal=USR2@45) to the processes
+    # of the job's steps at that moment; submitit's handler then ends the job as timed out,
+    # without a requeue. That handler exists only once submitit's Python runs inside the srun
+    # step, which on a loaded machine took longer than the 15 s a 1-minute job leaves (CI: the
+    # warning fell due before the step was up and reached no one, as it would in Slurm, which
+    # even sends it up to a minute early). So the job starts with a long limit and, once its
+    # function runs (the handlers are set before it is called), alice shortens the limit to one
+    # minute, as a user may: the warning is then due at once or 15 s after the start.
     out = drive(submitit_cluster, """
-        executor.update_parameters(timeout_min=1, slurm_signal_delay_s=45)
-        job = executor.submit(time.sleep, 120)
+        import pathlib, subprocess
+        def sleeper(marker):
+            pathlib.Path(marker).touch()
+            time.sleep(300)
+        marker = pathlib.Path("sleeping").absolute()
+        marker.unlink(missing_ok=True)
+        executor.update_parameters(timeout_min=5, slurm_signal_delay_s=45)
+        job = executor.submit(sleeper, str(marker))
+        while not marker.exists():
+            time.sleep(0.5)
+        subprocess.run(["scontrol", "update", f"JobId={job.job_id}", "TimeLimit=1"], check=True)
         try:
             job.result()
         except submitit.core.utils.UncompletedJobError as error:
             print("uncompleted", error)
+        print("state", final_state(job))
         """, timeout=110)
     assert "Job not requeued because: timed-out and not checkpointable" in out
+    assert "state FAILED" in out     # it ended on the warning, before its time limit
 
 
 def test_checkpoint_and_requeue(submitit_cluster: Cluster) -> None:
