@@ -92,12 +92,17 @@ def test_scancel_of_a_job_ignoring_sigterm_kills_everything_after_killwait(clust
     assert len(pids) == 2  # the shell and its sleep
     started = time.monotonic()
     cluster.run("scancel", str(job_id), user="alice", check=True)
+    answered = time.monotonic()
     assert cluster.job_field(job_id, "t") == "CG"
-    wait_for(lambda: cluster.run("squeue", "-h", "-j", str(job_id)).stdout == "", timeout=KILL_WAIT + 5,
-             interval=0.05)
-    elapsed = time.monotonic() - started
-    assert KILL_WAIT - 0.5 <= elapsed <= KILL_WAIT + 2.0, elapsed
-    assert not any(os.path.exists(f"/proc/{pid}") for pid in pids)
+    # Timed on the processes themselves (polled in /proc, no command in between): SIGKILL comes
+    # KillWait after the SIGTERM that followed scancel's request, so no earlier than KillWait after
+    # scancel started, and not much later than KillWait after it answered (its own start-up, up
+    # to a second or two on a loaded machine, is not part of the promise).
+    wait_for(lambda: not any(os.path.exists(f"/proc/{pid}") for pid in pids), timeout=KILL_WAIT + 10,
+             interval=0.02)
+    gone = time.monotonic()
+    assert KILL_WAIT - 0.5 <= gone - started and gone - answered <= KILL_WAIT + 2.0, (gone - started, gone - answered)
+    wait_for(lambda: cluster.run("squeue", "-h", "-j", str(job_id)).stdout == "")
     assert not os.path.exists(cgroup)
     assert re.search(rf"slurmstepd-{node}: error: \*\*\* JOB {job_id} ON {node} CANCELLED AT \S+ \*\*\*",
                      out_file.read_text())
