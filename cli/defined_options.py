@@ -128,8 +128,11 @@ def _shown(dest: str, kind: int, value: Any, work_dir: str | None) -> str:
         return text or "exclusive"
     if dest == "nice":
         return text or "100"
-    if dest == "get_user_env":
-        return text or "0"
+    if dest == "get_user_env":   # its timeout, then its mode letter: `0`, `10L`, `0S`
+        import re
+
+        shape = re.fullmatch(r"(\d*)([sSlL]?)", text)
+        return f"{shape.group(1) or '0'}{shape.group(2).upper()}" if shape else text
     if dest == "no_kill":
         return "unset" if text.lower() in ("off", "no") else "set"
     if dest == "kill_on_bad_exit":

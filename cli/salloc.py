@@ -17,7 +17,7 @@ from typing import Any
 from pyslurm_common.errors import SlurmError
 from pyslurm_common.rpc import messages as pb
 
-from . import allocation, client, job_options, verbose_lines
+from . import allocation, client, job_options, salloc_user_env, verbose_lines
 from .app import die, run
 from .cluster_option import check_clusters, this_cluster
 from .command_line import collect, command_line
@@ -28,7 +28,7 @@ from .option_tables import salloc as spec
 PROG = "salloc"
 # Beyond the shared allocation options (option_support.JOB_DESC)
 ACTED_ON = frozenset({"no_shell", "exclusive", "clusters", "verbose", "immediate", "bell", "no_bell",
-                      "kill_command"})
+                      "kill_command", "get_user_env"})
 BELL_AFTER = 10   # seconds of waiting after which salloc rings the terminal bell by default
 IGNORED_WHILE_RUNNING = (signal.SIGINT, signal.SIGQUIT, signal.SIGUSR1, signal.SIGUSR2, signal.SIGTSTP,
                          signal.SIGTTIN, signal.SIGTTOU)
@@ -49,11 +49,15 @@ def salloc(args: Sequence[str]) -> None:
     if values.get("clusters") is not None:
         check_clusters(PROG, str(values["clusters"]), this_cluster())
     command = list(args[cli.operand_index:]) or [os.environ.get("SHELL") or "/bin/sh"]
+    user_env = salloc_user_env.parsed(values)
     if values.get("verbose"):
         verbose_lines.say(PROG, verbose_lines.options_block(spec, values))
+    salloc_user_env.require_root(user_env)
     desc = job_options.job_desc(values, os.path.basename(command[0]), os.environ, launcher="salloc",
                                 script="", argv=command, exclusive=values.given("exclusive"))
     add_submission_inputs(desc, values, PROG)
+    login_env = salloc_user_env.user_environment(
+        user_env, desc.run_as_uid if desc.HasField("run_as_uid") else os.getuid()) if user_env else {}
     submitted = allocation.submit(PROG, desc)
     job_id = submitted.job_id
     say = allocation.informer(PROG, bool(values.get("quiet")))
@@ -70,7 +74,8 @@ def salloc(args: Sequence[str]) -> None:
     from .allocation_env import allocation_environment
 
     conf = config_path()
-    env = dict(os.environ)
+    env = dict(login_env)
+    env.update(os.environ)   # salloc's own variables win over the login ones, as in Slurm
     env.update(allocation_environment(job, submitted.cluster, conf if os.path.exists(conf) else ""))
     code, signum = _run_command(command, env, job_id, kill_signal)
     say(f"Relinquishing job allocation {job_id}")

@@ -132,3 +132,15 @@ def test_relative_starts_the_step_at_a_node_of_the_allocation(cluster: Cluster) 
             in too_far.stderr), too_far.stderr
     from_env = cluster.run("salloc", "-N2", "srun", "-r", "1", "true", user="alice")
     assert "--relative and SLURM_JOB_NUM_NODES option incompatible" in from_env.stderr, from_env.stderr
+
+
+def test_salloc_get_user_env_starts_from_the_users_login_environment(cluster: Cluster) -> None:
+    """Root's salloc --uid=alice --get-user-env: alice's login variables under salloc's own."""
+    show = ["printenv", "LOGNAME", "HOME"]
+    loaded = cluster.run("env", "-u", "LOGNAME", "salloc", "--uid=alice", "--get-user-env", *show)
+    plain = cluster.run("env", "-u", "LOGNAME", "salloc", "--uid=alice", *show)
+    assert loaded.returncode == 0, loaded.stderr
+    assert loaded.stdout.split() == ["alice", "/root"]   # HOME: salloc's own wins
+    assert plain.stdout.split() == ["/root"]
+    refused = cluster.run("salloc", "--get-user-env", "true", user="bob")
+    assert (refused.returncode, refused.stderr) == (1, "salloc: error: SlurmdUser must be root to use --get-user-env\n")

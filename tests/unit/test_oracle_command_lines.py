@@ -8,6 +8,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -137,3 +138,35 @@ def test_multi_prog_file_checked_as_real_srun(options: str, text: str, tmp_path:
                           capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
     refusal = lambda text: [l for l in text.splitlines() if "Unable to" not in l and "configuration file:" not in l]  # noqa: E731
     assert (ours.returncode, refusal(ours.stderr)) == (real.returncode, refusal(real.stderr)), (ours.stderr, real.stderr)
+
+
+SALLOC = Path("/usr/bin/salloc")
+
+
+@pytest.mark.skipif(not SALLOC.exists(), reason="real Slurm not installed")
+@pytest.mark.parametrize("line", ["--get-user-env", "--get-user-env=10L", "--get-user-env=S", "--get-user-env=5x"])
+def test_salloc_get_user_env_as_real_salloc(line: str) -> None:
+    """As an ordinary user (root may read login environments): the same block, then the same refusal."""
+    import pwd
+    import shlex
+    import tempfile
+
+    if not any(p.pw_name == "nobody" for p in pwd.getpwall()):
+        pytest.skip("no unprivileged user")
+    with tempfile.TemporaryDirectory(prefix="salloc-oracle-") as where:   # one nobody can read
+        _compare_as_nobody(line, Path(where), pwd.getpwnam("nobody"), shlex.split)
+
+
+def _compare_as_nobody(line: str, tmp_path: Path, nobody: Any, split: Any) -> None:
+    os.chmod(tmp_path, 0o755)
+    conf = parse_only_conf(tmp_path)
+    os.chmod(conf, 0o644)
+    args = ["-v", *split(line), "true"]
+    env = clean_environment()
+    as_nobody = {"user": nobody.pw_uid, "group": nobody.pw_gid, "extra_groups": []}
+    real = subprocess.run([str(SALLOC), *args], cwd=tmp_path, env=dict(env, SLURM_CONF=str(conf)),
+                          capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL, **as_nobody)
+    ours = subprocess.run([sys.executable, "-c", "from cli.salloc import main; main()", *args], cwd=tmp_path,
+                          env=dict(env, PYSLURM_CONF=str(tmp_path / "none.conf"), PYTHONPATH=str(ROOT)),
+                          capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL, **as_nobody)
+    assert (ours.returncode, ours.stderr) == (real.returncode, real.stderr)
