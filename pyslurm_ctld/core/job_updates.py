@@ -137,7 +137,9 @@ def cpu_count_change(state: ClusterState, job_id: int, uid: int, operator: bool,
 def hold_change(state: ClusterState, job_id: int, action: str, uid: int, now: int) -> JobHoldChanged:
     """hold/uhold/release of a job that has not ended. A running job keeps running, with
     priority 0 and the hold's reason, and pends held if it is requeued (Slurm 22.05)."""
-    job = owned_job(state, job_id, uid)
+    job = known_job(state, job_id)
+    if job.uid != uid and not is_privileged(state, uid):
+        raise SlurmError(Strerror.INVALID_USER_ID)   # Slurm 22.05's answer to another user's hold or release
     if job.state.is_finished:
         raise SlurmError(Strerror.JOB_FINISHED)
     privileged = is_privileged(state, uid)

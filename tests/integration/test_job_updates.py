@@ -53,6 +53,8 @@ def test_hold_of_a_running_job(cluster: Cluster) -> None:
     on with priority 0 and the hold's reason; a finished job's hold fails in Slurm's words."""
     job = cluster.sbatch("-o", "/dev/null", "--wrap", "sleep 300", user="alice")
     cluster.wait_state(job, "RUNNING")
+    other = cluster.run("scontrol", "release", str(job), user="bob")
+    assert (other.returncode, other.stderr) == (1, f"Invalid user id for job {job}\nslurm_suspend error: Invalid user id\n")
     held = cluster.run("scontrol", "hold", str(job), user="alice")
     assert (held.returncode, held.stdout, held.stderr) == (0, "", "")
     assert cluster.run("squeue", "-h", "-j", str(job), "-o", "%T %r %Q").stdout == "RUNNING JobHeldUser 0\n"

@@ -692,7 +692,7 @@ def test_owner_cannot_downgrade_an_admin_hold(tmp_path: Path, action: str) -> No
 def test_hold_rules(tmp_path: Path) -> None:
     mgr = make_manager(tmp_path)
     job = submit(mgr)
-    assert error_of(hold_change, mgr, job.job_id, "hold", BOB, 150).strerror == Strerror.ACCESS_DENIED
+    assert error_of(hold_change, mgr, job.job_id, "hold", BOB, 150).strerror == Strerror.INVALID_USER_ID
     err = error_of(hold_change, mgr, job.job_id, "freeze", ALICE, 150)
     assert (err.strerror, err.detail) == (Strerror.INVALID_ARGUMENT, "unknown job action freeze")
     done = run_job(mgr)
