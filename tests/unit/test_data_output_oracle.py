@@ -72,7 +72,7 @@ JOBS = {
                        std_out="/dev/null", node_names=["localhost"], cpus_per_node=[1], node_cpu_ids=["0"],
                        node_memory_mb=[1024], **BASE),
     "held": JobInfo(job_id=204, name="held", state="PENDING", reason="JobHeldUser", held=True,
-                    comment="a comment", **BASE),
+                    comment="a comment", std_out="/tmp/w/slurm-204.out", std_err="/tmp/w/slurm-204.out", **BASE),
     "array": JobInfo(job_id=205, name="arr", state="PENDING", reason="JobHeldUser", held=True, array_job_id=205,
                      array_task_str="1-3", array_remainder=True, std_out="/dev/null", **BASE),
     "script": JobInfo(job_id=206, name="script", state="PENDING", reason="JobHeldUser", held=True,
