@@ -27,7 +27,8 @@ from .sbatch_script import LEGACY_WARNING, ScriptError, directive_words, legacy_
 PROG = "sbatch"
 # Beyond the shared allocation options (option_support.JOB_DESC)
 ACTED_ON = frozenset({"output", "error", "input", "open_mode", "wrap", "parsable", "requeue", "no_requeue",
-                      "array", "exclusive", "verbose", "clusters", "wait", "get_user_env", "test_only"})
+                      "array", "exclusive", "verbose", "clusters", "wait", "get_user_env", "test_only",
+                      "batch"})
 
 
 def sbatch(args: Sequence[str]) -> None:
@@ -139,6 +140,7 @@ def _job_desc(values: OptionValues, text: str, command: str, default_name: str,
         open_mode=open_mode or "truncate",
         requeue_set=bool(values.get("requeue") or values.get("no_requeue")),
         requeue=not values.get("no_requeue"), exclusive=values.given("exclusive"), **_array_field(values),
+        batch_features=str(values.get("batch") or ""),   # checked against -C by the controller, as Slurm's
     )
     export_head = str(values.get("export") or "ALL").split(",", 1)[0].upper()
     if values.given("get_user_env") or export_head != "ALL":

@@ -168,8 +168,11 @@ def job_lines(job: JobInfo, now: int, details: bool = False) -> list[str]:
         f"ReqNodeList={job.req_nodes or '(null)'} ExcNodeList={job.exc_nodes or '(null)'}",
         f"NodeList={job.nodes}" + (f" SchedNodeList={job.sched_nodes}" if job.sched_nodes else ""),
     ]
+    batch = [f"BatchFeatures={job.batch_features}"] if job.batch_features else []
     if job.batch_host:
-        lines.append(f"BatchHost={job.batch_host}")
+        batch.append(f"BatchHost={job.batch_host}")
+    if batch:
+        lines.append(" ".join(batch))
     lines += [
         f"NumNodes={job.num_nodes} NumCPUs={job.num_cpus} "
         f"NumTasks={job.num_tasks or 'N/A'} CPUs/Task={job.cpus_per_task or 'N/A'} "

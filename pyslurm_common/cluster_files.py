@@ -22,6 +22,7 @@ class NodeSpec:
     address: str = "127.0.0.1"
     port: int | None = None
     gres: str = ""
+    features: str = ""                # Features= of its NodeName line
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,6 +97,8 @@ def render_slurm_conf(spec: ClusterSpec) -> str:
             line += f" Port={node.port}"
         if node.gres:
             line += f" Gres={node.gres}"
+        if node.features:
+            line += f" Features={node.features}"
         lines.append(line)
     names = ",".join(n.name for n in spec.nodes)
     lines.append(f"PartitionName=debug Nodes={names} Default=YES MaxTime=INFINITE State=UP")

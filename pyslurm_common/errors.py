@@ -55,6 +55,7 @@ class Strerror(StrEnum):
     STEP_NODES_BUSY = "Requested nodes are busy"
     PORTS_BUSY = "Required ports are in use"
     PORTS_INVALID = "Requires more ports than can be reserved"
+    BATCH_CONSTRAINT = "Job --batch option is invalid or not a subset of --constraints"
     INVALID_CREDENTIAL = "Invalid job credential"
     INVALID_ACCOUNT = "Invalid account or account/partition combination specified"
     INVALID_QOS = "Invalid qos specification"

@@ -43,6 +43,24 @@ def known(constraint: Constraint, available: frozenset[str]) -> bool:
     return all(name in available for group in constraint for name in group)
 
 
+def batch_subset(batch: str, constraint: str, available: frozenset[str]) -> None:
+    """sbatch --batch: each feature it names is one --constraint names and one some node has (of
+    `a|b`, one is enough), else Slurm's BATCH_CONSTRAINT, which a job without -C always gets."""
+    if not batch:
+        return
+    named = {name for group in parse(constraint) for name in group} if constraint else set()
+    try:
+        groups = parse(batch)
+    except ValueError:
+        raise SlurmError(Strerror.BATCH_CONSTRAINT) from None
+    words = [name for group in groups for name in group]
+    if not named or any(name not in named for name in words):
+        raise SlurmError(Strerror.BATCH_CONSTRAINT)
+    present = [name in available for name in words]
+    if not (any(present) if len(groups) > 1 else all(present)):
+        raise SlurmError(Strerror.BATCH_CONSTRAINT)
+
+
 def validated(text: str, available: frozenset[str]) -> Constraint:
     """A submitted --constraint: well formed and naming only features of the job's nodes, else
     Slurm's `Invalid feature specification`."""

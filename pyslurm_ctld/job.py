@@ -146,6 +146,7 @@ class JobRequest:
     begin_time: int = 0                 # --begin: not eligible before (epoch seconds), 0 none
     kill_on_invalid_dep: bool = False   # cancel the job when its dependency can never be satisfied
     features: str = ""                  # --constraint as given (features.py): each node must satisfy it
+    batch_features: str = ""            # sbatch --batch: what the batch host must have, of `features`
     exclusive: bool = False             # --exclusive: whole nodes (every CPU and GPU), memory as asked
     submit_line: str = ""               # the sbatch/srun/salloc command line (sacct SubmitLine)
     comment: str = ""                   # --comment
@@ -246,6 +247,7 @@ class Allocation:
     memory_mb_per_node: tuple[int, ...]
     cpu_ids: tuple[tuple[int, ...], ...] = ()
     gpu_ids: tuple[tuple[int, ...], ...] = ()
+    batch_node: str = ""                # sbatch --batch: the first node with its features; "" the first node
 
     def __post_init__(self) -> None:
         count = len(self.nodes)
@@ -260,7 +262,7 @@ class Allocation:
 
     @property
     def batch_host(self) -> str:
-        return self.nodes[0]
+        return self.batch_node or self.nodes[0]
 
     @property
     def total_cpus(self) -> int:
@@ -276,7 +278,8 @@ class Allocation:
         return Allocation(tuple(self.nodes[i] for i in keep), tuple(self.cpus_per_node[i] for i in keep),
                           tuple(self.memory_mb_per_node[i] for i in keep),
                           tuple(self.cpu_ids[i] for i in keep) if self.cpu_ids else (),
-                          tuple(self.gpu_ids[i] for i in keep) if self.gpu_ids else ())
+                          tuple(self.gpu_ids[i] for i in keep) if self.gpu_ids else (),
+                          self.batch_node if self.batch_node != node else "")
 
     def cpus_on(self, index: int) -> tuple[int, ...]:
         """CPU ids on the `index`-th node (empty for a record without ids)."""
@@ -293,6 +296,7 @@ class Allocation:
             memory_mb_per_node=tuple(data["memory_mb_per_node"]),
             cpu_ids=tuple(tuple(ids) for ids in data.get("cpu_ids", ())),
             gpu_ids=tuple(tuple(ids) for ids in data.get("gpu_ids", ())),
+            batch_node=data.get("batch_node", ""),
         )
 
 

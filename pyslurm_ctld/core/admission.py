@@ -49,8 +49,10 @@ def submission(state: ClusterState, raw: JobRequest, uid: int, gid: int, user_na
         raise SlurmError(Strerror.NODE_COUNT_INVALID)
     others = tuple(resolve_partition(state, name).name for name in raw.partitions)
     check_node_lists(state, raw, (part.name, *others))
-    features.validated(raw.features, frozenset(f for p in (part.name, *others) for n in state.partitions[p].nodes
-                                               if n in state.nodes for f in state.nodes[n].config.features))
+    available = frozenset(f for p in (part.name, *others) for n in state.partitions[p].nodes
+                          if n in state.nodes for f in state.nodes[n].config.features)
+    features.validated(raw.features, available)
+    features.batch_subset(raw.batch_features, raw.features, available)
     enforce = state.cfg.accounting_storage_enforce
     charged = charge(state.associations, enforce, user_name, raw.account, raw.qos,
                      [state.partitions[name] for name in others or (part.name,)])

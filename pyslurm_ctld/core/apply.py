@@ -11,7 +11,7 @@ import dataclasses
 import logging
 from typing import Any
 
-from .. import node_reconcile, preempt_transitions
+from .. import features, node_reconcile, preempt_transitions
 from ..events import (Account, AllocationReleased, ArrayTasksCancelled, ArrayTaskStarted, ArrayThrottleChanged,
                       BatchFinished, BeginTimeChanged, DependencyChanged, Effect, Event, JobCancelled,
                       JobChargeChanged, JobCpusChanged, JobDeadlineMissed, JobHoldChanged, JobIdsUsed, JobLost, JobPartitionChanged,
@@ -22,7 +22,7 @@ from ..events import (Account, AllocationReleased, ArrayTasksCancelled, ArrayTas
                       StepFinished,
                       StepStarted, Terminate, UsageRecorded)
 from ..fairshare import Usage
-from ..job import ArrayInfo, Hold, Job, JobId, JobState, Reason
+from ..job import Allocation, ArrayInfo, Hold, Job, JobId, JobState, Reason
 from ..job_steps import node_gone_from_steps, settled, step_part_ended, terminate_steps
 from ..states import transition
 from .state import ClusterState
@@ -54,7 +54,8 @@ def _apply_started(state: ClusterState, event: JobStarted) -> list[Effect]:
     if event.time_limit_min:   # --time-min: started with the limit backfill shortened it to
         job = dataclasses.replace(job, request=dataclasses.replace(job.request, time_limit_min=event.time_limit_min))
     job = state.set_job(transition(_in_partition(job, event.partition), JobState.RUNNING,
-                               allocation=event.allocation, start_time=event.time, reason=Reason.NONE))
+                               allocation=_with_batch_node(state, job, event.allocation), start_time=event.time,
+                               reason=Reason.NONE))
     if job.request.interactive:   # srun / salloc take it from here
         return [Account(job)]
     return [Launch(job), Account(job)]
@@ -79,8 +80,20 @@ def _apply_array_task_started(state: ClusterState, event: ArrayTaskStarted) -> l
     task = dataclasses.replace(array, task_id=event.task_id, pending=())
     job = state.set_job(transition(_in_partition(dataclasses.replace(record, array=task), event.partition),
                                JobState.RUNNING,
-                               allocation=event.allocation, start_time=event.time, reason=Reason.NONE))
+                               allocation=_with_batch_node(state, record, event.allocation), start_time=event.time,
+                               reason=Reason.NONE))
     return [Launch(job), Account(job), *effects]
+
+
+def _with_batch_node(state: ClusterState, job: Job, alloc: Allocation) -> Allocation:
+    """sbatch --batch: the script runs on the first node of the allocation with those features,
+    else on its first node, as Slurm's batch host."""
+    if not job.request.batch_features:
+        return alloc
+    wanted = features.parse(job.request.batch_features)
+    node = next((name for name in alloc.nodes if name in state.nodes
+                 and features.satisfied(wanted, frozenset(state.nodes[name].config.features))), "")
+    return dataclasses.replace(alloc, batch_node=node)
 
 
 def _apply_array_tasks_cancelled(state: ClusterState, event: ArrayTasksCancelled) -> list[Effect]:

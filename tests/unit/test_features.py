@@ -83,3 +83,16 @@ def test_the_scheduler_prefers_low_weights_then_best_fit() -> None:
              for name, cap in nodes.items()}
     decisions = schedule([job(1)], nodes, {"batch": partition("batch", ["heavy", "light", "lighter"])})
     assert isinstance(decisions[0], Start) and decisions[0].allocation.nodes == ("lighter",)
+
+
+def test_batch_features_are_a_subset_of_the_constraint() -> None:
+    from pyslurm_common.errors import SlurmError
+
+    from pyslurm_ctld.features import batch_subset
+
+    have = frozenset({"knl", "haswell"})
+    batch_subset("haswell", "knl|haswell", have)
+    batch_subset("knl|bogus", "knl|bogus", have)     # of alternatives one that exists is enough
+    for batch, constraint in (("haswell", ""), ("haswell", "knl"), ("bogus", "bogus"), ("a[", "a")):
+        with pytest.raises(SlurmError, match="--batch option is invalid"):
+            batch_subset(batch, constraint, have)

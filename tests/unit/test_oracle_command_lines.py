@@ -41,6 +41,7 @@ LINES = [
     "--begin=now+2hours --deadline=now+1hour", "-k", "--no-kill=off", "--contiguous", "--test-only",
     "--gpu-freq=bogus", "--gpu-freq=high", "--gpu-freq=memory=low,verbose", "--gpu-freq=1500", "-s",
     "--exclusive=mcs", "--exclusive=bogus", "--ntasks-per-tres=x",
+    "--batch=haswell -C haswell", "--batch=a|b",
 ]
 
 
