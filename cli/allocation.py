@@ -7,6 +7,7 @@ cancelled and `<prog>: Job allocation N has been revoked` printed.
 from __future__ import annotations
 
 import signal
+import socket
 import sys
 import time
 from collections.abc import Callable, Iterator, Mapping
@@ -44,7 +45,24 @@ def signals_interrupt() -> Iterator[None]:
             signal.signal(signum, handler)
 
 
+_response_listener: list[socket.socket] = []   # kept open for the life of the process
+
+
+def response_port() -> int:
+    """Slurm's allocation response port: a listener this srun/salloc keeps until it exits. The
+    controller connects to it when it grants the allocation; a refusal there tells it the client
+    is gone (killed while pending), and it ends the job instead of holding its nodes
+    (pyslurm_ctld/allocating_client.py). Nothing is read from it: the connection is the message."""
+    if not _response_listener:   # every address of this host, IPv6 too: the controller uses the one we came from
+        dual = socket.has_dualstack_ipv6()
+        listener = socket.create_server(("", 0), family=socket.AF_INET6 if dual else socket.AF_INET,
+                                        backlog=4, dualstack_ipv6=dual)
+        _response_listener.append(listener)
+    return int(_response_listener[0].getsockname()[1])
+
+
 def submit(prog: str, desc: pb.JobDesc) -> pb.SubmitReply:
+    desc.alloc_resp_port = response_port()
     try:
         return client.controller("SubmitBatchJob", pb.SubmitRequest(job=desc), pb.SubmitReply)
     except SlurmError as exc:

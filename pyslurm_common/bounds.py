@@ -110,6 +110,7 @@ JOB_DESC: Mapping[str, Bound] = {
     "time_min": Bound("time min (minutes)", 0, UINT32_MAX, Strerror.INVALID_TIME_MIN), "deadline": EPOCH,
     "priority": PRIORITY, "sockets_per_node": Bound("sockets per node", 0, UINT16_MAX, Strerror.BAD_NODE_CONFIG),
     "cores_per_socket": Bound("cores per socket", 0, UINT16_MAX, Strerror.BAD_NODE_CONFIG),
+    "alloc_resp_port": Bound("port", 0, 65535),
 }
 # The numbers of a job step request (srun), as JOB_DESC.
 STEP_REQUEST: Mapping[str, Bound] = {

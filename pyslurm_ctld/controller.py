@@ -21,7 +21,7 @@ from pyslurm_common.task_distribution import node_ranks
 from pyslurm_common.rpc import slurmd_pb2, types_pb2
 from pyslurm_common.rpc_auth import Signer
 
-from . import convert, journal_replay, node_reconcile, reconfigure
+from . import allocating_client, convert, journal_replay, node_reconcile, reconfigure
 from .accounting_outbox import AccountingOutbox
 from .core.apply import apply
 from .core.cancel import cancellation
@@ -35,8 +35,8 @@ from .association_cache import AssociationCache
 from .association_checks import orphaned
 from .associations import AssociationSnapshot
 from .core import topology
-from .events import (Account, Effect, Event, JobRequeued, Launch, RecordReservation, SignalTasks, StepFinished,
-                     StepStarted, SuspendTasks, Terminate,
+from .events import (Account, AllocationReleased, Effect, Event, JobRequeued, Launch, RecordReservation, SignalTasks,
+                     StepFinished, StepStarted, SuspendTasks, TellAllocatingClient, Terminate,
                      event_from_dict, event_to_dict)
 from .job import Hold, Job, JobId, JobState, Step
 from .job_env import (batch_environment, merged_environment, overlay_environment, step_environment,
@@ -189,6 +189,8 @@ class Controller:
             elif isinstance(effect, SuspendTasks):
                 for node in effect.nodes:
                     self._spawn(self._suspend(effect, node))
+            elif isinstance(effect, TellAllocatingClient):
+                self._spawn(self._tell_allocating_client(effect))
 
     @property
     def agent_queue_size(self) -> int:
@@ -352,6 +354,16 @@ class Controller:
                 await asyncio.sleep(TERMINATE_RETRY)
 
     # ---- interactive work (srun, salloc) ------------------------------------------
+
+    async def _tell_allocating_client(self, effect: TellAllocatingClient) -> None:
+        """As slurmctld: an srun or salloc that cannot be reached when its allocation is granted
+        is gone (killed while pending); its job ends FAILED 1:0 rather than hold the nodes."""
+        if not await allocating_client.gone(effect.host, effect.port):
+            return
+        job = self.state.jobs.get(effect.job_id)
+        if job is not None and job.state is JobState.RUNNING:
+            log.info("Killing interactive JobId=%d: %s", effect.job_id, allocating_client.GONE)
+            await self.commit(AllocationReleased(effect.job_id, 1, 0, int(time.time())))
 
     async def wait_allocation(self, job_id: int, uid: int, timeout: float) -> Job:
         """The job once it left PENDING, or as it is when `timeout` seconds passed."""

@@ -517,4 +517,14 @@ class RecordReservation:
     time: int
 
 
-Effect = Launch | Terminate | SignalTasks | SuspendTasks | Account | RecordReservation
+@dataclass(frozen=True, slots=True)
+class TellAllocatingClient:
+    """srun/salloc's allocation was granted: reach its allocation response port (Slurm's
+    RESPONSE_RESOURCE_ALLOCATION); a client that is gone has its job ended (allocating_client.py)."""
+
+    job_id: JobId
+    host: str
+    port: int
+
+
+Effect = Launch | Terminate | SignalTasks | SuspendTasks | Account | RecordReservation | TellAllocatingClient

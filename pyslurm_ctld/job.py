@@ -179,6 +179,8 @@ class JobRequest:
     over_subscribe: str = ""            # OverSubscribe= asked (NO, USER, MCS, YES; "" none)
     gpu_freq: str = ""                  # --gpu-freq as given
     spread_job: bool = False            # --spread-job without -N: admission spreads it (core/admission.py)
+    alloc_resp_host: str = ""           # srun/salloc's allocation response port, where its request came
+    alloc_resp_port: int = 0            # from: reached when the allocation is granted (0: none)
 
     @property
     def interactive(self) -> bool:

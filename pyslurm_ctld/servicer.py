@@ -8,6 +8,7 @@ node-agent RPCs are for privileged callers only.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
 import os
 import socket
@@ -47,7 +48,7 @@ from .core.usage import node_capacity, node_usage
 from .core.will_run import will_run
 from .events import Event, JobIdsUsed, NodeAdminChanged, ReservationSaved, StepFinished
 from .explain import NodeFree, explain
-from .job import JobId, JobState
+from .job import JobId, JobRequest, JobState
 from .job_info_cache import JobInfoCache
 from .job_priorities import check_nice
 from .statistics import ControllerStats
@@ -113,7 +114,8 @@ class ControllerServicer(ctld_pb2_grpc.ControllerServicer):
                                 desc.run_as_uid if desc.HasField("run_as_uid") else None,
                                 desc.run_as_gid if desc.HasField("run_as_gid") else None)
         event = submission(self.state,
-            convert.request_from_desc(request.job, self.ctl.cfg.ctld_settings.job_requeue), uid=uid, gid=gid,
+            _with_response_port(convert.request_from_desc(request.job, self.ctl.cfg.ctld_settings.job_requeue),
+                                request.job.alloc_resp_port, context.peer()), uid=uid, gid=gid,
             user_name=user_name(uid), group_name=group_name(gid),
             hold=request.job.hold, now=int(time.time()), array=request.job.array,
             dependency=request.job.dependency)
@@ -665,6 +667,13 @@ def srun_address(peer: str, controller_addr: str) -> str:
     if host == "::1" or host.startswith("127."):
         return controller_addr or host
     return host
+
+
+def _with_response_port(request: JobRequest, port: int, peer: str) -> JobRequest:
+    """srun/salloc's allocation response port, on the host its submission came from."""
+    if not port or not request.interactive:
+        return request
+    return dataclasses.replace(request, alloc_resp_host=_peer_host(peer), alloc_resp_port=port)
 
 
 def _peer_host(peer: str) -> str:

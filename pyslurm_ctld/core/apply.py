@@ -20,7 +20,7 @@ from ..events import (Account, AllocationReleased, ArrayTasksCancelled, ArrayTas
                       NodeAdminChanged, NodeCreated, NodeFailed, NodesDeleted, PartitionEdited, ReservationDeleted,
                       ReservationSaved, RecordReservation, JobReservationChanged, JobLicensesChanged,
                       StepFinished,
-                      StepStarted, Terminate, UsageRecorded)
+                      StepStarted, TellAllocatingClient, Terminate, UsageRecorded)
 from ..fairshare import Usage
 from ..job import Allocation, ArrayInfo, Hold, Job, JobId, JobState, Reason
 from ..job_steps import node_gone_from_steps, settled, step_part_ended, terminate_steps
@@ -57,7 +57,8 @@ def _apply_started(state: ClusterState, event: JobStarted) -> list[Effect]:
                                allocation=_with_batch_node(state, job, event.allocation), start_time=event.time,
                                reason=Reason.NONE))
     if job.request.interactive:   # srun / salloc take it from here
-        return [Account(job)]
+        port = job.request.alloc_resp_port
+        return [Account(job), *([TellAllocatingClient(job.job_id, job.request.alloc_resp_host, port)] if port else [])]
     return [Launch(job), Account(job)]
 
 

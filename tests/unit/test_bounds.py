@@ -33,7 +33,7 @@ class Desc:
     """A JobDesc as the wire could carry it: any value each field's type holds."""
     min_nodes = num_tasks = cpus_per_task = gpus = gpus_per_node = gpus_per_task = 0
     mem_per_node_mb = mem_per_cpu_mb = nice = signal_number = signal_seconds = begin_time = umask = 0
-    time_limit_min = time_min = deadline = priority = sockets_per_node = cores_per_socket = 0
+    time_limit_min = time_min = deadline = priority = sockets_per_node = cores_per_socket = alloc_resp_port = 0
 
 
 @pytest.mark.parametrize(("field", "value", "strerror"), [
@@ -48,6 +48,7 @@ class Desc:
     ("time_min", (1 << 63) - 1, Strerror.INVALID_TIME_MIN),
     ("deadline", (1 << 63) - 1, Strerror.INVALID_TIME_VALUE),
     ("sockets_per_node", 70000, Strerror.BAD_NODE_CONFIG),
+    ("alloc_resp_port", 70000, Strerror.INVALID_ARGUMENT),
 ])
 def test_job_desc_numbers_out_of_range_are_refused(field: str, value: int, strerror: Strerror) -> None:
     desc = Desc()

@@ -32,7 +32,7 @@ CONTROLLER_LAYERS: tuple[tuple[str, frozenset[str]], ...] = (
     ("daemon", frozenset({"__init__", "daemon", "failover"})),
     ("rpc", frozenset({"servicer", "config_report", "metrics", "explain", "auth_tokens"})),
     ("shell", frozenset({"controller", "journal", "journal_replay", "accounting_outbox", "node_link", "notifier",
-                         "association_cache", "gpu_idle_actions", "job_notices", "shell_ports"})),
+                         "association_cache", "gpu_idle_actions", "job_notices", "shell_ports", "allocating_client"})),
     ("translate", frozenset({"convert", "job_env", "job_mail", "node_events", "job_info_cache"})),
     ("core", frozenset({"core", "job_control", "job_priorities", "node_reconcile", "partition_admin",
                         "reconfigure", "time_limit_update", "gpu_idle", "step_layout", "dependency_checks"})),
