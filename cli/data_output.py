@@ -109,7 +109,7 @@ def _scalar_lines(prefix: str, value: Any, continuation: int) -> list[str]:
     text = str(value)
     style = _style(text)
     if style == "double":
-        return [prefix + "!!str " + json.dumps(text, ensure_ascii=True)]
+        return [prefix + "!!str " + _double_quoted(text)]
     quote = "'" if style == "single" else ""
     return _fold(prefix + "!!str " + quote, text.replace("'", "''") if quote else text, quote, continuation)
 
@@ -118,17 +118,44 @@ def _quoted(key: str) -> str:
     """A mapping key: never folded (libyaml's simple keys)."""
     style = _style(key)
     if style == "double":
-        return json.dumps(key, ensure_ascii=True)
+        return _double_quoted(key)
     return f"'{key}'" if style == "single" else key
+
+
+_ESCAPES = {"\0": "0", "\a": "a", "\b": "b", "\t": "t", "\n": "n", "\v": "v", "\f": "f", "\r": "r",
+            "\x1b": "e", '"': '"', "\\": "\\", "\x85": "N", "\xa0": "_", "\u2028": "L", "\u2029": "P"}
+
+
+def _double_quoted(text: str) -> str:
+    """libyaml's double-quoted scalar without its unicode option (Slurm sets none): anything
+    outside printable ASCII escaped, as ``\\t``, ``\\xE9``, ``\\u20AC`` (upper-case hex)."""
+    out = []
+    for ch in text:
+        code = ord(ch)
+        if ch in _ESCAPES:
+            out.append("\\" + _ESCAPES[ch])
+        elif " " <= ch <= "~":
+            out.append(ch)
+        else:
+            out.append(f"\\x{code:02X}" if code <= 0xFF else f"\\u{code:04X}" if code <= 0xFFFF else f"\\U{code:08X}")
+    return '"' + "".join(out) + '"'
 
 
 def _fold(head: str, body: str, quote: str, continuation: int) -> list[str]:
     """libyaml's line breaking: a single space, once the line is past WIDTH and more text
-    follows, becomes a line break (a quoted scalar never breaks at its first or last character)."""
+    follows, becomes a line break (a quoted scalar never breaks at its first or last character);
+    a line break in a single-quoted scalar is written as an empty line, the text going on indented."""
     lines, line = [], head
     last = len(body) - 1
+    breaks = False
     for i, ch in enumerate(body):
-        if (ch == " " and len(line) > WIDTH and i + 1 <= last and body[i + 1] != " "
+        if ch == "\n":
+            lines += [line, ""] if not breaks else [line]
+            line, breaks = "", True
+            continue
+        if breaks:
+            line, breaks = " " * continuation, False
+        if (ch == " " and len(line) > WIDTH and i + 1 <= last and body[i + 1] not in " \n"
                 and (i == 0 or body[i - 1] != " ") and not (quote and i in (0, last))):
             lines.append(line)
             line = " " * continuation

@@ -147,12 +147,13 @@ def test_sacct_records_have_slurms_keys_order_and_types() -> None:
     from pyslurm_common.rpc import messages as pb
 
     real = {j["name"]: j for j in _oracle("sacct")[1]["jobs"]}
-    job = pb.JobInfo(job_id=218, name="runner", state="CANCELLED", cancelled=True, time_limit_min=10,
+    runner_id = real["runner"]["job_id"]
+    job = pb.JobInfo(job_id=runner_id, name="runner", state="CANCELLED", cancelled=True, time_limit_min=10,
                   eligible_time=1796315914, start_time=1796315917, end_time=1796315920, nodes="localhost", **BASE)
-    batch = pb.StepInfo(job_id=218, step_id="batch", name="batch", state="CANCELLED", exit_signal=15,
+    batch = pb.StepInfo(job_id=runner_id, step_id="batch", name="batch", state="CANCELLED", exit_signal=15,
                         start_time=1796315917, end_time=1796315921, nodes="localhost", num_cpus=1, num_tasks=1,
                         max_rss_kb=1244, max_rss_node="localhost", user_cpu_usec=3596)
-    held = pb.JobInfo(job_id=219, name="held", state="CANCELLED", cancelled=True, reason="JobHeldUser",
+    held = pb.JobInfo(job_id=runner_id + 1, name="held", state="CANCELLED", cancelled=True, reason="JobHeldUser",
                    end_time=1796315920, **BASE)
     ours = sacct_json.document([pb.JobRecord(cluster="anchor", job=job, steps=[batch], alloc_cpus=1),
                                 pb.JobRecord(cluster="anchor", job=held)], 1796316000)["jobs"]
@@ -162,3 +163,10 @@ def test_sacct_records_have_slurms_keys_order_and_types() -> None:
     step, real_step = ours[0]["steps"][0], real["runner"]["steps"][0]
     assert (step["step"], step["exit_code"], step["tres"]["allocated"]) == (
         real_step["step"], real_step["exit_code"], real_step["tres"]["allocated"])
+
+
+def test_a_line_break_in_a_single_quoted_scalar() -> None:
+    """What real squeue --yaml printed for --comment $'first line\\nsecond' (seen on the oracle):
+    the break becomes an empty line, the text goes on indented."""
+    lines = yaml_text([{"comment": "first line\nsecond"}]).splitlines()
+    assert lines[3:6] == ["  !!str comment: !!str 'first line", "", "    second'"]

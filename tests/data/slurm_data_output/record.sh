@@ -4,7 +4,8 @@
 # (../shared/slurm-oracle/README.md: up.sh, then `. etc/env.sh`), from the repository root:
 #   bash tests/data/slurm_data_output/record.sh
 # It submits a finished job, a running one, a held one with a long comment (YAML quoting and
-# folding), a held array and a held script with arguments, writes the documents here, cancels
+# folding), one with a non-ASCII name and a tab and a line break in its comment (escapes),
+# a held array and a held script with arguments, writes the documents here, cancels
 # what it submitted, and records their accounting once it stops changing.
 set -euo pipefail
 out=$(cd "$(dirname "$0")" && pwd)
@@ -17,6 +18,7 @@ while squeue -h -j "$done_job" 2>/dev/null | grep -q .; do sleep 1; done
 running=$(sbatch --parsable -J runner -o /dev/null -t 10 --wrap "sleep 120")
 while [ "$(squeue -h -j "$running" -o %T)" != RUNNING ]; do sleep 1; done
 held=$(sbatch --parsable -H -J held --comment "a comment long enough to be folded by the YAML emitter: it has #signs, colons: and 'quotes' in it" --wrap "sleep 1")
+quoted=$(sbatch --parsable -H -J "ünï" --comment $'café\ttab\nsecond line' -o /dev/null --wrap true)
 array=$(sbatch --parsable -H -a 1-3 -J arr -o /dev/null --wrap true)
 script=$(sbatch --parsable -H -J script ./job.sh first "second arg")
 sleep 2
@@ -28,7 +30,7 @@ scontrol show job "$running" > "$out/scontrol_job.txt"
 scontrol -d show job "$running" > "$out/scontrol_d_job.txt"
 scontrol show node > "$out/scontrol_node.txt"
 scontrol -d show node > "$out/scontrol_d_node.txt"
-scancel "$running" "$held" "$array" "$script"
+scancel "$running" "$held" "$quoted" "$array" "$script"
 # accounting records once they stop changing: finished, cancelled while running, cancelled pending
 while squeue -h -j "$running" 2>/dev/null | grep -q .; do sleep 1; done
 sleep 3
