@@ -117,6 +117,7 @@ def show_text(resv: pb.ReservationInfo, now: int, oneliner: bool = False) -> str
         f"EndTime={units.format_timestamp(resv.end_time)} Duration={_duration(resv)}",
         f"Nodes={_null(resv.nodes)} NodeCnt={resv.node_count} CoreCnt={resv.core_count} Features=(null) "
         f"PartitionName={_null(resv.partition)} Flags={resv.flags}",
+        *(f"  NodeName={node} CoreIDs={ids}" for node, ids in zip(resv.core_nodes, resv.core_ids)),
         f"TRES={resv.tres}",
         f"Users={_null(resv.users)} Groups=(null) Accounts={_null(resv.accounts)} Licenses={_null(resv.licenses)} "
         f"State={_state(resv, now)} BurstBuffer=(null) Watts=n/a",

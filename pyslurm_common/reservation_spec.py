@@ -6,7 +6,7 @@ scontrol checks the words before it asks the controller, and the controller chec
 is scontrol's (it prints it after `scontrol: error: `). Keys match by Slurm's unique prefixes
 (`res`, `st`, `e`, `d`, `u`, `a`, `nodes`, `nodec`, `p`, `fl`); a word without `=` that starts
 with `res` is the entity name and skipped. Keys Slurm has that pyslurm does not act on (Groups,
-CoreCnt, Features, TRES, Watts, BurstBuffer, MaxStartDelay, Skip) are refused, never accepted and
+Features, TRES, Watts, BurstBuffer, MaxStartDelay, Skip) are refused, never accepted and
 dropped. Flags: MAINT, OVERLAP, FLEX, IGNORE_JOBS, HOURLY, DAILY, WEEKLY, ANY_NODES (LICENSE_ONLY is
 its other name) (`+`/`-` add and remove on update); Slurm's WEEKDAY, WEEKEND, STATIC_ALLOC,
 PART_NODES, FIRST_CORES, TIME_FLOAT, PURGE_COMP, REPLACE, REPLACE_DOWN, NO_HOLD_JOBS_AFTER_END and
@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .bounds import NODE_COUNT, OutOfRange
+from .bounds import NODE_COUNT, OutOfRange, Bound
 from .units import UNLIMITED, parse_datetime, parse_time_limit
 
 # Flag spellings as Slurm's parse_resv_flags matches them: (name, shortest prefix).
@@ -28,10 +28,12 @@ SUPPORTED_FLAGS = (("MAINT", "maintenance", 3), ("OVERLAP", "overlap", 1), ("FLE
 _UNSUPPORTED_FLAGS = ("WEEKDAY", "WEEKEND", "STATIC_ALLOC", "PART_NODES",
                       "FIRST_CORES", "TIME_FLOAT", "PURGE_COMP", "REPLACE", "REPLACE_DOWN",
                       "NO_HOLD_JOBS_AFTER_END", "MAGNETIC")
-_UNSUPPORTED_KEYS = (("Groups", 1), ("BurstBuffer", 2), ("MaxStartDelay", 2), ("CoreCnt", 5), ("CoreCount", 5),
-                     ("CPUCnt", 5), ("CPUCount", 5), ("Features", 2), ("TRES", 1), ("Watts", 1))
+_UNSUPPORTED_KEYS = (("Groups", 1), ("BurstBuffer", 2), ("MaxStartDelay", 2), ("Features", 2), ("TRES", 1),
+                     ("Watts", 1))
 CREATED = "No reservation created."     # how each message of create / update ends
 UPDATED = "No reservation update."
+CORE_COUNT = Bound("core count", 0, 1 << 20)
+_MAX_CORE_COUNTS = 65536      # per-node counts in one CoreCnt=
 # Slurm stores an unlimited Duration as a year.
 UNLIMITED_DURATION_MIN = 365 * 24 * 60
 
@@ -54,6 +56,7 @@ class ReservationSpec:
     node_count: int | None = None
     partition: str | None = None
     licenses: str | None = None           # Licenses= as written (the controller checks it)
+    core_counts: tuple[int, ...] | None = None   # CoreCnt=N (a total) or N,M,... (per node of Nodes=)
     flags_added: tuple[str, ...] = field(default=())
     flags_removed: tuple[str, ...] = field(default=())
 
@@ -112,7 +115,9 @@ def _key(tag: str, word: str, outcome: str) -> str:
                                 ("end_time", "EndTime", 1), ("duration_min", "Duration", 1),
                                 ("node_count", "NodeCnt", 5), ("node_count", "NodeCount", 5),
                                 ("nodes", "Nodes", 5), ("partition", "PartitionName", 1),
-                                ("licenses", "Licenses", 2)):
+                                ("licenses", "Licenses", 2), ("core_counts", "CoreCnt", 5),
+                                ("core_counts", "CoreCount", 5), ("core_counts", "CPUCnt", 5),
+                                ("core_counts", "CPUCount", 5)):
         if _matches(tag, full, shortest):
             return key
     for full, shortest in _UNSUPPORTED_KEYS:
@@ -138,6 +143,14 @@ def _value(key: str, value: str, word: str, now: int, outcome: str) -> object:
         except ValueError:
             raise SpecError(f"Invalid duration {word}.  {outcome}") from None
         return UNLIMITED_DURATION_MIN if minutes == UNLIMITED else minutes
+    if key == "core_counts":     # scontrol's state_control_parse_resv_corecnt, bounded
+        items = value.split(",")
+        if len(items) > _MAX_CORE_COUNTS:
+            raise SpecError(f"Invalid core count {value}")
+        try:
+            return tuple(CORE_COUNT.parse(item.lstrip("+")) for item in items)
+        except OutOfRange:
+            raise SpecError(f"Invalid core count {value}") from None
     if key == "node_count":
         try:
             return NODE_COUNT.parse(value)
@@ -158,7 +171,8 @@ def creation_problem(spec: ReservationSpec) -> str | None:
         return f"StartTime + Duration does not equal EndTime.  {outcome}"
     if spec.end_time is not None and spec.start_time > spec.end_time:
         return f"Start time cannot be after end time.  {outcome}"
-    if not spec.nodes and not spec.node_count and spec.partition is None and not spec.licenses:
+    if not spec.nodes and not spec.node_count and spec.partition is None and not spec.licenses \
+            and not any(spec.core_counts or ()):
         return f"CoreCnt, Nodes, NodeCnt, BurstBuffer, Licenses or Watts must be specified.  {outcome}"
     if not spec.users and not spec.accounts:
         return f"Either Users/Groups and/or Accounts must be specified.  {outcome}"

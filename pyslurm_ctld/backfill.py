@@ -165,22 +165,24 @@ class _NodeTimeline:
             self._segments = segments
         return self._segments
 
-    def _free_from(self, first: int, end: int, need: Need) -> tuple[frozenset[int], int, frozenset[int]]:
-        """CPU ids, memory and GPUs free from segment `first` until `end`; stops early once it is
-        clear they are too few for `need`."""
+    def _free_from(self, first: int, end: int, need: Need,
+                   off: frozenset[int] = frozenset()) -> tuple[frozenset[int], int, frozenset[int]]:
+        """CPU ids (but `off`, a core reservation's fence), memory and GPUs free from segment
+        `first` until `end`; stops early once it is clear they are too few for `need`."""
         segments = self.segments()
         seg = segments[first]
-        cpus, memory, gpus = seg.cpu_ids, seg.memory_mb, seg.gpus
+        cpus, memory, gpus = seg.cpu_ids - off, seg.memory_mb, seg.gpus
         for seg in segments[first + 1:]:
             if seg.time >= end or len(cpus) < need.cpus_per_node or memory < need.memory_mb_per_node:
                 break
             cpus, memory, gpus = cpus & seg.cpu_ids, min(memory, seg.memory_mb), gpus & seg.gpus
         return cpus, memory, gpus
 
-    def _fit(self, need: Need, first: int, end: int) -> tuple[tuple[int, ...], tuple[int, ...], int] | None:
+    def _fit(self, need: Need, first: int, end: int,
+             off: frozenset[int] = frozenset()) -> tuple[tuple[int, ...], tuple[int, ...], int] | None:
         """The lowest CPU ids and GPU indices one node of `need` would hold from segment `first`
         until `end`, and how many CPUs would stay free beside it; None when it does not fit."""
-        cpus, memory, gpus = self._free_from(first, end, need)
+        cpus, memory, gpus = self._free_from(first, end, need, off)
         if len(cpus) < need.cpus_per_node or memory < need.memory_mb_per_node:
             return None
         if not self._users_allow(need, self.segments()[first].time, end):
@@ -198,13 +200,14 @@ class _NodeTimeline:
             gpu_ids = tuple(usable[:need.gpus_per_node])
         return tuple(sorted(cpus)[:need.cpus_per_node]), gpu_ids, len(cpus) - need.cpus_per_node
 
-    def fit_at(self, need: Need, start: int, end: int) -> tuple[tuple[int, ...], tuple[int, ...], int] | None:
+    def fit_at(self, need: Need, start: int, end: int,
+               off: frozenset[int] = frozenset()) -> tuple[tuple[int, ...], tuple[int, ...], int] | None:
         """`_fit` for a job beginning at `start` (any time from now on)."""
         first = max(0, bisect_right([seg.time for seg in self.segments()], start) - 1)
-        return self._fit(need, first, end)
+        return self._fit(need, first, end, off)
 
-    def earliest(self, need: Need, end_of: Callable[[int], int],
-                 horizon: int) -> tuple[int, tuple[tuple[int, ...], tuple[int, ...], int]] | None:
+    def earliest(self, need: Need, end_of: Callable[[int], int], horizon: int,
+                 off: frozenset[int] = frozenset()) -> tuple[int, tuple[tuple[int, ...], tuple[int, ...], int]] | None:
         """The first time, up to `horizon`, at which one node of `need` fits here until `end_of` it,
         and what it would get then (`_fit`). A job may begin at any segment's beginning: in the
         middle of one it would find no more than at its beginning."""
@@ -214,7 +217,7 @@ class _NodeTimeline:
             if len(seg.cpu_ids) < need.cpus_per_node or seg.memory_mb < need.memory_mb_per_node \
                     or len(seg.gpus) < need.gpus_per_node:
                 continue
-            fit = self._fit(need, index, end_of(seg.time))
+            fit = self._fit(need, index, end_of(seg.time), off)
             if fit is not None:
                 return seg.time, fit
         return None
@@ -230,7 +233,7 @@ class Backfill:
         self.horizon = now + policy.window_s
         self.tested = 0
         self._nodes = {name: _NodeTimeline(cap, now) for name, cap in nodes.items() if cap.usable}
-        self._earliest: dict[tuple[str, Need, int], tuple[int, int | None]] = {}   # per node version
+        self._earliest: dict[tuple[str, Need, int, frozenset[int]], tuple[int, int | None]] = {}   # per node version
         self._queues: dict[tuple[str, Need, int], _NodeQueue] = {}
         self._changed: list[str] = []     # every booking's nodes, in order: what queues must re-read
         self._ends = {job.job_id: job.end_time for job in running}   # as expected, before rounding
@@ -273,16 +276,18 @@ class Backfill:
 
     # ---- placement --------------------------------------------------------------------
 
-    def _earliest_on(self, name: str, need: Need, time_limit_min: int) -> int | None:
-        """The first time (within the window) this node alone fits one node of `need`."""
+    def _earliest_on(self, name: str, need: Need, time_limit_min: int,
+                     off: frozenset[int] = frozenset()) -> int | None:
+        """The first time (within the window) this node alone fits one node of `need`, but for
+        the CPU ids `off`."""
         timeline = self._nodes[name]
-        key = (name, need, time_limit_min)
+        key = (name, need, time_limit_min, off)
         cached = self._earliest.get(key)
         if cached is not None and cached[0] == timeline.version:
             return cached[1]
         found = None
         if could_ever_fit(timeline.capacity, need):
-            first = timeline.earliest(need, lambda start: self.end_of(start, time_limit_min), self.horizon)
+            first = timeline.earliest(need, lambda start: self.end_of(start, time_limit_min), self.horizon, off)
             found = None if first is None else first[0]
         self._earliest[key] = (timeline.version, found)
         return found
@@ -319,15 +324,19 @@ class Backfill:
         return None
 
     def earliest(self, partition: str, need: Need, candidates: Sequence[str], time_limit_min: int,
-                 weights: Mapping[str, int]) -> tuple[int, Allocation] | None:
+                 weights: Mapping[str, int],
+                 cpus_off: Mapping[str, frozenset[int]] | None = None) -> tuple[int, Allocation] | None:
         """The earliest start of `need` on `candidates` (in preference order) and the allocation
-        it would get then, or None when it cannot start within the window."""
-        if need.nodes == 1 and not need.required:
+        it would get then, or None when it cannot start within the window. `cpus_off`: CPU ids a
+        core reservation keeps the job off (such a job is placed node by node, not by the queues)."""
+        off = cpus_off or {}
+        if need.nodes == 1 and not need.required and not off:
             return self._first_node(partition, need, candidates, time_limit_min, weights)
         usable = [n for n in need.candidates(candidates) if n in self._nodes]
         if not set(need.required) <= set(usable):
             return None
-        firsts = {n: t for n in usable if (t := self._earliest_on(n, need, time_limit_min)) is not None}
+        firsts = {n: t for n in usable
+                  if (t := self._earliest_on(n, need, time_limit_min, off.get(n, frozenset()))) is not None}
         if len(firsts) < need.nodes:
             return None
         # Several nodes must be free at one common time: try every time at which what is free
@@ -337,16 +346,17 @@ class Backfill:
                         if floor <= seg.time <= self.horizon})
         for start in times:
             end = self.end_of(start, time_limit_min)
-            fitting = [n for n in firsts if self._nodes[n].fit_at(need, start, end) is not None]
+            fitting = [n for n in firsts if self._nodes[n].fit_at(need, start, end, off.get(n, frozenset())) is not None]
             if len(fitting) >= need.nodes and set(need.required) <= set(fitting):
-                return start, self._allocation(need, fitting, start, time_limit_min, weights, usable)
+                return start, self._allocation(need, fitting, start, time_limit_min, weights, usable, off)
         return None
 
     def _allocation(self, need: Need, fitting: list[str], start: int, time_limit_min: int,
-                    weights: Mapping[str, int], order: list[str]) -> Allocation:
+                    weights: Mapping[str, int], order: list[str], off: Mapping[str, frozenset[int]]) -> Allocation:
         end = self.end_of(start, time_limit_min)
         position = {n: i for i, n in enumerate(order)}
-        fits = {n: fit for n in fitting if (fit := self._nodes[n].fit_at(need, start, end)) is not None}
+        fits = {n: fit for n in fitting
+                if (fit := self._nodes[n].fit_at(need, start, end, off.get(n, frozenset()))) is not None}
         # The -w nodes, then as the main pass chooses: lowest weight, then best fit (fewest CPUs
         # left beside it).
         chosen = sorted(fits, key=lambda n: (n not in need.required, weights.get(n, 1), fits[n][2],
@@ -371,12 +381,13 @@ class Backfill:
         return tuple(sorted(seen.values(), key=lambda h: (h.end_time, h.job_id)))
 
     def place(self, options: Sequence[tuple[str, Sequence[str], Need]], time_limit_min: int,
-              weights: Mapping[str, int]) -> tuple[str, int, Allocation] | None:
+              weights: Mapping[str, int],
+              cpus_off: Mapping[str, frozenset[int]] | None = None) -> tuple[str, int, Allocation] | None:
         """Where and when a job (one array task) starts earliest among its partitions' `options`
         (name, nodes, need): (partition, start time, allocation), or None beyond the window."""
         best: tuple[str, int, Allocation] | None = None
         for partition, nodes, need in options:
-            found = self.earliest(partition, need, nodes, time_limit_min, weights)
+            found = self.earliest(partition, need, nodes, time_limit_min, weights, cpus_off)
             if found is not None and (best is None or found[0] < best[1]):
                 best = (partition, found[0], found[1])
                 if found[0] == self.now:

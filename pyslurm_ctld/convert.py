@@ -14,7 +14,7 @@ from pyslurm_common.bounds import GPU_COUNT, check_fields
 from pyslurm_common.errors import SlurmError, Strerror
 from pyslurm_common.filename_pattern import PatternContext, resolve
 from pyslurm_common.gres import GPU, GresError, format_gres_used, parse_gpu_option, parse_gres, parse_gres_request
-from pyslurm_common.hostlist import HostlistError, compress, expand
+from pyslurm_common.hostlist import HostlistError, compress, compress_numbers, expand
 from pyslurm_common.rpc import ctld_pb2, dbd_pb2, types_pb2
 
 from .backfill import Reservation
@@ -204,11 +204,20 @@ def reservation_info(record: ReservationRecord, nodes: dict[str, NodeRecord], no
     next occurrence)."""
     start, end = record.window(now)
     configs = [nodes[n].config for n in record.nodes if n in nodes]
+    if record.cpu_ids:     # CoreCnt=: its cores (ThreadsPerCore CPU ids each), not whole nodes
+        cpus = sum(len(ids) for ids in record.cpu_ids)
+        cores = sum(len(ids) // max(1, c.threads_per_core) for ids, c in zip(record.cpu_ids, configs))
+    else:
+        cpus, cores = sum(c.cpus for c in configs), sum(c.sockets * c.cores_per_socket for c in configs)
     return ctld_pb2.ReservationInfo(
         name=record.name, start_time=start, end_time=end, nodes=compress(record.nodes) if record.nodes else "",
-        node_count=len(record.nodes), core_count=sum(c.sockets * c.cores_per_socket for c in configs),
+        node_count=len(record.nodes), core_count=cores,
         partition=record.partition, flags=",".join(record.flags), users=",".join(record.users),
-        accounts=",".join(record.accounts), tres=f"cpu={sum(c.cpus for c in configs)}", licenses=record.licenses)
+        accounts=",".join(record.accounts), tres=f"cpu={cpus}", licenses=record.licenses,
+        # slurmctld lists a core reservation's cores only while it is in force
+        core_nodes=record.nodes if record.cpu_ids and record.active(now) else (),
+        core_ids=[compress_numbers(sorted({cpu // max(1, c.threads_per_core) for cpu in ids}))
+                  for ids, c in zip(record.cpu_ids, configs)] if record.cpu_ids and record.active(now) else ())
 
 
 def reservation_record(record: ReservationRecord, nodes: dict[str, NodeRecord], cluster: str, deleted: bool,

@@ -32,6 +32,7 @@ class ReservationRecord:
     partition: str = ""
     flags: tuple[str, ...] = ()     # in FLAG_ORDER
     licenses: str = ""              # Licenses=, "name:count,..." ("" none): held from jobs outside it
+    cpu_ids: tuple[tuple[int, ...], ...] = ()   # CoreCnt=: the CPU ids of its cores on each node; () whole nodes
 
     @property
     def period(self) -> int:
@@ -85,7 +86,12 @@ class ReservationRecord:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> "ReservationRecord":
-        return cls(**{**data, **{key: tuple(data[key]) for key in ("nodes", "users", "accounts", "flags")}})
+        return cls(**{**data, **{key: tuple(data[key]) for key in ("nodes", "users", "accounts", "flags")},
+                      "cpu_ids": tuple(tuple(ids) for ids in data.get("cpu_ids", ()))})
+
+    def reserved_cpus(self) -> dict[str, frozenset[int]]:
+        """Node -> the CPU ids a core reservation holds there ({} for a whole-node one)."""
+        return {node: frozenset(ids) for node, ids in zip(self.nodes, self.cpu_ids)}
 
 
 def _listed(names: tuple[str, ...], name: str) -> bool:

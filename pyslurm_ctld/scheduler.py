@@ -182,6 +182,18 @@ class _Free:
         self._hold_for_user(name, need)
         return cpu_ids, gpu_ids
 
+    def mask(self, cpus_off: Mapping[str, frozenset[int]]) -> dict[str, frozenset[int]]:
+        """Keep these CPU ids off for one job (a core reservation's fence); what was free of
+        them, for `unmask` to give back once the job is placed."""
+        masked = {name: self.cpus[name] & ids for name, ids in cpus_off.items() if name in self.cpus}
+        for name, ids in masked.items():
+            self.cpus[name] = self.cpus[name] - ids
+        return masked
+
+    def unmask(self, masked: Mapping[str, frozenset[int]]) -> None:
+        for name, ids in masked.items():
+            self.cpus[name] = self.cpus[name] | ids
+
     def claim(self, allocation: Allocation, need: Need) -> None:
         """Withdraw what backfill started or reserved (a reservation's ids may be busy now: then
         nothing changes for them; its memory, and its user's hold for --exclusive=user, are
@@ -271,6 +283,8 @@ def schedule(pending: Iterable[Job], nodes: Mapping[str, NodeCapacity],
             decisions.append(Pend(job.job_id, rest_reason or Reason.ARRAY_TASK_LIMIT))
             continue
         waits_for: Reason | None = None
+        fence = fences.get(job.job_id) if fences else None
+        masked = free.mask(fence.cpus_off) if fence is not None and fence.cpus_off else {}
         for part, need in usable:
             if part.name in blocked:
                 waits_for = waits_for or Reason.PRIORITY
@@ -303,7 +317,9 @@ def schedule(pending: Iterable[Job], nodes: Mapping[str, NodeCapacity],
         expected: Reservation | None = None
         if tasks and backfill is not None and backfill.tested < backfill.policy.max_job_test \
                 and waits_for in (None, Reason.RESOURCES, Reason.PRIORITY):
-            tasks, expected = _backfill(job, tasks, usable, backfill, free, decisions, len(names) > 1, limits)
+            tasks, expected = _backfill(job, tasks, usable, backfill, free, decisions, len(names) > 1, limits,
+                                        fence.cpus_off if fence is not None else {})
+        free.unmask(masked)
         if tasks:
             decisions.append(Pend(job.job_id, waits_for or Reason.RESOURCES, expected))
         elif rest_reason is not None:
@@ -341,22 +357,24 @@ def _within_limits(job: Job, usable: list[tuple[PartitionView, Need]], limits: L
 
 def _backfill(job: Job, tasks: Sequence[int | None], usable: list[tuple[PartitionView, Need]],
               backfill: Backfill, free: _Free, decisions: list[Decision], several: bool,
-              limits: LimitGate | None) -> tuple[Sequence[int | None], Reservation | None]:
+              limits: LimitGate | None,
+              cpus_off: Mapping[str, frozenset[int]]) -> tuple[Sequence[int | None], Reservation | None]:
     """Start what of a waiting job delays no reservation ahead of it, and reserve the rest at its
     earliest start: the tasks still pending, and the reservation of the first of them. A task
-    the accounting limits stop (the array's earlier starts count) is neither started nor reserved."""
+    the accounting limits stop (the array's earlier starts count) is neither started nor reserved.
+    `cpus_off`: the CPU ids a core reservation's fence keeps the job off."""
     backfill.tested += 1
     limit = job.request.time_limit_min
     for index, task in enumerate(tasks):
         within = usable if limits is None else [
             (part, need) for part, need in usable if limits.blocked(job, part.name, need.tres) is None]
         options = [(part.name, part.nodes, need) for part, need in within]
-        placed = backfill.place(options, limit, free.weights)
+        placed = backfill.place(options, limit, free.weights, cpus_off)
         if placed is None:
             return tasks[index:], None
         shortened = 0
         if placed[1] > backfill.now and job.request.time_min_min:
-            shortened, placed = _shortened(backfill, options, free, limit, job.request.time_min_min, placed)
+            shortened, placed = _shortened(backfill, options, free, limit, job.request.time_min_min, placed, cpus_off)
         partition, start, allocation = placed
         end = backfill.end_of(start, shortened or limit)
         placed_need = next(need for part, need in within if part.name == partition)
@@ -374,14 +392,15 @@ def _backfill(job: Job, tasks: Sequence[int | None], usable: list[tuple[Partitio
 
 
 def _shortened(backfill: Backfill, options: list[tuple[str, Sequence[str], Need]], free: _Free, limit: int,
-               time_min: int, placed: tuple[str, int, Allocation]) -> tuple[int, tuple[str, int, Allocation]]:
+               time_min: int, placed: tuple[str, int, Allocation],
+               cpus_off: Mapping[str, frozenset[int]]) -> tuple[int, tuple[str, int, Allocation]]:
     """--time-min: the longest limit from time_min up to (not including) the job's own with which
     it starts now, and where (Slurm's backfill shortens the limit so); (0, placed) when none does."""
     low, high = time_min, (limit - 1 if limit > 0 else backfill.policy.window_s // 60)
     best: tuple[int, tuple[str, int, Allocation]] = (0, placed)
     while low <= high:
         middle = (low + high) // 2
-        found = backfill.place(options, middle, free.weights)
+        found = backfill.place(options, middle, free.weights, cpus_off)
         if found is not None and found[1] == backfill.now:
             best, low = (middle, found), middle + 1
         else:

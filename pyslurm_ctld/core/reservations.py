@@ -14,7 +14,6 @@ from __future__ import annotations
 import dataclasses
 
 from pyslurm_common.errors import SlurmError, Strerror
-from pyslurm_common.hostlist import HostlistError, expand
 from pyslurm_common.licenses import format_licenses, parse_licenses, request_valid
 from pyslurm_common.reservation_spec import CREATED, UPDATED, ReservationSpec, SpecError, creation_problem, parse_words
 from pyslurm_common.units import UNLIMITED
@@ -23,6 +22,7 @@ from ..events import JobReservationChanged, JobTimedOut, ReservationDeleted, Res
 from ..job import JobRequest, JobState
 from ..reservations import ReservationRecord, ordered_flags
 from .access import known_job, owned_job
+from .reservation_cores import listed_nodes, place_cores
 from .state import ClusterState
 
 _FOREVER = 1 << 62
@@ -42,16 +42,22 @@ def creation(state: ClusterState, words: list[str], operator: bool, user_name: s
     end = spec.end_time if spec.end_time is not None else spec.start_time + (spec.duration_min or 0) * 60
     flags = set(spec.flags_added)
     licenses = _licenses(state, spec.licenses or "")
-    nodes, node_flag = _nodes(state, spec, flags, spec.start_time, end, name)
+    partition, cpu_ids = spec.partition or "", ()
+    if any(spec.core_counts or ()):
+        cores = place_cores(state, spec, flags, spec.start_time, end, name)
+        nodes, node_flag, cpu_ids, partition = cores.nodes, cores.flag, cores.cpu_ids, cores.partition or partition
+    else:
+        nodes, node_flag = _nodes(state, spec, flags, spec.start_time, end, name)
     if not nodes and not licenses:
         # ANY_NODES without nodes holds licenses only (slurmctld: "expected to be one of Licenses ...").
         raise SlurmError(Strerror.INVALID_RESERVATION)
     record = ReservationRecord(
         name=name, reservation_id=1 + max((r.reservation_id for r in state.reservations.values()), default=0),
         start_time=spec.start_time, end_time=end, nodes=nodes, users=spec.users or (),
-        accounts=spec.accounts or (), partition=spec.partition or "",
-        flags=ordered_flags(flags | ({node_flag} if node_flag else set())), licenses=licenses)
-    _check_conflicts(state, record, now)
+        accounts=spec.accounts or (), partition=partition,
+        flags=ordered_flags(flags | ({node_flag} if node_flag else set())), licenses=licenses, cpu_ids=cpu_ids)
+    if not cpu_ids:     # place_cores took only cores free of jobs and other reservations
+        _check_conflicts(state, record, now)
     return ReservationSaved(record, now)
 
 
@@ -70,22 +76,32 @@ def update(state: ClusterState, name: str, words: list[str], operator: bool, now
     if start > end:
         raise SlurmError(Strerror.INVALID_TIME_VALUE)
     flags = (set(old.flags) | set(spec.flags_added)) - set(spec.flags_removed)
-    nodes = old.nodes
-    if spec.nodes is not None or spec.node_count is not None or spec.partition is not None:
+    nodes, cpu_ids = old.nodes, old.cpu_ids
+    if any(spec.core_counts or ()):
+        respec = dataclasses.replace(spec, nodes=spec.nodes if spec.nodes is not None else
+                                     (",".join(old.nodes) if "SPEC_NODES" in old.flags else None),
+                                     partition=spec.partition if spec.partition is not None else
+                                     (old.partition or None))
+        cores = place_cores(state, respec, flags - {"SPEC_NODES"}, start, end, name)
+        flags = (flags - {"SPEC_NODES", "ALL_NODES", "PART_NODES"}) | ({cores.flag} if cores.flag else set())
+        nodes, cpu_ids = cores.nodes, cores.cpu_ids
+    elif spec.nodes is not None or spec.node_count is not None or spec.partition is not None:
         respec = dataclasses.replace(spec, partition=spec.partition if spec.partition is not None else
                                      (old.partition or None))
         flags -= {"SPEC_NODES", "ALL_NODES", "PART_NODES"}
         nodes, node_flag = _nodes(state, respec, flags, start, end, name)
         flags |= {node_flag} if node_flag else set()
+        cpu_ids = ()
     record = dataclasses.replace(
-        old, start_time=start, end_time=end, nodes=nodes, flags=ordered_flags(flags),
+        old, start_time=start, end_time=end, nodes=nodes, flags=ordered_flags(flags), cpu_ids=cpu_ids,
         users=old.users if spec.users is None else spec.users,
         accounts=old.accounts if spec.accounts is None else spec.accounts,
         partition=old.partition if spec.partition is None else spec.partition,
         licenses=old.licenses if spec.licenses is None else _licenses(state, spec.licenses))
     if not record.users and not record.accounts:
         raise SlurmError(Strerror.INVALID_ARGUMENT, "Reservation request lacks users, groups or accounts")
-    _check_conflicts(state, record, now)
+    if not record.cpu_ids:     # a core reservation's cores were checked as they were placed
+        _check_conflicts(state, record, now)
     return ReservationSaved(record, now)
 
 
@@ -201,13 +217,7 @@ def _nodes(state: ClusterState, spec: ReservationSpec, flags: set[str], start: i
             return state.partitions[spec.partition].nodes, "PART_NODES"
         return tuple(state.nodes), "ALL_NODES"
     if spec.nodes:
-        try:
-            names = tuple(expand(spec.nodes))
-        except HostlistError:
-            raise SlurmError(Strerror.INVALID_NODE_NAME) from None
-        if any(n not in state.nodes for n in names):
-            raise SlurmError(Strerror.INVALID_NODE_NAME)
-        return names, "SPEC_NODES"
+        return listed_nodes(state, spec.nodes), "SPEC_NODES"
     part = state.partitions.get(spec.partition) if spec.partition else \
         next((p for p in state.partitions.values() if p.is_default), None)
     if part is None:

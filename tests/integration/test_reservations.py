@@ -129,6 +129,27 @@ def test_a_flex_hourly_reservation(cluster: Cluster) -> None:
         cluster.run("scontrol", "delete", "ReservationName=flex", check=True)
 
 
+def test_a_core_reservation(cluster: Cluster) -> None:
+    """CoreCnt=1, laid out as real Slurm 22.05 shows it (its cores listed while in force); other
+    users' jobs use the node's other core, a job needing both waits for Resources (as there)."""
+    cluster.run("scontrol", "create", "reservation", "ReservationName=core", "StartTime=now", "Duration=30",
+                "Users=alice", "CoreCnt=1", check=True)
+    try:
+        shown = cluster.run("scontrol", "show", "res", "core", check=True).stdout
+        assert "   Nodes=node1 NodeCnt=1 CoreCnt=1 Features=(null) PartitionName=debug Flags=\n" \
+               "     NodeName=node1 CoreIDs=0\n   TRES=cpu=1\n" in shown
+        both = cluster.sbatch("-n2", "-w", "node1", "-o", "/dev/null", "--wrap", "true", user="bob")
+        wait_for(lambda: _reasons(cluster, both) == "Resources")
+        beside = cluster.sbatch("-n1", "-t", "1", "-w", "node1", "-o", "/dev/null", "--wrap", "true", user="bob")
+        inside = cluster.sbatch("--reservation=core", "-o", "/dev/null", "--wrap", "true", user="alice")
+        for job in (beside, inside):
+            cluster.wait_state(job, "COMPLETED", timeout=30)
+        assert cluster.job_field(inside, "N") == "node1" and cluster.job_field(both, "T") == "PENDING"
+    finally:
+        cluster.run("scontrol", "delete", "ReservationName=core", check=True)
+    cluster.wait_state(both, "COMPLETED", timeout=30)
+
+
 def test_refusals_in_real_slurms_words(cluster: Cluster) -> None:
     for args, user, stderr in (
             (("update", "ReservationName=nope", "Duration=5"), "alice",

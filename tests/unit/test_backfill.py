@@ -15,7 +15,7 @@ from pyslurm_common.config import ConfigError, load_config
 from pyslurm_ctld.backfill import FOREVER, Backfill, BackfillPolicy, RunningJob
 from pyslurm_ctld.job import Allocation, ArrayInfo, JobId, Reason
 from pyslurm_ctld.sched_params import scheduling_options
-from pyslurm_ctld.node_fit import NodeCapacity
+from pyslurm_ctld.node_fit import NodeCapacity, job_need
 from pyslurm_ctld.scheduler import Decision, PartitionView, Pend, Start, schedule
 
 from test_scheduler import by_name, job, node, partition
@@ -173,3 +173,15 @@ def test_bad_backfill_settings_are_fatal_with_their_name(tmp_path: Path, params:
     conf.write_text("ClusterName=c\nSlurmctldHost=h\nNodeName=n1 CPUs=1\nPartitionName=p Nodes=n1\n" + params)
     with pytest.raises(ConfigError, match="bf_window|bf_resolution|SchedulerType"):
         scheduling_options(load_config(conf))
+
+
+def test_a_core_reservations_fence_keeps_its_cpus_out_of_the_time_map() -> None:
+    nodes = by_name(node("n1"))
+    bf = Backfill(POLICY, nodes, [], NOW)
+    need = dataclasses.replace(job(1).request, num_tasks=2)
+    two, three = job_need(need, 0), job_need(dataclasses.replace(need, num_tasks=3), 0)
+    off = {"n1": frozenset({0, 1})}
+    placed = bf.place([("batch", ("n1",), two)], 10, {}, off)
+    assert placed is not None and placed[1] == NOW and placed[2].cpu_ids == ((2, 3),)
+    assert bf.place([("batch", ("n1",), three)], 10, {}, off) is None
+    assert bf.place([("batch", ("n1",), three)], 10, {}) is not None

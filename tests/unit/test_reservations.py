@@ -362,3 +362,38 @@ def test_reservation_licenses_are_checked_and_held_from_other_jobs(tmp_path: Pat
     assert mgr.jobs[short.job_id].state is JobState.RUNNING
     updated = reservations.update(mgr, "lic", ["Licenses=matlab:1"], True, NOW + 2)
     assert updated.record.licenses == "matlab:1"
+
+
+def test_core_reservations_hold_cores_not_nodes(tmp_path: Path) -> None:
+    """CoreCnt=: as real Slurm 22.05 showed (`CoreCnt=1` alone: NodeCnt=1 CoreCnt=1
+    PartitionName=debug Flags= TRES=cpu=1), its cores only; the rest of the node stays usable."""
+    mgr = make_manager(tmp_path)
+    assert parse_words(["CoreCnt=2,1"], NOW, "x").core_counts == (2, 1)
+    with pytest.raises(SpecError, match="^Invalid core count 2x$"):
+        parse_words(["corec=2x"], NOW, "x")
+    busy = run_job(mgr, now=NOW, num_tasks=2, time_limit_min=-1, partition="long")    # n1's CPUs 0-1
+    held = create(mgr, "Res=c", "StartTime=now", "Duration=60", "Users=alice", "CoreCnt=3")
+    assert (held.nodes, held.cpu_ids, held.partition, held.flags) == (("n1", "n2"), ((2, 3), (0,)), "debug", ())
+    info = convert.reservation_info(held, mgr.nodes, NOW)
+    assert (info.nodes, info.node_count, info.core_count, info.tres, info.flags) == ("n[1-2]", 2, 3, "cpu=3", "")
+    assert "Flags=\n     NodeName=n1 CoreIDs=2-3\n     NodeName=n2 CoreIDs=0\n   TRES=cpu=3\n" in \
+        cli_reservations.show_text(info, NOW)         # in force: its cores listed, as slurm_sprint_reservation_info
+    later = convert.reservation_info(held, mgr.nodes, NOW - 10)
+    assert "Flags=\n   TRES=cpu=3\n" in cli_reservations.show_text(later, NOW - 10)
+    spread = create(mgr, "Res=s", "StartTime=now", "Duration=60", "Users=bob", "CoreCnt=3", "Nodes=n2")
+    assert (spread.cpu_ids, spread.flags) == (((1, 2, 3),), ("SPEC_NODES",))
+    assert error_of(create, mgr, "Res=x", "StartTime=now", "Duration=60", "Users=bob", "CoreCnt=9",
+                    "Nodes=n2").strerror == Strerror.STEP_NODES_BUSY
+    assert error_of(create, mgr, "Res=w", "StartTime=now", "Duration=60", "Users=bob",
+                    "Nodes=n2").strerror == Strerror.RESERVATION_OVERLAP        # a whole-node one may not
+    outsider = submit(mgr, now=NOW, uid=1001, num_tasks=4, required_nodes=("n2",))   # n2's 4 unreserved CPUs
+    member = submit(mgr, now=NOW, reservation="c", num_tasks=2)                       # n1's 2, n2's 1: fits 2
+    greedy = submit(mgr, now=NOW, reservation="c", num_tasks=2, required_nodes=("n2",))   # n2 has 1 of its cores
+    schedule(mgr, NOW + 1)
+    assert mgr.jobs[outsider.job_id].allocation.cpu_ids == ((4, 5, 6, 7),)      # type: ignore[union-attr]
+    assert mgr.jobs[member.job_id].allocation.cpu_ids == ((2, 3),)              # type: ignore[union-attr]
+    assert mgr.jobs[greedy.job_id].state is JobState.PENDING
+    assert busy.state is JobState.RUNNING
+    updated = reservations.update(mgr, "s", ["CoreCnt=1"], True, NOW + 2)
+    assert updated.record.cpu_ids == ((1,),)
+    assert ReservationRecord.from_dict(updated.record.to_dict()) == updated.record
