@@ -79,8 +79,6 @@ def srun(args: Sequence[str]) -> None:
     if multi_prog and "bcast" in values:
         die("--bcast with --multi-prog is not supported by pyslurm")
     bcast = srun_bcast.plan(values, argv, job_options.work_dir(values))
-    if bcast and made_job:   # the copy is a step of the job, and a job srun makes ends with its first step
-        die("--bcast outside an allocation is not supported by pyslurm: use it inside sbatch or salloc")
     wait_seconds(values)
     binding_environment(values)   # --cpu-bind/--gpu-bind are checked before any job is made
     if verbose:
@@ -95,6 +93,8 @@ def srun(args: Sequence[str]) -> None:
         test_only(PROG, allocation_desc(values, argv, os.environ))
     if made_job:
         desc = allocation_desc(values, argv, os.environ)
+        if bcast:   # the copy is a step of its own, and a job srun makes ends with its first step:
+            desc.launcher = "salloc"   # this one ends when srun gives it back, as salloc's does
         add_submission_inputs(desc, values, PROG)
         job_id = allocation.submit(PROG, desc).job_id
         job = allocation.wait_until_started(PROG, job_id, bool(values.get("quiet")),
@@ -138,6 +138,8 @@ def srun(args: Sequence[str]) -> None:
         verbose_lines.say(PROG, verbose_lines.launch_lines(f"{job_id}.{reply.step_id}", reply.nodes,
                                                            [layout.ranks_of(i) for i in range(len(reply.nodes))]))
     code = _run_step(values, request, reply, listener, io_key)
+    if made_job and bcast:
+        allocation.release(job_id, exit_code=code)
     srun_scripts.run_epilog(values, argv, srun_scripts.job_variables(job_id, *job_nodes, reply.num_tasks, reply.step_id))
     raise SystemExit(code)
 

@@ -6,7 +6,8 @@ slurm_bcast_<job>.<step>_<node>, as Slurm names it. The copy is sbcast's (cli/sb
 the job write it, as the job's user) with --force and --preserve, to every node of the job. The
 controller creates and launches a step in one call, so a copy into a directory is written first
 under a name of srun's own (`staged`) and each node's stepd gives it the step's name before the
-first task runs it (pyslurm_d/task_exec.py).
+first task runs it (pyslurm_d/task_exec.py). Outside an allocation the copy is the job's first
+step, so srun's job ends when srun gives it back (as salloc's), not with that step.
 """
 from __future__ import annotations
 

@@ -112,8 +112,11 @@ def test_bcast_copies_the_executable_and_runs_the_copy(cluster: Cluster) -> None
     assert not list(work.glob(".slurm_bcast_*")), "a staged copy was left behind"
     missing = cluster.run("salloc", "srun", "--bcast", "no-such-program", user="bob")
     assert "srun: fatal: Can not execute no-such-program\n" in missing.stderr and missing.returncode == 1
-    outside = cluster.run("srun", "--bcast", "./prog", user="bob")
-    assert "--bcast outside an allocation is not supported by pyslurm" in outside.stderr
+    outside = cluster.run("srun", "-N1", f"--bcast={dest}", "./prog", user="bob")   # a job of its own
+    assert (outside.returncode, outside.stdout) == (0, f"bob runs {dest}\n"), outside.stderr
+    states = cluster.run("squeue", "-h", "-t", "all", "-u", "bob", "-n", "prog", "-o", "%T", user="bob").stdout
+    assert states.split() == ["COMPLETED"], states   # srun gave its job back when the step ended
+    os.unlink(dest)
 
 
 def pwd_uid(user: str) -> int:
