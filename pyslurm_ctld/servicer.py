@@ -528,8 +528,9 @@ class ControllerServicer(ctld_pb2_grpc.ControllerServicer):
             event = step_creation(self.state, request.job_id, caller().uid, shape, name, tuple(request.argv),
                                   int(time.time()),
                                   request.resv_ports if request.HasField("resv_ports") else None)
-        except StepBusy:
-            return ctld_pb2.StepReply(job_id=request.job_id, busy=True, busy_reason=str(Strerror.STEP_NODES_BUSY))
+        except StepBusy as busy:   # CPUs held by other steps (a node name), or reserved ports (its Strerror)
+            why = busy.args[0] if busy.args and isinstance(busy.args[0], Strerror) else Strerror.STEP_NODES_BUSY
+            return ctld_pb2.StepReply(job_id=request.job_id, busy=True, busy_reason=str(why))
         spec = slurmd_pb2.TaskLaunch(
             argv=request.argv, environment=request.environment, work_dir=request.work_dir,
             io_host=request.io_host or srun_address(context.peer(), self.ctl.cfg.controller_addr),

@@ -43,6 +43,15 @@ def test_steps_sharing_a_node_get_different_ports(ports_cluster: Cluster) -> Non
     assert sorted(result.stdout.split("\n")[:2]) == ["A 12000-12001", "B 12002-12003"], result.stdout
 
 
+def test_a_step_waits_for_ports_held_by_another(ports_cluster: Cluster) -> None:
+    script = ("srun --overlap --resv-ports=3 sleep 4 & sleep 2; "
+              "srun --overlap --resv-ports=2 printenv SLURM_STEP_RESV_PORTS; wait")
+    result = ports_cluster.run("salloc", "-N1", "sh", "-c", script, user="bob")
+    assert result.returncode == 0, result.stderr
+    assert "step creation temporarily disabled, retrying (Required ports are in use)" in result.stderr, result.stderr
+    assert result.stdout == "12000-12001\n", result.stdout   # the first step's ports, once it ended
+
+
 def test_without_a_range_no_ports_and_slurms_refusal(cluster: Cluster) -> None:
     plain = cluster.run("srun", "printenv", "SLURM_STEP_RESV_PORTS", user="alice")
     assert (plain.returncode, plain.stdout) == (1, "")
