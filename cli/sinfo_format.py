@@ -348,7 +348,7 @@ LONG_NAMES: dict[str, str] = {
 
 def parse_format(fmt: str) -> LineFormat:
     """Parse ``-o/--format``; an unknown letter prints as written (Slurm 22.05 has no ``%#``)."""
-    return parse_percent_format(fmt, LETTERS, "node", literal_invalid=True)
+    return parse_percent_format(fmt, LETTERS, "node", invalid="literal")
 
 
 def parse_long_format(fmt: str) -> LineFormat:

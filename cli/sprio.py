@@ -55,6 +55,8 @@ def sprio(args: Sequence[str]) -> None:
             users=values.get("users") is not None))
     except FormatError as exc:
         die(str(exc))
+    for letter in line_format.unknown:   # reported, the listing goes on without it (exit 0)
+        print(f"{PROG}: error: Invalid job format specification: {letter}", file=sys.stderr)
     partitions = list_values(values.get("partition"))
     listed = [j for j in reply.jobs if partitions is None or j.partition in partitions]
     if (job_ids or names) and not listed and not values.get("weights"):

@@ -101,7 +101,8 @@ def default_format(weights: Weights, *, long: bool, normalized: bool, users: boo
 
 
 def parse_format(fmt: str) -> LineFormat:
-    return parse_percent_format(fmt, LETTERS, "job")
+    """An unknown letter is left out, its suffix too, and listed in ``unknown`` (Slurm 22.05's sprio)."""
+    return parse_percent_format(fmt, LETTERS, "job", invalid="drop")
 
 
 def _line(fmt: LineFormat, cell: Callable[[_Field], str]) -> str:

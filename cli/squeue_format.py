@@ -60,15 +60,16 @@ class LineFormat(NamedTuple):   # a NamedTuple: CLIs import it, and dataclasses 
 
 
 def parse_percent_format(
-    fmt: str, letters: Mapping[str, str], what: str, *, literal_invalid: bool = False
+    fmt: str, letters: Mapping[str, str], what: str, *, invalid: str = "raise"
 ) -> LineFormat:
     """Parse ``prefix%[.][size]<letter>suffix...``; *letters* maps letter -> field key.
 
     Slurm 22.05 cuts the format at every ``%`` and drops empty pieces (strtok), so ``%%x`` is
-    ``%x`` and a trailing ``%`` vanishes. An unknown letter raises
-    ``FormatError("Invalid <what> format specification: <c>")``, or, *literal_invalid* (squeue
-    and sinfo), becomes a column printing its piece as written (``%-4w|``) and is listed in
-    ``unknown`` (the letter, empty where the piece ends first) for the caller to report.
+    ``%x`` and a trailing ``%`` vanishes. An unknown letter is listed in ``unknown`` (the letter,
+    empty where the piece ends first) for the caller to report, and its piece, as Slurm 22.05's
+    commands do, *invalid* ``"literal"`` (squeue, sinfo): printed as written (``%-4w|``);
+    ``"drop"`` (sprio): left out, suffix and all; ``"raise"``: FormatError("Invalid <what>
+    format specification: <c>").
     """
     pieces = [piece for piece in fmt.split("%") if piece]
     prefix = pieces.pop(0) if pieces and not fmt.startswith("%") else ""
@@ -86,9 +87,10 @@ def parse_percent_format(
         letter = piece[i:i + 1]
         if letter and letter in letters:
             columns.append(Column(letters[letter], width or None, right, piece[i + 1:]))
-        elif literal_invalid:
+        elif invalid != "raise":
             unknown.append(letter)
-            columns.append(Column("", None, False, "%" + piece))
+            if invalid == "literal":
+                columns.append(Column("", None, False, "%" + piece))
         else:
             raise FormatError(f"Invalid {what} format specification: {letter or '%'}")
     return LineFormat(prefix, tuple(columns), tuple(unknown))
@@ -345,7 +347,7 @@ def parse_format(fmt: str) -> LineFormat:
     """Parse an ``-o/--format`` string (``%all`` = every letter joined by ``|``)."""
     if fmt.strip().lower() == "%all":
         fmt = "|".join("%" + c for c in ALL_LETTERS)
-    return parse_percent_format(fmt, LETTERS, "job", literal_invalid=True)
+    return parse_percent_format(fmt, LETTERS, "job", invalid="literal")
 
 
 def parse_long_format(fmt: str) -> LineFormat:
@@ -517,7 +519,7 @@ STEP_LONG_NAMES: dict[str, str] = {
 
 
 def parse_step_format(fmt: str) -> LineFormat:
-    return parse_percent_format(fmt, STEP_LETTERS, "job step", literal_invalid=True)
+    return parse_percent_format(fmt, STEP_LETTERS, "job step", invalid="literal")
 
 
 def parse_step_long_format(fmt: str) -> LineFormat:

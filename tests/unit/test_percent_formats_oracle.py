@@ -1,6 +1,7 @@
-"""squeue/sinfo -o against real Slurm 22.05's output for the same formats
+"""squeue/sinfo/sprio -o against real Slurm 22.05's output for the same formats
 (tests/data/slurm_formats/percent_formats.json, recorded by record.py beside it): unknown
-letters print as written with an error line each, `%%` and a trailing `%` vanish."""
+letters print as written (sprio: left out) with an error line each, `%%` and a trailing `%`
+vanish."""
 from __future__ import annotations
 
 import json
@@ -8,12 +9,17 @@ from pathlib import Path
 
 import pytest
 
-from cli import sinfo_format, squeue_format
+from cli import sinfo_format, sprio_format, squeue_format
+from pyslurm_common.rpc import messages as pb
 
 RECORDS = json.loads((Path(__file__).resolve().parents[1] / "data/slurm_formats/percent_formats.json").read_text())
 
 
 def _ours(command: str, fmt: str) -> tuple[str, str]:
+    if command == "sprio":
+        parsed = sprio_format.parse_format(fmt)
+        return (sprio_format.render(parsed, [], pb.PriorityWeights())[0],
+                "".join(f"sprio: error: Invalid job format specification: {c}\n" for c in parsed.unknown))
     if command == "sinfo":
         parsed = sinfo_format.parse_format(fmt)
         header = sinfo_format.render_groups(parsed, [], header=True)[0]

@@ -1,4 +1,5 @@
-"""Record how real Slurm 22.05 prints `-o` formats with unknown letters, `%%` and stray `%`.
+"""Record how real Slurm 22.05 prints `-o` formats with unknown letters, `%%` and stray `%`
+(squeue, squeue -s, sinfo, sprio: its header line; no job is pending in sprio's listing).
 
 Run with the oracle cluster up (../shared/slurm-oracle/README.md) and its env.sh sourced:
     python3 tests/data/slurm_formats/record.py > tests/data/slurm_formats/percent_formats.json
@@ -15,6 +16,7 @@ FORMATS = {
     "squeue -s": ["%i %y|%.3z", "%i|%-5N"],
     "sinfo": ["%P %y %w %5q|%", "%P%%y", "%P%%%D", "abc%P", "%P%", "%.10%", "%P|%-4D|", "%#P|%D", "%.#P|", "%5y",
               "%P %.y"],
+    "sprio": ["%i %z|%Y %.5%", "%i|%-4Y|", "%Z", "%i%%Y"],
 }
 
 
