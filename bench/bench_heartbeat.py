@@ -22,10 +22,10 @@ from pathlib import Path
 from typing import Callable, Iterable
 
 from bench_schedule import manager
-from pyslurm_ctld import node_reconcile
+from pyslurm_ctld.core import node_reconcile
 from pyslurm_ctld.core.state import ClusterState
 from pyslurm_ctld.core.topology import node_heartbeat
-from pyslurm_ctld.job import Job
+from pyslurm_ctld.model.job import Job
 
 
 def _per_heartbeat_us(mgr: ClusterState, jobs_of: Callable[[str], Iterable[Job]]) -> float:

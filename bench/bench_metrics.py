@@ -20,7 +20,7 @@ import time
 from pathlib import Path
 
 from pyslurm_common.rpc import ctld_pb2
-from pyslurm_ctld import metrics
+from pyslurm_ctld.rpc import metrics
 from pyslurm_ctld.core.scheduling import schedule_pass
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Victim selection of one scheduling pass (pyslurm_ctld/preemption.py `plan`, issue 5 item 6).
+"""Victim selection of one scheduling pass (pyslurm_ctld/sched/preemption.py `plan`, issue 5 item 6).
 
     /opt/pyslurm/bin/python bench/bench_preemption.py [--nodes 100,200,1000] [--pending 2000] [--repeat 3]
 
@@ -17,10 +17,10 @@ import statistics
 import time
 
 from pyslurm_common.preempt_conf import ModeSpec, PreemptConfig, PreemptMode
-from pyslurm_ctld.job import Allocation, Job, JobId, JobRequest, JobState, Reason
-from pyslurm_ctld.preemption import PartitionPreempt, Policy, plan
-from pyslurm_ctld.node_fit import NodeCapacity
-from pyslurm_ctld.scheduler import UNLIMITED, PartitionView, Pend
+from pyslurm_ctld.model.job import Allocation, Job, JobId, JobRequest, JobState, Reason
+from pyslurm_ctld.sched.preemption import PartitionPreempt, Policy, plan
+from pyslurm_ctld.sched.node_fit import NodeCapacity
+from pyslurm_ctld.sched.scheduler import UNLIMITED, PartitionView, Pend
 
 CPUS = 32
 REQUEST = JobRequest(

@@ -27,15 +27,15 @@ import time
 from pathlib import Path
 
 from pyslurm_common.config import load_config
-from pyslurm_ctld.associations import (AccountingUser, Association, AssociationLimits, AssociationSnapshot, Qos,
-                                       QosLimits)
+from pyslurm_ctld.model.associations import (AccountingUser, Association, AssociationLimits, AssociationSnapshot, Qos,
+                                             QosLimits)
 from pyslurm_ctld.core.admission import submission
 from pyslurm_ctld.core.apply import apply
 from pyslurm_ctld.core.priorities import priority_recalculation
 from pyslurm_ctld.core.scheduling import schedule_pass
 from pyslurm_ctld.core.state import ClusterState
 from pyslurm_ctld.core.topology import node_registered
-from pyslurm_ctld.job import JobRequest
+from pyslurm_ctld.model.job import JobRequest
 
 CPUS = 64
 MEMORY_MB = 256_000

@@ -22,7 +22,7 @@ from pathlib import Path
 from bench_schedule import _request, manager
 from pyslurm_ctld.core.admission import submission
 from pyslurm_ctld.core.apply import apply
-from pyslurm_ctld.job_table import active_weight
+from pyslurm_ctld.model.job_table import active_weight
 
 
 def main() -> None:

@@ -52,7 +52,7 @@ def response_port() -> int:
     """Slurm's allocation response port: a listener this srun/salloc keeps until it exits. The
     controller connects to it when it grants the allocation; a refusal there tells it the client
     is gone (killed while pending), and it ends the job instead of holding its nodes
-    (pyslurm_ctld/allocating_client.py). Nothing is read from it: the connection is the message."""
+    (pyslurm_ctld/shell/allocating_client.py). Nothing is read from it: the connection is the message."""
     if not _response_listener:   # every address of this host, IPv6 too: the controller uses the one we came from
         dual = socket.has_dualstack_ipv6()
         listener = socket.create_server(("", 0), family=socket.AF_INET6 if dual else socket.AF_INET,

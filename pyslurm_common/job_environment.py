@@ -1,7 +1,7 @@
 """The SLURM_* variables that describe a started job, built in one place for every caller.
 
 The controller gives them to a batch script and, in part, to every srun step's tasks
-(pyslurm_ctld/job_env.py adds what only it knows: the batch host, the step, the GPUs, array
+(pyslurm_ctld/translate/job_env.py adds what only it knows: the batch host, the step, the GPUs, array
 tasks); salloc gives them to its command (cli/allocation_env.py), from the job as the controller
 reports it. Each caller describes the job as `JobFacts`; the variable names and values are
 decided here only, so a batch script, an srun task and an salloc shell see the same words.

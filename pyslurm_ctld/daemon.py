@@ -26,9 +26,10 @@ from pyslurm_common.loop_supervisor import LoopDied, LoopSupervisor
 from pyslurm_common.rpc import ctld_pb2_grpc
 from pyslurm_common.rpc_auth import ServerAuth, Serving, Signer, make_server
 
-from . import failover, reconfigure
-from .controller import Controller
-from .journal import JournalError
+from . import failover
+from .core import reconfigure
+from .shell.controller import Controller
+from .shell.journal import JournalError
 
 log = logging.getLogger(__name__)
 PROG = "pyslurmctld"

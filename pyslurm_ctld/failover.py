@@ -36,9 +36,9 @@ from pyslurm_common.auth import CONTROLLER
 from pyslurm_common.rpc_client import signed_channel
 from pyslurm_common.rpc_auth import ServerAuth, Serving, Signer, caller, insecure_channel, make_server, translate_errors
 
-from .controller import Controller
+from .shell.controller import Controller
 from .core.access import is_privileged
-from .servicer import ControllerServicer
+from .rpc.servicer import ControllerServicer
 
 log = logging.getLogger(__name__)
 

@@ -19,9 +19,9 @@ from pyslurm_ctld.core.apply import apply
 from pyslurm_ctld.core.scheduling import schedule_pass
 from pyslurm_ctld.core.state import ClusterState
 from pyslurm_ctld.core.topology import node_registered
-from pyslurm_ctld.events import Account, BatchFinished, Effect
-from pyslurm_ctld.job import Job, JobId, JobRequest, JobState
-from pyslurm_ctld.nodes import NodeRecord
+from pyslurm_ctld.model.events import Account, BatchFinished, Effect
+from pyslurm_ctld.model.job import Job, JobId, JobRequest, JobState
+from pyslurm_ctld.model.nodes import NodeRecord
 
 _BASE_REQUEST = JobRequest(
     name="job", partition="", account="", qos="", min_nodes=1, num_tasks=1, cpus_per_task=1,

@@ -13,7 +13,7 @@ from collections.abc import Iterable
 from pyslurm_common.config import PartitionConfig
 from pyslurm_common.errors import SlurmError, Strerror
 
-from ..job import Job, JobId
+from ..model.job import Job, JobId
 from .state import ClusterState
 
 

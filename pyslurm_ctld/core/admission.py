@@ -13,14 +13,14 @@ from pyslurm_common.config import PartitionConfig
 from pyslurm_common.errors import SlurmError, Strerror
 from pyslurm_common.licenses import request_valid
 
-from .. import features
-from ..association_checks import charge
-from ..dependency_checks import DependencyChecks
-from ..events import JobSubmitted
-from ..job import ArrayInfo, Hold, Job, JobId, JobRequest, Reason
-from ..limits import default_time_limit, submit_refusal
-from ..node_fit import Need, job_need
-from ..nodes import NodeRecord
+from ..sched import features
+from ..sched.association_checks import charge
+from .dependency_checks import DependencyChecks
+from ..model.events import JobSubmitted
+from ..model.job import ArrayInfo, Hold, Job, JobId, JobRequest, Reason
+from ..sched.limits import default_time_limit, submit_refusal
+from ..sched.node_fit import Need, job_need
+from ..model.nodes import NodeRecord
 from . import reservations
 from .access import is_privileged
 from .state import ClusterState

@@ -11,20 +11,22 @@ import dataclasses
 import logging
 from typing import Any
 
-from .. import features, node_reconcile, preempt_transitions
-from ..events import (Account, AllocationReleased, ArrayTasksCancelled, ArrayTaskStarted, ArrayThrottleChanged,
-                      BatchFinished, BeginTimeChanged, DependencyChanged, Effect, Event, JobCancelled,
-                      JobChargeChanged, JobCpusChanged, JobDeadlineMissed, JobHoldChanged, JobIdsUsed, JobLost, JobPartitionChanged,
-                      JobPreempted, JobPriorityChanged, JobRequeued, JobRequeueRequested, JobResumed, JobsPurged,
-                      JobStarted, JobSubmitted, JobSuspended, JobTimedOut, JobTimeLimitChanged, Launch,
-                      NodeAdminChanged, NodeCreated, NodeFailed, NodesDeleted, PartitionEdited, ReservationDeleted,
-                      ReservationSaved, RecordReservation, JobReservationChanged, JobLicensesChanged,
-                      StepFinished,
-                      StepStarted, TellAllocatingClient, Terminate, UsageRecorded)
-from ..fairshare import Usage
-from ..job import Allocation, ArrayInfo, Hold, Job, JobId, JobState, Reason
-from ..job_steps import node_gone_from_steps, settled, step_part_ended, terminate_steps
-from ..states import transition
+from ..sched import features
+from . import node_reconcile
+from ..model import preempt_transitions
+from ..model.events import (Account, AllocationReleased, ArrayTasksCancelled, ArrayTaskStarted, ArrayThrottleChanged,
+                            BatchFinished, BeginTimeChanged, DependencyChanged, Effect, Event, JobCancelled,
+                            JobChargeChanged, JobCpusChanged, JobDeadlineMissed, JobHoldChanged, JobIdsUsed, JobLost, JobPartitionChanged,
+                            JobPreempted, JobPriorityChanged, JobRequeued, JobRequeueRequested, JobResumed, JobsPurged,
+                            JobStarted, JobSubmitted, JobSuspended, JobTimedOut, JobTimeLimitChanged, Launch,
+                            NodeAdminChanged, NodeCreated, NodeFailed, NodesDeleted, PartitionEdited, ReservationDeleted,
+                            ReservationSaved, RecordReservation, JobReservationChanged, JobLicensesChanged,
+                            StepFinished,
+                            StepStarted, TellAllocatingClient, Terminate, UsageRecorded)
+from ..sched.fairshare import Usage
+from ..model.job import Allocation, ArrayInfo, Hold, Job, JobId, JobState, Reason
+from ..model.job_steps import node_gone_from_steps, settled, step_part_ended, terminate_steps
+from ..model.states import transition
 from .state import ClusterState
 
 log = logging.getLogger(__name__)

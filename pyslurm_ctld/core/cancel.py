@@ -6,8 +6,8 @@ from __future__ import annotations
 from pyslurm_common.array_spec import JobSpec
 from pyslurm_common.errors import SlurmError, Strerror
 
-from ..events import ArrayTasksCancelled, Effect, Event, JobCancelled, SignalTasks
-from ..job import Job, JobId, JobState, Reason
+from ..model.events import ArrayTasksCancelled, Effect, Event, JobCancelled, SignalTasks
+from ..model.job import Job, JobId, JobState, Reason
 from .access import owned_job
 from .state import ClusterState
 

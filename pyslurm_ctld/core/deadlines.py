@@ -4,8 +4,8 @@ running job that reaches its deadline is ended the same way. Pure: state and `no
 """
 from __future__ import annotations
 
-from ..events import JobDeadlineMissed
-from ..job import Job, JobState
+from ..model.events import JobDeadlineMissed
+from ..model.job import Job, JobState
 from .state import ClusterState
 
 UNLIMITED = -1

@@ -5,8 +5,8 @@ the test that did it, rather than as a wrong squeue line later. Read-only; never
 """
 from __future__ import annotations
 
-from ..job import Job, JobState
-from ..job_table import active_weight, held_nodes
+from ..model.job import Job, JobState
+from ..model.job_table import active_weight, held_nodes
 from .state import ClusterState
 
 

@@ -10,15 +10,16 @@ from pyslurm_common.bounds import ARRAY_THROTTLE, CPUS_PER_TASK, CPU_COUNT, OutO
 from pyslurm_common.errors import SlurmError, Strerror
 from pyslurm_common.licenses import request_valid
 
-from .. import features, job_control
-from ..association_checks import charge
-from ..events import (ArrayThrottleChanged, BeginTimeChanged, DependencyChanged, JobChargeChanged, JobCpusChanged,
-                      JobHoldChanged, JobPartitionChanged, JobPriorityChanged, JobRequeueRequested, JobResumed,
-                      JobSuspended, JobTimeLimitChanged, JobLicensesChanged)
-from ..job import Hold, JobState
-from ..job_priorities import priority_update
-from ..node_fit import job_need
-from ..time_limit_update import new_time_limit
+from ..sched import features
+from . import job_control
+from ..sched.association_checks import charge
+from ..model.events import (ArrayThrottleChanged, BeginTimeChanged, DependencyChanged, JobChargeChanged, JobCpusChanged,
+                            JobHoldChanged, JobPartitionChanged, JobPriorityChanged, JobRequeueRequested, JobResumed,
+                            JobSuspended, JobTimeLimitChanged, JobLicensesChanged)
+from ..model.job import Hold, JobState
+from .job_priorities import priority_update
+from ..sched.node_fit import job_need
+from .time_limit_update import new_time_limit
 from .access import is_privileged, known_job, owned_job
 from .admission import check_node_lists, check_some_node_holds, def_mem_per_cpu, dependency_checks, resolve_partition
 from .state import ClusterState

@@ -10,10 +10,10 @@ from typing import Iterator
 
 from pyslurm_common.errors import SlurmError, Strerror
 
-from ..events import UsageRecorded
-from ..fairshare import ShareRow
-from ..job import Hold, JobState
-from ..priority import PriorityFactors
+from ..model.events import UsageRecorded
+from ..sched.fairshare import ShareRow
+from ..model.job import Hold, JobState
+from ..sched.priority import PriorityFactors
 from . import usage
 from .state import ClusterState
 

@@ -17,7 +17,7 @@ from pyslurm_common.errors import SlurmError, Strerror
 from pyslurm_common.hostlist import HostlistError, expand
 from pyslurm_common.reservation_spec import ReservationSpec
 
-from ..job import JobState
+from ..model.job import JobState
 from .state import ClusterState
 
 _FOREVER = 1 << 62

@@ -18,9 +18,9 @@ from pyslurm_common.licenses import format_licenses, parse_licenses, request_val
 from pyslurm_common.reservation_spec import CREATED, UPDATED, ReservationSpec, SpecError, creation_problem, parse_words
 from pyslurm_common.units import UNLIMITED
 
-from ..events import JobReservationChanged, JobTimedOut, ReservationDeleted, ReservationSaved
-from ..job import JobRequest, JobState
-from ..reservations import ReservationRecord, ordered_flags
+from ..model.events import JobReservationChanged, JobTimedOut, ReservationDeleted, ReservationSaved
+from ..model.job import JobRequest, JobState
+from ..model.reservations import ReservationRecord, ordered_flags
 from .access import known_job, owned_job
 from .reservation_cores import listed_nodes, place_cores
 from .state import ClusterState

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 
 from pyslurm_common.errors import SlurmError, Strerror
 
-from ..step_layout import StepBusy
+from .step_layout import StepBusy
 from .state import ClusterState
 
 MAX_PORTS = 0xFFFF

@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import dataclasses
 
-from .. import scheduler
-from ..events import Event
-from ..job import JobState
-from ..pass_plan import PassPlan, PassSnapshot, plan
+from ..sched import scheduler
+from ..model.events import Event
+from ..model.job import JobState
+from ..sched.pass_plan import PassPlan, PassSnapshot, plan
 from .admission import def_mem_per_cpu, dependency_checks
 from .state import ClusterState
 from .usage import node_capacity, node_usage

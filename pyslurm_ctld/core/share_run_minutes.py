@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from ..associations import AssociationSnapshot
-from ..fairshare import AssociationKey, key_of
-from ..job import Job, JobState
-from ..job_priorities import association_key
+from ..model.associations import AssociationSnapshot
+from ..sched.fairshare import AssociationKey, key_of
+from ..model.job import Job, JobState
+from .job_priorities import association_key
 
 TRES_ORDER = ("cpu", "mem", "energy", "node", "billing", "fs/disk", "vmem", "pages")
 

@@ -14,20 +14,21 @@ from typing import Iterable
 from pyslurm_common.config import NodeConfig, PartitionConfig, SlurmConfig
 from pyslurm_common.gres import gpu_slots, parse_gres
 
-from .. import partition_admin, preemption
-from ..associations import EMPTY, AssociationSnapshot
-from ..backfill import Reservation
-from ..events import (Event, JobIdsUsed, JobSubmitted, NodeAdminChanged, NodeCreated, PartitionEdited,
-                      ReservationSaved, UsageRecorded)
-from ..job import Job, JobId, JobState
-from ..job_priorities import JobPriorities
-from ..job_table import JobTable
-from ..nodes import NodeRecord
-from ..priority import PriorityContext
-from ..priority_settings import priority_settings
-from ..reservations import ReservationRecord
-from ..sched_params import scheduling_options
-from ..statistics import ControllerStats
+from . import partition_admin
+from ..sched import preemption
+from ..model.associations import EMPTY, AssociationSnapshot
+from ..sched.backfill import Reservation
+from ..model.events import (Event, JobIdsUsed, JobSubmitted, NodeAdminChanged, NodeCreated, PartitionEdited,
+                            ReservationSaved, UsageRecorded)
+from ..model.job import Job, JobId, JobState
+from .job_priorities import JobPriorities
+from ..model.job_table import JobTable
+from ..model.nodes import NodeRecord
+from ..sched.priority import PriorityContext
+from ..settings.priority_settings import priority_settings
+from ..model.reservations import ReservationRecord
+from ..settings.sched_params import scheduling_options
+from ..model.statistics import ControllerStats
 
 
 class ClusterState:

@@ -6,9 +6,9 @@ from __future__ import annotations
 from pyslurm_common.errors import SlurmError, Strerror
 from pyslurm_common.task_distribution import node_ranks
 
-from ..events import AllocationReleased, Effect, SignalTasks, StepStarted, Terminate
-from ..job import Job, JobState, Step
-from ..step_layout import StepShape, place_step
+from ..model.events import AllocationReleased, Effect, SignalTasks, StepStarted, Terminate
+from ..model.job import Job, JobState, Step
+from .step_layout import StepShape, place_step
 from .access import is_privileged, known_job, owned_job
 from .reserved_ports import reserve_ports
 from .state import ClusterState

@@ -3,8 +3,8 @@ SlurmdTimeout, finished records older than MinJobAge. The controller's loops cal
 """
 from __future__ import annotations
 
-from ..events import JobDeadlineMissed, JobTimedOut, JobsPurged, NodeFailed, SignalTasks
-from ..job import JobState
+from ..model.events import JobDeadlineMissed, JobTimedOut, JobsPurged, NodeFailed, SignalTasks
+from ..model.job import JobState
 from . import reservations
 from .deadlines import deadlines_missed
 from .state import ClusterState

@@ -11,9 +11,9 @@ from typing import Iterable
 from pyslurm_common.config import NodeConfig, SlurmConfig
 from pyslurm_common.errors import SlurmError, Strerror
 
-from .. import partition_admin, reconfigure as reconfiguration
-from ..events import NodeCreated, NodesDeleted, PartitionEdited
-from ..nodes import NodeRecord
+from . import partition_admin, reconfigure as reconfiguration
+from ..model.events import NodeCreated, NodesDeleted, PartitionEdited
+from ..model.nodes import NodeRecord
 from .access import is_privileged
 from .state import ClusterState
 

@@ -7,8 +7,8 @@ from __future__ import annotations
 import functools
 from dataclasses import dataclass
 
-from ..node_fit import NodeCapacity, user_exclusive
-from ..job import JobState
+from ..sched.node_fit import NodeCapacity, user_exclusive
+from ..model.job import JobState
 from .state import ClusterState
 
 

@@ -12,9 +12,9 @@ from dataclasses import dataclass
 
 from pyslurm_common.errors import SlurmError, Strerror
 
-from .. import scheduler
-from ..backfill import Backfill, BackfillPolicy, running_jobs
-from ..job import Hold, Job, Reason
+from ..sched import scheduler
+from ..sched.backfill import Backfill, BackfillPolicy, running_jobs
+from ..model.job import Hold, Job, Reason
 from .scheduling import partition_views
 from .state import ClusterState
 from .usage import node_capacity, node_usage

@@ -1,7 +1,7 @@
 """srun killed while its job pends: when the allocation is granted the controller finds nobody at
 srun's allocation response port and ends the job (FAILED 1:0), as slurmctld's "Killing interactive
 JobId=N: Communication connection failure" does, instead of holding the nodes until the time
-limit (pyslurm_ctld/allocating_client.py)."""
+limit (pyslurm_ctld/shell/allocating_client.py)."""
 from __future__ import annotations
 
 import pwd

@@ -7,16 +7,16 @@ import json
 import subprocess
 from pathlib import Path
 
-from pyslurm_ctld.journal import Journal
+from pyslurm_ctld.shell.journal import Journal
 
 from .conftest import BIN, Cluster, wait_for
 
 # Loaded by the controller's Python at start through PYTHONPATH (site imports sitecustomize): the
 # periodic checks' body raises on its fourth pass. Production code has no hook for this.
 _CRASH_PERIODIC_CHECKS = """
-import pyslurm_ctld.controller
+import pyslurm_ctld.shell.controller
 
-_original, _calls = pyslurm_ctld.controller.timeouts, []
+_original, _calls = pyslurm_ctld.shell.controller.timeouts, []
 
 
 def timeouts(state, now):
@@ -26,7 +26,7 @@ def timeouts(state, now):
     return _original(state, now)
 
 
-pyslurm_ctld.controller.timeouts = timeouts
+pyslurm_ctld.shell.controller.timeouts = timeouts
 """
 
 

@@ -4,7 +4,7 @@ users:
 - `kill -9` of the controller while launches (or a terminate) are in flight: every job still
   reaches its final state with its real exit code, accounting agrees, the nodes go idle. The node
   agents report what they run and what ended in every registration and heartbeat, and the
-  controller reconciles (pyslurm_ctld/node_reconcile.py).
+  controller reconciles (pyslurm_ctld/core/node_reconcile.py).
 - `kill -9` of a stepd: the job (or the srun step) ends NODE_FAIL (its end is unknown, as Slurm's
   "missing from batch node"), and no process and no cgroup directory of it is left
   (pyslurm_d/cgroup_sweep.py).

@@ -28,8 +28,8 @@ from pyslurm_ctld.core.apply import apply
 from pyslurm_ctld.core.scheduling import schedule_pass
 from pyslurm_ctld.core.state import ClusterState
 from pyslurm_ctld.core.topology import node_registered
-from pyslurm_ctld.events import ArrayTaskStarted, Event, JobStarted, BatchFinished
-from pyslurm_ctld.job import Job, JobId, JobState, Reason
+from pyslurm_ctld.model.events import ArrayTaskStarted, Event, JobStarted, BatchFinished
+from pyslurm_ctld.model.job import Job, JobId, JobState, Reason
 from tests.builders import job_request
 
 NODES = 12

@@ -1,4 +1,4 @@
-"""Virtual-time simulation of backfill (pyslurm_ctld/backfill.py through scheduler.schedule).
+"""Virtual-time simulation of backfill (pyslurm_ctld/sched/backfill.py through scheduler.schedule).
 
 The cluster and mixed workload of the FIFO simulation (three partitions, one overlapping the
 other two, GPUs of two types, multi-node jobs), without drains: a drained node may rightly
@@ -24,10 +24,10 @@ from dataclasses import dataclass
 
 import pytest
 
-from pyslurm_ctld.backfill import FOREVER, Backfill, BackfillPolicy, RunningJob
-from pyslurm_ctld.job import Allocation, Hold, Job, JobId, JobState
-from pyslurm_ctld.scheduler import Pend, Start, schedule
-from pyslurm_ctld.states import transition
+from pyslurm_ctld.sched.backfill import FOREVER, Backfill, BackfillPolicy, RunningJob
+from pyslurm_ctld.model.job import Allocation, Hold, Job, JobId, JobState
+from pyslurm_ctld.sched.scheduler import Pend, Start, schedule
+from pyslurm_ctld.model.states import transition
 
 from .test_fifo_simulation import Cluster, FakeClock, admit, build_cluster, build_workload, check_capacity, \
     order_key, snapshot

@@ -20,12 +20,12 @@ from dataclasses import dataclass
 
 import pytest
 
-from pyslurm_ctld.fairshare import NO_USAGE, RunningCharge, Usage, charged, factors_by_association, share_table
-from pyslurm_ctld.job import Allocation, Job, JobId, JobState
-from pyslurm_ctld.priority import PriorityContext, job_priority
-from pyslurm_ctld.priority_settings import PrioritySettings
-from pyslurm_ctld.node_fit import NodeCapacity
-from pyslurm_ctld.scheduler import PartitionView, Pend, Start, schedule
+from pyslurm_ctld.sched.fairshare import NO_USAGE, RunningCharge, Usage, charged, factors_by_association, share_table
+from pyslurm_ctld.model.job import Allocation, Job, JobId, JobState
+from pyslurm_ctld.sched.priority import PriorityContext, job_priority
+from pyslurm_ctld.settings.priority_settings import PrioritySettings
+from pyslurm_ctld.sched.node_fit import NodeCapacity
+from pyslurm_ctld.sched.scheduler import PartitionView, Pend, Start, schedule
 from tests.builders import job_request
 
 NODES = 10

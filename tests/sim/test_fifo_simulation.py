@@ -1,4 +1,4 @@
-"""Virtual-time simulation of the FIFO scheduler (pyslurm_ctld/scheduler.py) with invariants.
+"""Virtual-time simulation of the FIFO scheduler (pyslurm_ctld/sched/scheduler.py) with invariants.
 
 A fake clock jumps from event to event (arrival, job end, hold release, node drain/resume).
 At every step the harness runs `schedule` on a snapshot, applies the Start decisions and then
@@ -23,10 +23,10 @@ from dataclasses import dataclass, field
 
 import pytest
 
-from pyslurm_ctld.job import Allocation, Hold, Job, JobId, JobRequest, JobState, Reason
-from pyslurm_ctld.node_fit import NodeCapacity
-from pyslurm_ctld.scheduler import Decision, PartitionView, Pend, Start, schedule
-from pyslurm_ctld.states import transition
+from pyslurm_ctld.model.job import Allocation, Hold, Job, JobId, JobRequest, JobState, Reason
+from pyslurm_ctld.sched.node_fit import NodeCapacity
+from pyslurm_ctld.sched.scheduler import Decision, PartitionView, Pend, Start, schedule
+from pyslurm_ctld.model.states import transition
 from tests.builders import job_request
 
 JOBS = 2000

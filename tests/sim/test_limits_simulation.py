@@ -21,13 +21,13 @@ from collections import Counter
 
 import pytest
 
-from pyslurm_ctld.associations import (AccountingUser, Association, AssociationLimits, AssociationSnapshot, Qos,
-                                       QosLimits)
-from pyslurm_ctld.job import Job, JobId, JobState, Reason
-from pyslurm_ctld.limits import limit_gate
-from pyslurm_ctld.node_fit import NodeCapacity
-from pyslurm_ctld.scheduler import PartitionView, Pend, Start, schedule
-from pyslurm_ctld.states import transition
+from pyslurm_ctld.model.associations import (AccountingUser, Association, AssociationLimits, AssociationSnapshot, Qos,
+                                             QosLimits)
+from pyslurm_ctld.model.job import Job, JobId, JobState, Reason
+from pyslurm_ctld.sched.limits import limit_gate
+from pyslurm_ctld.sched.node_fit import NodeCapacity
+from pyslurm_ctld.sched.scheduler import PartitionView, Pend, Start, schedule
+from pyslurm_ctld.model.states import transition
 from tests.builders import job_request
 
 JOBS = 800

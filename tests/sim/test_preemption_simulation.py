@@ -26,8 +26,8 @@ from pyslurm_ctld.core.apply import apply
 from pyslurm_ctld.core.scheduling import schedule_pass
 from pyslurm_ctld.core.state import ClusterState
 from pyslurm_ctld.core.topology import node_registered
-from pyslurm_ctld.events import BatchFinished, Effect, JobPreempted, Launch, SuspendTasks, Terminate
-from pyslurm_ctld.job import JobId, JobState
+from pyslurm_ctld.model.events import BatchFinished, Effect, JobPreempted, Launch, SuspendTasks, Terminate
+from pyslurm_ctld.model.job import JobId, JobState
 
 from .test_fifo_simulation import BASE_REQUEST
 

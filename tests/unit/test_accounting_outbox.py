@@ -11,7 +11,7 @@ import grpc
 from pyslurm_common.rpc import dbd_pb2, dbd_pb2_grpc, types_pb2
 from pyslurm_common.auth import ACCOUNTING
 from pyslurm_common.rpc_auth import ServerAuth, Signer, make_server
-from pyslurm_ctld.accounting_outbox import AccountingOutbox
+from pyslurm_ctld.shell.accounting_outbox import AccountingOutbox
 
 KEY = b"k" * 32
 

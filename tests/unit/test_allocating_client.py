@@ -1,4 +1,4 @@
-"""An srun or salloc killed while its job pended (pyslurm_ctld/allocating_client.py): when the
+"""An srun or salloc killed while its job pended (pyslurm_ctld/shell/allocating_client.py): when the
 allocation is granted the controller reaches the client's allocation response port, as slurmctld
 sends RESPONSE_RESOURCE_ALLOCATION there, and only a refused connection counts as gone."""
 from __future__ import annotations
@@ -7,8 +7,8 @@ import asyncio
 import socket
 from pathlib import Path
 
-from pyslurm_ctld.allocating_client import gone
-from pyslurm_ctld.events import TellAllocatingClient
+from pyslurm_ctld.shell.allocating_client import gone
+from pyslurm_ctld.model.events import TellAllocatingClient
 from tests.builders import make_manager, schedule, submit
 
 

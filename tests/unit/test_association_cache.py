@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from pyslurm_common.rpc_auth import Signer
-from pyslurm_ctld.association_cache import AssociationCache, _write_atomically, snapshot_from_message
-from pyslurm_ctld.associations import SHARES_PARENT, AssociationSnapshot
+from pyslurm_ctld.shell.association_cache import AssociationCache, _write_atomically, snapshot_from_message
+from pyslurm_ctld.model.associations import SHARES_PARENT, AssociationSnapshot
 from pyslurm_dbd import association_messages as messages
 from pyslurm_dbd.admin import AssociationAdmin
 from pyslurm_dbd.admin_requests import Caller, Setting

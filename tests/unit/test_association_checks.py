@@ -11,10 +11,10 @@ from test_scheduler import BASE_REQUEST
 
 from pyslurm_common.config import ConfigError, PartitionConfig, load_config
 from pyslurm_common.errors import SlurmError, Strerror
-from pyslurm_ctld.association_checks import charge, orphaned, standing
-from pyslurm_ctld.associations import (EMPTY, AccountingUser, Association, AssociationLimits, AssociationSnapshot,
-                                       Qos)
-from pyslurm_ctld.job import Job, JobId, JobState, Reason
+from pyslurm_ctld.sched.association_checks import charge, orphaned, standing
+from pyslurm_ctld.model.associations import (EMPTY, AccountingUser, Association, AssociationLimits, AssociationSnapshot,
+                                             Qos)
+from pyslurm_ctld.model.job import Job, JobId, JobState, Reason
 
 ENFORCE = frozenset({"associations", "limits", "qos"})
 

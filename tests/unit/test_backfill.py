@@ -1,4 +1,4 @@
-"""Backfill (pyslurm_ctld/backfill.py) through the scheduler's priority walk.
+"""Backfill (pyslurm_ctld/sched/backfill.py) through the scheduler's priority walk.
 
 Spec: scheduling-policy.md §2.3 (reserve the blocked job at the earliest time its resources free
 up, start lower-priority jobs only when they delay no reservation), config-slurm-conf.md §3.1
@@ -12,11 +12,11 @@ from pathlib import Path
 import pytest
 
 from pyslurm_common.config import ConfigError, load_config
-from pyslurm_ctld.backfill import FOREVER, Backfill, BackfillPolicy, RunningJob
-from pyslurm_ctld.job import Allocation, ArrayInfo, JobId, Reason
-from pyslurm_ctld.sched_params import scheduling_options
-from pyslurm_ctld.node_fit import NodeCapacity, job_need
-from pyslurm_ctld.scheduler import Decision, PartitionView, Pend, Start, schedule
+from pyslurm_ctld.sched.backfill import FOREVER, Backfill, BackfillPolicy, RunningJob
+from pyslurm_ctld.model.job import Allocation, ArrayInfo, JobId, Reason
+from pyslurm_ctld.settings.sched_params import scheduling_options
+from pyslurm_ctld.sched.node_fit import NodeCapacity, job_need
+from pyslurm_ctld.sched.scheduler import Decision, PartitionView, Pend, Start, schedule
 
 from test_scheduler import by_name, job, node, partition
 

@@ -2,7 +2,7 @@
 
 Spec: scheduling-policy.md §1 (lifecycle, COMPLETING, node failure, ReturnToService), §2
 (scheduling), cli-sbatch-srun-salloc.md §2.6 (submission errors), cli-squeue-sinfo-scontrol-
-scancel.md §3.6 (hold/uhold/release). Recovery: the journal (pyslurm_ctld/journal.py) replayed
+scancel.md §3.6 (hold/uhold/release). Recovery: the journal (pyslurm_ctld/shell/journal.py) replayed
 through the same `apply` must rebuild exactly the state the live controller had.
 """
 from __future__ import annotations
@@ -30,13 +30,13 @@ from pyslurm_ctld.core.state import ClusterState
 from pyslurm_ctld.core.timers import purgeable, signals_due, timeouts, unresponsive_nodes
 from pyslurm_ctld.core.topology import node_heartbeat
 from pyslurm_ctld.core.usage import NodeUsage, node_usage
-from pyslurm_ctld.events import (Account, ArrayTaskStarted, BatchFinished, Effect, Event, JobCancelled, JobRequeued, JobsPurged,
-                                 JobStarted,
-                                 JobSubmitted, JobTimedOut, Launch, NodeAdminChanged, NodeFailed, SignalTasks,
-                                 Terminate, event_from_dict, event_to_dict)
-from pyslurm_ctld.job import Allocation, Hold, Job, JobId, JobState, Reason
-from pyslurm_ctld.priority import BASIC_PRIORITY_CEILING
-from pyslurm_ctld.journal import Journal, JournalError
+from pyslurm_ctld.model.events import (Account, ArrayTaskStarted, BatchFinished, Effect, Event, JobCancelled, JobRequeued, JobsPurged,
+                                       JobStarted,
+                                       JobSubmitted, JobTimedOut, Launch, NodeAdminChanged, NodeFailed, SignalTasks,
+                                       Terminate, event_from_dict, event_to_dict)
+from pyslurm_ctld.model.job import Allocation, Hold, Job, JobId, JobState, Reason
+from pyslurm_ctld.sched.priority import BASIC_PRIORITY_CEILING
+from pyslurm_ctld.shell.journal import Journal, JournalError
 from tests.builders import (ALICE, BOB, CONF, RAW, ROOT, SLURM_UID, USERS, error_of, finish, make_manager,
                             register_node, run_job, schedule, submit)
 

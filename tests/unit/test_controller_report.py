@@ -1,5 +1,5 @@
-"""What the controller reports about itself: `scontrol show config` (pyslurm_ctld/config_report.py,
-cli/scontrol_show.py) and sdiag (pyslurm_ctld/statistics.py, cli/sdiag.py).
+"""What the controller reports about itself: `scontrol show config` (pyslurm_ctld/rpc/config_report.py,
+cli/scontrol_show.py) and sdiag (pyslurm_ctld/model/statistics.py, cli/sdiag.py).
 
 Spec: cli-squeue-sinfo-scontrol-scancel.md §3.5 (show config: `%-23s = %s` lines, units), Slurm's
 sdiag layout (src/sdiag/sdiag.c).
@@ -13,11 +13,11 @@ from cli.sdiag import render
 from pyslurm_common.cgroup_conf import CgroupConfig
 from pyslurm_common.config import load_config
 from pyslurm_common.rpc import ctld_pb2
-from pyslurm_ctld import config_report
+from pyslurm_ctld.rpc import config_report
 from pyslurm_ctld.core.apply import apply
-from pyslurm_ctld.events import JobCancelled
-from pyslurm_ctld.job import JobState
-from pyslurm_ctld.statistics import ControllerStats
+from pyslurm_ctld.model.events import JobCancelled
+from pyslurm_ctld.model.job import JobState
+from pyslurm_ctld.model.statistics import ControllerStats
 
 from tests.builders import CONF, finish, make_manager, run_job, submit
 

@@ -10,12 +10,12 @@ from typing import Any, Iterable, Iterator
 from pyslurm_common.config import load_config
 from pyslurm_common.rpc import dbd_pb2, slurmd_pb2
 from pyslurm_common.rpc_auth import Signer
-from pyslurm_ctld.controller import Controller
+from pyslurm_ctld.shell.controller import Controller
 from pyslurm_ctld.core.admission import submission
 from pyslurm_ctld.core.cancel import cancellation
 from pyslurm_ctld.core.scheduling import schedule_pass
-from pyslurm_ctld.job import JobState
-from pyslurm_ctld.node_link import NodeLinkError
+from pyslurm_ctld.model.job import JobState
+from pyslurm_ctld.shell.node_link import NodeLinkError
 from tests.builders import ALICE, CONF, RAW, SLURM_UID, USERS, register_node
 
 

@@ -1,4 +1,4 @@
-"""Wire <-> domain for GPUs and CPU ids (pyslurm_ctld/convert.py, Controller.launch_message).
+"""Wire <-> domain for GPUs and CPU ids (pyslurm_ctld/translate/convert.py, Controller.launch_message).
 
 Spec: cli-sbatch-srun-salloc.md (`--gres`, `--gpus*`, the `Invalid generic resource (gres)
 specification` rejection), cli-squeue-sinfo-scontrol-scancel.md (squeue `%b` TRES_PER_NODE,
@@ -18,9 +18,9 @@ from pyslurm_common.config import load_config
 from pyslurm_common.errors import SlurmError, Strerror
 from pyslurm_common.rpc import types_pb2
 from pyslurm_common.rpc_auth import Signer
-from pyslurm_ctld import convert
-from pyslurm_ctld.controller import Controller
-from pyslurm_ctld.job import Allocation, Job, JobId, JobState
+from pyslurm_ctld.translate import convert
+from pyslurm_ctld.shell.controller import Controller
+from pyslurm_ctld.model.job import Allocation, Job, JobId, JobState
 from pyslurm_ctld.core.usage import NodeUsage
 from pyslurm_ctld.core.state import ClusterState
 from pyslurm_ctld.core.admission import submission
@@ -144,7 +144,7 @@ def test_launch_message_carries_the_batch_hosts_cpu_ids_and_gpus(manager: Cluste
 
 
 def test_submit_line_is_kept_with_the_job_and_its_journal_record(manager: ClusterState) -> None:
-    from pyslurm_ctld.events import event_from_dict, event_to_dict
+    from pyslurm_ctld.model.events import event_from_dict, event_to_dict
 
     req = convert.request_from_desc(desc(submit_line="sbatch -N 1 job.sh"))
     event = submission(manager, req, 1000, 1000, "alice", "alice", False, 100)

@@ -9,8 +9,8 @@ from tests.builders import ALICE, BOB, error_of, make_manager, run_job, schedule
 from pyslurm_common.errors import Strerror
 from pyslurm_ctld.core.apply import apply
 from pyslurm_ctld.core.job_updates import cpu_count_change, hold_change
-from pyslurm_ctld.events import JobCpusChanged, event_from_dict, event_to_dict
-from pyslurm_ctld.job import JobState
+from pyslurm_ctld.model.events import JobCpusChanged, event_from_dict, event_to_dict
+from pyslurm_ctld.model.job import JobState
 
 
 def test_owner_resizes_a_pending_job_and_it_starts_with_that_many_cpus(tmp_path: Path) -> None:

@@ -10,7 +10,7 @@ import pytest
 from pyslurm_common.config import ConfigError, SlurmConfig, load_config
 from pyslurm_common.daemon_settings import ControllerSettings, NodeAgentSettings
 from pyslurm_common.units import UNLIMITED
-from pyslurm_ctld import reconfigure
+from pyslurm_ctld.core import reconfigure
 
 BASE = "ClusterName=lab\nSlurmctldHost=head\n"   # the key under test is on line 3
 

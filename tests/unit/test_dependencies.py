@@ -1,6 +1,6 @@
 """Dependencies and begin times (cli-sbatch-srun-salloc.md §2.5, scheduling-policy.md §8, §9).
 
-pyslurm_ctld/dependency.py (syntax, parts, outcomes) and how the core settles parts in
+pyslurm_ctld/model/dependency.py (syntax, parts, outcomes) and how the core settles parts in
 its scheduling pass, reports Dependency / DependencyNeverSatisfied / BeginTime, and cancels
 jobs whose dependency failed when told to.
 """
@@ -15,15 +15,15 @@ from test_job_arrays import submit_array, tasks_of
 from tests.builders import ALICE, BOB, RAW, ROOT, USERS, error_of, finish, make_manager, schedule
 
 from pyslurm_common.errors import Strerror
-from pyslurm_ctld import convert
+from pyslurm_ctld.translate import convert
 from pyslurm_ctld.core.admission import submission
 from pyslurm_ctld.core.apply import apply
 from pyslurm_ctld.core.job_updates import begin_change, dependency_change, hold_change
 from pyslurm_ctld.core.scheduling import schedule_pass
 from pyslurm_ctld.core.state import ClusterState
-from pyslurm_ctld.dependency import DepPart, DepType, Dependency, PartState, parse
-from pyslurm_ctld.events import DependencyChanged, JobsPurged
-from pyslurm_ctld.job import Job, JobState, Reason
+from pyslurm_ctld.model.dependency import DepPart, DepType, Dependency, PartState, parse
+from pyslurm_ctld.model.events import DependencyChanged, JobsPurged
+from pyslurm_ctld.model.job import Job, JobState, Reason
 
 
 def submit(mgr: ClusterState, dependency: str = "", now: int = 100, uid: int = ALICE, **request: Any) -> Job:

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pyslurm_ctld.backfill import Backfill, BackfillPolicy
+from pyslurm_ctld.sched.backfill import Backfill, BackfillPolicy
 from pyslurm_ctld.core.scheduling import schedule_pass
-from pyslurm_ctld.job import JobState, Reason
-from pyslurm_ctld.scheduler import Pend, Start, schedule
+from pyslurm_ctld.model.job import JobState, Reason
+from pyslurm_ctld.sched.scheduler import Pend, Start, schedule
 
 from test_backfill import running
 from tests.builders import make_manager, run_job, submit

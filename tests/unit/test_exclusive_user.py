@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import dataclasses
 
-from pyslurm_ctld.backfill import Backfill, RunningJob
-from pyslurm_ctld.job import Allocation, Job, JobId, Reason
-from pyslurm_ctld.node_fit import NodeCapacity
-from pyslurm_ctld.scheduler import Pend, Start, schedule
+from pyslurm_ctld.sched.backfill import Backfill, RunningJob
+from pyslurm_ctld.model.job import Allocation, Job, JobId, Reason
+from pyslurm_ctld.sched.node_fit import NodeCapacity
+from pyslurm_ctld.sched.scheduler import Pend, Start, schedule
 
 from test_backfill import NOW, POLICY
 from test_scheduler import by_name, job, node, outcome, partition, started

@@ -1,4 +1,4 @@
-"""`scontrol explain job` text (pyslurm_ctld/explain.py), from the records a real ClusterState's
+"""`scontrol explain job` text (pyslurm_ctld/rpc/explain.py), from the records a real ClusterState's
 pass leaves: the pending reason, backfill's reservation and the job's request."""
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ from pyslurm_ctld.core.admission import submission
 from pyslurm_ctld.core.apply import apply
 from pyslurm_ctld.core.state import ClusterState
 from pyslurm_ctld.core.usage import node_capacity, node_usage
-from pyslurm_ctld.explain import NodeFree, explain
-from pyslurm_ctld.job import Job, JobId
+from pyslurm_ctld.rpc.explain import NodeFree, explain
+from pyslurm_ctld.model.job import Job, JobId
 
 from tests.builders import ALICE, BOB, RAW, make_manager, run_job, schedule, submit
 

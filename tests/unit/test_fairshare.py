@@ -1,4 +1,4 @@
-"""Fairshare (pyslurm_ctld/fairshare.py): usage, decay and reset (spec scheduling-policy.md
+"""Fairshare (pyslurm_ctld/sched/fairshare.py): usage, decay and reset (spec scheduling-policy.md
 §3.2), Fair Tree (§4.2) and the classic formula (§4.1). Expected values worked out by hand."""
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ from datetime import datetime
 
 import pytest
 
-from pyslurm_ctld.fairshare import (NO_USAGE, SHARES_PARENT, RunningCharge, Usage, charged, decay_factor,
-                                    factors_by_association, last_reset, share_table)
+from pyslurm_ctld.sched.fairshare import (NO_USAGE, SHARES_PARENT, RunningCharge, Usage, charged, decay_factor,
+                                          factors_by_association, last_reset, share_table)
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,4 @@
-"""Node features and --constraint (pyslurm_ctld/features.py), at submission and in the scheduler.
+"""Node features and --constraint (pyslurm_ctld/sched/features.py), at submission and in the scheduler.
 
 Spec: cli-sbatch-srun-salloc.md (-C: `a`, `a&b`, `a|b`; `Invalid feature specification`),
 config-slurm-conf.md §4 (Features=, Weight=: lower weight preferred).
@@ -11,11 +11,11 @@ from pathlib import Path
 import pytest
 
 from pyslurm_common.errors import Strerror
-from pyslurm_ctld import features
+from pyslurm_ctld.sched import features
 from pyslurm_ctld.core.admission import submission
 from pyslurm_ctld.core.scheduling import schedule_pass
-from pyslurm_ctld.job import JobState, Reason
-from pyslurm_ctld.scheduler import Start, schedule
+from pyslurm_ctld.model.job import JobState, Reason
+from pyslurm_ctld.sched.scheduler import Start, schedule
 
 from tests.builders import RAW, error_of, make_manager, run_job, submit
 from test_scheduler import by_name, job, node, partition
@@ -88,7 +88,7 @@ def test_the_scheduler_prefers_low_weights_then_best_fit() -> None:
 def test_batch_features_are_a_subset_of_the_constraint() -> None:
     from pyslurm_common.errors import SlurmError
 
-    from pyslurm_ctld.features import batch_subset
+    from pyslurm_ctld.sched.features import batch_subset
 
     have = frozenset({"knl", "haswell"})
     batch_subset("haswell", "knl|haswell", have)

@@ -1,4 +1,4 @@
-"""The idle-GPU policy's decider (pyslurm_ctld/gpu_idle.py) and the controller's watch over it
+"""The idle-GPU policy's decider (pyslurm_ctld/core/gpu_idle.py) and the controller's watch over it
 (gpu_idle_actions.py), on jobs of a real ClusterState."""
 from __future__ import annotations
 
@@ -10,12 +10,12 @@ import pytest
 
 from pyslurm_common.config import ConfigError, load_config
 from pyslurm_common.rpc import ctld_pb2
-from pyslurm_ctld import gpu_idle
+from pyslurm_ctld.core import gpu_idle
 from pyslurm_ctld.core.apply import apply
-from pyslurm_ctld.events import JobCancelled, JobRequeueRequested
-from pyslurm_ctld.gpu_idle import Act, IdleGpuPolicy, PolicyError, Warn, parse_policy
-from pyslurm_ctld.gpu_idle_actions import GpuIdleWatch
-from pyslurm_ctld.job import Job, JobState, Reason
+from pyslurm_ctld.model.events import JobCancelled, JobRequeueRequested
+from pyslurm_ctld.core.gpu_idle import Act, IdleGpuPolicy, PolicyError, Warn, parse_policy
+from pyslurm_ctld.shell.gpu_idle_actions import GpuIdleWatch
+from pyslurm_ctld.model.job import Job, JobState, Reason
 
 from tests.builders import CONF, make_manager, schedule, submit
 

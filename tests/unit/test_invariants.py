@@ -6,7 +6,7 @@ import dataclasses
 from pathlib import Path
 
 from pyslurm_ctld.core.invariants import violations
-from pyslurm_ctld.job import JobState
+from pyslurm_ctld.model.job import JobState
 from tests.builders import make_manager, run_job, submit
 
 

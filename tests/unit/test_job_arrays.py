@@ -16,15 +16,16 @@ from cli import sacct_fields, scontrol_show, squeue_format
 from pyslurm_common.array_spec import JobSpec, format_ranges, parse_array_spec, parse_job_spec
 from pyslurm_common.errors import Strerror
 from pyslurm_common.rpc import messages as pb
-from pyslurm_ctld import convert, scheduler
+from pyslurm_ctld.translate import convert
+from pyslurm_ctld.sched import scheduler
 from pyslurm_ctld.core.admission import submission
 from pyslurm_ctld.core.apply import apply
 from pyslurm_ctld.core.cancel import cancellations
 from pyslurm_ctld.core.job_updates import hold_change, throttle_change
 from pyslurm_ctld.core.state import ClusterState
-from pyslurm_ctld.events import Account, ArrayTasksCancelled, Launch
-from pyslurm_ctld.job import Job, JobId, JobState, Reason
-from pyslurm_ctld.job_env import batch_environment
+from pyslurm_ctld.model.events import Account, ArrayTasksCancelled, Launch
+from pyslurm_ctld.model.job import Job, JobId, JobState, Reason
+from pyslurm_ctld.translate.job_env import batch_environment
 
 
 def submit_array(mgr: ClusterState, array: str, uid: int = ALICE, now: int = 100, **request: Any) -> Job:

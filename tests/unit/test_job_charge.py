@@ -9,13 +9,13 @@ from pathlib import Path
 from tests.builders import ALICE, BOB, ROOT, error_of, make_manager, schedule, submit
 
 from pyslurm_common.errors import Strerror
-from pyslurm_ctld.associations import (AccountingUser, Association, AssociationLimits, AssociationSnapshot, Qos,
-                                       QosLimits)
+from pyslurm_ctld.model.associations import (AccountingUser, Association, AssociationLimits, AssociationSnapshot, Qos,
+                                             QosLimits)
 from pyslurm_ctld.core.apply import apply
 from pyslurm_ctld.core.job_updates import charge_change
 from pyslurm_ctld.core.state import ClusterState
-from pyslurm_ctld.events import JobChargeChanged, event_from_dict, event_to_dict
-from pyslurm_ctld.job import JobState, Reason
+from pyslurm_ctld.model.events import JobChargeChanged, event_from_dict, event_to_dict
+from pyslurm_ctld.model.job import JobState, Reason
 
 ENFORCE = "AccountingStorageEnforce=associations,limits,qos\n"
 

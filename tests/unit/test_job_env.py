@@ -1,4 +1,4 @@
-"""The batch script's SLURM_* environment (pyslurm_ctld/job_env.py), spec cli-sbatch-srun-salloc.md §2.7."""
+"""The batch script's SLURM_* environment (pyslurm_ctld/translate/job_env.py), spec cli-sbatch-srun-salloc.md §2.7."""
 from __future__ import annotations
 
 import dataclasses
@@ -6,8 +6,8 @@ from typing import Any
 
 import pytest
 
-from pyslurm_ctld.job import Allocation, Job, JobId, JobState
-from pyslurm_ctld.job_env import batch_environment, compress_counts, merged_environment
+from pyslurm_ctld.model.job import Allocation, Job, JobId, JobState
+from pyslurm_ctld.translate.job_env import batch_environment, compress_counts, merged_environment
 from tests.builders import job_request
 
 REQUEST = job_request(name="wrap", partition="debug", account="root", qos="normal", time_limit_min=60,
@@ -194,7 +194,7 @@ def test_salloc_and_the_batch_script_see_the_same_allocation_variables() -> None
     # One builder (pyslurm_common/job_environment.py): salloc's command, from the job as squeue
     # reports it, gets exactly the batch script's values for every variable it has.
     from cli.allocation_env import allocation_environment
-    from pyslurm_ctld import convert
+    from pyslurm_ctld.translate import convert
 
     job = running_job(Allocation(("n1", "n2"), (2, 1), (1024, 512)), num_tasks=3, ntasks_given=True,
                       cpus_per_task=1, cpus_per_task_given=True, mem_per_cpu_mb=256)
@@ -206,7 +206,7 @@ def test_salloc_and_the_batch_script_see_the_same_allocation_variables() -> None
 
 
 def test_preserve_env_keeps_sruns_counts_only_where_srun_has_them() -> None:
-    from pyslurm_ctld.job_env import step_options_win
+    from pyslurm_ctld.translate.job_env import step_options_win
 
     step = {"SLURM_NTASKS": "1", "SLURM_NNODES": "1", "SLURM_STEP_NUM_TASKS": "1", "SLURM_NPROCS": "1"}
     srun_env = ["SLURM_NTASKS=4", "SLURM_NNODES=2", "SLURM_STEP_NUM_TASKS=9"]

@@ -1,4 +1,4 @@
-"""GetJobs' messages kept per version of each job (pyslurm_ctld/job_info_cache.py): the same
+"""GetJobs' messages kept per version of each job (pyslurm_ctld/translate/job_info_cache.py): the same
 record gives the same message, and any change to the record or to the other inputs gives a
 fresh one."""
 from __future__ import annotations
@@ -9,8 +9,8 @@ from pathlib import Path
 from test_dependencies import submit as submit_after
 from tests.builders import make_manager, submit
 
-from pyslurm_ctld.job import Reason
-from pyslurm_ctld.job_info_cache import JobInfoCache
+from pyslurm_ctld.model.job import Reason
+from pyslurm_ctld.translate.job_info_cache import JobInfoCache
 
 
 def test_the_same_record_gives_the_kept_message(tmp_path: Path) -> None:

@@ -10,15 +10,15 @@ from typing import Any
 import pytest
 
 from pyslurm_common import mail_types
-from pyslurm_ctld import job_mail
+from pyslurm_ctld.translate import job_mail
 from pyslurm_ctld.core.admission import submission
 from pyslurm_ctld.core.apply import apply
 from pyslurm_ctld.core.scheduling import schedule_pass
 from pyslurm_ctld.core.state import ClusterState
-from pyslurm_ctld.events import Account, BatchFinished, Effect, JobRequeued
-from pyslurm_ctld.job import GpuUsage, Hold, Job, JobId, JobRequest, StepUsage
-from pyslurm_ctld.job_notices import JobNotices
-from pyslurm_ctld.notifier import Notice
+from pyslurm_ctld.model.events import Account, BatchFinished, Effect, JobRequeued
+from pyslurm_ctld.model.job import GpuUsage, Hold, Job, JobId, JobRequest, StepUsage
+from pyslurm_ctld.shell.job_notices import JobNotices
+from pyslurm_ctld.shell.notifier import Notice
 
 from test_job_arrays import submit_array
 from tests.builders import RAW, finish, make_manager, schedule, submit

@@ -1,4 +1,4 @@
-"""The controller's priorities (pyslurm_ctld/job_priorities.py) wired into the core:
+"""The controller's priorities (pyslurm_ctld/core/job_priorities.py) wired into the core:
 multifactor priorities at submit and per PriorityCalcPeriod, sprio's factor records, fairshare
 usage journaled and replayed, and `scontrol update priority=/nice=` permission rules
 (spec scheduling-policy.md §3, cli-squeue-sinfo-scontrol-scancel.md §3.6)."""
@@ -10,14 +10,14 @@ from pathlib import Path
 import pytest
 
 from pyslurm_common.errors import Strerror
-from pyslurm_ctld.associations import Association, AssociationLimits, AssociationSnapshot, Qos
+from pyslurm_ctld.model.associations import Association, AssociationLimits, AssociationSnapshot, Qos
 from pyslurm_ctld.core.apply import apply
 from pyslurm_ctld.core.cancel import cancellation
 from pyslurm_ctld.core.job_updates import priority_change
 from pyslurm_ctld.core.priorities import fairshare_rows, pending_priority_factors, recalculate_priorities, usage_update
-from pyslurm_ctld.events import JobHoldChanged, JobPriorityChanged, UsageRecorded, event_from_dict, event_to_dict
-from pyslurm_ctld.job import Hold, JobState
-from pyslurm_ctld.priority import BASIC_PRIORITY_CEILING
+from pyslurm_ctld.model.events import JobHoldChanged, JobPriorityChanged, UsageRecorded, event_from_dict, event_to_dict
+from pyslurm_ctld.model.job import Hold, JobState
+from pyslurm_ctld.sched.priority import BASIC_PRIORITY_CEILING
 from tests.builders import ALICE, BOB, error_of, finish, make_manager, run_job, submit
 
 MULTIFACTOR = """\
@@ -151,7 +151,7 @@ def test_usage_event_round_trips(tmp_path: Path) -> None:
 
 def test_nice_range_and_privilege() -> None:
     from pyslurm_common.bounds import NICE_MAX as NICE_LIMIT
-    from pyslurm_ctld.job_priorities import check_nice
+    from pyslurm_ctld.core.job_priorities import check_nice
     check_nice(NICE_LIMIT, False)
     check_nice(-NICE_LIMIT, True)
     assert error_of(check_nice, -1, False).strerror == Strerror.ACCESS_DENIED

@@ -1,4 +1,4 @@
-"""Job steps in the controller: placement (pyslurm_ctld/step_layout.py) and their life in the job
+"""Job steps in the controller: placement (pyslurm_ctld/core/step_layout.py) and their life in the job
 manager — srun-made jobs ending with step 0, salloc releases, scancel of one step, COMPLETING
 until every step's processes are gone, node failure, and the journal round trip.
 
@@ -16,10 +16,10 @@ from pyslurm_common.errors import SlurmError, Strerror
 from pyslurm_ctld.core.apply import apply
 from pyslurm_ctld.core.state import ClusterState
 from pyslurm_ctld.core.steps import release, step_creation, step_termination
-from pyslurm_ctld.events import (AllocationReleased, BatchFinished, JobCancelled, Launch, NodeFailed,
-                                 StepFinished, Terminate, event_from_dict, event_to_dict)
-from pyslurm_ctld.job import Allocation, GpuUsage, Job, JobId, JobState, Reason, Step, StepUsage
-from pyslurm_ctld.step_layout import StepBusy, StepShape, place_step
+from pyslurm_ctld.model.events import (AllocationReleased, BatchFinished, JobCancelled, Launch, NodeFailed,
+                                       StepFinished, Terminate, event_from_dict, event_to_dict)
+from pyslurm_ctld.model.job import Allocation, GpuUsage, Job, JobId, JobState, Reason, Step, StepUsage
+from pyslurm_ctld.core.step_layout import StepBusy, StepShape, place_step
 
 from tests.builders import ALICE, BOB, ROOT, make_manager, schedule, submit
 
@@ -267,7 +267,7 @@ def test_running_steps_never_share_a_cpu(seed: int) -> None:
     ("ipv6:[::1]:41234", "head"),
 ])
 def test_nodes_reach_srun_at_an_address_they_can_route_to(peer: str, expected: str) -> None:
-    from pyslurm_ctld.servicer import srun_address
+    from pyslurm_ctld.rpc.servicer import srun_address
 
     assert srun_address(peer, "head") == expected
 

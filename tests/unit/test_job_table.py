@@ -1,4 +1,4 @@
-"""The MaxJobCount tally of the job table (pyslurm_ctld/job_table.py) against a full count.
+"""The MaxJobCount tally of the job table (pyslurm_ctld/model/job_table.py) against a full count.
 
 Every state change the manager makes goes through the table; after each step of a mixed life
 (plain jobs, arrays splitting tasks off, cancels, ends, purges, recovery by replay) the kept
@@ -15,7 +15,7 @@ from pyslurm_ctld.core.apply import apply
 from pyslurm_ctld.core.cancel import cancellation
 from pyslurm_ctld.core.state import ClusterState
 from pyslurm_ctld.core.timers import purgeable
-from pyslurm_ctld.job_table import JobTable, active_weight, held_nodes
+from pyslurm_ctld.model.job_table import JobTable, active_weight, held_nodes
 
 from test_job_arrays import submit_array
 from tests.builders import ALICE, finish, make_manager, schedule, submit

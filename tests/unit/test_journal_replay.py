@@ -13,12 +13,12 @@ import pytest
 
 from pyslurm_common.config import load_config
 from pyslurm_common.rpc_auth import Signer
-from pyslurm_ctld import controller
-from pyslurm_ctld.controller import Controller
-from pyslurm_ctld.events import JobTimeLimitChanged
-from pyslurm_ctld.job import JobId
-from pyslurm_ctld.journal import Journal
-from pyslurm_ctld.journal_replay import SET_ASIDE_NAME, replay
+from pyslurm_ctld.shell import controller
+from pyslurm_ctld.shell.controller import Controller
+from pyslurm_ctld.model.events import JobTimeLimitChanged
+from pyslurm_ctld.model.job import JobId
+from pyslurm_ctld.shell.journal import Journal
+from pyslurm_ctld.shell.journal_replay import SET_ASIDE_NAME, replay
 
 CONF = """ClusterName=c
 SlurmctldHost=localhost

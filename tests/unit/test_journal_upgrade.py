@@ -15,9 +15,9 @@ import pytest
 from pyslurm_common.config import load_config
 from pyslurm_ctld.core.apply import apply
 from pyslurm_ctld.core.state import ClusterState
-from pyslurm_ctld.events import event_from_dict, event_to_dict
-from pyslurm_ctld.job import JobId, JobState
-from pyslurm_ctld.journal import Journal
+from pyslurm_ctld.model.events import event_from_dict, event_to_dict
+from pyslurm_ctld.model.job import JobId, JobState
+from pyslurm_ctld.shell.journal import Journal
 
 JOURNALS = Path(__file__).parent / "journals"
 ALICE, BOB = 1001, 1002

@@ -1,4 +1,4 @@
-"""auth/jwt tokens (pyslurm_common.jwt_tokens) and who may mint them (pyslurm_ctld.auth_tokens)."""
+"""auth/jwt tokens (pyslurm_common.jwt_tokens) and who may mint them (pyslurm_ctld.rpc.auth_tokens)."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -9,7 +9,7 @@ import pytest
 from pyslurm_common import jwt_tokens
 from pyslurm_common.config import load_config
 from pyslurm_common.errors import SlurmError
-from pyslurm_ctld.auth_tokens import issue_token
+from pyslurm_ctld.rpc.auth_tokens import issue_token
 
 KEY = b"k" * 32
 

@@ -3,13 +3,15 @@
 * The daemons' packages never import each other (they talk over the wire only), and the shared
   package imports no daemon.
 * The commands (cli) import only the shared package and themselves.
-* Inside the controller, each module belongs to one layer and imports only its own layer and
-  those below it. A new module must be given a layer here: that is the moment to decide where it
-  belongs (ARCHITECTURE.md draws the picture).
+* Inside the controller, each module belongs to the layer of the folder it sits in
+  (pyslurm_ctld/rpc/, shell/, translate/, core/, sched/, settings/, model/) and imports only its
+  own layer and those below it; only the composition root (daemon.py) sits at the top. Where a
+  new file is put is the moment to decide its layer (ARCHITECTURE.md draws the picture).
 """
 from __future__ import annotations
 
 import ast
+import graphlib
 from pathlib import Path
 
 import pytest
@@ -26,24 +28,22 @@ KNOWN_CROSSINGS = {
     ("pyslurm_common.quickstart", "pyslurm_d.hardware"),
 }
 
-# The controller's layers, top to bottom: a module may import its own layer and those below.
-# A name is a module of pyslurm_ctld or a subpackage (every module under it).
+# The controller's layers, top to bottom: a module may import its own layer and those below. A
+# module's layer is the subpackage it sits in (pyslurm_ctld/<layer>/...), so a new file's folder
+# is its layer. Only the composition root sits at the top of the package.
 CONTROLLER_LAYERS: tuple[tuple[str, frozenset[str]], ...] = (
-    ("daemon", frozenset({"__init__", "daemon", "failover"})),
-    ("rpc", frozenset({"servicer", "config_report", "metrics", "explain", "auth_tokens"})),
-    ("shell", frozenset({"controller", "journal", "journal_replay", "accounting_outbox", "node_link", "notifier",
-                         "association_cache", "gpu_idle_actions", "job_notices", "shell_ports", "allocating_client"})),
-    ("translate", frozenset({"convert", "job_env", "job_mail", "node_events", "job_info_cache"})),
-    ("core", frozenset({"core", "job_control", "job_priorities", "node_reconcile", "partition_admin",
-                        "reconfigure", "time_limit_update", "gpu_idle", "step_layout", "dependency_checks"})),
-    # The pass (pass_plan) and the accounting limits it shares with admission (limits,
-    # association_checks) sit below the core, so a plan needs no ClusterState.
-    ("sched", frozenset({"pass_plan", "scheduler", "backfill", "node_fit", "preemption", "priority", "fairshare",
-                         "features", "sched_params", "priority_settings", "license_gate", "reservation_fence",
-                         "limits", "association_checks"})),
-    ("model", frozenset({"job", "job_table", "events", "nodes", "associations", "dependency", "states", "job_steps",
-                         "preempt_transitions", "statistics", "reservations"})),
+    ("daemon", frozenset({"__init__", "daemon", "failover"})),   # modules at the top, not folders
+    ("rpc", frozenset({"rpc"})),
+    ("shell", frozenset({"shell"})),
+    ("translate", frozenset({"translate"})),
+    ("core", frozenset({"core"})),
+    # The pass (sched/pass_plan.py) and the accounting limits it shares with admission
+    # (sched/limits.py, sched/association_checks.py) sit below the core, so a plan needs no
+    # ClusterState. The settings share its rank until the backfill policy they build moves in.
+    ("sched", frozenset({"sched", "settings"})),
+    ("model", frozenset({"model"})),
 )
+_ROOT_LAYER = CONTROLLER_LAYERS[0][1]
 
 
 def _modules(package: str) -> dict[str, Path]:
@@ -86,19 +86,26 @@ def test_packages_import_only_the_shared_package() -> None:
 
 
 def _layer_of(module: str) -> int | None:
-    """The index of a controller module's layer (0 is the top); None outside the controller."""
+    """The index of a controller module's layer (0 is the top): its folder's, or the root's for
+    the composition root's modules; None outside the controller."""
     parts = module.split(".")
     if parts[0] != "pyslurm_ctld" or len(parts) < 2:
         return None
-    for index, (_, members) in enumerate(CONTROLLER_LAYERS):
-        if parts[1] in members:
+    if parts[1] in _ROOT_LAYER:
+        return 0
+    for index, (_, folders) in enumerate(CONTROLLER_LAYERS[1:], start=1):
+        if parts[1] in folders:
             return index
-    raise AssertionError(f"{module} is in no layer: add it to CONTROLLER_LAYERS in {Path(__file__).name}")
+    raise AssertionError(f"{module} is in no layer's folder: move it into one of "
+                         f"{sorted(set().union(*(folders for _, folders in CONTROLLER_LAYERS[1:])))} "
+                         f"(or name a new folder in CONTROLLER_LAYERS in {Path(__file__).name})")
 
 
-def test_every_controller_module_has_a_layer() -> None:
-    for module in _modules("pyslurm_ctld"):
+def test_every_controller_module_sits_in_a_layer_folder() -> None:
+    for module, path in _modules("pyslurm_ctld").items():
         assert _layer_of(module) is not None
+        if path.parent == REPO / "pyslurm_ctld":
+            assert path.stem in _ROOT_LAYER, f"{path.name}: only the composition root sits at the top"
 
 
 def test_controller_layers_import_only_layers_below() -> None:
@@ -113,9 +120,9 @@ def test_controller_layers_import_only_layers_below() -> None:
 
 
 @pytest.mark.parametrize("source, module, expected", [
-    ("from . import scheduler", "pyslurm_ctld.core.apply", {"pyslurm_ctld.core.scheduler"}),
-    ("from ..job import Job", "pyslurm_ctld.core.apply", {"pyslurm_ctld.job.Job"}),
-    ("from .. import events", "pyslurm_ctld.core.apply", {"pyslurm_ctld.events"}),
+    ("from . import state", "pyslurm_ctld.core.apply", {"pyslurm_ctld.core.state"}),
+    ("from ..model.job import Job", "pyslurm_ctld.core.apply", {"pyslurm_ctld.model.job.Job"}),
+    ("from ..model import events", "pyslurm_ctld.core.apply", {"pyslurm_ctld.model.events"}),
     ("import pyslurm_d.hardware", "pyslurm_common.quickstart", {"pyslurm_d.hardware"}),
 ])
 def test_relative_imports_resolve(tmp_path: Path, source: str, module: str, expected: set[str]) -> None:
@@ -126,22 +133,45 @@ def test_relative_imports_resolve(tmp_path: Path, source: str, module: str, expe
 
 def test_an_upward_import_is_caught() -> None:
     """The check can fail: a model module importing the shell is reported."""
-    assert _layer_of("pyslurm_ctld.controller.Controller") < _layer_of("pyslurm_ctld.job")  # type: ignore[operator]
-    assert _crosses("pyslurm_ctld.servicer", "pyslurm_d.hardware")
+    assert _layer_of("pyslurm_ctld.shell.controller.Controller") < _layer_of("pyslurm_ctld.model.job")  # type: ignore[operator]
+    assert _crosses("pyslurm_ctld.rpc.servicer", "pyslurm_d.hardware")
     assert not _crosses("cli.sbatch", "pyslurm_common.config")
-    assert _crosses("cli.sbatch", "pyslurm_ctld.job")
+    assert _crosses("cli.sbatch", "pyslurm_ctld.model.job")
     assert _crosses("pyslurm_common.config", "cli.sbatch")
+    with pytest.raises(AssertionError, match="no layer's folder"):
+        _layer_of("pyslurm_ctld.helpers.anything")
 
 
 
-def test_no_two_controller_modules_import_each_other() -> None:
-    """A pair that imports each other (the scheduler and backfill once did, through a deferred
-    import) is one concern split in two or a shared vocabulary not yet given its own module."""
+def _controller_import_graph() -> dict[str, set[str]]:
     modules = set(_modules("pyslurm_ctld"))
-    edges: set[tuple[str, str]] = set()
+    graph: dict[str, set[str]] = {module: set() for module in modules}
     for module, imported in _all_imports():
         target = imported if imported in modules else imported.rsplit(".", 1)[0]
         if module in modules and target in modules and target != module:
-            edges.add((module, target))
-    mutual = sorted({tuple(sorted(edge)) for edge in edges if edge[::-1] in edges})
-    assert not mutual, mutual
+            graph[module].add(target)
+    return graph
+
+
+def _cycle(graph: dict[str, set[str]]) -> list[str]:
+    """One import cycle of the graph as the chain of modules it passes; empty when there is none."""
+    try:
+        tuple(graphlib.TopologicalSorter(graph).static_order())
+    except graphlib.CycleError as error:
+        return list(error.args[1])
+    return []
+
+
+def test_no_import_cycles_in_the_controller() -> None:
+    """No chain of controller modules imports back to where it started (the scheduler and
+    backfill once imported each other, through a deferred import): a cycle is one concern split
+    in two or a shared vocabulary not yet given its own module."""
+    cycle = _cycle(_controller_import_graph())
+    assert not cycle, " -> ".join(cycle)
+
+
+def test_a_cycle_is_caught() -> None:
+    graph = _controller_import_graph()
+    assert "pyslurm_ctld.model.events" in graph["pyslurm_ctld.core.apply"]
+    graph["pyslurm_ctld.model.events"].add("pyslurm_ctld.core.apply")   # a model module importing apply
+    assert set(_cycle(graph)) >= {"pyslurm_ctld.model.events", "pyslurm_ctld.core.apply"}

@@ -8,8 +8,8 @@ from cli import job_options
 from cli.app import CliError
 from cli.command_line import collect, command_line
 from cli.option_tables import sbatch
-from pyslurm_ctld import node_fit
-from pyslurm_ctld.convert import request_from_desc
+from pyslurm_ctld.sched import node_fit
+from pyslurm_ctld.translate.convert import request_from_desc
 from pyslurm_common.errors import SlurmError
 
 

@@ -13,10 +13,10 @@ from pyslurm_common.conf_syntax import ConfigError
 from pyslurm_common.errors import Strerror
 from pyslurm_common.licenses import LicenseError, parse_licenses, request_valid
 from pyslurm_common.rpc import ctld_pb2
-from pyslurm_ctld import convert
+from pyslurm_ctld.translate import convert
 from pyslurm_ctld.core.apply import apply
-from pyslurm_ctld.job import JobState, Reason
-from pyslurm_ctld.license_gate import licenses_in_use
+from pyslurm_ctld.model.job import JobState, Reason
+from pyslurm_ctld.sched.license_gate import licenses_in_use
 
 from tests.builders import CONF, error_of, finish, make_manager, schedule, submit
 
@@ -103,7 +103,7 @@ def test_job_fields_and_scontrol_show_licenses(tmp_path: Path) -> None:
 
 def test_scontrol_update_job_licenses(tmp_path: Path) -> None:
     from pyslurm_ctld.core.job_updates import licenses_change
-    from pyslurm_ctld.events import event_from_dict, event_to_dict
+    from pyslurm_ctld.model.events import event_from_dict, event_to_dict
 
     mgr = make_manager(tmp_path, LICENSES)
     job = submit(mgr, hold=True)

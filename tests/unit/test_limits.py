@@ -1,4 +1,4 @@
-"""QOS and association limits (pyslurm_ctld/limits.py) through the pure scheduler: pending
+"""QOS and association limits (pyslurm_ctld/sched/limits.py) through the pure scheduler: pending
 reasons with Slurm's names, jobs started in the same pass counting, precedence of the QOS over
 the association, submit-time refusals (spec scheduling-policy.md §5)."""
 from __future__ import annotations
@@ -9,11 +9,11 @@ from typing import Any
 import pytest
 
 from pyslurm_common.errors import SlurmError
-from pyslurm_ctld.associations import (AccountingUser, Association, AssociationLimits, AssociationSnapshot, Qos,
-                                       QosLimits)
-from pyslurm_ctld.job import Allocation, ArrayInfo, Job, JobId, JobState
-from pyslurm_ctld.limits import LimitGate, default_time_limit, limit_gate, submit_refusal
-from pyslurm_ctld.scheduler import schedule
+from pyslurm_ctld.model.associations import (AccountingUser, Association, AssociationLimits, AssociationSnapshot, Qos,
+                                             QosLimits)
+from pyslurm_ctld.model.job import Allocation, ArrayInfo, Job, JobId, JobState
+from pyslurm_ctld.sched.limits import LimitGate, default_time_limit, limit_gate, submit_refusal
+from pyslurm_ctld.sched.scheduler import schedule
 
 from test_scheduler import BASE_REQUEST, by_name, node, outcome, partition, parts
 

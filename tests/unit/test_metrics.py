@@ -1,12 +1,12 @@
-"""The controller's OpenMetrics sets (pyslurm_ctld.metrics) and their text (pyslurm_restd.openmetrics)."""
+"""The controller's OpenMetrics sets (pyslurm_ctld.rpc.metrics) and their text (pyslurm_restd.openmetrics)."""
 from __future__ import annotations
 
 from pathlib import Path
 
 from pyslurm_common.config import load_config
 from pyslurm_common.rpc import ctld_pb2
-from pyslurm_ctld import metrics
-from pyslurm_ctld.job import JobState
+from pyslurm_ctld.rpc import metrics
+from pyslurm_ctld.model.job import JobState
 from pyslurm_restd.openmetrics import render
 
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import dataclasses
 
-from pyslurm_ctld.node_fit import NeedMemo, job_need
-from pyslurm_ctld.scheduler import schedule
+from pyslurm_ctld.sched.node_fit import NeedMemo, job_need
+from pyslurm_ctld.sched.scheduler import schedule
 from tests.builders import job_request
 from tests.unit.test_scheduler import BATCH, ONE_NODE, by_name, job, node, outcome, partition, parts
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from pyslurm_ctld.core.apply import apply
-from pyslurm_ctld.events import NodeAdminChanged, NodeFailed
-from pyslurm_ctld.node_events import NodeEvent, NodeEventWatcher
+from pyslurm_ctld.model.events import NodeAdminChanged, NodeFailed
+from pyslurm_ctld.translate.node_events import NodeEvent, NodeEventWatcher
 
 from tests.builders import make_manager
 

@@ -6,7 +6,7 @@ import asyncio
 import grpc
 import pytest
 
-from pyslurm_ctld.node_link import NodeLinkError, NodeLinks
+from pyslurm_ctld.shell.node_link import NodeLinkError, NodeLinks
 
 
 class _Signer:

@@ -8,7 +8,7 @@ import pytest
 from tests.builders import make_manager, schedule, submit
 
 from pyslurm_common.errors import SlurmError, Strerror
-from pyslurm_ctld.job import JobState
+from pyslurm_ctld.model.job import JobState
 
 
 def test_a_required_node_is_in_the_allocation_and_an_excluded_one_is_not(tmp_path: Path) -> None:

@@ -1,4 +1,4 @@
-"""Reconciling a node agent's report with the controller's jobs (pyslurm_ctld/node_reconcile.py):
+"""Reconciling a node agent's report with the controller's jobs (pyslurm_ctld/core/node_reconcile.py):
 steps the node no longer runs end (requeued when the node never had them, NODE_FAIL when their end
 is unknown), steps it runs that are over or unknown are killed, and after that no job is left
 RUNNING or COMPLETING without a live step behind it.
@@ -12,14 +12,14 @@ from typing import Any
 from pyslurm_common.auth import Identity
 from pyslurm_common.rpc import ctld_pb2
 from pyslurm_common.rpc_auth import Serving, _caller
-from pyslurm_ctld import convert
+from pyslurm_ctld.translate import convert
 from pyslurm_ctld.core.apply import apply
 from pyslurm_ctld.core.cancel import cancellation
 from pyslurm_ctld.core.state import ClusterState
-from pyslurm_ctld.events import JobLost, JobRequeued, NodeFailed, StepFinished, Terminate
-from pyslurm_ctld.job import Hold, Job, JobId, JobState, Reason
-from pyslurm_ctld.node_reconcile import LAUNCH_GRACE, Reconciliation, reconcile, silent_nodes
-from pyslurm_ctld.servicer import ControllerServicer
+from pyslurm_ctld.model.events import JobLost, JobRequeued, NodeFailed, StepFinished, Terminate
+from pyslurm_ctld.model.job import Hold, Job, JobId, JobState, Reason
+from pyslurm_ctld.core.node_reconcile import LAUNCH_GRACE, Reconciliation, reconcile, silent_nodes
+from pyslurm_ctld.rpc.servicer import ControllerServicer
 
 from tests.builders import ALICE, finish, make_manager, run_job
 from test_job_steps import interactive_job, start_step, step_ended

@@ -1,4 +1,4 @@
-"""The notifier (pyslurm_ctld/notifier.py) against a real MailProg script that records what it
+"""The notifier (pyslurm_ctld/shell/notifier.py) against a real MailProg script that records what it
 gets and a real local HTTP server: delivery, retries, and a dead target never holding others up."""
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from pyslurm_ctld.notifier import Notice, Notifier, default_mail_prog, recipient_ok
+from pyslurm_ctld.shell.notifier import Notice, Notifier, default_mail_prog, recipient_ok
 
 NOTICE = Notice(7, "END", "alice", "Slurm Job_id=7 Name=x Ended, Run time 00:00:05, COMPLETED, ExitCode 0",
                 "Job ID: 7\nExit code: 0:0\n", "alice@lab.example", {"SLURM_JOB_ID": "7", "SLURM_JOB_MAIL_TYPE": "Ended"})

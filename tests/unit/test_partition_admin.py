@@ -1,4 +1,4 @@
-"""scontrol create/update/delete partition (pyslurm_ctld/partition_admin.py) and how the job
+"""scontrol create/update/delete partition (pyslurm_ctld/core/partition_admin.py) and how the job
 manager journals them: checked like slurm.conf lines, refused in Slurm's words, replayed."""
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ from pyslurm_common.errors import SlurmError
 from pyslurm_ctld.core.apply import apply
 from pyslurm_ctld.core.state import ClusterState
 from pyslurm_ctld.core.topology import partition_edit, reconfigure
-from pyslurm_ctld.events import NodeCreated, event_from_dict, event_to_dict
-from pyslurm_ctld.partition_admin import settings_from_words
+from pyslurm_ctld.model.events import NodeCreated, event_from_dict, event_to_dict
+from pyslurm_ctld.core.partition_admin import settings_from_words
 from pyslurm_common.units import UNLIMITED
 
 CONF = """\

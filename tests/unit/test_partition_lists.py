@@ -8,10 +8,11 @@ from tests.builders import ALICE, CONF, RAW, USERS, error_of, make_manager, sche
 from test_scheduler import node, partition
 
 from pyslurm_common.errors import Strerror
-from pyslurm_ctld import convert, scheduler
+from pyslurm_ctld.translate import convert
+from pyslurm_ctld.sched import scheduler
 from pyslurm_ctld.core.admission import submission
 from pyslurm_ctld.core.apply import apply
-from pyslurm_ctld.job import Job, JobId, JobState, Reason
+from pyslurm_ctld.model.job import Job, JobId, JobState, Reason
 
 # `small` has n1 only, `big` n2 only.
 TWO_PARTS = CONF.replace("PartitionName=long Nodes=n1 DefaultTime=120\n",

@@ -9,8 +9,8 @@ from tests.builders import ALICE, BOB, error_of, make_manager, run_job, schedule
 from pyslurm_common.errors import Strerror
 from pyslurm_ctld.core.apply import apply
 from pyslurm_ctld.core.job_updates import hold_change, partition_change
-from pyslurm_ctld.events import JobPartitionChanged, event_from_dict, event_to_dict
-from pyslurm_ctld.job import JobId, JobState
+from pyslurm_ctld.model.events import JobPartitionChanged, event_from_dict, event_to_dict
+from pyslurm_ctld.model.job import JobId, JobState
 
 
 def test_owner_moves_a_pending_job_and_it_runs_there(tmp_path: Path) -> None:

@@ -1,4 +1,4 @@
-"""The scheduling pass as a returned plan (pyslurm_ctld/pass_plan.py, core/scheduling.py): the
+"""The scheduling pass as a returned plan (pyslurm_ctld/sched/pass_plan.py, core/scheduling.py): the
 plan changes nothing in the state it was given; adopting it keeps the pending reasons and
 backfill's expectations and holds the ids its array tasks take."""
 from __future__ import annotations
@@ -9,9 +9,9 @@ from pathlib import Path
 from pyslurm_ctld.core.admission import submission
 from pyslurm_ctld.core.apply import apply
 from pyslurm_ctld.core.scheduling import adopt, pass_snapshot
-from pyslurm_ctld.events import ArrayTaskStarted, JobStarted
-from pyslurm_ctld.job import JobState, Reason
-from pyslurm_ctld.pass_plan import plan
+from pyslurm_ctld.model.events import ArrayTaskStarted, JobStarted
+from pyslurm_ctld.model.job import JobState, Reason
+from pyslurm_ctld.sched.pass_plan import plan
 from tests.builders import ALICE, RAW, make_manager, submit
 
 

@@ -6,11 +6,11 @@ from __future__ import annotations
 from pathlib import Path
 
 from pyslurm_common.hostlist import compress
-from pyslurm_ctld import convert
+from pyslurm_ctld.translate import convert
 from pyslurm_ctld.core.scheduling import schedule_pass
 from pyslurm_ctld.core.state import ClusterState
-from pyslurm_ctld.job import JobId, JobState, Reason
-from pyslurm_ctld.scheduler import Pend, Start, schedule
+from pyslurm_ctld.model.job import JobId, JobState, Reason
+from pyslurm_ctld.sched.scheduler import Pend, Start, schedule
 
 from test_explain import lines_of
 from tests.builders import make_manager, submit

@@ -1,4 +1,4 @@
-"""Preemption (pyslurm_ctld/preemption.py, preempt_transitions.py, the core's wiring and
+"""Preemption (pyslurm_ctld/sched/preemption.py, preempt_transitions.py, the core's wiring and
 pyslurm_common/preempt_conf.py).
 
 Spec: scheduling-policy.md §6 (who preempts whom, modes, GraceTime, PreemptExemptTime, victim
@@ -18,19 +18,19 @@ from pyslurm_common.config import ConfigError, load_config
 from pyslurm_common.errors import SlurmError
 from pyslurm_common.preempt_conf import ModeSpec, PreemptConfig, PreemptMode
 from pyslurm_common.rpc import types_pb2
-from pyslurm_ctld.associations import AssociationSnapshot, Qos
-from pyslurm_ctld.convert import request_from_desc
+from pyslurm_ctld.model.associations import AssociationSnapshot, Qos
+from pyslurm_ctld.translate.convert import request_from_desc
 from pyslurm_ctld.core.admission import submission
 from pyslurm_ctld.core.apply import apply
 from pyslurm_ctld.core.job_updates import requeue_request, suspension
 from pyslurm_ctld.core.scheduling import schedule_pass
 from pyslurm_ctld.core.state import ClusterState
 from pyslurm_ctld.core.usage import node_usage
-from pyslurm_ctld.events import (BatchFinished, Effect, JobPreempted, JobRequeued, JobResumed, JobSubmitted, NodeFailed,
-                                 SignalTasks, SuspendTasks, Terminate, event_from_dict, event_to_dict)
-from pyslurm_ctld.job import Allocation, Job, JobId, JobState, Preemption, Reason
-from pyslurm_ctld.preemption import PartitionPreempt, Policy, Preempt, QosPreempt, Resume, plan, resumable
-from pyslurm_ctld.scheduler import Pend, Start
+from pyslurm_ctld.model.events import (BatchFinished, Effect, JobPreempted, JobRequeued, JobResumed, JobSubmitted, NodeFailed,
+                                       SignalTasks, SuspendTasks, Terminate, event_from_dict, event_to_dict)
+from pyslurm_ctld.model.job import Allocation, Job, JobId, JobState, Preemption, Reason
+from pyslurm_ctld.sched.preemption import PartitionPreempt, Policy, Preempt, QosPreempt, Resume, plan, resumable
+from pyslurm_ctld.sched.scheduler import Pend, Start
 
 from tests.builders import RAW, ROOT, SLURM_UID, USERS, register_node
 from test_scheduler import job, node, partition

@@ -1,4 +1,4 @@
-"""Job priority (pyslurm_ctld/priority.py, priority_settings.py): spec scheduling-policy.md §3.1
+"""Job priority (pyslurm_ctld/sched/priority.py, priority_settings.py): spec scheduling-policy.md §3.1
 and config-slurm-conf.md. Expected values are worked out by hand from the spec's formulas."""
 from __future__ import annotations
 
@@ -10,10 +10,10 @@ from typing import Any
 import pytest
 
 from pyslurm_common.config import ConfigError, load_config
-from pyslurm_ctld.job import Hold, Job, JobId, Reason
-from pyslurm_ctld.priority import (BASIC_PRIORITY_CEILING, PriorityContext, basic_priority, job_priority,
-                                   weighted)
-from pyslurm_ctld.priority_settings import PrioritySettings, priority_settings
+from pyslurm_ctld.model.job import Hold, Job, JobId, Reason
+from pyslurm_ctld.sched.priority import (BASIC_PRIORITY_CEILING, PriorityContext, basic_priority, job_priority,
+                                         weighted)
+from pyslurm_ctld.settings.priority_settings import PrioritySettings, priority_settings
 from tests.builders import job_request
 
 DAY = 86400

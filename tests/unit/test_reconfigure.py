@@ -1,4 +1,4 @@
-"""Reconfiguration and dynamic nodes in the controller's core (pyslurm_ctld/reconfigure.py,
+"""Reconfiguration and dynamic nodes in the controller's core (pyslurm_ctld/core/reconfigure.py,
 core/topology.py: reconfigure, node_creation, node_deletion) and the dynamic node definition a
 `pyslurmd -Z --conf` builds (pyslurm_d/dynamic_node.py).
 
@@ -17,9 +17,9 @@ from pyslurm_ctld.core.apply import apply
 from pyslurm_ctld.core.scheduling import schedule_pass
 from pyslurm_ctld.core.state import ClusterState
 from pyslurm_ctld.core.topology import node_creation, node_deletion, reconfigure
-from pyslurm_ctld.events import NodeAdminChanged, NodeCreated, NodesDeleted, event_from_dict, event_to_dict
-from pyslurm_ctld.job import JobState
-from pyslurm_ctld.reconfigure import load_checked
+from pyslurm_ctld.model.events import NodeAdminChanged, NodeCreated, NodesDeleted, event_from_dict, event_to_dict
+from pyslurm_ctld.model.job import JobState
+from pyslurm_ctld.core.reconfigure import load_checked
 from pyslurm_d import dynamic_node
 from pyslurm_d.hardware import Hardware
 

@@ -10,14 +10,14 @@ import pytest
 from cli import reservations as cli_reservations
 from pyslurm_common.errors import Strerror
 from pyslurm_common.reservation_spec import SpecError, creation_problem, parse_words
-from pyslurm_ctld import convert
+from pyslurm_ctld.translate import convert
 from pyslurm_ctld.core import reservations
 from pyslurm_ctld.core.apply import apply
 from pyslurm_ctld.core.scheduling import schedule_pass
 from pyslurm_ctld.core.state import ClusterState
-from pyslurm_ctld.events import ReservationDeleted, ReservationSaved, event_from_dict, event_to_dict
-from pyslurm_ctld.job import JobState, Reason
-from pyslurm_ctld.reservations import ReservationRecord
+from pyslurm_ctld.model.events import ReservationDeleted, ReservationSaved, event_from_dict, event_to_dict
+from pyslurm_ctld.model.job import JobState, Reason
+from pyslurm_ctld.model.reservations import ReservationRecord
 
 from tests.builders import error_of, make_manager, run_job, schedule, submit
 
@@ -218,7 +218,7 @@ def test_sacctmgr_show_reservation_columns_and_conditions() -> None:
 
 
 def test_changes_go_to_accounting_as_records(tmp_path: Path) -> None:
-    from pyslurm_ctld.events import RecordReservation
+    from pyslurm_ctld.model.events import RecordReservation
 
     mgr = make_manager(tmp_path)
     saved = reservations.creation(mgr, ["Res=r", "StartTime=now", "Duration=60", "Users=alice", "Nodes=n1,n2"],
@@ -233,7 +233,7 @@ def test_changes_go_to_accounting_as_records(tmp_path: Path) -> None:
 @pytest.mark.parametrize("over_run, ends", [("", 3600), ("ResvOverRun=5\n", 3900)])
 def test_jobs_end_with_their_reservation_after_resv_over_run(tmp_path: Path, over_run: str, ends: int) -> None:
     from pyslurm_ctld.core.timers import timeouts
-    from pyslurm_ctld.events import JobTimedOut
+    from pyslurm_ctld.model.events import JobTimedOut
 
     mgr = make_manager(tmp_path, over_run)
     create(mgr, "Res=r", "StartTime=now", "Duration=60", "Users=alice", "Nodes=n1")
@@ -246,7 +246,7 @@ def test_jobs_end_with_their_reservation_after_resv_over_run(tmp_path: Path, ove
 def test_nodes_of_reservations_in_force_read_resv_and_maint(tmp_path: Path) -> None:
     from cli import sinfo_format
     from pyslurm_ctld.core.usage import node_usage
-    from pyslurm_ctld.reservations import node_flags
+    from pyslurm_ctld.model.reservations import node_flags
 
     mgr = make_manager(tmp_path)
     create(mgr, "Res=m", "StartTime=now", "Duration=60", "Users=root", "Nodes=n1", "Flags=MAINT")
@@ -262,7 +262,7 @@ def test_nodes_of_reservations_in_force_read_resv_and_maint(tmp_path: Path) -> N
 
 
 def test_scontrol_update_job_reservation(tmp_path: Path) -> None:
-    from pyslurm_ctld.events import JobReservationChanged
+    from pyslurm_ctld.model.events import JobReservationChanged
 
     mgr = make_manager(tmp_path)
     create(mgr, "Res=lab", "StartTime=now", "Duration=60", "Users=alice", "Nodes=n2")
@@ -294,7 +294,7 @@ PreemptMode=CANCEL
 
 
 def test_a_job_preempts_only_on_nodes_reservations_leave_it(tmp_path: Path) -> None:
-    from pyslurm_ctld.events import JobPreempted
+    from pyslurm_ctld.model.events import JobPreempted
 
     mgr = make_manager(tmp_path, conf=PREEMPT_CONF)
     create(mgr, "Res=r", "StartTime=now", "Duration=600", "Users=alice", "Nodes=n1", "Flags=IGNORE_JOBS")
@@ -315,7 +315,7 @@ def test_a_job_preempts_only_on_nodes_reservations_leave_it(tmp_path: Path) -> N
 ])
 def test_private_data_reservations_shows_them_to_their_users_only(tmp_path: Path, settings: str,
                                                                    seen: tuple[set[str], ...]) -> None:
-    from pyslurm_ctld.associations import AssociationSnapshot
+    from pyslurm_ctld.model.associations import AssociationSnapshot
 
     from test_association_checks import assoc
 

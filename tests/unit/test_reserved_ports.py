@@ -2,8 +2,8 @@
 from __future__ import annotations
 
 from pyslurm_ctld.core.reserved_ports import port_range
-from pyslurm_ctld.job import JobState, Step
-from pyslurm_ctld.job_env import ranged
+from pyslurm_ctld.model.job import JobState, Step
+from pyslurm_ctld.translate.job_env import ranged
 
 
 def test_port_range() -> None:

@@ -118,7 +118,7 @@ def test_a_new_sattach_first_gets_the_recent_output_and_no_more_than_slurms_cach
 
 def test_who_sees_and_who_may_attach_to_a_step_as_slurm(tmp_path: Path) -> None:
     from pyslurm_common.errors import SlurmError, Strerror
-    from pyslurm_ctld.step_layout import StepShape
+    from pyslurm_ctld.core.step_layout import StepShape
     from tests.unit.test_step_usage import ALICE, BOB, SLURM_UID, _jobs
 
     mgr, running, pending = _jobs(tmp_path)

@@ -13,14 +13,14 @@ from pyslurm_common.config import load_config
 from pyslurm_common.errors import Strerror
 from pyslurm_common.rpc import ctld_pb2
 from pyslurm_common.rpc_auth import Serving, Signer, _caller
-from pyslurm_ctld.controller import Controller
+from pyslurm_ctld.shell.controller import Controller
 from pyslurm_ctld.core.admission import submission
 from pyslurm_ctld.core.apply import apply
 from pyslurm_ctld.core.state import ClusterState
-from pyslurm_ctld.events import event_from_dict
-from pyslurm_ctld.job import JobState
-from pyslurm_ctld.journal import Journal
-from pyslurm_ctld.servicer import ControllerServicer
+from pyslurm_ctld.model.events import event_from_dict
+from pyslurm_ctld.model.job import JobState
+from pyslurm_ctld.shell.journal import Journal
+from pyslurm_ctld.rpc.servicer import ControllerServicer
 
 from tests.builders import ALICE, BOB, RAW, SLURM_UID, USERS
 from test_journal_replay import CONF

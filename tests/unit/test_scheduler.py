@@ -1,4 +1,4 @@
-"""The pure scheduler (pyslurm_ctld/scheduler.py): pending jobs + free resources -> decisions.
+"""The pure scheduler (pyslurm_ctld/sched/scheduler.py): pending jobs + free resources -> decisions.
 
 Spec: scheduling-policy.md §2.1 (order), §2.2 (strict priority per partition, which reasons
 block), §2.4 (eligibility reasons).
@@ -10,9 +10,9 @@ from typing import Any, Iterable, Sequence
 
 import pytest
 
-from pyslurm_ctld.job import Allocation, Hold, Job, JobId
-from pyslurm_ctld.node_fit import NodeCapacity
-from pyslurm_ctld.scheduler import UNLIMITED, Decision, PartitionView, Pend, Start, schedule
+from pyslurm_ctld.model.job import Allocation, Hold, Job, JobId
+from pyslurm_ctld.sched.node_fit import NodeCapacity
+from pyslurm_ctld.sched.scheduler import UNLIMITED, Decision, PartitionView, Pend, Start, schedule
 from tests.builders import job_request
 
 # ---- helpers -----------------------------------------------------------------------------

@@ -14,9 +14,9 @@ from pyslurm_ctld.core.admission import submission
 from pyslurm_ctld.core.apply import apply
 from pyslurm_ctld.core.deadlines import deadlines_missed
 from pyslurm_ctld.core.will_run import will_run
-from pyslurm_ctld.events import JobDeadlineMissed, NodeFailed, Terminate
-from pyslurm_ctld.job import JobState, Reason
-from pyslurm_ctld.scheduler import Start, schedule
+from pyslurm_ctld.model.events import JobDeadlineMissed, NodeFailed, Terminate
+from pyslurm_ctld.model.job import JobState, Reason
+from pyslurm_ctld.sched.scheduler import Start, schedule
 
 from cli import scheduling_options
 from cli.app import CliError
@@ -212,8 +212,8 @@ def test_time_min_lets_backfill_start_a_job_with_a_shorter_limit() -> None:
 
 
 def test_a_job_started_with_a_shortened_limit_keeps_it(tmp_path: Path) -> None:
-    from pyslurm_ctld.events import JobStarted
-    from pyslurm_ctld.job import Allocation
+    from pyslurm_ctld.model.events import JobStarted
+    from pyslurm_ctld.model.job import Allocation
 
     mgr = make_manager(tmp_path)
     pending = submit(mgr, time_limit_min=60, time_min_min=5)

@@ -1,12 +1,12 @@
-"""The job state machine (pyslurm_ctld/states.py): the transition table and its one setter."""
+"""The job state machine (pyslurm_ctld/model/states.py): the transition table and its one setter."""
 from __future__ import annotations
 
 import logging
 
 import pytest
 
-from pyslurm_ctld.job import Job, JobId, JobState, Reason
-from pyslurm_ctld.states import TRANSITIONS, IllegalTransition, transition
+from pyslurm_ctld.model.job import Job, JobId, JobState, Reason
+from pyslurm_ctld.model.states import TRANSITIONS, IllegalTransition, transition
 from tests.builders import job_request
 
 S = JobState
@@ -65,7 +65,7 @@ def test_every_state_is_reachable_from_pending() -> None:
 
 
 def test_transition_applies_changes_and_logs_the_change(caplog: pytest.LogCaptureFixture) -> None:
-    caplog.set_level(logging.INFO, logger="pyslurm_ctld.states")
+    caplog.set_level(logging.INFO, logger="pyslurm_ctld.model.states")
     moved = transition(make_job(S.RUNNING), S.FAILED, reason=Reason.NON_ZERO_EXIT, exit_code=3, end_time=200)
     assert (moved.state, moved.reason, moved.exit_code, moved.end_time) == (
         S.FAILED, Reason.NON_ZERO_EXIT, 3, 200)
@@ -73,7 +73,7 @@ def test_transition_applies_changes_and_logs_the_change(caplog: pytest.LogCaptur
 
 
 def test_an_illegal_transition_logs_nothing(caplog: pytest.LogCaptureFixture) -> None:
-    caplog.set_level(logging.INFO, logger="pyslurm_ctld.states")
+    caplog.set_level(logging.INFO, logger="pyslurm_ctld.model.states")
     with pytest.raises(IllegalTransition):
         transition(make_job(S.COMPLETED), S.RUNNING)
     assert caplog.messages == []

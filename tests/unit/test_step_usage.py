@@ -24,15 +24,15 @@ from pyslurm_ctld.core.scheduling import schedule_pass
 from pyslurm_ctld.core.state import ClusterState
 from pyslurm_ctld.core.steps import step_creation, step_usage_hosts
 from pyslurm_ctld.core.topology import node_registered
-from pyslurm_ctld.job import JobId, JobState
-from pyslurm_ctld.node_link import NodeLinkError
-from pyslurm_ctld.servicer import ControllerServicer
+from pyslurm_ctld.model.job import JobId, JobState
+from pyslurm_ctld.shell.node_link import NodeLinkError
+from pyslurm_ctld.rpc.servicer import ControllerServicer
 from pyslurm_d import gpu_usage
 from pyslurm_d import stepd as stepd_mod
 from pyslurm_d.cgroup_limits import CgroupLimitError, Usage
 from pyslurm_d.daemon import NodeAgentServicer
 from pyslurm_d.nvml import GpuReading
-from pyslurm_ctld.step_layout import StepShape
+from pyslurm_ctld.core.step_layout import StepShape
 from pyslurm_d.step_messages import StepResult
 from pyslurm_d.steps import StepdLauncher, StepError, StepGone, StepManager, StepPolicy
 from tests.builders import job_request

@@ -12,8 +12,8 @@ from pyslurm_ctld.core.apply import apply
 from pyslurm_ctld.core.job_updates import time_limit_change
 from pyslurm_ctld.core.state import ClusterState
 from pyslurm_ctld.core.timers import timeouts
-from pyslurm_ctld.events import JobTimeLimitChanged, event_from_dict, event_to_dict
-from pyslurm_ctld.job import JobId, JobState
+from pyslurm_ctld.model.events import JobTimeLimitChanged, event_from_dict, event_to_dict
+from pyslurm_ctld.model.job import JobId, JobState
 
 from tests.builders import ALICE, BOB, ROOT, error_of, finish, make_manager, run_job, submit
 

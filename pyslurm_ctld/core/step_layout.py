@@ -1,0 +1,124 @@
+"""Where a job step (srun) runs inside its job's allocation: nodes, tasks, CPUs.
+
+Pure: the allocation, the steps running now and the request in, a placement out.
+Tasks are laid out in blocks (ranks 0..k-1 on the first node, and so on). As in
+Slurm 22.05, steps do not share CPUs: a step holds every job CPU of its nodes,
+or with --exact (implied by -c) just tasks x cpus-per-task of them; a step that
+cannot get them now is busy and retried by srun. An --overlap step holds
+nothing and never waits.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Iterable
+
+from pyslurm_common.errors import SlurmError, Strerror
+
+from ..model.job import Allocation, Step
+
+
+@dataclass(frozen=True, slots=True)
+class StepShape:
+    """What srun asked for; 0 means "not given"."""
+
+    num_tasks: int = 0
+    min_nodes: int = 0
+    cpus_per_task: int = 0
+    exact: bool = False
+    overlap: bool = False
+    nodelist: tuple[str, ...] = ()
+    distribution: str = ""   # -m as given: which node runs which rank (task_distribution.py)
+
+
+@dataclass(frozen=True, slots=True)
+class Placement:
+    nodes: tuple[str, ...]
+    tasks_per_node: tuple[int, ...]
+    cpu_ids: tuple[tuple[int, ...], ...]   # held per node; () for an --overlap step
+
+
+class StepBusy(Exception):
+    """Other steps hold the CPUs this one needs: srun retries."""
+
+
+def place_step(alloc: Allocation, running: Iterable[Step], shape: StepShape) -> Placement:
+    """Raises SlurmError when the allocation can never hold the step, StepBusy when not now."""
+    per_task = max(1, shape.cpus_per_task)
+    exact = shape.exact or shape.cpus_per_task > 0
+    candidates = _candidate_nodes(alloc, shape)
+    job_cpus = {node: alloc.cpus_on(i) or tuple(range(alloc.cpus_per_node[i]))
+                for i, node in enumerate(alloc.nodes) if node in candidates}
+    held = {} if shape.overlap else _held_cpus(running)
+    free = {node: [c for c in ids if c not in held.get(node, ())] for node, ids in job_cpus.items()}
+    capacity = {node: len(ids) // per_task for node, ids in job_cpus.items()}
+    # Tasks each node could take now: a non-exact step needs the whole node to itself.
+    room = {node: (len(free[node]) // per_task if exact or len(free[node]) == len(job_cpus[node]) else 0)
+            for node in candidates}
+    nodes, tasks = _layout(candidates, capacity, room, shape)
+    if shape.overlap:
+        return Placement(nodes, tasks, ())
+    cpu_ids = []
+    for node, count in zip(nodes, tasks):
+        wanted = count * per_task if exact else len(job_cpus[node])
+        if len(free[node]) < wanted:
+            raise StepBusy(node)
+        cpu_ids.append(tuple(free[node][:wanted]))
+    return Placement(nodes, tasks, tuple(cpu_ids))
+
+
+def _candidate_nodes(alloc: Allocation, shape: StepShape) -> list[str]:
+    if not shape.nodelist:
+        return list(alloc.nodes)
+    outside = [n for n in shape.nodelist if n not in alloc.nodes]
+    if outside:
+        raise SlurmError(Strerror.BAD_NODE_CONFIG, f"node {outside[0]} is not in the job's allocation")
+    return [n for n in alloc.nodes if n in shape.nodelist]   # allocation order
+
+
+def _layout(candidates: list[str], capacity: dict[str, int], room: dict[str, int],
+            shape: StepShape) -> tuple[tuple[str, ...], tuple[int, ...]]:
+    """Nodes and tasks per node: -N nodes (the -w ones first), -n tasks balanced over them (ranks
+    in blocks); without -N as few nodes as hold the tasks, preferring those with `room` now;
+    without -n one task per node."""
+    if shape.min_nodes > len(candidates) or (shape.nodelist and shape.min_nodes and
+                                             shape.min_nodes < len(candidates)):
+        raise SlurmError(Strerror.BAD_NODE_CONFIG)
+    if shape.min_nodes:
+        nodes = candidates[:shape.min_nodes]
+    elif shape.num_tasks and not shape.nodelist:
+        _fewest_nodes(candidates, capacity, shape.num_tasks)          # can it ever fit?
+        free_first = sorted(candidates, key=lambda n: room[n] == 0)   # stable: allocation order
+        nodes = _fewest_nodes(free_first, room, shape.num_tasks, busy_if_short=True)
+    else:
+        nodes = candidates
+    tasks_total = shape.num_tasks or len(nodes)
+    if tasks_total < len(nodes):
+        raise SlurmError(Strerror.BAD_NODE_CONFIG, "fewer tasks than nodes requested")
+    base, extra = divmod(tasks_total, len(nodes))
+    tasks = tuple(base + (1 if i < extra else 0) for i in range(len(nodes)))
+    if any(count > capacity[node] for node, count in zip(nodes, tasks)):
+        raise SlurmError(Strerror.TOO_MANY_CPUS)
+    return tuple(nodes), tasks
+
+
+def _fewest_nodes(candidates: list[str], capacity: dict[str, int], tasks: int,
+                  busy_if_short: bool = False) -> list[str]:
+    chosen, total = [], 0
+    for node in candidates:
+        if total >= tasks:
+            break
+        chosen.append(node)
+        total += capacity[node]
+    if total < tasks:
+        if busy_if_short:
+            raise StepBusy(",".join(candidates))
+        raise SlurmError(Strerror.TOO_MANY_CPUS)
+    return chosen
+
+
+def _held_cpus(running: Iterable[Step]) -> dict[str, set[int]]:
+    held: dict[str, set[int]] = {}
+    for step in running:
+        for node, ids in zip(step.nodes, step.cpu_ids):
+            held.setdefault(node, set()).update(ids)
+    return held

@@ -1,0 +1,3 @@
+"""The controller's records (jobs, nodes, associations, reservations), its events with their
+versioned codec, its effects, and the job state transition table.
+"""

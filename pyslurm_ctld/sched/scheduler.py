@@ -1,0 +1,464 @@
+"""The scheduling core: pending jobs + free resources + now -> decisions.
+
+Pure: no I/O, no clock, no logging-as-control-flow. The daemon shell applies
+the decisions through the core. Policy (this first cut, Slurm's
+sched/builtin): jobs are taken in priority order (partition PriorityTier,
+then job priority, submit time, job id); within a partition the first job
+that cannot start for lack of resources blocks every later one (reason
+`Resources` for it, `Priority` for those behind it). Jobs that cannot start
+for reasons resources would not fix (hold, partition limits, a request no
+node of the partition could ever satisfy) get that reason and block nothing.
+
+Resources are specific: each node comes with the ids of its free CPUs and the global indices
+of its free GPUs (with their types), and a start names the ones it takes: the lowest free CPU
+ids, the lowest free GPU indices of the requested type. GPUs count like CPUs: a job that
+waits for busy GPUs is `Resources` and blocks its partition.
+
+A job array is one pending record (its master) however many tasks it has: the pass starts
+its tasks lowest index first, as many as fit and as its `%N` throttle allows (given the
+tasks already running, `array_running`), so an array costs one entry in the queue plus one
+node selection per task that actually starts. Throttled tasks pend with JobArrayTaskLimit,
+which blocks nothing.
+
+Accounting limits (QOS, associations) are a `LimitGate` passed in (limits.py): a job over a
+limit pends with the limit's reason and blocks nothing; each start is reported to the gate, so
+a job started earlier in the pass counts toward the limits of the later ones (also between
+tasks of one array).
+
+With backfill (backfill.py), every job the rules above leave pending for Resources or Priority
+is then placed in time, in the same priority walk: it starts now if that delays no job ahead of
+it, else it is reserved at its earliest start (the Pend carries that `Reservation`), and what a
+reservation holds leaves the "free now" view of the jobs behind it.
+"""
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from typing import Iterable, Mapping, Protocol, Sequence
+
+from . import features
+from .backfill import Backfill, Reservation
+from ..model.job import Allocation, Hold, Job, JobId, Reason
+from .node_fit import Need, NeedMemo, NodeCapacity, could_ever_fit, has_topology, user_allows, user_exclusive
+from .reservation_fence import Fence
+
+UNLIMITED = -1
+_UNDECIDED = object()   # a shape whose static fit this pass has not looked at yet
+
+
+@dataclass(frozen=True, slots=True)
+class PartitionView:
+    name: str
+    nodes: tuple[str, ...]
+    state: str            # UP, DOWN, DRAIN, INACTIVE
+    max_time_min: int     # -1 unlimited
+    max_nodes: int | None
+    min_nodes: int
+    priority_tier: int
+    def_mem_per_cpu_mb: int = 0   # memory of jobs that ask for none (0: not tracked)
+    exclusive: bool = False       # OverSubscribe=EXCLUSIVE: every job gets whole nodes
+
+
+@dataclass(frozen=True, slots=True)
+class Start:
+    job_id: JobId
+    allocation: Allocation
+    array_task_id: int | None = None   # the index of the array task that starts (job_id is the master)
+    partition: str | None = None       # where it starts, for a job submitted to several partitions
+    time_limit_min: int = 0            # --time-min: the shortened limit it starts with (0: its own)
+
+
+@dataclass(frozen=True, slots=True)
+class Pend:
+    job_id: JobId
+    reason: Reason
+    expected: Reservation | None = None   # when and where backfill expects it to start
+
+
+Decision = Start | Pend
+
+
+class LimitGate(Protocol):
+    """Accounting limits of one pass (limits.LimitGate)."""
+
+    def blocked(self, job: Job, partition: str, tres: Mapping[str, int]) -> Reason | None:
+        """Why the job may not start in the partition with these TRES now, or None."""
+
+    def started(self, job: Job, partition: str, tres: Mapping[str, int]) -> None:
+        """A start decided in this pass: it counts from now on."""
+
+
+_needs = NeedMemo()
+
+
+def _hold_reason(job: Job) -> Reason | None:
+    if job.hold is Hold.USER:
+        return Reason.HELD_USER
+    if job.hold is Hold.ADMIN:
+        return Reason.HELD_ADMIN
+    return None
+
+
+def _partition_reason(job: Job, part: PartitionView | None, need: Need,
+                      nodes: Mapping[str, NodeCapacity]) -> Reason | None:
+    """A reason resources freeing up would not fix (partition state, limits, shape), or None."""
+    if part is None:
+        return Reason.PARTITION_CONFIG
+    if part.state == "DOWN":
+        return Reason.PARTITION_DOWN
+    if part.state == "INACTIVE":
+        return Reason.PARTITION_INACTIVE
+    limit = job.request.time_limit_min
+    if part.max_time_min != UNLIMITED and (limit == UNLIMITED or limit > part.max_time_min):
+        return Reason.PARTITION_TIME_LIMIT
+    if need.nodes > len(part.nodes) or (part.max_nodes is not None and need.nodes > part.max_nodes) \
+            or need.nodes < part.min_nodes:
+        return Reason.PARTITION_NODE_LIMIT
+    if not set(need.required) <= set(part.nodes):
+        return Reason.PARTITION_CONFIG
+    if any(name in nodes and not could_ever_fit(nodes[name], need) for name in need.required):
+        return Reason.PARTITION_CONFIG
+    fitting = 0
+    for name in need.candidates(part.nodes):
+        if name in nodes and could_ever_fit(nodes[name], need):
+            fitting += 1
+            if fitting == need.nodes:
+                return None
+    return Reason.PARTITION_CONFIG
+
+
+class _Free:
+    """What is still free during one pass; starts decided earlier in the pass take from it."""
+
+    def __init__(self, nodes: Mapping[str, NodeCapacity]) -> None:
+        self.nodes = nodes
+        # Frozen sets, replaced (not mutated) when a start takes from a node: no copy per node per pass.
+        nothing: frozenset[int] = frozenset()
+        self.cpus = {n.name: n.free_cpu_ids if n.usable else nothing for n in nodes.values()}
+        self.memory = {n.name: n.free_memory_mb if n.usable else 0 for n in nodes.values()}
+        self.gpus = {n.name: n.free_gpus if n.usable else nothing for n in nodes.values()}
+        self.weights = {n.name: n.weight for n in nodes.values()}
+        # Who holds each node, for --exclusive=user (read only for needs that carry a user).
+        self.users = {n.name: n.users for n in nodes.values()}
+        self.owners = {n.name: n.owner for n in nodes.values()}
+
+    def gpus_for(self, name: str, need: Need) -> list[int]:
+        """Free GPUs of `name` of the requested type, lowest index first."""
+        node = self.nodes.get(name)
+        if node is None:
+            return []
+        free = self.gpus[name]
+        return [i for i in node.gpus_of_type(need.gpu_type) if i in free]
+
+    def fits(self, name: str, need: Need) -> bool:
+        if len(self.cpus.get(name, ())) < need.cpus_per_node or self.memory.get(name, 0) < need.memory_mb_per_node:
+            return False
+        if need.constraint and not features.satisfied(need.constraint, self.nodes[name].features):
+            return False
+        if self.nodes[name].tmp_disk_mb < need.tmp_disk_mb or not has_topology(self.nodes[name], need):
+            return False
+        if need.exclusive and not self._idle(name):
+            return False
+        if not user_allows(self.owners[name], self.users[name], need):
+            return False
+        return not need.gpus_per_node or len(self.gpus_for(name, need)) >= need.gpus_per_node
+
+    def _idle(self, name: str) -> bool:
+        node = self.nodes[name]
+        return len(self.cpus[name]) == node.cpus and len(self.gpus[name]) == len(node.gpu_types)
+
+    def take(self, name: str, need: Need) -> tuple[tuple[int, ...], tuple[int, ...]]:
+        """Claim the lowest free CPU ids and GPU indices one node of the request needs (all of
+        them for an exclusive job)."""
+        if need.exclusive:
+            cpu_ids, gpu_ids = tuple(sorted(self.cpus[name])), tuple(sorted(self.gpus[name]))
+        else:
+            cpu_ids = tuple(sorted(self.cpus[name])[:need.cpus_per_node])
+            gpu_ids = tuple(self.gpus_for(name, need)[:need.gpus_per_node]) if need.gpus_per_node else ()
+        self.cpus[name] = self.cpus[name].difference(cpu_ids)
+        if gpu_ids:
+            self.gpus[name] = self.gpus[name].difference(gpu_ids)
+        self.memory[name] -= need.memory_mb_per_node
+        self._hold_for_user(name, need)
+        return cpu_ids, gpu_ids
+
+    def mask(self, cpus_off: Mapping[str, frozenset[int]]) -> dict[str, frozenset[int]]:
+        """Keep these CPU ids off for one job (a core reservation's fence); what was free of
+        them, for `unmask` to give back once the job is placed."""
+        masked = {name: self.cpus[name] & ids for name, ids in cpus_off.items() if name in self.cpus}
+        for name, ids in masked.items():
+            self.cpus[name] = self.cpus[name] - ids
+        return masked
+
+    def unmask(self, masked: Mapping[str, frozenset[int]]) -> None:
+        for name, ids in masked.items():
+            self.cpus[name] = self.cpus[name] | ids
+
+    def claim(self, allocation: Allocation, need: Need) -> None:
+        """Withdraw what backfill started or reserved (a reservation's ids may be busy now: then
+        nothing changes for them; its memory, and its user's hold for --exclusive=user, are
+        withheld now all the same, which is safe)."""
+        for index, name in enumerate(allocation.nodes):
+            self.cpus[name] = self.cpus[name].difference(allocation.cpus_on(index))
+            self.gpus[name] = self.gpus[name].difference(allocation.gpus_on(index))
+            self.memory[name] -= allocation.memory_mb_per_node[index]
+            self._hold_for_user(name, need)
+
+    def _hold_for_user(self, name: str, need: Need) -> None:
+        if need.user is not None:
+            self.users[name] = self.users[name] | {need.user}
+            if need.user_exclusive:
+                self.owners[name] = need.user
+
+
+def schedule(pending: Iterable[Job], nodes: Mapping[str, NodeCapacity],
+             partitions: Mapping[str, PartitionView],
+             array_running: Mapping[JobId, int] | None = None,
+             ineligible: Mapping[JobId, Reason] | None = None,
+             eligible_tasks: Mapping[JobId, Sequence[int]] | None = None,
+             limits: LimitGate | None = None,
+             backfill: Backfill | None = None,
+             fences: Mapping[JobId, Fence] | None = None) -> list[Decision]:
+    """Decisions for one pass. `array_running` counts the running tasks of each array (by array
+    id); `ineligible` names jobs that may not start yet whatever the resources, with the reason
+    (begin time, dependency): like held jobs, they pend and block nothing. `eligible_tasks`
+    narrows an array's pending indices to those that may start (aftercorr). `limits`: the
+    accounting limits, None when none are enforced. `backfill`, the pass's time map, places
+    the jobs left waiting for resources. `fences`: the nodes reservations keep each job off
+    (reservation_fence.py); a job they leave too few nodes pends with the fence's reason."""
+    running = array_running or {}
+    waiting = ineligible or {}
+    allowed = eligible_tasks or {}
+    free = _Free(nodes)
+    pending = list(pending)
+    # Users count for node sharing only while some job shares by user (--exclusive=user): running
+    # (a node has an owner) or pending; otherwise needs stay free of users, shared across them.
+    by_user = any(n.owner is not None for n in nodes.values()) or any(user_exclusive(j.request) for j in pending)
+    blocked: set[str] = set()
+    decisions: list[Decision] = []
+    # Whether a request could ever fit depends only on its shape: decide once per shape and pass
+    # (the memo gives equal shapes one object, alive through the pass, so its id is the key).
+    static_fit: dict[tuple[str, int, int], Reason | None | object] = {}
+    _needs.new_pass()
+    tiers = {name: part.priority_tier for name, part in partitions.items()}
+    for job in sorted(pending, key=lambda j: (-tiers.get(j.request.partition, 0), -j.priority, j.submit_time,
+                                              j.job_id)):
+        reason = _hold_reason(job) if job.hold is not Hold.NONE else waiting.get(job.job_id) if waiting else None
+        if reason is not None:
+            decisions.append(Pend(job.job_id, reason))
+            continue
+        # A job submitted to several partitions (-p a,b) runs in whichever can start it first.
+        names = job.request.partitions or (job.request.partition,)
+        usable: list[tuple[PartitionView, Need]] = []
+        for name in names:
+            part = partitions.get(name)
+            need = _needs.need(job.request, name, part.def_mem_per_cpu_mb if part else 0,
+                               part is not None and part.exclusive, job.uid if by_user else None)
+            key = (name, job.request.time_limit_min, id(need))
+            static = static_fit.get(key, _UNDECIDED)
+            if static is _UNDECIDED:
+                static = static_fit[key] = _partition_reason(job, part, need, nodes)
+            if static is None and fences and job.job_id in fences:
+                part, static = _fenced(part, need, fences[job.job_id], nodes)
+            if static is None:
+                assert part is not None
+                usable.append((part, need))
+            elif reason is None:
+                reason = static
+        if limits is not None:
+            usable, reason = _within_limits(job, usable, limits, reason)
+        if not usable:
+            decisions.append(Pend(job.job_id, reason or Reason.PARTITION_CONFIG))
+            continue
+        if job.request.required_nodes and any(not nodes[name].usable for name in job.request.required_nodes
+                                              if name in nodes):
+            # A -w node that is down or drained: waiting for it blocks nobody else (§2.2).
+            decisions.append(Pend(job.job_id, Reason.REQ_NODE_NOT_AVAIL))
+            continue
+        if backfill is None and blocked and all(part.name in blocked for part, _ in usable):   # the common case behind a blocked job
+            decisions.append(Pend(job.job_id, Reason.PRIORITY))
+            continue
+        tasks, rest_reason = _startable_tasks(job, running, allowed.get(job.job_id))
+        if not tasks:
+            decisions.append(Pend(job.job_id, rest_reason or Reason.ARRAY_TASK_LIMIT))
+            continue
+        waits_for: Reason | None = None
+        fence = fences.get(job.job_id) if fences else None
+        masked = free.mask(fence.cpus_off) if fence is not None and fence.cpus_off else {}
+        for part, need in usable:
+            if part.name in blocked:
+                waits_for = waits_for or Reason.PRIORITY
+                continue
+            started = 0
+            over_limit: Reason | None = None
+            for task in tasks:
+                if started and limits is not None:    # the array's tasks started so far count
+                    over_limit = limits.blocked(job, part.name, need.tres)
+                    if over_limit is not None:
+                        break
+                allocation = _allocate(part.nodes, need, free)
+                if allocation is None:
+                    break
+                decisions.append(Start(job.job_id, allocation, task, part.name if len(names) > 1 else None))
+                if limits is not None:
+                    limits.started(job, part.name, need.tres)
+                if backfill is not None:
+                    backfill.book(job.job_id, allocation, backfill.now,
+                                  backfill.end_of(backfill.now, job.request.time_limit_min), need)
+                started += 1
+            tasks = tasks[started:]
+            if not tasks:
+                break
+            if over_limit is not None:
+                waits_for = over_limit
+                break
+            blocked.add(part.name)
+            waits_for = Reason.RESOURCES
+        expected: Reservation | None = None
+        if tasks and backfill is not None and backfill.tested < backfill.policy.max_job_test \
+                and waits_for in (None, Reason.RESOURCES, Reason.PRIORITY):
+            tasks, expected = _backfill(job, tasks, usable, backfill, free, decisions, len(names) > 1, limits,
+                                        fence.cpus_off if fence is not None else {})
+        free.unmask(masked)
+        if tasks:
+            decisions.append(Pend(job.job_id, waits_for or Reason.RESOURCES, expected))
+        elif rest_reason is not None:
+            decisions.append(Pend(job.job_id, rest_reason))
+    return decisions
+
+
+def _fenced(part: PartitionView | None, need: Need, fence: Fence,
+            nodes: Mapping[str, NodeCapacity]) -> tuple[PartitionView | None, Reason | None]:
+    """The partition as the job may use it under its fence, or the fence's reason when what is
+    left could never hold the job (a -w node fenced off counts as too few)."""
+    assert part is not None
+    if set(need.required) & fence.off_limits:
+        return part, fence.reason
+    left = tuple(n for n in part.nodes if n not in fence.off_limits)
+    fitting = sum(1 for n in need.candidates(left) if n in nodes and could_ever_fit(nodes[n], need))
+    if fitting < need.nodes:
+        return part, fence.reason
+    return dataclasses.replace(part, nodes=left), None
+
+
+def _within_limits(job: Job, usable: list[tuple[PartitionView, Need]], limits: LimitGate,
+                   reason: Reason | None) -> tuple[list[tuple[PartitionView, Need]], Reason | None]:
+    """The partitions where the job is within its accounting limits, and the reason to give if
+    there are none (the first limit found, unless another reason came first)."""
+    within = []
+    for part, need in usable:
+        over = limits.blocked(job, part.name, need.tres)
+        if over is None:
+            within.append((part, need))
+        elif reason is None:
+            reason = over
+    return within, reason
+
+
+def _backfill(job: Job, tasks: Sequence[int | None], usable: list[tuple[PartitionView, Need]],
+              backfill: Backfill, free: _Free, decisions: list[Decision], several: bool,
+              limits: LimitGate | None,
+              cpus_off: Mapping[str, frozenset[int]]) -> tuple[Sequence[int | None], Reservation | None]:
+    """Start what of a waiting job delays no reservation ahead of it, and reserve the rest at its
+    earliest start: the tasks still pending, and the reservation of the first of them. A task
+    the accounting limits stop (the array's earlier starts count) is neither started nor reserved.
+    `cpus_off`: the CPU ids a core reservation's fence keeps the job off."""
+    backfill.tested += 1
+    limit = job.request.time_limit_min
+    for index, task in enumerate(tasks):
+        within = usable if limits is None else [
+            (part, need) for part, need in usable if limits.blocked(job, part.name, need.tres) is None]
+        options = [(part.name, part.nodes, need) for part, need in within]
+        placed = backfill.place(options, limit, free.weights, cpus_off)
+        if placed is None:
+            return tasks[index:], None
+        shortened = 0
+        if placed[1] > backfill.now and job.request.time_min_min:
+            shortened, placed = _shortened(backfill, options, free, limit, job.request.time_min_min, placed, cpus_off)
+        partition, start, allocation = placed
+        end = backfill.end_of(start, shortened or limit)
+        placed_need = next(need for part, need in within if part.name == partition)
+        free.claim(allocation, placed_need)
+        if start == backfill.now:
+            backfill.book(job.job_id, allocation, start, end, placed_need)
+            decisions.append(Start(job.job_id, allocation, task, partition if several else None, shortened))
+            if limits is not None:
+                limits.started(job, partition, placed_need.tres)
+            continue
+        reservation = Reservation(start, end, allocation, partition, backfill.holders(allocation, start))
+        backfill.book(job.job_id, allocation, start, end, placed_need)
+        return tasks[index:], reservation
+    return (), None
+
+
+def _shortened(backfill: Backfill, options: list[tuple[str, Sequence[str], Need]], free: _Free, limit: int,
+               time_min: int, placed: tuple[str, int, Allocation],
+               cpus_off: Mapping[str, frozenset[int]]) -> tuple[int, tuple[str, int, Allocation]]:
+    """--time-min: the longest limit from time_min up to (not including) the job's own with which
+    it starts now, and where (Slurm's backfill shortens the limit so); (0, placed) when none does."""
+    low, high = time_min, (limit - 1 if limit > 0 else backfill.policy.window_s // 60)
+    best: tuple[int, tuple[str, int, Allocation]] = (0, placed)
+    while low <= high:
+        middle = (low + high) // 2
+        found = backfill.place(options, middle, free.weights, cpus_off)
+        if found is not None and found[1] == backfill.now:
+            best, low = (middle, found), middle + 1
+        else:
+            high = middle - 1
+    return best
+
+
+def _startable_tasks(job: Job, running: Mapping[JobId, int],
+                     allowed: Sequence[int] | None) -> tuple[Sequence[int | None], Reason | None]:
+    """What may start of this pending record: itself (`None`), or the array indices that are
+    `allowed` (default: every pending one) as far as its throttle allows; and the reason the
+    other indices wait for (JobArrayTaskLimit, Dependency), None when there are none."""
+    array = job.array
+    if array is None or not array.is_remainder:
+        return (None,), None
+    indices = array.pending if allowed is None else allowed
+    if array.throttle and len(indices) > array.throttle - running.get(array.array_job_id, 0):
+        return indices[:max(0, array.throttle - running.get(array.array_job_id, 0))], Reason.ARRAY_TASK_LIMIT
+    return indices, Reason.DEPENDENCY if len(indices) < len(array.pending) else None
+
+
+def _allocate(candidates: Sequence[str], need: Need, free: _Free) -> Allocation | None:
+    chosen = _select_nodes(candidates, need, free)
+    if chosen is None:
+        return None
+    taken = [free.take(name, need) for name in chosen]
+    return Allocation(
+        nodes=tuple(chosen),
+        cpus_per_node=tuple(len(cpu_ids) for cpu_ids, _ in taken),
+        memory_mb_per_node=(need.memory_mb_per_node,) * len(chosen),
+        cpu_ids=tuple(cpu_ids for cpu_ids, _ in taken),
+        gpu_ids=tuple(gpu_ids for _, gpu_ids in taken),
+    )
+
+
+def _select_nodes(candidates: Sequence[str], need: Need, free: _Free) -> list[str] | None:
+    allowed = need.candidates(candidates)
+    fitting = [n for n in allowed if free.fits(n, need)]
+    if len(fitting) < need.nodes or not set(need.required) <= set(fitting):
+        return None
+    if need.contiguous:
+        return _contiguous(allowed, set(fitting), need)
+    # The -w nodes, then the --prefer ones, then the lowest Weight, then best fit: the nodes with
+    # the fewest free CPUs first, keeping big holes for big jobs.
+    fitting.sort(key=lambda n: (n not in need.required,
+                                bool(need.preferred) and not features.satisfied(need.preferred, free.nodes[n].features),
+                                free.weights[n], len(free.cpus[n]), allowed.index(n)))
+    # The allocation lists its nodes in the partition's order, as Slurm's node bitmap does: node 0
+    # of SLURM_NODEID and rank 0 are on the first node of SLURM_JOB_NODELIST (where MPI launchers and
+    # torch's MASTER_ADDR recipes put the root).
+    return sorted(fitting[:need.nodes], key=allowed.index)
+
+
+def _contiguous(ordered: Sequence[str], fitting: set[str], need: Need) -> list[str] | None:
+    """--contiguous: the first run of `need.nodes` consecutive nodes (in the partition's order)
+    that all fit and hold every -w node; None when there is none."""
+    for first in range(len(ordered) - need.nodes + 1):
+        window = list(ordered[first:first + need.nodes])
+        if set(window) <= fitting and set(need.required) <= set(window):
+            return window
+    return None

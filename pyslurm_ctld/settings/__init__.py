@@ -1,0 +1,2 @@
+"""The controller's slurm.conf settings, parsed once, with file:line errors.
+"""

@@ -1,0 +1,2 @@
+"""Records to and from protobuf, job environments and mail: the controller's translations.
+"""
