@@ -13,7 +13,8 @@ from dataclasses import dataclass
 from pyslurm_common.errors import SlurmError, Strerror
 
 from ..sched import scheduler
-from ..sched.backfill import Backfill, BackfillPolicy, running_jobs
+from ..sched.backfill import Backfill, running_jobs
+from ..settings.sched_params import BackfillPolicy
 from ..model.job import Hold, Job, Reason
 from .scheduling import partition_views
 from .state import ClusterState

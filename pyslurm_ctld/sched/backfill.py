@@ -28,18 +28,10 @@ from dataclasses import dataclass, field
 from typing import Callable, Iterable, Mapping, Sequence
 
 from ..model.job import Allocation, Job, JobId, JobState
+from ..settings.sched_params import BackfillPolicy
 from .node_fit import Need, NodeCapacity, could_ever_fit, shares_with, user_exclusive
 
 FOREVER = 2**62    # the end of a booking without a time limit
-
-
-@dataclass(frozen=True, slots=True)
-class BackfillPolicy:
-    """The SchedulerParameters backfill acts on (config-slurm-conf.md §3.1)."""
-
-    window_s: int = 1440 * 60     # bf_window: how far ahead a job may be reserved
-    resolution_s: int = 60        # bf_resolution: ends are rounded up to this grid
-    max_job_test: int = 500       # bf_max_job_test: jobs considered per pass
 
 
 @dataclass(frozen=True, slots=True)

@@ -20,7 +20,8 @@ from typing import Mapping, Protocol
 
 from . import preemption, scheduler
 from ..model.associations import AssociationSnapshot
-from .backfill import Backfill, BackfillPolicy, Reservation, running_jobs
+from .backfill import Backfill, Reservation, running_jobs
+from ..settings.sched_params import BackfillPolicy
 from ..model.events import ArrayTaskStarted, Event, JobPreempted, JobResumed, JobStarted
 from ..model.job import Job, JobId, JobState, Reason
 from .license_gate import license_gate

@@ -13,9 +13,16 @@ from dataclasses import dataclass
 from pyslurm_common.bounds import UINT32_MAX, Bound
 from pyslurm_common.config import SlurmConfig
 
-from ..sched.backfill import BackfillPolicy
-
 SCHEDULER_TYPES = ("sched/backfill", "sched/builtin")
+
+
+@dataclass(frozen=True, slots=True)
+class BackfillPolicy:
+    """The SchedulerParameters backfill acts on (config-slurm-conf.md §3.1)."""
+
+    window_s: int = 1440 * 60     # bf_window: how far ahead a job may be reserved
+    resolution_s: int = 60        # bf_resolution: ends are rounded up to this grid
+    max_job_test: int = 500       # bf_max_job_test: jobs considered per pass
 
 
 @dataclass(frozen=True, slots=True)

@@ -24,7 +24,8 @@ from dataclasses import dataclass
 
 import pytest
 
-from pyslurm_ctld.sched.backfill import FOREVER, Backfill, BackfillPolicy, RunningJob
+from pyslurm_ctld.sched.backfill import FOREVER, Backfill, RunningJob
+from pyslurm_ctld.settings.sched_params import BackfillPolicy
 from pyslurm_ctld.model.job import Allocation, Hold, Job, JobId, JobState
 from pyslurm_ctld.sched.scheduler import Pend, Start, schedule
 from pyslurm_ctld.model.states import transition

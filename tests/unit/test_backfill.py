@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 
 from pyslurm_common.config import ConfigError, load_config
-from pyslurm_ctld.sched.backfill import FOREVER, Backfill, BackfillPolicy, RunningJob
+from pyslurm_ctld.sched.backfill import FOREVER, Backfill, RunningJob
+from pyslurm_ctld.settings.sched_params import BackfillPolicy
 from pyslurm_ctld.model.job import Allocation, ArrayInfo, JobId, Reason
 from pyslurm_ctld.settings.sched_params import scheduling_options
 from pyslurm_ctld.sched.node_fit import NodeCapacity, job_need

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pyslurm_ctld.sched.backfill import Backfill, BackfillPolicy
+from pyslurm_ctld.sched.backfill import Backfill
+from pyslurm_ctld.settings.sched_params import BackfillPolicy
 from pyslurm_ctld.core.scheduling import schedule_pass
 from pyslurm_ctld.model.job import JobState, Reason
 from pyslurm_ctld.sched.scheduler import Pend, Start, schedule

@@ -39,9 +39,11 @@ CONTROLLER_LAYERS: tuple[tuple[str, frozenset[str]], ...] = (
     ("core", frozenset({"core"})),
     # The pass (sched/pass_plan.py) and the accounting limits it shares with admission
     # (sched/limits.py, sched/association_checks.py) sit below the core, so a plan needs no
-    # ClusterState. The settings share its rank until the backfill policy they build moves in.
-    ("sched", frozenset({"sched", "settings"})),
+    # ClusterState.
+    ("sched", frozenset({"sched"})),
     ("model", frozenset({"model"})),
+    # slurm.conf's controller settings, parsed once: typed values every layer may read.
+    ("settings", frozenset({"settings"})),
 )
 _ROOT_LAYER = CONTROLLER_LAYERS[0][1]
 
