@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pyslurm_common import bounds, units
 from pyslurm_common.rpc import messages as pb
@@ -20,6 +20,9 @@ from .layout_options import layout_fields
 from .option_support import run_as
 from .scheduling_options import implicit_tasks, output_environment, scheduling_fields
 from .submit_inputs import node_file
+
+if TYPE_CHECKING:   # imported where used: dataclasses would slow every command's start
+    from pyslurm_common.mem_binding import MemBind
 
 BARE_NICE = 100   # `--nice` without a value
 INT_MAX, LONG_MAX = 2 ** 31 - 1, 2 ** 63 - 1
@@ -240,7 +243,32 @@ def job_desc(values: Mapping[str, Any], default_name: str, environ: Mapping[str,
         **_scheduling_fields(values), **run_as(values), **extra,
     )
     desc.environment.extend(output_environment(desc))
+    desc.environment.extend(f"{name}={value}" for name, value in mem_bind_exports(values).items())
     return desc
+
+
+def mem_bind_exports(values: Mapping[str, Any]) -> dict[str, str]:
+    """What Slurm's sbatch and salloc export of --mem-bind (the sruns inside read it back)."""
+    bind = mem_bind(values)
+    if bind is None:
+        return {}
+    return {name: bind.environment()[name] for name in ("SLURM_MEM_BIND", "SLURM_MEM_BIND_VERBOSE")}
+
+
+def mem_bind(values: Mapping[str, Any]) -> "MemBind | None":
+    """--mem-bind checked in Slurm's words (`help`: its help text, then the exit of a bad value)."""
+    from pyslurm_common import mem_binding
+
+    if values.get("mem_bind") is None:
+        return None
+    text = str(values["mem_bind"])
+    if any(token.lower() == "help" for token in text.split(",")):
+        print(mem_binding.HELP)
+        raise SystemExit(OPTION_EXIT)
+    try:
+        return mem_binding.parse(text)
+    except mem_binding.MemBindError as exc:
+        die(str(exc), exit_code=OPTION_EXIT)
 
 
 def open_mode(values: Mapping[str, Any]) -> str:

@@ -19,7 +19,6 @@ IGNORED = frozenset({
     "profile",    # acct_gather_profile/none
     "power",      # no power management plugin
     "network",    # switch/none
-    "mem_bind",   # srun acts on it (ACTED_ON there); sbatch/salloc's SBATCH_MEM_BIND* exports are not yet made
     "wckey",      # TrackWCKey is not supported: Slurm without it drops the key too
     "gres_flags", "wait_all_nodes",   # checked by layout_options; no effect here, as in Slurm
     "cluster_constraint",   # federations only: Slurm outside one ignores it
@@ -49,6 +48,7 @@ JOB_DESC = frozenset({
     "time_min", "deadline", "priority", "contiguous", "extra_node_info", "sockets_per_node", "cores_per_socket",
     "cpu_freq", "acctg_freq", "no_kill", "prefer", "oversubscribe", "gpu_freq", "ntasks_per_tres",
     "spread_job",
+    "mem_bind",   # job_options.mem_bind: exported to the job (sbatch, salloc), bound per task by srun
 })
 
 

@@ -77,6 +77,7 @@ def salloc(args: Sequence[str]) -> None:
     env = dict(login_env)
     env.update(os.environ)   # salloc's own variables win over the login ones, as in Slurm
     env.update(allocation_environment(job, submitted.cluster, conf if os.path.exists(conf) else ""))
+    env.update(job_options.mem_bind_exports(values))
     code, signum = _run_command(command, env, job_id, kill_signal)
     say(f"Relinquishing job allocation {job_id}")
     allocation.release(job_id, exit_code=code, exit_signal=signum)

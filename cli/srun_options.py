@@ -18,7 +18,7 @@ from pyslurm_common.rpc import messages as pb
 
 from . import job_options
 from .app import die
-from .command_line import COMMAND_LINE, ENVIRONMENT, OPTION_EXIT, OptionValues
+from .command_line import COMMAND_LINE, ENVIRONMENT, OptionValues
 from .srun_step_options import accel_bind
 from .step_layout import INPUT_ALL, INPUT_NONE
 from .submit_inputs import rlimits
@@ -109,7 +109,7 @@ def _count_of(value: object) -> int:
 def binding_environment(values: Mapping[str, Any]) -> dict[str, str]:
     """--cpu-bind, --mem-bind, --gpu-bind (or the binding --gpus-per-task / --ntasks-per-gpu imply)
     and -m as the step's variables, which the stepd binds each task by (pyslurm_d/task_binding.py)."""
-    from pyslurm_common import cpu_binding, gpu_binding, mem_binding
+    from pyslurm_common import cpu_binding, gpu_binding
 
     env: dict[str, str] = {}
     if values.get("cpu_bind") is not None:
@@ -122,15 +122,9 @@ def binding_environment(values: Mapping[str, Any]) -> dict[str, str]:
         except cpu_binding.BindError as exc:
             print(f"srun: error: {exc}", file=sys.stderr)
             die("Failed to parse --cpu-bind= values.", severity="fatal")
-    if values.get("mem_bind") is not None:
-        text = str(values["mem_bind"])
-        if any(token.lower() == "help" for token in text.split(",")):
-            print(mem_binding.HELP)     # Slurm's srun then ends as on a bad value
-            raise SystemExit(OPTION_EXIT)
-        try:
-            env.update(mem_binding.parse(text).environment())
-        except mem_binding.MemBindError as exc:
-            die(str(exc), exit_code=OPTION_EXIT)
+    mem_bind = job_options.mem_bind(values)
+    if mem_bind is not None:
+        env.update(mem_bind.environment())
     explicit = str(values.get("gpu_bind") or "")
     if "g" in (accel := accel_bind(values)):   # --accel-bind=g wins over --gpu-bind, as in Slurm's gres/gpu
         explicit = "verbose,closest" if "v" in accel else "closest"

@@ -87,6 +87,24 @@ def test_mem_bind_sets_each_tasks_numa_policy(cluster: Cluster) -> None:
     assert (bad.returncode, bad.stderr) == (255, 'srun: error: unrecognized --mem-bind argument "sideways"\n')
 
 
+def test_sbatch_and_salloc_mem_bind_reach_the_sruns_inside(cluster: Cluster) -> None:
+    """As real Slurm 22.05: sbatch/salloc export SLURM_MEM_BIND and SLURM_MEM_BIND_VERBOSE only, and
+    an srun inside binds by them (the batch script itself is not bound)."""
+    script = f"env | grep ^SLURM_MEM_BIND | sort; srun -n1 sh -c \"{NUMA_POLICY}\""
+    job_id = cluster.sbatch("-N1", "-n1", "--mem-bind=v,local", "-o", "mb-%j.out", "--wrap", script, user="alice")
+    cluster.wait_state(job_id, "COMPLETED", timeout=30)
+    out = (cluster.work_dir("alice") / f"mb-{job_id}.out").read_text().splitlines()
+    assert out[:2] == ["SLURM_MEM_BIND=verbose,local", "SLURM_MEM_BIND_VERBOSE=verbose"], out
+    assert re.fullmatch(r"mem-bind=LOC - \S+, task  0  0 \[\d+\]: mask 0x1 set", out[2]) and out[3].strip() == "bind:0", out
+    inside = cluster.run("salloc", "-Q", "-N1", "--mem-bind=rank", "sh", "-c", "env | grep ^SLURM_MEM_BIND=",
+                         user="alice", timeout=60)
+    assert inside.stdout == "SLURM_MEM_BIND=quiet,rank\n", inside
+    for command in ("sbatch", "salloc"):
+        bad = cluster.run(command, "--mem-bind=bogus", "--wrap" if command == "sbatch" else "true",
+                          *(["true"] if command == "sbatch" else []), user="alice")
+        assert (bad.returncode, bad.stderr) == (255, f'{command}: error: unrecognized --mem-bind argument "bogus"\n')
+
+
 def test_distribution_places_ranks_over_nodes(cluster: Cluster) -> None:
     probe = ["sh", "-c", "echo $SLURM_PROCID $SLURM_NODEID $SLURM_LOCALID"]
     for flag, expected in (("block", {(0, 0, 0), (1, 0, 1), (2, 1, 0), (3, 1, 1)}),
