@@ -283,7 +283,9 @@ def node_lines(node: NodeInfo, user_name: Callable[[int], str] = user_name_of_ui
         f"RealMemory={node.real_memory_mb} AllocMem={node.alloc_memory_mb} "
         f"FreeMem={node.free_memory_mb} Sockets={node.sockets} Boards=1",
         f"State={node_state(node)} ThreadsPerCore={node.threads_per_core} "
-        f"TmpDisk={node.tmp_disk_mb} Weight={node.weight} Owner=N/A MCS_label=N/A",
+        f"TmpDisk={node.tmp_disk_mb} Weight={node.weight} "
+        f"Owner={f'{user_name(node.owner_uid)}({node.owner_uid})' if node.HasField('owner_uid') else 'N/A'} "
+        "MCS_label=N/A",
     ]
     if node.partitions:
         lines.append(f"Partitions={','.join(node.partitions)} ")

@@ -3,6 +3,7 @@ through the real commands and daemons: Slurm 22.05's lines, job states and `scon
 fields (checked on real Slurm), and the variables the job sees."""
 from __future__ import annotations
 
+import pwd
 import re
 
 from .conftest import Cluster, wait_for
@@ -54,6 +55,9 @@ def test_exclusive_user_shares_nodes_with_its_user_only(cluster: Cluster) -> Non
     cluster.wait_state(owner, "RUNNING")
     shown = cluster.run("scontrol", "show", "job", str(owner), user="alice", check=True).stdout
     assert "NumCPUs=1 " in shown and "OverSubscribe=USER " in shown
+    alice = pwd.getpwnam("alice").pw_uid
+    assert f" Owner=alice({alice}) MCS_label=N/A" in cluster.run("scontrol", "show", "node", "node1").stdout
+    assert " Owner=N/A " in cluster.run("scontrol", "show", "node", "node2").stdout
     kept_off = cluster.sbatch("-n1", "-w", "node1", "--wrap", "true", user="bob")
     elsewhere = cluster.sbatch("-n1", "--wrap", "true", user="bob")
     beside = cluster.sbatch("-n1", "-w", "node1", "--wrap", "true", user="alice")
@@ -86,7 +90,6 @@ def test_priority_is_roots_to_set(cluster: Cluster) -> None:
 
 
 def test_root_submits_as_another_user_and_users_may_not(cluster: Cluster) -> None:
-    import pwd
 
     alice = pwd.getpwnam("alice")
     work = cluster.work_dir("alice")
