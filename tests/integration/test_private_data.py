@@ -10,6 +10,7 @@ from typing import Iterator
 import pytest
 
 from .conftest import Cluster, running_cluster, two_node_spec, wait_for
+from .restd_support import RestClient, serving
 
 
 def _spec(root: Path, name: str):  # type: ignore[no-untyped-def]
@@ -60,5 +61,10 @@ def test_users_see_only_the_reservations_they_are_in(lab: Cluster) -> None:
         assert (hidden.returncode, hidden.stdout) == (1, "Reservation alices not found\n")
         assert lab.run("sinfo", "-h", "-T", user="bob").stdout == "No reservations in the system\n"
         assert "ReservationName=alices " in lab.run("scontrol", "show", "res", check=True).stdout   # root
+        with serving(lab) as port:      # pyslurmrestd asks as the token's user: the same view
+            for user, seen in (("alice", ["alices"]), ("bob", [])):
+                token = lab.run("scontrol", "token", user=user, check=True).stdout.strip().removeprefix("SLURM_JWT=")
+                answer = RestClient(port=port).with_headers(token=token).get("/slurm/v0.0.44/reservations")
+                assert [r["name"] for r in answer.json["reservations"]] == seen, (user, answer.text)
     finally:
         lab.run("scontrol", "delete", "ReservationName=alices", check=True)
