@@ -261,7 +261,9 @@ class ControllerSession:
 
     async def reconciled(self, reply: ctld_pb2.StepReconciliation, launches: int) -> None:
         """Forget the ends the controller recorded; kill the steps it says must not run, unless
-        launched after the report it answers (a requeued job started again here meanwhile)."""
+        launched after the report it answers (a requeued job started again here meanwhile).
+        The kills are not waited for: the next heartbeat must not wait on a stepd (a node silent
+        for SlurmdTimeout is declared down, with every job on it)."""
         if self.steps is None:
             return
         for key in reply.acknowledged:
@@ -271,7 +273,7 @@ class ControllerSession:
                 continue
             log.info("job=%d step %s is over or unknown as far as the controller knows: terminating it",
                      key.job_id, key.step)
-            await self.steps.command_quietly(key.job_id, "terminate NODE FAILURE", key.step)
+            self.steps.command_in_background(key.job_id, "terminate NODE FAILURE", key.step)
 
     async def report(self, result: StepResult) -> bool:
         """One try to tell the controller that a step ended; True when it has recorded it."""

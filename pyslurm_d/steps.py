@@ -402,6 +402,12 @@ class StepManager:
             except (StepError, OSError) as exc:
                 log.info("job=%d step %s %s: %s", job_id, each, words, exc)
 
+    def command_in_background(self, job_id: int, words: str, step: str = "") -> None:
+        """`command_quietly`, not waited for. A stepd serves its socket only once its step has
+        started (seconds on a loaded machine; until then a command waits up to 5 s for its
+        reply), and the heartbeat loop that sends the controller's kills must keep its pace."""
+        self._spawn(self.command_quietly(job_id, words, step))
+
     # ---- restart ----------------------------------------------------------------
 
     def recover(self) -> None:

@@ -6,11 +6,15 @@ from __future__ import annotations
 import asyncio
 import json
 import signal
+import socket
+import types
 from pathlib import Path
 
 import pytest
 
 from pyslurm_common.cgroup_conf import CgroupConfig
+from pyslurm_common.rpc import ctld_pb2
+from pyslurm_d.daemon import ControllerSession
 from pyslurm_d.step_messages import StepResult
 from pyslurm_d.step_spool import END_FILE, read_end, read_result, write_end
 from pyslurm_d.steps import StepdLauncher, StepError, StepManager, StepPolicy
@@ -103,4 +107,28 @@ def test_a_launch_cut_short_before_its_stepd_started_is_forgotten(tmp_path: Path
         await asyncio.sleep(0.05)
         assert (steps.running_steps(), steps.unacknowledged_ends(), reports) == ([], [], [])
         assert not job_dir.exists()
+    asyncio.run(scenario())
+
+
+def test_the_controllers_kills_do_not_hold_up_the_next_heartbeat(tmp_path: Path) -> None:
+    """A stepd listens before its step has started and answers only once it serves: a kill sent
+    to it then must not stall the heartbeat loop past SlurmdTimeout (its node declared down)."""
+    async def scenario() -> None:
+        steps, _ = _manager(tmp_path, delivered=[])
+        job_dir = steps.job_dir(9, "0")
+        job_dir.mkdir(parents=True)
+        starting = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)   # a stepd still starting
+        starting.bind(str(job_dir / "stepd.sock"))
+        starting.listen(1)
+        starting.setblocking(False)
+        steps._running.add((9, "0"))
+        session = types.SimpleNamespace(steps=steps)
+        reply = ctld_pb2.StepReconciliation(kill=[ctld_pb2.NodeStep(job_id=9, step="0")])
+        await asyncio.wait_for(ControllerSession.reconciled(session, reply, steps.launches), 0.5)  # type: ignore[arg-type]
+        conn, _ = await asyncio.get_running_loop().sock_accept(starting)   # the kill still went out
+        conn.setblocking(False)
+        assert (await asyncio.get_running_loop().sock_recv(conn, 100)) == b"terminate NODE FAILURE\n"
+        conn.sendall(b"ok\n")
+        conn.close()
+        starting.close()
     asyncio.run(scenario())
