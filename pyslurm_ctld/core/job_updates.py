@@ -1,21 +1,23 @@
 """`scontrol update job`, hold/release, requeue and suspend/resume: each checks who asks and what
 the job allows, and returns the event to journal (or raises SlurmError). A new update key is a
-function here, an event in events.py and its handler in core/apply.py.
+function here (named in `job_update`), an event in model/events.py and its handler in core/apply.py.
 """
 from __future__ import annotations
 
 import dataclasses
+from typing import Iterable
 
 from pyslurm_common.bounds import ARRAY_THROTTLE, CPUS_PER_TASK, CPU_COUNT, OutOfRange
 from pyslurm_common.errors import SlurmError, Strerror
 from pyslurm_common.licenses import request_valid
+from pyslurm_common.units import parse_datetime
 
 from ..sched import features
-from . import job_control
+from . import job_control, reservations
 from ..sched.association_checks import charge
-from ..model.events import (ArrayThrottleChanged, BeginTimeChanged, DependencyChanged, JobChargeChanged, JobCpusChanged,
-                            JobHoldChanged, JobPartitionChanged, JobPriorityChanged, JobRequeueRequested, JobResumed,
-                            JobSuspended, JobTimeLimitChanged, JobLicensesChanged)
+from ..model.events import (ArrayThrottleChanged, BeginTimeChanged, DependencyChanged, Event, JobChargeChanged,
+                            JobCpusChanged, JobHoldChanged, JobLicensesChanged, JobPartitionChanged,
+                            JobPriorityChanged, JobRequeueRequested, JobResumed, JobSuspended, JobTimeLimitChanged)
 from ..model.job import Hold, JobState
 from .job_priorities import priority_update
 from ..sched.node_fit import job_need
@@ -173,3 +175,45 @@ def suspension(state: ClusterState, job_id: int, uid: int, operator: bool, suspe
         if any(set(job.allocation.cpus_on(i)) & usage[node].cpu_ids for i, node in enumerate(job.allocation.nodes)):
             raise SlurmError(Strerror.DISABLED)
     return event
+
+
+def job_update(state: ClusterState, job_id: int, settings: Iterable[str], uid: int, operator: bool,
+               now: int) -> list[Event]:
+    """`scontrol update jobid=N Key=Value ...`: Dependency=, ArrayTaskThrottle=, StartTime=,
+    Account=, QOS=, Priority=, Nice=, TimeLimit= (and TimeLimit+=/-=), Partition=, NumCPUs=,
+    Reservation=, Licenses=. Every setting is checked before any is applied. `operator`: the
+    caller is root, SlurmUser or an accounting operator."""
+    changes = {key.lower(): value for key, _, value in (item.partition("=") for item in settings)}
+    unknown = set(changes) - {"dependency", "arraytaskthrottle", "starttime", "account", "qos", "priority",
+                              "nice", "timelimit", "timelimit+", "timelimit-", "partition", "numcpus",
+                              "reservation", "licenses"}
+    if unknown:
+        raise SlurmError(Strerror.INVALID_ARGUMENT, f"Update of this job field is not supported: {min(unknown)}")
+    events: list[Event] = []
+    if "dependency" in changes:
+        events.append(dependency_change(state, job_id, changes["dependency"], uid))
+    if "arraytaskthrottle" in changes:
+        events.append(throttle_change(state, job_id, changes["arraytaskthrottle"], uid))
+    if "starttime" in changes:
+        try:
+            begin = parse_datetime(changes["starttime"], now)
+        except ValueError:
+            raise SlurmError(Strerror.INVALID_TIME_VALUE) from None
+        events.append(begin_change(state, job_id, begin, uid))
+    if "account" in changes or "qos" in changes:
+        events.append(charge_change(state, job_id, changes.get("account"), changes.get("qos"), uid, operator))
+    if "priority" in changes or "nice" in changes:
+        events.append(priority_change(state, job_id, uid, operator, changes.get("priority"), changes.get("nice"),
+                                      now))
+    if "numcpus" in changes:
+        events.append(cpu_count_change(state, job_id, uid, operator, changes["numcpus"]))
+    if "partition" in changes:
+        events.append(partition_change(state, job_id, uid, operator, changes["partition"]))
+    if "licenses" in changes:
+        events.append(licenses_change(state, job_id, uid, operator, changes["licenses"]))
+    if "reservation" in changes:
+        events.append(reservations.job_change(state, job_id, uid, operator, changes["reservation"], now))
+    for key in ("timelimit", "timelimit+", "timelimit-"):
+        if key in changes:
+            events.append(time_limit_change(state, job_id, uid, operator, key[9:], changes[key]))
+    return events

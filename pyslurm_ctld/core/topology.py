@@ -10,9 +10,11 @@ from typing import Iterable
 
 from pyslurm_common.config import NodeConfig, SlurmConfig
 from pyslurm_common.errors import SlurmError, Strerror
+from pyslurm_common.hostlist import HostlistError, expand
 
 from . import partition_admin, reconfigure as reconfiguration
-from ..model.events import NodeCreated, NodesDeleted, PartitionEdited
+from ..model.events import (BatchFinished, Event, NodeAdminChanged, NodeCreated, NodesDeleted, PartitionEdited,
+                            StepFinished)
 from ..model.nodes import NodeRecord
 from .access import is_privileged
 from .state import ClusterState
@@ -122,3 +124,39 @@ def reconfigure(state: ClusterState, cfg: SlurmConfig) -> None:
     if problems:
         raise SlurmError(Strerror.INVALID_ARGUMENT, "; ".join(problems))
     state.install_config(cfg)
+
+
+def node_names(expressions: Iterable[str]) -> list[str]:
+    """The nodes that hostlist expressions (`node[1-3],gpu1`) name."""
+    names: list[str] = []
+    for expr in expressions:
+        try:
+            names += expand(expr)
+        except HostlistError as exc:
+            raise SlurmError(Strerror.INVALID_NODE_NAME, str(exc)) from exc
+    return names
+
+
+def node_admin_change(state: ClusterState, new_state: str, reason: str, expressions: Iterable[str], uid: int,
+                      now: int) -> NodeAdminChanged:
+    """`scontrol update nodename=... state=DRAIN|DOWN|RESUME|UNDRAIN reason=...` (the caller is
+    privileged): DRAIN and DOWN need a reason, every node named must exist."""
+    word = new_state.upper()
+    if word not in ("DRAIN", "DOWN", "RESUME", "UNDRAIN"):
+        raise SlurmError(Strerror.INVALID_ARGUMENT, f"Invalid node state specified: {new_state}")
+    if word in ("DRAIN", "DOWN") and not reason:
+        raise SlurmError(Strerror.INVALID_ARGUMENT,
+                         "You must specify a reason when DOWNING or DRAINING a node. Request denied")
+    names = node_names(expressions)
+    unknown = [n for n in names if n not in state.nodes]
+    if unknown:
+        raise SlurmError(Strerror.INVALID_NODE_NAME, f"Invalid node name specified: {unknown[0]}")
+    return NodeAdminChanged(tuple(names), word, reason, uid, now)
+
+
+def reported_end(event: BatchFinished | StepFinished) -> list[Event]:
+    """What a node agent's report of an end journals: a step whose tasks could not be killed
+    drains its node first ("Kill task failed", as slurmd's), then the end itself."""
+    if isinstance(event, StepFinished) and event.kill_task_failed:
+        return [NodeAdminChanged((event.node,), "DRAIN", "Kill task failed", 0, event.time), event]
+    return [event]

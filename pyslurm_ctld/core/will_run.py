@@ -15,6 +15,7 @@ from pyslurm_common.errors import SlurmError, Strerror
 from ..sched import scheduler
 from ..sched.backfill import Backfill, running_jobs
 from ..settings.sched_params import BackfillPolicy
+from ..model.events import JobIdsUsed
 from ..model.job import Hold, Job, Reason
 from .scheduling import partition_views
 from .state import ClusterState
@@ -47,6 +48,11 @@ def will_run(state: ClusterState, job: Job, now: int) -> WillRun:
             return _answer(job, max(expected.start_time, job.request.begin_time), expected.allocation,
                            expected.partition)
     raise SlurmError(Strerror.BAD_NODE_CONFIG)
+
+
+def ids_spent(state: ClusterState) -> JobIdsUsed:
+    """A --test-only submission uses its job id up, as Slurm's, and queues nothing."""
+    return JobIdsUsed(state.next_job_id)
 
 
 def _answer(job: Job, start: int, allocation: "scheduler.Allocation", partition: str) -> WillRun:

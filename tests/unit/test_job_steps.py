@@ -267,7 +267,7 @@ def test_running_steps_never_share_a_cpu(seed: int) -> None:
     ("ipv6:[::1]:41234", "head"),
 ])
 def test_nodes_reach_srun_at_an_address_they_can_route_to(peer: str, expected: str) -> None:
-    from pyslurm_ctld.rpc.servicer import srun_address
+    from pyslurm_ctld.rpc.servicer_base import srun_address
 
     assert srun_address(peer, "head") == expected
 

@@ -1,0 +1,191 @@
+"""Jobs over the wire: sbatch (SubmitBatchJob), squeue (GetJobs), scancel (SignalJobs) and
+scontrol update/hold/release/requeue/suspend (UpdateJobs). Each parses the message, asks one core
+decider, commits what it returns and replies."""
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import time
+from typing import Awaitable, Callable, Iterable
+
+import grpc
+
+from pyslurm_common.array_spec import parse_job_spec
+from pyslurm_common.bounds import SIGNAL_NUMBER, STEP_ID, OutOfRange
+from pyslurm_common.errors import SlurmError, Strerror
+from pyslurm_common.hostlist import compress
+from pyslurm_common.rpc import ctld_pb2
+from pyslurm_common.rpc_auth import caller, translate_errors
+from pyslurm_common.users import group_name, user_name
+
+from ..translate import convert
+from ..core import access
+from ..core.admission import submission
+from ..core.cancel import cancellation, cancellations, named_records, signalling
+from ..core.job_updates import hold_change, job_update, requeue_request, suspension
+from ..core.steps import step_signalling, step_termination
+from ..core.will_run import ids_spent, will_run
+from ..model.job import JobRequest, JobState
+from ..core.job_priorities import check_nice
+from .servicer_base import ServicerBase, peer_host
+
+
+class JobRpcs(ServicerBase):
+    @translate_errors
+    async def SubmitBatchJob(self, request: ctld_pb2.SubmitRequest, context: grpc.aio.ServicerContext) -> ctld_pb2.SubmitReply:
+        who = caller()
+        check_nice(request.job.nice, self._operator(who.uid))
+        desc = request.job
+        uid, gid = access.job_identity(self.state, who.uid, who.gid,   # --uid/--gid: root's
+                                desc.run_as_uid if desc.HasField("run_as_uid") else None,
+                                desc.run_as_gid if desc.HasField("run_as_gid") else None)
+        event = submission(self.state,
+            _with_response_port(convert.request_from_desc(request.job, self.ctl.cfg.ctld_settings.job_requeue),
+                                request.job.alloc_resp_port, context.peer()), uid=uid, gid=gid,
+            user_name=user_name(uid), group_name=group_name(gid),
+            hold=request.job.hold, now=int(time.time()), array=request.job.array,
+            dependency=request.job.dependency)
+        if request.test_only:   # when and where it would start; the id is used up, as Slurm's, nothing queued
+            answer = will_run(self.state, event.job, int(time.time()))
+            await self.ctl.commit(ids_spent(self.state))
+            return ctld_pb2.SubmitReply(job_id=answer.job_id, cluster=self.ctl.cfg.cluster_name,
+                                        start_time=answer.start_time, cpus=answer.cpus,
+                                        nodes=compress(answer.nodes), partition=answer.partition)
+        await self.ctl.commit(event)
+        return ctld_pb2.SubmitReply(job_id=event.job.job_id, cluster=self.ctl.cfg.cluster_name)
+
+    @translate_errors
+    async def GetJobs(self, request: ctld_pb2.JobQuery, context: grpc.aio.ServicerContext) -> ctld_pb2.JobList:
+        jobs = self.state.jobs.values()
+        uid = caller().uid
+        operator = self._operator(uid)
+        if "jobs" in self.ctl.cfg.private_data and not operator:
+            # PrivateData=jobs: to anyone but an operator, another user's job is an unknown id
+            jobs = [j for j in jobs if j.uid == uid]
+        # Hidden partitions' jobs are left out of whole listings only; a job asked for by id is
+        # shown (slurmctld's pack_all_jobs against pack_one_job), so sbatch -W and srun find theirs.
+        hidden = frozenset() if operator or request.show_all or request.job_ids else frozenset(
+            p.name for p in self.state.partitions.values() if p.hidden)
+        if hidden:
+            jobs = [j for j in jobs if access.job_shown(j, hidden)]
+        if request.job_ids:
+            # An array id names every record of the array.
+            wanted = set(request.job_ids)
+            selected = [j for j in jobs
+                        if j.job_id in wanted or (j.array is not None and j.array.array_job_id in wanted)]
+            if not selected:
+                raise SlurmError(Strerror.INVALID_JOB_ID)
+        else:
+            selected = list(jobs)
+        now = int(time.time())
+        expected, nodes = self.state.expected, self.state.nodes
+        self.job_infos.forget_gone(self.state.jobs)
+        return ctld_pb2.JobList(jobs=[self.job_infos.info(j, now, expected.get(j.job_id), tuple(
+            n for n in j.request.required_nodes if n in nodes and not nodes[n].usable),
+            self.ctl.gpu_idle.idle_seconds(j.job_id, now)) for j in selected], now=now)
+
+    @translate_errors
+    async def SignalJobs(self, request: ctld_pb2.SignalRequest, context: grpc.aio.ServicerContext) -> ctld_pb2.SignalReply:
+        uid = caller().uid
+        now = int(time.time())
+        SIGNAL_NUMBER.refuse(request.signal)
+
+        async def one(job_id: int) -> None:
+            if request.step:
+                step_id = _step_number(request.step)
+                self.ctl.perform(step_termination(self.state, job_id, step_id, uid) if request.signal == 0
+                                 else step_signalling(self.state, job_id, step_id, uid, request.signal))
+            elif request.signal == 0:
+                await self.ctl.commit(cancellation(self.state, job_id, uid, now))
+            else:
+                await self.ctl.signal_now(signalling(self.state, job_id, uid, request.signal,
+                                                                  request.batch_only, request.full))
+
+        results = await _per_job(request.job_ids, one)
+        staged: list[Awaitable[None]] = []
+        try:
+            for text in request.job_specs:
+                results.append(await self._signal_spec(text, request, uid, now, staged))
+        finally:
+            await asyncio.gather(*staged)      # what was applied goes to disk, one fsync for all
+        return ctld_pb2.SignalReply(results=results)
+
+    async def _signal_spec(self, text: str, request: ctld_pb2.SignalRequest, uid: int, now: int,
+                     staged: list[Awaitable[None]]) -> ctld_pb2.SignalResult:
+        """Cancel or signal what one typed id names (`123` of an array, `123_5`, `123_[1-3]`);
+        cancellations are applied at once, their journaling added to `staged` to await."""
+        try:
+            spec = parse_job_spec(text)
+        except ValueError:
+            return ctld_pb2.SignalResult(job_spec=text, error=Strerror.INVALID_JOB_ID)
+        try:
+            if request.signal == 0:
+                for event in cancellations(self.state, spec, uid, now):
+                    staged.append(self.ctl.staged(event))
+            else:
+                records, _ = named_records(self.state, spec, uid)
+                running = [r for r in records if r.state is JobState.RUNNING] or records[:1]
+                for record in running:
+                    await self.ctl.signal_now(signalling(self.state, record.job_id, uid, request.signal,
+                                                                      request.batch_only, request.full))
+        except SlurmError as exc:
+            return ctld_pb2.SignalResult(job_id=spec.job_id, job_spec=text, error=exc.strerror)
+        return ctld_pb2.SignalResult(job_id=spec.job_id, job_spec=text)
+
+    @translate_errors
+    async def UpdateJobs(self, request: ctld_pb2.JobUpdateRequest, context: grpc.aio.ServicerContext) -> ctld_pb2.JobUpdateReply:
+        uid = caller().uid
+        now = int(time.time())
+
+        # Every job of one command changes before anything else runs: applied at once, the
+        # journal lines awaited together at the end. Awaited one by one, a scheduling pass could
+        # start between them: `scontrol release` of 12 jobs of two users once started a job of
+        # the lower-priority user whose release came first, before the other user's were
+        # released (slurmctld changes them all under one lock).
+        staged: list[Awaitable[None]] = []
+
+        async def one(job_id: int) -> None:
+            if request.action == "update":
+                for event in job_update(self.state, job_id, request.settings, uid, self._operator(uid), now):
+                    staged.append(self.ctl.staged(event))
+            elif request.action in ("requeue", "requeuehold"):
+                incomplete = any(s.lower() == "incomplete" for s in request.settings)
+                staged.append(self.ctl.staged(requeue_request(self.state,
+                    job_id, uid, request.action == "requeuehold", self._operator(uid), incomplete, now)))
+            elif request.action in ("suspend", "resume"):
+                staged.append(self.ctl.staged(suspension(self.state, job_id, uid, self._operator(uid),
+                                                                      request.action == "suspend", now)))
+            else:
+                staged.append(self.ctl.staged(hold_change(self.state, job_id, request.action, uid, now)))
+
+        try:
+            results = await _per_job(request.job_ids, one)
+        finally:
+            await asyncio.gather(*staged)
+        return ctld_pb2.JobUpdateReply(results=results)
+
+
+async def _per_job(job_ids: Iterable[int], action: Callable[[int], Awaitable[None]]) -> list[ctld_pb2.SignalResult]:
+    """Run `action` for each job; a refusal is that job's result, not the whole call's."""
+    results = []
+    for job_id in job_ids:
+        try:
+            await action(job_id)
+            results.append(ctld_pb2.SignalResult(job_id=job_id))
+        except SlurmError as exc:
+            results.append(ctld_pb2.SignalResult(job_id=job_id, error=exc.strerror))
+    return results
+
+
+def _step_number(text: str) -> int:
+    try:
+        return STEP_ID.parse(text)
+    except OutOfRange:
+        raise SlurmError(Strerror.INVALID_JOB_ID) from None
+
+
+def _with_response_port(request: JobRequest, port: int, peer: str) -> JobRequest:
+    """srun/salloc's allocation response port, on the host its submission came from."""
+    if not port or not request.interactive:
+        return request
+    return dataclasses.replace(request, alloc_resp_host=peer_host(peer), alloc_resp_port=port)
