@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from typing import Iterable
+from typing import Iterable, Sequence
 
 from pyslurm_common.array_spec import ArraySpec, parse_array_spec
 from pyslurm_common.config import PartitionConfig
@@ -19,7 +19,7 @@ from .dependency_checks import DependencyChecks
 from ..model.events import JobSubmitted
 from ..model.job import ArrayInfo, Hold, Job, JobId, JobRequest, Reason
 from ..sched.limits import default_time_limit, submit_refusal
-from ..sched.node_fit import Need, job_need
+from ..sched.node_fit import Need, job_need, spread_node_count
 from ..model.nodes import NodeRecord
 from . import reservations
 from .access import is_privileged
@@ -65,7 +65,7 @@ def submission(state: ClusterState, raw: JobRequest, uid: int, gid: int, user_na
                                     part)
     if request.reservation:
         reservations.check_access(state, request, user_name, now)
-    need = job_need(request, def_mem_per_cpu(state, part))
+    need = need_in(state, request, (part,))
     check_some_node_holds(need, state.nodes.values())
     check_scheduling_options(state, request, part)
     new_jobs = len(array_spec.indices) if array_spec else 1
@@ -83,6 +83,13 @@ def submission(state: ClusterState, raw: JobRequest, uid: int, gid: int, user_na
         dependency=depends, admin_priority=request.priority if is_privileged(state, uid) else 0,
     )
     return JobSubmitted(dataclasses.replace(job, priority=state.priority_of(job, now)))
+
+
+def need_in(state: ClusterState, req: JobRequest, parts: Sequence[PartitionConfig]) -> Need:
+    """What one node of the request needs in these partitions (the first one's memory default);
+    -n without -N over the fewest of their nodes that hold the tasks, as the scheduler places it."""
+    node_cpus = [state.nodes[name].config.cpus for p in parts for name in p.nodes if name in state.nodes]
+    return job_need(req, def_mem_per_cpu(state, parts[0]), nodes=spread_node_count(req, node_cpus))
 
 
 def check_some_node_holds(need: Need, nodes: Iterable[NodeRecord]) -> None:

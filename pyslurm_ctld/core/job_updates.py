@@ -23,7 +23,8 @@ from .job_priorities import priority_update
 from ..sched.node_fit import job_need
 from .time_limit_update import new_time_limit
 from .access import is_privileged, known_job, owned_job
-from .admission import check_node_lists, check_some_node_holds, def_mem_per_cpu, dependency_checks, resolve_partition
+from .admission import (check_node_lists, check_some_node_holds, def_mem_per_cpu, dependency_checks, need_in,
+                        resolve_partition)
 from .state import ClusterState
 from .usage import node_usage
 
@@ -99,7 +100,7 @@ def partition_change(state: ClusterState, job_id: int, uid: int, operator: bool,
     features.validated(req.features, frozenset(f for p in parts for n in p.nodes
                                                if n in state.nodes for f in state.nodes[n].config.features))
     charge(state.associations, state.cfg.accounting_storage_enforce, job.user_name, req.account, req.qos, parts)
-    need = job_need(req, def_mem_per_cpu(state, parts[0]))
+    need = need_in(state, req, parts)
     check_some_node_holds(need, (state.nodes[name] for p in parts for name in p.nodes if name in state.nodes))
     return JobPartitionChanged(job.job_id, req.partition, req.partitions)
 
@@ -131,7 +132,10 @@ def cpu_count_change(state: ClusterState, job_id: int, uid: int, operator: bool,
     CPUS_PER_TASK.refuse(cpus // tasks)
     req = dataclasses.replace(job.request, cpus_per_task=cpus // tasks)
     part = state.partitions.get(req.partition)
-    need = job_need(req, def_mem_per_cpu(state, part))
+    if part is None:
+        need = job_need(req, def_mem_per_cpu(state, part))
+    else:
+        need = need_in(state, req, (part,))
     check_some_node_holds(need, (n for n in state.nodes.values()
                                        if part is None or n.config.name in part.nodes))
     return JobCpusChanged(job.job_id, req.cpus_per_task)

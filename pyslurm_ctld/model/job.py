@@ -179,6 +179,9 @@ class JobRequest:
     over_subscribe: str = ""            # OverSubscribe= asked (NO, USER, MCS, YES; "" none)
     gpu_freq: str = ""                  # --gpu-freq as given
     spread_job: bool = False            # --spread-job without -N: admission spreads it (core/admission.py)
+    # -N given (min_nodes is then the node count); without it Slurm's node range is 1 to unbounded
+    # and -n decides: the fewest nodes that hold the tasks (node_fit.spread_node_count).
+    node_count_given: bool = True
     alloc_resp_host: str = ""           # srun/salloc's allocation response port, where its request came
     alloc_resp_port: int = 0            # from: reached when the allocation is granted (0: none)
 

@@ -353,10 +353,13 @@ class Backfill:
         # left beside it).
         chosen = sorted(fits, key=lambda n: (n not in need.required, weights.get(n, 1), fits[n][2],
                                              position[n]))[:need.nodes]
+        # An exclusive need's fit is the whole node; a spread one's last nodes take fewer CPUs.
+        taken = tuple(fits[n][0] if need.exclusive else fits[n][0][:need.cpus_at(index)]
+                      for index, n in enumerate(chosen))
         return Allocation(
-            nodes=tuple(chosen), cpus_per_node=tuple(len(fits[n][0]) for n in chosen),
+            nodes=tuple(chosen), cpus_per_node=tuple(len(cpu_ids) for cpu_ids in taken),
             memory_mb_per_node=(need.memory_mb_per_node,) * len(chosen),
-            cpu_ids=tuple(fits[n][0] for n in chosen), gpu_ids=tuple(fits[n][1] for n in chosen))
+            cpu_ids=taken, gpu_ids=tuple(fits[n][1] for n in chosen))
 
     def holders(self, allocation: Allocation, start: int) -> tuple[Holder, ...]:
         """Who holds the reserved nodes between now and `start`: running jobs that end by then,

@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Mapping, Sequence
+from typing import Iterable, Mapping, Sequence
+
+from pyslurm_common.job_environment import block_tasks_per_node
 
 from . import features
 from ..model.job import JobRequest
@@ -77,6 +79,13 @@ class Need:
     # None leaves every node's users out of the fit, and keeps needs shared across users.
     user: int | None = None
     user_exclusive: bool = False   # --exclusive=user: nodes no other user's job holds, and keeps them so
+    # -n without -N over several nodes: the CPUs each node of the allocation takes, in its order,
+    # as the tasks spread in blocks (3 tasks on 2 nodes: 2, 1); () every node takes cpus_per_node.
+    cpus_by_node: tuple[int, ...] = ()
+
+    def cpus_at(self, index: int) -> int:
+        """The CPUs the `index`-th node of an allocation for this need takes."""
+        return self.cpus_by_node[index] if self.cpus_by_node else self.cpus_per_node
 
     def candidates(self, nodes: Sequence[str]) -> list[str]:
         return [n for n in nodes if n not in self.excluded]
@@ -84,15 +93,40 @@ class Need:
     @property
     def tres(self) -> dict[str, int]:
         """What an allocation for this need holds, in accounting's TRES names."""
-        return {"cpu": self.cpus_per_node * self.nodes, "mem": self.memory_mb_per_node * self.nodes,
+        cpus = sum(self.cpus_by_node) if self.cpus_by_node else self.cpus_per_node * self.nodes
+        return {"cpu": cpus, "mem": self.memory_mb_per_node * self.nodes,
                 "node": self.nodes, "gres/gpu": self.gpus_per_node * self.nodes}
 
 
-def job_need(req: JobRequest, def_mem_per_cpu_mb: int, exclusive: bool = False, user: int | None = None) -> Need:
+def spread_node_count(req: JobRequest, node_cpus: Iterable[int]) -> int:
+    """The job's node count where nodes have these CPUs: -N's; for -n without -N (Slurm's node
+    range 1 to unbounded), the fewest nodes that hold the tasks spread evenly in blocks, within
+    --ntasks-per-node (cons_tres picks the fewest nodes). When no count holds them, the least one,
+    which admission then refuses as Slurm does (BAD_NODE_CONFIG)."""
+    least = max(1, req.min_nodes)
+    if req.node_count_given or not req.ntasks_given or req.overcommit:
+        return least
+    largest_first = sorted(node_cpus, reverse=True)
+    per_task = max(1, req.cpus_per_task)
+    for nodes in range(least, min(len(largest_first), req.num_tasks) + 1):
+        tasks_per_node = math.ceil(req.num_tasks / nodes)
+        if largest_first[nodes - 1] >= tasks_per_node * per_task \
+                and (not req.ntasks_per_node or tasks_per_node <= req.ntasks_per_node):
+            return nodes
+    return least
+
+
+def job_need(req: JobRequest, def_mem_per_cpu_mb: int, exclusive: bool = False, user: int | None = None,
+             nodes: int = 0) -> Need:
     """What one node of the job needs; `exclusive`: the partition gives whole nodes; `user`: the
-    job's uid where users' sharing of nodes counts (`Need.user`)."""
-    nodes = max(1, req.min_nodes)
+    job's uid where users' sharing of nodes counts (`Need.user`); `nodes`: the node count
+    spread_node_count chose (0: -N's)."""
+    nodes = nodes or max(1, req.min_nodes)
     cpus_per_node = max(1, math.ceil(req.total_cpus / nodes))
+    cpus_by_node: tuple[int, ...] = ()
+    if nodes > max(1, req.min_nodes) and not req.node_count_given:
+        cpus_by_node = tuple(tasks * max(1, req.cpus_per_task)
+                             for tasks in block_tasks_per_node(nodes, req.num_tasks, req.ntasks_given))
     if req.overcommit:   # -O: as if one task per node
         cpus_per_node = max(1, req.cpus_per_task)
     cpus_per_node = max(cpus_per_node, req.min_cpus_per_node)
@@ -111,7 +145,8 @@ def job_need(req: JobRequest, def_mem_per_cpu_mb: int, exclusive: bool = False, 
                  tmp_disk_mb=req.tmp_disk_mb,
                  topology=(req.sockets_per_node, req.cores_per_socket, req.threads_per_core),
                  contiguous=req.contiguous and nodes > 1, preferred=features.parse(req.prefer),
-                 user=user, user_exclusive=user_exclusive(req))
+                 user=user, user_exclusive=user_exclusive(req),
+                 cpus_by_node=cpus_by_node if cpus_per_node == max(cpus_by_node, default=0) else ())
 
 
 def whole_nodes(req: JobRequest) -> bool:
@@ -160,8 +195,8 @@ class NeedMemo:
     _MAX_SHAPES = 4096   # distinct shapes remembered; past it they start afresh (only a cost)
 
     def __init__(self) -> None:
-        self._current: dict[tuple[int, str], tuple[JobRequest, int, bool, int | None, Need]] = {}
-        self._previous: dict[tuple[int, str], tuple[JobRequest, int, bool, int | None, Need]] = {}
+        self._current: dict[tuple[int, str], tuple[JobRequest, int, bool, int | None, Need, int]] = {}
+        self._previous: dict[tuple[int, str], tuple[JobRequest, int, bool, int | None, Need, int]] = {}
         self._shapes: dict[Need, Need] = {}
 
     def new_pass(self) -> None:
@@ -170,13 +205,13 @@ class NeedMemo:
             self._shapes = {}
 
     def need(self, req: JobRequest, partition: str, def_mem_per_cpu_mb: int, exclusive: bool,
-             user: int | None = None) -> Need:
+             user: int | None = None, nodes: int = 0) -> Need:
         key = (id(req), partition)
         entry = self._current.get(key) or self._previous.get(key)
         if entry is None or entry[0] is not req or entry[1] != def_mem_per_cpu_mb or entry[2] is not exclusive \
-                or entry[3] != user:
-            need = job_need(req, def_mem_per_cpu_mb, exclusive, user)
-            entry = (req, def_mem_per_cpu_mb, exclusive, user, self._shapes.setdefault(need, need))
+                or entry[3] != user or entry[5] != nodes:
+            need = job_need(req, def_mem_per_cpu_mb, exclusive, user, nodes)
+            entry = (req, def_mem_per_cpu_mb, exclusive, user, self._shapes.setdefault(need, need), nodes)
         self._current[key] = entry
         return entry[4]
 

@@ -39,7 +39,8 @@ from typing import Iterable, Mapping, Protocol, Sequence
 from . import features
 from .backfill import Backfill, Reservation
 from ..model.job import Allocation, Hold, Job, JobId, Reason
-from .node_fit import Need, NeedMemo, NodeCapacity, could_ever_fit, has_topology, user_allows, user_exclusive
+from .node_fit import (Need, NeedMemo, NodeCapacity, could_ever_fit, has_topology, spread_node_count, user_allows,
+                       user_exclusive)
 from .reservation_fence import Fence
 
 UNLIMITED = -1
@@ -167,13 +168,13 @@ class _Free:
         node = self.nodes[name]
         return len(self.cpus[name]) == node.cpus and len(self.gpus[name]) == len(node.gpu_types)
 
-    def take(self, name: str, need: Need) -> tuple[tuple[int, ...], tuple[int, ...]]:
-        """Claim the lowest free CPU ids and GPU indices one node of the request needs (all of
-        them for an exclusive job)."""
+    def take(self, name: str, need: Need, cpus: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
+        """Claim the lowest `cpus` free CPU ids and the GPU indices one node of the request needs
+        (all of them for an exclusive job)."""
         if need.exclusive:
             cpu_ids, gpu_ids = tuple(sorted(self.cpus[name])), tuple(sorted(self.gpus[name]))
         else:
-            cpu_ids = tuple(sorted(self.cpus[name])[:need.cpus_per_node])
+            cpu_ids = tuple(sorted(self.cpus[name])[:cpus])
             gpu_ids = tuple(self.gpus_for(name, need)[:need.gpus_per_node]) if need.gpus_per_node else ()
         self.cpus[name] = self.cpus[name].difference(cpu_ids)
         if gpu_ids:
@@ -241,6 +242,7 @@ def schedule(pending: Iterable[Job], nodes: Mapping[str, NodeCapacity],
     static_fit: dict[tuple[str, int, int], Reason | None | object] = {}
     _needs.new_pass()
     tiers = {name: part.priority_tier for name, part in partitions.items()}
+    node_cpus: dict[str, list[int]] = {}   # each partition's nodes' CPUs, for -n without -N
     for job in sorted(pending, key=lambda j: (-tiers.get(j.request.partition, 0), -j.priority, j.submit_time,
                                               j.job_id)):
         reason = _hold_reason(job) if job.hold is not Hold.NONE else waiting.get(job.job_id) if waiting else None
@@ -253,7 +255,8 @@ def schedule(pending: Iterable[Job], nodes: Mapping[str, NodeCapacity],
         for name in names:
             part = partitions.get(name)
             need = _needs.need(job.request, name, part.def_mem_per_cpu_mb if part else 0,
-                               part is not None and part.exclusive, job.uid if by_user else None)
+                               part is not None and part.exclusive, job.uid if by_user else None,
+                               _node_count(job, part, nodes, node_cpus))
             key = (name, job.request.time_limit_min, id(need))
             static = static_fit.get(key, _UNDECIDED)
             if static is _UNDECIDED:
@@ -325,6 +328,18 @@ def schedule(pending: Iterable[Job], nodes: Mapping[str, NodeCapacity],
         elif rest_reason is not None:
             decisions.append(Pend(job.job_id, rest_reason))
     return decisions
+
+
+def _node_count(job: Job, part: PartitionView | None, nodes: Mapping[str, NodeCapacity],
+                node_cpus: dict[str, list[int]]) -> int:
+    """The job's node count in the partition (0: -N's): for -n without -N, the fewest of the
+    partition's nodes, as configured, that hold its tasks."""
+    req = job.request
+    if req.node_count_given or not req.ntasks_given or part is None:
+        return 0
+    if part.name not in node_cpus:
+        node_cpus[part.name] = [nodes[n].cpus for n in part.nodes if n in nodes]
+    return spread_node_count(req, node_cpus[part.name])
 
 
 def _fenced(part: PartitionView | None, need: Need, fence: Fence,
@@ -426,7 +441,7 @@ def _allocate(candidates: Sequence[str], need: Need, free: _Free) -> Allocation 
     chosen = _select_nodes(candidates, need, free)
     if chosen is None:
         return None
-    taken = [free.take(name, need) for name in chosen]
+    taken = [free.take(name, need, need.cpus_at(index)) for index, name in enumerate(chosen)]
     return Allocation(
         nodes=tuple(chosen),
         cpus_per_node=tuple(len(cpu_ids) for cpu_ids, _ in taken),

@@ -92,7 +92,8 @@ def _scheduling_request(desc: types_pb2.JobDesc) -> dict[str, Any]:
             "sockets_per_node": desc.sockets_per_node, "cores_per_socket": desc.cores_per_socket,
             "cpu_freq": desc.cpu_freq, "acctg_freq": desc.acctg_freq, "no_kill": desc.no_kill,
             "prefer": desc.prefer.strip(), "over_subscribe": desc.over_subscribe, "gpu_freq": desc.gpu_freq,
-            "spread_job": desc.spread_job and not desc.min_nodes}   # -N wins, as Slurm's node range
+            "spread_job": desc.spread_job and not desc.min_nodes,   # -N wins, as Slurm's node range
+            "node_count_given": desc.min_nodes > 0}
 
 
 def _scheduling_info(req: JobRequest) -> dict[str, Any]:

@@ -60,6 +60,26 @@ def test_task_environment_follows_block_distribution(cluster: Cluster) -> None:
     assert rows[0][3] == rows[1][3] != rows[2][3] == rows[3][3]
 
 
+def test_tasks_without_a_node_count_spread_over_the_fewest_nodes(cluster: Cluster) -> None:
+    """-n3 without -N on two 2-CPU nodes: Slurm's node range is 1 to unbounded, cons_tres gives
+    the job both nodes (2 CPUs and 1), and the tasks run in blocks, 2 on the first node, 1 on the
+    second; salloc and sbatch get the same two nodes, and srun -n3 inside them works."""
+    show = 'echo "$SLURMD_NODENAME $SLURM_NNODES $SLURM_TASKS_PER_NODE $SLURM_JOB_CPUS_PER_NODE"'
+    result = cluster.run("srun", "-n3", "-l", "sh", "-c", show, user="alice")
+    assert result.returncode == 0, result.stderr
+    assert sorted(result.stdout.splitlines()) == ["0: node1 2 2,1 2,1", "1: node1 2 2,1 2,1",
+                                                 "2: node2 2 2,1 2,1"]
+    inside = cluster.run("salloc", "-n3", "srun", "-l", "sh", "-c", show, user="bob")
+    assert inside.returncode == 0, inside.stderr
+    assert sorted(inside.stdout.splitlines()) == ["0: node1 2 2,1 2,1", "1: node1 2 2,1 2,1",
+                                                 "2: node2 2 2,1 2,1"]
+    job_id = cluster.sbatch("-n3", "-o", "spread.out", "--wrap", f"srun sh -c '{show}'", user="alice")
+    cluster.wait_state(job_id, "COMPLETED")
+    assert cluster.job_field(job_id, "D") == "2" and cluster.job_field(job_id, "N") == "node[1-2]"
+    assert sorted((cluster.work_dir("alice") / "spread.out").read_text().splitlines()) == [
+        "node1 2 2,1 2,1", "node1 2 2,1 2,1", "node2 2 2,1 2,1"]
+
+
 def test_stdin_reaches_the_task(cluster: Cluster) -> None:
     result = cluster.run("srun", "cat", user="alice", input="line one\nline two\n")
     assert (result.returncode, result.stdout) == (0, "line one\nline two\n")
