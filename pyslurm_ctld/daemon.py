@@ -15,7 +15,6 @@ from pathlib import Path
 
 from pyslurm_common import daemon_log, sd_notify
 from pyslurm_common.auth import CONTROLLER
-from pyslurm_common.cgroup_conf import CgroupConfig
 from pyslurm_common.client_settings import controller_role
 from pyslurm_common.config import ConfigError, SlurmConfig, load_config
 from pyslurm_common.daemon_runtime import (argument_parser, become_slurm_user, fatal, feed_watchdog_while, listen,
@@ -74,8 +73,7 @@ def main() -> None:
                 if not in_charge:
                     break
             current = _current_files(files)
-            handed_over = await serve_in_charge(current.slurm, current.cgroup, slurm_uid, signer, server_auth,
-                                                me, stop, loops)
+            handed_over = await serve_in_charge(current, slurm_uid, signer, server_auth, me, stop, loops)
             lock.release()
             in_charge = False
             told_ready = True
@@ -99,12 +97,13 @@ def _log_settings(cfg: SlurmConfig) -> tuple[str, str | None]:
     return cfg.slurmctld_debug, cfg.slurmctld_log_file
 
 
-async def serve_in_charge(cfg: SlurmConfig, cgroup: CgroupConfig, slurm_uid: int, signer: Signer,
+async def serve_in_charge(files: reconfigure.ConfigFiles, slurm_uid: int, signer: Signer,
                           server_auth: ServerAuth, me: str, stop: asyncio.Event, loops: LoopSupervisor) -> bool:
     """Recover the journal and serve until `stop` (False) or another controller took the
     state over (True). The caller holds the state lock. A background loop that dies is fatal
     (one line naming it, exit status 1): systemd restarts the controller, the journal has the state."""
-    ctl = Controller(cfg, slurm_uid, signer, cgroup)
+    cfg = files.slurm
+    ctl = Controller(cfg, slurm_uid, signer, files.cgroup, settings=files.settings)
     ctl.on_reconfigured.append(lambda new: daemon_log.apply(new.slurmctld_debug, new.slurmctld_log_file))
     try:
         ctl.recover()

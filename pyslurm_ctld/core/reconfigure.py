@@ -18,8 +18,7 @@ from pyslurm_common.config import SlurmConfig, load_config
 from pyslurm_common.gres import parse_gres_conf
 
 from .gpu_idle import load_policy
-from ..settings.priority_settings import priority_settings
-from ..settings.sched_params import scheduling_options
+from ..settings.policy_settings import PolicySettings, policy_settings
 
 # (what the admin wrote, SlurmConfig attribute)
 RESTART_ONLY = (
@@ -41,6 +40,7 @@ RESTART_ONLY = (
 class ConfigFiles:
     slurm: SlurmConfig
     cgroup: CgroupConfig     # the controller only reports it (scontrol show config)
+    settings: PolicySettings   # slurm.conf's priority and scheduling keys, parsed once
 
 
 def load_checked(path: Path) -> ConfigFiles:
@@ -51,14 +51,13 @@ def load_checked(path: Path) -> ConfigFiles:
     """
     cfg = load_config(path)
     load_policy(cfg)   # GpuIdleParameters
-    priority_settings(cfg)
-    scheduling_options(cfg)
+    settings = policy_settings(cfg)
     gres_path = path.parent / "gres.conf"
     if gres_path.exists():
         gres = parse_gres_conf(gres_path)
         for node in cfg.nodes:
             gres.node(node.name)
-    return ConfigFiles(cfg, load_cgroup_config(cgroup_conf_path(path)))
+    return ConfigFiles(cfg, load_cgroup_config(cgroup_conf_path(path)), settings)
 
 
 def refusals(old: SlurmConfig, new: SlurmConfig, busy_nodes: Mapping[str, Collection[int]],

@@ -25,16 +25,16 @@ from .job_priorities import JobPriorities
 from ..model.job_table import JobTable
 from ..model.nodes import NodeRecord
 from ..sched.priority import PriorityContext
-from ..settings.priority_settings import priority_settings
 from ..model.reservations import ReservationRecord
-from ..settings.sched_params import scheduling_options
+from ..settings.policy_settings import PolicySettings, policy_settings
 from ..model.statistics import ControllerStats
 
 
 class ClusterState:
     """The controller's data. The deciders of core/ read it; `core.apply.apply` changes it."""
 
-    def __init__(self, cfg: SlurmConfig, slurm_uid: int) -> None:
+    def __init__(self, cfg: SlurmConfig, slurm_uid: int, settings: PolicySettings | None = None) -> None:
+        """`settings`: cfg's, as `reconfigure.load_checked` parsed them; None parses them here."""
         self.cfg = cfg
         self.slurm_uid = slurm_uid
         self.jobs = JobTable()
@@ -45,8 +45,9 @@ class ClusterState:
         self.partitions: dict[str, PartitionConfig] = {}
         # Type of each GPU by global index, per node (slurm.conf was validated when loaded).
         self.gpu_types: dict[str, dict[int, str]] = {}
-        self.priorities = JobPriorities(priority_settings(cfg))
-        self.install_config(cfg)
+        settings = settings or policy_settings(cfg)
+        self.priorities = JobPriorities(settings.priority)
+        self.install_config(cfg, settings)
         self.next_job_id = cfg.first_job_id
         # Array id -> task index -> the record running (or that ran) that task. Derived in `set_job`.
         self.array_tasks: dict[JobId, dict[int, JobId]] = {}
@@ -58,13 +59,16 @@ class ClusterState:
         # pending job to start (squeue --start, StartTime, SchedNodeList, scontrol explain).
         self.expected: dict[JobId, Reservation] = {}
 
-    def install_config(self, cfg: SlurmConfig) -> None:
+    def install_config(self, cfg: SlurmConfig, settings: PolicySettings | None = None) -> None:
         """Node and partition tables from `cfg` plus the dynamic nodes. A node that already has a
-        record keeps its liveness and admin state; a new one starts from its configured State=."""
+        record keeps its liveness and admin state; a new one starts from its configured State=.
+        `settings`: a new cfg's, parsed when it was read; None keeps the ones in force (the same
+        cfg installed again after a node or partition edit)."""
         self.cfg = cfg
-        self.options = scheduling_options(cfg)
+        if settings is not None:
+            self.options = settings.scheduling
+            self.priorities.settings = settings.priority
         self.requeue_delay = cfg.ctld_settings.requeue_delay_s
-        self.priorities.settings = priority_settings(cfg)
         dynamic = tuple(self.dynamic_nodes)
         table = partition_admin.partition_table(cfg, self.partition_edits, [*(n.name for n in cfg.nodes), *dynamic])
         # Dynamic nodes join the partitions that take every node (Nodes=ALL), as in Slurm.

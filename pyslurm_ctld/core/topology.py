@@ -16,6 +16,7 @@ from . import partition_admin, reconfigure as reconfiguration
 from ..model.events import (BatchFinished, Event, NodeAdminChanged, NodeCreated, NodesDeleted, PartitionEdited,
                             StepFinished)
 from ..model.nodes import NodeRecord
+from ..settings.policy_settings import PolicySettings, policy_settings
 from .access import is_privileged
 from .state import ClusterState
 
@@ -113,9 +114,10 @@ def _registration_problem(rec: NodeRecord, cpus: int, real_memory_mb: int, gpus:
     return ""
 
 
-def reconfigure(state: ClusterState, cfg: SlurmConfig) -> None:
+def reconfigure(state: ClusterState, cfg: SlurmConfig, settings: PolicySettings | None = None) -> None:
     """Swap in a new slurm.conf; jobs are untouched. Raises SlurmError (and changes nothing)
-    when the new configuration would strand jobs or needs a restart (see reconfigure.py)."""
+    when the new configuration would strand jobs or needs a restart (see reconfigure.py).
+    `settings`: cfg's, as `reconfigure.load_checked` parsed them; None parses them here."""
     partition_jobs: dict[str, list[int]] = {}
     for job in state.jobs.values():
         if not job.state.is_finished or job.completing:
@@ -123,7 +125,7 @@ def reconfigure(state: ClusterState, cfg: SlurmConfig) -> None:
     problems = reconfiguration.refusals(state.cfg, cfg, state.jobs_on_nodes(), partition_jobs, state.dynamic_nodes)
     if problems:
         raise SlurmError(Strerror.INVALID_ARGUMENT, "; ".join(problems))
-    state.install_config(cfg)
+    state.install_config(cfg, settings or policy_settings(cfg))
 
 
 def node_names(expressions: Iterable[str]) -> list[str]:

@@ -2,7 +2,7 @@
 acts on.
 
 The parameters are comma lists of `name` or `name=value` items (config-slurm-conf.md §3.1).
-Parsed once, when the cluster state is built; options we do not act on are ignored, as Slurm
+Parsed once per file read (policy_settings.py); options we do not act on are ignored, as Slurm
 ignores unknown ones. Errors: `ConfigError` at the key's file:line for a number that does not
 parse or an unknown SchedulerType (fatal at start: reconfigure.load_checked parses them).
 """

@@ -50,6 +50,7 @@ from ..model.statistics import ControllerStats
 from .node_link import NodeLinkError, NodeLinks
 from .notifier import Notifier
 from .shell_ports import AccountingPort, JournalPort, NodeLinkPort
+from ..settings.policy_settings import PolicySettings
 
 log = logging.getLogger(__name__)
 
@@ -60,13 +61,15 @@ TERMINATE_RETRY = 2.0
 
 class Controller:
     def __init__(self, cfg: SlurmConfig, slurm_uid: int, signer: Signer,
-                 cgroup: CgroupConfig = CgroupConfig(), *, journal: JournalPort | None = None,
-                 outbox: AccountingPort | None = None, links: NodeLinkPort | None = None) -> None:
+                 cgroup: CgroupConfig = CgroupConfig(), *, settings: PolicySettings | None = None,
+                 journal: JournalPort | None = None, outbox: AccountingPort | None = None,
+                 links: NodeLinkPort | None = None) -> None:
         """The I/O ports default to the real ones (the journal in StateSaveLocation, the
-        accounting outbox beside it, gRPC links to the node agents); tests pass fakes."""
+        accounting outbox beside it, gRPC links to the node agents); tests pass fakes.
+        `settings`: cfg's, as `reconfigure.load_checked` parsed them (None: parsed here)."""
         self.cfg = cfg
         self.cgroup = cgroup      # cgroup.conf, for scontrol show config (the node agents apply it)
-        self.state = ClusterState(cfg, slurm_uid)
+        self.state = ClusterState(cfg, slurm_uid, settings)
         self.journal: JournalPort = journal or Journal(cfg.state_save_location)
         self.signer = signer
         self.links: NodeLinkPort = links or NodeLinks(signer)
@@ -435,7 +438,7 @@ class Controller:
         """
         try:
             files = await asyncio.to_thread(reconfigure.load_checked, self.cfg.path)
-            topology.reconfigure(self.state, files.slurm)
+            topology.reconfigure(self.state, files.slurm, files.settings)
         except ConfigError as exc:
             log.error("reconfigure refused, keeping the running configuration: %s", exc)
             raise SlurmError(Strerror.INVALID_ARGUMENT, str(exc)) from exc

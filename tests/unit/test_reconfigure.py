@@ -63,6 +63,24 @@ def test_reconfigure_applies_partition_node_and_limit_changes_and_keeps_jobs(tmp
     assert mgr.jobs[pending.job_id].state is JobState.PENDING
 
 
+def test_the_settings_parsed_when_slurm_conf_was_read_are_the_ones_in_force(tmp_path: Path) -> None:
+    """Priority and scheduling keys are parsed once per file read (load_checked), then kept:
+    the state uses that very object, a node or partition edit does not parse them again, and a
+    reconfigure installs the new file's."""
+    (tmp_path / "slurm.conf").write_text(ALL_CONF + "PriorityType=priority/multifactor\nPriorityWeightAge=100\n"
+                                         "SchedulerParameters=bf_window=60\n")
+    files = load_checked(tmp_path / "slurm.conf")
+    assert (files.settings.priority.weight_age, files.settings.scheduling.backfill.window_s) == (100, 3600)
+    mgr = ClusterState(files.slurm, SLURM_UID, files.settings)
+    apply(mgr, dyn())                                      # installs the same slurm.conf again
+    assert mgr.priorities.settings is files.settings.priority and mgr.options is files.settings.scheduling
+    (tmp_path / "slurm.conf").write_text(ALL_CONF + "PriorityType=priority/multifactor\nPriorityWeightAge=5\n")
+    changed = load_checked(tmp_path / "slurm.conf")
+    reconfigure(mgr, changed.slurm, changed.settings)
+    assert mgr.priorities.settings is changed.settings.priority and mgr.options is changed.settings.scheduling
+    assert mgr.priorities.settings.weight_age == 5 and mgr.options.backfill.window_s == 1440 * 60
+
+
 def test_reconfigure_can_change_a_node_definition(tmp_path: Path) -> None:
     mgr = make_manager(tmp_path)
     reconfigure(mgr, same_path(tmp_path, CONF.replace("NodeName=n1 CPUs=4", "NodeName=n1 CPUs=2")))
