@@ -95,6 +95,8 @@ def wait_until_started(prog: str, job_id: int, quiet: bool = False, pending_line
                 _cancel(job_id)
                 die("Unable to allocate resources: Requested nodes are busy")
             waited = job.state == "PENDING"
+            if waited and job.reason == "PartitionConfig":   # Slurm's answer to the submission itself
+                say("Requested partition configuration not available now")
             if waited:
                 if pending_line:
                     say(pending_line)

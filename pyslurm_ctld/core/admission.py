@@ -66,7 +66,12 @@ def submission(state: ClusterState, raw: JobRequest, uid: int, gid: int, user_na
     if request.reservation:
         reservations.check_access(state, request, user_name, now)
     need = need_in(state, request, (part,))
-    check_some_node_holds(need, state.nodes.values())
+    # More CPUs than the partition has: Slurm (EnforcePartLimits=NO) accepts it to pend with
+    # PartitionConfig; within them but on no node's configuration, it is refused.
+    beyond_partition = all(request.total_cpus > partition_cpus(state, state.partitions[name])
+                           for name in others or (part.name,))
+    if not beyond_partition:
+        check_some_node_holds(need, state.nodes.values())
     check_scheduling_options(state, request, part)
     new_jobs = len(array_spec.indices) if array_spec else 1
     if _active_job_count(state) + new_jobs > state.cfg.max_job_count:
@@ -77,7 +82,7 @@ def submission(state: ClusterState, raw: JobRequest, uid: int, gid: int, user_na
     job = Job(
         job_id=job_id, request=request, uid=uid, gid=gid, user_name=user_name,
         group_name=group_name, submit_time=now, hold=Hold.USER if hold else Hold.NONE,
-        reason=Reason.HELD_USER if hold else Reason.NONE,
+        reason=Reason.HELD_USER if hold else Reason.PARTITION_CONFIG if beyond_partition else Reason.NONE,
         eligible_time=0 if hold else max(now, request.begin_time),
         array=_array_info(job_id, array_spec.indices, array_spec.throttle) if array_spec else None,
         dependency=depends, admin_priority=request.priority if is_privileged(state, uid) else 0,
@@ -90,6 +95,11 @@ def need_in(state: ClusterState, req: JobRequest, parts: Sequence[PartitionConfi
     -n without -N over the fewest of their nodes that hold the tasks, as the scheduler places it."""
     node_cpus = [state.nodes[name].config.cpus for p in parts for name in p.nodes if name in state.nodes]
     return job_need(req, def_mem_per_cpu(state, parts[0]), nodes=spread_node_count(req, node_cpus))
+
+
+def partition_cpus(state: ClusterState, part: PartitionConfig) -> int:
+    """The CPUs of the partition's nodes, as configured (Slurm's partition TotalCPUs)."""
+    return sum(state.nodes[name].config.cpus for name in part.nodes if name in state.nodes)
 
 
 def check_some_node_holds(need: Need, nodes: Iterable[NodeRecord]) -> None:

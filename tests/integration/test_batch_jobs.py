@@ -73,7 +73,8 @@ def test_bad_scripts_are_refused_in_slurm_words(cluster: Cluster) -> None:
                                     "sbatch: error: Batch job submission failed: Invalid partition name specified\n")
     bad_time = cluster.run("sbatch", "-t", "1:2:3:4", "--wrap", "true", user="alice")
     assert (bad_time.returncode, bad_time.stderr) == (1, "sbatch: error: Invalid --time specification\n")
-    too_big = cluster.run("sbatch", "-c", "64", "--wrap", "true", user="alice")
+    # Within the partition's 4 CPUs but on no one node (more than that pends, as in Slurm).
+    too_big = cluster.run("sbatch", "-c", "3", "--wrap", "true", user="alice")
     assert too_big.stderr.endswith("Batch job submission failed: Requested node configuration is not available\n")
     assert "Traceback" not in no_shebang.stderr + bad_partition.stderr + bad_time.stderr + too_big.stderr
 

