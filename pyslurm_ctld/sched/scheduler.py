@@ -151,8 +151,11 @@ class _Free:
         free = self.gpus[name]
         return [i for i in node.gpus_of_type(need.gpu_type) if i in free]
 
-    def fits(self, name: str, need: Need) -> bool:
-        if len(self.cpus.get(name, ())) < need.cpus_per_node or self.memory.get(name, 0) < need.memory_mb_per_node:
+    def fits(self, name: str, need: Need, cpus: int | None = None) -> bool:
+        """Whether the node has what one node of `need` takes now (`cpus` CPUs: a spread need's
+        last nodes take fewer than cpus_per_node)."""
+        cpus = need.cpus_per_node if cpus is None else cpus
+        if len(self.cpus.get(name, ())) < cpus or self.memory.get(name, 0) < need.memory_mb_per_node:
             return False
         if need.constraint and not features.satisfied(need.constraint, self.nodes[name].features):
             return False
@@ -453,7 +456,7 @@ def _allocate(candidates: Sequence[str], need: Need, free: _Free) -> Allocation 
 
 def _select_nodes(candidates: Sequence[str], need: Need, free: _Free) -> list[str] | None:
     allowed = need.candidates(candidates)
-    fitting = [n for n in allowed if free.fits(n, need)]
+    fitting = [n for n in allowed if free.fits(n, need, min(need.cpus_by_node, default=need.cpus_per_node))]
     if len(fitting) < need.nodes or not set(need.required) <= set(fitting):
         return None
     if need.contiguous:
@@ -466,7 +469,15 @@ def _select_nodes(candidates: Sequence[str], need: Need, free: _Free) -> list[st
     # The allocation lists its nodes in the partition's order, as Slurm's node bitmap does: node 0
     # of SLURM_NODEID and rank 0 are on the first node of SLURM_JOB_NODELIST (where MPI launchers and
     # torch's MASTER_ADDR recipes put the root).
-    return sorted(fitting[:need.nodes], key=allowed.index)
+    chosen = sorted(fitting[:need.nodes], key=allowed.index)
+    # A spread need's first nodes take the most tasks (block layout): each must have its share;
+    # else nodes that each have the largest share, as for an even need.
+    if need.cpus_by_node and any(len(free.cpus[n]) < need.cpus_at(i) for i, n in enumerate(chosen)):
+        roomy = [n for n in fitting if len(free.cpus[n]) >= need.cpus_per_node]
+        if len(roomy) < need.nodes or not set(need.required) <= set(roomy[:need.nodes]):
+            return None
+        chosen = sorted(roomy[:need.nodes], key=allowed.index)
+    return chosen
 
 
 def _contiguous(ordered: Sequence[str], fitting: set[str], need: Need) -> list[str] | None:

@@ -46,6 +46,18 @@ def test_the_cpu_left_beside_a_spread_job_takes_another_job() -> None:
     assert alloc[1].cpus_per_node == (2, 1) and alloc[2].nodes == ("n2",) and alloc[2].cpu_ids == ((1,),)
 
 
+def test_a_node_with_one_cpu_left_takes_the_last_task() -> None:
+    """cons_tres starts -n3 now on a free node and one with a single CPU left (2 and 1)."""
+    nodes = by_name(node("n1", cpus=2), node("n2", cpus=2, free_cpu_ids=[1]))
+    alloc = started(schedule_pass([spread(1, 3)], nodes, BATCH))[1]
+    assert alloc.nodes == ("n1", "n2") and alloc.cpu_ids == ((0, 1), (1,))
+    # The first node (in the partition's order) takes two: with one CPU left there, two free nodes.
+    nodes = by_name(node("n1", cpus=2, free_cpu_ids=[1]), node("n2", cpus=2), node("n3", cpus=2))
+    three = parts(partition("batch", ["n1", "n2", "n3"]))
+    alloc = started(schedule_pass([spread(1, 3)], nodes, three))[1]
+    assert alloc.nodes == ("n2", "n3") and alloc.cpu_ids == ((0, 1), (0,))
+
+
 def test_more_tasks_than_the_partition_holds_can_never_start() -> None:
     assert outcome(schedule_pass([spread(1, 5)], TWO_BY_TWO, BATCH)) == {1: "PartitionConfig"}
     assert outcome(schedule_pass([spread(1, 3, cpus_per_task=2)], TWO_BY_TWO, BATCH)) == {1: "PartitionConfig"}
