@@ -9,6 +9,7 @@ from typing import Callable, NoReturn
 from pyslurm_common import bounds, hostlist, units
 from pyslurm_common.bounds import JOB_ID, STEP_ID
 from pyslurm_common.errors import SlurmError
+from pyslurm_common.job_update_keys import JOB_UPDATE_KEYS
 from pyslurm_common.rpc import messages as pb
 
 from . import client, reservations, scontrol_show
@@ -124,6 +125,8 @@ NODE_STATES = ("DOWN", "DRAIN", "RESUME", "UNDRAIN")
 
 
 def update(words: list[str]) -> None:
+    if len(words) > 1 and words[0].lower() == "job":
+        words = [f"JobId={words[1]}", *words[2:]]     # `update job N ...`, which Slurm takes too
     pairs = dict(_words_to_pairs(words))
     if "jobid" in pairs:
         update_job(words)
@@ -198,6 +201,8 @@ def update_job(words: list[str]) -> None:
     if not settings:
         die("No changes specified")
     for setting in settings:
+        if setting.partition("=")[0].lower() not in JOB_UPDATE_KEYS:
+            _refuse(f"Update of this parameter is not supported: {setting}", "Request aborted")
         _check_number(setting)
     _job_request(ids, "update", settings)
 
@@ -228,9 +233,11 @@ def _check_number(setting: str) -> None:
 
 
 def _job_request(items: list[str], action: str, settings: list[str] | None = None) -> None:
+    """update, requeue, suspend ...: each failure bare on stderr, `<error> for job N`, as Slurm's
+    scontrol prints them (no `scontrol: error:` prefix), exit 1."""
     failures = _job_results(items, action, settings)
     if failures:
-        die(*(f"{error} for job {job_id}" for job_id, error in failures))
+        _refuse(*(f"{error} for job {job_id}" for job_id, error in failures))
 
 
 def _job_results(items: list[str], action: str, settings: list[str] | None = None) -> list[tuple[int, str]]:

@@ -4,7 +4,7 @@ do not ask for all (squeue -a, sinfo -a); operators always see them (slurmctld's
 build_visible_parts).
 
 Raises SlurmError with Slurm's words: INVALID_JOB_ID for an unknown id, ACCESS_DENIED for
-someone else's job.
+someone else's job (INVALID_USER_ID where Slurm's update_job refuses it).
 """
 from __future__ import annotations
 
@@ -27,6 +27,16 @@ def owned_job(state: ClusterState, job_id: int, uid: int) -> Job:
         raise SlurmError(Strerror.INVALID_JOB_ID)
     if job.uid != uid and not is_privileged(state, uid):
         raise SlurmError(Strerror.ACCESS_DENIED)
+    return job
+
+
+def updatable_job(state: ClusterState, job_id: int, uid: int, operator: bool) -> Job:
+    """Who may `scontrol update|hold|release` a job or signal its steps: its owner or an operator.
+    Someone else's job is Slurm 22.05's `Invalid user id` here, where requeue, cancelling the job
+    and top say `Access/permission denied` (owned_job)."""
+    job = known_job(state, job_id)
+    if job.uid != uid and not operator:
+        raise SlurmError(Strerror.INVALID_USER_ID)
     return job
 
 

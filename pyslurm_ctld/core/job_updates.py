@@ -9,6 +9,7 @@ from typing import Iterable
 
 from pyslurm_common.bounds import ARRAY_THROTTLE, CPUS_PER_TASK, CPU_COUNT, OutOfRange
 from pyslurm_common.errors import SlurmError, Strerror
+from pyslurm_common.job_update_keys import JOB_UPDATE_KEYS
 from pyslurm_common.licenses import request_valid
 from pyslurm_common.units import parse_datetime
 
@@ -22,7 +23,7 @@ from ..model.job import Hold, JobState
 from .job_priorities import priority_update
 from ..sched.node_fit import job_need
 from .time_limit_update import new_time_limit
-from .access import is_privileged, known_job, owned_job
+from .access import is_privileged, known_job, owned_job, updatable_job
 from .admission import (check_node_lists, check_some_node_holds, def_mem_per_cpu, dependency_checks, need_in,
                         resolve_partition)
 from .state import ClusterState
@@ -144,9 +145,7 @@ def cpu_count_change(state: ClusterState, job_id: int, uid: int, operator: bool,
 def hold_change(state: ClusterState, job_id: int, action: str, uid: int, now: int) -> JobHoldChanged:
     """hold/uhold/release of a job that has not ended. A running job keeps running, with
     priority 0 and the hold's reason, and pends held if it is requeued (Slurm 22.05)."""
-    job = known_job(state, job_id)
-    if job.uid != uid and not is_privileged(state, uid):
-        raise SlurmError(Strerror.INVALID_USER_ID)   # Slurm 22.05's answer to another user's hold or release
+    job = updatable_job(state, job_id, uid, is_privileged(state, uid))
     if job.state.is_finished:
         raise SlurmError(Strerror.JOB_FINISHED)
     privileged = is_privileged(state, uid)
@@ -188,11 +187,11 @@ def job_update(state: ClusterState, job_id: int, settings: Iterable[str], uid: i
     Reservation=, Licenses=. Every setting is checked before any is applied. `operator`: the
     caller is root, SlurmUser or an accounting operator."""
     changes = {key.lower(): value for key, _, value in (item.partition("=") for item in settings)}
-    unknown = set(changes) - {"dependency", "arraytaskthrottle", "starttime", "account", "qos", "priority",
-                              "nice", "timelimit", "timelimit+", "timelimit-", "partition", "numcpus",
-                              "reservation", "licenses"}
+    unknown = set(changes) - JOB_UPDATE_KEYS
     if unknown:
         raise SlurmError(Strerror.INVALID_ARGUMENT, f"Update of this job field is not supported: {min(unknown)}")
+    if updatable_job(state, job_id, uid, operator).state.is_finished:
+        raise SlurmError(Strerror.JOB_FINISHED)    # update_job's first answer for an ended job
     events: list[Event] = []
     if "dependency" in changes:
         events.append(dependency_change(state, job_id, changes["dependency"], uid))

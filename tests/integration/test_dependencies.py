@@ -23,7 +23,7 @@ def test_afterok_chain_runs_in_order_and_a_failure_is_never_satisfied(cluster: C
     assert f"Reason=DependencyNeverSatisfied Dependency=afterok:{first}(failed)" in show
     # Fixed by the owner: the dependency is replaced, then the job runs.
     denied = cluster.run("scontrol", "update", f"jobid={ok}", "dependency=", user="bob")
-    assert (denied.returncode, denied.stderr) == (1, f"scontrol: error: Access/permission denied for job {ok}\n")
+    assert (denied.returncode, denied.stderr) == (1, f"Invalid user id for job {ok}\n")
     cluster.run("scontrol", "update", f"jobid={ok}", f"dependency=afterany:{first}", user="alice", check=True)
     cluster.wait_state(ok, "COMPLETED")
 
