@@ -1,7 +1,6 @@
 """sacct: job accounting records from the accounting daemon."""
 from __future__ import annotations
 
-import getpass
 import os
 import sys
 import time
@@ -87,7 +86,9 @@ def sacct(args: Sequence[str]) -> None:
         all_users=allusers or (os.geteuid() == 0 and not users), duplicates=bool(values.get("duplicates")),
         without_steps=allocations and not document_kind and not sacct_fields.needs_steps(columns))
     if not users and not query.all_users:
-        query.users.append(getpass.getuser())
+        import pwd   # the caller's uid, as Slurm's sacct (getpass also trusted $LOGNAME/$USER, and cost an import)
+
+        query.users.append(pwd.getpwuid(os.getuid()).pw_name)
     records = [r for r in sacct_database.call("QueryJobs", query, pb.JobRecordBatch).records if record_filter.keeps(r)]
     if any(job.tasks is not None for job in specs):   # `123_7`: only that task of array 123
         records = [r for r in records if any(job_lists.names(job, r.job) for job in specs)]

@@ -14,8 +14,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterable, Sequence
-from typing import Any
-from dataclasses import dataclass
+from typing import Any, NamedTuple
 
 from cli import job_states, sacct_usage
 from cli.print_fields import (Column, FormatError, Value, help_columns, parse_field_list, record_values,
@@ -51,8 +50,7 @@ _PLAIN_REASONS = frozenset(
 )
 
 
-@dataclass(frozen=True, slots=True)
-class SacctRow:
+class SacctRow(NamedTuple):   # a NamedTuple: dataclasses would import inspect into sacct
     """A job row (``step`` None) or one of its step rows."""
 
     record: JobRecord
@@ -266,8 +264,7 @@ def _unset(_: SacctRow) -> Value:
     return None
 
 
-@dataclass(frozen=True, slots=True)
-class SacctField:
+class SacctField(NamedTuple):   # a NamedTuple: dataclasses would import inspect into sacct
     """Default signed width and value getter of one field."""
 
     width: int

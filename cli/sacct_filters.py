@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from pyslurm_common import units
 from pyslurm_common.rpc import messages as pb
@@ -23,8 +23,7 @@ _FLAG_NAMES = {"none": "", "schedsubmit": "SchedSubmit", "schedmain": "SchedMain
 RULE = "-" * 80
 
 
-@dataclass(frozen=True, slots=True)
-class Range:
+class Range(NamedTuple):   # a NamedTuple: dataclasses would import inspect into sacct
     low: int
     high: int | None   # None: exactly `low` (Slurm's max 0)
 
@@ -32,8 +31,7 @@ class Range:
         return value == self.low if self.high is None else self.low <= value <= self.high
 
 
-@dataclass(frozen=True, slots=True)
-class RecordFilter:
+class RecordFilter(NamedTuple):   # a NamedTuple: dataclasses would import inspect into sacct
     nodes: Range | None = None
     cpus: Range | None = None
     timelimit: Range | None = None          # minutes; -K alone asks nothing, as in Slurm

@@ -1,5 +1,5 @@
 """What the commands import before they do anything: start-up is most of a short call's cost
-(issue 18). sbatch, srun, salloc, scancel and squeue parse with the plain-data option tables,
+(issue 18). sbatch, srun, salloc, scancel, squeue and sacct parse with the plain-data option tables,
 so they must not pull in dataclasses (which imports inspect, ast and dis: a sixth of sbatch's
 start-up in instructions) nor grpc (the agent protocol is plain protobuf over a unix socket)."""
 from __future__ import annotations
@@ -13,7 +13,7 @@ import pytest
 HEAVY = ("dataclasses", "inspect", "grpc", "click")
 
 
-@pytest.mark.parametrize("command", ["sbatch", "srun", "salloc", "scancel", "squeue"])
+@pytest.mark.parametrize("command", ["sbatch", "srun", "salloc", "scancel", "squeue", "sacct"])
 def test_a_command_imports_nothing_heavy(command: str) -> None:
     code = (f"import sys; from cli.{command} import main; "
             f"print(','.join(m for m in {HEAVY!r} if m in sys.modules))")
