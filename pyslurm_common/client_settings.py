@@ -9,6 +9,7 @@ import would cost every CLI call more than the rest of this.
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 
 from .conf_syntax import ConfigError, Token, read_conf
 
@@ -48,13 +49,27 @@ def controller_role(index: int, count: int) -> str:
     return "backup" if count == 2 else f"backup{index}"
 
 
+_OWN_LINES: dict[str, tuple[list[Token], ...]] = {}
+
+
+def _lines(path: str | None) -> tuple[list[Token], ...] | Iterator[list[Token]]:
+    """The logical lines of `path`, or of this process's own slurm.conf when None: that one is
+    read once per process, as Slurm's commands read theirs (srun asks it for the auth socket,
+    MpiDefault, SrunProlog and SrunEpilog: four reads before). An explicit path is read afresh."""
+    if path:
+        return read_conf(path)
+    own = config_path()
+    if own not in _OWN_LINES:
+        _OWN_LINES[own] = tuple(read_conf(own))
+    return _OWN_LINES[own]
+
+
 def controller_names(path: str | None = None) -> list[str]:
     """The SlurmctldHost names in order (primary first), read without validating the rest of
     the file (scontrol ping must work while slurm.conf has a mistake elsewhere)."""
-    path = path or config_path()
     hosts: list[str] = []
     legacy: dict[str, str] = {}
-    for tokens in read_conf(path):
+    for tokens in _lines(path):
         for tok in tokens:
             if tok.lower == "slurmctldhost":
                 hosts.append(tok.value.partition("(")[0])
@@ -67,7 +82,7 @@ def conf_value(key: str, path: str | None = None) -> str:
     """The last value of `key` in slurm.conf ("" when absent or unreadable), for a CLI default."""
     found = ""
     try:
-        for tokens in read_conf(path or config_path()):
+        for tokens in _lines(path):
             for tok in tokens:
                 if tok.lower == key.lower():
                     found = tok.value
@@ -78,10 +93,9 @@ def conf_value(key: str, path: str | None = None) -> str:
 
 def auth_socket(path: str | None = None) -> str:
     """The auth agent's socket named by slurm.conf (last AuthInfo wins, as for any key)."""
-    path = path or config_path()
     found: Token | None = None
-    for tokens in read_conf(path):
+    for tokens in _lines(path):
         for tok in tokens:
             if tok.lower == "authinfo":
                 found = tok
-    return auth_info(found, os.path.dirname(path)).get("socket", DEFAULT_AUTH_SOCKET)
+    return auth_info(found, os.path.dirname(path or config_path())).get("socket", DEFAULT_AUTH_SOCKET)
