@@ -17,7 +17,7 @@ from typing import Any, NoReturn, TextIO
 from pyslurm_common.errors import SlurmError, Strerror
 from pyslurm_common.rpc import messages as pb
 
-from . import client, sacct_database, sacctmgr_args, sacctmgr_events, sacctmgr_fields
+from . import client, sacct_database, sacctmgr_args, sacctmgr_coordinators, sacctmgr_events, sacctmgr_fields
 from .app import CliError, run
 from .option_tables import sacctmgr as spec
 from .print_fields import FormatError, Parsable, render
@@ -52,6 +52,8 @@ def sacctmgr(args: Sequence[str]) -> None:
     if request.command == "show":
         request.with_assoc = request.with_assoc or associations
         mode = Parsable.NO_TRAILING if parsable2 else Parsable.TRAILING if parsable else Parsable.NONE
+        if request.entity == "coordinator":
+            _fail(sacctmgr_coordinators.SHOW_REFUSAL)
         if request.entity in ("event", "reservation"):
             _show_records(request, mode, delimiter, not noheader)
         elif request.entity == "stats":
@@ -74,10 +76,12 @@ def sacctmgr(args: Sequence[str]) -> None:
         where=[pb.Setting(key=s.key, op=s.op, value=s.value) for s in request.where],
         set=[pb.Setting(key=s.key, op=s.op, value=s.value) for s in request.set], commit=immediate)
     result = _send(change, request)
-    if not (result.names or result.associations):
+    if request.entity == "coordinator":
+        _coordinator_report(request, result, quiet)
+    elif not (result.names or result.associations):
         _fail({"add": " Nothing new added.", "modify": " Nothing modified",
                "delete": " Nothing deleted"}[request.command], stream=sys.stdout)
-    if not quiet:
+    elif not quiet:
         sys.stdout.write("".join(line + "\n" for line in report_lines(request.command, request.entity, result)))
     if immediate:
         return
@@ -92,10 +96,28 @@ def _send(change: "pb.AssociationChange", request: sacctmgr_args.Request) -> "pb
     try:
         return sacct_database.call("ChangeAssociations", change, pb.AssociationChangeResult)
     except SlurmError as exc:
+        if exc.strerror == Strerror.ACCESS_DENIED and request.entity == "coordinator":
+            print("\n".join(sacctmgr_coordinators.heading(request)))
+            sys.stdout.flush()
+            for line in sacctmgr_coordinators.denied_lines(request.command, exc.detail or exc.strerror,
+                                                              exc.strerror):
+                print(line, file=sys.stderr)
+            raise SystemExit(1) from None
         if exc.strerror == Strerror.ACCESS_DENIED:
             print(f"{PROG}: error: {exc.detail or exc.strerror}", file=sys.stderr)
             _fail(f" Problem {_VERB[request.command]} {_PLURAL[request.entity]}: {exc.strerror}")
         _fail(exc.detail or f" {exc.strerror}")
+
+
+def _coordinator_report(request: sacctmgr_args.Request, result: "pb.AssociationChangeResult", quiet: bool) -> None:
+    lines = [] if quiet else sacctmgr_coordinators.heading(request)
+    if request.command == "delete":
+        if not result.associations:
+            sys.stdout.write("".join(line + "\n" for line in lines))
+            _fail(" Nothing removed", stream=sys.stdout)
+        if not quiet:
+            lines += sacctmgr_coordinators.removed([(a.user, a.account) for a in result.associations])
+    sys.stdout.write("".join(line + "\n" for line in lines))
 
 
 def _fail(text: str, stream: TextIO | None = None) -> NoReturn:
@@ -186,7 +208,7 @@ def _add_lines(entity: str, result: "pb.AssociationChangeResult") -> list[str]:
 def _show(request: sacctmgr_args.Request, mode: Parsable, delimiter: str, header: bool) -> None:
     try:
         names, columns = sacctmgr_fields.columns(request.entity, request.format, request.with_assoc,
-                                                 request.wo_limits, request.tree)
+                                                 request.wo_limits, request.tree, request.with_coord)
     except FormatError as exc:
         raise CliError(str(exc)) from None
     show = pb.AssociationShow(entity=request.entity, with_assoc=request.with_assoc,

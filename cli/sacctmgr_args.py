@@ -3,7 +3,7 @@
 Owns spec §3.1 of cli-sacct-sacctmgr-sprio-sshare.md for syntax: command and entity names with
 their aliases (``create``=``add``, ``list``=``show``, ``remove``=``delete``, ``update``=``modify``;
 entities by a prefix of at least three letters), the ``where``/``set`` keywords, the ``+=``/
-``-=`` operators, and the show-only words ``format=``, ``withassoc``, ``WOLimits`` and ``tree``. The values
+``-=`` operators, and the show-only words ``format=``, ``withassoc``, ``withcoord``, ``WOLimits`` and ``tree``. The values
 themselves are checked by the accounting daemon. ``tree`` (show assoc) indents accounts by depth. Pure. Errors: :class:`ArgumentError`.
 """
 
@@ -13,9 +13,10 @@ from dataclasses import dataclass, field
 
 COMMANDS = {"add": "add", "create": "add", "modify": "modify", "update": "modify",
             "delete": "delete", "remove": "delete", "show": "show", "list": "show"}  # fmt: skip
-ENTITIES = ("account", "association", "cluster", "event", "qos", "reservation", "stats", "tres", "user")
+ENTITIES = ("account", "association", "cluster", "coordinator", "event", "qos", "reservation", "stats", "tres", "user")
 _ENTITY_ALIASES = {"assoc": "association", "acct": "account", "resv": "reservation"}
-_SHOW_FLAGS = {"withassoc": "with_assoc", "wassoc": "with_assoc", "wolimits": "wo_limits", "tree": "tree"}
+_SHOW_FLAGS = {"withassoc": "with_assoc", "wassoc": "with_assoc", "withcoord": "with_coord", "wcoord": "with_coord",
+               "wolimits": "wo_limits", "tree": "tree"}
 
 
 class ArgumentError(ValueError):
@@ -38,6 +39,7 @@ class Request:
     set: list[Spec] = field(default_factory=list)
     format: str = ""
     with_assoc: bool = False
+    with_coord: bool = False
     wo_limits: bool = False
     tree: bool = False
 

@@ -151,12 +151,14 @@ _ACCOUNT_FIELDS: dict[str, Field] = {
     "Account": Field("Account", 10, lambda r: r.entity.name),
     "Description": Field("Descr", 20, lambda r: r.entity.description),
     "Organization": Field("Org", 20, lambda r: r.entity.organization),
+    "Coordinators": Field("Coord Accounts", 20, lambda r: ",".join(r.entity.coordinators)),
 }
 
 _USER_FIELDS: dict[str, Field] = {
     "User": Field("User", 10, lambda r: r.entity.name),
     "DefaultAccount": Field("Def Acct", 10, lambda r: r.entity.default_account),
     "AdminLevel": Field("Admin", 9, lambda r: r.entity.admin_level),
+    "Coordinators": Field("Coord Accounts", 20, lambda r: ",".join(r.entity.coord_accounts)),
 }
 
 
@@ -255,13 +257,22 @@ def field_table(entity: str, with_assoc: bool) -> dict[str, Field]:
     return own
 
 
+def _with_coordinators(entity: str, default: str) -> str:
+    """``withcoord``: Slurm adds the column after a user's own fields, at the end for an account."""
+    if entity == "user":
+        return default.replace("AdminLevel", "AdminLevel,Coordinators", 1)
+    return default + ",Coordinators" if entity == "account" else default
+
+
 def columns(entity: str, spec: str, with_assoc: bool, wo_limits: bool,
-            tree: bool = False) -> tuple[list[str], list[Column]]:
+            tree: bool = False, with_coord: bool = False) -> tuple[list[str], list[Column]]:
     """The chosen field names and their printed columns (header text, width); with ``tree`` the
     Account column is left-justified and 20 wide unless the format gives a width."""
     table = field_table(entity, with_assoc)
     default = (_WO_LIMITS.get(entity) if wo_limits else None) or (
         _WITH_ASSOC.get(entity) if with_assoc else None) or DEFAULTS[entity]
+    if with_coord:
+        default = _with_coordinators(entity, default)
     widths = {name: f.width for name, f in table.items()}
     if tree and "Account" in widths:
         widths["Account"] = TREE_ACCOUNT_WIDTH

@@ -26,6 +26,7 @@ from pyslurm_dbd.admin_requests import NO_PRIVILEGE, AssocKey, Caller, ChangeRep
 from pyslurm_dbd.association_models import AccountRow, AssociationRow, ClusterRow, QosRow, UserRow
 from pyslurm_dbd.association_queries import Named, admin_level, conditions, matching_associations, named_rows
 from pyslurm_dbd.association_tree import subtree
+from pyslurm_dbd.coordinators import add_coordinators, forget_accounts, forget_users, remove_coordinators
 from pyslurm_dbd.migrations import DEFAULT_QOS
 from pyslurm_dbd.settings import (ASSOCIATION_KEYS, QOS_KEYS, Key, SettingError, merge_list,
                                   parse_admin_level, parse_name_list)
@@ -402,6 +403,7 @@ def delete_user(session: Session, where: Sequence[Setting], caller_level: str) -
         _check_default_accounts_kept(session, report)
     else:
         _delete_named(session, UserRow, users, report)
+        forget_users(session, report.names)
     return report
 
 
@@ -420,6 +422,7 @@ def delete_account(session: Session, where: Sequence[Setting]) -> ChangeReport:
     _check_default_accounts_kept(session, report)
     if not cond.get("clusters"):
         _delete_named(session, AccountRow, accounts, report)
+        forget_accounts(session, report.names)
     return report
 
 
@@ -474,13 +477,18 @@ class AssociationAdmin:
     def change(self, caller: Caller, action: str, entity: str, names: Sequence[str],
                where: Sequence[Setting], settings: Sequence[Setting], commit: bool) -> ChangeReport:
         handler = _HANDLERS.get((action, entity))
-        if handler is None:
+        if handler is None and not (entity == "coordinator" and action in ("add", "delete")):
             raise invalid(f" Can't {action} {entity} entities")
         with self._sessions() as session:
             level = admin_level(session, caller)
-            if level == "None":
+            lowered = [n.lower() for n in names]
+            if entity == "coordinator":   # coordinators may name coordinators too: checked there
+                report = (add_coordinators(session, lowered, settings, caller.name, level) if action == "add"
+                          else remove_coordinators(session, where, caller.name, level))
+            elif level == "None":
                 raise SlurmError(Strerror.ACCESS_DENIED, NO_PRIVILEGE)
-            report = handler(session, [n.lower() for n in names], where, settings, level)
+            else:
+                report = handler(session, lowered, where, settings, level)
             if commit:
                 session.commit()
             else:

@@ -58,21 +58,23 @@ def qos(row: QosRow) -> dbd_pb2.QosRecord:
     return record
 
 
-def _user(row: UserRow) -> dbd_pb2.UserRecord:
-    return dbd_pb2.UserRecord(name=row.name, default_account=row.default_account, admin_level=row.admin_level)
+def _user(row: UserRow, listing: Listing) -> dbd_pb2.UserRecord:
+    return dbd_pb2.UserRecord(name=row.name, default_account=row.default_account, admin_level=row.admin_level,
+                              coord_accounts=listing.coord_accounts.get(row.name, []))
 
 
 def state(listing: Listing, version: str) -> dbd_pb2.AssociationState:
     return dbd_pb2.AssociationState(
-        version=version, users=[_user(u) for u in listing.users],
+        version=version, users=[_user(u, listing) for u in listing.users],
         associations=[association(a) for a in listing.associations], qos=[qos(q) for q in listing.qos])
 
 
 def entities(listing: Listing) -> dbd_pb2.AssociationEntities:
     reply = dbd_pb2.AssociationEntities(
-        accounts=[dbd_pb2.AccountRecord(name=a.name, description=a.description, organization=a.organization)
+        accounts=[dbd_pb2.AccountRecord(name=a.name, description=a.description, organization=a.organization,
+                                        coordinators=listing.account_coordinators.get(a.name, []))
                   for a in listing.accounts],
-        users=[_user(u) for u in listing.users],
+        users=[_user(u, listing) for u in listing.users],
         associations=[association(a) for a in listing.associations],
         qos=[qos(q) for q in listing.qos],
         tres=[dbd_pb2.TresRecord(type=kind, name=name, id=number) for kind, name, number in listing.tres])

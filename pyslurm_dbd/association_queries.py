@@ -19,6 +19,7 @@ from sqlalchemy.orm import Session, sessionmaker
 from pyslurm_dbd.admin_requests import Caller, Setting, invalid
 from pyslurm_dbd.association_models import AccountRow, AssociationRow, ClusterRow, QosRow, UserRow
 from pyslurm_dbd.association_tree import tree_order
+from pyslurm_dbd.coordinators import account_coordinators, coordinated_accounts
 from pyslurm_dbd.settings import parse_name_list
 
 _CONDITIONS = {"name": "names", "names": "names", "cluster": "clusters", "clusters": "clusters",
@@ -35,6 +36,8 @@ class Listing:
     associations: list[AssociationRow] = field(default_factory=list)
     qos: list[QosRow] = field(default_factory=list)
     tres: list[tuple[str, str, int]] = field(default_factory=list)  # (type, name, id)
+    coord_accounts: dict[str, list[str]] = field(default_factory=dict)        # user → accounts
+    account_coordinators: dict[str, list[str]] = field(default_factory=dict)  # account → users
 
 
 def conditions(where: Sequence[Setting]) -> dict[str, list[str]]:
@@ -107,7 +110,8 @@ class AssociationQueries:
         order). For the controller only: PrivateData does not apply."""
         with self._sessions() as session:
             return Listing(users=named_rows(session, UserRow, []), qos=named_rows(session, QosRow, []),
-                           associations=matching_associations(session, {"clusters": [cluster]}, users=None))
+                           associations=matching_associations(session, {"clusters": [cluster]}, users=None),
+                           coord_accounts=coordinated_accounts(session))
 
     def show(self, entity: str, where: Sequence[Setting], with_assoc: bool, viewer: Caller) -> Listing:
         if entity == "tres":
@@ -133,6 +137,10 @@ class AssociationQueries:
             model, plural = (AccountRow, "accounts") if entity == "account" else (UserRow, "users")
             rows = named_rows(session, model, names or cond.get(plural, []))
             setattr(listing, plural, rows)
+            if entity == "user":
+                listing.coord_accounts = coordinated_accounts(session, [row.name for row in rows])
+            else:
+                listing.account_coordinators = account_coordinators(session)
             if with_assoc:
                 cond = dict(cond, **{plural: [row.name for row in rows]})
                 listing.associations = matching_associations(

@@ -24,6 +24,7 @@ from sqlalchemy import Connection, Engine, Table, bindparam, delete, func, inser
 from sqlalchemy.schema import CreateColumn
 
 from pyslurm_dbd.association_models import AccountRow, AssociationRow, ClusterRow, QosRow, UserRow
+from pyslurm_dbd.coordinators import CoordinatorRow
 from pyslurm_dbd.job_nodes import node_names_key
 from pyslurm_dbd.models import JobRow, SchemaVersion, StepRow
 from pyslurm_dbd.reservation_store import ReservationRow
@@ -153,6 +154,11 @@ def _v12_reservations(conn: Connection) -> None:
     _create_missing(conn, _tables(ReservationRow))
 
 
+def _v13_account_coordinators(conn: Connection) -> None:
+    """Account coordinators (sacctmgr add coordinator, show user withcoord)."""
+    _create_missing(conn, _tables(CoordinatorRow))
+
+
 STEPS: dict[int, Callable[[Connection], None]] = {
     1: _v1_jobs_and_steps,
     2: _v2_job_arrays,
@@ -166,6 +172,7 @@ STEPS: dict[int, Callable[[Connection], None]] = {
     10: _v10_job_constraints_and_submit_line,
     11: _v11_step_gpu_usage,
     12: _v12_reservations,
+    13: _v13_account_coordinators,
 }
 SCHEMA_VERSION = max(STEPS)
 """The version this code reads and writes: the number of the last step."""

@@ -89,8 +89,8 @@ def _count(url: str, table: str) -> int:
 
 
 def test_create_schema_writes_the_current_version(store: AccountingStore, accounting_url: str) -> None:
-    assert store.schema_version() == SCHEMA_VERSION == 12
-    assert _sql(accounting_url, "SELECT version FROM schema_version") == [(12,)]
+    assert store.schema_version() == SCHEMA_VERSION == 13
+    assert _sql(accounting_url, "SELECT version FROM schema_version") == [(13,)]
 
 
 def test_sqlite_file_gets_its_directory_and_wal(tmp_path: Path) -> None:

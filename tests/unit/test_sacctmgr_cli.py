@@ -134,3 +134,25 @@ def test_show_assoc_tree_indents_accounts_by_depth() -> None:
     assert render(columns, (sacctmgr_fields.values("association", names, False, r) for r in rows)) == [
         "Account                    User ", "-------------------- ---------- ",
         *(f"{account:<20} {user:>10} " for account, user in expected)]
+
+
+def test_coordinator_words_headings_and_withcoord_columns() -> None:
+    from cli import sacctmgr_coordinators as coordinators
+
+    add = sacctmgr_args.parse(["add", "coord", "account=lab,other", "names=Bob"])
+    assert coordinators.heading(add) == [" Adding Coordinator User(s)", "  bob", " To Account(s) and all sub-accounts",
+                                         "  lab", "  other"]
+    assert coordinators.heading(sacctmgr_args.parse(["remove", "coordinator", "user=bob"])) == [
+        " Removing Coordinators with user name", "  bob", " From all accounts"]
+    assert coordinators.heading(sacctmgr_args.parse(["delete", "coordinator", "account=lab"])) == [
+        " Removing all users from Accounts", "  lab"]
+    assert coordinators.removed([("benchuser", "bench")]) == [
+        " Removed Coordinators (sub accounts not listed)...", "  U = benchuser A = bench     "]
+    show = sacctmgr_args.parse(["show", "user", "withcoord", "withassoc"])
+    names, _ = sacctmgr_fields.columns("user", "", show.with_assoc, False, with_coord=show.with_coord)
+    assert names[:5] == ["User", "DefaultAccount", "AdminLevel", "Coordinators", "Cluster"]
+    names, _ = sacctmgr_fields.columns("account", "", True, False, with_coord=True)
+    assert names[-1] == "Coordinators"   # Slurm puts it last on accounts
+    user = pb.UserRecord(name="bob", default_account="lab", admin_level="None", coord_accounts=["lab", "sub"])
+    assert _show("user", "User,Coordinators", [sacctmgr_fields.Row(user)]) == [
+        "      User       Coord Accounts ", "---------- -------------------- ", "       bob              lab,sub "]

@@ -1,0 +1,58 @@
+"""sacctmgr add|remove coordinator and show withcoord against the real accounting daemon, with
+the messages and layouts Slurm 22.05 prints (taken from a real sacctmgr/slurmdbd)."""
+from __future__ import annotations
+
+import pytest
+
+from .conftest import Cluster, wait_for
+
+
+@pytest.fixture(autouse=True, scope="module")
+def accounts(cluster: Cluster) -> None:
+    """lab with sub-account labsub; alice in labsub, bob in lab (the fixture's plain users)."""
+    wait_for(lambda: cluster.run("sacctmgr", "-n", "show", "cluster").returncode == 0)
+    for words in (("account", "lab"), ("account", "labsub", "Parent=lab"), ("user", "alice", "Account=labsub"),
+                  ("user", "bob", "Account=lab")):
+        assert cluster.run("sacctmgr", "-i", "add", *words).returncode == 0
+
+
+def _mgr(cluster: Cluster, *args: str, user: str | None = None, input: str | None = None):  # type: ignore[no-untyped-def]
+    return cluster.run("sacctmgr", *args, user=user, input=input)
+
+
+def test_coordinator_of_an_account_is_shown_on_it_and_its_sub_accounts(cluster: Cluster) -> None:
+    out = _mgr(cluster, "-i", "add", "coordinator", "account=lab", "names=Bob")
+    assert (out.returncode, out.stdout) == (
+        0, " Adding Coordinator User(s)\n  bob\n To Account(s) and all sub-accounts\n  lab\n")
+    users = _mgr(cluster, "-P", "show", "user", "withcoord", "where", "name=alice,bob")
+    assert users.stdout.splitlines() == ["User|Def Acct|Admin|Coord Accounts", "alice|labsub|None|",
+                                         "bob|lab|None|lab,labsub"]
+    accounts = _mgr(cluster, "show", "account", "withcoord", "where", "name=lab,labsub")
+    assert accounts.stdout.splitlines() == [
+        "   Account                Descr                  Org       Coord Accounts ",
+        "---------- -------------------- -------------------- -------------------- ",
+        "       lab                  lab                  lab                  bob ",
+        "    labsub               labsub                  lab                  bob ",
+    ]
+    removed = _mgr(cluster, "remove", "coordinator", "account=lab", "names=bob", input="n\n")
+    assert removed.stdout == (
+        " Removing Coordinators with user name\n  bob\n From Account(s)\n  lab\n"
+        " Removed Coordinators (sub accounts not listed)...\n  U = bob       A = lab       \n"
+        "Would you like to commit changes? (You have 30 seconds to decide)\n(N/y): \n Changes Discarded\n")
+    assert _mgr(cluster, "-n", "-P", "show", "user", "bob", "format=User,Coordinators").stdout == "bob|lab,labsub\n"
+
+
+def test_unknown_names_and_plain_users_are_refused_with_slurms_words(cluster: Cluster) -> None:
+    unknown = _mgr(cluster, "-i", "add", "coordinator", "account=nosuch", "names=bob")
+    assert (unknown.returncode, unknown.stdout, unknown.stderr) == (
+        1, "", " You specified a non-existent account 'nosuch'.\n")
+    plain = _mgr(cluster, "-i", "add", "coordinator", "account=labsub", "names=alice", user="alice")
+    assert (plain.returncode, plain.stderr) == (1, " Problem adding coordinator: Access/permission denied\n")
+    assert plain.stdout == " Adding Coordinator User(s)\n  alice\n To Account(s) and all sub-accounts\n  labsub\n"
+    remove = _mgr(cluster, "-i", "remove", "coordinator", "account=labsub", "names=bob", user="alice")
+    assert (remove.returncode, remove.stderr) == (
+        1, "sacctmgr: error: Your user doesn't have privilege to perform this action\n"
+           " Error with request: Access/permission denied\n")
+    nothing = _mgr(cluster, "-i", "remove", "coordinator", "account=labsub", "names=alice")
+    assert (nothing.returncode, nothing.stdout.splitlines()[-1]) == (1, " Nothing removed")
+    assert _mgr(cluster, "show", "coordinator").returncode == 1
