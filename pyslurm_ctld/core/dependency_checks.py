@@ -9,6 +9,7 @@ nothing: the core commits what it returns.
 from __future__ import annotations
 
 import dataclasses
+import operator
 from typing import Iterable, Mapping
 
 from pyslurm_common.errors import SlurmError, Strerror
@@ -17,6 +18,8 @@ from ..model import dependency as deps
 from . import deadlines
 from ..model.events import DependencyChanged, Event, JobCancelled, JobDeadlineMissed
 from ..model.job import Job, JobId, JobState, Reason
+
+_DEPENDENCY = operator.attrgetter("dependency")
 
 
 class DependencyChecks:
@@ -116,7 +119,7 @@ class DependencyChecks:
         views: dict[tuple[int, int | None], deps.TargetView] = {}   # per pass: many jobs may name one array
         # singleton: free when no job of the same (user, name) runs and none submitted earlier pends.
         first_pending: dict[tuple[int, str], JobId] = {}
-        if any(job.dependency is not None and job.dependency.has_singleton for job in pending):
+        if any(depends.has_singleton for depends in filter(None, map(_DEPENDENCY, pending))):   # C-level scan
             for job in pending:
                 key = (job.uid, job.request.name)
                 first_pending[key] = min(first_pending.get(key, job.job_id), job.job_id)
@@ -145,7 +148,7 @@ class DependencyChecks:
                     ineligible[job.job_id] = Reason.DEPENDENCY
             if job.request.begin_time > now:
                 ineligible[job.job_id] = Reason.BEGIN_TIME
-            if deadlines.missed(job, now):   # never started: ended as DEADLINE (core/deadlines.py)
+            if job.request.deadline and deadlines.missed(job, now):   # most jobs have none: no call   # never started: ended as DEADLINE (core/deadlines.py)
                 ineligible[job.job_id] = Reason.DEADLINE
                 events.append(JobDeadlineMissed(job.job_id, now))
         return events, ineligible, eligible_tasks

@@ -74,17 +74,25 @@ def plan(snapshot: PassSnapshot) -> PassPlan:
     """Decide one pass (see the module's docstring)."""
     now, jobs = snapshot.now, snapshot.jobs
     pending: list[Job] = []
+    others: list[Job] = []                       # every job not pending: what preemption follows up
+    suspended: list[Job] = []
     array_running: dict[JobId, int] = {}
     active_names: set[tuple[int, str]] = set()   # (uid, name) of running jobs, for singleton
+    is_pending, running, is_suspended = JobState.PENDING, JobState.RUNNING, JobState.SUSPENDED
     for job in jobs.values():
-        if job.state is JobState.PENDING:
+        state = job.state
+        if state is is_pending:
             pending.append(job)
-        elif job.state in (JobState.RUNNING, JobState.SUSPENDED):
+            continue
+        others.append(job)
+        if state is running or state is is_suspended:
             active_names.add((job.uid, job.request.name))
             if job.array is not None:
                 array_running[job.array.array_job_id] = array_running.get(job.array.array_job_id, 0) + 1
+            if state is is_suspended:
+                suspended.append(job)
     # What earlier preemptions lead to comes first; the pass after those events schedules.
-    follow_ups: list[Event] = [*preemption.follow_ups(jobs.values(), now), *_resumes(snapshot)]
+    follow_ups: list[Event] = [*preemption.follow_ups(others, now), *_resumes(snapshot, suspended)]
     if follow_ups or not pending:
         return PassPlan(tuple(follow_ups), {}, None, snapshot.next_job_id)
     events, ineligible, eligible_tasks = snapshot.dependencies.eligibility(pending, active_names, now)
@@ -96,15 +104,26 @@ def plan(snapshot: PassSnapshot) -> PassPlan:
     fenced = fences(pending, snapshot.reservations, snapshot.capacities, now)
     decisions = scheduler.schedule(pending, snapshot.capacities, snapshot.partitions, array_running, ineligible,
                                    eligible_tasks, gate, backfill, fenced)
-    expected = {d.job_id: d.expected for d in decisions if isinstance(d, scheduler.Pend) and d.expected is not None}
-    starting: dict[JobId, int] = {}   # array -> how many of its tasks this pass starts
+    # One walk over the decisions (one per pending job) for what pends; the starts are few.
+    expected: dict[JobId, Reservation] = {}
+    reasons: dict[JobId, Reason] = {}
+    starts: list[scheduler.Start] = []
+    pend = scheduler.Pend
     for decision in decisions:
-        if isinstance(decision, scheduler.Start) and decision.array_task_id is not None:
+        if isinstance(decision, pend):
+            if decision.expected is not None:
+                expected[decision.job_id] = decision.expected
+            if jobs[decision.job_id].reason is not decision.reason:
+                reasons[decision.job_id] = decision.reason
+        else:
+            starts.append(decision)
+    starting: dict[JobId, int] = {}   # array -> how many of its tasks this pass starts
+    for decision in starts:
+        if decision.array_task_id is not None:
             starting[decision.job_id] = starting.get(decision.job_id, 0) + 1
     next_job_id = snapshot.next_job_id
-    reasons: dict[JobId, Reason] = {}
-    for decision in decisions:
-        if isinstance(decision, scheduler.Start) and decision.array_task_id is not None:
+    for decision in starts:
+        if decision.array_task_id is not None:
             master = jobs[decision.job_id]
             assert master.array is not None
             # A task splits off its array's master under a new id; the master itself runs the
@@ -115,11 +134,9 @@ def plan(snapshot: PassSnapshot) -> PassPlan:
             next_job_id += 0 if last else 1
             events.append(ArrayTaskStarted(master.job_id, decision.array_task_id, job_id, decision.allocation, now,
                                            decision.partition or ""))
-        elif isinstance(decision, scheduler.Start):
+        else:
             events.append(JobStarted(decision.job_id, decision.allocation, now, decision.partition or "",
                                      decision.time_limit_min))
-        elif jobs[decision.job_id].reason is not decision.reason:
-            reasons[decision.job_id] = decision.reason
     events += _preemptions(snapshot, decisions, pending, fenced)
     return PassPlan(tuple(events), reasons, expected, next_job_id)
 
@@ -139,9 +156,9 @@ def _preemptions(snapshot: PassSnapshot, decisions: list[scheduler.Decision], pe
                                      snapshot.partitions, policy, snapshot.now, fenced)]
 
 
-def _resumes(snapshot: PassSnapshot) -> list[JobResumed]:
+def _resumes(snapshot: PassSnapshot, suspended_jobs: list[Job]) -> list[JobResumed]:
     """Jobs suspended by preemption that may run again (their preemptor ended, their CPUs are free)."""
-    suspended = [j for j in snapshot.jobs.values() if j.state is JobState.SUSPENDED and j.preemption is not None]
+    suspended = [j for j in suspended_jobs if j.preemption is not None]
     if not suspended:
         return []
     active = {j.job_id: j for j in snapshot.jobs.values() if j.is_active}

@@ -15,6 +15,7 @@ CPU ids rather than nodes: its cores are off for other jobs, the rest of its nod
 """
 from __future__ import annotations
 
+import operator
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
@@ -23,6 +24,7 @@ from .node_fit import NodeCapacity
 from ..model.reservations import ReservationRecord
 
 _FOREVER = 1 << 62
+_RESERVATION = operator.attrgetter("request.reservation")
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,7 +39,7 @@ def fences(pending: Iterable[Job], reservations: Mapping[str, ReservationRecord]
     """The fence of each pending job that has one (`nodes`: every node, for its CPU count)."""
     live = [r for r in reservations.values() if not r.over(now)]
     everything = frozenset(nodes)
-    if not live and not any(job.request.reservation for job in pending):
+    if not live and not any(map(_RESERVATION, pending)):   # map with attrgetter: no Python frame per job
         return {}
     result: dict[JobId, Fence] = {}
     for job in pending:

@@ -46,11 +46,13 @@ def test_a_need_is_computed_once_and_equal_shapes_share_one_object() -> None:
     assert memo.need(first, "a", 0, False) is need
 
 
-def test_an_entry_no_pass_used_is_dropped() -> None:
+def test_an_entry_no_pass_used_for_a_generation_is_dropped() -> None:
     memo = NeedMemo()
-    request = job_request(partition="a")
+    request, kept = job_request(partition="a"), job_request(partition="a", cpus_per_task=3)
     memo.new_pass()
     memo.need(request, "a", 0, False)
-    memo.new_pass()
-    memo.new_pass()
-    assert not memo._current and not memo._previous
+    need = memo.need(kept, "a", 0, False)
+    for _ in range(2 * NeedMemo._GENERATION_PASSES):
+        memo.new_pass()
+        assert memo.need(kept, "a", 0, False) is need   # used every pass: survives the turnovers
+    assert list(memo._current.values()) == [(kept, 0, False, None, need, 0)] and not memo._previous.keys() - memo._current.keys()
