@@ -8,7 +8,7 @@ import time
 from collections.abc import Sequence
 
 from pyslurm_common.bounds import JOB_ID
-from pyslurm_common.errors import Strerror
+from pyslurm_common.errors import ERRNO, Strerror
 from pyslurm_common.job_states import ACTIVE_STATES
 from pyslurm_common.rpc import messages as pb
 
@@ -70,17 +70,16 @@ def scancel(args: Sequence[str]) -> None:
     ids = [spec.job_id for spec in specs]
     if not ids and not steps and not options.filtering:
         die("No job identification provided")
-    failed = False
+    status = 0
     if options.filtering or options.interactive:   # filters pick individual records
         ids = options.filtered_ids(ids, [str(spec) for spec in specs])
         if ids:
-            failed = options.signal(ids, "", signal)
+            status = options.signal(ids, "", signal)
     elif specs:   # ids as typed: the controller resolves arrays (`123` is every task of array 123)
-        failed = options.signal([], "", signal, [str(spec) for spec in specs])
+        status = options.signal([], "", signal, [str(spec) for spec in specs])
     for step, step_jobs in steps.items():
-        failed = options.signal(step_jobs, step, signal) or failed
-    if failed:
-        raise SystemExit(1)
+        status = options.signal(step_jobs, step, signal) or status
+    raise SystemExit(status)
 
 
 class Options:
@@ -149,9 +148,9 @@ class Options:
         value = str(self.values[dest])
         return value.upper() if dest == "state" else value.lower() if dest in ("account", "qos") else value
 
-    def signal(self, ids: list[int], step: str, signal: int, specs: list[str] | None = None) -> bool:
-        """SignalJobs calls (a whole job each, or step `step` of each, or the typed `specs`); True if
-        any failed. A job the controller cannot signal yet (pending: no process to take it) is asked
+    def signal(self, ids: list[int], step: str, signal: int, specs: list[str] | None = None) -> int:
+        """SignalJobs calls (a whole job each, or step `step` of each, or the typed `specs`); the exit
+        status (see _report). A job the controller cannot signal yet (pending: no process to take it) is asked
         again, as scancel does: up to 10 times, 5 s more each time."""
         request = pb.SignalRequest(job_ids=ids, signal=signal, batch_only=self.batch, full=self.full, step=step,
                                    job_specs=specs or [])
@@ -176,16 +175,19 @@ class Options:
             request.job_specs.extend(r.job_spec for r in again if r.job_spec)
         return self._report(results, step)
 
-    def _report(self, results: list[pb.SignalResult], step: str) -> bool:
-        failed = False
+    def _report(self, results: list[pb.SignalResult], step: str) -> int:
+        """Print the failures; the exit status is the last real failure's Slurm error number modulo 256
+        (Access/permission denied, 2002: 210), as scancel exits with it; 0 if there was none."""
+        status = 0
         for result in results:
             job = result.job_spec or str(result.job_id)
             if not result.error or (result.error in _QUIET_ERRORS and self.verbose <= 0):
                 continue
-            target = f"job id {job}" if not step else f"job step id {job}.{step}"
+            target = f"job id {job}" if not step else f"job step id {job}"   # 22.05 leaves the step number out
             print(f"scancel: error: Kill job error on {target}: {result.error}", file=sys.stderr)
-            failed = failed or result.error not in _QUIET_ERRORS
-        return failed
+            if result.error not in _QUIET_ERRORS:
+                status = ERRNO.get(result.error, 1) % 256 or 1
+        return status
 
 
 def _boolean_variable(dest: str) -> bool:

@@ -171,7 +171,7 @@ def create(words: list[str]) -> None:
         try:
             client.controller("CreateNode", pb.NodeCreateRequest(definition=" ".join(words)), pb.Empty)
         except SlurmError as exc:
-            _refuse(*([f"{PROG}: error: {exc.detail}"] if exc.detail else []), f"Error creating node(s): {exc.strerror}")
+            _refuse(*([f"{PROG}: error: {exc.detail}"] if exc.detail else []), f"Error creating the node(s): {exc.strerror}")
         return
     if key in ("partition", "partitionname") and value:
         _edit_partition("create", value, words[1:], "Error creating the partition")
@@ -315,14 +315,16 @@ def delete(words: list[str]) -> None:
         reservations.delete(words[0], value or words[1])
         return
     if key == "partitionname" and value:
-        _edit_partition("delete", value, [], "slurm_delete_partition error")
+        _edit_partition("delete", value, [], f"delete_partition {words[0]}")
         return
     if key != "nodename" or not value:
         die(f"invalid keyword: {words[0]}")
     try:
         client.controller("DeleteNodes", pb.NodeDeleteRequest(names=[value]), pb.Empty)
     except SlurmError as exc:
-        die(exc.detail or exc.strerror)
+        if exc.detail:
+            die(exc.detail)
+        _refuse(f"delete_node {words[0]}: {exc.strerror}")
 
 
 def ping(words: list[str]) -> None:

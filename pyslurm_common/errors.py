@@ -83,6 +83,25 @@ GRPC_CODE: dict[Strerror, str] = {
 }
 DEFAULT_GRPC_CODE = "INVALID_ARGUMENT"
 
+# Slurm's error number (slurm_errno.h) for each strerror the daemons send back: slurmrestd
+# reports it, scancel exits with it (modulo 256, as a process status is).
+ERRNO: dict[str, int] = {
+    Strerror.INVALID_PARTITION: 2000, Strerror.NO_DEFAULT_PARTITION: 2001, Strerror.ACCESS_DENIED: 2002,
+    Strerror.TOO_MANY_CPUS: 2005, Strerror.NODE_COUNT_INVALID: 2006, Strerror.INVALID_USER_ID: 2010,
+    Strerror.BAD_NODE_CONFIG: 2014, Strerror.STEP_NODES_BUSY: 2016, Strerror.INVALID_JOB_ID: 2017,
+    Strerror.INVALID_NODE_NAME: 2018, Strerror.TRANSITION_STATE_NO_UPDATE: 2020, Strerror.ALREADY_DONE: 2021, Strerror.JOB_PENDING: 2024,
+    Strerror.INVALID_CREDENTIAL: 2026, Strerror.INVALID_FEATURE: 2029, Strerror.DISABLED: 2037,
+    Strerror.INVALID_DEPENDENCY: 2038, Strerror.BATCH_ONLY: 2039, Strerror.INVALID_ACCOUNT: 2045,
+    Strerror.ACCOUNTING_POLICY: 2050, Strerror.INVALID_TIME_LIMIT: 2051, Strerror.INVALID_TIME_VALUE: 2054,
+    Strerror.INVALID_QOS: 2066, Strerror.INVALID_CPU_COUNT: 2069, Strerror.PARTITION_NOT_AVAIL: 2070,
+    Strerror.CIRCULAR_DEPENDENCY: 2071, Strerror.INVALID_GRES: 2072, Strerror.NOT_PENDING: 2073,
+    Strerror.PARTITION_IN_USE: 2075, Strerror.INVALID_ARRAY: 2081, Strerror.JOB_NOT_RUNNING: 2085,
+    Strerror.JOB_NOT_SUSPENDED: 2087, Strerror.INVALID_NICE: 2123, Strerror.AUTH_FAILURE: 1007,
+    Strerror.COMM_FAILURE: 1001, Strerror.INTERNAL: 1000, Strerror.INVALID_ARGUMENT: 22,
+    Strerror.TOO_MANY_JOBS: 11, Strerror.PROLOG_FAILED: 2061,
+    Strerror.PLUGIN_NOT_LOADED: 3006, Strerror.TOKEN_GENERATION_FAILED: 6003,
+}
+
 
 class SlurmError(Exception):
     def __init__(self, strerror: Strerror | str, detail: str = "") -> None:

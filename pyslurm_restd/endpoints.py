@@ -12,9 +12,9 @@ from typing import Any, Awaitable, Callable, TypeVar
 from aiohttp import web
 from google.protobuf.message import Message
 
-from pyslurm_common.errors import Strerror
+from pyslurm_common.errors import ERRNO, Strerror
 
-from .envelope import AUTH_ERROR, CONNECTION_ERROR, ERRNO, UNEXPECTED, Context, RestError
+from .envelope import AUTH_ERROR, CONNECTION_ERROR, UNEXPECTED, Context, RestError
 from .upstream import ACCOUNTING, CONTROLLER, Caller, Upstream, UpstreamError
 
 Reply = TypeVar("Reply", bound=Message)

@@ -6,13 +6,14 @@ import time
 from typing import Any
 
 from pyslurm_common.agent import protocol
+from pyslurm_common.errors import ERRNO
 from pyslurm_common.gres import gpu_count
 from pyslurm_common.rpc import ctld_pb2, types_pb2
 
 from . import job_desc
 from .endpoints import Call, Endpoint
 from .upstream import UpstreamError
-from .envelope import ERRNO, INVALID_JOB_ID, RestError, no_val
+from .envelope import INVALID_JOB_ID, RestError, no_val
 from .job_fields import job_record
 from .resource_fields import node_record, partition_record, reservation_record, share_record, statistics
 

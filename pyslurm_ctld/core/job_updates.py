@@ -19,7 +19,7 @@ from ..sched.association_checks import charge
 from ..model.events import (ArrayThrottleChanged, BeginTimeChanged, DependencyChanged, Event, JobChargeChanged,
                             JobCpusChanged, JobHoldChanged, JobLicensesChanged, JobPartitionChanged,
                             JobPriorityChanged, JobRequeueRequested, JobResumed, JobSuspended, JobTimeLimitChanged)
-from ..model.job import Hold, JobState
+from ..model.job import Hold, JobId, JobState
 from .job_priorities import priority_update
 from ..sched.node_fit import job_need
 from .time_limit_update import new_time_limit
@@ -170,8 +170,11 @@ def requeue_request(state: ClusterState, job_id: int, uid: int, hold: bool, oper
 def suspension(state: ClusterState, job_id: int, uid: int, operator: bool, suspend: bool,
                now: int) -> JobSuspended | JobResumed:
     """`scontrol suspend|resume`: operators and administrators only. A job whose CPUs others took
-    meanwhile (its preemptor) cannot resume: that would double-book them."""
-    job = known_job(state, job_id)
+    meanwhile (its preemptor) cannot resume: that would double-book them. An unknown id is what real
+    Slurm 22.05 answers anyone there: `Unexpected message received`."""
+    job = state.jobs.get(JobId(job_id))
+    if job is None:
+        raise SlurmError(Strerror.UNEXPECTED_MESSAGE)
     event = job_control.suspension(job, uid, operator, suspend, now)
     if isinstance(event, JobResumed) and job.allocation is not None:
         usage = node_usage(state)

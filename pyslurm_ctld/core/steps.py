@@ -9,7 +9,7 @@ from pyslurm_common.task_distribution import node_ranks
 from ..model.events import AllocationReleased, Effect, SignalTasks, StepStarted, Terminate
 from ..model.job import Job, JobState, Step
 from .step_layout import StepShape, place_step
-from .access import is_privileged, known_job, owned_job
+from .access import is_privileged, known_job, owned_job, updatable_job
 from .reserved_ports import reserve_ports
 from .state import ClusterState
 
@@ -86,7 +86,7 @@ def step_attachment(state: ClusterState, job_id: int, step_id: int, uid: int, pr
 
 
 def _running_step(state: ClusterState, job_id: int, step_id: int, uid: int) -> tuple[Job, Step]:
-    job = owned_job(state, job_id, uid)
+    job = updatable_job(state, job_id, uid, is_privileged(state, uid))   # someone else's: `Invalid user id`, as 22.05
     step = job.step(step_id)
     if step is None:
         raise SlurmError(Strerror.INVALID_JOB_ID)

@@ -42,7 +42,7 @@ def partition_edit(state: ClusterState, action: str, name: str, settings: tuple[
     """scontrol create/update/delete partition (administrators): the journaled record, or
     SlurmError (partition_admin.edit says which)."""
     if not is_privileged(state, uid):
-        raise SlurmError(Strerror.ACCESS_DENIED)
+        raise SlurmError(Strerror.INVALID_USER_ID)   # Slurm 22.05's answer to a user's partition edit
     jobs_in: dict[str, list[int]] = {}
     for job in state.jobs.values():
         if not job.state.is_finished or job.completing:

@@ -28,8 +28,9 @@ class ServicerBase:
         return self.ctl.state
 
     def _require_privileged(self) -> None:
+        """Administrators' requests (nodes, reconfigure): anyone else is Slurm 22.05's `Invalid user id`."""
         if not is_privileged(self.state, caller().uid):
-            raise SlurmError(Strerror.ACCESS_DENIED)
+            raise SlurmError(Strerror.INVALID_USER_ID)
 
     def _operator(self, uid: int) -> bool:
         """root, SlurmUser, or AdminLevel Operator/Administrator in accounting."""

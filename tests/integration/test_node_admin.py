@@ -57,7 +57,7 @@ def test_drain_needs_a_reason_and_other_refusals_use_slurms_words(lab: Cluster) 
         1, "Invalid input: State=sleepy\nRequest aborted\nValid states are: DOWN DRAIN RESUME UNDRAIN\n")
     assert update("nodename=nosuch", "state=resume") == (1, "slurm_update error: Invalid node name specified\n")
     assert update("nodename=node1", "state=drain", "reason=x", user="alice") == (
-        1, "slurm_update error: Access/permission denied\n")
+        1, "slurm_update error: Invalid user id\n")
     assert node_states(lab) == {"node1": "idle", "node2": "idle"}
 
 

@@ -97,7 +97,7 @@ def test_a_change_that_needs_a_restart_is_refused(lab: Cluster, conf: Path) -> N
 
 def test_only_administrators_may_reconfigure(lab: Cluster, conf: Path) -> None:
     result = lab.run("scontrol", "reconfigure", user="alice")
-    assert (result.returncode, result.stderr) == (1, "slurm_reconfigure error: Access/permission denied\n")
+    assert (result.returncode, result.stderr) == (1, "slurm_reconfigure error: Invalid user id\n")
 
 
 def test_sighup_reconfigures_the_controller_and_survives_a_bad_file(lab: Cluster, conf: Path) -> None:

@@ -138,7 +138,8 @@ def test_submit_update_cancel_own_job_and_refusals_for_another_users(cluster: Cl
     assert (error["error_number"], error["error"]) == (2002, "Access/permission denied")
     assert "Access/permission denied" in scancel.stderr       # the same refusal as the CLI's
     refused_update = checked(unix.request("POST", f"/slurm/v0.0.44/job/{bobs}", {"time_limit": 1}))
-    assert (refused_update.status, refused_update.json["errors"][0]["error_number"]) == (422, 2002)
+    # another user's job is update_job's `Invalid user id` (2010), as in scontrol
+    assert (refused_update.status, refused_update.json["errors"][0]["error_number"]) == (422, 2010)
     assert cluster.job_field(bobs, "T") == "PENDING"
     cluster.run("scancel", str(bobs), user="bob", check=True)
 

@@ -1,12 +1,14 @@
 """Record how real Slurm 22.05 words refusals of job, node and partition requests
-(scontrol update/requeue/hold/release/notify/top/show, scancel): stdout, stderr, exit status.
+(scontrol update/requeue/hold/release/suspend/notify/top/show/create/delete/reconfigure, scancel):
+stdout, stderr, exit status.
 
 Run as root with the oracle cluster up (../shared/slurm-oracle/README.md) and its env.sh sourced:
     python3 tests/data/slurm_job_errors/record.py > tests/data/slurm_job_errors/refusals.json
 Jobs: {held} is root's held job, {mine} the user's own held job, {done} a finished job of the user,
 {running} root's running job with its step 0;
-"user" is an ordinary user (benchuser here, alice in the tests). Ids in the outputs are written
-back as those placeholders, so the tests replay each case against pyslurm with its own jobs.
+"user" is an ordinary user (benchuser here, alice in the tests). Ids (and the node and partition
+names) in the outputs are written back as those placeholders, so the tests replay each case
+against pyslurm with its own jobs.
 """
 from __future__ import annotations
 
@@ -50,6 +52,13 @@ CASES = [
     ("update_node_as_user", "user", "scontrol update nodename={node} State=RESUME"),
     ("update_unknown_partition", "root", "scontrol update partitionname=nosuchpart State=DOWN"),
     ("update_partition_as_user", "user", "scontrol update partitionname={partition} State=DOWN"),
+    ("create_partition_as_user", "user", "scontrol create partition=mine nodes={node}"),
+    ("delete_partition_as_user", "user", "scontrol delete PartitionName={partition}"),
+    ("delete_unknown_partition", "root", "scontrol delete partitionname=nosuchpart"),
+    ("create_node_as_user", "user", "scontrol create nodename=box9 cpus=1"),
+    ("delete_node_as_user", "user", "scontrol delete NodeName={node}"),
+    ("reconfigure_as_user", "user", "scontrol reconfigure"),
+    ("suspend_unknown_as_user", "user", "scontrol suspend 999999"),
 ]
 
 
@@ -75,8 +84,8 @@ def main() -> None:
     for name, actor, template in CASES:
         done = run(actor, template.format(**jobs, **names))
         text = {"stdout": done.stdout, "stderr": done.stderr}
-        for key, job in jobs.items():
-            text = {stream: out.replace(job, "{" + key + "}") for stream, out in text.items()}
+        for key, value in {**jobs, **names}.items():
+            text = {stream: out.replace(value, "{" + key + "}") for stream, out in text.items()}
         records.append({"name": name, "actor": actor, "command": template, **text, "exit": done.returncode})
     # all of them: requeue_finished requeued the finished one
     run("root", f"scancel {jobs['held']} {jobs['mine']} {jobs['done']} {jobs['running']}")
