@@ -8,7 +8,6 @@ containers ...) carry the values a plain Slurm cluster shows; "" is a field Slur
 """
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -37,13 +36,6 @@ def _end_time(job: pb.JobInfo) -> int:
 
 def _array_task_id(job: pb.JobInfo) -> int | None:
     return int(job.array_task_str) if job.array_task_str.isdigit() and not job.array_remainder else None
-
-
-def _given_output(job: pb.JobInfo) -> str:
-    """standard_output as Slurm keeps it: "" unless -o was given (the controller hands out the
-    expanded path, so the default slurm-<id>.out is recognised by its name)."""
-    default = re.fullmatch(re.escape(job.work_dir.rstrip("/")) + r"/slurm-\d+(_\d+)?\.out", job.std_out)
-    return "" if default else job.std_out
 
 
 def _gres_detail(job: pb.JobInfo) -> list[str]:
@@ -116,8 +108,8 @@ def job_record(job: pb.JobInfo, cluster: str, nodes: Mapping[str, pb.NodeInfo]) 
         "resv_name": job.reservation, "shared": None, "show_flags": list(SHOW_FLAGS), "sockets_per_board": 0,
         "sockets_per_node": _or_null(job.sockets_per_node), "start_time": job.start_time if started else 0,
         "state_description": "", "state_reason": job.reason or "None",
-        "standard_error": "" if job.std_err == job.std_out else job.std_err,   # -e not given: "", as Slurm
-        "standard_input": job.std_in or "/dev/null", "standard_output": _given_output(job), "submit_time": job.submit_time,
+        "standard_error": job.std_err_given,   # the patterns as given, made absolute; "" when defaulted
+        "standard_input": job.std_in or "/dev/null", "standard_output": job.std_out_given, "submit_time": job.submit_time,
         "suspend_time": job.suspend_time, "system_comment": "",
         "time_limit": job.time_limit_min if job.time_limit_min > 0 else None, "time_minimum": job.time_min,
         "threads_per_core": _or_null(job.threads_per_core), "tres_bind": "", "tres_freq": "", "tres_per_job": "",

@@ -30,13 +30,16 @@ from ..settings.priority_settings import PrioritySettings
 from ..model.reservations import ReservationRecord
 
 
+DEFAULT_OUTPUTS = ("slurm-%j.out", "slurm-%A_%a.out")   # what request_from_desc fills in without -o
+
+
 def request_from_desc(desc: types_pb2.JobDesc, requeue_default: bool = True) -> JobRequest:
     """The raw request; the core resolves defaults and validates it. Without --requeue or
     --no-requeue a job may be requeued as slurm.conf's JobRequeue says (`requeue_default`).
     Every number must be within its bound (SlurmError otherwise): the wire allows more."""
     check_fields(desc)
     name = desc.name or "sbatch"
-    std_out = desc.std_out or ("slurm-%A_%a.out" if desc.array else "slurm-%j.out")
+    std_out = desc.std_out or DEFAULT_OUTPUTS[bool(desc.array)]
     return JobRequest(
         name=name, partition=desc.partitions[0] if desc.partitions else "", partitions=tuple(desc.partitions),
         account=desc.account, qos=desc.qos, min_nodes=max(1, desc.min_nodes),
@@ -137,6 +140,15 @@ def pattern_context(job: Job, node: str = "") -> PatternContext:
                           array_task_id=array.task_id if array else None)
 
 
+def given_io_patterns(req: JobRequest) -> tuple[str, str]:
+    """-o and -e as Slurm keeps them (squeue --json's standard_output/error): the patterns as given,
+    unexpanded, made absolute against the working directory; "" for a default."""
+    def absolute(pattern: str) -> str:
+        return pattern if pattern.startswith("/") else f"{req.work_dir.rstrip('/')}/{pattern}"
+    return ("" if req.std_out in DEFAULT_OUTPUTS else absolute(req.std_out),
+            "" if req.std_err == req.std_out else absolute(req.std_err))
+
+
 def io_paths(job: Job) -> tuple[str, str, str]:
     node = job.allocation.batch_host if job.allocation else ""
     ctx = pattern_context(job, node)
@@ -153,6 +165,7 @@ def job_info(job: Job, now: int = 0, expected: Reservation | None = None,
     req = job.request
     alloc = job.allocation
     std_out, std_err, std_in = io_paths(job)
+    std_out_given, std_err_given = given_io_patterns(req)
     return types_pb2.JobInfo(
         job_id=job.job_id, name=req.name, user_id=job.uid, group_id=job.gid,
         user_name=job.user_name, group_name=job.group_name,
@@ -170,6 +183,7 @@ def job_info(job: Job, now: int = 0, expected: Reservation | None = None,
         nodes=compress(alloc.nodes) if alloc else "", batch_host=alloc.batch_host if alloc else "",
         exit_code=job.exit_code, exit_signal=job.exit_signal, work_dir=req.work_dir,
         std_out=std_out, std_err=std_err, std_in=std_in, command=req.command,
+        std_out_given=std_out_given, std_err_given=std_err_given,
         requeue=req.requeue, restarts=job.restarts, submit_host=req.submit_host,
         held=job.hold is not Hold.NONE, ntasks_given=req.ntasks_given,
         cpus_per_task_given=req.cpus_per_task_given,

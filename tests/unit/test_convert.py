@@ -113,6 +113,21 @@ def test_job_info_of_a_job_without_gpus(manager: ClusterState) -> None:
     assert (info.tres_per_node, info.gpus, info.gpu_indices) == ("", 0, "")
 
 
+@pytest.mark.parametrize(("fields", "given", "expanded"), [
+    # as real Slurm 22.05: squeue --json keeps -o/-e as given, made absolute; scontrol's StdOut/StdErr expand them
+    ({"std_out": "out-%j-%x.txt", "std_err": "/tmp/err-%A_%a.txt", "name": "nm"},
+     ("/tmp/out-%j-%x.txt", "/tmp/err-%A_%a.txt"), ("/tmp/out-{id}-nm.txt", "/tmp/err-{id}_4294967294.txt")),
+    ({}, ("", ""), ("/tmp/slurm-{id}.out", "/tmp/slurm-{id}.out")),
+    ({"std_out": "/dev/null"}, ("/dev/null", ""), ("/dev/null", "/dev/null")),
+])
+def test_job_info_keeps_the_output_patterns_as_given_beside_the_expanded_paths(
+        manager: ClusterState, fields: dict[str, Any], given: tuple[str, str], expanded: tuple[str, str]) -> None:
+    event = submission(manager, convert.request_from_desc(desc(**fields)), 1000, 1000, "alice", "alice", False, 100)
+    info = convert.job_info(event.job)
+    assert (info.std_out_given, info.std_err_given) == given
+    assert (info.std_out, info.std_err) == tuple(path.format(id=event.job.job_id) for path in expanded)
+
+
 def test_node_info_gres_and_gres_used(manager: ClusterState) -> None:
     g1 = manager.nodes["g1"]
     idle = convert.node_info(g1, node_usage(manager)["g1"])

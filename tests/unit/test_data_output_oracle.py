@@ -69,12 +69,13 @@ BASE = dict(user_id=0, group_id=0, user_name="root", group_name="root", partitio
 JOBS = {
     "running": JobInfo(job_id=203, name="runner", state="RUNNING", reason="None", priority=1, time_limit_min=10,
                        eligible_time=1796315651, start_time=1796315653, nodes="localhost", batch_host="localhost",
-                       std_out="/dev/null", node_names=["localhost"], cpus_per_node=[1], node_cpu_ids=["0"],
+                       std_out="/dev/null", std_out_given="/dev/null", node_names=["localhost"], cpus_per_node=[1], node_cpu_ids=["0"],
                        node_memory_mb=[1024], **BASE),
     "held": JobInfo(job_id=204, name="held", state="PENDING", reason="JobHeldUser", held=True,
                     comment="a comment", std_out="/tmp/w/slurm-204.out", std_err="/tmp/w/slurm-204.out", **BASE),
     "array": JobInfo(job_id=205, name="arr", state="PENDING", reason="JobHeldUser", held=True, array_job_id=205,
-                     array_task_str="1-3", array_remainder=True, std_out="/dev/null", **BASE),
+                     array_task_str="1-3", array_remainder=True, std_out="/dev/null",
+                     std_out_given="/dev/null", **BASE),
     "script": JobInfo(job_id=206, name="script", state="PENDING", reason="JobHeldUser", held=True,
                       command="./job.sh first second arg", **BASE),
 }
