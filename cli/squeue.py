@@ -27,8 +27,8 @@ def squeue(args: Sequence[str]) -> None:
         _print_document(kind)
         return
     jobs, steps = values.get("jobs"), values.get("steps")
-    if operands:   # `squeue -j 12`: the word after a bare -j (or -s) is its list
-        if jobs == "" and steps is None:
+    if operands:   # `squeue -j 12`: the word after a bare -j (or -s) is its list; -j's first, as Slurm's
+        if jobs == "":   # `squeue -s -j 12` is job 12's steps (checked on real Slurm 22.05)
             jobs = operands.pop(0)
         elif steps == "":
             steps = operands.pop(0)

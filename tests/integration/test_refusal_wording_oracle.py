@@ -28,7 +28,8 @@ def jobs(cluster: Cluster) -> Iterator[dict[str, str]]:
     done = cluster.sbatch("-o", "/dev/null", "--wrap", "true", user="alice")
     cluster.wait_state(done, "COMPLETED")
     running = cluster.sbatch("-o", "/dev/null", "--wrap", "srun sleep 120")
-    wait_for(lambda: f"{running}.0" in cluster.run("squeue", "-h", "-s", "-o", "%i").stdout.split(), 60)
+    wait_for(lambda: f"{running}.0" in cluster.run("squeue", "-h", "-s", "-j", str(running), "-o", "%i").stdout.split(),
+             60)   # as record.py asks real Slurm
     yield {"held": str(held), "mine": str(mine), "done": str(done), "running": str(running)}
     cluster.run("scancel", str(held), str(mine), str(done), str(running))   # requeue_finished requeues done
 
