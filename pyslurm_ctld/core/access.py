@@ -21,11 +21,13 @@ def is_privileged(state: ClusterState, uid: int) -> bool:
     return uid == 0 or uid == state.slurm_uid
 
 
-def owned_job(state: ClusterState, job_id: int, uid: int) -> Job:
+def owned_job(state: ClusterState, job_id: int, uid: int, coordinated: frozenset[str] = frozenset()) -> Job:
+    """The job, if the caller owns it, is privileged, or coordinates its account (``coordinated``:
+    the caller's accounts as coordinator, where Slurm lets coordinators act)."""
     job = state.jobs.get(JobId(job_id))
     if job is None:
         raise SlurmError(Strerror.INVALID_JOB_ID)
-    if job.uid != uid and not is_privileged(state, uid):
+    if job.uid != uid and not is_privileged(state, uid) and job.request.account not in coordinated:
         raise SlurmError(Strerror.ACCESS_DENIED)
     return job
 

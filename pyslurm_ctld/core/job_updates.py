@@ -142,10 +142,13 @@ def cpu_count_change(state: ClusterState, job_id: int, uid: int, operator: bool,
     return JobCpusChanged(job.job_id, req.cpus_per_task)
 
 
-def hold_change(state: ClusterState, job_id: int, action: str, uid: int, now: int) -> JobHoldChanged:
+def hold_change(state: ClusterState, job_id: int, action: str, uid: int, now: int,
+                coordinated: frozenset[str] = frozenset()) -> JobHoldChanged:
     """hold/uhold/release of a job that has not ended. A running job keeps running, with
-    priority 0 and the hold's reason, and pends held if it is requeued (Slurm 22.05)."""
-    job = updatable_job(state, job_id, uid, is_privileged(state, uid))
+    priority 0 and the hold's reason, and pends held if it is requeued (Slurm 22.05). A
+    coordinator of the job's account (``coordinated``) holds and releases as its owner would."""
+    job = known_job(state, job_id)
+    updatable_job(state, job_id, uid, is_privileged(state, uid) or job.request.account in coordinated)
     if job.state.is_finished:
         raise SlurmError(Strerror.JOB_FINISHED)
     privileged = is_privileged(state, uid)
@@ -161,9 +164,10 @@ def hold_change(state: ClusterState, job_id: int, action: str, uid: int, now: in
 
 
 def requeue_request(state: ClusterState, job_id: int, uid: int, hold: bool, operator: bool, incomplete: bool,
-                    now: int) -> JobRequeueRequested:
-    """`scontrol requeue[hold] [Incomplete]`: the owner or an operator (see job_control)."""
-    job = owned_job(state, job_id, uid) if not operator else known_job(state, job_id)
+                    now: int, coordinated: frozenset[str] = frozenset()) -> JobRequeueRequested:
+    """`scontrol requeue[hold] [Incomplete]`: the owner, a coordinator of its account or an
+    operator (see job_control)."""
+    job = owned_job(state, job_id, uid, coordinated) if not operator else known_job(state, job_id)
     return job_control.requeue_request(job, uid, hold, operator, incomplete, now)
 
 

@@ -129,6 +129,7 @@ class AccountingUser:
     name: str
     default_account: str
     admin_level: str          # None, Operator, Administrator
+    coord_accounts: frozenset[str] = frozenset()   # accounts it coordinates, sub-accounts included
 
 
 @dataclass(frozen=True, slots=True)
@@ -195,6 +196,11 @@ class AssociationSnapshot:
     def admin_level(self, user: str) -> str:
         known = self.users.get(user)
         return known.admin_level if known is not None else "None"
+
+    def coord_accounts(self, user: str) -> frozenset[str]:
+        """The accounts whose jobs ``user`` may cancel, hold, release and requeue as their coordinator."""
+        known = self.users.get(user)
+        return known.coord_accounts if known is not None else frozenset()
 
     def is_operator(self, user: str) -> bool:
         """AdminLevel Operator or Administrator: may change other users' jobs."""

@@ -89,6 +89,7 @@ class JobRpcs(ServicerBase):
         uid = caller().uid
         now = int(time.time())
         SIGNAL_NUMBER.refuse(request.signal)
+        coordinated = self._coordinated(uid)
 
         async def one(job_id: int) -> None:
             if request.step:
@@ -96,22 +97,22 @@ class JobRpcs(ServicerBase):
                 self.ctl.perform(step_termination(self.state, job_id, step_id, uid) if request.signal == 0
                                  else step_signalling(self.state, job_id, step_id, uid, request.signal))
             elif request.signal == 0:
-                await self.ctl.commit(cancellation(self.state, job_id, uid, now))
+                await self.ctl.commit(cancellation(self.state, job_id, uid, now, coordinated))
             else:
                 await self.ctl.signal_now(signalling(self.state, job_id, uid, request.signal,
-                                                                  request.batch_only, request.full))
+                                                     request.batch_only, request.full, coordinated))
 
         results = await _per_job(request.job_ids, one)
         staged: list[Awaitable[None]] = []
         try:
             for text in request.job_specs:
-                results.append(await self._signal_spec(text, request, uid, now, staged))
+                results.append(await self._signal_spec(text, request, uid, now, staged, coordinated))
         finally:
             await asyncio.gather(*staged)      # what was applied goes to disk, one fsync for all
         return ctld_pb2.SignalReply(results=results)
 
     async def _signal_spec(self, text: str, request: ctld_pb2.SignalRequest, uid: int, now: int,
-                     staged: list[Awaitable[None]]) -> ctld_pb2.SignalResult:
+                     staged: list[Awaitable[None]], coordinated: frozenset[str]) -> ctld_pb2.SignalResult:
         """Cancel or signal what one typed id names (`123` of an array, `123_5`, `123_[1-3]`);
         cancellations are applied at once, their journaling added to `staged` to await."""
         try:
@@ -120,14 +121,14 @@ class JobRpcs(ServicerBase):
             return ctld_pb2.SignalResult(job_spec=text, error=Strerror.INVALID_JOB_ID)
         try:
             if request.signal == 0:
-                for event in cancellations(self.state, spec, uid, now):
+                for event in cancellations(self.state, spec, uid, now, coordinated):
                     staged.append(self.ctl.staged(event))
             else:
-                records, _ = named_records(self.state, spec, uid)
+                records, _ = named_records(self.state, spec, uid, coordinated)
                 running = [r for r in records if r.state is JobState.RUNNING] or records[:1]
                 for record in running:
                     await self.ctl.signal_now(signalling(self.state, record.job_id, uid, request.signal,
-                                                                      request.batch_only, request.full))
+                                                         request.batch_only, request.full, coordinated))
         except SlurmError as exc:
             return ctld_pb2.SignalResult(job_id=spec.job_id, job_spec=text, error=exc.strerror)
         return ctld_pb2.SignalResult(job_id=spec.job_id, job_spec=text)
@@ -151,12 +152,14 @@ class JobRpcs(ServicerBase):
             elif request.action in ("requeue", "requeuehold"):
                 incomplete = any(s.lower() == "incomplete" for s in request.settings)
                 staged.append(self.ctl.staged(requeue_request(self.state,
-                    job_id, uid, request.action == "requeuehold", self._operator(uid), incomplete, now)))
+                    job_id, uid, request.action == "requeuehold", self._operator(uid), incomplete, now,
+                    self._coordinated(uid))))
             elif request.action in ("suspend", "resume"):
                 staged.append(self.ctl.staged(suspension(self.state, job_id, uid, self._operator(uid),
                                                                       request.action == "suspend", now)))
             else:
-                staged.append(self.ctl.staged(hold_change(self.state, job_id, request.action, uid, now)))
+                staged.append(self.ctl.staged(hold_change(self.state, job_id, request.action, uid, now,
+                                                          self._coordinated(uid))))
 
         try:
             results = await _per_job(request.job_ids, one)

@@ -36,6 +36,10 @@ class ServicerBase:
         """root, SlurmUser, or AdminLevel Operator/Administrator in accounting."""
         return is_privileged(self.state, uid) or self.state.associations.is_operator(user_name(uid))
 
+    def _coordinated(self, uid: int) -> frozenset[str]:
+        """The accounts the caller coordinates (with their sub-accounts), as accounting last said."""
+        return self.state.associations.coord_accounts(user_name(uid))
+
 
 def srun_address(peer: str, controller_addr: str) -> str:
     """Where a step's nodes reach srun: the address its request came from (through the auth

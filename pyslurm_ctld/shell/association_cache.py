@@ -92,7 +92,8 @@ def snapshot_from_message(state: dbd_pb2.AssociationState) -> AssociationSnapsho
     return AssociationSnapshot(
         version=state.version, associations=tuple(_association(a) for a in state.associations),
         qos={q.name: _qos(q) for q in state.qos},
-        users={u.name: AccountingUser(u.name, u.default_account, u.admin_level) for u in state.users})
+        users={u.name: AccountingUser(u.name, u.default_account, u.admin_level, frozenset(u.coord_accounts))
+               for u in state.users})
 
 
 def _write_atomically(path: Path, data: bytes) -> None:

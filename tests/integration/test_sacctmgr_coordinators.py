@@ -56,3 +56,31 @@ def test_unknown_names_and_plain_users_are_refused_with_slurms_words(cluster: Cl
     nothing = _mgr(cluster, "-i", "remove", "coordinator", "account=labsub", "names=alice")
     assert (nothing.returncode, nothing.stdout.splitlines()[-1]) == (1, " Nothing removed")
     assert _mgr(cluster, "show", "coordinator").returncode == 1
+
+
+def test_a_coordinator_may_cancel_and_hold_jobs_of_its_accounts_a_plain_user_may_not(cluster: Cluster) -> None:
+    """The controller learns coordinators through its association feed, as Slurm's assoc_mgr."""
+    assert _mgr(cluster, "-i", "remove", "coordinator", "names=bob").returncode in (0, 1)   # none left
+    submitted = cluster.run("sbatch", "--parsable", "--account=labsub", "--begin=now+1hour", "--wrap", "sleep 60",
+                            user="alice", check=True)
+    job = submitted.stdout.strip()
+    # No longer a coordinator (once the controller's feed has the removal): Slurm's refusals.
+    wait_for(lambda: cluster.run("scontrol", "hold", job, user="bob").stderr.startswith(
+        f"Invalid user id for job {job}\n"))
+    cluster.run("scontrol", "release", job, check=True)   # a hold that came before the removal arrived
+    denied = cluster.run("scancel", job, user="bob")
+    assert denied.stderr == f"scancel: error: Kill job error on job id {job}: Access/permission denied\n"
+    assert _mgr(cluster, "-i", "add", "coordinator", "account=lab", "names=bob").returncode == 0
+    # Coordinator of lab, so of labsub below it: bob holds, releases and cancels alice's job.
+    wait_for(lambda: cluster.run("scontrol", "hold", job, user="bob").returncode == 0)
+    held = cluster.run("squeue", "-h", "-j", job, "-o", "%r").stdout
+    assert held == "JobHeldUser\n"
+    assert cluster.run("scontrol", "release", job, user="bob").returncode == 0
+    assert cluster.run("scancel", job, user="bob").returncode == 0
+    wait_for(lambda: cluster.run("squeue", "-h", "-j", job, "-o", "%T").stdout in ("", "CANCELLED\n"))
+    # alice coordinates nothing: bob's own job stays out of her reach.
+    mine = cluster.run("sbatch", "--parsable", "--account=lab", "--begin=now+1hour", "--wrap", "sleep 60",
+                       user="bob", check=True).stdout.strip()
+    refused = cluster.run("scancel", mine, user="alice")
+    assert refused.stderr == f"scancel: error: Kill job error on job id {mine}: Access/permission denied\n"
+    cluster.run("scancel", mine, check=True)
