@@ -17,7 +17,6 @@ from pyslurm_common.cgroup_conf import CgroupConfig, cgroup_conf_path, load_cgro
 from pyslurm_common.config import SlurmConfig, load_config
 from pyslurm_common.gres import parse_gres_conf
 
-from .gpu_idle import load_policy
 from ..settings.policy_settings import PolicySettings, policy_settings
 
 # (what the admin wrote, SlurmConfig attribute)
@@ -50,7 +49,6 @@ def load_checked(path: Path) -> ConfigFiles:
     Raises ConfigError naming file and line of the first problem.
     """
     cfg = load_config(path)
-    load_policy(cfg)   # GpuIdleParameters
     settings = policy_settings(cfg)
     gres_path = path.parent / "gres.conf"
     if gres_path.exists():

@@ -68,6 +68,7 @@ class ClusterState:
         if settings is not None:
             self.options = settings.scheduling
             self.priorities.settings = settings.priority
+            self.gpu_idle_policy = settings.gpu_idle
         self.requeue_delay = cfg.ctld_settings.requeue_delay_s
         dynamic = tuple(self.dynamic_nodes)
         table = partition_admin.partition_table(cfg, self.partition_edits, [*(n.name for n in cfg.nodes), *dynamic])

@@ -91,8 +91,8 @@ class Controller:
         self.on_reconfigured: list[Callable[[SlurmConfig], None]] = []
         self.notices, self.notifier = JobNotices(cfg.cluster_name), Notifier()   # --mail-type, webhook
         self.notifier.configure(cfg)
-        self.gpu_idle = GpuIdleWatch(cfg, slurm_uid)   # GpuIdleParameters
-        self.on_reconfigured += [self.notifier.configure, self.gpu_idle.configure]
+        self.gpu_idle = GpuIdleWatch(self.state)   # GpuIdleParameters
+        self.on_reconfigured.append(self.notifier.configure)
 
     # ---- recovery ------------------------------------------------------------
 

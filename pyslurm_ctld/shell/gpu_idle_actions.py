@@ -12,7 +12,6 @@ import logging
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-from pyslurm_common.config import SlurmConfig
 from pyslurm_common.rpc import ctld_pb2
 from pyslurm_common.units import format_timestamp
 
@@ -20,7 +19,9 @@ from ..translate import convert, job_mail
 from ..core import gpu_idle
 from ..model.events import Event, JobCancelled, JobRequeueRequested
 from ..core.gpu_idle import Act, IdleTrack, Warn
+from ..core.state import ClusterState
 from ..model.job import Hold, Job, JobId, JobState, Reason
+from ..settings.gpu_idle_settings import DEFAULT_THRESHOLD, IdleGpuPolicy, span
 from .notifier import Notice
 
 log = logging.getLogger(__name__)
@@ -44,18 +45,23 @@ class IdleActions:
 
 
 class GpuIdleWatch:
-    def __init__(self, cfg: SlurmConfig, slurm_uid: int) -> None:
-        self.policy = gpu_idle.load_policy(cfg)
-        self.slurm_uid = slurm_uid
+    def __init__(self, state: ClusterState) -> None:
+        self.state = state
         self.tracks: dict[JobId, IdleTrack] = {}
         self.requeued: dict[JobId, tuple[int, int]] = {}   # requeued by the policy: when, idle seconds
 
-    def configure(self, cfg: SlurmConfig) -> None:
-        self.policy = gpu_idle.load_policy(cfg)
+    @property
+    def policy(self) -> IdleGpuPolicy | None:
+        """The configuration in force's (parsed with it: a reconfigure changes it here too)."""
+        return self.state.gpu_idle_policy
+
+    @property
+    def slurm_uid(self) -> int:
+        return self.state.slurm_uid
 
     def report(self, node: str, activity: Iterable[ctld_pb2.JobGpuActivity], jobs: Mapping[JobId, Job]) -> None:
         """One heartbeat's GPU activity (the busiest GPU of each job on that node)."""
-        threshold = self.policy.threshold if self.policy else gpu_idle.DEFAULT_THRESHOLD
+        threshold = self.policy.threshold if self.policy else DEFAULT_THRESHOLD
         activity = list(activity)
         reported = {JobId(item.job_id) for item in activity}
         for job_id, track in list(self.tracks.items()):   # no figures from this node any more: no data
@@ -106,17 +112,17 @@ class GpuIdleWatch:
         del self.tracks[job.job_id]
         if action == "requeued":
             self.requeued[job.job_id] = (now, decision.idle_s)
-        idle = gpu_idle.span(decision.idle_s)
+        idle = span(decision.idle_s)
         return (f"GPUs idle (below {self.policy.threshold}%) for {idle}: {action} by the idle-GPU policy",
                 f"IDLE_GPU_{action.upper()}")
 
     def _warn(self, job: Job, decision: Warn) -> tuple[str, str]:
         assert self.policy is not None
         policy = self.policy
-        then = (f"; it will be {self._action(job)} at {gpu_idle.span(policy.limit_s)}"
+        then = (f"; it will be {self._action(job)} at {span(policy.limit_s)}"
                 if policy.limit_s and (policy.act_on_interactive or not job.request.interactive) else "")
         self.tracks[job.job_id] = gpu_idle.warned(self.tracks[job.job_id])
-        return f"GPUs idle (below {policy.threshold}%) for {gpu_idle.span(decision.idle_s)}{then}", "IDLE_GPU_WARNING"
+        return f"GPUs idle (below {policy.threshold}%) for {span(decision.idle_s)}{then}", "IDLE_GPU_WARNING"
 
     def gauges(self, now: int) -> list[ctld_pb2.Gauge]:
         """For the jobs metrics set: how many jobs have idle GPUs, and for how long each has."""
@@ -133,14 +139,14 @@ class GpuIdleWatch:
         if job.state is JobState.PENDING and job.job_id in self.requeued:
             when, idle_s = self.requeued[job.job_id]
             return [f"The idle-GPU policy (GpuIdleParameters) requeued it at {format_timestamp(when)}: its GPUs "
-                    f"had been idle for {gpu_idle.span(idle_s)}."]
+                    f"had been idle for {span(idle_s)}."]
         idle = self.idle_seconds(job.job_id, now)
         if self.policy is None or job.state is not JobState.RUNNING or not idle:
             return []
         if gpu_idle.exempt(job, self.policy):
-            return [f"Its GPUs have been idle for {gpu_idle.span(idle)}; its partition or QOS is exempt from the "
+            return [f"Its GPUs have been idle for {span(idle)}; its partition or QOS is exempt from the "
                     "idle-GPU policy."]
-        return [f"Its GPUs have been idle for {gpu_idle.span(idle)}; the idle-GPU policy acts on GPUs "
+        return [f"Its GPUs have been idle for {span(idle)}; the idle-GPU policy acts on GPUs "
                 f"{self.policy.describe()}."]
 
 

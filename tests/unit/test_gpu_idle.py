@@ -1,4 +1,4 @@
-"""The idle-GPU policy's decider (pyslurm_ctld/core/gpu_idle.py) and the controller's watch over it
+"""The idle-GPU policy's setting (settings/gpu_idle_settings.py), its decider (core/gpu_idle.py) and the controller's watch over it
 (gpu_idle_actions.py), on jobs of a real ClusterState."""
 from __future__ import annotations
 
@@ -13,7 +13,10 @@ from pyslurm_common.rpc import ctld_pb2
 from pyslurm_ctld.core import gpu_idle
 from pyslurm_ctld.core.apply import apply
 from pyslurm_ctld.model.events import JobCancelled, JobRequeueRequested
-from pyslurm_ctld.core.gpu_idle import Act, IdleGpuPolicy, PolicyError, Warn, parse_policy
+from pyslurm_ctld.core.gpu_idle import Act, Warn
+from pyslurm_ctld.core.reconfigure import load_checked
+from pyslurm_ctld.core.state import ClusterState
+from pyslurm_ctld.settings.gpu_idle_settings import IdleGpuPolicy, PolicyError, parse_policy
 from pyslurm_ctld.shell.gpu_idle_actions import GpuIdleWatch
 from pyslurm_ctld.model.job import Job, JobState, Reason
 
@@ -44,7 +47,7 @@ def test_a_bad_setting_stops_the_controller_with_the_file(tmp_path: Path) -> Non
     path = tmp_path / "slurm.conf"
     path.write_text(CONF + "GpuIdleParameters=limit=soon\n")
     with pytest.raises(ConfigError, match="slurm.conf.*GpuIdleParameters: limit=soon"):
-        GpuIdleWatch(load_config(path), 0)
+        load_checked(path)
 
 
 def test_idle_counts_from_the_first_idle_sample_and_any_busy_node_resets_it() -> None:
@@ -101,7 +104,7 @@ def test_interactive_allocations_are_only_warned_unless_act(tmp_path: Path) -> N
 def _watch(tmp_path: Path, setting: str) -> GpuIdleWatch:
     path = tmp_path / "watch.conf"
     path.write_text(CONF + f"GpuIdleParameters={setting}\n")
-    return GpuIdleWatch(load_config(path), slurm_uid=64030)
+    return GpuIdleWatch(ClusterState(load_config(path), slurm_uid=64030))
 
 
 def _activity(job: Job, util: int, at: int) -> list[ctld_pb2.JobGpuActivity]:
