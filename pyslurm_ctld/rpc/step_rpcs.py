@@ -12,10 +12,10 @@ from pyslurm_common.bounds import STEP_REQUEST, check_fields
 from pyslurm_common.errors import SlurmError, Strerror
 from pyslurm_common.hostlist import HostlistError, expand
 from pyslurm_common.multi_prog import MAX_FILE_BYTES as MAX_MULTI_PROG_BYTES
-from pyslurm_common.rpc import ctld_pb2, slurmd_pb2, types_pb2
+from pyslurm_common.rpc import ctld_pb2, types_pb2
 from pyslurm_common.rpc_auth import caller, translate_errors
 
-from ..translate import convert
+from ..translate import convert, launch_messages
 from ..core.steps import release, step_creation
 from ..model.job import JobId
 from ..shell.node_link import NodeLinkError
@@ -53,17 +53,9 @@ class StepRpcs(ServicerBase):
         except StepBusy as busy:   # CPUs held by other steps (a node name), or reserved ports (its Strerror)
             why = busy.args[0] if busy.args and isinstance(busy.args[0], Strerror) else Strerror.STEP_NODES_BUSY
             return ctld_pb2.StepReply(job_id=request.job_id, busy=True, busy_reason=str(why))
-        spec = slurmd_pb2.TaskLaunch(
-            argv=request.argv, environment=request.environment, work_dir=request.work_dir,
-            io_host=request.io_host or srun_address(context.peer(), self.ctl.cfg.controller_addr),
-            io_port=request.io_port,
-            io_key=request.io_key,
-            pty=request.pty, pty_rows=request.pty_rows, pty_cols=request.pty_cols, std_out=request.std_out,
-            std_err=request.std_err, std_in=request.std_in, input_task=request.input_task,
-            rlimits=request.rlimits, umask=request.umask, step_name=name,
-            kill_on_bad_exit=request.kill_on_bad_exit, wait_seconds=request.wait_seconds,
-            multi_prog=request.multi_prog, preserve_env=request.preserve_env, bcast_staged=request.bcast_staged,
-            append=request.open_mode == "append" or (not request.open_mode and self._requeued(request.job_id)))
+        spec = launch_messages.step_spec(
+            request, name, request.io_host or srun_address(context.peer(), self.ctl.cfg.controller_addr),
+            self._requeued(request.job_id))
         step = await self.ctl.start_step(event, spec)
         return ctld_pb2.StepReply(job_id=request.job_id, step_id=step.step_id, nodes=step.nodes,
                                   tasks_per_node=step.tasks_per_node, num_tasks=step.num_tasks)

@@ -17,12 +17,11 @@ from pyslurm_common import job_credential
 from pyslurm_common.cgroup_conf import CgroupConfig
 from pyslurm_common.config import ConfigError, SlurmConfig
 from pyslurm_common.errors import SlurmError, Strerror
-from pyslurm_common.task_distribution import node_ranks
 from pyslurm_common.rpc import slurmd_pb2, types_pb2
 from pyslurm_common.rpc_auth import Signer
 
 from . import allocating_client, journal_replay
-from ..translate import convert
+from ..translate import convert, launch_messages
 from ..core import node_reconcile, reconfigure
 from .accounting_outbox import AccountingOutbox
 from ..core.apply import apply
@@ -41,8 +40,6 @@ from ..model.events import (Account, AllocationReleased, Effect, Event, JobReque
                             StepFinished, StepStarted, SuspendTasks, TellAllocatingClient, Terminate,
                             event_from_dict, event_to_dict)
 from ..model.job import Hold, Job, JobId, JobState, Step
-from ..translate.job_env import (batch_environment, merged_environment, overlay_environment, step_environment,
-                                 step_options_win)
 from .gpu_idle_actions import GpuIdleWatch, JobMessage
 from .job_notices import JobNotices
 from .journal import Journal
@@ -248,19 +245,7 @@ class Controller:
     def launch_message(self, job: Job) -> slurmd_pb2.BatchLaunch:
         """The batch script's launch on the batch host, with its job credential."""
         assert job.allocation is not None
-        env = batch_environment(job, self.cfg.cluster_name, str(self.cfg.path),
-                                self.cfg.controller_host, self.cfg.ctld_port)
-        std_out, std_err, std_in = convert.io_paths(job)
-        req = job.request
-        message = slurmd_pb2.BatchLaunch(
-            job_id=job.job_id, uid=job.uid, gid=job.gid, user_name=job.user_name,
-            script=req.script, environment=merged_environment(job, env), argv=list(req.argv),
-            work_dir=req.work_dir, std_out=std_out, std_err=std_err, std_in=std_in,
-            cpus=job.allocation.cpus_per_node[0], memory_mb=job.allocation.memory_mb_per_node[0],
-            umask=req.umask, append=req.append_output or job.restarts > 0, kill_wait=self.cfg.kill_wait, job_name=req.name,
-            cpu_ids=list(job.allocation.cpus_on(0)), gpu_indices=list(job.allocation.gpus_on(0)),
-            rlimits=list(req.rlimits),
-        )
+        message = launch_messages.batch_launch(job, self.cfg)
         message.credential = self.signer.job_credential(job_credential.batch_launch(message, job.allocation.batch_host))
         return message
 
@@ -384,40 +369,20 @@ class Controller:
                 pass
 
     async def start_step(self, event: StepStarted, spec: slurmd_pb2.TaskLaunch) -> Step:
-        """Journal the new step, then launch its part on every node (the TaskLaunch `spec` is
-        completed per node here, its task ranks by the step's -m distribution). A node that refuses ends
-        the step, and srun hears why."""
+        """Journal the new step, then launch its part on every node (the TaskLaunch `spec`
+        completed per node by translate/launch_messages.py). A node that refuses ends the step,
+        and srun hears why."""
         await self.commit(event)
         job = self.state.jobs[event.job_id]
         step = event.step
-        ranks = node_ranks(step.tasks_per_node, step.distribution)
-        launches = []
-        for index, node in enumerate(step.nodes):
-            message = slurmd_pb2.TaskLaunch()
-            message.CopyFrom(spec)
-            env = step_options_win(step_environment(job, step, index, self.cfg.cluster_name, str(self.cfg.path),
-                                                    self.cfg.controller_host, self.cfg.ctld_port, spec.io_host,
-                                                    spec.io_port), spec.environment, spec.preserve_env)
-            job_index = job.allocation.nodes.index(node) if job.allocation else 0
-            del message.environment[:]
-            message.environment.extend(overlay_environment(spec.environment, env))
-            message.node_index = index
-            message.task_ids.extend(ranks[index])
-            message.num_tasks = step.num_tasks
-            message.cpu_ids.extend(step.cpu_ids[index] if step.cpu_ids else
-                                   (job.allocation.cpus_on(job_index) if job.allocation else ()))
-            message.gpu_indices.extend(job.allocation.gpus_on(job_index) if job.allocation else ())
-            message.memory_mb = job.allocation.memory_mb_per_node[job_index] if job.allocation else 0
-            launches.append(self._launch_part(job, step, node, message))
+        launches = [self._launch_part(job, step, node, message)
+                     for node, message in launch_messages.step_part_launches(job, step, spec, self.cfg)]
         failures = [f for f in await asyncio.gather(*launches) if f]
         if failures:
             raise SlurmError(Strerror.INTERNAL, failures[0])
         return step
 
     async def _launch_part(self, job: Job, step: Step, node: str, message: slurmd_pb2.TaskLaunch) -> str:
-        message.job_id, message.step_id = job.job_id, step.step_id
-        message.uid, message.gid, message.user_name = job.uid, job.gid, job.user_name
-        message.kill_wait, message.job_name = self.cfg.kill_wait, job.request.name
         message.credential = self.signer.job_credential(job_credential.task_launch(message, node))
         try:
             await self.links.launch_tasks(node, self._address(node), message)
