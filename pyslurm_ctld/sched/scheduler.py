@@ -261,8 +261,10 @@ def schedule(pending: Iterable[Job], nodes: Mapping[str, NodeCapacity],
         usable: list[tuple[PartitionView, Need]] = []
         for name in names:
             part = partitions.get(name)
+            # -n without -N only: no call per job for the others
+            spread = _node_count(job, part, nodes, node_cpus) if request.ntasks_given else 0
             need = need_of(request, name, part.def_mem_per_cpu_mb if part else 0, part is not None and part.exclusive,
-                           job.uid if by_user else None, _node_count(job, part, nodes, node_cpus))
+                           job.uid if by_user else None, spread)
             key = (name, request.time_limit_min, id(need))
             static = static_fit.get(key, _UNDECIDED)
             if static is _UNDECIDED:
