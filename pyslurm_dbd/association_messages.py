@@ -7,7 +7,7 @@ from typing import Any
 
 from pyslurm_common.rpc import dbd_pb2
 from pyslurm_dbd.admin import ChangeReport, Setting
-from pyslurm_dbd.association_models import AssociationRow, QosRow, UserRow
+from pyslurm_dbd.association_models import AccountRow, AssociationRow, QosRow, UserRow
 from pyslurm_dbd.association_queries import Listing
 
 _LIMIT_FIELDS = ("grp_jobs", "grp_submit", "grp_tres", "grp_wall", "max_jobs", "max_submit",
@@ -59,8 +59,17 @@ def qos(row: QosRow) -> dbd_pb2.QosRecord:
 
 
 def _user(row: UserRow, listing: Listing) -> dbd_pb2.UserRecord:
+    accounts = listing.coord_accounts.get(row.name, [])
     return dbd_pb2.UserRecord(name=row.name, default_account=row.default_account, admin_level=row.admin_level,
-                              coord_accounts=listing.coord_accounts.get(row.name, []))
+                              coord_accounts=accounts, direct_coord_accounts=[
+                                  a for a in accounts if (row.name, a) in listing.coordinator_grants])
+
+
+def _account(row: AccountRow, listing: Listing) -> dbd_pb2.AccountRecord:
+    users = listing.account_coordinators.get(row.name, [])
+    return dbd_pb2.AccountRecord(name=row.name, description=row.description, organization=row.organization,
+                                 coordinators=users, direct_coordinators=[
+                                     u for u in users if (u, row.name) in listing.coordinator_grants])
 
 
 def state(listing: Listing, version: str) -> dbd_pb2.AssociationState:
@@ -71,9 +80,7 @@ def state(listing: Listing, version: str) -> dbd_pb2.AssociationState:
 
 def entities(listing: Listing) -> dbd_pb2.AssociationEntities:
     reply = dbd_pb2.AssociationEntities(
-        accounts=[dbd_pb2.AccountRecord(name=a.name, description=a.description, organization=a.organization,
-                                        coordinators=listing.account_coordinators.get(a.name, []))
-                  for a in listing.accounts],
+        accounts=[_account(a, listing) for a in listing.accounts],
         users=[_user(u, listing) for u in listing.users],
         associations=[association(a) for a in listing.associations],
         qos=[qos(q) for q in listing.qos],

@@ -19,7 +19,7 @@ from sqlalchemy.orm import Session, sessionmaker
 from pyslurm_dbd.admin_requests import Caller, Setting, invalid
 from pyslurm_dbd.association_models import AccountRow, AssociationRow, ClusterRow, QosRow, UserRow
 from pyslurm_dbd.association_tree import tree_order
-from pyslurm_dbd.coordinators import account_coordinators, coordinated_accounts
+from pyslurm_dbd.coordinators import account_coordinators, coordinated_accounts, direct_grants
 from pyslurm_dbd.settings import parse_name_list
 
 _CONDITIONS = {"name": "names", "names": "names", "cluster": "clusters", "clusters": "clusters",
@@ -38,6 +38,7 @@ class Listing:
     tres: list[tuple[str, str, int]] = field(default_factory=list)  # (type, name, id)
     coord_accounts: dict[str, list[str]] = field(default_factory=dict)        # user → accounts
     account_coordinators: dict[str, list[str]] = field(default_factory=dict)  # account → users
+    coordinator_grants: set[tuple[str, str]] = field(default_factory=set)     # direct (user, account)
 
 
 def conditions(where: Sequence[Setting]) -> dict[str, list[str]]:
@@ -141,6 +142,7 @@ class AssociationQueries:
                 listing.coord_accounts = coordinated_accounts(session, [row.name for row in rows])
             else:
                 listing.account_coordinators = account_coordinators(session)
+            listing.coordinator_grants = direct_grants(session)
             if with_assoc:
                 cond = dict(cond, **{plural: [row.name for row in rows]})
                 listing.associations = matching_associations(

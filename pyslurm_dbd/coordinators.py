@@ -95,6 +95,11 @@ def coordinated_accounts(session: Session, users: Iterable[str] | None = None) -
     return {user: sorted(accounts) for user, accounts in found.items()}
 
 
+def direct_grants(session: Session) -> set[tuple[str, str]]:
+    """Every (user, account) granted itself, not only through a parent account."""
+    return set(session.execute(select(CoordinatorRow.user, CoordinatorRow.account)).tuples())
+
+
 def account_coordinators(session: Session) -> dict[str, list[str]]:
     """Each account's coordinators (direct or through a parent account), sorted."""
     found: dict[str, set[str]] = defaultdict(set)

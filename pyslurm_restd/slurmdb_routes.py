@@ -5,6 +5,7 @@ Visibility is the accounting daemon's (PrivateData, admin levels), as for sacct 
 from __future__ import annotations
 
 import time
+from collections.abc import Iterable
 from typing import Any
 
 from pyslurm_common.rpc import dbd_pb2, types_pb2
@@ -184,11 +185,18 @@ def association_record(a: dbd_pb2.AssociationRecord) -> dict[str, Any]:
     }
 
 
+def _coord_list(names: Iterable[str], direct: Iterable[str]) -> list[dict[str, Any]]:
+    """Slurm's coord_list: each name, and whether it was granted itself or only through a parent account."""
+    granted = set(direct)
+    return [{"name": name, "direct": name in granted} for name in names]
+
+
 async def get_accounts(call: Call) -> dict[str, Any]:
     entities = await _show(call, "account", with_assoc=True)
     return {"accounts": [{"associations": [_assoc_short(a) for a in entities.associations
                                            if a.key.account == acct.name and not a.key.user],
-                          "coordinators": [], "description": acct.description, "name": acct.name,
+                          "coordinators": _coord_list(acct.coordinators, acct.direct_coordinators),
+                          "description": acct.description, "name": acct.name,
                           "organization": acct.organization, "flags": []} for acct in entities.accounts]}
 
 
@@ -202,7 +210,8 @@ async def get_users(call: Call) -> dict[str, Any]:
     entities = await _show(call, "user", with_assoc=True)
     return {"users": [{"administrator_level": [u.admin_level or "None"],
                        "associations": [_assoc_short(a) for a in entities.associations if a.key.user == u.name],
-                       "coordinators": [], "default": {"account": u.default_account, "wckey": ""}, "flags": [],
+                       "coordinators": _coord_list(u.coord_accounts, u.direct_coord_accounts),
+                       "default": {"account": u.default_account, "wckey": ""}, "flags": [],
                        "name": u.name, "old_name": "", "wckeys": []} for u in entities.users]}
 
 

@@ -207,3 +207,20 @@ def test_local_socket_serves_its_own_user_only(cluster: Cluster, local: tuple[Re
     assert own.stdout == "200"
     other = cluster.run("curl", "-s", "-o", "/dev/null", "-w", "%{http_code}", "--unix-socket", path, url, user="bob")
     assert other.stdout == "000" and other.returncode == 7       # the socket is alice's (0600): no connection
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_coordinators_of_users_and_accounts_with_direct_grants(cluster: Cluster, local: tuple[RestClient, RestClient],
+                                                                version: str) -> None:
+    """bob coordinates restlab itself and restsub only through it: direct true, then false."""
+    unix, _ = local
+    wait_for(lambda: cluster.run("sacctmgr", "-n", "show", "cluster").returncode == 0)
+    for words in (("account", "restlab"), ("account", "restsub", "Parent=restlab"), ("user", "bob", "Account=restsub"),
+                  ("coordinator", "account=restlab", "names=bob")):
+        cluster.run("sacctmgr", "-i", "add", *words)   # the second parametrization finds them there
+    bob = checked(unix.get(f"/slurmdb/{version}/user/bob")).json["users"]
+    assert [c for c in bob[0]["coordinators"] if c["name"].startswith("rest")] == [
+        {"name": "restlab", "direct": True}, {"name": "restsub", "direct": False}]
+    accounts = {a["name"]: a["coordinators"] for a in checked(unix.get(f"/slurmdb/{version}/accounts/")).json["accounts"]}
+    assert (accounts["restlab"], accounts["restsub"], accounts["root"]) == (
+        [{"name": "bob", "direct": True}], [{"name": "bob", "direct": False}], [])

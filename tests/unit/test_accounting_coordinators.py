@@ -40,6 +40,10 @@ def test_a_coordinator_covers_the_account_and_every_account_below_it(db: Db) -> 
     assert _coord_accounts(db) == {"bob": ["physics", "theory"]}
     accounts = {a.name: list(a.coordinators) for a in entities(db.show("account", [])).accounts}
     assert accounts == {"chem": [], "physics": ["bob"], "root": [], "theory": ["bob"]}
+    direct = {a.name: list(a.direct_coordinators) for a in entities(db.show("account", [])).accounts}
+    assert direct == {"chem": [], "physics": ["bob"], "root": [], "theory": []}   # theory only through physics
+    assert [list(u.direct_coord_accounts) for u in entities(db.show("user", [])).users if u.name == "bob"] == [
+        ["physics"]]
     # A sub-account created later is covered at once; the controller's feed carries the same list.
     db.change("add", "account", ["strings"], set_=[Setting("Parent", "theory")])
     feed = state(db.queries.definitions("lab"), "v")
