@@ -1,4 +1,5 @@
-"""Who may act on what: root and SlurmUser are privileged; a job is its owner's (or theirs).
+"""Who may act on what: root and SlurmUser are privileged; a job is its owner's (or theirs, or an
+operator's: AdminLevel Operator/Administrator, or a coordinator's of its account).
 Who sees what: Hidden=YES partitions, and the jobs only in them, are left out for users who
 do not ask for all (squeue -a, sinfo -a); operators always see them (slurmctld's
 build_visible_parts).
@@ -21,25 +22,31 @@ def is_privileged(state: ClusterState, uid: int) -> bool:
     return uid == 0 or uid == state.slurm_uid
 
 
-def owned_job(state: ClusterState, job_id: int, uid: int, coordinated: frozenset[str] = frozenset()) -> Job:
-    """The job, if the caller owns it, is privileged, or coordinates its account (``coordinated``:
-    the caller's accounts as coordinator, where Slurm lets coordinators act)."""
-    job = state.jobs.get(JobId(job_id))
-    if job is None:
-        raise SlurmError(Strerror.INVALID_JOB_ID)
-    if job.uid != uid and not is_privileged(state, uid) and job.request.account not in coordinated:
+def owned_job(state: ClusterState, job_id: int, uid: int, coordinated: frozenset[str] = frozenset(),
+              operator: bool = False) -> Job:
+    """The job, if the caller may act on it (`may_act_on`); else Slurm's `Access/permission denied`."""
+    job = known_job(state, job_id)
+    if not may_act_on(state, job, uid, operator, coordinated):
         raise SlurmError(Strerror.ACCESS_DENIED)
     return job
 
 
-def updatable_job(state: ClusterState, job_id: int, uid: int, operator: bool) -> Job:
-    """Who may `scontrol update|hold|release` a job or signal its steps: its owner or an operator.
+def updatable_job(state: ClusterState, job_id: int, uid: int, operator: bool,
+                  coordinated: frozenset[str] = frozenset()) -> Job:
+    """Who may `scontrol update|hold|release` a job or signal its steps: as `may_act_on`.
     Someone else's job is Slurm 22.05's `Invalid user id` here, where requeue, cancelling the job
     and top say `Access/permission denied` (owned_job)."""
     job = known_job(state, job_id)
-    if job.uid != uid and not operator:
+    if not may_act_on(state, job, uid, operator, coordinated):
         raise SlurmError(Strerror.INVALID_USER_ID)
     return job
+
+
+def may_act_on(state: ClusterState, job: Job, uid: int, operator: bool, coordinated: frozenset[str]) -> bool:
+    """Its owner, root, SlurmUser, an ``operator`` (AdminLevel Operator or Administrator: "can
+    perform any slurm operation", man sacctmgr) or a coordinator of the job's account
+    (``coordinated``: the caller's accounts as coordinator, sub-accounts included)."""
+    return (job.uid == uid or operator or is_privileged(state, uid) or job.request.account in coordinated)
 
 
 def known_job(state: ClusterState, job_id: int) -> Job:

@@ -1,6 +1,6 @@
 """scancel: the events that cancel jobs, array tasks and pending array indices, and the signals
-sent to running jobs. Only the owner, a privileged user or a coordinator of the job's account
-may (``coordinated``: the caller's accounts as coordinator).
+sent to running jobs. Only the owner, root, SlurmUser, an ``operator`` (AdminLevel) or a
+coordinator of the job's account may (``coordinated``: the caller's accounts as coordinator).
 """
 from __future__ import annotations
 
@@ -14,23 +14,23 @@ from .state import ClusterState
 
 
 def cancellation(state: ClusterState, job_id: int, uid: int, now: int,
-                 coordinated: frozenset[str] = frozenset()) -> JobCancelled:
-    job = owned_job(state, job_id, uid, coordinated)
+                 coordinated: frozenset[str] = frozenset(), operator: bool = False) -> JobCancelled:
+    job = owned_job(state, job_id, uid, coordinated, operator)
     if job.state.is_finished:
         raise SlurmError(Strerror.ALREADY_DONE)
     pending_reason = str(job.reason) if job.state is JobState.PENDING and job.reason is not Reason.NONE else ""
     return JobCancelled(job.job_id, by_uid=uid, time=now, reason=pending_reason)
 
 
-def named_records(state: ClusterState, spec: JobSpec, uid: int,
-                  coordinated: frozenset[str] = frozenset()) -> tuple[list[Job], tuple[int, ...]]:
+def named_records(state: ClusterState, spec: JobSpec, uid: int, coordinated: frozenset[str] = frozenset(),
+                  operator: bool = False) -> tuple[list[Job], tuple[int, ...]]:
     """The records a command-line job id names, and the still-pending array indices it names.
 
     `123` names job 123, or every record of array 123 when 123 is an array id; `123_5`
     and `123_[1-3]` name tasks of array 123: the records of those that started, the
     indices of those still pending in the master. Raises INVALID_JOB_ID when nothing matches.
     """
-    job = owned_job(state, spec.job_id, uid, coordinated)
+    job = owned_job(state, spec.job_id, uid, coordinated, operator)
     array = job.array
     if array is None or array.array_job_id != job.job_id:
         if spec.tasks is not None:
@@ -49,14 +49,14 @@ def named_records(state: ClusterState, spec: JobSpec, uid: int,
 
 
 def cancellations(state: ClusterState, spec: JobSpec, uid: int, now: int,
-                  coordinated: frozenset[str] = frozenset()) -> list[Event]:
+                  coordinated: frozenset[str] = frozenset(), operator: bool = False) -> list[Event]:
     """scancel of one command-line id (see `named_records`): one event per record, plus one
     for the pending array indices it names. Raises like `cancellation` when nothing is left to cancel."""
-    records, pending = named_records(state, spec, uid, coordinated)
+    records, pending = named_records(state, spec, uid, coordinated, operator)
     active = [r for r in records if not r.state.is_finished]
     if not active and not pending:
-        return [cancellation(state, records[0].job_id, uid, now, coordinated)]   # raises: already done
-    events: list[Event] = [cancellation(state, r.job_id, uid, now, coordinated) for r in active]
+        return [cancellation(state, records[0].job_id, uid, now, coordinated, operator)]   # raises: already done
+    events: list[Event] = [cancellation(state, r.job_id, uid, now, coordinated, operator) for r in active]
     if pending:
         master = state.jobs[JobId(spec.job_id)]
         reason = str(master.reason) if master.reason is not Reason.NONE else ""
@@ -65,10 +65,10 @@ def cancellations(state: ClusterState, spec: JobSpec, uid: int, now: int,
 
 
 def signalling(state: ClusterState, job_id: int, uid: int, signal: int, batch_only: bool, full: bool,
-               coordinated: frozenset[str] = frozenset()) -> list[Effect]:
+               coordinated: frozenset[str] = frozenset(), operator: bool = False) -> list[Effect]:
     """A signal for a running job's processes. Pending or suspended, a job has nothing to take
     it: slurmctld answers "try again later" there (scancel retries), never drops it."""
-    job = owned_job(state, job_id, uid, coordinated)
+    job = owned_job(state, job_id, uid, coordinated, operator)
     if job.state.is_finished:
         raise SlurmError(Strerror.ALREADY_DONE)
     if job.state is not JobState.RUNNING or job.allocation is None:

@@ -23,24 +23,26 @@ from ..model.job import Hold, JobId, JobState
 from .job_priorities import priority_update
 from ..sched.node_fit import job_need
 from .time_limit_update import new_time_limit
-from .access import is_privileged, known_job, owned_job, updatable_job
+from .access import is_privileged, owned_job, updatable_job
 from .admission import (check_node_lists, check_some_node_holds, def_mem_per_cpu, dependency_checks, need_in,
                         resolve_partition)
 from .state import ClusterState
 from .usage import node_usage
 
 
-def dependency_change(state: ClusterState, job_id: int, text: str, uid: int) -> DependencyChanged:
+def dependency_change(state: ClusterState, job_id: int, text: str, uid: int, operator: bool = False,
+                      coordinated: frozenset[str] = frozenset()) -> DependencyChanged:
     """`scontrol update jobid=N dependency=...` ("" clears it): the owner or an admin, pending jobs only."""
-    job = owned_job(state, job_id, uid)
+    job = owned_job(state, job_id, uid, coordinated, operator)
     if job.state is not JobState.PENDING:
         raise SlurmError(Strerror.NOT_PENDING)
     return DependencyChanged(job.job_id, dependency_checks(state).parsed(text, job.job_id) if text else None)
 
 
-def throttle_change(state: ClusterState, job_id: int, text: str, uid: int) -> ArrayThrottleChanged:
+def throttle_change(state: ClusterState, job_id: int, text: str, uid: int, operator: bool = False,
+                    coordinated: frozenset[str] = frozenset()) -> ArrayThrottleChanged:
     """`scontrol update jobid=<array> ArrayTaskThrottle=N`: the owner or an admin, of an array id."""
-    job = owned_job(state, job_id, uid)
+    job = owned_job(state, job_id, uid, coordinated, operator)
     if job.array is None or job.array.array_job_id != job.job_id:
         raise SlurmError(Strerror.INVALID_ARGUMENT, f"Job {job_id} is not a job array")
     try:
@@ -49,20 +51,21 @@ def throttle_change(state: ClusterState, job_id: int, text: str, uid: int) -> Ar
         raise SlurmError(Strerror.INVALID_ARGUMENT, f"Invalid ArrayTaskThrottle value: {text}") from None
 
 
-def begin_change(state: ClusterState, job_id: int, begin_time: int, uid: int) -> BeginTimeChanged:
+def begin_change(state: ClusterState, job_id: int, begin_time: int, uid: int, operator: bool = False,
+                 coordinated: frozenset[str] = frozenset()) -> BeginTimeChanged:
     """`scontrol update jobid=N StartTime=...`: the owner or an admin, pending jobs only."""
-    job = owned_job(state, job_id, uid)
+    job = owned_job(state, job_id, uid, coordinated, operator)
     if job.state is not JobState.PENDING:
         raise SlurmError(Strerror.NOT_PENDING)
     return BeginTimeChanged(job.job_id, begin_time)
 
 
 def charge_change(state: ClusterState, job_id: int, account: str | None, qos: str | None, uid: int,
-                  operator: bool = False) -> JobChargeChanged:
+                  operator: bool = False, coordinated: frozenset[str] = frozenset()) -> JobChargeChanged:
     """`scontrol update jobid=N Account=/QOS=` (None: unchanged, "" the default): the owner, root,
     SlurmUser or an `operator` (AdminLevel), pending jobs only, checked as at submission
     (association_checks.charge)."""
-    job = owned_job(state, job_id, uid) if not operator else known_job(state, job_id)
+    job = owned_job(state, job_id, uid, coordinated, operator)
     if job.state is not JobState.PENDING:
         raise SlurmError(Strerror.NOT_PENDING)
     req = job.request
@@ -73,25 +76,30 @@ def charge_change(state: ClusterState, job_id: int, account: str | None, qos: st
 
 
 def priority_change(state: ClusterState, job_id: int, uid: int, operator: bool, priority: str | None,
-                    nice: str | None, now: int) -> JobPriorityChanged | JobHoldChanged:
+                    nice: str | None, now: int, coordinated: frozenset[str] = frozenset()
+                    ) -> JobPriorityChanged | JobHoldChanged:
     """`scontrol update jobid=N priority=X nice=Y` by the owner or an operator (rules in
     job_priorities.priority_update)."""
-    return priority_update(owned_job(state, job_id, uid), operator or is_privileged(state, uid), priority, nice, now)
+    job = owned_job(state, job_id, uid, coordinated, operator)
+    return priority_update(job, operator or is_privileged(state, uid), priority, nice, now)
 
 
 def time_limit_change(state: ClusterState, job_id: int, uid: int, operator: bool, sign: str,
-                      text: str) -> JobTimeLimitChanged:
+                      text: str, coordinated: frozenset[str] = frozenset()) -> JobTimeLimitChanged:
     """`scontrol update jobid=N TimeLimit[+-]=...` by the owner or an operator (rules in
-    time_limit_update)."""
-    job = owned_job(state, job_id, uid)
-    return JobTimeLimitChanged(job.job_id, new_time_limit(job, sign, text, operator or is_privileged(state, uid)))
+    time_limit_update). A coordinator of the job's account may raise it as an operator may (real
+    Slurm 22.05 lets one; it may not raise a priority or lower a nice)."""
+    job = owned_job(state, job_id, uid, coordinated, operator)
+    privileged = operator or is_privileged(state, uid) or job.request.account in coordinated
+    return JobTimeLimitChanged(job.job_id, new_time_limit(job, sign, text, privileged))
 
 
-def partition_change(state: ClusterState, job_id: int, uid: int, operator: bool, names: str) -> JobPartitionChanged:
+def partition_change(state: ClusterState, job_id: int, uid: int, operator: bool, names: str,
+                     coordinated: frozenset[str] = frozenset()) -> JobPartitionChanged:
     """`scontrol update jobid=N Partition=a[,b]`: the owner or an operator, pending jobs only,
     each partition checked as at submission (state, -w nodes, features, association and
     allow/deny lists, a node that could ever hold the job)."""
-    job = owned_job(state, job_id, uid) if not operator else known_job(state, job_id)
+    job = owned_job(state, job_id, uid, coordinated, operator)
     if job.state is not JobState.PENDING:
         raise SlurmError(Strerror.NOT_PENDING)
     parts = [resolve_partition(state, name) for name in names.split(",") if name] or [resolve_partition(state, "")]
@@ -106,10 +114,11 @@ def partition_change(state: ClusterState, job_id: int, uid: int, operator: bool,
     return JobPartitionChanged(job.job_id, req.partition, req.partitions)
 
 
-def licenses_change(state: ClusterState, job_id: int, uid: int, operator: bool, text: str) -> JobLicensesChanged:
+def licenses_change(state: ClusterState, job_id: int, uid: int, operator: bool, text: str,
+                    coordinated: frozenset[str] = frozenset()) -> JobLicensesChanged:
     """`scontrol update jobid=N Licenses=...` of a pending job (owner or operator), checked as at
     submission."""
-    job = owned_job(state, job_id, uid) if not operator else known_job(state, job_id)
+    job = owned_job(state, job_id, uid, coordinated, operator)
     if job.state is not JobState.PENDING:
         raise SlurmError(Strerror.NOT_PENDING)
     if text and not request_valid(text, dict(state.cfg.licenses)):
@@ -117,10 +126,11 @@ def licenses_change(state: ClusterState, job_id: int, uid: int, operator: bool, 
     return JobLicensesChanged(job.job_id, text)
 
 
-def cpu_count_change(state: ClusterState, job_id: int, uid: int, operator: bool, text: str) -> JobCpusChanged:
+def cpu_count_change(state: ClusterState, job_id: int, uid: int, operator: bool, text: str,
+                     coordinated: frozenset[str] = frozenset()) -> JobCpusChanged:
     """`scontrol update jobid=N NumCPUs=N` of a pending job (owner or operator): N CPUs in all,
     spread evenly over its tasks, on nodes that could hold them."""
-    job = owned_job(state, job_id, uid) if not operator else known_job(state, job_id)
+    job = owned_job(state, job_id, uid, coordinated, operator)
     if job.state is not JobState.PENDING:
         raise SlurmError(Strerror.NOT_PENDING)
     tasks = max(1, job.request.num_tasks)
@@ -143,15 +153,15 @@ def cpu_count_change(state: ClusterState, job_id: int, uid: int, operator: bool,
 
 
 def hold_change(state: ClusterState, job_id: int, action: str, uid: int, now: int,
-                coordinated: frozenset[str] = frozenset()) -> JobHoldChanged:
+                coordinated: frozenset[str] = frozenset(), operator: bool = False) -> JobHoldChanged:
     """hold/uhold/release of a job that has not ended. A running job keeps running, with
     priority 0 and the hold's reason, and pends held if it is requeued (Slurm 22.05). A
-    coordinator of the job's account (``coordinated``) holds and releases as its owner would."""
-    job = known_job(state, job_id)
-    updatable_job(state, job_id, uid, is_privileged(state, uid) or job.request.account in coordinated)
+    coordinator of the job's account (``coordinated``) holds and releases as its owner would;
+    an ``operator`` (AdminLevel) as root does: its hold is an admin hold."""
+    job = updatable_job(state, job_id, uid, operator, coordinated)
     if job.state.is_finished:
         raise SlurmError(Strerror.JOB_FINISHED)
-    privileged = is_privileged(state, uid)
+    privileged = operator or is_privileged(state, uid)
     if action not in ("hold", "uhold", "release"):
         raise SlurmError(Strerror.INVALID_ARGUMENT, f"unknown job action {action}")
     if not privileged and (job.hold is Hold.ADMIN or action == "uhold"):
@@ -167,7 +177,7 @@ def requeue_request(state: ClusterState, job_id: int, uid: int, hold: bool, oper
                     now: int, coordinated: frozenset[str] = frozenset()) -> JobRequeueRequested:
     """`scontrol requeue[hold] [Incomplete]`: the owner, a coordinator of its account or an
     operator (see job_control)."""
-    job = owned_job(state, job_id, uid, coordinated) if not operator else known_job(state, job_id)
+    job = owned_job(state, job_id, uid, coordinated, operator)
     return job_control.requeue_request(job, uid, hold, operator, incomplete, now)
 
 
@@ -188,42 +198,46 @@ def suspension(state: ClusterState, job_id: int, uid: int, operator: bool, suspe
 
 
 def job_update(state: ClusterState, job_id: int, settings: Iterable[str], uid: int, operator: bool,
-               now: int) -> list[Event]:
+               now: int, coordinated: frozenset[str] = frozenset()) -> list[Event]:
     """`scontrol update jobid=N Key=Value ...`: Dependency=, ArrayTaskThrottle=, StartTime=,
     Account=, QOS=, Priority=, Nice=, TimeLimit= (and TimeLimit+=/-=), Partition=, NumCPUs=,
     Reservation=, Licenses=. Every setting is checked before any is applied. `operator`: the
-    caller is root, SlurmUser or an accounting operator."""
+    caller is root, SlurmUser or an accounting operator; a coordinator of the job's account
+    (``coordinated``) updates it as its owner could (Slurm's assoc_mgr_is_user_acct_coord)."""
     changes = {key.lower(): value for key, _, value in (item.partition("=") for item in settings)}
     unknown = set(changes) - JOB_UPDATE_KEYS
     if unknown:
         raise SlurmError(Strerror.INVALID_ARGUMENT, f"Update of this job field is not supported: {min(unknown)}")
-    if updatable_job(state, job_id, uid, operator).state.is_finished:
+    if updatable_job(state, job_id, uid, operator, coordinated).state.is_finished:
         raise SlurmError(Strerror.JOB_FINISHED)    # update_job's first answer for an ended job
     events: list[Event] = []
     if "dependency" in changes:
-        events.append(dependency_change(state, job_id, changes["dependency"], uid))
+        events.append(dependency_change(state, job_id, changes["dependency"], uid, operator, coordinated))
     if "arraytaskthrottle" in changes:
-        events.append(throttle_change(state, job_id, changes["arraytaskthrottle"], uid))
+        events.append(throttle_change(state, job_id, changes["arraytaskthrottle"], uid, operator,
+                                      coordinated))
     if "starttime" in changes:
         try:
             begin = parse_datetime(changes["starttime"], now)
         except ValueError:
             raise SlurmError(Strerror.INVALID_TIME_VALUE) from None
-        events.append(begin_change(state, job_id, begin, uid))
+        events.append(begin_change(state, job_id, begin, uid, operator, coordinated))
     if "account" in changes or "qos" in changes:
-        events.append(charge_change(state, job_id, changes.get("account"), changes.get("qos"), uid, operator))
+        events.append(charge_change(state, job_id, changes.get("account"), changes.get("qos"), uid, operator,
+                                     coordinated))
     if "priority" in changes or "nice" in changes:
         events.append(priority_change(state, job_id, uid, operator, changes.get("priority"), changes.get("nice"),
-                                      now))
+                                      now, coordinated))
     if "numcpus" in changes:
-        events.append(cpu_count_change(state, job_id, uid, operator, changes["numcpus"]))
+        events.append(cpu_count_change(state, job_id, uid, operator, changes["numcpus"], coordinated))
     if "partition" in changes:
-        events.append(partition_change(state, job_id, uid, operator, changes["partition"]))
+        events.append(partition_change(state, job_id, uid, operator, changes["partition"], coordinated))
     if "licenses" in changes:
-        events.append(licenses_change(state, job_id, uid, operator, changes["licenses"]))
+        events.append(licenses_change(state, job_id, uid, operator, changes["licenses"], coordinated))
     if "reservation" in changes:
-        events.append(reservations.job_change(state, job_id, uid, operator, changes["reservation"], now))
+        events.append(reservations.job_change(state, job_id, uid, operator, changes["reservation"], now,
+                                                  coordinated))
     for key in ("timelimit", "timelimit+", "timelimit-"):
         if key in changes:
-            events.append(time_limit_change(state, job_id, uid, operator, key[9:], changes[key]))
+            events.append(time_limit_change(state, job_id, uid, operator, key[9:], changes[key], coordinated))
     return events

@@ -21,7 +21,7 @@ from pyslurm_common.units import UNLIMITED
 from ..model.events import JobReservationChanged, JobTimedOut, ReservationDeleted, ReservationSaved
 from ..model.job import JobRequest, JobState
 from ..model.reservations import ReservationRecord, ordered_flags
-from .access import known_job, owned_job
+from .access import owned_job
 from .reservation_cores import listed_nodes, place_cores
 from .state import ClusterState
 
@@ -167,10 +167,10 @@ def check_access(state: ClusterState, request: JobRequest, user_name: str, now: 
 
 
 def job_change(state: ClusterState, job_id: int, uid: int, operator: bool, name: str,
-               now: int) -> JobReservationChanged:
+               now: int, coordinated: frozenset[str] = frozenset()) -> JobReservationChanged:
     """`scontrol update jobid=N Reservation=name` of a pending job (its owner or an operator): the
     reservation must admit the job as at submission; an empty name takes the job out of one."""
-    job = owned_job(state, job_id, uid) if not operator else known_job(state, job_id)
+    job = owned_job(state, job_id, uid, coordinated, operator)
     if job.state is not JobState.PENDING:
         raise SlurmError(Strerror.NOT_PENDING)
     if name:

@@ -89,7 +89,7 @@ class JobRpcs(ServicerBase):
         uid = caller().uid
         now = int(time.time())
         SIGNAL_NUMBER.refuse(request.signal)
-        coordinated = self._coordinated(uid)
+        coordinated, operator = self._coordinated(uid), self._operator(uid)
 
         async def one(job_id: int) -> None:
             if request.step:
@@ -97,22 +97,23 @@ class JobRpcs(ServicerBase):
                 self.ctl.perform(step_termination(self.state, job_id, step_id, uid) if request.signal == 0
                                  else step_signalling(self.state, job_id, step_id, uid, request.signal))
             elif request.signal == 0:
-                await self.ctl.commit(cancellation(self.state, job_id, uid, now, coordinated))
+                await self.ctl.commit(cancellation(self.state, job_id, uid, now, coordinated, operator))
             else:
                 await self.ctl.signal_now(signalling(self.state, job_id, uid, request.signal,
-                                                     request.batch_only, request.full, coordinated))
+                                                     request.batch_only, request.full, coordinated, operator))
 
         results = await _per_job(request.job_ids, one)
         staged: list[Awaitable[None]] = []
         try:
             for text in request.job_specs:
-                results.append(await self._signal_spec(text, request, uid, now, staged, coordinated))
+                results.append(await self._signal_spec(text, request, uid, now, staged, coordinated, operator))
         finally:
             await asyncio.gather(*staged)      # what was applied goes to disk, one fsync for all
         return ctld_pb2.SignalReply(results=results)
 
     async def _signal_spec(self, text: str, request: ctld_pb2.SignalRequest, uid: int, now: int,
-                     staged: list[Awaitable[None]], coordinated: frozenset[str]) -> ctld_pb2.SignalResult:
+                           staged: list[Awaitable[None]], coordinated: frozenset[str],
+                           operator: bool) -> ctld_pb2.SignalResult:
         """Cancel or signal what one typed id names (`123` of an array, `123_5`, `123_[1-3]`);
         cancellations are applied at once, their journaling added to `staged` to await."""
         try:
@@ -121,14 +122,14 @@ class JobRpcs(ServicerBase):
             return ctld_pb2.SignalResult(job_spec=text, error=Strerror.INVALID_JOB_ID)
         try:
             if request.signal == 0:
-                for event in cancellations(self.state, spec, uid, now, coordinated):
+                for event in cancellations(self.state, spec, uid, now, coordinated, operator):
                     staged.append(self.ctl.staged(event))
             else:
-                records, _ = named_records(self.state, spec, uid, coordinated)
+                records, _ = named_records(self.state, spec, uid, coordinated, operator)
                 running = [r for r in records if r.state is JobState.RUNNING] or records[:1]
                 for record in running:
                     await self.ctl.signal_now(signalling(self.state, record.job_id, uid, request.signal,
-                                                         request.batch_only, request.full, coordinated))
+                                                         request.batch_only, request.full, coordinated, operator))
         except SlurmError as exc:
             return ctld_pb2.SignalResult(job_id=spec.job_id, job_spec=text, error=exc.strerror)
         return ctld_pb2.SignalResult(job_id=spec.job_id, job_spec=text)
@@ -137,6 +138,7 @@ class JobRpcs(ServicerBase):
     async def UpdateJobs(self, request: ctld_pb2.JobUpdateRequest, context: grpc.aio.ServicerContext) -> ctld_pb2.JobUpdateReply:
         uid = caller().uid
         now = int(time.time())
+        coordinated, operator = self._coordinated(uid), self._operator(uid)
 
         # Every job of one command changes before anything else runs: applied at once, the
         # journal lines awaited together at the end. Awaited one by one, a scheduling pass could
@@ -147,19 +149,18 @@ class JobRpcs(ServicerBase):
 
         async def one(job_id: int) -> None:
             if request.action == "update":
-                for event in job_update(self.state, job_id, request.settings, uid, self._operator(uid), now):
+                for event in job_update(self.state, job_id, request.settings, uid, operator, now, coordinated):
                     staged.append(self.ctl.staged(event))
             elif request.action in ("requeue", "requeuehold"):
                 incomplete = any(s.lower() == "incomplete" for s in request.settings)
                 staged.append(self.ctl.staged(requeue_request(self.state,
-                    job_id, uid, request.action == "requeuehold", self._operator(uid), incomplete, now,
-                    self._coordinated(uid))))
+                    job_id, uid, request.action == "requeuehold", operator, incomplete, now, coordinated)))
             elif request.action in ("suspend", "resume"):
-                staged.append(self.ctl.staged(suspension(self.state, job_id, uid, self._operator(uid),
+                staged.append(self.ctl.staged(suspension(self.state, job_id, uid, operator,
                                                                       request.action == "suspend", now)))
             else:
                 staged.append(self.ctl.staged(hold_change(self.state, job_id, request.action, uid, now,
-                                                          self._coordinated(uid))))
+                                                          coordinated, operator)))
 
         try:
             results = await _per_job(request.job_ids, one)
