@@ -164,8 +164,8 @@ def hold_change(state: ClusterState, job_id: int, action: str, uid: int, now: in
     privileged = operator or is_privileged(state, uid)
     if action not in ("hold", "uhold", "release"):
         raise SlurmError(Strerror.INVALID_ARGUMENT, f"unknown job action {action}")
-    if not privileged and (job.hold is Hold.ADMIN or action == "uhold"):
-        raise SlurmError(Strerror.ACCESS_DENIED)  # admin holds and uhold are the admins'
+    if not privileged and job.hold is Hold.ADMIN:
+        raise SlurmError(Strerror.ACCESS_DENIED)  # admin holds are the admins'; uhold is anyone's
     if action == "release":
         return JobHoldChanged(job.job_id, Hold.NONE, now)
     if action == "uhold" or not privileged:

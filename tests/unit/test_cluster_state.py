@@ -677,6 +677,16 @@ def test_uhold_by_admin_lets_the_owner_release(tmp_path: Path) -> None:
     assert hold(mgr, job.job_id, "release", ALICE).hold is Hold.NONE
 
 
+def test_uhold_by_owner_or_coordinator_is_a_user_hold(tmp_path: Path) -> None:
+    """Real Slurm 22.05: the owner's (or a coordinator's) `scontrol uhold` succeeds, JobHeldUser."""
+    mgr = make_manager(tmp_path)
+    job = submit(mgr, account="lab")
+    assert hold(mgr, job.job_id, "uhold", ALICE).hold is Hold.USER
+    assert hold(mgr, job.job_id, "release", ALICE).hold is Hold.NONE
+    apply(mgr, hold_change(mgr, job.job_id, "uhold", BOB, 160, frozenset({"lab"})))
+    assert mgr.jobs[job.job_id].hold is Hold.USER
+
+
 @pytest.mark.parametrize("action", ["hold", "uhold"])
 def test_owner_cannot_downgrade_an_admin_hold(tmp_path: Path, action: str) -> None:
     mgr = make_manager(tmp_path)
