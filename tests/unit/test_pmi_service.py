@@ -47,7 +47,9 @@ def test_a_task_that_never_reads_its_answers_is_cut_off_without_stalling_the_ste
         serve_ready(service, selector)
         slowest = max(slowest, time.monotonic() - started)
         assert sent < 100 * HIGH_WATER, "never cut off"
-    assert slowest < 0.5
+    # A blocking send would stall 2 s per answer (the socket timeout it had); a serve of 4096
+    # queued requests takes well under that even on a loaded 2-core box (0.65 s seen at load 20).
+    assert slowest < 1.5
     greedy.setblocking(True)
     while greedy.recv(1 << 16):   # what it was sent, then the end of its connection
         pass
