@@ -53,14 +53,17 @@ def _checked_distribution(distribution: str) -> str:
     raise SlurmError(Strerror.INVALID_ARGUMENT, f"invalid task distribution {distribution[:_MAX_DISTRIBUTION]!r}")
 
 
-def step_termination(state: ClusterState, job_id: int, step_id: int, uid: int) -> list[Effect]:
-    """scancel J.S: end one running step (its nodes report how it ended)."""
-    job, step = _running_step(state, job_id, step_id, uid)
+def step_termination(state: ClusterState, job_id: int, step_id: int, uid: int,
+                     operator: bool = False) -> list[Effect]:
+    """scancel J.S: end one running step (its nodes report how it ended): its owner, root,
+    SlurmUser or an ``operator`` (AdminLevel)."""
+    job, step = _running_step(state, job_id, step_id, uid, operator)
     return [Terminate(job.job_id, step.nodes, "CANCELLED", step=str(step_id))]
 
 
-def step_signalling(state: ClusterState, job_id: int, step_id: int, uid: int, signal: int) -> list[Effect]:
-    job, step = _running_step(state, job_id, step_id, uid)
+def step_signalling(state: ClusterState, job_id: int, step_id: int, uid: int, signal: int,
+                    operator: bool = False) -> list[Effect]:
+    job, step = _running_step(state, job_id, step_id, uid, operator)
     return [SignalTasks(job.job_id, step.nodes, signal, batch_only=False, full=False, step=str(step_id))]
 
 
@@ -85,8 +88,8 @@ def step_attachment(state: ClusterState, job_id: int, step_id: int, uid: int, pr
     return step, mine
 
 
-def _running_step(state: ClusterState, job_id: int, step_id: int, uid: int) -> tuple[Job, Step]:
-    job = updatable_job(state, job_id, uid, is_privileged(state, uid))   # someone else's: `Invalid user id`, as 22.05
+def _running_step(state: ClusterState, job_id: int, step_id: int, uid: int, operator: bool) -> tuple[Job, Step]:
+    job = updatable_job(state, job_id, uid, operator)   # someone else's: `Invalid user id`, as 22.05
     step = job.step(step_id)
     if step is None:
         raise SlurmError(Strerror.INVALID_JOB_ID)

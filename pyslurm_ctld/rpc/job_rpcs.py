@@ -94,8 +94,8 @@ class JobRpcs(ServicerBase):
         async def one(job_id: int) -> None:
             if request.step:
                 step_id = _step_number(request.step)
-                self.ctl.perform(step_termination(self.state, job_id, step_id, uid) if request.signal == 0
-                                 else step_signalling(self.state, job_id, step_id, uid, request.signal))
+                self.ctl.perform(step_termination(self.state, job_id, step_id, uid, operator) if request.signal == 0
+                                 else step_signalling(self.state, job_id, step_id, uid, request.signal, operator))
             elif request.signal == 0:
                 await self.ctl.commit(cancellation(self.state, job_id, uid, now, coordinated, operator))
             else:

@@ -193,6 +193,7 @@ def test_scancel_of_one_step_terminates_it_on_its_nodes(tmp_path: Path) -> None:
     assert step_termination(mgr, job.job_id, 0, ROOT)
     with pytest.raises(SlurmError):
         step_termination(mgr, job.job_id, 0, BOB)
+    assert step_termination(mgr, job.job_id, 0, BOB, operator=True)     # AdminLevel Operator/Administrator
     with pytest.raises(SlurmError) as info:
         step_termination(mgr, job.job_id, 7, ALICE)
     assert info.value.strerror == Strerror.INVALID_JOB_ID
