@@ -285,6 +285,19 @@ def explain(words: list[str]) -> None:
     sys.stdout.write("".join(line + "\n" for line in reply.lines))
 
 
+def notify(words: list[str]) -> None:
+    """`notify <job_id> <message>`: the controller has the line written to the running job's
+    standard error (the batch script's error file, or each step's srun)."""
+    if len(words) < 2:
+        die("too few arguments for keyword:notify")
+    if not JOB_ID.accepts(words[0]):
+        die(f"Invalid job id: {words[0]}")
+    try:
+        client.controller("NotifyJob", pb.JobNotification(job_id=int(words[0]), text=" ".join(words[1:])), pb.Empty)
+    except SlurmError as exc:
+        _refuse(f"job notify failure: {exc.strerror}")
+
+
 def requeue_action(action: str) -> Callable[[list[str]], None]:
     """`requeue [Incomplete] <jobs>` (and requeuehold): only jobs not finished with Incomplete."""
     def handle(words: list[str]) -> None:
@@ -427,6 +440,7 @@ def scontrol(args: Sequence[str]) -> None:
         "suspend": lambda w: _job_request(w, "suspend"), "resume": lambda w: _job_request(w, "resume"),
         "reconfigure": reconfigure, "delete": delete, "create": create, "takeover": takeover,
         "version": lambda w: print("slurm 22.05.8"), "explain": explain, "token": token,
+        "notify": notify,
     }
     handler = handlers.get(command)
     if handler is None:

@@ -180,6 +180,11 @@ class ControllerStub:
                 request_serializer=types__pb2.Empty.SerializeToString,
                 response_deserializer=types__pb2.Empty.FromString,
                 _registered_method=True)
+        self.NotifyJob = channel.unary_unary(
+                '/pyslurm.Controller/NotifyJob',
+                request_serializer=ctld__pb2.JobNotification.SerializeToString,
+                response_deserializer=types__pb2.Empty.FromString,
+                _registered_method=True)
         self.ExplainJob = channel.unary_unary(
                 '/pyslurm.Controller/ExplainJob',
                 request_serializer=ctld__pb2.JobQuery.SerializeToString,
@@ -402,6 +407,13 @@ class ControllerServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def NotifyJob(self, request, context):
+        """scontrol notify: a line on the job's stderr
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
     def ExplainJob(self, request, context):
         """scontrol explain job (beyond Slurm)
         """
@@ -584,6 +596,11 @@ def add_ControllerServicer_to_server(servicer, server):
             'ResetDiag': grpc.unary_unary_rpc_method_handler(
                     servicer.ResetDiag,
                     request_deserializer=types__pb2.Empty.FromString,
+                    response_serializer=types__pb2.Empty.SerializeToString,
+            ),
+            'NotifyJob': grpc.unary_unary_rpc_method_handler(
+                    servicer.NotifyJob,
+                    request_deserializer=ctld__pb2.JobNotification.FromString,
                     response_serializer=types__pb2.Empty.SerializeToString,
             ),
             'ExplainJob': grpc.unary_unary_rpc_method_handler(
@@ -1394,6 +1411,33 @@ class Controller:
             target,
             '/pyslurm.Controller/ResetDiag',
             types__pb2.Empty.SerializeToString,
+            types__pb2.Empty.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def NotifyJob(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/pyslurm.Controller/NotifyJob',
+            ctld__pb2.JobNotification.SerializeToString,
             types__pb2.Empty.FromString,
             options,
             channel_credentials,

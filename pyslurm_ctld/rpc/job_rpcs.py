@@ -1,5 +1,5 @@
 """Jobs over the wire: sbatch (SubmitBatchJob), squeue (GetJobs), scancel (SignalJobs) and
-scontrol update/hold/release/requeue/suspend (UpdateJobs). Each parses the message, asks one core
+scontrol update/hold/release/requeue/suspend (UpdateJobs), scontrol notify (NotifyJob). Each parses the message, asks one core
 decider, commits what it returns and replies."""
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from pyslurm_common.array_spec import parse_job_spec
 from pyslurm_common.bounds import SIGNAL_NUMBER, STEP_ID, OutOfRange
 from pyslurm_common.errors import SlurmError, Strerror
 from pyslurm_common.hostlist import compress
-from pyslurm_common.rpc import ctld_pb2
+from pyslurm_common.rpc import ctld_pb2, types_pb2
 from pyslurm_common.rpc_auth import caller, translate_errors
 from pyslurm_common.users import group_name, user_name
 
@@ -22,6 +22,7 @@ from ..translate import convert
 from ..core import access
 from ..core.admission import submission
 from ..core.cancel import cancellation, cancellations, named_records, signalling
+from ..core.job_notify import notify
 from ..core.job_updates import hold_change, job_update, requeue_request, suspension
 from ..core.steps import step_signalling, step_termination
 from ..core.will_run import ids_spent, will_run
@@ -167,6 +168,14 @@ class JobRpcs(ServicerBase):
         finally:
             await asyncio.gather(*staged)
         return ctld_pb2.JobUpdateReply(results=results)
+
+    @translate_errors
+    async def NotifyJob(self, request: ctld_pb2.JobNotification, context: grpc.aio.ServicerContext) -> types_pb2.Empty:
+        """The reply waits for the node agents, so the line is written when scontrol exits."""
+        uid = caller().uid
+        messages = notify(self.state, request.job_id, request.text, uid, self._operator(uid), self._coordinated(uid))
+        await asyncio.gather(*(self.ctl.tell(message) for message in messages))
+        return types_pb2.Empty()
 
 
 async def _per_job(job_ids: Iterable[int], action: Callable[[int], Awaitable[None]]) -> list[ctld_pb2.SignalResult]:

@@ -26,6 +26,7 @@ from ..core import node_reconcile, reconfigure
 from .accounting_outbox import AccountingOutbox
 from ..core.apply import apply
 from ..core.cancel import cancellation
+from ..core.job_notify import JobMessage
 from ..core.priorities import priority_recalculation, recalculate_priorities, usage_update
 from ..core.scheduling import schedule_pass
 from ..core.state import ClusterState
@@ -40,7 +41,7 @@ from ..model.events import (Account, AllocationReleased, Effect, Event, JobReque
                             StepFinished, StepStarted, SuspendTasks, TellAllocatingClient, Terminate,
                             event_from_dict, event_to_dict)
 from ..model.job import Hold, Job, JobId, JobState, Step
-from .gpu_idle_actions import GpuIdleWatch, JobMessage
+from .gpu_idle_actions import GpuIdleWatch
 from .job_notices import JobNotices
 from .journal import Journal
 from ..model.statistics import ControllerStats
@@ -457,10 +458,11 @@ class Controller:
         due = self.gpu_idle.due(self.state.jobs, now)
         self.notifier.submit(due.notices)
         for message in due.messages:
-            self._spawn(self._tell(message))
+            self._spawn(self.tell(message))
         return due.events
 
-    async def _tell(self, message: JobMessage) -> None:
+    async def tell(self, message: JobMessage) -> None:
+        """Have the stepd write the line; a node that cannot be reached is logged, not retried."""
         try:
             await self.links.notify(message.node, self._address(message.node), message.job_id, message.step,
                                     message.text)

@@ -19,22 +19,13 @@ from ..translate import convert, job_mail
 from ..core import gpu_idle
 from ..model.events import Event, JobCancelled, JobRequeueRequested
 from ..core.gpu_idle import Act, IdleTrack, Warn
+from ..core.job_notify import JobMessage, message_targets
 from ..core.state import ClusterState
 from ..model.job import Hold, Job, JobId, JobState, Reason
 from ..settings.gpu_idle_settings import DEFAULT_THRESHOLD, IdleGpuPolicy, span
 from .notifier import Notice
 
 log = logging.getLogger(__name__)
-
-
-@dataclass(frozen=True, slots=True)
-class JobMessage:
-    """A line for a job's user, written by the stepd of `step` on `node`."""
-
-    job_id: JobId
-    node: str
-    step: str
-    text: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,7 +85,7 @@ class GpuIdleWatch:
             job = jobs[decision.job_id]
             text, kind = self._act(job, decision, now, result) if isinstance(decision, Act) else self._warn(job, decision)
             log.info("job=%d %s", job.job_id, text)
-            result.messages.extend(_messages(job, text))
+            result.messages.extend(message_targets(job, text))
             result.notices.append(_notice(job, kind, text))
         return result
 
@@ -148,15 +139,6 @@ class GpuIdleWatch:
                     "idle-GPU policy."]
         return [f"Its GPUs have been idle for {span(idle)}; the idle-GPU policy acts on GPUs "
                 f"{self.policy.describe()}."]
-
-
-def _messages(job: Job, text: str) -> list[JobMessage]:
-    """Where the user reads it: the batch script's output, else each running step's srun."""
-    if job.allocation is None:
-        return []
-    if not job.request.interactive:
-        return [JobMessage(job.job_id, job.allocation.batch_host, "batch", text)]
-    return [JobMessage(job.job_id, step.nodes[0], str(step.step_id), text) for step in job.running_steps if step.nodes]
 
 
 def _notice(job: Job, kind: str, text: str) -> Notice:
