@@ -8,7 +8,7 @@ from typing import Callable, NoReturn
 
 from pyslurm_common import bounds, hostlist, units
 from pyslurm_common.bounds import JOB_ID, STEP_ID
-from pyslurm_common.errors import SlurmError
+from pyslurm_common.errors import SlurmError, Strerror
 from pyslurm_common.job_update_keys import JOB_UPDATE_KEYS
 from pyslurm_common.rpc import messages as pb
 
@@ -298,6 +298,25 @@ def notify(words: list[str]) -> None:
         _refuse(f"job notify failure: {exc.strerror}")
 
 
+def top(words: list[str]) -> None:
+    """`top <job_list>`: the listed pending jobs first among the caller's jobs of their
+    partition, account and QOS (the controller moves priority over from the others)."""
+    if len(words) != 1:
+        die(f"too {'few' if not words else 'many'} arguments for keyword:top")
+    listed = words[0]
+    for prefix in ("jobid=", "job="):
+        if listed.lower().startswith(prefix):
+            listed = listed[len(prefix):]
+    try:
+        ids = [JOB_ID.parse(item) for item in listed.split(",") if item]
+    except ValueError:
+        _refuse(f"{Strerror.INVALID_JOB_ID} for job {listed}")
+    try:
+        client.controller("TopJobs", pb.TopJobsRequest(job_ids=ids), pb.Empty)
+    except SlurmError as exc:
+        _refuse(f"{exc.strerror} for job {listed}")
+
+
 def requeue_action(action: str) -> Callable[[list[str]], None]:
     """`requeue [Incomplete] <jobs>` (and requeuehold): only jobs not finished with Incomplete."""
     def handle(words: list[str]) -> None:
@@ -440,7 +459,7 @@ def scontrol(args: Sequence[str]) -> None:
         "suspend": lambda w: _job_request(w, "suspend"), "resume": lambda w: _job_request(w, "resume"),
         "reconfigure": reconfigure, "delete": delete, "create": create, "takeover": takeover,
         "version": lambda w: print("slurm 22.05.8"), "explain": explain, "token": token,
-        "notify": notify,
+        "notify": notify, "top": top,
     }
     handler = handlers.get(command)
     if handler is None:

@@ -37,6 +37,8 @@ class Strerror(StrEnum):
     RESERVATION_NAME_DUP = "Duplicate reservation name"
     INVALID_LICENSES = "Invalid license specification"
     NOT_PENDING = "Job is no longer pending execution"
+    JOB_HELD = "Job is in held state, pending scheduler release"
+    PART_CONFIG_UNAVAILABLE = "Requested partition configuration not available now"
     JOB_FINISHED = "Job has already finished"
     JOB_PENDING = "Job is pending execution"
     TRANSITION_STATE_NO_UPDATE = "Job can not be altered now, try again later"

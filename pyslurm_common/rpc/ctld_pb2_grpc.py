@@ -185,6 +185,11 @@ class ControllerStub:
                 request_serializer=ctld__pb2.JobNotification.SerializeToString,
                 response_deserializer=types__pb2.Empty.FromString,
                 _registered_method=True)
+        self.TopJobs = channel.unary_unary(
+                '/pyslurm.Controller/TopJobs',
+                request_serializer=ctld__pb2.TopJobsRequest.SerializeToString,
+                response_deserializer=types__pb2.Empty.FromString,
+                _registered_method=True)
         self.ExplainJob = channel.unary_unary(
                 '/pyslurm.Controller/ExplainJob',
                 request_serializer=ctld__pb2.JobQuery.SerializeToString,
@@ -414,6 +419,13 @@ class ControllerServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def TopJobs(self, request, context):
+        """scontrol top
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
     def ExplainJob(self, request, context):
         """scontrol explain job (beyond Slurm)
         """
@@ -601,6 +613,11 @@ def add_ControllerServicer_to_server(servicer, server):
             'NotifyJob': grpc.unary_unary_rpc_method_handler(
                     servicer.NotifyJob,
                     request_deserializer=ctld__pb2.JobNotification.FromString,
+                    response_serializer=types__pb2.Empty.SerializeToString,
+            ),
+            'TopJobs': grpc.unary_unary_rpc_method_handler(
+                    servicer.TopJobs,
+                    request_deserializer=ctld__pb2.TopJobsRequest.FromString,
                     response_serializer=types__pb2.Empty.SerializeToString,
             ),
             'ExplainJob': grpc.unary_unary_rpc_method_handler(
@@ -1438,6 +1455,33 @@ class Controller:
             target,
             '/pyslurm.Controller/NotifyJob',
             ctld__pb2.JobNotification.SerializeToString,
+            types__pb2.Empty.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def TopJobs(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/pyslurm.Controller/TopJobs',
+            ctld__pb2.TopJobsRequest.SerializeToString,
             types__pb2.Empty.FromString,
             options,
             channel_credentials,

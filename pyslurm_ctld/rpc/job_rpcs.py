@@ -1,5 +1,5 @@
 """Jobs over the wire: sbatch (SubmitBatchJob), squeue (GetJobs), scancel (SignalJobs) and
-scontrol update/hold/release/requeue/suspend (UpdateJobs), scontrol notify (NotifyJob). Each parses the message, asks one core
+scontrol update/hold/release/requeue/suspend (UpdateJobs), scontrol notify (NotifyJob), scontrol top (TopJobs). Each parses the message, asks one core
 decider, commits what it returns and replies."""
 from __future__ import annotations
 
@@ -23,6 +23,7 @@ from ..core import access
 from ..core.admission import submission
 from ..core.cancel import cancellation, cancellations, named_records, signalling
 from ..core.job_notify import notify
+from ..core.job_top import topping
 from ..core.job_updates import hold_change, job_update, requeue_request, suspension
 from ..core.steps import step_signalling, step_termination
 from ..core.will_run import ids_spent, will_run
@@ -175,6 +176,14 @@ class JobRpcs(ServicerBase):
         uid = caller().uid
         messages = notify(self.state, request.job_id, request.text, uid, self._operator(uid), self._coordinated(uid))
         await asyncio.gather(*(self.ctl.tell(message) for message in messages))
+        return types_pb2.Empty()
+
+    @translate_errors
+    async def TopJobs(self, request: ctld_pb2.TopJobsRequest, context: grpc.aio.ServicerContext) -> types_pb2.Empty:
+        uid = caller().uid
+        events = topping(self.state, list(request.job_ids), uid, self._operator(uid),
+                         self.state.options.user_top, int(time.time()))
+        await asyncio.gather(*(self.ctl.staged(event) for event in events))   # all at once, as UpdateJobs
         return types_pb2.Empty()
 
 

@@ -30,6 +30,7 @@ class SchedulingOptions:
     max_array_tasks: int          # most tasks one array may have (max_array_tasks, default MaxArraySize)
     kill_invalid_depend: bool     # cancel jobs whose dependency can never be satisfied
     backfill: BackfillPolicy | None = None   # None: sched/builtin (strict priority per partition only)
+    user_top: bool = False        # enable_user_top: users may `scontrol top` their own jobs
 
 
 def _items(text: str | None) -> dict[str, str]:
@@ -65,4 +66,4 @@ def scheduling_options(cfg: SlurmConfig) -> SchedulingOptions:
     # kill_invalid_depend moved from SchedulerParameters to DependencyParameters; both count.
     return SchedulingOptions(max_array_tasks=number("max_array_tasks", cfg.max_array_size),
                              kill_invalid_depend="kill_invalid_depend" in sched or "kill_invalid_depend" in depend,
-                             backfill=backfill)
+                             backfill=backfill, user_top="enable_user_top" in sched)

@@ -14,7 +14,6 @@ from .conftest import Cluster, wait_for
 RECORDS = json.loads((Path(__file__).resolve().parents[1] / "data/slurm_job_errors/refusals.json").read_text())
 # Recorded, not yet as Slurm in pyslurm (strict: each one that starts to agree must leave this list).
 NOT_YET = {
-    "top_unknown": "no scontrol top", "top_other_users_job": "no scontrol top",
     "update_unknown_node": "Slurm says 'Invalid node state specified' to RESUME of an unknown node",
 }
 

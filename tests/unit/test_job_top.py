@@ -1,0 +1,54 @@
+"""`scontrol top`'s decider: the listed pending jobs go first among their owner's jobs of the same
+partition, account and QOS, by nice changes to those jobs; other users' jobs are untouched.
+Refusals in Slurm 22.05's words (tests/data/slurm_job_errors/refusals.json holds two)."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from pyslurm_common.errors import Strerror
+from pyslurm_ctld.core.apply import apply
+from pyslurm_ctld.core.job_top import topping
+from pyslurm_ctld.core.state import ClusterState
+from pyslurm_ctld.model.job import JobId
+from tests.builders import ALICE, BOB, ROOT, error_of, make_manager, run_job, submit
+
+
+def _priorities(mgr: ClusterState, ids: list[int]) -> list[int]:
+    return [mgr.jobs[JobId(i)].priority for i in ids]
+
+
+def test_the_listed_jobs_go_first_among_the_users_jobs_only(tmp_path: Path) -> None:
+    mgr = make_manager(tmp_path)
+    first, second, third = (submit(mgr).job_id for _ in range(3))
+    bobs = submit(mgr, uid=BOB).job_id
+    elsewhere = submit(mgr, account="lab").job_id
+    before = _priorities(mgr, [first, second, third, bobs, elsewhere])
+    assert before[0] > before[1] > before[2]
+    for event in topping(mgr, [third, second], ALICE, False, True, 300):
+        apply(mgr, event)
+    after = _priorities(mgr, [first, second, third, bobs, elsewhere])
+    assert after[2] > after[1] > after[0] and after[2] >= before[2]   # in the order listed
+    assert after[3:] == before[3:]                 # another user's, another account's: untouched
+    assert all(mgr.jobs[JobId(i)].request.nice >= 0 for i in (first, second, third))
+
+
+def test_an_operator_tops_anyones_job_users_only_with_enable_user_top(tmp_path: Path) -> None:
+    mgr = make_manager(tmp_path)
+    older, newer = submit(mgr).job_id, submit(mgr).job_id
+    assert error_of(topping, mgr, [newer], ALICE, False, False, 300).strerror == Strerror.ACCESS_DENIED
+    assert error_of(topping, mgr, [newer], BOB, False, True, 300).strerror == Strerror.ACCESS_DENIED
+    for event in topping(mgr, [newer], ROOT, True, False, 300):
+        apply(mgr, event)
+    assert mgr.jobs[JobId(newer)].priority > mgr.jobs[JobId(older)].priority
+
+
+def test_refusals_in_slurms_words(tmp_path: Path) -> None:
+    mgr = make_manager(tmp_path)
+    running, held, pending = run_job(mgr).job_id, submit(mgr, hold=True).job_id, submit(mgr).job_id
+    assert error_of(topping, mgr, [999999], ROOT, True, False, 300).strerror == Strerror.INVALID_JOB_ID
+    assert error_of(topping, mgr, [pending, 999999], ROOT, True, False, 300).strerror == Strerror.INVALID_JOB_ID
+    assert error_of(topping, mgr, [running], ROOT, True, False, 300).strerror == Strerror.NOT_PENDING
+    assert error_of(topping, mgr, [held], ROOT, True, False, 300).strerror == Strerror.JOB_HELD
+    assert error_of(topping, mgr, [], ROOT, True, False, 300).strerror == Strerror.INVALID_JOB_ID
+    # One pending job among them is enough: the others are left out.
+    assert topping(mgr, [running, held, pending], ROOT, True, False, 300) == []
