@@ -28,7 +28,6 @@ COMMIT_TIMEOUT = 30
 _PLURAL = {"account": "accounts", "user": "users", "qos": "QOS(s)", "cluster": "clusters"}
 _ADDING = {"account": " Adding Account(s)", "user": " Adding User(s)", "qos": " Adding QOS(s)",
            "cluster": " Adding Cluster(s)"}  # fmt: skip
-_VERB = {"add": "adding", "modify": "modifying", "delete": "deleting"}
 
 
 def sacctmgr(args: Sequence[str]) -> None:
@@ -103,9 +102,11 @@ def _send(change: "pb.AssociationChange", request: sacctmgr_args.Request) -> "pb
                                                               exc.strerror):
                 print(line, file=sys.stderr)
             raise SystemExit(1) from None
+        if exc.strerror == Strerror.ACCESS_DENIED and request.command == "add":   # Slurm 22.05: one line
+            _fail(f" Problem adding {_PLURAL[request.entity]}: {exc.strerror}")
         if exc.strerror == Strerror.ACCESS_DENIED:
             print(f"{PROG}: error: {exc.detail or exc.strerror}", file=sys.stderr)
-            _fail(f" Problem {_VERB[request.command]} {_PLURAL[request.entity]}: {exc.strerror}")
+            _fail(f" Error with request: {exc.strerror}")
         _fail(exc.detail or f" {exc.strerror}")
 
 

@@ -26,7 +26,8 @@ from pyslurm_dbd.admin_requests import NO_PRIVILEGE, AssocKey, Caller, ChangeRep
 from pyslurm_dbd.association_models import AccountRow, AssociationRow, ClusterRow, QosRow, UserRow
 from pyslurm_dbd.association_queries import Named, admin_level, conditions, matching_associations, named_rows
 from pyslurm_dbd.association_tree import subtree
-from pyslurm_dbd.coordinators import add_coordinators, forget_accounts, forget_users, remove_coordinators
+from pyslurm_dbd.coordinators import (add_coordinators, coordinated_by, forget_accounts, forget_users,
+                                      remove_coordinators)
 from pyslurm_dbd.migrations import DEFAULT_QOS
 from pyslurm_dbd.settings import (ASSOCIATION_KEYS, QOS_KEYS, Key, SettingError, merge_list,
                                   parse_admin_level, parse_name_list)
@@ -282,9 +283,12 @@ def _modify_assocs(session: Session, rows: list[AssociationRow], limits: list[tu
     report.limits = _limit_report(limits)
 
 
+_MODIFY_USER_KEYS = {"adminlevel": "admin_level", "defaultaccount": "default_account"}
+
+
 def modify_user(session: Session, where: Sequence[Setting], settings: Sequence[Setting], caller_level: str) -> ChangeReport:
     cond = _modify_conditions(where)
-    split = _split(settings, {"adminlevel": "admin_level", "defaultaccount": "default_account"}, dict(ASSOCIATION_KEYS))
+    split = _split(settings, _MODIFY_USER_KEYS, dict(ASSOCIATION_KEYS))
     users = cond.get("names") or cond.get("users") or []
     rows = named_rows(session, UserRow, users)
     report = ChangeReport()
@@ -389,7 +393,10 @@ def _check_default_accounts_kept(session: Session, report: ChangeReport) -> None
                           " while it has other associations: change its DefaultAccount first")
 
 
-def delete_user(session: Session, where: Sequence[Setting], caller_level: str) -> ChangeReport:
+def delete_user(session: Session, where: Sequence[Setting], caller_level: str,
+                within: set[str] | None = None) -> ChangeReport:
+    """Delete users, or only their associations matching ``where``'s accounts, clusters or
+    partitions; ``within``: the only accounts the caller may touch (a coordinator's), others skipped."""
     cond = conditions(where)
     users = _named(cond, "users")
     report = ChangeReport()
@@ -397,6 +404,8 @@ def delete_user(session: Session, where: Sequence[Setting], caller_level: str) -
     if not scoped:
         _protect_administrators(named_rows(session, UserRow, users), caller_level)
     for row in matching_associations(session, dict(cond, users=users), users=True):
+        if within is not None and row.account not in within:
+            continue
         report.associations.append(_key(row))
         session.delete(row)
     if scoped:
@@ -451,6 +460,33 @@ def delete_qos(session: Session, where: Sequence[Setting]) -> ChangeReport:
 
 # --- the entry point ------------------------------------------------------------------------
 
+
+def _as_coordinator(session: Session, caller_name: str, action: str, entity: str, names: list[str],
+                    where: Sequence[Setting], settings: Sequence[Setting]) -> ChangeReport:
+    """A caller without an admin level, as Slurm's slurmdbd: a coordinator adds users to the accounts
+    it coordinates (and those below), changes those associations' limits and deletes them; the
+    user records (admin level, default account, the user itself) and everything else stay an
+    Operator's. What the change touched is checked after it ran: a refusal rolls it all back."""
+    mine = coordinated_by(session, caller_name)
+    denied = SlurmError(Strerror.ACCESS_DENIED, NO_PRIVILEGE)
+    if not mine or entity != "user":
+        raise denied
+    if action == "add":
+        if any(s.key.lower() == "adminlevel" for s in settings):
+            raise denied
+        report = add_user(session, names, settings, "None")
+    elif action == "modify":
+        if any(s.key.lower() in _MODIFY_USER_KEYS for s in settings):   # the user record, not associations
+            raise denied
+        report = modify_user(session, where, settings, "None")
+    else:
+        if not conditions(where).get("accounts"):   # the whole user, or on every account
+            raise denied
+        report = delete_user(session, where, "None", within=mine)   # others' associations untouched
+    if any(key.account not in mine for key in report.associations):
+        raise denied
+    return report
+
 Handler = Callable[[Session, list[str], Sequence[Setting], Sequence[Setting], str], ChangeReport]
 _HANDLERS: dict[tuple[str, str], Handler] = {
     ("add", "cluster"): lambda s, n, w, v, lvl: add_cluster(s, n, v),
@@ -486,7 +522,7 @@ class AssociationAdmin:
                 report = (add_coordinators(session, lowered, settings, caller.name, level) if action == "add"
                           else remove_coordinators(session, where, caller.name, level))
             elif level == "None":
-                raise SlurmError(Strerror.ACCESS_DENIED, NO_PRIVILEGE)
+                report = _as_coordinator(session, caller.name, action, entity, lowered, where, settings)
             else:
                 report = handler(session, lowered, where, settings, level)
             if commit:

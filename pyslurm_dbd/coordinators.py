@@ -6,6 +6,7 @@ stored (one row per user and account, as Slurm's ``acct_coord_table``); the sub-
 derived from the association tree when read, so a sub-account added later is covered at once
 and deleting an account leaves no stale grant below it to clean up.
 
+Who may change users' associations is decided in ``admin`` (a coordinator: in its accounts only).
 Who may change coordinators (as slurmdbd): Operators and Administrators anywhere; a coordinator
 for the accounts it coordinates; anyone else gets ACCESS_DENIED. Errors are ``SlurmError``:
 INVALID_ARGUMENT carrying the lines sacctmgr prints.
@@ -109,10 +110,15 @@ def account_coordinators(session: Session) -> dict[str, list[str]]:
     return {account: sorted(users) for account, users in found.items()}
 
 
+def coordinated_by(session: Session, user: str) -> set[str]:
+    """The accounts ``user`` coordinates, sub-accounts included (empty for a plain user)."""
+    return set(coordinated_accounts(session, [user]).get(user, ()))
+
+
 def _may_change(session: Session, caller_name: str, caller_level: str, accounts: list[str]) -> None:
     if caller_level != "None":
         return
-    mine = set(coordinated_accounts(session, [caller_name]).get(caller_name, ()))
+    mine = coordinated_by(session, caller_name)
     if not accounts or not set(accounts) <= mine:
         raise SlurmError(Strerror.ACCESS_DENIED, NO_PRIVILEGE)
 

@@ -92,8 +92,7 @@ def test_plain_users_are_refused_operators_may_change_but_not_make_admins(cluste
     _mgr(cluster, "-i", "add", "user", "alice", "Account=bio")
     refused = _mgr(cluster, "-i", "add", "account", "hack", user="alice")
     assert refused.returncode == 1
-    assert refused.stderr == ("sacctmgr: error: Your user doesn't have privilege to perform this action\n"
-                              " Problem adding accounts: Access/permission denied\n")
+    assert refused.stderr == " Problem adding accounts: Access/permission denied\n"   # as 22.05: no error: line
     assert _mgr(cluster, "-n", "show", "account", "hack").stdout == ""
     assert "alice" in _mgr(cluster, "-n", "-P", "show", "user", user="alice").stdout  # reading is open
 

@@ -84,3 +84,29 @@ def test_a_coordinator_may_cancel_and_hold_jobs_of_its_accounts_a_plain_user_may
     refused = cluster.run("scancel", mine, user="alice")
     assert refused.stderr == f"scancel: error: Kill job error on job id {mine}: Access/permission denied\n"
     cluster.run("scancel", mine, check=True)
+
+
+def test_a_coordinator_adds_changes_and_deletes_users_of_its_accounts_only(cluster: Cluster) -> None:
+    """Slurm 22.05's words (real sacctmgr/slurmdbd): a coordinator of lab adds carol to labsub below
+    it, sets her limits there and removes her; in an account it does not coordinate it is refused."""
+    assert _mgr(cluster, "-i", "add", "account", "elsewhere").returncode == 0
+    assert _mgr(cluster, "-i", "add", "coordinator", "account=lab", "names=bob").returncode == 0
+    added = _mgr(cluster, "-i", "add", "user", "carol", "account=labsub", user="bob")
+    assert (added.returncode, added.stderr) == (0, "")
+    assert added.stdout.startswith(" Adding User(s)\n  carol\n")
+    refused = _mgr(cluster, "-i", "add", "user", "carol", "account=elsewhere", user="bob")
+    assert (refused.returncode, refused.stderr) == (1, " Problem adding users: Access/permission denied\n")
+    denied = ("sacctmgr: error: Your user doesn't have privilege to perform this action\n"
+              " Error with request: Access/permission denied\n")
+    modified = _mgr(cluster, "-i", "modify", "user", "carol", "where", "account=labsub", "set", "fairshare=7",
+                    user="bob")
+    assert (modified.returncode, modified.stdout.splitlines()[0]) == (0, " Modified user associations...")
+    assert _mgr(cluster, "-i", "modify", "user", "carol", "set", "defaultaccount=lab", user="bob").stderr == denied
+    assert _mgr(cluster, "-i", "delete", "user", "carol", user="bob").stderr == denied   # the user itself
+    assert _mgr(cluster, "-n", "-P", "show", "assoc", "where", "user=carol", "format=account,fairshare").stdout == (
+        "labsub|7\n")
+    plain = _mgr(cluster, "-i", "add", "user", "carol", "account=labsub", user="alice")
+    assert (plain.returncode, plain.stderr) == (1, " Problem adding users: Access/permission denied\n")
+    deleted = _mgr(cluster, "-i", "delete", "user", "carol", "where", "account=labsub", user="bob")
+    assert (deleted.returncode, deleted.stdout.splitlines()[0]) == (0, " Deleting user associations...")
+    assert _mgr(cluster, "-n", "show", "assoc", "where", "user=carol").stdout == ""

@@ -106,3 +106,46 @@ def test_deleting_a_user_or_an_account_drops_their_grants(db: Db) -> None:
     db.change("delete", "user", where={"Name": "carol"})
     db.change("add", "user", ["carol"], set_=[Setting("Account", "chem")])   # a new carol is no coordinator
     assert _coord_accounts(db) == {"bob": ["chem", "physics"]}
+
+
+def _denied(db: Db, *args, **kwargs) -> None:  # type: ignore[no-untyped-def]
+    with pytest.raises(SlurmError) as refused:
+        db.change(*args, caller=BOB, **kwargs)
+    assert (refused.value.strerror, refused.value.detail) == (
+        Strerror.ACCESS_DENIED, "Your user doesn't have privilege to perform this action")
+
+
+def test_a_coordinator_adds_users_to_its_accounts_and_those_below_only(db: Db) -> None:
+    _denied(db, "add", "user", ["dave"], set_=[Setting("Account", "theory")])   # not yet a coordinator
+    db.change("add", "coordinator", ["bob"], set_=[Setting("Account", "physics")])
+    report = db.change("add", "user", ["dave"], set_=[Setting("Account", "theory"), Setting("Fairshare", "4")],
+                       caller=BOB)
+    assert (report.names, report.associations) == (["dave"], [AssocKey("lab", "theory", "dave")])
+    assert db.assoc("theory", "dave").shares == 4
+    # Elsewhere, or making an operator, is refused and leaves nothing behind (not even the user).
+    _denied(db, "add", "user", ["erin"], set_=[Setting("Account", "chem")])
+    _denied(db, "add", "user", ["dave"], set_=[Setting("Account", "chem")])
+    _denied(db, "add", "user", ["frank"], set_=[Setting("Account", "theory"), Setting("AdminLevel", "Operator")])
+    assert [u.name for u in entities(db.show("user", [])).users] == ["alice", "bob", "carol", "dave", "root"]
+    assert db.assocs(user="dave") == [("theory", "dave", "")]
+    with pytest.raises(SlurmError):
+        db.change("add", "user", ["erin"], set_=[Setting("Account", "theory")], caller=ALICE)
+
+
+def test_a_coordinator_changes_and_deletes_associations_of_its_accounts_only(db: Db) -> None:
+    db.change("add", "coordinator", ["bob"], set_=[Setting("Account", "physics")])
+    db.change("add", "user", ["carol"], set_=[Setting("Account", "theory")])   # carol: chem and theory
+    db.change("modify", "user", where={"Names": "carol", "Accounts": "theory"},
+              set_=[Setting("Fairshare", "7"), Setting("GrpJobs", "3")], caller=BOB)
+    assert (db.assoc("theory", "carol").shares, db.assoc("theory", "carol").grp_jobs) == (7, 3)
+    _denied(db, "modify", "user", where={"Names": "carol"}, set_=[Setting("Fairshare", "9")])   # chem too
+    _denied(db, "modify", "user", where={"Names": "carol", "Accounts": "chem"}, set_=[Setting("Fairshare", "9")])
+    _denied(db, "modify", "user", where={"Names": "alice"}, set_=[Setting("DefaultAccount", "theory")])
+    assert (db.assoc("theory", "carol").shares, db.assoc("chem", "carol").shares) == (7, 1)
+    _denied(db, "delete", "user", where={"Names": "carol"})   # the user itself
+    _denied(db, "modify", "account", where={"Names": "theory"}, set_=[Setting("Fairshare", "2")])
+    # Deleting where some accounts are not its own removes only those it coordinates, as Slurm.
+    report = db.change("delete", "user", where={"Names": "carol", "Accounts": "chem,theory"}, caller=BOB)
+    assert report.associations == [AssocKey("lab", "theory", "carol")]
+    assert db.assocs(user="carol") == [("chem", "carol", "")]
+    assert db.change("delete", "user", where={"Names": "carol", "Accounts": "chem"}, caller=BOB).associations == []
