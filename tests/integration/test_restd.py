@@ -212,15 +212,16 @@ def test_local_socket_serves_its_own_user_only(cluster: Cluster, local: tuple[Re
 @pytest.mark.parametrize("version", VERSIONS)
 def test_coordinators_of_users_and_accounts_with_direct_grants(cluster: Cluster, local: tuple[RestClient, RestClient],
                                                                 version: str) -> None:
-    """bob coordinates restlab itself and restsub only through it: direct true, then false."""
+    """restcoord (an accounting user only) coordinates restlab itself and restsub only through it."""
     unix, _ = local
     wait_for(lambda: cluster.run("sacctmgr", "-n", "show", "cluster").returncode == 0)
-    for words in (("account", "restlab"), ("account", "restsub", "Parent=restlab"), ("user", "bob", "Account=restsub"),
-                  ("coordinator", "account=restlab", "names=bob")):
+    for words in (("account", "restlab"), ("account", "restsub", "Parent=restlab"),
+                  ("user", "restcoord", "Account=restsub"), ("coordinator", "account=restlab", "names=restcoord")):
         cluster.run("sacctmgr", "-i", "add", *words)   # the second parametrization finds them there
-    bob = checked(unix.get(f"/slurmdb/{version}/user/bob")).json["users"]
-    assert [c for c in bob[0]["coordinators"] if c["name"].startswith("rest")] == [
+    coordinator = checked(unix.get(f"/slurmdb/{version}/user/restcoord")).json["users"]
+    assert coordinator[0]["coordinators"] == [
         {"name": "restlab", "direct": True}, {"name": "restsub", "direct": False}]
-    accounts = {a["name"]: a["coordinators"] for a in checked(unix.get(f"/slurmdb/{version}/accounts/")).json["accounts"]}
+    listed = checked(unix.get(f"/slurmdb/{version}/accounts/")).json["accounts"]
+    accounts = {a["name"]: a["coordinators"] for a in listed}
     assert (accounts["restlab"], accounts["restsub"], accounts["root"]) == (
-        [{"name": "bob", "direct": True}], [{"name": "bob", "direct": False}], [])
+        [{"name": "restcoord", "direct": True}], [{"name": "restcoord", "direct": False}], [])

@@ -9,11 +9,15 @@ from .conftest import Cluster, wait_for
 
 @pytest.fixture(autouse=True, scope="module")
 def accounts(cluster: Cluster) -> None:
-    """lab with sub-account labsub; alice in labsub, bob in lab (the fixture's plain users)."""
+    """lab with sub-account labsub; alice in labsub, bob in lab (the fixture's plain users); the
+    cluster is the session's, so an earlier file may have promoted them or given them other accounts."""
     wait_for(lambda: cluster.run("sacctmgr", "-n", "show", "cluster").returncode == 0)
     for words in (("account", "lab"), ("account", "labsub", "Parent=lab"), ("user", "alice", "Account=labsub"),
                   ("user", "bob", "Account=lab")):
         assert cluster.run("sacctmgr", "-i", "add", *words).returncode == 0
+    for user, account in (("alice", "labsub"), ("bob", "lab")):   # as plain users, whatever ran before
+        cluster.run("sacctmgr", "-i", "modify", "user", user, "set", "AdminLevel=None", f"DefaultAccount={account}",
+                    check=True)
 
 
 def _mgr(cluster: Cluster, *args: str, user: str | None = None, input: str | None = None):  # type: ignore[no-untyped-def]
