@@ -30,7 +30,7 @@ from pyslurm_ctld.core.state import ClusterState
 from pyslurm_ctld.core.timers import purgeable, signals_due, timeouts, unresponsive_nodes
 from pyslurm_ctld.core.topology import node_heartbeat
 from pyslurm_ctld.core.usage import NodeUsage, node_usage
-from pyslurm_ctld.model.events import (Account, ArrayTaskStarted, BatchFinished, Effect, Event, JobCancelled, JobRequeued, JobsPurged,
+from pyslurm_ctld.model.events import (Account, ArrayTaskStarted, BatchFinished, Event, JobCancelled, JobRequeued, JobsPurged,
                                        JobStarted,
                                        JobSubmitted, JobTimedOut, Launch, NodeAdminChanged, NodeFailed, SignalTasks,
                                        Terminate, event_from_dict, event_to_dict)

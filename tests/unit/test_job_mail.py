@@ -7,8 +7,6 @@ import dataclasses
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 from pyslurm_common import mail_types
 from pyslurm_ctld.translate import job_mail
 from pyslurm_ctld.core.admission import submission

@@ -10,7 +10,6 @@ from cli.command_line import collect, command_line
 from cli.option_tables import sbatch
 from pyslurm_ctld.sched import node_fit
 from pyslurm_ctld.translate.convert import request_from_desc
-from pyslurm_common.errors import SlurmError
 
 
 def desc_of(*args: str):  # type: ignore[no-untyped-def]
