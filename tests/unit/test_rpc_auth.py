@@ -4,13 +4,14 @@ a squatter learns nothing it could use; malformed bodies get Slurm's answer."""
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import socket
 from typing import Any, Awaitable, Callable
 
 import grpc
 import pytest
 
-from pyslurm_common.auth import CONTROLLER, CRED_METADATA_KEY, Identity
+from pyslurm_common.auth import CONTROLLER, CRED_METADATA_KEY, OTHER_INSTANCE, Identity
 from pyslurm_common.rpc import ctld_pb2, ctld_pb2_grpc, types_pb2
 from pyslurm_common.rpc_auth import ServerAuth, Signer, caller, insecure_channel, make_server
 from pyslurm_common.rpc_client import signed_channel
@@ -43,9 +44,7 @@ async def _serve(port: int, key: bytes = KEY) -> tuple[grpc.aio.Server, _Control
     servicer = _Controller()
     server = make_server(ServerAuth(key, CONTROLLER, port))
     ctld_pb2_grpc.add_ControllerServicer_to_server(servicer, server)
-    server.add_insecure_port(f"127.0.0.1:{port}")
-    await server.start()
-    return server, servicer
+    return await _start(server, port), servicer
 
 
 def _stub(port: int, key: bytes = KEY) -> ctld_pb2_grpc.ControllerStub:
@@ -53,17 +52,36 @@ def _stub(port: int, key: bytes = KEY) -> ctld_pb2_grpc.ControllerStub:
                                                        insecure_channel))
 
 
+_started: contextvars.ContextVar[list[grpc.aio.Server]] = contextvars.ContextVar("started")
+
+
+async def _start(server: grpc.aio.Server, port: int) -> grpc.aio.Server:
+    server.add_insecure_port(f"127.0.0.1:{port}")
+    await server.start()
+    _started.get().append(server)
+    return server
+
+
 def run(test: Callable[[int], Awaitable[None]]) -> None:
-    asyncio.run(test(free_port()))
+    """Runs `test` on a free port; every server it started is stopped, also when it fails (a
+    server left running when its loop closes can keep the test process from exiting)."""
+    async def main() -> None:
+        _started.set([])
+        try:
+            await test(free_port())
+        finally:
+            for server in _started.get():
+                await server.stop(None)
+
+    asyncio.run(main())
 
 
 def test_a_signed_call_reaches_the_handler_with_the_callers_identity() -> None:
     async def test(port: int) -> None:
-        server, _ = await _serve(port)
+        await _serve(port)
         stub = _stub(port)
         assert (await stub.Ping(types_pb2.Empty(), timeout=5)).host.startswith("450@")
         assert (await stub.Ping(types_pb2.Empty(), timeout=5, identity=ALICE)).host == "1000@login1"
-        await server.stop(None)
 
     run(test)
 
@@ -74,10 +92,9 @@ def test_a_restarted_daemon_refuses_old_credentials_and_the_client_introduces_it
         stub = _stub(port)
         await stub.Ping(types_pb2.Empty(), timeout=5)
         await server.stop(None)
-        server, servicer = await _serve(port)           # a new instance on the same port
+        _, servicer = await _serve(port)           # a new instance on the same port
         assert (await stub.Ping(types_pb2.Empty(), timeout=5, wait_for_ready=True)).host.startswith("450@")
         assert servicer.calls == 1
-        await server.stop(None)
 
     run(test)
 
@@ -89,11 +106,13 @@ class _Squatter(grpc.GenericRpcHandler):
     def __init__(self, fake_key: bytes | None) -> None:
         self.fake = ServerAuth(fake_key, CONTROLLER, 0) if fake_key else None
         self.seen: list[tuple[str, dict[str, Any]]] = []
+        self.bodies: list[bytes] = []
 
     def service(self, details: grpc.HandlerCallDetails) -> grpc.RpcMethodHandler:
         self.seen.append((details.method, dict(details.invocation_metadata or ())))
 
         async def answer(request: bytes, context: grpc.aio.ServicerContext) -> bytes:
+            self.bodies.append(request)
             if details.method == "/pyslurm.Auth/Hello" and self.fake is not None:
                 from pyslurm_common.rpc import auth_pb2
                 return self.fake.hello(auth_pb2.HelloRequest.FromString(request)).SerializeToString()
@@ -105,19 +124,22 @@ class _Squatter(grpc.GenericRpcHandler):
 @pytest.mark.parametrize("fake_key", [None, b"not the cluster key" * 4], ids=["no-answer", "wrong-key"])
 def test_a_squatter_gets_no_credential_and_the_caller_sees_the_daemon_as_unreachable(fake_key: bytes | None) -> None:
     async def test(port: int) -> None:
-        squatter = _Squatter(fake_key)
-        server = grpc.aio.server()
-        server.add_generic_rpc_handlers((squatter,))
-        server.add_insecure_port(f"127.0.0.1:{port}")
-        await server.start()
+        squatter = await _squat(port, fake_key)
         with pytest.raises(grpc.aio.AioRpcError) as info:
             await _stub(port).SignalJobs(ctld_pb2.SignalRequest(job_ids=[7], signal=9), timeout=5, identity=ALICE)
         assert info.value.code() == grpc.StatusCode.UNAVAILABLE
         assert [method for method, _ in squatter.seen] == ["/pyslurm.Auth/Hello"]
         assert not any(CRED_METADATA_KEY in metadata for _, metadata in squatter.seen)
-        await server.stop(None)
 
     run(test)
+
+
+async def _squat(port: int, fake_key: bytes | None) -> _Squatter:
+    squatter = _Squatter(fake_key)
+    server = grpc.aio.server()
+    server.add_generic_rpc_handlers((squatter,))
+    await _start(server, port)
+    return squatter
 
 
 async def _raw_call(port: int, method: str, body: bytes, metadata: tuple[tuple[str, str], ...]) -> grpc.aio.AioRpcError:
@@ -135,7 +157,7 @@ async def _raw_ok(port: int, method: str, body: bytes, metadata: tuple[tuple[str
 
 def test_a_credential_works_for_its_own_body_method_and_daemon_only() -> None:
     async def test(port: int) -> None:
-        server, servicer = await _serve(port)
+        _, servicer = await _serve(port)
         peer = signed_channel(f"127.0.0.1:{port}", CONTROLLER, Signer(KEY), insecure_channel).peer
         audience = await peer.audience(5)
         signer = Signer(KEY, uid=1000)
@@ -153,20 +175,18 @@ def test_a_credential_works_for_its_own_body_method_and_daemon_only() -> None:
         stale = await _raw_call(port, ping, body, signer.metadata("slurmctld:1:x", ping, body))
         assert stale.details() == "Authentication failure: credential for another daemon instance"
         assert servicer.calls == 1
-        await server.stop(None)
 
     run(test)
 
 
 def test_a_malformed_body_is_answered_with_slurms_error_and_nothing_runs() -> None:
     async def test(port: int) -> None:
-        server, servicer = await _serve(port)
+        _, servicer = await _serve(port)
         peer = signed_channel(f"127.0.0.1:{port}", CONTROLLER, Signer(KEY), insecure_channel).peer
         method, garbage = "/pyslurm.Controller/Ping", b"\xff\xff\xff\xff"
         error = await _raw_call(port, method, garbage, Signer(KEY).metadata(await peer.audience(5), method, garbage))
         assert (error.code(), error.details()) == (grpc.StatusCode.INVALID_ARGUMENT, "Unexpected message received")
         assert servicer.calls == 0
-        await server.stop(None)
 
     run(test)
 
@@ -177,16 +197,47 @@ def test_a_squatter_taking_a_proven_daemons_port_between_two_calls_gets_no_crede
         stub = _stub(port)
         await stub.Ping(types_pb2.Empty(), timeout=5)
         await server.stop(None)
-        squatter = _Squatter(b"not the cluster key" * 4)
-        fake = grpc.aio.server()
-        fake.add_generic_rpc_handlers((squatter,))
-        fake.add_insecure_port(f"127.0.0.1:{port}")
-        await fake.start()
+        # the client has seen the daemon go: its proven connection is no longer READY
+        await asyncio.wait_for(stub.Ping._peer.channel.wait_for_state_change(grpc.ChannelConnectivity.READY), 5)
+        squatter = await _squat(port, b"not the cluster key" * 4)
         with pytest.raises(grpc.aio.AioRpcError) as info:
             await stub.Ping(types_pb2.Empty(), timeout=5, wait_for_ready=True)
         assert info.value.code() == grpc.StatusCode.UNAVAILABLE
-        assert not any(CRED_METADATA_KEY in metadata for _, metadata in squatter.seen)
-        await fake.stop(None)
+        assert [method for method, _ in squatter.seen] == ["/pyslurm.Auth/Hello"]
+
+    run(test)
+
+
+def test_what_a_squatter_catches_when_the_port_changes_hands_during_a_call_is_useless(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """gRPC reconnects on its own: a call can leave on a new connection (to a squatter) between the
+    client's check that its proven connection is up and the call itself. The squatter's reply is
+    not believed, and the credential it caught names the daemon instance that is gone, so a
+    restarted daemon refuses it."""
+    async def test(port: int) -> None:
+        server, _ = await _serve(port)
+        stub = _stub(port)
+        await stub.Ping(types_pb2.Empty(), timeout=5)
+        await server.stop(None)
+        # the race, made certain: the client still believes its proven connection is up
+        monkeypatch.setattr(stub.Ping._peer.channel, "get_state",
+                            lambda try_to_connect=False: grpc.ChannelConnectivity.READY)
+        squatter = await _squat(port, b"not the cluster key" * 4)
+        with pytest.raises(grpc.aio.AioRpcError) as info:
+            await stub.Ping(types_pb2.Empty(), timeout=5, wait_for_ready=True)
+        assert info.value.code() == grpc.StatusCode.UNAVAILABLE
+        assert info.value.details().endswith("answered without the daemon's proof: reply ignored")
+        caught = [(method, metadata[CRED_METADATA_KEY], body)
+                  for (method, metadata), body in zip(squatter.seen, squatter.bodies) if CRED_METADATA_KEY in metadata]
+        assert [method for method, _, _ in caught] == ["/pyslurm.Controller/Ping"]
+        for server in _started.get():
+            await server.stop(None)
+        _, servicer = await _serve(port)       # the real daemon is back, a new instance
+        for method, credential, body in caught:
+            replay = await _raw_call(port, method, body, ((CRED_METADATA_KEY, credential),))
+            assert (replay.code(), replay.details()) == (grpc.StatusCode.UNAUTHENTICATED,
+                                                         f"Authentication failure: {OTHER_INSTANCE}")
+        assert servicer.calls == 0
 
     run(test)
 
@@ -211,28 +262,24 @@ class _Relay(grpc.GenericRpcHandler):
 def test_a_reply_without_the_daemons_proof_is_not_believed() -> None:
     async def test(port: int) -> None:
         real_port = free_port()
-        server, servicer = await _serve(real_port)
+        _, servicer = await _serve(real_port)
         relay = grpc.aio.server()
         relay.add_generic_rpc_handlers((_Relay(real_port),))
-        relay.add_insecure_port(f"127.0.0.1:{port}")
-        await relay.start()
+        await _start(relay, port)
         with pytest.raises(grpc.aio.AioRpcError) as info:
             await _stub(port).Ping(types_pb2.Empty(), timeout=5)
         assert info.value.code() == grpc.StatusCode.UNAVAILABLE
         assert info.value.details().endswith("answered without the daemon's proof: reply ignored")
         assert servicer.calls == 0
-        await relay.stop(None)
-        await server.stop(None)
 
     run(test)
 
 
 def test_a_failing_handler_answers_slurms_unexpected_error_not_a_python_exception_name() -> None:
     async def test(port: int) -> None:
-        server, _ = await _serve(port)
+        await _serve(port)
         with pytest.raises(grpc.aio.AioRpcError) as info:
             await _stub(port).GetJobs(ctld_pb2.JobQuery(), timeout=5)
         assert (info.value.code(), info.value.details()) == (grpc.StatusCode.INTERNAL, "Unexpected error")
-        await server.stop(None)
 
     run(test)
