@@ -15,12 +15,12 @@ Pure but for `read_topology`; stdlib only (the stepd imports it).
 """
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-MAX_LIST = 4096          # entries of a map/mask list once repetitions are expanded
+from pyslurm_common import bind_lists
+
 MAX_CPU = 65535
 LEVELS = {"socket": "sockets", "sockets": "sockets", "core": "cores", "cores": "cores",
           "thread": "threads", "threads": "threads", "ldom": "ldoms", "ldoms": "ldoms"}
@@ -79,43 +79,26 @@ class CpuBind:
                 "SLURM_CPU_BIND_VERBOSE": verbosity, "SLURM_CPU_BIND_TYPE": kind, "SLURM_CPU_BIND_LIST": listed}
 
 
-def _number(text: str, hexadecimal: bool) -> int:
-    try:
-        return int(text, 16) if hexadecimal else int(text, 0 if text.lower().startswith("0x") else 10)
-    except ValueError:
-        raise BindError(f'unrecognized --cpu-bind argument "{text}"') from None
-
-
-def _expand(listed: str, mode: str) -> tuple[int, ...]:
-    """`0*4,3*2` -> 0,0,0,0,3,3; masks are hexadecimal with or without 0x."""
-    out: list[int] = []
-    for item in listed.split(","):
-        value, star, count = item.partition("*")
-        times = int(count) if star and count.isdigit() else 1
-        number = _number(value, mode.startswith("mask"))
-        too_big = number > MAX_CPU if mode.startswith("map") else number.bit_length() > MAX_CPU + 1
-        if times > MAX_LIST or len(out) + times > MAX_LIST or too_big:
-            raise BindError(f'unrecognized --cpu-bind argument "{item}"')
-        out.extend([number] * times)
-    return tuple(out)
-
-
-def _words(text: str) -> list[str]:
-    """Split at commas, but a comma before a value (a digit, or hexadecimal up to the next comma)
-    continues a map/mask list, as Slurm splits."""
-    words: list[str] = []
-    for part in text.split(","):
-        if words and re.fullmatch(r"[0-9].*|[0-9a-fA-F]+", part):
-            words[-1] += "," + part
-        else:
-            words.append(part)
-    return words
+def _numbers(listed: str, mode: str) -> tuple[int, ...]:
+    """A map/mask list as numbers (`0*4,3*2` -> 0,0,0,0,3,3; masks hexadecimal with or without
+    0x), each bounded: a CPU id up to MAX_CPU, a mask of as many bits."""
+    mask = mode.startswith("mask")
+    numbers: list[int] = []
+    for value in bind_lists.expand(listed, mode, BindError):
+        digits = value.lstrip("0") or "0"
+        # refused unread when too long: int() of thousands of decimal digits raises
+        too_long = not mask and len(digits) > len(str(MAX_CPU))
+        number = MAX_CPU + 1 if too_long else int(digits, 16 if mask else 10)
+        if number.bit_length() > MAX_CPU + 1 if mask else number > MAX_CPU:
+            raise BindError(f'unrecognized --cpu-bind argument "{value}"')
+        numbers.append(number)
+    return tuple(numbers)
 
 
 def parse(text: str) -> CpuBind:
     """--cpu-bind's value; raises BindError (Slurm's message) on a word it does not know."""
     verbose, mode, level, items = False, "", "", ()
-    for word in _words(text):
+    for word in bind_lists.words(text):
         lower = word.lower()
         name, _, listed = lower.replace("=", ":", 1).partition(":")
         if lower in ("q", "quiet"):
@@ -130,7 +113,7 @@ def parse(text: str) -> CpuBind:
             mode = LISTS[name]
             if not listed:
                 raise BindError(f'missing list for "--cpu-bind={mode}:<list>"')
-            items = _expand(listed, mode)
+            items = _numbers(listed, mode)
         elif lower != "one_thread":
             raise BindError(f'unrecognized --cpu-bind argument "{word}"')
     return CpuBind(verbose, mode, level, items)

@@ -14,6 +14,8 @@ import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 
+from pyslurm_common import bind_lists
+
 HELP = """Memory bind options:
     --mem-bind=         Bind memory to locality domains (ldom)
         nosort          avoid sorting pages at startup
@@ -30,7 +32,6 @@ HELP = """Memory bind options:
         help            show this help message"""
 
 MAX_NUMA_NODES = 1024     # NUMA_NUM_NODES of libnuma: masks and node numbers beyond are refused
-_MAX_ENTRIES = 4096       # list entries after `*N` multipliers: bounded, as every user number
 _VERBOSE_TYPE = {"rank": "RANK", "local": "LOC", "map_mem": "MAP", "mask_mem": "MASK"}
 
 
@@ -75,10 +76,8 @@ class MemBind:
 
 def parse(text: str) -> MemBind:
     """Slurm's slurm_verify_mem_bind (without `help`, which the caller answers)."""
-    # A comma not followed by a digit separates options; the others belong to a map/mask list.
-    tokens = re.split(r",(?![0-9])", text)
     bind = MemBind()
-    for token in tokens:
+    for token in bind_lists.words(text):
         low = token.lower()
         if low in ("p", "prefer"):
             bind = _with(bind, prefer=True)
@@ -93,7 +92,7 @@ def parse(text: str) -> MemBind:
             listed = re.split(r"[:=]", token)[1] if re.search(r"[:=]", token) else ""
             if not listed:
                 raise MemBindError(f'missing list for "--mem-bind={kind}:<list>"')
-            bind = _with(bind, kind=kind, values=_expand(listed, kind))
+            bind = _with(bind, kind=kind, values=bind_lists.expand(listed, kind, MemBindError))
         else:
             raise MemBindError(f'unrecognized --mem-bind argument "{token}"')
     return bind
@@ -101,30 +100,6 @@ def parse(text: str) -> MemBind:
 
 def _with(bind: MemBind, **changes: object) -> MemBind:
     return replace(bind, **changes)   # type: ignore[arg-type]
-
-
-def _expand(listed: str, kind: str) -> tuple[str, ...]:
-    """A map/mask list with `value*count` multipliers written out (Slurm's _expand_mult)."""
-    valid = set("0123456789abcdefABCDEF") if kind == "mask_mem" else set("0123456789")
-    out: list[str] = []
-    for item in (part for part in listed.split(",") if part):
-        if kind == "mask_mem" and item.startswith("0x"):
-            item = item[2:]
-        value, star, count = item.partition("*")
-        if star:
-            bad = next((c for c in count if not c.isdigit()), None)
-            if bad is not None:
-                raise MemBindError(f"Failed to validate number: *{count}, the offending character is {bad}")
-            if not count or int(count) <= 0:
-                raise MemBindError(f"Invalid {kind} multiplier: {count}")
-        bad = next((c for c in value if c not in valid), None)
-        if bad is not None:
-            raise MemBindError(f"Failed to validate number: {value}, the offending character is {bad}")
-        times = int(count) if star else 1
-        if len(out) + times > _MAX_ENTRIES:   # bounded (Slurm would write out any count up to LONG_MAX)
-            raise MemBindError(f"Invalid {kind} multiplier: {count or times}")
-        out.extend([value] * times)
-    return tuple(out)
 
 
 def from_environment(env: Mapping[str, str]) -> MemBind | None:
