@@ -40,6 +40,10 @@ def violations(state: ClusterState) -> list[str]:
         if used > state.nodes[node].config.real_memory_mb > 0:
             problems.append(f"node {node}: {used} MB allocated of {state.nodes[node].config.real_memory_mb}")
     problems += _table_problems(state)
+    for job_id in state.signalled:
+        warned = state.jobs.get(job_id)
+        if warned is None or warned.state not in (JobState.RUNNING, JobState.SUSPENDED):
+            problems.append(f"job={job_id}: its --signal warning still remembered after its run")
     return problems
 
 

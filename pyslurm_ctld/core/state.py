@@ -51,7 +51,9 @@ class ClusterState:
         self.next_job_id = cfg.first_job_id
         # Array id -> task index -> the record running (or that ran) that task. Derived in `set_job`.
         self.array_tasks: dict[JobId, dict[int, JobId]] = {}
-        self.signalled: set[tuple[JobId, int]] = set()   # (job, start) that got their --signal
+        # Running (or suspended) jobs that got their --signal warning this run (soft state:
+        # timers.signals_due adds them, `set_job` drops a job whose run is over).
+        self.signalled: set[JobId] = set()
         self.stats = ControllerStats(since=0)   # sdiag; the controller starts a fresh one after recovery
         # Accounting's associations and QOS (soft state: association_cache installs each version).
         self.associations: AssociationSnapshot = EMPTY
@@ -119,6 +121,8 @@ class ClusterState:
             self.array_tasks.setdefault(job.array.array_job_id, {})[job.array.task_id] = job.job_id
         if old is not None and old.state is not job.state:
             self.stats.job_changed(old.state, job.state)
+        if job.state not in (JobState.RUNNING, JobState.SUSPENDED):
+            self.signalled.discard(job.job_id)   # a requeued job's next run is warned afresh
         return job
 
     def drain(self, node: str, reason: str, time: int) -> None:

@@ -42,10 +42,10 @@ def signals_due(state: ClusterState, now: int) -> list[SignalTasks]:
     for job in state.jobs.values():
         req = job.request
         if (job.state is not JobState.RUNNING or not req.signal_number or req.time_limit_min == UNLIMITED
-                or job.allocation is None or (job.job_id, job.start_time) in state.signalled):
+                or job.allocation is None or job.job_id in state.signalled):
             continue
         if now >= job.start_time + job.suspended_secs + req.time_limit_min * 60 - req.signal_seconds:
-            state.signalled.add((job.job_id, job.start_time))
+            state.signalled.add(job.job_id)
             effects.append(SignalTasks(job.job_id, job.allocation.nodes, req.signal_number,
                                        batch_only=req.signal_batch_only, full=False))
     return effects

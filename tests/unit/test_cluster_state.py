@@ -1150,6 +1150,21 @@ def test_signal_before_the_limit_is_sent_once(tmp_path: Path) -> None:
     assert signals_due(mgr, 200 + 541) == []
 
 
+def test_a_warned_job_is_forgotten_when_its_run_ends(tmp_path: Path) -> None:
+    # Once per run: the requeued job is warned again in its next run, and a job that ended
+    # leaves nothing behind in what the controller remembers.
+    mgr = make_manager(tmp_path)
+    job = run_job(mgr, now=200, time_limit_min=10, signal_number=10, signal_seconds=60)
+    assert [e.job_id for e in signals_due(mgr, 200 + 540)] == [job.job_id]  # type: ignore[union-attr]
+    assert mgr.signalled == {job.job_id}
+    apply(mgr, JobRequeued(job.job_id, Hold.NONE, "", "", 800))
+    assert mgr.jobs[job.job_id].state is JobState.PENDING and mgr.signalled == set()
+    schedule(mgr, 801)
+    assert [e.job_id for e in signals_due(mgr, 801 + 540)] == [job.job_id]  # type: ignore[union-attr]
+    finish(mgr, job.job_id, now=801 + 560)
+    assert mgr.jobs[job.job_id].state is JobState.COMPLETED and mgr.signalled == set()
+
+
 def test_signal_before_the_limit_waits_for_the_time_the_job_was_suspended(tmp_path: Path) -> None:
     # Suspension moves the job's end, as `timeouts` counts it: the warning moves with it.
     mgr = make_manager(tmp_path)
