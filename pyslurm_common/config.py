@@ -1,11 +1,11 @@
 """slurm.conf and slurmdbd.conf, parsed once into typed immutable objects.
 
-This module owns which keys exist and what they mean: :class:`SlurmConfig` (with one
-:class:`NodeConfig` per node and one :class:`PartitionConfig` per partition) and
+This module owns which global keys exist and what they mean: :class:`SlurmConfig` and
 :class:`DbdConfig`.  The line syntax (comments, continuation, quoting, ``Include``) is
-:mod:`pyslurm_common.conf_syntax`.  ``NodeName=``/``PartitionName=``/``DownNodes=`` lines are
-records; ``NodeName=DEFAULT``/``PartitionName=DEFAULT`` set defaults for *later* records and
-accumulate.  Reconfiguring means loading a new object and swapping it in whole.
+:mod:`pyslurm_common.conf_syntax`; the ``NodeName=``/``PartitionName=``/``DownNodes=`` records
+(one :class:`~pyslurm_common.conf_records.NodeConfig` per node, one
+:class:`~pyslurm_common.conf_records.PartitionConfig` per partition) are
+:mod:`pyslurm_common.conf_records`.  Reconfiguring means loading a new object and swapping it in whole.
 
 Errors: an invalid value, a missing ClusterName or SlurmctldHost, a partition naming an unknown
 node, or a duplicate node raises :class:`ConfigError` (``<file>:<line>: <message naming the
@@ -15,7 +15,6 @@ deliberate difference from Slurm (which refuses to start) so that one file serve
 
 from __future__ import annotations
 
-import dataclasses
 import logging
 import re
 from collections.abc import Iterable, Mapping
@@ -23,87 +22,34 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import quote
 
-from pyslurm_common.bounds import ARRAY_INDEX_MAX, UINT16_MAX, UINT32_MAX
+from pyslurm_common.bounds import ARRAY_INDEX_MAX, UINT32_MAX
 from pyslurm_common.client_settings import DEFAULT_AUTH_SOCKET, DEFAULT_KEY_NAME, auth_info, config_path
-from pyslurm_common.conf_syntax import ConfigError, Token, read_conf, tokenize
+from pyslurm_common.conf_records import (DOWN_KEYS, NODE_KEYS, NODE_KEYS_IGNORED, PARTITION_KEYS,
+                                         PARTITION_KEYS_IGNORED, NodeConfig, PartitionConfig, Record, add_record,
+                                         apply_down_nodes, build_nodes, build_partitions, key_table,
+                                         optional_memory, warn_keys)
+from pyslurm_common.conf_syntax import ConfigError, Token, read_conf
 from pyslurm_common.daemon_log import LEVEL_NAMES
 from pyslurm_common.daemon_settings import (ControllerSettings, NodeAgentSettings, controller_settings,
                                             node_agent_settings)
-from pyslurm_common.gres import GresError, parse_gres
 from pyslurm_common.licenses import LicenseError, parse_licenses
-from pyslurm_common.preempt_conf import ModeSpec, PreemptConfig, parse_grace_time, parse_mode, preempt_config
-from pyslurm_common.units import UNLIMITED
+from pyslurm_common.preempt_conf import PreemptConfig, preempt_config
 
 __all__ = [
     "ConfigError",
     "ControllerHost",
     "DbdConfig",
-    "NodeConfig",
-    "PartitionConfig",
     "SlurmConfig",
     "config_path",
     "load_config",
     "load_dbd_config",
-    "parse_partition_line",
-    "parse_node_line",
 ]
 
 _log = logging.getLogger(__name__)
 
 
-
 # --------------------------------------------------------------------------------------------
 # typed configuration
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class NodeConfig:
-    """One node as configured (a ``NodeName=`` hostlist yields one of these per name)."""
-
-    name: str
-    hostname: str
-    address: str
-    port: int | None  # None: use SlurmConfig.slurmd_port
-    cpus: int
-    sockets: int
-    cores_per_socket: int
-    threads_per_core: int
-    real_memory_mb: int = 1
-    tmp_disk_mb: int = 0
-    gres: str = ""
-    features: tuple[str, ...] = ()
-    weight: int = 1
-    state: str | None = None  # CLOUD, DOWN, DRAIN, FAIL, FAILING, FUTURE, UNKNOWN; None = UNKNOWN
-    reason: str | None = None
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class PartitionConfig:
-    """One ``PartitionName=`` record, DEFAULT values and global memory defaults applied."""
-
-    name: str
-    nodes: tuple[str, ...]  # expanded, in config order; Nodes=ALL is every node
-    node_expr: str  # Nodes= as written
-    is_default: bool = False  # at most one partition has it
-    state: str = "UP"  # UP, DOWN, DRAIN, INACTIVE
-    max_time_min: int = UNLIMITED
-    default_time_min: int | None = None  # None: jobs get max_time_min
-    max_nodes: int | None = None  # None: unlimited
-    min_nodes: int = 0
-    priority_tier: int = 1
-    priority_job_factor: int = 1
-    over_subscribe: str = "NO"  # NO, EXCLUSIVE, YES:<n>, FORCE:<n>
-    def_mem_per_cpu_mb: int | None = None  # the partition's, else the global DefMemPerCPU
-    max_mem_per_node_mb: int | None = None  # the partition's, else the global MaxMemPerNode
-    preempt_mode: ModeSpec | None = None  # None: the global PreemptMode
-    grace_time: int = 0  # seconds a preempted job gets between SIGTERM and the preemption
-    # Who may submit (lower-cased names): None is ALL; a deny list counts only without an allow list.
-    allow_accounts: tuple[str, ...] | None = None
-    deny_accounts: tuple[str, ...] = ()
-    allow_qos: tuple[str, ...] | None = None
-    deny_qos: tuple[str, ...] = ()
-    qos: str = ""                 # the partition QOS, whose limits bind every job here ("" none)
-    hidden: bool = False          # Hidden=YES: left out of squeue/sinfo for users, unless -a/--all
 
 
 @dataclass(frozen=True, slots=True)
@@ -274,24 +220,6 @@ SuspendTime SuspendTimeout SwitchParameters SwitchType TaskEpilog TaskPlugin Tas
 TaskProlog TCPTimeout TmpFS TopologyParam TopologyPlugin TrackWCKey TreeWidth
 UnkillableStepProgram UnkillableStepTimeout UsePAM VSizeFactor WaitTime X11Parameters
 """
-_NODE_KEYS = """
-NodeName NodeHostname NodeAddr CPUs Procs Boards SocketsPerBoard Sockets CoresPerSocket
-ThreadsPerCore RealMemory TmpDisk Gres Features Feature Weight State Port Reason
-"""
-_NODE_KEYS_IGNORED = "BcastAddr CoreSpecCount CpuBind CpuSpecList MemSpecLimit TRESWeights"
-_PARTITION_KEYS = """
-PartitionName Nodes Default MaxTime DefaultTime MaxNodes MinNodes State PriorityTier
-PriorityJobFactor Priority OverSubscribe Shared DefMemPerCPU MaxMemPerNode PreemptMode GraceTime
-AllowAccounts DenyAccounts AllowQos DenyQos QOS Hidden
-"""
-_PARTITION_KEYS_IGNORED = """
-AllocNodes AllowGroups Alternate CpuBind DefCpuPerGPU DefMemPerGPU
-DefMemPerNode DisableRootJobs ExclusiveUser LLN
-MaxCPUsPerNode MaxCPUsPerSocket MaxMemPerCPU OverTimeLimit PowerDownOnIdle
-ReqResv ResumeTimeout RootOnly SelectTypeParameters SuspendTime SuspendTimeout
-TRESBillingWeights
-"""
-_DOWN_KEYS = "DownNodes State Reason"
 _DBD_KEYS = """
 AllowNoDefAcct ArchiveDir ArchiveEvents ArchiveJobs ArchiveResvs ArchiveScript ArchiveSteps
 ArchiveSuspend ArchiveTXN ArchiveUsage AuthAltParameters AuthAltTypes AuthInfo AuthType
@@ -303,36 +231,15 @@ StorageHost StorageLoc StorageParameters StoragePass StoragePort StorageType Sto
 StorageUser TCPTimeout TrackSlurmctldDown TrackWCKey
 """
 
-
-def _table(words: str) -> dict[str, str]:
-    return {w.lower(): w for w in words.split()}
-
-
-_GLOBAL = _table(_GLOBAL_KEYS)
-_NODE, _NODE_IGNORED = _table(_NODE_KEYS), _table(_NODE_KEYS_IGNORED)
-_PARTITION, _PARTITION_IGNORED = _table(_PARTITION_KEYS), _table(_PARTITION_KEYS_IGNORED)
-_DOWN = _table(_DOWN_KEYS)
-_DBD = _table(_DBD_KEYS)
+_GLOBAL = key_table(_GLOBAL_KEYS)
+_DBD = key_table(_DBD_KEYS)
 
 # Record types of other files or of features we do not model: the line is skipped, warned.
 _UNSUPPORTED_RECORDS = frozenset({"frontendname", "nodeset", "switchname"})
 _RECORD_KEYS = frozenset({"nodename", "partitionname", "downnodes"}) | _UNSUPPORTED_RECORDS
 
-_NODE_STATES = frozenset({"CLOUD", "DOWN", "DRAIN", "FAIL", "FAILING", "FUTURE", "UNKNOWN"})
-_PARTITION_STATES = frozenset({"UP", "DOWN", "DRAIN", "INACTIVE"})
 # Index = the numeric spelling (SlurmctldDebug=3 is info).
 _DEBUG_LEVELS = LEVEL_NAMES
-
-Record = dict[str, Token]  # lower-case key → token; the record's own name key included
-
-
-def _warn_keys(tokens: Iterable[Token], known: Mapping[str, str],
-               ignored: Mapping[str, str], what: str) -> None:
-    for tok in tokens:
-        if tok.lower in ignored:
-            _log.warning("%s: %s is not supported by pyslurm and is ignored (%s)", tok.where, tok.key, what)
-        elif tok.lower not in known:
-            _log.warning("%s", tok.unrecognized())
 
 
 def _store_globals(tokens: Iterable[Token], table: Mapping[str, str], store: Record) -> None:
@@ -394,13 +301,6 @@ def _enforce(tok: Token | None) -> frozenset[str]:
     return frozenset(words)
 
 
-def _optional_memory(tok: Token | None) -> int | None:
-    """DefMem*/MaxMem*: absent, 0 and UNLIMITED all mean "no value"."""
-    if tok is None or tok.value.upper() in ("UNLIMITED", "INFINITE"):
-        return None
-    return tok.as_memory_mb() or None
-
-
 # --------------------------------------------------------------------------------------------
 # slurm.conf
 
@@ -419,13 +319,13 @@ def load_config(path: Path | None = None) -> SlurmConfig:
     for tokens in read_conf(path):
         head = tokens[0]
         if head.lower == "nodename":
-            _warn_keys(tokens, _NODE, _NODE_IGNORED, f"NodeName={head.value}")
-            _add_record(tokens, node_defaults, node_records)
+            warn_keys(tokens, NODE_KEYS, NODE_KEYS_IGNORED, f"NodeName={head.value}")
+            add_record(tokens, node_defaults, node_records)
         elif head.lower == "partitionname":
-            _warn_keys(tokens, _PARTITION, _PARTITION_IGNORED, f"PartitionName={head.value}")
-            _add_record(tokens, part_defaults, part_records)
+            warn_keys(tokens, PARTITION_KEYS, PARTITION_KEYS_IGNORED, f"PartitionName={head.value}")
+            add_record(tokens, part_defaults, part_records)
         elif head.lower == "downnodes":
-            _warn_keys(tokens, _DOWN, {}, f"DownNodes={head.value}")
+            warn_keys(tokens, DOWN_KEYS, {}, f"DownNodes={head.value}")
             down_records.append({t.lower: t for t in tokens})
         elif head.lower in _UNSUPPORTED_RECORDS:
             _log.warning("%s: %s records are not supported by pyslurm; line ignored", head.where, head.key)
@@ -437,10 +337,10 @@ def load_config(path: Path | None = None) -> SlurmConfig:
         raise ConfigError(path, None, "ClusterName is required")
     host, addr = _controller(path, store)
     backup_hosts = _backup_controllers(store, backups)
-    def_mem = _optional_memory(store.get("defmempercpu"))
-    nodes = _apply_down_nodes(_build_nodes(node_records), down_records)
-    partitions = _build_partitions(part_records, nodes, def_mem,
-                                   _optional_memory(store.get("maxmempernode")))
+    def_mem = optional_memory(store.get("defmempercpu"))
+    nodes = apply_down_nodes(build_nodes(node_records), down_records)
+    partitions = build_partitions(part_records, nodes, def_mem,
+                                  optional_memory(store.get("maxmempernode")))
     auth = auth_info(store.get("authinfo"), str(path.parent))
     acct_type = _text(store, "accountingstoragetype")
 
@@ -509,16 +409,6 @@ def _global_line(tokens: list[Token], store: Record, backups: list[Token]) -> No
     _store_globals(kept, _GLOBAL, store)
 
 
-def _add_record(tokens: list[Token], defaults: Record, records: list[Record]) -> None:
-    """A ``DEFAULT`` line updates the defaults for later lines; any other line snapshots them."""
-    own = {t.lower: t for t in tokens}
-    if tokens[0].value.upper() == "DEFAULT":
-        del own[tokens[0].lower]
-        defaults.update(own)
-    else:
-        records.append({**defaults, **own})
-
-
 _CTLD_HOST = re.compile(r"([^()\s]+)(?:\(([^()\s]+)\))?")
 
 
@@ -548,239 +438,6 @@ def _backup_controllers(store: Record, repeats: list[Token]) -> tuple[Controller
     if machine is None or "slurmctldhost" in store:
         return ()
     return (ControllerHost(machine, _text(store, "backupaddr") or machine),)
-
-
-# --------------------------------------------------------------------------------------------
-# NodeName / DownNodes
-
-
-def _build_nodes(records: list[Record]) -> tuple[NodeConfig, ...]:
-    nodes: list[NodeConfig] = []
-    first_seen: dict[str, str] = {}
-    for rec in records:
-        name_tok = rec["nodename"]
-        names = name_tok.as_hostlist()
-        hostnames = _parallel(rec["nodehostname"], names) if "nodehostname" in rec else names
-        addresses = _parallel(rec["nodeaddr"], names) if "nodeaddr" in rec else hostnames
-        ports = _ports(rec.get("port"), names)
-        shape = _node_shape(rec)
-        for i, name in enumerate(names):
-            if name.upper() == "ALL":
-                raise name_tok.error("NodeName ALL is reserved")
-            if name in first_seen:
-                raise name_tok.error(f"duplicate NodeName {name!r} (first defined at {first_seen[name]})")
-            first_seen[name] = name_tok.where
-            nodes.append(dataclasses.replace(shape, name=name, hostname=hostnames[i],
-                                             address=addresses[i], port=ports[i]))
-    return tuple(nodes)
-
-
-def _parallel(tok: Token, names: list[str]) -> list[str]:
-    """NodeHostname/NodeAddr/Port: one value per name, or a single value shared by all."""
-    values = tok.as_hostlist()
-    if len(values) == 1:
-        return values * len(names)
-    if len(values) != len(names):
-        raise tok.error(f"{tok.key} has {len(values)} values but NodeName has {len(names)} names")
-    return values
-
-
-def _ports(tok: Token | None, names: list[str]) -> list[int | None]:
-    if tok is None:
-        return [None] * len(names)
-    # ``Port=[10001-10003]`` gives each of several slurmds on one host its own port.
-    return [Token(tok.key, v, tok.path, tok.line).as_int(1, 65535) for v in _parallel(tok, names)]
-
-
-def _gres(tok: Token | None) -> str:
-    """``Gres=`` kept as written (the CLIs print it), but checked here so a typo fails at start."""
-    if tok is None:
-        return ""
-    try:
-        parse_gres(tok.value)
-    except GresError as e:
-        raise tok.error(f"invalid {tok.key} value {tok.value!r}: {e}") from None
-    return tok.value
-
-
-def _node_shape(rec: Record) -> NodeConfig:
-    """Everything but name/hostname/address/port, which differ per expanded name."""
-    def num(key: str, default: int, minimum: int = 1, maximum: int = UINT16_MAX) -> int:
-        tok = rec.get(key)
-        return default if tok is None else tok.as_int(minimum, maximum)
-
-    cpus_tok = rec.get("cpus") or rec.get("procs")
-    boards, cores, threads = num("boards", 1), num("corespersocket", 1), num("threadspercore", 1)
-    if "sockets" in rec and "socketsperboard" in rec:
-        raise rec["socketsperboard"].error("Sockets and SocketsPerBoard are mutually exclusive")
-    if "sockets" in rec:
-        sockets = num("sockets", 1)
-    elif "socketsperboard" in rec:
-        sockets = boards * num("socketsperboard", 1)
-    elif cpus_tok is not None:
-        # CPUs alone: infer the sockets, so ``CPUs=8`` is 8 one-core sockets, as in Slurm.
-        sockets = max(1, cpus_tok.as_int(1, UINT16_MAX) // (cores * threads))
-    else:
-        sockets = boards
-    product = sockets * cores * threads
-    if product > UINT16_MAX:    # Slurm's CPU counts are uint16
-        raise (cpus_tok or rec["nodename"]).error(f"Sockets*CoresPerSocket*ThreadsPerCore ({product}) is out of range")
-    cpus = product if cpus_tok is None else cpus_tok.as_int(1, UINT16_MAX)
-    if cpus_tok is not None and cpus not in (product, sockets * cores):
-        # CPUs may count threads or cores; anything else is reset, with a warning, as in Slurm.
-        _log.warning("%s: %s=%d does not match Sockets*CoresPerSocket*ThreadsPerCore=%d; using %d",
-                     cpus_tok.where, cpus_tok.key, cpus, product, product)
-        cpus = product
-
-    features_tok = rec.get("features") or rec.get("feature")
-    features = tuple(f.strip() for f in features_tok.value.split(",") if f.strip()) if features_tok else ()
-    return NodeConfig(
-        name="", hostname="", address="", port=None,
-        cpus=cpus, sockets=sockets, cores_per_socket=cores, threads_per_core=threads,
-        real_memory_mb=rec["realmemory"].as_memory_mb() if "realmemory" in rec else 1,
-        tmp_disk_mb=rec["tmpdisk"].as_memory_mb() if "tmpdisk" in rec else 0,
-        gres=_gres(rec.get("gres")),
-        features=features,
-        weight=num("weight", 1, minimum=0, maximum=UINT32_MAX),
-        state=rec["state"].as_choice(_NODE_STATES) if "state" in rec else None,
-        reason=rec["reason"].value if "reason" in rec else None,
-    )
-
-
-def parse_node_line(text: str, origin: Path) -> NodeConfig:
-    """One node given outside slurm.conf, as a ``NodeName=<name> Key=Value ...`` line (a dynamic
-    node's ``pyslurmd -Z --conf``); ``origin`` names it in errors. Raises :class:`ConfigError`."""
-    tokens = tokenize(text.strip(), origin, 1)
-    if not tokens or tokens[0].lower != "nodename":
-        raise ConfigError(origin, 1, "a node definition must start with NodeName=")
-    _warn_keys(tokens, _NODE, _NODE_IGNORED, f"NodeName={tokens[0].value}")
-    nodes = _build_nodes([{t.lower: t for t in tokens}])
-    if len(nodes) != 1:
-        raise tokens[0].error(f"a dynamic node definition names one node, not {tokens[0].value!r}")
-    return nodes[0]
-
-
-def parse_partition_line(text: str, origin: Path, cfg: SlurmConfig, node_names: Iterable[str]) -> PartitionConfig:
-    """One partition given outside slurm.conf (scontrol create/update partition) as a
-    ``PartitionName=<name> Key=Value ...`` line; later keys win. ``node_names`` are the nodes
-    ``Nodes=`` may name (ALL: every one). Raises :class:`ConfigError`."""
-    tokens = tokenize(text.strip(), origin, 1)
-    if not tokens or tokens[0].lower != "partitionname":
-        raise ConfigError(origin, 1, "a partition definition must start with PartitionName=")
-    _warn_keys(tokens, _PARTITION, _PARTITION_IGNORED, f"PartitionName={tokens[0].value}")
-    max_mem = cfg.value("MaxMemPerNode")
-    return _partition({t.lower: t for t in tokens}, tuple(node_names), cfg.def_mem_per_cpu_mb,
-                      _optional_memory(Token("MaxMemPerNode", max_mem, cfg.path, 0)) if max_mem else None)
-
-
-def _apply_down_nodes(nodes: tuple[NodeConfig, ...], records: list[Record]) -> tuple[NodeConfig, ...]:
-    """``DownNodes=<list> [State=DOWN] [Reason=..]`` marks configured nodes at startup."""
-    by_name = {n.name: n for n in nodes}
-    for rec in records:
-        list_tok = rec["downnodes"]
-        state = rec["state"].as_choice(_NODE_STATES) if "state" in rec else "DOWN"
-        reason = rec["reason"].value if "reason" in rec else None
-        for name in list_tok.as_hostlist():
-            if name not in by_name:
-                raise list_tok.error(f"DownNodes names unknown node {name!r}")
-            by_name[name] = dataclasses.replace(by_name[name], state=state, reason=reason)
-    return tuple(by_name[n.name] for n in nodes)
-
-
-# --------------------------------------------------------------------------------------------
-# PartitionName
-
-
-_OVERSUBSCRIBE = re.compile(r"(NO|EXCLUSIVE|YES|FORCE)(?::(\d+))?")
-
-
-def _build_partitions(records: list[Record], nodes: tuple[NodeConfig, ...],
-                      def_mem: int | None, max_mem: int | None) -> tuple[PartitionConfig, ...]:
-    all_names = tuple(n.name for n in nodes)
-    parts: list[PartitionConfig] = []
-    default_at: dict[str, str] = {}
-    for rec in records:
-        name_tok = rec["partitionname"]
-        if any(p.name == name_tok.value for p in parts):
-            raise name_tok.error(f"duplicate PartitionName {name_tok.value!r}")
-        part = _partition(rec, all_names, def_mem, max_mem)
-        if part.is_default:
-            default_at[part.name] = name_tok.where
-        parts.append(part)
-    if len(default_at) > 1:
-        # Slurm keeps the last Default=YES; make it the only one so every lookup agrees.
-        last = list(default_at)[-1]
-        _log.warning("%s: several partitions have Default=YES; %s is the default", default_at[last], last)
-        parts = [dataclasses.replace(p, is_default=(p.name == last)) for p in parts]
-    return tuple(parts)
-
-
-def _partition(rec: Record, all_names: tuple[str, ...],
-               def_mem: int | None, max_mem: int | None) -> PartitionConfig:
-    name = rec["partitionname"].value
-    node_tok = rec.get("nodes")
-    members: tuple[str, ...] = ()
-    if node_tok is not None and node_tok.value.upper() == "ALL":
-        members = all_names
-    elif node_tok is not None:
-        members = tuple(dict.fromkeys(node_tok.as_hostlist()))
-        known = set(all_names)
-        for member in members:
-            if member not in known:
-                raise node_tok.error(f"Nodes= of PartitionName={name} names unknown node {member!r}")
-
-    def num(key: str, default: int, minimum: int = 0) -> int:
-        tok = rec.get(key)
-        return default if tok is None else tok.as_int(minimum)
-
-    priority = num("priority", 1)  # the pre-16.05 key: default for both tier and job factor
-    max_nodes_tok = rec.get("maxnodes")
-    max_nodes: int | None = None
-    if max_nodes_tok is not None and max_nodes_tok.value.upper() not in ("UNLIMITED", "INFINITE"):
-        max_nodes = max_nodes_tok.as_int(1)
-    return PartitionConfig(
-        name=name,
-        nodes=members,
-        node_expr=node_tok.value if node_tok is not None else "",
-        is_default=rec["default"].as_bool() if "default" in rec else False,
-        state=rec["state"].as_choice(_PARTITION_STATES) if "state" in rec else "UP",
-        max_time_min=rec["maxtime"].as_time_limit() if "maxtime" in rec else UNLIMITED,
-        default_time_min=rec["defaulttime"].as_time_limit() if "defaulttime" in rec else None,
-        max_nodes=max_nodes,
-        min_nodes=num("minnodes", 0),
-        priority_tier=num("prioritytier", priority),
-        priority_job_factor=num("priorityjobfactor", priority),
-        over_subscribe=_over_subscribe(rec.get("oversubscribe") or rec.get("shared")),
-        def_mem_per_cpu_mb=_optional_memory(rec["defmempercpu"]) if "defmempercpu" in rec else def_mem,
-        max_mem_per_node_mb=_optional_memory(rec["maxmempernode"]) if "maxmempernode" in rec else max_mem,
-        preempt_mode=parse_mode(rec["preemptmode"]) if "preemptmode" in rec else None,
-        grace_time=parse_grace_time(rec["gracetime"]) if "gracetime" in rec else 0,
-        allow_accounts=_allow_list(rec.get("allowaccounts")),
-        deny_accounts=_allow_list(rec.get("denyaccounts")) or (),
-        allow_qos=_allow_list(rec.get("allowqos")),
-        deny_qos=_allow_list(rec.get("denyqos")) or (),
-        qos=rec["qos"].value.lower() if "qos" in rec else "",
-        hidden=rec["hidden"].as_bool() if "hidden" in rec else False,
-    )
-
-
-def _allow_list(tok: Token | None) -> tuple[str, ...] | None:
-    """AllowAccounts/DenyAccounts/AllowQos/DenyQos: lower-cased names; None for absent or ALL."""
-    if tok is None or tok.value.upper() == "ALL":
-        return None
-    return tuple(name.strip().lower() for name in tok.value.split(",") if name.strip())
-
-
-def _over_subscribe(tok: Token | None) -> str:
-    """NO, EXCLUSIVE, YES[:N], FORCE[:N] → the form ``show partition`` prints (N defaults to 4)."""
-    if tok is None:
-        return "NO"
-    m = _OVERSUBSCRIBE.fullmatch(tok.value.upper())
-    if m is None or (m.group(1) in ("NO", "EXCLUSIVE") and m.group(2)) or m.group(2) == "0":
-        raise tok.error(f"invalid {tok.key} value {tok.value!r}: expected NO, EXCLUSIVE, YES[:N] or FORCE[:N]")
-    if m.group(1) in ("NO", "EXCLUSIVE"):
-        return m.group(1)
-    return f"{m.group(1)}:{int(m.group(2) or 4)}"
 
 
 # --------------------------------------------------------------------------------------------

@@ -19,7 +19,7 @@ import grpc
 import psutil
 
 from pyslurm_common import config as config_mod
-from pyslurm_common import controller_channel, daemon_log, job_credential, sd_notify
+from pyslurm_common import conf_records, controller_channel, daemon_log, job_credential, sd_notify
 from pyslurm_common.auth import NODE_AGENT
 from pyslurm_common.cgroup_conf import cgroup_conf_path, load_cgroup_config
 from pyslurm_common.gres import GpuDevice, load_gres_conf
@@ -184,7 +184,7 @@ class ControllerSession:
         return self.setup.cfg
 
     @property
-    def node(self) -> config_mod.NodeConfig:
+    def node(self) -> conf_records.NodeConfig:
         return self.setup.node
 
     async def register(self) -> None:
@@ -304,7 +304,7 @@ class NodeSetup:
     """Everything this agent takes from the configuration files; rebuilt whole on reconfigure."""
 
     cfg: config_mod.SlurmConfig
-    node: config_mod.NodeConfig
+    node: conf_records.NodeConfig
     policy: StepPolicy
     gpus: tuple[GpuDevice, ...]
     dynamic_conf: str        # the definition a dynamic node registers with; "" for slurm.conf nodes
@@ -331,7 +331,7 @@ def node_setup(cfg: config_mod.SlurmConfig, node_name: str, dynamic: str | None,
         if any(n.name == node_name for n in cfg.nodes):
             raise config_mod.ConfigError(cfg.path, None, f"node {node_name} is in slurm.conf: start it without -Z")
         dynamic_conf = dynamic_node.definition(node_name, hw, dynamic, f"gpu:{len(gpus)}" if gpus else "")
-        node = config_mod.parse_node_line(dynamic_conf, dynamic_node.ORIGIN)
+        node = conf_records.parse_node_line(dynamic_conf, dynamic_node.ORIGIN)
     settings = cfg.slurmd_settings
     policy = StepPolicy(
         cgroup=load_cgroup_config(cgroup_conf_path(cfg.path)), backend=backend,

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pyslurm_common.config import ConfigError, parse_node_line
+from pyslurm_common.conf_records import parse_node_line
+from pyslurm_common.config import ConfigError
 from pyslurm_common.conf_syntax import tokenize
 
 from .hardware import Hardware

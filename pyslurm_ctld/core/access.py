@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from pyslurm_common.config import PartitionConfig
+from pyslurm_common.conf_records import PartitionConfig
 from pyslurm_common.errors import SlurmError, Strerror
 
 from ..model.job import Job, JobId

@@ -9,7 +9,7 @@ import math
 from typing import Iterable, Sequence
 
 from pyslurm_common.array_spec import ArraySpec, parse_array_spec
-from pyslurm_common.config import PartitionConfig
+from pyslurm_common.conf_records import PartitionConfig
 from pyslurm_common.errors import SlurmError, Strerror
 from pyslurm_common.licenses import request_valid
 

@@ -17,7 +17,7 @@ import dataclasses
 from collections.abc import Callable, Iterable, Iterator, Mapping, MutableMapping
 
 from pyslurm_common.bounds import NICE, PRIORITY, OutOfRange
-from pyslurm_common.config import PartitionConfig
+from pyslurm_common.conf_records import PartitionConfig
 from pyslurm_common.errors import SlurmError, Strerror
 
 from ..model.associations import EMPTY, AssociationSnapshot

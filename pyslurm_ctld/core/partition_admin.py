@@ -16,7 +16,8 @@ import logging
 from collections.abc import Collection, Iterable, Mapping
 from pathlib import Path
 
-from pyslurm_common.config import ConfigError, PartitionConfig, SlurmConfig, parse_partition_line
+from pyslurm_common.conf_records import PartitionConfig, parse_partition_line
+from pyslurm_common.config import ConfigError, SlurmConfig
 from pyslurm_common.errors import SlurmError, Strerror
 from pyslurm_common.hostlist import HostlistError, expand
 

@@ -11,7 +11,8 @@ from __future__ import annotations
 import dataclasses
 from typing import Iterable
 
-from pyslurm_common.config import NodeConfig, PartitionConfig, SlurmConfig
+from pyslurm_common.conf_records import NodeConfig, PartitionConfig
+from pyslurm_common.config import SlurmConfig
 from pyslurm_common.gres import gpu_slots, parse_gres
 
 from . import partition_admin

@@ -8,7 +8,8 @@ from __future__ import annotations
 import logging
 from typing import Iterable
 
-from pyslurm_common.config import NodeConfig, SlurmConfig
+from pyslurm_common.conf_records import NodeConfig
+from pyslurm_common.config import SlurmConfig
 from pyslurm_common.errors import SlurmError, Strerror
 from pyslurm_common.hostlist import HostlistError, expand
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Any, ClassVar
 
-from pyslurm_common.config import NodeConfig
+from pyslurm_common.conf_records import NodeConfig
 
 from .dependency import Dependency
 from .job import Allocation, Hold, Job, JobId, Step, StepUsage

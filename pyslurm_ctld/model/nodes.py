@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from pyslurm_common.config import NodeConfig
+from pyslurm_common.conf_records import NodeConfig
 
 
 @dataclass(slots=True)

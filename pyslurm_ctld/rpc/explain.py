@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Mapping
 
 from pyslurm_common import units
-from pyslurm_common.config import PartitionConfig
+from pyslurm_common.conf_records import PartitionConfig
 from pyslurm_common.hostlist import compress
 
 from ..sched.backfill import FOREVER, Reservation

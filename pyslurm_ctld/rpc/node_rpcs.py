@@ -8,7 +8,8 @@ from pathlib import Path
 
 import grpc
 
-from pyslurm_common.config import ConfigError, parse_node_line
+from pyslurm_common.conf_records import parse_node_line
+from pyslurm_common.config import ConfigError
 from pyslurm_common.errors import SlurmError, Strerror
 from pyslurm_common.gres import GresError, parse_gres
 from pyslurm_common.rpc import ctld_pb2, types_pb2

@@ -27,7 +27,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from pyslurm_common.config import PartitionConfig
+from pyslurm_common.conf_records import PartitionConfig
 from pyslurm_common.errors import SlurmError, Strerror
 
 from ..model.associations import Association, AssociationSnapshot

@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from pyslurm_common.array_spec import format_ranges
-from pyslurm_common.config import PartitionConfig
+from pyslurm_common.conf_records import PartitionConfig
 from pyslurm_common.preempt_conf import ModeSpec
 from pyslurm_common.bounds import GPU_COUNT, check_fields
 from pyslurm_common.errors import SlurmError, Strerror

@@ -9,7 +9,8 @@ from typing import Any
 import pytest
 from test_scheduler import BASE_REQUEST
 
-from pyslurm_common.config import ConfigError, PartitionConfig, load_config
+from pyslurm_common.conf_records import PartitionConfig
+from pyslurm_common.config import ConfigError, load_config
 from pyslurm_common.errors import SlurmError, Strerror
 from pyslurm_ctld.sched.association_checks import charge, orphaned, standing
 from pyslurm_ctld.model.associations import (EMPTY, AccountingUser, Association, AssociationLimits, AssociationSnapshot,

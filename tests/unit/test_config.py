@@ -11,14 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from pyslurm_common.config import (
-    ConfigError,
-    NodeConfig,
-    SlurmConfig,
-    config_path,
-    load_config,
-    load_dbd_config,
-)
+from pyslurm_common.conf_records import NodeConfig
+from pyslurm_common.config import ConfigError, SlurmConfig, config_path, load_config, load_dbd_config
 from pyslurm_common.units import UNLIMITED
 
 BASE = "ClusterName=Lab\nSlurmctldHost=head\n"

@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from pyslurm_common.config import load_config, parse_node_line
+from pyslurm_common.conf_records import parse_node_line
+from pyslurm_common.config import load_config
 from pyslurm_common.errors import SlurmError
 from pyslurm_ctld.core.apply import apply
 from pyslurm_ctld.core.state import ClusterState

@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from pyslurm_common.config import ConfigError, load_config, parse_node_line
+from pyslurm_common.conf_records import parse_node_line
+from pyslurm_common.config import ConfigError, load_config
 from pyslurm_ctld.core.apply import apply
 from pyslurm_ctld.core.scheduling import schedule_pass
 from pyslurm_ctld.core.state import ClusterState
