@@ -138,11 +138,12 @@ def task_nodes(bind: MemBind, local_id: int, step_cpus: int, max_node: int,
             raise MemBindError("NUMA node mask is NULL (0x0). Must bind at least one NUMA node to local task "
                                f"{local_id} (--mem-bind=mask_mem)")
         return nodes
-    node = int(chosen)
-    if node > max_node:
+    node = chosen.lstrip("0") or "0"   # an empty entry (`map_mem:*2`) reads as 0, as C's strtol would
+    # too many digits is refused unread: int() of thousands of decimal digits raises
+    if len(node) > len(str(MAX_NUMA_NODES)) or int(node) > max_node:
         raise MemBindError(f"NUMA node {node} does not exist; cannot bind local task {local_id} to it "
                            "(--mem-bind=map_mem)")
-    return frozenset({node})
+    return frozenset({int(node)})
 
 
 def verbose_line(bind: MemBind, host: str, rank: int, local_id: int, pid: int, nodes: Iterable[int]) -> str:

@@ -49,3 +49,12 @@ def test_a_cpu_number_is_bounded_without_reading_it_whole() -> None:
         with pytest.raises(cpu_binding.BindError, match="^unrecognized --cpu-bind argument "):
             cpu_binding.parse(text)
     assert cpu_binding.parse("map_cpu:0065535").items == (65535,)
+
+
+def test_a_map_mem_node_is_bounded_at_the_stepd() -> None:
+    # srun takes any number of digits (Slurm does); the stepd refuses the node without reading it whole.
+    huge = "9" * 5000
+    with pytest.raises(mem_binding.MemBindError, match=f"^NUMA node {huge} does not exist; cannot bind local task 0"):
+        mem_binding.task_nodes(mem_binding.parse(f"map_mem:{huge}"), 0, 2, 1, ())
+    assert mem_binding.task_nodes(mem_binding.parse("map_mem:*2"), 0, 2, 1, ()) == {0}
+    assert mem_binding.task_nodes(mem_binding.parse("map_mem:001"), 0, 2, 1, ()) == {1}
