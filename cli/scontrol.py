@@ -8,7 +8,7 @@ from typing import Callable, NoReturn
 
 from pyslurm_common import bounds, hostlist, units
 from pyslurm_common.bounds import JOB_ID, STEP_ID
-from pyslurm_common.errors import SlurmError, Strerror
+from pyslurm_common.errors import SlurmError
 from pyslurm_common.job_update_keys import JOB_UPDATE_KEYS
 from pyslurm_common.rpc import messages as pb
 
@@ -307,12 +307,9 @@ def top(words: list[str]) -> None:
     for prefix in ("jobid=", "job="):
         if listed.lower().startswith(prefix):
             listed = listed[len(prefix):]
-    try:
-        ids = [JOB_ID.parse(item) for item in listed.split(",") if item]
-    except ValueError:
-        _refuse(f"{Strerror.INVALID_JOB_ID} for job {listed}")
-    try:
-        client.controller("TopJobs", pb.TopJobsRequest(job_ids=ids), pb.Empty)
+    try:   # the controller reads the ids (`123`, `123_*`, `123_5`), as Slurm's
+        client.controller("TopJobs", pb.TopJobsRequest(job_specs=[item for item in listed.split(",") if item]),
+                          pb.Empty)
     except SlurmError as exc:
         _refuse(f"{exc.strerror} for job {listed}")
 

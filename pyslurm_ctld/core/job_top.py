@@ -5,13 +5,15 @@ others give up, through a higher nice value, what the listed ones gained, so the
 the machine barely changes.
 
 Operators (root, SlurmUser, AdminLevel Operator) may top anyone's jobs; users only their own, and
-only with SchedulerParameters=enable_user_top. An unknown id fails the whole request; jobs that
+only with SchedulerParameters=enable_user_top. Ids are read as Slurm's controller reads them
+(`123`, `123_*`, an array task's `123_5`). An unknown id fails the whole request; jobs that
 are not pending or are held are left out (their error is the answer when nothing is left).
 Priorities here are a job's computed priority less its nice value, so a nice change moves a
 priority by exactly as much: the events are nice changes (JobPriorityChanged), nothing else.
 """
 from __future__ import annotations
 
+from pyslurm_common.array_spec import parse_job_spec
 from pyslurm_common.bounds import NICE_MAX
 from pyslurm_common.errors import SlurmError, Strerror
 
@@ -19,6 +21,28 @@ from ..model.events import JobPriorityChanged
 from ..model.job import Job, JobId, JobState
 from .access import known_job
 from .state import ClusterState
+
+
+def _named(state: ClusterState, text: str) -> Job:
+    """The record one listed id names, as Slurm's job_set_top reads it: `123` and `123_*` job
+    123 (an array's pending remainder for an array id); `123_5` the record of array 123's task 5,
+    or the remainder while 5 is still pending in it. One task id, no ranges (`123_[1-3]`)."""
+    try:
+        spec = parse_job_spec(text) if "[" not in text else None
+    except ValueError:
+        spec = None
+    if spec is None:
+        raise SlurmError(Strerror.INVALID_JOB_ID)
+    if spec.tasks is None:
+        return known_job(state, spec.job_id)
+    (task,) = spec.tasks
+    record = state.array_tasks.get(JobId(spec.job_id), {}).get(task)
+    if record is not None and record in state.jobs:
+        return state.jobs[record]
+    master = state.jobs.get(JobId(spec.job_id))
+    if master is not None and master.array is not None and master.array.is_remainder and task in master.array.pending:
+        return master
+    raise SlurmError(Strerror.INVALID_JOB_ID)
 
 
 def _group(job: Job) -> tuple[object, ...]:
@@ -31,12 +55,13 @@ def _movable(job: Job) -> bool:
             and job.priority > 1 and not job.admin_priority)
 
 
-def topping(state: ClusterState, job_ids: list[int], uid: int, operator: bool, user_top: bool,
+def topping(state: ClusterState, job_specs: list[str], uid: int, operator: bool, user_top: bool,
             now: int) -> list[JobPriorityChanged]:
-    """The nice changes that put `job_ids` (in that order) first among the caller's jobs."""
+    """The nice changes that put the jobs `job_specs` name (in that order) first among the
+    caller's jobs."""
     if not operator and not user_top:
         raise SlurmError(Strerror.ACCESS_DENIED)
-    listed = [known_job(state, job_id) for job_id in job_ids]
+    listed = [_named(state, text) for text in job_specs]
     if not listed:
         raise SlurmError(Strerror.INVALID_JOB_ID)
     top: list[Job] = []

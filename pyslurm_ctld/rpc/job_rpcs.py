@@ -181,7 +181,7 @@ class JobRpcs(ServicerBase):
     @translate_errors
     async def TopJobs(self, request: ctld_pb2.TopJobsRequest, context: grpc.aio.ServicerContext) -> types_pb2.Empty:
         uid = caller().uid
-        events = topping(self.state, list(request.job_ids), uid, self._operator(uid),
+        events = topping(self.state, list(request.job_specs), uid, self._operator(uid),
                          self.state.options.user_top, int(time.time()))
         await asyncio.gather(*(self.ctl.staged(event) for event in events))   # all at once, as UpdateJobs
         return types_pb2.Empty()

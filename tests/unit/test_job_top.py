@@ -6,11 +6,12 @@ from __future__ import annotations
 from pathlib import Path
 
 from pyslurm_common.errors import Strerror
+from pyslurm_ctld.core.admission import submission
 from pyslurm_ctld.core.apply import apply
 from pyslurm_ctld.core.job_top import topping
 from pyslurm_ctld.core.state import ClusterState
 from pyslurm_ctld.model.job import JobId
-from tests.builders import ALICE, BOB, ROOT, error_of, make_manager, run_job, submit
+from tests.builders import ALICE, BOB, RAW, ROOT, error_of, make_manager, run_job, schedule, submit
 
 
 def _priorities(mgr: ClusterState, ids: list[int]) -> list[int]:
@@ -24,7 +25,7 @@ def test_the_listed_jobs_go_first_among_the_users_jobs_only(tmp_path: Path) -> N
     elsewhere = submit(mgr, account="lab").job_id
     before = _priorities(mgr, [first, second, third, bobs, elsewhere])
     assert before[0] > before[1] > before[2]
-    for event in topping(mgr, [third, second], ALICE, False, True, 300):
+    for event in topping(mgr, [str(third), str(second)], ALICE, False, True, 300):
         apply(mgr, event)
     after = _priorities(mgr, [first, second, third, bobs, elsewhere])
     assert after[2] > after[1] > after[0] and after[2] >= before[2]   # in the order listed
@@ -35,9 +36,9 @@ def test_the_listed_jobs_go_first_among_the_users_jobs_only(tmp_path: Path) -> N
 def test_an_operator_tops_anyones_job_users_only_with_enable_user_top(tmp_path: Path) -> None:
     mgr = make_manager(tmp_path)
     older, newer = submit(mgr).job_id, submit(mgr).job_id
-    assert error_of(topping, mgr, [newer], ALICE, False, False, 300).strerror == Strerror.ACCESS_DENIED
-    assert error_of(topping, mgr, [newer], BOB, False, True, 300).strerror == Strerror.ACCESS_DENIED
-    for event in topping(mgr, [newer], ROOT, True, False, 300):
+    assert error_of(topping, mgr, [str(newer)], ALICE, False, False, 300).strerror == Strerror.ACCESS_DENIED
+    assert error_of(topping, mgr, [str(newer)], BOB, False, True, 300).strerror == Strerror.ACCESS_DENIED
+    for event in topping(mgr, [str(newer)], ROOT, True, False, 300):
         apply(mgr, event)
     assert mgr.jobs[JobId(newer)].priority > mgr.jobs[JobId(older)].priority
 
@@ -45,10 +46,34 @@ def test_an_operator_tops_anyones_job_users_only_with_enable_user_top(tmp_path: 
 def test_refusals_in_slurms_words(tmp_path: Path) -> None:
     mgr = make_manager(tmp_path)
     running, held, pending = run_job(mgr).job_id, submit(mgr, hold=True).job_id, submit(mgr).job_id
-    assert error_of(topping, mgr, [999999], ROOT, True, False, 300).strerror == Strerror.INVALID_JOB_ID
-    assert error_of(topping, mgr, [pending, 999999], ROOT, True, False, 300).strerror == Strerror.INVALID_JOB_ID
-    assert error_of(topping, mgr, [running], ROOT, True, False, 300).strerror == Strerror.NOT_PENDING
-    assert error_of(topping, mgr, [held], ROOT, True, False, 300).strerror == Strerror.JOB_HELD
+    assert error_of(topping, mgr, ["999999"], ROOT, True, False, 300).strerror == Strerror.INVALID_JOB_ID
+    assert error_of(topping, mgr, [str(pending), "999999"], ROOT, True, False, 300).strerror == Strerror.INVALID_JOB_ID
+    assert error_of(topping, mgr, [str(running)], ROOT, True, False, 300).strerror == Strerror.NOT_PENDING
+    assert error_of(topping, mgr, [str(held)], ROOT, True, False, 300).strerror == Strerror.JOB_HELD
     assert error_of(topping, mgr, [], ROOT, True, False, 300).strerror == Strerror.INVALID_JOB_ID
     # One pending job among them is enough: the others are left out.
-    assert topping(mgr, [running, held, pending], ROOT, True, False, 300) == []
+    assert topping(mgr, [str(running), str(held), str(pending)], ROOT, True, False, 300) == []
+
+
+def test_array_tasks_are_named_as_slurm_reads_them(tmp_path: Path) -> None:
+    # `12_3`: the task's own record once it started, the array's pending remainder while the task
+    # waits in it (topping that moves the remainder); `12_*` is the array's record, as `12`.
+    mgr = make_manager(tmp_path)
+    earlier = submit(mgr).job_id
+    event = submission(mgr, RAW, ALICE, ALICE, "alice", "alice", False, 100, array="0-3")
+    apply(mgr, event)
+    array = event.job.job_id
+    assert mgr.jobs[earlier].priority > mgr.jobs[array].priority
+    for named in (f"{array}_2", f"{array}_*"):
+        assert error_of(topping, mgr, [named], BOB, False, True, 300).strerror == Strerror.ACCESS_DENIED
+    for event in topping(mgr, [f"{array}_2"], ALICE, False, True, 300):
+        apply(mgr, event)
+    assert mgr.jobs[array].priority > mgr.jobs[earlier].priority
+    for unnamed in (f"{array}_9", f"{array}_[1-2]", f"{array}_[2]", f"{earlier}_0", f"{array}_x", "0_1"):
+        assert error_of(topping, mgr, [unnamed], ROOT, True, False, 300).strerror == Strerror.INVALID_JOB_ID
+    schedule(mgr, 400)
+    started = mgr.array_tasks[array]
+    assert started, "no task of the array started"
+    task, record = next(iter(started.items()))
+    assert error_of(topping, mgr, [f"{array}_{task}"], ROOT, True, False, 300).strerror == Strerror.NOT_PENDING
+    assert mgr.jobs[record].state.value == "RUNNING"
