@@ -1,15 +1,16 @@
 """Durable outbox of job records, node events and reservation changes for the accounting daemon.
 
-Each job has one file, `<job_id>-<submit_time>.rec`, holding its latest
-serialized `JobRecord`; a newer snapshot atomically replaces an unsent older
-one (records are full snapshots, so only the latest matters). Node events are
-not snapshots (a node that went down and came back is two periods' worth), so
-each has a file of its own, `node-<time>-<ns>.ev`, named so that they sort in
-the order they happened; so does each change of a reservation, `resv-<time>-<ns>.rv`.
-A sender task ships files in batches and deletes a file only if it was not replaced while in
-flight. Files are fsync'd, so
-records survive a controller crash while the accounting daemon is down;
-nothing is dropped, only retried (the daemon takes every record idempotently).
+Everything queued in one loop turn (or while the previous write was running) goes to disk as one
+bundle, `<ns>.batch`: a serialized `JobRecordBatch`, written to a temporary name, fsync'd and
+renamed, so a burst of records costs one fsync, not one per record (a 500-task array queues
+about three records per task). Bundles are named by the time they were written, so they sort in
+the order they happened. A sender task reads the oldest bundles, merges them (a job's later
+snapshot replaces its earlier one: records are full snapshots; node events and reservation
+changes are not, each is kept, in the order of its time) and ships them in batches of at most
+BATCH records; a bundle is deleted only once everything in it was acknowledged. Records survive
+a controller crash while the accounting daemon is down; nothing is dropped, only retried (the
+daemon takes every record idempotently). Outside a burst the sender waits LINGER seconds before
+it reads, so that the accounting daemon gets a few tasks' records per transaction instead of one.
 """
 from __future__ import annotations
 
@@ -29,11 +30,12 @@ from pyslurm_common.rpc_client import signed_channel
 
 log = logging.getLogger(__name__)
 BATCH = 500
-JOB_SUFFIX = ".rec"
-EVENT_SUFFIX = ".ev"
-RESERVATION_SUFFIX = ".rv"
-_SUFFIXES = (JOB_SUFFIX, EVENT_SUFFIX, RESERVATION_SUFFIX)
+BUNDLE_SUFFIX = ".batch"
+# One record per file, as controllers before the bundles wrote them: still sent, before any bundle.
+_SINGLE_RECORD_FIELDS = {".rec": "records", ".ev": "node_events", ".rv": "reservations"}
+LINGER = 0.1
 RETRY_SECONDS = (0.5, 1, 2, 5)
+JobKey = tuple[int, int]
 
 
 class AccountingOutbox:
@@ -43,52 +45,59 @@ class AccountingOutbox:
         self._address = dbd_address
         self._signer = signer
         self._wake = asyncio.Event()
-        self._pending: dict[str, bytes] = {}
+        self._pending = _Merged()
         self._writing = False
 
     def put(self, record: dbd_pb2.JobRecord) -> None:
         """Queue a record; it reaches disk in the next write batch (same loop turn)."""
-        self._queue(f"{record.job.job_id}-{record.job.submit_time}{JOB_SUFFIX}", record.SerializeToString())
+        self._pending.records[_key(record)] = record
+        self._queued()
 
     def put_node_event(self, record: dbd_pb2.NodeEventRecord) -> None:
         """Queue a node or cluster event, after every event queued before it."""
-        self._queue(f"node-{record.time:012d}-{time.time_ns():020d}{EVENT_SUFFIX}", record.SerializeToString())
+        self._pending.node_events.append(record)
+        self._queued()
 
     def put_reservation(self, record: dbd_pb2.ReservationRecord) -> None:
         """Queue a reservation's change, after every change queued before it (like node events)."""
-        self._queue(f"resv-{record.time:012d}-{time.time_ns():020d}{RESERVATION_SUFFIX}", record.SerializeToString())
+        self._pending.reservations.append(record)
+        self._queued()
 
-    def _queue(self, name: str, data: bytes) -> None:
-        self._pending[name] = data
+    def _queued(self) -> None:
         if not self._writing:
             self._writing = True
             asyncio.get_running_loop().create_task(self._write_pending())
 
     async def _write_pending(self) -> None:
         try:
-            while self._pending:
-                batch, self._pending = self._pending, {}
-                await asyncio.to_thread(self._write_files, batch)
+            while self._pending.size():
+                batch, self._pending = self._pending, _Merged()
+                await asyncio.to_thread(self._write_bundle, batch.message().SerializeToString())
                 self._wake.set()
         finally:
             self._writing = False
 
-    def _write_files(self, batch: dict[str, bytes]) -> None:
-        for name, data in batch.items():
-            tmp = self.directory / f".{name}.tmp"
-            with tmp.open("wb") as f:
-                f.write(data)
-                f.flush()
-                os.fsync(f.fileno())
-            os.replace(tmp, self.directory / name)
+    def _write_bundle(self, data: bytes) -> None:
+        name = f"{time.time_ns():020d}{BUNDLE_SUFFIX}"
+        tmp = self.directory / f".{name}.tmp"
+        with tmp.open("wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, self.directory / name)
         fd = os.open(self.directory, os.O_RDONLY)
         try:
             os.fsync(fd)
         finally:
             os.close(fd)
 
+    def _bundles(self) -> list[Path]:
+        found = [p for p in self.directory.iterdir() if p.suffix == BUNDLE_SUFFIX or p.suffix in _SINGLE_RECORD_FIELDS]
+        return sorted(found, key=lambda p: (p.suffix == BUNDLE_SUFFIX, p.name))
+
     def backlog(self) -> int:
-        return sum(1 for p in self.directory.iterdir() if p.suffix in _SUFFIXES)
+        """Records not yet acknowledged (a job's snapshots count once)."""
+        return _read(self._bundles()).size()
 
     async def run_sender(self, stop: asyncio.Event) -> None:
         if self._address is None:
@@ -96,45 +105,99 @@ class AccountingOutbox:
         stub = dbd_pb2_grpc.AccountingStub(signed_channel(self._address, ACCOUNTING, self._signer, insecure_channel))
         failures = 0
         while not stop.is_set():
-            files = sorted(p for p in self.directory.iterdir() if p.suffix in _SUFFIXES)[:BATCH]
-            if not files:
+            bundles = self._bundles()
+            if not bundles:
                 self._wake.clear()
                 await wait_first(self._wake, stop, timeout=5)
+                await wait_first(stop, timeout=LINGER)
                 continue
-            sent = await asyncio.to_thread(self._read_files, files)
-            batch = dbd_pb2.JobRecordBatch()
-            for path, _, data in sent:
-                target = {EVENT_SUFFIX: batch.node_events, RESERVATION_SUFFIX: batch.reservations}.get(
-                    path.suffix, batch.records)
-                target.add().ParseFromString(data)
+            taken, merged = await asyncio.to_thread(_take, bundles)
             try:
-                await stub.RecordJobs(batch, timeout=30)
+                for batch in merged.messages():
+                    await stub.RecordJobs(batch, timeout=30)
             except grpc.aio.AioRpcError as exc:
                 delay = RETRY_SECONDS[min(failures, len(RETRY_SECONDS) - 1)]
                 failures += 1
                 log.warning("accounting unreachable (%s), %d records queued; retrying in %ss",
-                            exc.code().name, self.backlog(), delay)
+                            exc.code().name, merged.size(), delay)
                 await wait_first(stop, timeout=delay)
                 continue
             failures = 0
-            await asyncio.to_thread(self._remove_unchanged, sent)
+            await asyncio.to_thread(_remove, taken)
 
-    @staticmethod
-    def _read_files(files: list[Path]) -> list[tuple[Path, int, bytes]]:
-        out = []
-        for path in files:
-            try:
-                with path.open("rb") as f:
-                    out.append((path, os.fstat(f.fileno()).st_ino, f.read()))
-            except FileNotFoundError:
-                continue
-        return out
 
-    @staticmethod
-    def _remove_unchanged(sent: list[tuple[Path, int, bytes]]) -> None:
-        for path, inode, _ in sent:
-            try:
-                if path.stat().st_ino == inode:  # replaced files carry a newer snapshot: keep them
-                    path.unlink()
-            except FileNotFoundError:
-                pass
+class _Merged:
+    """Records, node events and reservation changes in the order they were queued; a job's later
+    snapshot replaces the earlier one."""
+
+    def __init__(self) -> None:
+        self.records: dict[JobKey, dbd_pb2.JobRecord] = {}
+        self.node_events: list[dbd_pb2.NodeEventRecord] = []
+        self.reservations: list[dbd_pb2.ReservationRecord] = []
+
+    def size(self) -> int:
+        return len(self.records) + len(self.node_events) + len(self.reservations)
+
+    def add(self, batch: dbd_pb2.JobRecordBatch) -> None:
+        for record in batch.records:
+            self.records[_key(record)] = record
+        self.node_events.extend(batch.node_events)
+        self.reservations.extend(batch.reservations)
+
+    def message(self) -> dbd_pb2.JobRecordBatch:
+        return dbd_pb2.JobRecordBatch(records=self.records.values(), node_events=self.node_events,
+                                      reservations=self.reservations)
+
+    def messages(self) -> list[dbd_pb2.JobRecordBatch]:
+        """RPC-sized batches; node events and reservation changes sorted by when they happened
+        (stable, so the queue order decides between equal times)."""
+        items = ([("records", r) for r in self.records.values()]
+                 + [("node_events", e) for e in sorted(self.node_events, key=lambda e: e.time)]
+                 + [("reservations", r) for r in sorted(self.reservations, key=lambda r: r.time)])
+        batches = []
+        for start in range(0, len(items), BATCH):
+            batch = dbd_pb2.JobRecordBatch()
+            for field, item in items[start:start + BATCH]:
+                getattr(batch, field).append(item)
+            batches.append(batch)
+        return batches
+
+
+def _key(record: dbd_pb2.JobRecord) -> JobKey:
+    return record.job.job_id, record.job.submit_time
+
+
+def _parse(path: Path) -> dbd_pb2.JobRecordBatch:
+    data = path.read_bytes()
+    if path.suffix == BUNDLE_SUFFIX:
+        return dbd_pb2.JobRecordBatch.FromString(data)
+    batch = dbd_pb2.JobRecordBatch()
+    getattr(batch, _SINGLE_RECORD_FIELDS[path.suffix]).add().ParseFromString(data)
+    return batch
+
+
+def _read(bundles: list[Path]) -> _Merged:
+    merged = _Merged()
+    for path in bundles:
+        try:
+            merged.add(_parse(path))
+        except FileNotFoundError:
+            continue
+    return merged
+
+
+def _take(bundles: list[Path]) -> tuple[list[Path], _Merged]:
+    """The oldest bundles holding about BATCH records (at least one bundle), merged."""
+    taken: list[Path] = []
+    merged = _Merged()
+    for path in bundles:
+        if taken and merged.size() >= BATCH:
+            break
+        merged.add(_parse(path))
+        taken.append(path)
+    return taken, merged
+
+
+def _remove(bundles: list[Path]) -> None:
+    for path in bundles:
+        path.unlink(missing_ok=True)
