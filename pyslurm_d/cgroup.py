@@ -159,12 +159,18 @@ class StepCgroup:
         join(system)
 
     def remove(self) -> None:
-        """Remove the step's directories (empty cgroups), then the job's if unused."""
-        for path in sorted(self.step_dir.rglob("*"), key=lambda p: len(p.parts), reverse=True):
-            if path.is_dir():
-                _rmdir(path)
+        """Remove the step's directories (empty cgroups), deepest first, then the job's if unused.
+        Directories only, by the type scandir reports: no stat of every interface file."""
+        for parent, children, _ in os.walk(self.step_dir, topdown=False):
+            for child in children:
+                _rmdir(Path(parent, child))
         _rmdir(self.step_dir)
-        if self.job_dir.exists() and not any(p.is_dir() for p in self.job_dir.iterdir()):
+        try:
+            with os.scandir(self.job_dir) as entries:
+                unused = not any(entry.is_dir(follow_symlinks=False) for entry in entries)
+        except FileNotFoundError:
+            return
+        if unused:
             _rmdir(self.job_dir)
 
 

@@ -334,7 +334,7 @@ class StepManager:
                 await self._remove_cgroups(key, result)
             if self.policy.epilog and key[1] == BATCH:
                 result.epilog_failed = not await self._epilog(job_dir, result)
-            write_end(job_dir, result)
+            await asyncio.to_thread(write_end, job_dir, result)   # two fsyncs: other steps go on meanwhile
             if result.error:
                 log.error("job=%d step %s %s", key[0], key[1], result.error)
         self._ends[key] = result
