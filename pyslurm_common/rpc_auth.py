@@ -152,7 +152,8 @@ def _wrap_unary(handler: grpc.RpcMethodHandler, claim: Claim, server_auth: Serve
             serving.count -= 1
             serving.answered(method, claim.identity.uid, (time.perf_counter_ns() - started) // 1000)
             _caller.reset(token)
-        raw: bytes = serialize(reply) if serialize else reply    # serialized here, once, to be proven
+        # Serialized here, once, to be proven; a reply already in wire form (GetJobs) is sent as it is.
+        raw: bytes = serialize(reply) if serialize and not isinstance(reply, bytes) else reply
         context.set_trailing_metadata(server_auth.reply_proof(claim, raw))
         return raw
 

@@ -57,7 +57,8 @@ class JobRpcs(ServicerBase):
         return ctld_pb2.SubmitReply(job_id=event.job.job_id, cluster=self.ctl.cfg.cluster_name)
 
     @translate_errors
-    async def GetJobs(self, request: ctld_pb2.JobQuery, context: grpc.aio.ServicerContext) -> ctld_pb2.JobList:
+    async def GetJobs(self, request: ctld_pb2.JobQuery, context: grpc.aio.ServicerContext) -> bytes:
+        """The JobList in its wire form, joined from each job's kept bytes (job_info_cache)."""
         jobs = self.state.jobs.values()
         uid = caller().uid
         operator = self._operator(uid)
@@ -82,9 +83,10 @@ class JobRpcs(ServicerBase):
         now = int(time.time())
         expected, nodes = self.state.expected, self.state.nodes
         self.job_infos.forget_gone(self.state.jobs)
-        return ctld_pb2.JobList(jobs=[self.job_infos.info(j, now, expected.get(j.job_id), tuple(
+        return b"".join([*(self.job_infos.listed(j, now, expected.get(j.job_id), tuple(
             n for n in j.request.required_nodes if n in nodes and not nodes[n].usable),
-            self.ctl.gpu_idle.idle_seconds(j.job_id, now)) for j in selected], now=now)
+            self.ctl.gpu_idle.idle_seconds(j.job_id, now)) for j in selected),
+            ctld_pb2.JobList(now=now).SerializeToString()])
 
     @translate_errors
     async def SignalJobs(self, request: ctld_pb2.SignalRequest, context: grpc.aio.ServicerContext) -> ctld_pb2.SignalReply:

@@ -9,19 +9,22 @@ record comes with the same other inputs (backfill's expected start, the -w nodes
 unavailable, the GPU idle time). A pending job with a dependency is built afresh every time:
 its dependency text depends on the time.
 
-Messages handed out are shared: callers copy them into their reply and change none.
+Messages handed out are shared: callers copy them into their reply and change none. The
+listing itself takes each job's wire form, kept with its message: copying 5,000 kept messages
+into a JobList cost the event loop about 40 ms more (and serializing it 12), joining their bytes
+about 1.
 """
 from __future__ import annotations
 
 from typing import Collection
 
-from pyslurm_common.rpc import types_pb2
+from pyslurm_common.rpc import ctld_pb2, types_pb2
 
 from . import convert
 from ..sched.backfill import Reservation
 from ..model.job import Job, JobId, JobState
 
-_Entry = tuple[Job, "Reservation | None", tuple[str, ...], int, types_pb2.JobInfo]
+_Entry = tuple[Job, "Reservation | None", tuple[str, ...], int, types_pb2.JobInfo, bytes]
 
 
 class JobInfoCache:
@@ -31,16 +34,28 @@ class JobInfoCache:
     def info(self, job: Job, now: int, expected: Reservation | None, unavailable: tuple[str, ...],
              gpu_idle_seconds: int) -> types_pb2.JobInfo:
         """convert.job_info of these inputs, built again only when one of them changed."""
+        return self._entry(job, now, expected, unavailable, gpu_idle_seconds)[4]
+
+    def listed(self, job: Job, now: int, expected: Reservation | None, unavailable: tuple[str, ...],
+               gpu_idle_seconds: int) -> bytes:
+        """The same message as one entry of a JobList on the wire: a JobList's bytes are its
+        entries' bytes joined, then its other fields' (protobuf merges concatenated messages)."""
+        return self._entry(job, now, expected, unavailable, gpu_idle_seconds)[5]
+
+    def _entry(self, job: Job, now: int, expected: Reservation | None, unavailable: tuple[str, ...],
+               gpu_idle_seconds: int) -> _Entry:
         entry = self._entries.get(job.job_id)
         if entry is not None and entry[0] is job and entry[1] == expected and entry[2] == unavailable \
                 and entry[3] == gpu_idle_seconds:
-            return entry[4]
+            return entry
         message = convert.job_info(job, now, expected, unavailable, gpu_idle_seconds)
+        entry = (job, expected, unavailable, gpu_idle_seconds, message,
+                 ctld_pb2.JobList(jobs=[message]).SerializeToString())
         if job.dependency is None or job.state is not JobState.PENDING:
-            self._entries[job.job_id] = (job, expected, unavailable, gpu_idle_seconds, message)
+            self._entries[job.job_id] = entry
         else:
             self._entries.pop(job.job_id, None)
-        return message
+        return entry
 
     def forget_gone(self, known: Collection[JobId]) -> None:
         """Drop the messages of purged jobs, once they are as many as the jobs still known."""
