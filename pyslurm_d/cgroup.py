@@ -15,7 +15,7 @@ import signal
 from dataclasses import dataclass
 from pathlib import Path
 
-from .cgroup_limits import CgroupLimitError, detect_backend, remove_cgroup_dir
+from .cgroup_limits import CgroupLimitError, detect_backend, has_child_cgroups, remove_cgroup_dir
 
 
 class CgroupError(Exception):
@@ -165,12 +165,7 @@ class StepCgroup:
             for child in children:
                 _rmdir(Path(parent, child))
         _rmdir(self.step_dir)
-        try:
-            with os.scandir(self.job_dir) as entries:
-                unused = not any(entry.is_dir(follow_symlinks=False) for entry in entries)
-        except FileNotFoundError:
-            return
-        if unused:
+        if not has_child_cgroups(self.job_dir):   # a missing one is fine too
             _rmdir(self.job_dir)
 
 

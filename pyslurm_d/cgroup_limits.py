@@ -217,9 +217,12 @@ def _mkdir(path: Path) -> bool:
         raise CgroupLimitError.of(path, "cannot create cgroup", exc) from None
 
 
-def _has_children(path: Path) -> bool:
+def has_child_cgroups(path: Path) -> bool:
+    """Whether the cgroup ``path`` has a child cgroup (a missing one has none). By scandir's entry
+    types: a stat of each of its dozens of interface files cost milliseconds per step's end."""
     try:
-        return any(child.is_dir() for child in path.iterdir())
+        with os.scandir(path) as entries:
+            return any(entry.is_dir(follow_symlinks=False) for entry in entries)
     except FileNotFoundError:
         return False
 
@@ -251,7 +254,7 @@ def _rmdir(path: Path, attempts: int) -> None:
 
 def _remove_unused(path: Path) -> None:
     """Remove a job or node directory unless another step still uses it."""
-    if _has_children(path):
+    if has_child_cgroups(path):
         return
     try:
         _rmdir(path, 1)
