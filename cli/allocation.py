@@ -11,7 +11,7 @@ import socket
 import sys
 import time
 from collections.abc import Callable, Iterator, Mapping
-from typing import Any
+from typing import Any, NoReturn
 from contextlib import contextmanager
 
 from pyslurm_common.errors import SlurmError
@@ -45,6 +45,19 @@ def signals_interrupt() -> Iterator[None]:
             signal.signal(signum, handler)
 
 
+@contextmanager
+def held_signals() -> Iterator[list[int]]:
+    """Around a call that must not be abandoned half-way (its answer names the job): the signals
+    that cancel a request are noted in the list yielded, for the caller to act on after it."""
+    held: list[int] = []
+    previous = {s: signal.signal(s, lambda signum, frame: held.append(signum)) for s in PENDING_SIGNALS}
+    try:
+        yield held
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+
+
 _response_listener: list[socket.socket] = []   # kept open for the life of the process
 
 
@@ -66,8 +79,13 @@ def submit(prog: str, desc: pb.JobDesc) -> pb.SubmitReply:
     try:
         return client.controller("SubmitBatchJob", pb.SubmitRequest(job=desc), pb.SubmitReply)
     except SlurmError as exc:
-        failure = "Job submit/allocate failed" if prog == "salloc" else "Unable to allocate resources"
-        die(*([exc.detail] if exc.detail else []), f"{failure}: {exc.strerror}")
+        refused(prog, exc)
+
+
+def refused(prog: str, exc: SlurmError) -> NoReturn:
+    """The controller would not take the job: Slurm's lines, exit 1."""
+    failure = "Job submit/allocate failed" if prog == "salloc" else "Unable to allocate resources"
+    die(*([exc.detail] if exc.detail else []), f"{failure}: {exc.strerror}")
 
 
 def informer(prog: str, quiet: bool) -> Callable[[str], None]:
@@ -86,7 +104,7 @@ def wait_until_started(prog: str, job_id: int, quiet: bool = False, pending_line
     A job that ended instead (cancelled while pending) is revoked: message and exit 1.
     `immediate` (-I/--immediate, seconds): give up after that long, at once for 0."""
     say = informer(prog, quiet)
-    revoked = f"{prog}: Job allocation {job_id} has been revoked" + ("." if prog == "salloc" else "")
+    revoked = _revoked_line(prog, job_id)
     deadline = None if immediate is None else time.monotonic() + immediate
     try:
         with signals_interrupt():
@@ -110,17 +128,26 @@ def wait_until_started(prog: str, job_id: int, quiet: bool = False, pending_line
                     raise SystemExit(1)
                 job = _wait(job_id, min(left, LATER_WAIT_MS))
     except Interrupted:
-        _cancel(job_id)
-        print(revoked, file=sys.stderr)
-        if prog == "srun":
-            print(f"srun: Force Terminated JobId={job_id}", file=sys.stderr)
-        raise SystemExit(1)
+        revoke(prog, job_id)
     if job.state != "RUNNING":
         print(revoked, file=sys.stderr)
         raise SystemExit(1)
     if waited:
         say(f"job {job_id} has been allocated resources")
     return job
+
+
+def revoke(prog: str, job_id: int) -> NoReturn:
+    """A signal while the job pends: it is cancelled, with Slurm's lines, exit 1."""
+    _cancel(job_id)
+    print(_revoked_line(prog, job_id), file=sys.stderr)
+    if prog == "srun":
+        print(f"srun: Force Terminated JobId={job_id}", file=sys.stderr)
+    raise SystemExit(1)
+
+
+def _revoked_line(prog: str, job_id: int) -> str:
+    return f"{prog}: Job allocation {job_id} has been revoked" + ("." if prog == "salloc" else "")
 
 
 def _wait(job_id: int, timeout_ms: int) -> pb.JobInfo:

@@ -40,6 +40,11 @@ def controller(method: str, request: Message, reply_type: type[Reply], timeout: 
     return agent_client.call(_socket(), CONTROLLER + method, request, reply_type, timeout)
 
 
+def controller_started(method: str, request: Message, timeout: float = 30.0) -> agent_client.Call:
+    """`controller` in two halves: the request goes now, its `reply(type)` is read later."""
+    return agent_client.start(_socket(), CONTROLLER + method, request, timeout)
+
+
 def controller_at(index: int, method: str, request: Message, reply_type: type[Reply],
                   timeout: float = 30.0) -> Reply:
     """A call to the `index`-th SlurmctldHost only (0 = primary), in charge or standing by."""

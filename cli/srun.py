@@ -91,14 +91,30 @@ def srun(args: Sequence[str]) -> None:
         from .test_only import test_only
 
         test_only(PROG, allocation_desc(values, argv, os.environ))
+    request = step_request(values, argv, os.environ, job_id,
+                           listener.getsockname()[1], io_key, terminal_size())
+    if multi_prog:
+        request.multi_prog = multi_prog[0]
+    if resv_ports is not None:
+        request.resv_ports = resv_ports
+    if not request.pty and _background_terminal():
+        request.input_task = INPUT_NONE  # reading the terminal from the background would stop srun (SIGTTIN)
+    first_step: pb.StepAllocationReply | None = None   # the controller's answer to the step made with the job, if it was
     if made_job:
         desc = allocation_desc(values, argv, os.environ)
         if bcast:   # the copy is a step of its own, and a job srun makes ends with its first step:
             desc.launcher = "salloc"   # this one ends when srun gives it back, as salloc's does
         add_submission_inputs(desc, values, PROG)
-        job_id = allocation.submit(PROG, desc).job_id
-        job = allocation.wait_until_started(PROG, job_id, bool(values.get("quiet")),
-                                            immediate=allocation.immediate_seconds(values))
+        quiet, immediate = bool(values.get("quiet")), allocation.immediate_seconds(values)
+        if bcast or srun_scripts.script_path(values, "prolog", "SrunProlog"):   # both run before the step
+            job_id = allocation.submit(PROG, desc).job_id
+            job = allocation.wait_until_started(PROG, job_id, quiet, immediate=immediate)
+        else:
+            from .srun_allocation import allocate_with_step
+
+            job, first_step = allocate_with_step(desc, request, quiet, immediate, meanwhile=_load_step_modules)
+            job_id = job.job_id
+        request.job_id = job_id
         job_nodes = (job.nodes, len(job.node_names))
         if verbose:
             verbose_lines.say(PROG, [verbose_lines.allocation_line(
@@ -111,19 +127,11 @@ def srun(args: Sequence[str]) -> None:
             verbose_lines.say(PROG, [verbose_lines.allocation_line(
                 job_id, env["SLURM_JOB_NODELIST"], int(env.get("SLURM_JOB_NUM_NODES", "1") or 1),
                 env.get("SLURM_JOB_CPUS_PER_NODE", ""))])
-    request = step_request(values, argv, os.environ, job_id,
-                           listener.getsockname()[1], io_key, terminal_size())
-    if multi_prog:
-        request.multi_prog = multi_prog[0]
-    if resv_ports is not None:
-        request.resv_ports = resv_ports
     if relative is not None:
         from pyslurm_common.hostlist import expand
 
         request.nodelist = ",".join(srun_step_options.relative_nodes(
             relative, expand(job_nodes[0]), request.min_nodes, values.source("nodes") == COMMAND_LINE))
-    if not request.pty and _background_terminal():
-        request.input_task = INPUT_NONE  # reading the terminal from the background would stop srun (SIGTTIN)
     if bcast and not _broadcast(bcast, request, job_nodes[0]):
         if made_job:
             allocation.release(job_id, exit_code=1)
@@ -132,7 +140,7 @@ def srun(args: Sequence[str]) -> None:
         if made_job:
             allocation.release(job_id, exit_code=1)
         raise SystemExit(1)
-    reply = _create_step(request, made_job, quiet=bool(values.get("quiet")))
+    reply = _create_step(request, made_job, quiet=bool(values.get("quiet")), first=first_step)
     if verbose:
         layout = StepLayout(tuple(reply.nodes), tuple(reply.tasks_per_node), request.distribution)
         verbose_lines.say(PROG, verbose_lines.launch_lines(f"{job_id}.{reply.step_id}", reply.nodes,
@@ -187,8 +195,10 @@ def _launch_failed(detail: str) -> None:
         die(f"Application launch failed: {why}")
 
 
-def _create_step(request: pb.StepRequest, made_job: bool, quiet: bool) -> pb.StepReply:
-    """CreateStep, retrying while the job's resources are busy with other steps.
+def _create_step(request: pb.StepRequest, made_job: bool, quiet: bool,
+                 first: pb.StepAllocationReply | None = None) -> pb.StepReply:
+    """CreateStep, retrying while the job's resources are busy with other steps; `first`: the
+    answer the controller gave with the job (srun_allocation.py), taken as the first try's.
 
     A signal meanwhile ends srun; a job srun made for this step is given back first."""
     job_id, tries, delay = request.job_id, 0, 1.0
@@ -197,7 +207,15 @@ def _create_step(request: pb.StepRequest, made_job: bool, quiet: bool) -> pb.Ste
         with allocation.signals_interrupt():
             while True:
                 try:
-                    reply = client.controller("CreateStep", request, pb.StepReply)
+                    if first is not None:
+                        from .srun_allocation import step_answer
+
+                        answer, first = first, None
+                        reply = step_answer(answer)
+                    else:
+                        call = client.controller_started("CreateStep", request)
+                        _load_step_modules()
+                        reply = call.reply(pb.StepReply)
                 except SlurmError as exc:
                     if made_job:
                         allocation.release(job_id, exit_code=1)
@@ -279,6 +297,12 @@ def _redirect_stdin(values: dict[str, Any], request: pb.StepRequest) -> None:
         die(f"Could not open stdin file {path}: {exc.strerror}")
     os.dup2(fd, 0)
     os.close(fd)
+
+
+def _load_step_modules() -> None:
+    """Import what _run_step needs ahead of it, while the controller creates the step (their
+    import took a quarter of srun's own time after the step had started)."""
+    from . import step_session, step_stream, task_report, terminal  # noqa: F401 - loaded, used later
 
 
 def _run_step(values: dict[str, Any], request: pb.StepRequest, reply: pb.StepReply,

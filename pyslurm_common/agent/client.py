@@ -29,25 +29,45 @@ class ConnectError(Exception):
 
 def call(socket_path: str, method: str, request: Message, reply_type: type[Reply],
          timeout: float = 30.0) -> Reply:
+    return start(socket_path, method, request, timeout).reply(reply_type)
+
+
+class Call:
+    """A request handed to the agent whose reply is not read yet: the caller works meanwhile."""
+
+    def __init__(self, sock: _socket.socket) -> None:
+        self._sock = sock
+
+    def reply(self, reply_type: type[Reply]) -> Reply:
+        try:
+            status, details, body = protocol.decode_reply(protocol.recv_frame(self._sock))
+        except (OSError, protocol.ProtocolError) as exc:
+            raise ConnectError(f"lost the auth agent connection: {exc}") from exc
+        finally:
+            self._sock.close()
+        if status in (UNAVAILABLE, DEADLINE_EXCEEDED):
+            raise ConnectError(details)
+        if status == UNAUTHENTICATED:
+            raise SlurmError("Protocol authentication error", details)
+        if status != 0:
+            raise SlurmError.from_status_details(details)
+        reply = reply_type()
+        reply.ParseFromString(body)
+        return reply
+
+
+def start(socket_path: str, method: str, request: Message, timeout: float = 30.0) -> Call:
+    """Send one request; its `reply()` waits for the answer."""
     sock = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
     sock.settimeout(timeout + 5)
     try:
-        try:
-            sock.connect(socket_path)
-        except OSError as exc:
-            raise ConnectError(f"cannot reach the auth agent at {socket_path}: {exc.strerror}") from exc
-        sock.sendall(protocol.encode_request(method, request.SerializeToString(), int(timeout * 1000)))
-        status, details, body = protocol.decode_reply(protocol.recv_frame(sock))
-    except (OSError, protocol.ProtocolError) as exc:
-        raise ConnectError(f"lost the auth agent connection: {exc}") from exc
-    finally:
+        sock.connect(socket_path)
+    except OSError as exc:
         sock.close()
-    if status in (UNAVAILABLE, DEADLINE_EXCEEDED):
-        raise ConnectError(details)
-    if status == UNAUTHENTICATED:
-        raise SlurmError("Protocol authentication error", details)
-    if status != 0:
-        raise SlurmError.from_status_details(details)
-    reply = reply_type()
-    reply.ParseFromString(body)
-    return reply
+        raise ConnectError(f"cannot reach the auth agent at {socket_path}: {exc.strerror}") from exc
+    try:
+        sock.sendall(protocol.encode_request(method, request.SerializeToString(), int(timeout * 1000)))
+    except OSError as exc:
+        sock.close()
+        raise ConnectError(f"lost the auth agent connection: {exc}") from exc
+    return Call(sock)

@@ -115,6 +115,11 @@ class ControllerStub:
                 request_serializer=ctld__pb2.AllocationWait.SerializeToString,
                 response_deserializer=ctld__pb2.AllocationState.FromString,
                 _registered_method=True)
+        self.AllocateWithStep = channel.unary_unary(
+                '/pyslurm.Controller/AllocateWithStep',
+                request_serializer=ctld__pb2.StepAllocationRequest.SerializeToString,
+                response_deserializer=ctld__pb2.StepAllocationReply.FromString,
+                _registered_method=True)
         self.CreateStep = channel.unary_unary(
                 '/pyslurm.Controller/CreateStep',
                 request_serializer=ctld__pb2.StepRequest.SerializeToString,
@@ -317,6 +322,13 @@ class ControllerServicer:
 
     def WaitAllocation(self, request, context):
         """interactive work (srun, salloc)
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def AllocateWithStep(self, request, context):
+        """srun outside a job: one call
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -544,6 +556,11 @@ def add_ControllerServicer_to_server(servicer, server):
                     servicer.WaitAllocation,
                     request_deserializer=ctld__pb2.AllocationWait.FromString,
                     response_serializer=ctld__pb2.AllocationState.SerializeToString,
+            ),
+            'AllocateWithStep': grpc.unary_unary_rpc_method_handler(
+                    servicer.AllocateWithStep,
+                    request_deserializer=ctld__pb2.StepAllocationRequest.FromString,
+                    response_serializer=ctld__pb2.StepAllocationReply.SerializeToString,
             ),
             'CreateStep': grpc.unary_unary_rpc_method_handler(
                     servicer.CreateStep,
@@ -1078,6 +1095,33 @@ class Controller:
             '/pyslurm.Controller/WaitAllocation',
             ctld__pb2.AllocationWait.SerializeToString,
             ctld__pb2.AllocationState.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def AllocateWithStep(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/pyslurm.Controller/AllocateWithStep',
+            ctld__pb2.StepAllocationRequest.SerializeToString,
+            ctld__pb2.StepAllocationReply.FromString,
             options,
             channel_credentials,
             insecure,

@@ -27,6 +27,7 @@ from ..core.job_top import topping
 from ..core.job_updates import hold_change, job_update, requeue_request, suspension
 from ..core.steps import step_signalling, step_termination
 from ..core.will_run import ids_spent, will_run
+from ..model.events import JobSubmitted
 from ..model.job import JobRequest, JobState
 from ..core.job_priorities import check_nice
 from .servicer_base import ServicerBase, peer_host
@@ -35,18 +36,7 @@ from .servicer_base import ServicerBase, peer_host
 class JobRpcs(ServicerBase):
     @translate_errors
     async def SubmitBatchJob(self, request: ctld_pb2.SubmitRequest, context: grpc.aio.ServicerContext) -> ctld_pb2.SubmitReply:
-        who = caller()
-        check_nice(request.job.nice, self._operator(who.uid))
-        desc = request.job
-        uid, gid = access.job_identity(self.state, who.uid, who.gid,   # --uid/--gid: root's
-                                desc.run_as_uid if desc.HasField("run_as_uid") else None,
-                                desc.run_as_gid if desc.HasField("run_as_gid") else None)
-        event = submission(self.state,
-            _with_response_port(convert.request_from_desc(request.job, self.ctl.cfg.ctld_settings.job_requeue),
-                                request.job.alloc_resp_port, context.peer()), uid=uid, gid=gid,
-            user_name=user_name(uid), group_name=group_name(gid),
-            hold=request.job.hold, now=int(time.time()), array=request.job.array,
-            dependency=request.job.dependency)
+        event = self._submission(request.job, context)
         if request.test_only:   # when and where it would start; the id is used up, as Slurm's, nothing queued
             answer = will_run(self.state, event.job, int(time.time()))
             await self.ctl.commit(ids_spent(self.state))
@@ -55,6 +45,20 @@ class JobRpcs(ServicerBase):
                                         nodes=compress(answer.nodes), partition=answer.partition)
         await self.ctl.commit(event)
         return ctld_pb2.SubmitReply(job_id=event.job.job_id, cluster=self.ctl.cfg.cluster_name)
+
+    def _submission(self, desc: types_pb2.JobDesc, context: grpc.aio.ServicerContext) -> JobSubmitted:
+        """The caller's job as admission takes it, or its refusal (SlurmError); nothing committed."""
+        who = caller()
+        check_nice(desc.nice, self._operator(who.uid))
+        uid, gid = access.job_identity(self.state, who.uid, who.gid,   # --uid/--gid: root's
+                                desc.run_as_uid if desc.HasField("run_as_uid") else None,
+                                desc.run_as_gid if desc.HasField("run_as_gid") else None)
+        return submission(self.state,
+            _with_response_port(convert.request_from_desc(desc, self.ctl.cfg.ctld_settings.job_requeue),
+                                desc.alloc_resp_port, context.peer()), uid=uid, gid=gid,
+            user_name=user_name(uid), group_name=group_name(gid),
+            hold=desc.hold, now=int(time.time()), array=desc.array,
+            dependency=desc.dependency)
 
     @translate_errors
     async def GetJobs(self, request: ctld_pb2.JobQuery, context: grpc.aio.ServicerContext) -> bytes:

@@ -6,12 +6,11 @@ from __future__ import annotations
 
 from pyslurm_common.rpc import ctld_pb2_grpc
 
+from .allocation_rpcs import AllocationRpcs
 from .cluster_rpcs import ClusterRpcs
-from .job_rpcs import JobRpcs
 from .node_rpcs import NodeRpcs
 from .report_rpcs import ReportRpcs
-from .step_rpcs import StepRpcs
 
 
-class ControllerServicer(JobRpcs, StepRpcs, NodeRpcs, ClusterRpcs, ReportRpcs, ctld_pb2_grpc.ControllerServicer):
+class ControllerServicer(AllocationRpcs, NodeRpcs, ClusterRpcs, ReportRpcs, ctld_pb2_grpc.ControllerServicer):
     """Every RPC of the Controller service; the parts share `ServicerBase`."""

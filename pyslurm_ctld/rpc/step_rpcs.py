@@ -33,6 +33,10 @@ class StepRpcs(ServicerBase):
 
     @translate_errors
     async def CreateStep(self, request: ctld_pb2.StepRequest, context: grpc.aio.ServicerContext) -> ctld_pb2.StepReply:
+        return await self._create_step(request, context)
+
+    async def _create_step(self, request: ctld_pb2.StepRequest, context: grpc.aio.ServicerContext) -> ctld_pb2.StepReply:
+        """The step placed, journaled and launched; busy when other steps hold what it needs."""
         if not request.argv:
             raise SlurmError(Strerror.INVALID_ARGUMENT, "no command to run")
         if len(request.multi_prog) > MAX_MULTI_PROG_BYTES:   # what srun refuses to send

@@ -81,7 +81,9 @@ class Controller:
             log.error("AccountingStorageEnforce needs AccountingStorageType=accounting_storage/slurmdbd and "
                       "AccountingStorageHost: no associations are known, every submission is refused")
         self._sched_wake = asyncio.Event()
-        self._changed = asyncio.Event()     # set (and replaced) after every commit: srun/salloc wait on it
+        self._changed = asyncio.Event()     # set (and replaced) after every commit and pass: srun/salloc wait on it
+        self.passes_begun = 0               # scheduling passes begun, and the last whose starts are
+        self._passes_done = 0               # committed (wait_allocation's after_pass)
         self._tasks: set[asyncio.Task[None]] = set()
         self.started_at = int(time.time())
         self.config_read_at = self.started_at
@@ -170,6 +172,9 @@ class Controller:
         if isinstance(event, NODE_STATE_EVENTS):
             self.report_node_changes()
         self.wake_scheduler()
+        self._announce_change()
+
+    def _announce_change(self) -> None:
         changed, self._changed = self._changed, asyncio.Event()
         changed.set()
 
@@ -356,13 +361,16 @@ class Controller:
             log.info("Killing interactive JobId=%d: %s", effect.job_id, allocating_client.GONE)
             await self.commit(AllocationReleased(effect.job_id, 1, 0, int(time.time())))
 
-    async def wait_allocation(self, job_id: int, uid: int, timeout: float) -> Job:
-        """The job once it left PENDING, or as it is when `timeout` seconds passed."""
+    async def wait_allocation(self, job_id: int, uid: int, timeout: float, after_pass: int | None = None) -> Job:
+        """The job once it left PENDING, or as it is when `timeout` seconds passed. With
+        `after_pass` (a `passes_begun` read before the job was submitted), also as the first
+        scheduling pass that saw the job left it, its starts committed (srun's one call)."""
         deadline = asyncio.get_running_loop().time() + timeout
         while True:
             job = allocation_of(self.state, job_id, uid)
             left = deadline - asyncio.get_running_loop().time()
-            if job.state is not JobState.PENDING or left <= 0:
+            passed = after_pass is not None and self._passes_done > after_pass
+            if job.state is not JobState.PENDING or passed or left <= 0:
                 return job
             try:
                 await asyncio.wait_for(self._changed.wait(), left)
@@ -445,12 +453,16 @@ class Controller:
             now = int(time.time())
             pending = sum(1 for job in self.state.jobs.values() if job.state is JobState.PENDING)
             began = time.perf_counter_ns()
+            self.passes_begun += 1
+            number = self.passes_begun
             starts = schedule_pass(self.state, now)
             usec = (time.perf_counter_ns() - began) // 1000
             self.state.stats.schedule_cycle(usec, pending, now)
             log.debug("sched: %d pending job(s) examined, %d started, %d usec", pending, len(starts), usec)
             if starts:
                 await asyncio.gather(*(self.commit(e) for e in starts))
+            self._passes_done = number
+            self._announce_change()
 
     def _idle_gpu_actions(self, now: int) -> list[Event]:
         """The idle-GPU policy's warnings (a line in the job's output, a notice) now; its
