@@ -116,6 +116,9 @@ class Query:
         self.reservation = values.get("reservation")
 
         self.step_ids = set(list_values(steps) or ())
+        self.filtering = any(wanted is not None for wanted in (   # else matches() keeps every job
+            self.users, self.nodes, self.partitions, self.licenses, self.reservation, self.names, self.accounts,
+            self.qos))
 
     def print_once(self, header_date: bool) -> int:
         # One job id is asked for by itself (slurm_load_job: an unknown one is an error, a hidden
@@ -142,7 +145,8 @@ class Query:
             selected = list(listed)
         else:
             selected = squeue_format.visible_jobs(listed, self.states)
-        selected = [j for j in selected if self.matches(j)]
+        if self.filtering:
+            selected = [j for j in selected if self.matches(j)]
         if self.values.get("priority") and not self.steps_wanted:
             selected = _one_per_partition(selected, self.partitions)
         if self.steps_wanted:

@@ -194,6 +194,14 @@ def start_or_expected(job: JobInfo) -> int:
     return job.start_time if job.state != "PENDING" else job.expected_start
 
 
+def _duration(seconds: int) -> str:
+    """``%M``: most listed jobs have not started (0:00), so that one needs no arithmetic."""
+    return units.format_duration_squeue(seconds) if seconds else _NO_TIME
+
+
+_NO_TIME = units.format_duration_squeue(0)
+
+
 def _ts(epoch: int) -> str:
     return units.format_timestamp(epoch, unknown="N/A")
 
@@ -252,9 +260,7 @@ JOB_FIELDS: dict[str, JobField] = {
     ),
     "time_left": JobField("TIME_LEFT", _time_left, "time"),
     "min_memory": JobField("MIN_MEMORY", lambda j, n: _memory(j)),
-    "time_used": JobField(
-        "TIME", lambda j, n: units.format_duration_squeue(time_used(j, n)), "time"
-    ),
+    "time_used": JobField("TIME", lambda j, n: _duration(time_used(j, n)), "time"),
     "req_nodes": JobField("REQ_NODES", lambda j, n: j.req_nodes),
     "nodelist": JobField("NODELIST", lambda j, n: j.nodes, "nodes"),
     "command": JobField("COMMAND", lambda j, n: j.command or "(null)"),
