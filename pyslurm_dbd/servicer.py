@@ -93,8 +93,7 @@ class AccountingServicer(dbd_pb2_grpc.AccountingServicer):
     async def QueryJobs(self, request: dbd_pb2.AccountingQuery, context: grpc.aio.ServicerContext) -> dbd_pb2.JobRecordBatch:
         who = self._caller()
         query = visible_query(request, who.name, await self._sees_everyone(), self.private_jobs)
-        records = await asyncio.to_thread(self.store.query, query, int(time.time()))
-        return dbd_pb2.JobRecordBatch(records=records)
+        return await asyncio.to_thread(self.store.batch, query, int(time.time()))
 
     @translate_errors
     async def Ping(self, request: types_pb2.Empty, context: grpc.aio.ServicerContext) -> types_pb2.Empty:
