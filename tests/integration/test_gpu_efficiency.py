@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import dataclasses
 import re
+import tempfile
+import uuid
 from pathlib import Path
 from typing import Iterator
 
@@ -41,14 +43,19 @@ def _gres(tres: str) -> dict[str, str]:
 
 def test_gpu_use_is_shown_live_accounted_and_reported(sampled_cluster: Cluster) -> None:
     c = sampled_cluster
-    job_id = c.sbatch("--gres=gpu:2", "--mem=100M", "--wrap", "sleep 6", user="alice")
+    # The job runs until the test has seen it live (at most 60 s): a fixed `sleep` ended before
+    # the live checks on a loaded machine, where each command takes seconds.
+    release = Path(tempfile.gettempdir()) / f"pyslurm-gpu-efficiency-{uuid.uuid4().hex}"
+    job_id = c.sbatch("--gres=gpu:2", "--mem=100M", "--wrap",
+                      f"for i in $(seq 600); do [ -e {release} ] && break; sleep 0.1; done", user="alice")
     c.wait_state(job_id, "RUNNING")
 
     def live() -> dict[str, str]:
         out = c.run("sstat", "-j", f"{job_id}.batch", "-n", "-P", "-o", "TRESUsageInMax", user="alice").stdout
         return _gres(out.strip())
 
-    gres = wait_for(lambda: (g := live()) and int(g["gres/gpuutil"]) >= 92 and g, timeout=10)
+    # GPU 0's series peaks at 99 with its fourth reading (lab_box.json); the job ends after that
+    gres = wait_for(lambda: (g := live()) and int(g["gres/gpuutil"]) == 99 and g, timeout=30)
     assert isinstance(gres, dict) and gres["gres/gpumem"].endswith(("M", "G")), gres
     # dcgm-exporter's --hpc-job-mapping-dir files: the job's two GPUs name it, the others nobody
     mapping = c.spec.conf_dir.parent / "dcgm"
@@ -58,7 +65,11 @@ def test_gpu_use_is_shown_live_accounted_and_reported(sampled_cluster: Cluster) 
     assert running[3] == "State: RUNNING" and "GPUs: 2" in running, running
     assert running[-1] == "WARNING: Efficiency statistics may be misleading for RUNNING jobs."
 
-    c.wait_state(job_id, "COMPLETED")
+    release.touch()
+    try:
+        c.wait_state(job_id, "COMPLETED")
+    finally:
+        release.unlink()
     wait_for(lambda: (mapping / "0").read_text() == "", timeout=5)
 
     def accounted() -> str:
