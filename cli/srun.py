@@ -247,8 +247,6 @@ def _writer(stream: IO[bytes]) -> Any:
 @contextlib.contextmanager
 def _output_routes(values: dict[str, Any], request: pb.StepRequest, step_id: int) -> Iterator[tuple[Any, Any]]:
     """OutputRoutes for stdout and stderr per -o/-e; local files are opened here."""
-    from pyslurm_common.filename_pattern import PatternContext, resolve, step_array_ids
-
     from .step_stream import OutputRoute
 
     out_spec = stream_spec(values.get("output"))
@@ -264,6 +262,8 @@ def _output_routes(values: dict[str, Any], request: pb.StepRequest, step_id: int
             if spec.mode == "all":
                 return OutputRoute(_writer(terminal))
             import pwd
+
+            from pyslurm_common.filename_pattern import PatternContext, resolve, step_array_ids
 
             path = resolve(spec.pattern, PatternContext(
                 job_id=request.job_id, job_name=request.name, user_name=pwd.getpwuid(os.getuid()).pw_name,

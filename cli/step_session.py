@@ -17,13 +17,17 @@ import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from pyslurm_common import pmi2, step_io
+from pyslurm_common import step_io
 
 from .step_layout import INPUT_ALL, INPUT_NONE, StepLayout
 from .step_stream import StreamConsumer
 from .task_report import status_lines
 from .terminal import terminal_size
+
+if TYPE_CHECKING:
+    from pyslurm_common.pmi2 import FenceRound
 
 FORWARDED = (signal.SIGTERM, signal.SIGHUP, signal.SIGUSR1, signal.SIGUSR2, signal.SIGCONT, signal.SIGQUIT)
 SEND_LIMIT = 1 << 20         # stop reading stdin while a node has this much unsent
@@ -73,7 +77,7 @@ class StepSession:
         self.aborting = False
         self.gave_up = False
         self.never_connected: list[str] = []
-        self.fence = pmi2.FenceRound(len(layout.nodes))   # srun --mpi=pmi2: the step's key-value exchange
+        self.fence: FenceRound | None = None   # srun --mpi=pmi2: the step's key-value exchange, on its first fence
 
     # ------------------------------------------------------------------ main loop
 
@@ -182,7 +186,12 @@ class StepSession:
                     self.consumer.feed(node.index, frame)
 
     def _fence(self, node: _Node, payload: bytes) -> None:
-        """A node's tasks all entered a PMI fence: once every node did, each gets the merged puts."""
+        """A node's tasks all entered a PMI fence: once every node did, each gets the merged puts.
+        pmi2 (and json) are loaded here, by the steps that use PMI, not by every srun."""
+        from pyslurm_common import pmi2
+
+        if self.fence is None:
+            self.fence = pmi2.FenceRound(len(self.layout.nodes))
         try:
             merged = self.fence.add(node.index, payload)
             if merged is not None:
