@@ -29,38 +29,43 @@ class NodeUsage:
 
 def node_usage(state: ClusterState) -> dict[str, NodeUsage]:
     """CPU ids, memory and GPU indices held on each node by running and completing jobs
-    (and the memory and GPUs of suspended ones)."""
-    cpu_ids: dict[str, set[int]] = {name: set() for name in state.nodes}
-    gpu_ids: dict[str, set[int]] = {name: set() for name in state.nodes}
-    mem = {name: 0 for name in state.nodes}
-    users: dict[str, set[int]] = {name: set() for name in state.nodes}
-    owners: dict[str, int] = {}
-    counted_only: list[tuple[str, int]] = []
-    for job in state.jobs.values():
+    (and the memory and GPUs of suspended ones). Read from the job table's per-node index
+    (JobTable.on_node), not by walking every job: at 50k pending jobs the walk was a tenth of a
+    scheduling pass, and pending jobs hold nothing."""
+    return {name: _usage_of(state, name) for name in state.nodes}
+
+
+def _usage_of(state: ClusterState, name: str) -> NodeUsage:
+    cpu_ids: set[int] = set()
+    gpu_ids: set[int] = set()
+    memory = 0
+    users: set[int] = set()
+    owner: int | None = None
+    counted_only: list[int] = []
+    for job in state.jobs.on_node(name):
         alloc = job.allocation
         suspended = job.state is JobState.SUSPENDED
-        if alloc is None or not (job.state is JobState.RUNNING or job.completing or suspended):
+        if alloc is None or not (job.state is JobState.RUNNING or job.completing or suspended) \
+                or name not in alloc.nodes:    # the index also has jobs whose steps alone are here
             continue
-        for index, node in enumerate(alloc.nodes):
-            users[node].add(job.uid)
-            if user_exclusive(job.request):
-                owners[node] = job.uid
-            mem[node] += alloc.memory_mb_per_node[index]
-            gpu_ids[node].update(alloc.gpus_on(index))
-            if suspended:   # a suspended job keeps its memory and GPUs, not its CPUs
-                continue
-            if alloc.cpu_ids:
-                cpu_ids[node].update(alloc.cpus_on(index))
-            else:
-                counted_only.append((node, alloc.cpus_per_node[index]))
+        index = alloc.nodes.index(name)
+        users.add(job.uid)
+        if user_exclusive(job.request):
+            owner = job.uid
+        memory += alloc.memory_mb_per_node[index]
+        gpu_ids.update(alloc.gpus_on(index))
+        if suspended:   # a suspended job keeps its memory and GPUs, not its CPUs
+            continue
+        if alloc.cpu_ids:
+            cpu_ids.update(alloc.cpus_on(index))
+        else:
+            counted_only.append(alloc.cpus_per_node[index])
     # Allocations journaled before CPU ids were tracked hold only a count: charge it to the
     # lowest ids nobody names, so they still keep that many CPUs from new jobs.
-    for node, count in counted_only:
-        spare = sorted(set(range(state.nodes[node].config.cpus)) - cpu_ids[node])
-        cpu_ids[node].update(spare[:count])
-    return {name: NodeUsage(frozenset(cpu_ids[name]), mem[name], frozenset(gpu_ids[name]),
-                            frozenset(users[name]), owners.get(name))
-            for name in state.nodes}
+    for count in counted_only:
+        spare = sorted(set(range(state.nodes[name].config.cpus)) - cpu_ids)
+        cpu_ids.update(spare[:count])
+    return NodeUsage(frozenset(cpu_ids), memory, frozenset(gpu_ids), frozenset(users), owner)
 
 
 @functools.cache

@@ -28,7 +28,12 @@ from .license_gate import license_gate
 from .limits import limit_gate
 from .node_fit import NodeCapacity
 from .reservation_fence import Fence, fences
+from .standing_memo import StandingMemo
 from ..model.reservations import ReservationRecord
+
+
+# Each pending job's standing in its partitions, from one main pass to the next (standing_memo.py).
+_STANDINGS: StandingMemo[scheduler.Standing] = StandingMemo()
 
 
 class Eligibility(Protocol):
@@ -103,7 +108,7 @@ def plan(snapshot: PassSnapshot) -> PassPlan:
         Backfill(snapshot.backfill, snapshot.capacities, running_jobs(jobs.values(), now), now)
     fenced = fences(pending, snapshot.reservations, snapshot.capacities, now)
     decisions = scheduler.schedule(pending, snapshot.capacities, snapshot.partitions, array_running, ineligible,
-                                   eligible_tasks, gate, backfill, fenced)
+                                   eligible_tasks, gate, backfill, fenced, _STANDINGS)
     # One walk over the decisions (one per pending job) for what pends; the starts are few.
     expected: dict[JobId, Reservation] = {}
     reasons: dict[JobId, Reason] = {}

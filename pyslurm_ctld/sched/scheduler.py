@@ -43,6 +43,7 @@ from ..model.job import Allocation, Hold, Job, JobId, Reason
 from .node_fit import (Need, NeedMemo, NodeCapacity, any_user_exclusive, could_ever_fit, has_topology,
                        spread_node_count, user_allows)
 from .reservation_fence import Fence
+from .standing_memo import Remembered, StandingMemo
 
 UNLIMITED = -1
 _UNDECIDED = object()   # a shape whose static fit this pass has not looked at yet
@@ -81,6 +82,20 @@ class Pend:
 
 
 Decision = Start | Pend
+
+
+@dataclass(slots=True)
+class Standing(Remembered):
+    """A job's standing in its partitions (standing_memo.py): those that could ever run it, with its
+    need in each, and why one could not (the first found; None: all could). What a pass decides
+    of the standing alone, it decides with the same Pend each time: building one per pending job
+    was a tenth of the pass at 50k."""
+
+    usable: tuple[tuple[str, Need], ...]
+    names: frozenset[str]                 # the usable partitions' names
+    reason: Reason | None
+    priority: Pend | None = None          # every usable partition blocked by a job ahead
+    unusable: Pend | None = None          # no partition could ever run it
 
 
 class LimitGate(Protocol):
@@ -226,14 +241,17 @@ def schedule(pending: Iterable[Job], nodes: Mapping[str, NodeCapacity],
              eligible_tasks: Mapping[JobId, Sequence[int]] | None = None,
              limits: LimitGate | None = None,
              backfill: Backfill | None = None,
-             fences: Mapping[JobId, Fence] | None = None) -> list[Decision]:
+             fences: Mapping[JobId, Fence] | None = None,
+             standings: StandingMemo[Standing] | None = None) -> list[Decision]:
     """Decisions for one pass. `array_running` counts the running tasks of each array (by array
     id); `ineligible` names jobs that may not start yet whatever the resources, with the reason
     (begin time, dependency): like held jobs, they pend and block nothing. `eligible_tasks`
     narrows an array's pending indices to those that may start (aftercorr). `limits`: the
     accounting limits, None when none are enforced. `backfill`, the pass's time map, places
     the jobs left waiting for resources. `fences`: the nodes reservations keep each job off
-    (reservation_fence.py); a job they leave too few nodes pends with the fence's reason."""
+    (reservation_fence.py); a job they leave too few nodes pends with the fence's reason.
+    `standings`: the main pass's memo of each job's standing in its partitions (standing_memo.py),
+    None to work every standing out afresh."""
     running = array_running or {}
     waiting = ineligible or {}
     allowed = eligible_tasks or {}
@@ -249,33 +267,44 @@ def schedule(pending: Iterable[Job], nodes: Mapping[str, NodeCapacity],
     static_fit: dict[tuple[str, int, int], Reason | None | object] = {}
     _needs.new_pass()
     node_cpus: dict[str, list[int]] = {}   # each partition's nodes' CPUs, for -n without -N
-    need_of, no_hold = _needs.need, Hold.NONE   # bound once: the loop below runs once per pending job
+    context = standings.new_pass(partitions, nodes, by_user) if standings is not None else None
+    no_hold = Hold.NONE   # bound once: the loop below runs once per pending job
     for job in _priority_order(pending, partitions):
         reason = _hold_reason(job) if job.hold is not no_hold else waiting.get(job.job_id) if waiting else None
         if reason is not None:
             decisions.append(Pend(job.job_id, reason))
             continue
-        # A job submitted to several partitions (-p a,b) runs in whichever can start it first.
         request = job.request
+        fence = fences.get(job.job_id) if fences else None
+        standing = standings.standing(job) if standings is not None and fence is None else None
+        usable: list[tuple[PartitionView, Need]] | None = None
+        if standing is None:
+            usable, reason = _usable(job, partitions, nodes, fence, by_user, static_fit, node_cpus)
+            if standings is not None and fence is None:
+                standing = standings.keep(job.job_id, Standing(
+                    request, job.uid, context, tuple((p.name, n) for p, n in usable), frozenset(p.name for p, _ in usable),
+                    reason))
+        if standing is not None and limits is None:
+            # The common case at scale, decided by the standing alone: no partition could ever run
+            # the job, or every one that could is blocked by a job ahead of it and backfill will
+            # not place it (none, or past bf_max_job_test; an array's tasks would pend for their
+            # throttle first then, so they take the walk below).
+            if not standing.usable:
+                if standing.unusable is None:
+                    standing.unusable = Pend(job.job_id, standing.reason or Reason.PARTITION_CONFIG)
+                decisions.append(standing.unusable)
+                continue
+            if standing.names <= blocked and not request.required_nodes \
+                    and (backfill is None or (backfill.tested >= backfill.policy.max_job_test and job.array is None)):
+                if standing.priority is None:
+                    standing.priority = Pend(job.job_id, Reason.PRIORITY)
+                decisions.append(standing.priority)
+                continue
+        if usable is None:
+            assert standing is not None
+            usable, reason = [(partitions[name], need) for name, need in standing.usable], standing.reason
+        # A job submitted to several partitions (-p a,b) runs in whichever can start it first.
         names = request.partitions or (request.partition,)
-        usable: list[tuple[PartitionView, Need]] = []
-        for name in names:
-            part = partitions.get(name)
-            # -n without -N only: no call per job for the others
-            spread = _node_count(job, part, nodes, node_cpus) if request.ntasks_given else 0
-            need = need_of(request, name, part.def_mem_per_cpu_mb if part else 0, part is not None and part.exclusive,
-                           job.uid if by_user else None, spread)
-            key = (name, request.time_limit_min, id(need))
-            static = static_fit.get(key, _UNDECIDED)
-            if static is _UNDECIDED:
-                static = static_fit[key] = _partition_reason(job, part, need, nodes)
-            if static is None and fences and job.job_id in fences:
-                part, static = _fenced(part, need, fences[job.job_id], nodes)
-            if static is None:
-                assert part is not None
-                usable.append((part, need))
-            elif reason is None:
-                reason = static
         if limits is not None:
             usable, reason = _within_limits(job, usable, limits, reason)
         if not usable:
@@ -293,7 +322,6 @@ def schedule(pending: Iterable[Job], nodes: Mapping[str, NodeCapacity],
             decisions.append(Pend(job.job_id, rest_reason or Reason.ARRAY_TASK_LIMIT))
             continue
         waits_for: Reason | None = None
-        fence = fences.get(job.job_id) if fences else None
         masked = free.mask(fence.cpus_off) if fence is not None and fence.cpus_off else {}
         for part, need in usable:
             if part.name in blocked:
@@ -335,6 +363,34 @@ def schedule(pending: Iterable[Job], nodes: Mapping[str, NodeCapacity],
         elif rest_reason is not None:
             decisions.append(Pend(job.job_id, rest_reason))
     return decisions
+
+
+def _usable(job: Job, partitions: Mapping[str, PartitionView], nodes: Mapping[str, NodeCapacity],
+            fence: Fence | None, by_user: bool, static_fit: dict[tuple[str, int, int], Reason | None | object],
+            node_cpus: dict[str, list[int]]) -> tuple[list[tuple[PartitionView, Need]], Reason | None]:
+    """The job's standing in its partitions: those that could ever run it (under its fence, if
+    any), with its need in each, and the reason of the first that could not (None: all could)."""
+    request = job.request
+    usable: list[tuple[PartitionView, Need]] = []
+    reason: Reason | None = None
+    for name in request.partitions or (request.partition,):
+        part = partitions.get(name)
+        # -n without -N only: no call per job for the others
+        spread = _node_count(job, part, nodes, node_cpus) if request.ntasks_given else 0
+        need = _needs.need(request, name, part.def_mem_per_cpu_mb if part else 0, part is not None and part.exclusive,
+                           job.uid if by_user else None, spread)
+        key = (name, request.time_limit_min, id(need))
+        static = static_fit.get(key, _UNDECIDED)
+        if static is _UNDECIDED:
+            static = static_fit[key] = _partition_reason(job, part, need, nodes)
+        if static is None and fence is not None:
+            part, static = _fenced(part, need, fence, nodes)
+        if static is None:
+            assert part is not None
+            usable.append((part, need))
+        elif reason is None:
+            reason = static   # type: ignore[assignment]
+    return usable, reason
 
 
 def _node_count(job: Job, part: PartitionView | None, nodes: Mapping[str, NodeCapacity],
