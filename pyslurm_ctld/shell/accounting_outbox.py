@@ -47,6 +47,7 @@ class AccountingOutbox:
         self._wake = asyncio.Event()
         self._pending = _Merged()
         self._writing = False
+        self._sizes: dict[str, int] = {}   # bundle file name -> how many records it holds
 
     def put(self, record: dbd_pb2.JobRecord) -> None:
         """Queue a record; it reaches disk in the next write batch (same loop turn)."""
@@ -72,12 +73,13 @@ class AccountingOutbox:
         try:
             while self._pending.size():
                 batch, self._pending = self._pending, _Merged()
-                await asyncio.to_thread(self._write_bundle, batch.message().SerializeToString())
+                name = await asyncio.to_thread(self._write_bundle, batch.message().SerializeToString())
+                self._sizes[name] = batch.size()
                 self._wake.set()
         finally:
             self._writing = False
 
-    def _write_bundle(self, data: bytes) -> None:
+    def _write_bundle(self, data: bytes) -> str:
         name = f"{time.time_ns():020d}{BUNDLE_SUFFIX}"
         tmp = self.directory / f".{name}.tmp"
         with tmp.open("wb") as f:
@@ -90,14 +92,25 @@ class AccountingOutbox:
             os.fsync(fd)
         finally:
             os.close(fd)
+        return name
 
     def _bundles(self) -> list[Path]:
         found = [p for p in self.directory.iterdir() if p.suffix == BUNDLE_SUFFIX or p.suffix in _SINGLE_RECORD_FIELDS]
         return sorted(found, key=lambda p: (p.suffix == BUNDLE_SUFFIX, p.name))
 
     def backlog(self) -> int:
-        """Records not yet acknowledged (a job's snapshots count once)."""
-        return _read(self._bundles()).size()
+        """Records not yet acknowledged (a job's snapshots count once per bundle). Each bundle is
+        read once: sdiag asks often, and a long accounting outage leaves many."""
+        bundles = self._bundles()
+        names = {path.name for path in bundles}
+        self._sizes = {name: size for name, size in self._sizes.items() if name in names}
+        for path in bundles:
+            if path.name not in self._sizes:
+                try:
+                    self._sizes[path.name] = _Merged.of(path).size()
+                except FileNotFoundError:
+                    continue
+        return sum(self._sizes.values())
 
     async def run_sender(self, stop: asyncio.Event) -> None:
         if self._address is None:
@@ -134,6 +147,12 @@ class _Merged:
         self.records: dict[JobKey, dbd_pb2.JobRecord] = {}
         self.node_events: list[dbd_pb2.NodeEventRecord] = []
         self.reservations: list[dbd_pb2.ReservationRecord] = []
+
+    @classmethod
+    def of(cls, path: Path) -> _Merged:
+        merged = cls()
+        merged.add(_parse(path))
+        return merged
 
     def size(self) -> int:
         return len(self.records) + len(self.node_events) + len(self.reservations)
@@ -174,16 +193,6 @@ def _parse(path: Path) -> dbd_pb2.JobRecordBatch:
     batch = dbd_pb2.JobRecordBatch()
     getattr(batch, _SINGLE_RECORD_FIELDS[path.suffix]).add().ParseFromString(data)
     return batch
-
-
-def _read(bundles: list[Path]) -> _Merged:
-    merged = _Merged()
-    for path in bundles:
-        try:
-            merged.add(_parse(path))
-        except FileNotFoundError:
-            continue
-    return merged
 
 
 def _take(bundles: list[Path]) -> tuple[list[Path], _Merged]:
