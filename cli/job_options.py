@@ -257,10 +257,10 @@ def mem_bind_exports(values: Mapping[str, Any]) -> dict[str, str]:
 
 def mem_bind(values: Mapping[str, Any]) -> "MemBind | None":
     """--mem-bind checked in Slurm's words (`help`: its help text, then the exit of a bad value)."""
-    from pyslurm_common import mem_binding
-
     if values.get("mem_bind") is None:
         return None
+    from pyslurm_common import mem_binding
+
     text = str(values["mem_bind"])
     if any(token.lower() == "help" for token in text.split(",")):
         print(mem_binding.HELP)

@@ -109,10 +109,12 @@ def _count_of(value: object) -> int:
 def binding_environment(values: Mapping[str, Any]) -> dict[str, str]:
     """--cpu-bind, --mem-bind, --gpu-bind (or the binding --gpus-per-task / --ntasks-per-gpu imply)
     and -m as the step's variables, which the stepd binds each task by (pyslurm_d/task_binding.py)."""
-    from pyslurm_common import cpu_binding, gpu_binding
+    from pyslurm_common import gpu_binding
 
     env: dict[str, str] = {}
     if values.get("cpu_bind") is not None:
+        from pyslurm_common import cpu_binding   # only then: its import costs an srun without it
+
         text = str(values["cpu_bind"])
         if text.lower() == "help":
             print(cpu_binding.HELP)
