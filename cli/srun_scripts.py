@@ -11,7 +11,6 @@ launched, where Slurm aborts the created step's launch.
 from __future__ import annotations
 
 import os
-import subprocess
 import sys
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -49,6 +48,8 @@ def run_script(path: str, context: str, argv: Sequence[str], variables: Mapping[
             why = exc.strerror or "No such file or directory"
         print(f"srun: Access denied for {path}: {why}", file=sys.stderr)
         return 0
+    import subprocess   # here: most sruns run neither script, and its import costs each of them
+
     env = dict(os.environ, **variables, SLURM_SCRIPT_CONTEXT=context)
     try:
         return subprocess.run([path, *argv], env=env, check=False).returncode & 0xFF
