@@ -16,8 +16,7 @@ import socket
 import sys
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from pyslurm_common import step_io
 
@@ -35,8 +34,7 @@ LIVENESS_PERIOD = 5.0        # how often to ask the controller whether silent no
 INTERRUPT_WINDOW = 1.0
 
 
-@dataclass(frozen=True, slots=True)
-class SessionOptions:
+class SessionOptions(NamedTuple):   # not a dataclass: srun's step path skips that import
     step: str                             # "J.S", for messages
     io_key: str
     input_task: int = INPUT_ALL

@@ -8,7 +8,7 @@ done. The socket loop that reads the frames lives in cli/step_session.py.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from pyslurm_common import step_io
 
@@ -27,8 +27,7 @@ def label(rank: int, width: int) -> bytes:
     return f"{rank:>{width}}: ".encode()
 
 
-@dataclass
-class OutputRoute:
+class OutputRoute(NamedTuple):   # NamedTuple and a plain class: srun's step path imports no dataclasses
     """Where one stream (stdout or stderr) goes: a sink, or nowhere; optionally one rank only."""
     sink: Sink | None
     only_rank: int | None = None
@@ -37,15 +36,15 @@ class OutputRoute:
         return self.sink is not None and (self.only_rank is None or self.only_rank == rank)
 
 
-@dataclass
 class StreamConsumer:
-    layout: StepLayout
-    stdout: OutputRoute
-    stderr: OutputRoute
-    labelled: bool = False
-    outcomes: dict[int, TaskOutcome] = field(default_factory=dict)
-    done_nodes: set[int] = field(default_factory=set)
-    _partial: dict[tuple[int, int], bytes] = field(default_factory=dict)
+    def __init__(self, layout: StepLayout, stdout: OutputRoute, stderr: OutputRoute, labelled: bool = False) -> None:
+        self.layout = layout
+        self.stdout = stdout
+        self.stderr = stderr
+        self.labelled = labelled
+        self.outcomes: dict[int, TaskOutcome] = {}
+        self.done_nodes: set[int] = set()
+        self._partial: dict[tuple[int, int], bytes] = {}
 
     def feed(self, node_index: int, frame: step_io.Frame) -> None:
         if frame.kind in (step_io.STDOUT, step_io.STDERR):

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import signal as _signal
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from pyslurm_common.hostlist import compress, compress_numbers
 
@@ -16,8 +16,7 @@ from .step_layout import StepLayout
 OOM_EXIT = 253  # Slurm reserves it for out-of-memory when no other status says more
 
 
-@dataclass(frozen=True, slots=True)
-class TaskOutcome:
+class TaskOutcome(NamedTuple):   # not a dataclass: srun's step path skips that import
     code: int
     signal: int = 0
     oom: bool = False
