@@ -72,6 +72,26 @@ def run(prog: str, command: Callable[[list[str]], None], args: Sequence[str] | N
     raise SystemExit(code)
 
 
+def run_as_process(prog: str, command: Callable[[list[str]], None]) -> NoReturn:
+    """A command as its process's entry point: run() it, then end the process at once, without the
+    interpreter's teardown (freeing every module and object: ~7 ms of a whole sbatch call, for
+    nothing the user sees). Only for commands that start no threads, register no exit handlers
+    and write nothing but stdout and stderr: those two are flushed first, and the exit code is
+    run()'s. If a flush fails, the interpreter's own exit reports it as it always has."""
+    try:
+        run(prog, command)
+    except SystemExit as exc:
+        code = exc.code
+    assert isinstance(code, int)
+    for stream in (sys.stdout, sys.stderr):
+        if stream is not None and not stream.closed:
+            try:
+                stream.flush()
+            except Exception:   # noqa: BLE001 - the ordinary exit below flushes again and reports it
+                raise SystemExit(code) from None
+    os._exit(code)
+
+
 def _check_text(argv: list[str]) -> None:
     """Every word must be UTF-8 (what goes on the wire): bytes that are not arrive as lone
     surrogates (Python's surrogateescape), refused here rather than deep inside a request."""

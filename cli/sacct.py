@@ -11,7 +11,7 @@ from pyslurm_common.array_spec import JobSpec
 from pyslurm_common.rpc import messages as pb
 
 from . import job_lists, sacct_database, sacct_fields, sacct_filters
-from .app import die, run
+from .app import die, run_as_process
 from .job_states import parse_state_list
 from .option_tables import sacct as spec
 from .print_fields import FormatError, Parsable
@@ -205,4 +205,4 @@ def _time_arg(text: str, now: float, flag: str) -> int:
 
 
 def main() -> None:
-    run(PROG, sacct)
+    run_as_process(PROG, sacct)

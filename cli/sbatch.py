@@ -16,7 +16,7 @@ from pyslurm_common.errors import SlurmError
 from pyslurm_common.rpc import messages as pb
 
 from . import client, job_options
-from .app import die, run
+from .app import die, run_as_process
 from .cluster_option import check_clusters, this_cluster
 from .command_line import OptionValues, collect, command_line, parse_words
 from .option_support import refuse_unsupported
@@ -164,4 +164,4 @@ def _array_field(values: dict[str, Any]) -> dict[str, Any]:
 
 
 def main() -> None:
-    run(PROG, sbatch)
+    run_as_process(PROG, sbatch)

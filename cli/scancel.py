@@ -13,7 +13,7 @@ from pyslurm_common.job_states import ACTIVE_STATES
 from pyslurm_common.rpc import messages as pb
 
 from . import client
-from .app import die, run
+from .app import die, run_as_process
 from .job_states import parse_state_list
 from .option_tables import scancel as spec
 from .query_command import QueryValues, expand_hosts, parse
@@ -285,4 +285,4 @@ def _print_options(values: QueryValues, options: Options) -> None:
 
 
 def main() -> None:
-    run(PROG, scancel)
+    run_as_process(PROG, scancel)

@@ -10,7 +10,7 @@ from pyslurm_common.errors import SlurmError
 from pyslurm_common.rpc import messages as pb
 
 from . import client, job_lists, squeue_format
-from .app import die, run
+from .app import die, run_as_process
 from .option_tables import squeue as spec
 from .job_states import parse_state_list, valid_states_text
 from .query_command import (QueryValues, data_output, expand_hosts, iterate_seconds, list_values, parse,
@@ -285,4 +285,4 @@ def _options_block(values: QueryValues, query: Query) -> str:
 
 
 def main() -> None:
-    run(PROG, squeue)
+    run_as_process(PROG, squeue)

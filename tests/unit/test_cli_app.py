@@ -2,6 +2,10 @@
 traceback or a Python exception name."""
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+from pathlib import Path
 from typing import Sequence
 
 import pytest
@@ -72,3 +76,36 @@ def test_the_version_command_word(prog: str, capsys: pytest.CaptureFixture[str])
 def test_refused_options_in_getopts_words(prog: str, argv: list[str], expected: str,
                                           capsys: pytest.CaptureFixture[str]) -> None:
     assert _ends(prog, _command(prog), argv, capsys) == (1, expected)
+
+
+# run_as_process ends the process with os._exit, skipping the interpreter's teardown: what the
+# command wrote must still arrive (stdout to a pipe is block-buffered), with run()'s exit code.
+_PROCESS = """
+import sys
+from cli.app import die, run_as_process
+
+def command(argv):
+    sys.stdout.write("x" * 70000 + "partial line without newline")
+    sys.stderr.write("a warning without newline")
+    if argv == ["fail"]:
+        die("Invalid job id specified")
+    if argv == ["exit"]:
+        raise SystemExit(300)
+
+run_as_process("scancel", command)
+"""
+
+
+@pytest.mark.parametrize(("argv", "code", "err_tail"), [
+    ([], 0, ""),
+    (["fail"], 1, "scancel: error: Invalid job id specified\n"),
+    (["exit"], 300 % 256, ""),
+])
+def test_a_process_ended_without_teardown_loses_no_output(argv: list[str], code: int, err_tail: str) -> None:
+    root = str(Path(__file__).resolve().parents[2])
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}
+    done = subprocess.run([sys.executable, "-c", _PROCESS, *argv], cwd=root, capture_output=True, text=True,
+                          env=dict(env, PYTHONPATH=root), timeout=60)
+    assert (done.returncode, done.stdout, done.stderr) == (
+        code, "x" * 70000 + "partial line without newline", "a warning without newline" + err_tail)
+

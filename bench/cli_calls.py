@@ -1,0 +1,134 @@
+#!/usr/bin/env python3
+"""Whole CLI calls against a throw-away cluster, against the interpreter floors (issue 18).
+
+    sudo python bench/cli_calls.py [--runs 40] [--callgrind] [--tree /work/main --tree .]
+
+bench/cli_startup.py and bench/cli_instructions.py stop each command at the configuration read;
+this runs the calls users make to the end: `sbatch --hold --wrap true`, `squeue -h -j <id>`,
+`scancel <id>` (of a held job submitted for it beforehand) and `sacct -X`, with the configuration
+read, the round trip through the auth agent, the output and the interpreter's exit. The cluster
+is pyslurm-quickstart's, in a temporary directory on its own ports (--base-port), started from
+the bin directory of this interpreter (a virtual environment with pyslurm installed), and stopped
+at the end. Each tree's commands run with PYTHONPATH set to it, interleaved; prints the median
+wall time of each and its ratio to `python -c 'import click'`, and with --callgrind the client's
+instructions of one call (valgrind; the daemons are other processes, so not counted). Run it
+without PYTHONDONTWRITEBYTECODE (or with PYTHONPYCACHEPREFIX): compiling every module from source
+on each call would be counted too.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+FLOORS = {
+    "python -c pass": ["-c", "pass"],
+    "python -c 'import click'": ["-c", "import click"],
+}
+CLICK = "python -c 'import click'"
+
+
+def _command(name: str, *args: str) -> list[str]:
+    return ["-c", f"from cli.{name} import main; main()", *args]
+
+
+class Cluster:
+    def __init__(self, base_port: int) -> None:
+        self.root = tempfile.mkdtemp(prefix="pyslurm-calls-")
+        os.chmod(self.root, 0o755)
+        self.dirs = ["--conf-dir", f"{self.root}/etc", "--state-dir", f"{self.root}/state",
+                     "--run-dir", f"{self.root}/run", "--base-port", str(base_port)]
+        self.quickstart = os.path.join(os.path.dirname(sys.executable), "pyslurm-quickstart")
+        self.conf = f"{self.root}/etc/slurm.conf"
+
+    def __enter__(self) -> "Cluster":
+        if subprocess.run([self.quickstart, *self.dirs], stdout=subprocess.DEVNULL).returncode:
+            self.__exit__()   # what did start is stopped again
+            raise SystemExit("pyslurm-quickstart failed (a port taken? try another --base-port)")
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        subprocess.run([self.quickstart, "--stop", *self.dirs], check=False, stdout=subprocess.DEVNULL)
+        shutil.rmtree(self.root, ignore_errors=True)
+
+
+def _env(tree: str, conf: str) -> dict[str, str]:
+    return dict(os.environ, PYTHONPATH=tree, PYSLURM_CONF=conf)
+
+
+def _held_job(tree: str, conf: str) -> str:
+    done = subprocess.run([sys.executable, *_command("sbatch", "--hold", "--parsable", "--wrap", "true")],
+                          env=_env(tree, conf), cwd=tree, capture_output=True, text=True, check=True)
+    return done.stdout.strip()
+
+
+def _calls(tree: str, conf: str, job_id: str, victim: str) -> dict[str, list[str]]:
+    return {**FLOORS,
+            "sbatch --hold --wrap true": _command("sbatch", "--hold", "--wrap", "true"),
+            "squeue -h -j <id>": _command("squeue", "-h", "-j", job_id),
+            "scancel <id>": _command("scancel", victim),
+            "sacct -X": _command("sacct", "-X")}
+
+
+def _wall(args: list[str], tree: str, conf: str) -> float:
+    start = time.perf_counter()
+    subprocess.run([sys.executable, *args], env=_env(tree, conf), cwd=tree, stdout=subprocess.DEVNULL,
+                   stderr=subprocess.DEVNULL, check=False)
+    return (time.perf_counter() - start) * 1000
+
+
+def _instructions(args: list[str], tree: str, conf: str) -> int:
+    done = subprocess.run(["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", sys.executable, *args],
+                          env=_env(tree, conf), cwd=tree, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                          text=True, check=False)
+    found = re.search(r"Collected : (\d+)", done.stderr)
+    if found is None:
+        raise SystemExit(f"valgrind gave no count for {args}: {done.stderr[-500:]}")
+    return int(found.group(1))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=40, help="timed runs of each call (0: none)")
+    parser.add_argument("--tree", action="append", help="source tree(s) to compare (default: this one)")
+    parser.add_argument("--base-port", type=int, default=34517)
+    parser.add_argument("--callgrind", action="store_true", help="also count one call's instructions")
+    opts = parser.parse_args()
+    trees = [os.path.abspath(t) for t in (opts.tree or [os.path.dirname(os.path.dirname(os.path.abspath(__file__)))])]
+    samples: dict[tuple[str, str], list[float]] = {}
+    counts: dict[tuple[str, str], int] = {}
+    with Cluster(opts.base_port) as cluster:
+        job_id = _held_job(trees[0], cluster.conf)
+        for tree in trees:   # once unmeasured: the bytecode caches are written, the daemons warm
+            for args in _calls(tree, cluster.conf, job_id, _held_job(tree, cluster.conf)).values():
+                _wall(args, tree, cluster.conf)
+        for _ in range(opts.runs):
+            for tree in trees:
+                calls = _calls(tree, cluster.conf, job_id, _held_job(tree, cluster.conf))
+                for name, args in calls.items():
+                    samples.setdefault((tree, name), []).append(_wall(args, tree, cluster.conf))
+        if opts.callgrind:
+            for tree in trees:
+                for name, args in _calls(tree, cluster.conf, job_id, _held_job(tree, cluster.conf)).items():
+                    counts[(tree, name)] = _instructions(args, tree, cluster.conf)
+    for tree in trees:
+        print(f"== {tree} (median of {opts.runs} runs; millions of instructions of one call)")
+        for name in _calls(tree, "", "", ""):
+            line = f"  {name:28}"
+            if opts.runs:
+                median = statistics.median(samples[(tree, name)])
+                line += f" {median:7.1f} ms  {median / statistics.median(samples[(tree, CLICK)]):5.2f}x import click"
+            if (tree, name) in counts:
+                count = counts[(tree, name)]
+                line += f"  {count / 1e6:8.1f} M  {count / counts[(tree, CLICK)]:5.2f}x"
+            print(line)
+
+
+if __name__ == "__main__":
+    main()
