@@ -19,13 +19,14 @@ from __future__ import annotations
 
 import argparse
 import os
-import re
 import shutil
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
+
+from cli_instructions import instructions   # this directory is sys.path[0]
 
 FLOORS = {
     "python -c pass": ["-c", "pass"],
@@ -83,16 +84,6 @@ def _wall(args: list[str], tree: str, conf: str) -> float:
     return (time.perf_counter() - start) * 1000
 
 
-def _instructions(args: list[str], tree: str, conf: str) -> int:
-    done = subprocess.run(["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", sys.executable, *args],
-                          env=_env(tree, conf), cwd=tree, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                          text=True, check=False)
-    found = re.search(r"Collected : (\d+)", done.stderr)
-    if found is None:
-        raise SystemExit(f"valgrind gave no count for {args}: {done.stderr[-500:]}")
-    return int(found.group(1))
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=40, help="timed runs of each call (0: none)")
@@ -116,7 +107,7 @@ def main() -> None:
         if opts.callgrind:
             for tree in trees:
                 for name, args in _calls(tree, cluster.conf, job_id, _held_job(tree, cluster.conf)).items():
-                    counts[(tree, name)] = _instructions(args, tree, cluster.conf)
+                    counts[(tree, name)] = instructions(args, tree, cluster.conf)
     for tree in trees:
         print(f"== {tree} (median of {opts.runs} runs; millions of instructions of one call)")
         for name in _calls(tree, "", "", ""):

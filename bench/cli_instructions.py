@@ -30,8 +30,9 @@ COMMANDS = {
 }
 
 
-def instructions(args: list[str], tree: str) -> int:
-    env = dict(os.environ, PYTHONPATH=tree, PYSLURM_CONF="/nonexistent/slurm.conf")
+def instructions(args: list[str], tree: str, conf: str = "/nonexistent/slurm.conf") -> int:
+    """Instructions of one run (bench/cli_calls.py passes a running cluster's configuration)."""
+    env = dict(os.environ, PYTHONPATH=tree, PYSLURM_CONF=conf)
     done = subprocess.run(["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", sys.executable, *args],
                           env=env, cwd=tree, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, check=False)
     found = re.search(r"Collected : (\d+)", done.stderr)
