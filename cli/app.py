@@ -78,6 +78,9 @@ def run_as_process(prog: str, command: Callable[[list[str]], None]) -> NoReturn:
     nothing the user sees). Only for commands that start no threads, register no exit handlers
     and write nothing but stdout and stderr: those two are flushed first, and the exit code is
     run()'s. If a flush fails, the interpreter's own exit reports it as it always has."""
+    from pyslurm_common.rpc import messages
+
+    messages.without_well_known_types()   # these commands build no well-known protobuf type
     try:
         run(prog, command)
     except SystemExit as exc:

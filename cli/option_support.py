@@ -76,6 +76,8 @@ def refuse_for_users(prog: str, values: Mapping[str, object]) -> None:
 def run_as(values: Mapping[str, object]) -> dict[str, int]:
     """--uid/--gid (root's: refuse_for_users) as numbers, a name or a number each, else Slurm's
     `Invalid --uid specification`. Without --gid the job keeps the submitter's group, as Slurm's."""
+    if values.get("uid") is None and values.get("gid") is None:
+        return {}   # without grp and pwd: every submission comes through here
     import grp
     import pwd
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterable, Sequence
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from cli import job_states, sacct_usage
 from cli.print_fields import (Column, FormatError, Value, help_columns, parse_field_list, record_values,
@@ -25,8 +25,11 @@ from pyslurm_common.rpc import messages as pb
 __all__ = ["DEFAULT_FIELDS", "BRIEF_FIELDS", "LONG_FIELDS", "FormatError", "SacctRow", "parse_fields",
            "rows", "row_values", "render_sacct"]
 
-JobRecord = pb.JobRecord
-StepInfo = pb.StepInfo
+# Names for annotations only: building a message class at import would load protobuf's
+# well_known_types before cli/app.run_as_process can spare a command it (rpc/messages.py).
+if TYPE_CHECKING:
+    JobRecord = pb.JobRecord
+    StepInfo = pb.StepInfo
 
 DEFAULT_FIELDS = "JobID,JobName,Partition,Account,AllocCPUS,State,ExitCode"
 BRIEF_FIELDS = "JobID,State,ExitCode"

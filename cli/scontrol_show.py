@@ -16,16 +16,20 @@ No errors are raised.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
+from typing import TYPE_CHECKING
 
 from cli import job_states
 from pyslurm_common import hostlist, units
 from pyslurm_common.rpc import messages as pb
 from pyslurm_common.users import user_name as user_name_of_uid
 
-JobInfo = pb.JobInfo
-StepInfo = pb.StepInfo
-NodeInfo = pb.NodeInfo
-PartitionInfo = pb.PartitionInfo
+# Names for annotations only: building a message class at import would load protobuf's
+# well_known_types before cli/app.run_as_process can spare a command it (rpc/messages.py).
+if TYPE_CHECKING:
+    JobInfo = pb.JobInfo
+    StepInfo = pb.StepInfo
+    NodeInfo = pb.NodeInfo
+    PartitionInfo = pb.PartitionInfo
 
 LINE_SEP = "\n   "
 # Order in which scontrol joins node state flags after the base state.

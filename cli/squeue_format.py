@@ -14,7 +14,7 @@ after ``squeue: error: ``.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from cli import job_states
 from cli.print_fields import MAX_FIELD_WIDTH
@@ -23,7 +23,11 @@ from cli.slurm_time import slurm_ctime
 from pyslurm_common import units
 from pyslurm_common.rpc import messages as pb
 
-JobInfo = pb.JobInfo
+# Names for annotations only: building a message class at import would load protobuf's
+# well_known_types before cli/app.run_as_process can spare a command it (rpc/messages.py).
+if TYPE_CHECKING:
+    JobInfo = pb.JobInfo
+    StepInfo = pb.StepInfo
 
 DEFAULT_FORMAT = "%.18i %.9P %.8j %.8u %.2t %.10M %.6D %R"
 LONG_FORMAT = "%.18i %.9P %.8j %.8u %.8T %.10M %.9l %.6D %R"
@@ -153,7 +157,7 @@ def date_line(now: float) -> str:
 
 # --------------------------------------------------------------------------- job fields
 
-Getter = Callable[[JobInfo, int], str]
+Getter = Callable[["JobInfo", int], str]
 
 
 class JobField(NamedTuple):   # a NamedTuple: CLIs import it, and dataclasses would import inspect
@@ -500,8 +504,6 @@ def visible_jobs(jobs: Sequence[JobInfo], states: frozenset[str] | None) -> list
 
 
 # --------------------------------------------------------------------------- steps (-s)
-
-StepInfo = pb.StepInfo
 
 
 def _step_time_used(step: StepInfo, now: int) -> str:

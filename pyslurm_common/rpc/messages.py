@@ -14,11 +14,13 @@ Use as `from pyslurm_common.rpc import messages as pb; pb.JobQuery(...)`.
 """
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 from .descriptors import FILES
 
 PACKAGE = "pyslurm."
+WELL_KNOWN_TYPES = "google.protobuf.internal.well_known_types"
 
 
 def _upb_pool() -> Any:
@@ -59,3 +61,25 @@ def __getattr__(name: str) -> Any:
         raise AttributeError(f"no protobuf message {name!r} in pyslurm's contracts") from None
     cls = globals()[name] = upb.MessageMeta(name, (Message,), {"DESCRIPTOR": descriptor})
     return cls
+
+
+def without_well_known_types() -> None:
+    """Spare this process protobuf's well_known_types module: upb imports it the first time it
+    builds any message class, only to look up the Python mix-ins of the well-known types
+    (Timestamp, Duration, Any, Struct...), and it brings calendar, locale, threading and the
+    pure-Python descriptor module: about a tenth of an sbatch call. pyslurm's contracts use no
+    well-known type, so the first class is built against an empty table instead. upb keeps that
+    table for the rest of the process: a well-known type built later would lack its mix-in, hence
+    only for a process that builds none, from its entry point (cli/app.run_as_process). Does
+    nothing once a class is built or the module is loaded, or without the upb backend."""
+    if _POOL is None or WELL_KNOWN_TYPES in sys.modules:
+        return
+    import types
+
+    stand_in = types.ModuleType(WELL_KNOWN_TYPES)
+    stand_in.WKTBASES = {}   # type: ignore[attr-defined]
+    sys.modules[WELL_KNOWN_TYPES] = stand_in
+    try:
+        __getattr__("Empty")
+    finally:
+        del sys.modules[WELL_KNOWN_TYPES]   # whoever imports it later gets the real module
