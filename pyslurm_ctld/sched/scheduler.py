@@ -94,6 +94,7 @@ class Standing(Remembered):
     usable: tuple[tuple[str, Need], ...]
     names: frozenset[str]                 # the usable partitions' names
     reason: Reason | None
+    pinned: bool                          # -w nodes: whether they are usable now is the pass's to see
     priority: Pend | None = None          # every usable partition blocked by a job ahead
     unusable: Pend | None = None          # no partition could ever run it
 
@@ -259,7 +260,14 @@ def schedule(pending: Iterable[Job], nodes: Mapping[str, NodeCapacity],
     pending = list(pending)
     # Users count for node sharing only while some job shares by user (--exclusive=user): running
     # (a node has an owner) or pending; otherwise needs stay free of users, shared across them.
-    by_user = any(n.owner is not None for n in nodes.values()) or any_user_exclusive(pending)
+    tiers = {name: part.priority_tier for name, part in partitions.items()}
+    queue = standings.queue(pending, tiers) if standings is not None else None
+    if queue is None:
+        queue = _priority_order(pending, tiers), any_user_exclusive(pending)
+        if standings is not None:
+            standings.keep_queue(pending, tiers, *queue)
+    ordered, user_exclusive = queue
+    by_user = any(n.owner is not None for n in nodes.values()) or user_exclusive
     blocked: set[str] = set()
     decisions: list[Decision] = []
     # Whether a request could ever fit depends only on its shape: decide once per shape and pass
@@ -269,7 +277,7 @@ def schedule(pending: Iterable[Job], nodes: Mapping[str, NodeCapacity],
     node_cpus: dict[str, list[int]] = {}   # each partition's nodes' CPUs, for -n without -N
     context = standings.new_pass(partitions, nodes, by_user) if standings is not None else None
     no_hold = Hold.NONE   # bound once: the loop below runs once per pending job
-    for job in _priority_order(pending, partitions):
+    for job in ordered:
         reason = _hold_reason(job) if job.hold is not no_hold else waiting.get(job.job_id) if waiting else None
         if reason is not None:
             decisions.append(Pend(job.job_id, reason))
@@ -283,7 +291,7 @@ def schedule(pending: Iterable[Job], nodes: Mapping[str, NodeCapacity],
             if standings is not None and fence is None:
                 standing = standings.keep(job.job_id, Standing(
                     request, job.uid, context, tuple((p.name, n) for p, n in usable), frozenset(p.name for p, _ in usable),
-                    reason))
+                    reason, bool(request.required_nodes)))
         if standing is not None and limits is None:
             # The common case at scale, decided by the standing alone: no partition could ever run
             # the job, or every one that could is blocked by a job ahead of it and backfill will
@@ -294,7 +302,7 @@ def schedule(pending: Iterable[Job], nodes: Mapping[str, NodeCapacity],
                     standing.unusable = Pend(job.job_id, standing.reason or Reason.PARTITION_CONFIG)
                 decisions.append(standing.unusable)
                 continue
-            if standing.names <= blocked and not request.required_nodes \
+            if standing.names <= blocked and not standing.pinned \
                     and (backfill is None or (backfill.tested >= backfill.policy.max_job_test and job.array is None)):
                 if standing.priority is None:
                     standing.priority = Pend(job.job_id, Reason.PRIORITY)
@@ -405,13 +413,13 @@ def _node_count(job: Job, part: PartitionView | None, nodes: Mapping[str, NodeCa
     return spread_node_count(req, node_cpus[part.name])
 
 
-def _priority_order(pending: Iterable[Job], partitions: Mapping[str, PartitionView]) -> list[Job]:
-    """The jobs by partition PriorityTier, then priority (both highest first), submit time, job id.
-    Sorted in stable passes with C-level keys, lowest-order key first: a Python key function per
-    job costs ~15 ms at 50k pending; the tier pass runs only when the tiers differ."""
+def _priority_order(pending: Iterable[Job], tiers: Mapping[str, int]) -> list[Job]:
+    """The jobs by their partition's PriorityTier (`tiers`), then priority (both highest first),
+    submit time, job id. Sorted in stable passes with C-level keys, lowest-order key first: a
+    Python key function per job costs ~15 ms at 50k pending; the tier pass runs only when the
+    tiers differ."""
     ordered = sorted(pending, key=_BY_SUBMIT_THEN_ID)
     ordered.sort(key=_BY_PRIORITY, reverse=True)   # reverse=True keeps equal keys in their order
-    tiers = {name: part.priority_tier for name, part in partitions.items()}
     if len(set(tiers.values())) > 1 or any(job.request.partition not in tiers for job in ordered):
         ordered.sort(key=lambda j: tiers.get(j.request.partition, 0), reverse=True)
     return ordered

@@ -177,3 +177,15 @@ def test_an_entry_no_pass_used_for_a_generation_is_dropped() -> None:
     for _ in range(2 * StandingMemo._GENERATION_PASSES):
         schedule([kept], nodes, BATCH, standings=memo)
     assert memo.standing(gone) is None and memo.standing(kept) is not None
+
+
+def test_a_queue_whose_jobs_changed_is_sorted_again() -> None:
+    memo: StandingMemo[Standing] = StandingMemo()
+    nodes = by_name(node("n1", free_cpus=1))
+    low, high = job(1, priority=1), job(2, priority=5)
+    assert outcome(schedule([low, high], nodes, BATCH, standings=memo)) == {2: ("n1",), 1: "Resources"}
+    raised = dataclasses.replace(low, priority=9)
+    assert outcome(schedule([raised, high], nodes, BATCH, standings=memo)) == {1: ("n1",), 2: "Resources"}
+    tiered = parts(partition("batch", ["n1"], priority_tier=2), partition("other", ["n1"], priority_tier=3))
+    other = job(3, priority=0, partition="other")
+    assert list(outcome(schedule([raised, high, other], nodes, tiered, standings=memo))) == [3, 1, 2]
