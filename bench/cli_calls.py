@@ -10,14 +10,17 @@ read, the round trip through the auth agent, the output and the interpreter's ex
 is pyslurm-quickstart's, in a temporary directory on its own ports (--base-port), started from
 the bin directory of this interpreter (a virtual environment with pyslurm installed), and stopped
 at the end. Each tree's commands run with PYTHONPATH set to it, interleaved; prints the median
-wall time of each and its ratio to `python -c 'import click'`, and with --callgrind the client's
-instructions of one call (valgrind; the daemons are other processes, so not counted). Run it
+wall time of each and its ratio to `python -c 'import click'`, the CPU time one call costs the
+client process and the daemons (controller, accounting, node and auth agents: the CPU that bounds
+how many calls per second parallel callers get from the machine's cores), and with --callgrind
+the client's instructions of one call (valgrind; the daemons are other processes, so not counted). Run it
 without PYTHONDONTWRITEBYTECODE (or with PYTHONPYCACHEPREFIX): compiling every module from source
 on each call would be counted too.
 """
 from __future__ import annotations
 
 import argparse
+import glob
 import os
 import shutil
 import statistics
@@ -25,6 +28,8 @@ import subprocess
 import sys
 import tempfile
 import time
+
+from typing import NamedTuple
 
 from cli_instructions import instructions   # this directory is sys.path[0]
 
@@ -47,6 +52,20 @@ class Cluster:
                      "--run-dir", f"{self.root}/run", "--base-port", str(base_port)]
         self.quickstart = os.path.join(os.path.dirname(sys.executable), "pyslurm-quickstart")
         self.conf = f"{self.root}/etc/slurm.conf"
+
+    def daemon_cpu_s(self) -> float:
+        """CPU seconds the cluster's daemons have used so far (user + system, from /proc)."""
+        total_ticks = 0
+        for pid_file in glob.glob(f"{self.root}/run/*.pid"):
+            try:
+                with open(pid_file) as f:
+                    pid = f.read().strip()
+                with open(f"/proc/{pid}/stat") as f:
+                    fields = f.read().rsplit(")", 1)[1].split()
+            except (OSError, IndexError):
+                continue
+            total_ticks += int(fields[11]) + int(fields[12])   # utime, stime
+        return total_ticks / os.sysconf("SC_CLK_TCK")
 
     def __enter__(self) -> "Cluster":
         if subprocess.run([self.quickstart, *self.dirs], stdout=subprocess.DEVNULL).returncode:
@@ -77,11 +96,22 @@ def _calls(tree: str, conf: str, job_id: str, victim: str) -> dict[str, list[str
             "sacct -X": _command("sacct", "-X")}
 
 
-def _wall(args: list[str], tree: str, conf: str) -> float:
+class Sample(NamedTuple):
+    wall_ms: float
+    client_cpu_ms: float
+    daemon_cpu_ms: float
+
+
+def _run(args: list[str], tree: str, cluster: Cluster) -> Sample:
+    daemons_before = cluster.daemon_cpu_s()
     start = time.perf_counter()
-    subprocess.run([sys.executable, *args], env=_env(tree, conf), cwd=tree, stdout=subprocess.DEVNULL,
-                   stderr=subprocess.DEVNULL, check=False)
-    return (time.perf_counter() - start) * 1000
+    proc = subprocess.Popen([sys.executable, *args], env=_env(tree, cluster.conf), cwd=tree,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    _, _, usage = os.wait4(proc.pid, 0)
+    wall = time.perf_counter() - start
+    proc.returncode = 0   # reaped above; Popen must not wait for it again
+    return Sample(wall * 1000, (usage.ru_utime + usage.ru_stime) * 1000,
+                  (cluster.daemon_cpu_s() - daemons_before) * 1000)
 
 
 def main() -> None:
@@ -92,29 +122,34 @@ def main() -> None:
     parser.add_argument("--callgrind", action="store_true", help="also count one call's instructions")
     opts = parser.parse_args()
     trees = [os.path.abspath(t) for t in (opts.tree or [os.path.dirname(os.path.dirname(os.path.abspath(__file__)))])]
-    samples: dict[tuple[str, str], list[float]] = {}
+    samples: dict[tuple[str, str], list[Sample]] = {}
     counts: dict[tuple[str, str], int] = {}
     with Cluster(opts.base_port) as cluster:
         job_id = _held_job(trees[0], cluster.conf)
         for tree in trees:   # once unmeasured: the bytecode caches are written, the daemons warm
             for args in _calls(tree, cluster.conf, job_id, _held_job(tree, cluster.conf)).values():
-                _wall(args, tree, cluster.conf)
+                _run(args, tree, cluster)
         for _ in range(opts.runs):
             for tree in trees:
                 calls = _calls(tree, cluster.conf, job_id, _held_job(tree, cluster.conf))
                 for name, args in calls.items():
-                    samples.setdefault((tree, name), []).append(_wall(args, tree, cluster.conf))
+                    samples.setdefault((tree, name), []).append(_run(args, tree, cluster))
         if opts.callgrind:
             for tree in trees:
                 for name, args in _calls(tree, cluster.conf, job_id, _held_job(tree, cluster.conf)).items():
                     counts[(tree, name)] = instructions(args, tree, cluster.conf)
     for tree in trees:
-        print(f"== {tree} (median of {opts.runs} runs; millions of instructions of one call)")
+        print(f"== {tree} (wall: median of {opts.runs} runs; CPU of one call, mean: client + daemons;"
+              " millions of instructions of one call)")
         for name in _calls(tree, "", "", ""):
             line = f"  {name:28}"
             if opts.runs:
-                median = statistics.median(samples[(tree, name)])
-                line += f" {median:7.1f} ms  {median / statistics.median(samples[(tree, CLICK)]):5.2f}x import click"
+                runs = samples[(tree, name)]
+                median = statistics.median(run.wall_ms for run in runs)
+                click = statistics.median(run.wall_ms for run in samples[(tree, CLICK)])
+                line += (f" {median:7.1f} ms  {median / click:5.2f}x import click"
+                         f"  CPU {statistics.mean(run.client_cpu_ms for run in runs):5.1f}"
+                         f" + {statistics.mean(run.daemon_cpu_ms for run in runs):4.1f} ms")
             if (tree, name) in counts:
                 count = counts[(tree, name)]
                 line += f"  {count / 1e6:8.1f} M  {count / counts[(tree, CLICK)]:5.2f}x"
