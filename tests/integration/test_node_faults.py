@@ -109,7 +109,7 @@ def test_controller_killed_in_the_middle_of_launches_strands_no_job(faults: Clus
         job_id: "COMPLETED" if code == 0 else "FAILED" for job_id, code in expected.items()}
     assert states[long] == "CANCELLED"
     want = {job_id: ("COMPLETED" if code == 0 else "FAILED", f"{code}:0") for job_id, code in expected.items()}
-    want[long] = ("CANCELLED by 1001", "0:15")
+    want[long] = (f"CANCELLED by {pwd.getpwnam('alice').pw_uid}", "0:15")   # her uid: not 1001 where other users came first
     try:
         wait_for(lambda: _sacct(cluster, job_ids) == want, timeout=60, interval=0.5)
     finally:
