@@ -45,11 +45,14 @@ def _command(name: str, *args: str) -> list[str]:
 
 
 class Cluster:
-    def __init__(self, base_port: int) -> None:
+    def __init__(self, base_port: int, name: str = "") -> None:
+        """`name`: the cluster's (quickstart's default, the host name, without one); it names the
+        node's cgroup tree, which clusters of the same name on one host share."""
         self.root = tempfile.mkdtemp(prefix="pyslurm-calls-")
         os.chmod(self.root, 0o755)
         self.dirs = ["--conf-dir", f"{self.root}/etc", "--state-dir", f"{self.root}/state",
                      "--run-dir", f"{self.root}/run", "--base-port", str(base_port)]
+        self.start_args = [*self.dirs, *(["--cluster", name] if name else [])]
         self.quickstart = os.path.join(os.path.dirname(sys.executable), "pyslurm-quickstart")
         self.conf = f"{self.root}/etc/slurm.conf"
 
@@ -68,7 +71,7 @@ class Cluster:
         return total_ticks / os.sysconf("SC_CLK_TCK")
 
     def __enter__(self) -> "Cluster":
-        if subprocess.run([self.quickstart, *self.dirs], stdout=subprocess.DEVNULL).returncode:
+        if subprocess.run([self.quickstart, *self.start_args], stdout=subprocess.DEVNULL).returncode:
             self.__exit__()   # what did start is stopped again
             raise SystemExit("pyslurm-quickstart failed (a port taken? try another --base-port)")
         return self
