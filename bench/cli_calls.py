@@ -45,15 +45,16 @@ def _command(name: str, *args: str) -> list[str]:
 
 
 class Cluster:
-    def __init__(self, base_port: int, name: str = "") -> None:
+    def __init__(self, base_port: int, name: str = "", bin_dir: str = "") -> None:
         """`name`: the cluster's (quickstart's default, the host name, without one); it names the
-        node's cgroup tree, which clusters of the same name on one host share."""
+        node's cgroup tree, which clusters of the same name on one host share. `bin_dir`: the
+        installation whose daemons run (default: this interpreter's)."""
         self.root = tempfile.mkdtemp(prefix="pyslurm-calls-")
         os.chmod(self.root, 0o755)
         self.dirs = ["--conf-dir", f"{self.root}/etc", "--state-dir", f"{self.root}/state",
                      "--run-dir", f"{self.root}/run", "--base-port", str(base_port)]
         self.start_args = [*self.dirs, *(["--cluster", name] if name else [])]
-        self.quickstart = os.path.join(os.path.dirname(sys.executable), "pyslurm-quickstart")
+        self.quickstart = os.path.join(bin_dir or os.path.dirname(sys.executable), "pyslurm-quickstart")
         self.conf = f"{self.root}/etc/slurm.conf"
 
     def daemon_cpu_s(self) -> float:
