@@ -1,11 +1,14 @@
 """The node's durable record of step ends that the controller has not acknowledged yet.
 
-Once a step is over and its end is known (the stepd's `result.json`, with the Epilog's outcome
-for a batch script, or a stand-in when the stepd died without writing one), the end is written
-to `end.json` in the step's spool directory (steps.py), atomically and fsync'd. It is reported
-at once, and again in every registration and heartbeat until the controller acknowledges it;
-only then does the directory go. So an end survives a controller that is down or restarting
-and a restart of this agent, and is never reported twice as two different ends.
+Once a step is over its end is known: the stepd's `result.json`, with the Epilog's outcome for a
+batch script, or a stand-in when the stepd died without writing one. It is reported at once, and
+again in every registration and heartbeat until the controller acknowledges it; only then does
+the step's spool directory go. An end that would not come out the same if worked out again (a
+stand-in's end time, an Epilog's outcome, GPU figures) is first written to `end.json` there
+(steps.py), atomically and fsync'd; any other end is written so once its first report failed,
+and until then `result.json`, which outlives every process, gives the same end again. So an end
+survives a controller that is down or restarting and a restart of this agent, and is never
+reported twice as two different ends; a trivial job's end costs no disk flush on the node.
 """
 from __future__ import annotations
 

@@ -102,6 +102,7 @@ class Stepd:
         self.relay = StreamRelay(self.selector, None)   # connected to srun for an srun step
         self.first_exit_at: float | None = None
         self.pmi = PmiService.for_launch(launch)
+        self.groups: list[int] = []   # the user's, looked up once (NSS): the tasks' and their epilogs'
 
     # ---- start ----------------------------------------------------------------
 
@@ -116,7 +117,7 @@ class Stepd:
                                              launch.step, step_limits(launch), v2_step_dir=self.cg.step_dir)
         except CgroupLimitError as exc:
             raise OSError(exc.errno or 0, f"cgroup limits: {exc}") from exc
-        groups = user_groups(launch)
+        self.groups = groups = user_groups(launch)
         if launch.io_port:
             self.relay = StreamRelay.connect(self.selector, launch.io_host, launch.io_port, launch.io_key,
                                              launch.node_index)
@@ -353,7 +354,7 @@ class Stepd:
     def _task_ended(self, task: Task, status: int) -> None:
         task.status = status
         env = task_environment(self.launch, task, ",".join(str(r) for r in self.launch.task_ids))
-        run_task_epilogs(self.launch, task, self.cg, user_groups(self.launch), env)
+        run_task_epilogs(self.launch, task, self.cg, self.groups, env)
         self.relay.close_input(task.rank)
         code, sig = _exit_figures(status)
         if self.relay.streaming:

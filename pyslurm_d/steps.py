@@ -229,10 +229,12 @@ class StepManager:
         job_dir.mkdir(mode=0o711, parents=True)
         os.chmod(job_dir, 0o711)
         script_env = script_environment(list(msg.environment), self.node_name)
-        # Kept for the Epilog, which may run after a restart of this agent (root only: 0600).
-        fd = os.open(job_dir / "script_env.json", os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-        with os.fdopen(fd, "w") as f:
-            json.dump(script_env, f)
+        if self.policy.epilog:
+            # Kept for the Epilog, which may run after a restart of this agent (root only: 0600).
+            # Not written without one: a file more to create and remove for every job.
+            fd = os.open(job_dir / "script_env.json", os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+            with os.fdopen(fd, "w") as f:
+                json.dump(script_env, f)
         if self.policy.prolog:
             outcome = await run_script(self.policy.prolog, script_env, "prolog_slurmd", self.policy.script_timeout)
             if not outcome.ok:
@@ -321,28 +323,47 @@ class StepManager:
         await self._finish(key)
 
     async def _finish(self, key: StepKey) -> None:
-        """Record the step's end durably, then tell the controller until it acknowledges it (here or
-        in a registration or heartbeat reply)."""
+        """Tell the controller how the step ended until it acknowledges it (here or in a
+        registration or heartbeat reply), its end recorded durably (step_spool.py) first when it
+        could not be worked out again the same way, else once the first report failed."""
         self._watched.discard(key)
         job_dir = self.job_dir(*key)
         result = read_end(job_dir)
+        recorded = result is not None
         if result is None:
             result = dataclasses.replace(read_result(job_dir, key[0]), step=key[1], gpus=gpu_usage.figures(job_dir))
             if result.stepd_lost:
                 log.error("job=%d step %s: its stepd died without a result: killing what is left of it",
                           key[0], key[1])
                 await self._remove_cgroups(key, result)
-            if self.policy.epilog and key[1] == BATCH:
+            ran_epilog = bool(self.policy.epilog) and key[1] == BATCH
+            if ran_epilog:
                 result.epilog_failed = not await self._epilog(job_dir, result)
-            await asyncio.to_thread(write_end, job_dir, result)   # two fsyncs: other steps go on meanwhile
             if result.error:
                 log.error("job=%d step %s %s", key[0], key[1], result.error)
+            # The stepd's result.json gives the same end again after a restart of this agent; a
+            # stand-in for a lost stepd (its end time), an Epilog's outcome (it must not run twice)
+            # and GPU figures (sampled until now) would not.
+            if result.stepd_lost or ran_epilog or result.gpus:
+                await self._record(key, job_dir, result)
+                recorded = True
         self._ends[key] = result
         while key in self._ends:
             if await self._report(result):
                 self.acknowledge(key)
-            else:
-                await asyncio.sleep(REPORT_RETRY)
+                continue
+            if not recorded:   # the controller may stay away longer than this node stays up
+                await self._record(key, job_dir, result)
+                recorded = True
+            await asyncio.sleep(REPORT_RETRY)
+
+    async def _record(self, key: StepKey, job_dir: Path, result: StepResult) -> None:
+        try:
+            await asyncio.to_thread(write_end, job_dir, result)   # two fsyncs: other steps go on meanwhile
+        except FileNotFoundError:
+            if key in self._ends:
+                raise
+            # acknowledged meanwhile (a heartbeat reply): its directory is gone, nothing to keep
 
     async def _remove_cgroups(self, key: StepKey, result: StepResult) -> None:
         try:

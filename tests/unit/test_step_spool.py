@@ -4,7 +4,9 @@ node agent's StepManager reports them until the controller acknowledges them (py
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
+import os
 import signal
 import socket
 import types
@@ -13,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from pyslurm_common.cgroup_conf import CgroupConfig
-from pyslurm_common.rpc import ctld_pb2
+from pyslurm_common.rpc import ctld_pb2, slurmd_pb2
 from pyslurm_d.daemon import ControllerSession
 from pyslurm_d.step_messages import StepResult
 from pyslurm_d.step_spool import END_FILE, read_end, read_result, write_end
@@ -71,6 +73,51 @@ def test_an_end_is_reported_until_acknowledged_and_survives_an_agent_restart(tmp
         count = len(reports)
         await asyncio.sleep(0.7)
         assert len(reports) == count
+    asyncio.run(scenario())
+
+
+def test_an_end_is_flushed_to_disk_before_its_report_only_when_it_could_not_be_worked_out_again(
+        tmp_path: Path) -> None:
+    """A stepd's own result gives the same end after an agent restart: the controller taking it at
+    once costs no fsync. A lost stepd's stand-in (its end time is now) is recorded first."""
+    async def scenario() -> None:
+        steps, reports = _manager(tmp_path, delivered=[True, True])
+        recorded_at_report: list[bool] = []
+        inner = steps._report
+
+        async def report(result: StepResult) -> bool:
+            recorded_at_report.append((steps.job_dir(result.job_id) / END_FILE).exists())
+            return await inner(result)
+        steps._report = report
+        for job_id, result in ((5, {"job_id": 5, "exit_code": 0}), (6, None)):
+            job_dir = steps.job_dir(job_id)
+            job_dir.mkdir(parents=True)
+            (job_dir / "stepd.pid").write_text("999999999")   # a stepd that is gone
+            if result is not None:
+                (job_dir / "result.json").write_text(json.dumps(result))
+        steps.recover()
+        await asyncio.sleep(0.1)
+        assert [(r.job_id, r.stepd_lost) for r in sorted(reports, key=lambda r: r.job_id)] == [(5, False), (6, True)]
+        assert dict(zip([r.job_id for r in reports], recorded_at_report)) == {5: False, 6: True}
+        assert not steps.job_dir(5).exists() and not steps.job_dir(6).exists()
+    asyncio.run(scenario())
+
+
+def test_the_scripts_environment_is_kept_on_disk_only_for_an_epilog(tmp_path: Path) -> None:
+    """script_env.json is for an Epilog after a restart of this agent: without one, no file."""
+    async def scenario() -> None:
+        files: dict[str, list[str]] = {}
+        for epilog in (None, "/etc/pyslurm/epilog"):
+            steps, _ = _manager(tmp_path / str(bool(epilog)), delivered=[])
+            steps.policy = dataclasses.replace(steps.policy, epilog=epilog)
+
+            async def started(key: tuple[int, str], launch: object, steps: StepManager = steps) -> str:
+                files[str(bool(epilog))] = sorted(os.listdir(steps.job_dir(*key)))
+                return ""
+            steps._start_stepd = started   # type: ignore[method-assign]
+            await steps.launch_batch(slurmd_pb2.BatchLaunch(job_id=4, uid=os.getuid(), gid=os.getgid(),
+                                                            script="#!/bin/sh\ntrue\n", work_dir="/tmp"))
+        assert files == {"False": ["slurm_script"], "True": ["script_env.json", "slurm_script"]}
     asyncio.run(scenario())
 
 
