@@ -21,7 +21,7 @@ from pyslurm_common.hostlist import compress_counts
 from pyslurm_common.rpc import messages as pb
 
 from . import allocation, client, job_options, srun_bcast, srun_scripts, srun_step_options, verbose_lines
-from .app import die, run
+from .app import die, run_as_process
 from .cluster_option import check_clusters, this_cluster
 from .command_line import COMMAND_LINE, collect, command_line
 from .option_support import refuse_unsupported
@@ -358,4 +358,4 @@ def _kill_wait() -> int:
 
 
 def main() -> None:
-    run(PROG, srun)
+    run_as_process(PROG, srun)

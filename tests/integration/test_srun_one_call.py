@@ -9,28 +9,34 @@ import sys
 
 from .conftest import Cluster, wait_for
 
-# srun's own main, with every request it sends the local auth agent noted on stderr as it exits.
+# srun's own main, with every request it sends the local auth agent noted on stderr as it exits,
+# and whether protobuf's well_known_types module was loaded by then. srun ends with os._exit
+# (cli/app.run_as_process: no interpreter teardown), so that is where both are noted.
 COUNTED_SRUN = """
-import sys
+import os, sys
 from pyslurm_common.agent import client as agent_client
 real, methods = agent_client.start, []
 def counted(socket_path, method, *args, **kwargs):
     methods.append(method.rsplit("/", 1)[-1])
     return real(socket_path, method, *args, **kwargs)
 agent_client.start = counted
+real_exit = os._exit
+def noted_exit(code):
+    print("well_known_types:", "google.protobuf.internal.well_known_types" in sys.modules, file=sys.stderr)
+    print("calls:", *methods, file=sys.stderr, flush=True)
+    real_exit(code)
+os._exit = noted_exit
 from cli.srun import main
-try:
-    main()
-finally:
-    print("calls:", *methods, file=sys.stderr)
+main()
 """
 
 
 def counted_srun(cluster: Cluster, *args: str) -> tuple[int, str, list[str], list[str]]:
     """(exit code, stdout, stderr lines before the call list, the controller methods called)."""
     result = cluster.run(sys.executable, "-c", COUNTED_SRUN, *args, user="alice")
-    *said, calls = result.stderr.splitlines()
-    assert calls.startswith("calls:"), result.stderr
+    *said, well_known_types, calls = result.stderr.splitlines()
+    assert calls.startswith("calls:"), result.stderr   # srun ended through os._exit
+    assert well_known_types == "well_known_types: False", result.stderr
     return result.returncode, result.stdout, said, calls.split()[1:]
 
 
