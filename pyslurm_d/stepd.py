@@ -111,7 +111,6 @@ class Stepd:
         libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)  # orphans of the task come back to us to reap
         launch = self.launch
         self.cg.create(len(self.state.tasks))
-        join(self.cg.slurm_dir)
         try:
             self.limits = create_step_limits(launch.cgroup_backend, launch.node_tag, launch.job_id,
                                              launch.step, step_limits(launch), v2_step_dir=self.cg.step_dir)
@@ -125,6 +124,11 @@ class Stepd:
         task_fds = self._task_fds(groups)
         self.state.start_time = int(time.time())
         node_ranks = ",".join(str(r) for r in launch.task_ids)
+        # Joined only now, just before the tasks join theirs: the first move into a cgroup after a
+        # quiet spell waits for an RCU grace period (8-16 ms here, cgroup_threadgroup_rwsem),
+        # and one made within about 10 ms of another does not. Joined at the start, as before,
+        # the stepd's set-up came between the two moves and each task often paid that wait again.
+        join(self.cg.slurm_dir)
         for task in self.state.tasks.values():
             fds = task_fds[task.rank]
             env = task_environment(launch, task, node_ranks)

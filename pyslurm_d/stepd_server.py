@@ -16,6 +16,7 @@ pyslurmd learns that the step is over. Single-threaded; stdlib only.
 from __future__ import annotations
 
 import os
+import pwd
 import selectors
 import signal
 import socket
@@ -73,6 +74,19 @@ def _fork_stepd(listener: socket.socket, conn: socket.socket) -> None:
     os._exit(0)   # the connection closes with the process: pyslurmd sees the end
 
 
+def _warm_up() -> None:
+    """Load once, here, what every stepd would otherwise load after its fork: glibc's NSS
+    modules (a stepd looks up the user's groups, a task its passwd entry: libnss_systemd and
+    the libraries it links) and the idna codec (getaddrinfo encodes srun's host with it, which
+    imports encodings.idna, stringprep and unicodedata). Nothing about any user is kept: glibc
+    keeps the modules, Python the codec; each lookup still reads the databases afresh."""
+    try:
+        os.getgrouplist(pwd.getpwuid(0).pw_name, 0)
+    except (KeyError, OSError):
+        pass   # a host without a passwd entry for root still runs stepds, loading the modules then
+    "localhost".encode("idna")
+
+
 def _answer(conn: socket.socket, line: str) -> None:
     try:
         conn.sendall((line + "\n").encode())
@@ -90,6 +104,7 @@ def main() -> None:
     finally:
         os.umask(old_umask)
     listener.listen(64)
+    _warm_up()
     serve(listener)
 
 

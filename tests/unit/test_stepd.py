@@ -93,3 +93,34 @@ def test_the_step_cgroup_freezes_its_user_part(tmp_path: Path) -> None:
     assert (cg.user_dir / "cgroup.freeze").read_text() == "1"
     cg.freeze(False)
     assert (cg.user_dir / "cgroup.freeze").read_text() == "0"
+
+
+def test_the_stepd_joins_its_cgroup_after_its_set_up_right_before_the_tasks_fork(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The first cgroup move after a quiet spell waits for an RCU grace period (8-16 ms), one soon
+    after another does not: nothing of the set-up may come between the stepd's move and the tasks'."""
+    events: list[str] = []
+
+    class Libc:
+        def prctl(self, *args: int) -> int:
+            return 0
+
+    step, cg = _stepd(tmp_path)
+    cg.create = lambda tasks: events.append("create")  # type: ignore[attr-defined]
+    cg.step_dir, cg.slurm_dir = tmp_path, tmp_path / "slurm"  # type: ignore[attr-defined]
+    monkeypatch.setattr(stepd_mod.ctypes, "CDLL", lambda *args, **kwargs: Libc())
+    monkeypatch.setattr(stepd_mod, "create_step_limits", lambda *args, **kwargs: events.append("limits"))
+    monkeypatch.setattr(stepd_mod, "user_groups", lambda launch: events.append("groups") or [])
+    monkeypatch.setattr(stepd_mod, "plan_bindings",
+                        lambda launch, tasks: events.append("bindings") or {task.rank: _NoBinding() for task in tasks})
+    monkeypatch.setattr(step, "_task_fds", lambda groups: events.append("fds") or {0: (0, 1, 2)})
+    monkeypatch.setattr(stepd_mod, "join", lambda path, pid=0: events.append(f"join {path.name}"))
+    monkeypatch.setattr(stepd_mod.os, "fork", lambda: events.append("fork") or 4242)
+    step.start()
+    assert events == ["create", "limits", "groups", "bindings", "fds", "join slurm", "fork"]
+    assert step.state.tasks[0].pid == 4242
+
+
+class _NoBinding:
+    def apply(self, env: dict[str, str]) -> None:
+        pass
