@@ -1,9 +1,13 @@
 """Durable outbox of job records, node events and reservation changes for the accounting daemon.
 
-Everything queued in one loop turn (or while the previous write was running) goes to disk as one
-bundle, `<ns>.batch`: a serialized `JobRecordBatch`, written to a temporary name, fsync'd and
-renamed, so a burst of records costs one fsync, not one per record (a 500-task array queues
-about three records per task). Bundles are named by the time they were written, so they sort in
+Job records queued within WRITE_LINGER seconds (or while the previous write was running) go to
+disk together as one bundle, `<ns>.batch`: a serialized `JobRecordBatch`, written to a temporary
+name, fsync'd and renamed, so a stream of records costs one fsync and one file per WRITE_LINGER,
+not one per record or per loop turn (a 500-task array queues about two records per task, in
+loop turns of their own as the tasks start and end). A job record may wait in memory that long
+because the journal holds the job it describes: a controller that restarts re-queues every job
+it knows (Controller.resend_accounting), and `flush` puts the queue on disk before jobs are
+purged. Node events and reservation changes, which nothing re-queues, are written at once. Bundles are named by the time they were written, so they sort in
 the order they happened. A sender task reads the oldest bundles, merges them (a job's later
 snapshot replaces its earlier one: records are full snapshots; node events and reservation
 changes are not, each is kept, in the order of its time) and ships them in batches of at most
@@ -34,6 +38,7 @@ BUNDLE_SUFFIX = ".batch"
 # One record per file, as controllers before the bundles wrote them: still sent, before any bundle.
 _SINGLE_RECORD_FIELDS = {".rec": "records", ".ev": "node_events", ".rv": "reservations"}
 LINGER = 0.1
+WRITE_LINGER = 0.05
 RETRY_SECONDS = (0.5, 1, 2, 5)
 JobKey = tuple[int, int]
 
@@ -46,38 +51,49 @@ class AccountingOutbox:
         self._signer = signer
         self._wake = asyncio.Event()
         self._pending = _Merged()
-        self._writing = False
+        self._writer: asyncio.Task[None] | None = None
+        self._hurry = asyncio.Event()   # write what is queued now, without lingering
         self._sizes: dict[str, int] = {}   # bundle file name -> how many records it holds
 
     def put(self, record: dbd_pb2.JobRecord) -> None:
-        """Queue a record; it reaches disk in the next write batch (same loop turn)."""
+        """Queue a record; it reaches disk with the others queued within WRITE_LINGER seconds."""
         self._pending.records[_key(record)] = record
         self._queued()
 
     def put_node_event(self, record: dbd_pb2.NodeEventRecord) -> None:
-        """Queue a node or cluster event, after every event queued before it."""
+        """Queue a node or cluster event, after every event queued before it; written at once."""
         self._pending.node_events.append(record)
+        self._hurry.set()
         self._queued()
 
     def put_reservation(self, record: dbd_pb2.ReservationRecord) -> None:
         """Queue a reservation's change, after every change queued before it (like node events)."""
         self._pending.reservations.append(record)
+        self._hurry.set()
         self._queued()
 
+    async def flush(self) -> None:
+        """Return once everything queued so far is on disk."""
+        if self._writer is not None:
+            self._hurry.set()
+            await asyncio.wait([self._writer])   # a failed write is the writer's to report
+
     def _queued(self) -> None:
-        if not self._writing:
-            self._writing = True
-            asyncio.get_running_loop().create_task(self._write_pending())
+        if self._writer is None:
+            self._writer = asyncio.get_running_loop().create_task(self._write_pending())
 
     async def _write_pending(self) -> None:
         try:
+            await wait_first(self._hurry, timeout=WRITE_LINGER)
             while self._pending.size():
+                self._hurry.clear()
                 batch, self._pending = self._pending, _Merged()
                 name = await asyncio.to_thread(self._write_bundle, batch.message().SerializeToString())
                 self._sizes[name] = batch.size()
                 self._wake.set()
         finally:
-            self._writing = False
+            self._writer = None
+            self._hurry.clear()
 
     def _write_bundle(self, data: bytes) -> str:
         name = f"{time.time_ns():020d}{BUNDLE_SUFFIX}"

@@ -509,6 +509,7 @@ class Controller:
                     await asyncio.sleep(0)      # RPCs between chunks of pending jobs
                 next_priority_calc = now + self.state.priorities.settings.calc_period_s
             if purge is not None:
+                await self.outbox.flush()   # the purged jobs' last records are not re-queued at a restart
                 events.append(purge)
             warnings = signals_due(self.state, int(now))
             for warning in warnings:

@@ -34,6 +34,9 @@ class AccountingPort(Protocol):
 
     def put_node_event(self, record: dbd_pb2.NodeEventRecord) -> None: ...
 
+    async def flush(self) -> None:
+        """Return once every record queued so far is on disk."""
+
     def backlog(self) -> int:
         """Records not yet delivered (sdiag)."""
 

@@ -110,3 +110,21 @@ def test_single_record_files_of_an_older_controller_go_first(tmp_path: Path) -> 
     assert left == 0 and not list((tmp_path / "outbox").iterdir())
     assert [(r.job.job_id, r.job.state) for b in batches for r in b.records] == [(7, "COMPLETED")]
     assert [(e.node, e.state) for b in batches for e in b.node_events] == [("n1", "DOWN")]
+
+
+async def _stream(directory: Path) -> tuple[list[Path], list[dbd_pb2.JobRecordBatch], int]:
+    outbox = AccountingOutbox(directory, None, Signer(KEY))
+    outbox.put(_job(1, "RUNNING"))
+    for _ in range(5):          # loop turns of their own, as a task's start and a later one's end
+        await asyncio.sleep(0)
+    outbox.put(_job(2, "COMPLETED"))
+    await outbox.flush()        # what a purge waits for: everything queued is on disk
+    bundles = sorted(directory.iterdir())
+    batches, left = await _drain(directory)
+    return bundles, batches, left
+
+
+def test_records_of_a_stream_share_a_bundle_and_a_flush_puts_them_on_disk(tmp_path: Path) -> None:
+    bundles, batches, left = asyncio.run(_stream(tmp_path / "outbox"))
+    assert [p.suffix for p in bundles] == [".batch"] and left == 0
+    assert [(r.job.job_id, r.job.state) for b in batches for r in b.records] == [(1, "RUNNING"), (2, "COMPLETED")]

@@ -67,6 +67,9 @@ class RecordingOutbox:
     def backlog(self) -> int:
         return len(self.records)
 
+    async def flush(self) -> None:
+        pass
+
     async def run_sender(self, stop: asyncio.Event) -> None:
         await stop.wait()
 
