@@ -6,7 +6,7 @@ the test that did it, rather than as a wrong squeue line later. Read-only; never
 from __future__ import annotations
 
 from ..model.job import Job, JobState
-from ..model.job_table import active_weight, held_nodes
+from ..model.job_table import active_weight, held_nodes, in_play
 from .state import ClusterState
 
 
@@ -66,6 +66,10 @@ def _table_problems(state: ClusterState) -> list[str]:
         expected = {job.job_id for job in state.jobs.values() if node in held_nodes(job)}
         if indexed != expected:
             problems.append(f"node {node}: jobs indexed {sorted(indexed)}, recomputed {sorted(expected)}")
+    playing = [job.job_id for job in state.jobs.in_play()]
+    expected_playing = [job.job_id for job in state.jobs.values() if in_play(job)]
+    if sorted(playing) != sorted(expected_playing):
+        problems.append(f"jobs in play {sorted(playing)}, recomputed {sorted(expected_playing)}")
     for array_id, tasks in state.array_tasks.items():
         for task_id, job_id in tasks.items():
             job = state.jobs.get(job_id)

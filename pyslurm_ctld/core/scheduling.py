@@ -18,11 +18,12 @@ from .usage import node_capacity, node_usage
 def pass_snapshot(state: ClusterState, now: int) -> PassSnapshot:
     """What a pass at `now` reads of the state. Node capacities are worked out only when a job
     waits for resources (pending, or suspended by preemption)."""
+    in_play = state.jobs.in_play()
     waiting = any(job.state is JobState.PENDING or (job.state is JobState.SUSPENDED and job.preemption is not None)
-                  for job in state.jobs.values())
+                  for job in in_play)
     usage = node_usage(state) if waiting else {}
     return PassSnapshot(
-        now=now, jobs=state.jobs, dependencies=dependency_checks(state),
+        now=now, jobs=state.jobs, in_play=in_play, dependencies=dependency_checks(state),
         capacities={name: node_capacity(state, name, usage[name]) for name in usage},
         partitions=partition_views(state),
         partition_qos={p.name: p.qos for p in state.partitions.values() if p.qos},

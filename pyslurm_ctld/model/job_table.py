@@ -9,12 +9,17 @@ The same way it keeps, per node, the jobs a node agent's report is compared with
 (node_reconcile.py): those with an allocation that are active or still have a running step.
 Each heartbeat used to walk every job, pending and finished ones too: O(jobs) per heartbeat,
 times the number of agents; now it looks at the jobs on its own node.
+
+And the jobs a scheduling pass walks (`in_play`): every pass used to walk every job, those
+finished for good too, which stay until MinJobAge purges them (300 s by default): after a
+benchmark's few thousand jobs, a 500-task array paid for each of them in every pass, about seven
+walks a pass.
 """
 from __future__ import annotations
 
-from typing import Iterable
+from typing import Collection, Iterable
 
-from .job import Job, JobId
+from .job import Job, JobId, JobState
 
 
 def active_weight(job: Job) -> int:
@@ -36,15 +41,23 @@ def held_nodes(job: Job) -> frozenset[str]:
                       *(node for step in job.steps for node in step.waiting_on))) - {""}
 
 
+def in_play(job: Job) -> bool:
+    """Whether a scheduling pass looks at `job`: active (pending, running, suspended or
+    completing), or a run ended by requeue or preemption that a pass may put back in the queue."""
+    return job.is_active or job.state is JobState.REQUEUED or job.state is JobState.PREEMPTED
+
+
 class JobTable(dict[JobId, Job]):
-    """Jobs by id; `active_count` is the sum of `active_weight` over them and `on_node(name)` the
-    jobs whose `held_nodes` include that node, both kept up to date by every mutating method (a
-    method this class does not override would bypass them, so the rarely used ones refuse)."""
+    """Jobs by id; `active_count` is the sum of `active_weight` over them, `on_node(name)` the
+    jobs whose `held_nodes` include that node and `in_play()` those `in_play`, all kept up to date
+    by every mutating method (a method this class does not override would bypass them, so the
+    rarely used ones refuse)."""
 
     def __init__(self, jobs: Iterable[Job] = ()) -> None:
         super().__init__()
         self.active_count = 0
         self._by_node: dict[str, dict[JobId, Job]] = {}
+        self._in_play: dict[JobId, Job] = {}
         for job in jobs:
             self[job.job_id] = job
 
@@ -54,11 +67,16 @@ class JobTable(dict[JobId, Job]):
         self._unindex(old)
         for node in held_nodes(job):
             self._by_node.setdefault(node, {})[job_id] = job
+        if in_play(job):
+            self._in_play[job_id] = job
+        else:
+            self._in_play.pop(job_id, None)
         super().__setitem__(job_id, job)
 
     def __delitem__(self, job_id: JobId) -> None:
         self.active_count -= active_weight(self[job_id])
         self._unindex(self[job_id])
+        self._in_play.pop(job_id, None)
         super().__delitem__(job_id)
 
     def _unindex(self, job: Job | None) -> None:
@@ -71,6 +89,10 @@ class JobTable(dict[JobId, Job]):
     def on_node(self, node: str) -> Iterable[Job]:
         """The jobs that may have processes on `node` (held_nodes)."""
         return self._by_node.get(node, {}).values()
+
+    def in_play(self) -> Collection[Job]:
+        """The jobs `in_play`, in the table's order (submission order, as a walk of every job)."""
+        return self._in_play.values()
 
     _MISSING = object()
 
@@ -87,6 +109,7 @@ class JobTable(dict[JobId, Job]):
         super().clear()
         self.active_count = 0
         self._by_node.clear()
+        self._in_play.clear()
 
     def _untallied(self, *args: object, **kwargs: object) -> None:
         raise TypeError("JobTable: assign or delete one job at a time (the MaxJobCount tally)")

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
-from typing import Mapping, Protocol
+from typing import Collection, Mapping, Protocol
 
 from . import preemption, scheduler
 from ..model.associations import AssociationSnapshot
@@ -48,10 +48,13 @@ class Eligibility(Protocol):
 @dataclass(frozen=True, slots=True)
 class PassSnapshot:
     """What one pass reads. `jobs` is read, never written; `capacities` is empty when no job
-    waits (none pending, none suspended by preemption): such a pass has nothing to place."""
+    waits (none pending, none suspended by preemption): such a pass has nothing to place.
+    `in_play` is what the pass walks: `jobs` less those finished for good (job_table.in_play),
+    which only dependencies look up, by id."""
 
     now: int
     jobs: Mapping[JobId, Job]
+    in_play: Collection[Job]
     dependencies: Eligibility               # over the same jobs
     capacities: Mapping[str, NodeCapacity]  # every node, what is free on it now
     partitions: Mapping[str, scheduler.PartitionView]
@@ -77,14 +80,14 @@ class PassPlan:
 
 def plan(snapshot: PassSnapshot) -> PassPlan:
     """Decide one pass (see the module's docstring)."""
-    now, jobs = snapshot.now, snapshot.jobs
+    now, jobs, in_play = snapshot.now, snapshot.jobs, snapshot.in_play
     pending: list[Job] = []
     others: list[Job] = []                       # every job not pending: what preemption follows up
     suspended: list[Job] = []
     array_running: dict[JobId, int] = {}
     active_names: set[tuple[int, str]] = set()   # (uid, name) of running jobs, for singleton
     is_pending, running, is_suspended = JobState.PENDING, JobState.RUNNING, JobState.SUSPENDED
-    for job in jobs.values():
+    for job in in_play:
         state = job.state
         if state is is_pending:
             pending.append(job)
@@ -101,11 +104,11 @@ def plan(snapshot: PassSnapshot) -> PassPlan:
     if follow_ups or not pending:
         return PassPlan(tuple(follow_ups), {}, None, snapshot.next_job_id)
     events, ineligible, eligible_tasks = snapshot.dependencies.eligibility(pending, active_names, now)
-    gate = license_gate(snapshot.licenses, jobs.values(),
-                        limit_gate(snapshot.associations, snapshot.enforce, jobs.values(), snapshot.partition_qos),
+    gate = license_gate(snapshot.licenses, in_play,
+                        limit_gate(snapshot.associations, snapshot.enforce, in_play, snapshot.partition_qos),
                         snapshot.reservations.values(), now)
     backfill = None if snapshot.backfill is None else \
-        Backfill(snapshot.backfill, snapshot.capacities, running_jobs(jobs.values(), now), now)
+        Backfill(snapshot.backfill, snapshot.capacities, running_jobs(in_play, now), now)
     fenced = fences(pending, snapshot.reservations, snapshot.capacities, now)
     decisions = scheduler.schedule(pending, snapshot.capacities, snapshot.partitions, array_running, ineligible,
                                    eligible_tasks, gate, backfill, fenced, _STANDINGS)
@@ -154,7 +157,7 @@ def _preemptions(snapshot: PassSnapshot, decisions: list[scheduler.Decision], pe
         return []
     if policy.config.preempt_type == "preempt/qos":   # QOS come from accounting (soft state)
         policy = dataclasses.replace(policy, qos=preemption.qos_table(snapshot.associations.qos))
-    holding = [j for j in snapshot.jobs.values() if j.allocation is not None
+    holding = [j for j in snapshot.in_play if j.allocation is not None
                and (j.state is JobState.RUNNING or j.completing)]
     return [JobPreempted(p.victim, p.preemptor, p.mode.value, snapshot.now, p.grace)
             for p in preemption.plan(decisions, {j.job_id: j for j in pending}, holding, snapshot.capacities,
@@ -166,5 +169,5 @@ def _resumes(snapshot: PassSnapshot, suspended_jobs: list[Job]) -> list[JobResum
     suspended = [j for j in suspended_jobs if j.preemption is not None]
     if not suspended:
         return []
-    active = {j.job_id: j for j in snapshot.jobs.values() if j.is_active}
+    active = {j.job_id: j for j in snapshot.in_play if j.is_active}
     return [JobResumed(r.job_id, snapshot.now) for r in preemption.resumable(suspended, active, snapshot.capacities)]

@@ -458,7 +458,7 @@ class Controller:
             await asyncio.sleep(max(SCHED_DEBOUNCE, gap))
             self._sched_wake.clear()
             now = int(time.time())
-            pending = sum(1 for job in self.state.jobs.values() if job.state is JobState.PENDING)
+            pending = sum(1 for job in self.state.jobs.in_play() if job.state is JobState.PENDING)
             began = time.perf_counter_ns()
             self.passes_begun += 1
             number = self.passes_begun

@@ -15,17 +15,19 @@ from pyslurm_ctld.core.apply import apply
 from pyslurm_ctld.core.cancel import cancellation
 from pyslurm_ctld.core.state import ClusterState
 from pyslurm_ctld.core.timers import purgeable
-from pyslurm_ctld.model.job_table import JobTable, active_weight, held_nodes
+from pyslurm_ctld.model.job_table import JobTable, active_weight, held_nodes, in_play
 
 from test_job_arrays import submit_array
 from tests.builders import ALICE, finish, make_manager, schedule, submit
 
 
 def full_count(mgr: ClusterState) -> int:
-    """The tally recounted, after checking the per-node index against a full walk too."""
+    """The tally recounted, after checking the per-node index and the jobs in play against a full
+    walk too."""
     for node in mgr.nodes:
         assert sorted(j.job_id for j in mgr.jobs.on_node(node)) == \
             sorted(j.job_id for j in mgr.jobs.values() if node in held_nodes(j))
+    assert sorted(j.job_id for j in mgr.jobs.in_play()) == sorted(j.job_id for j in mgr.jobs.values() if in_play(j))
     return sum(active_weight(job) for job in mgr.jobs.values())
 
 
@@ -41,6 +43,9 @@ def test_tally_follows_every_change_of_a_mixed_life(tmp_path: Path) -> None:
     for job in [j for j in mgr.jobs.values() if j.state.name == "RUNNING"]:
         finish(mgr, job.job_id, now=300)
         assert mgr.jobs.active_count == full_count(mgr)
+    # what a scheduling pass walks: not the jobs finished for good
+    assert {j.state.name for j in mgr.jobs.in_play()} == {"PENDING"}
+    assert {j.state.name for j in mgr.jobs.values()} == {"PENDING", "COMPLETED"}
     held = next(j for j in mgr.jobs.values() if j.state.name == "PENDING" and j.array is None)
     apply(mgr, cancellation(mgr, held.job_id, ALICE, now=310))
     assert mgr.jobs.active_count == full_count(mgr)
