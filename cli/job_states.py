@@ -43,13 +43,20 @@ def display_state(job: pb.JobInfo) -> str:
 
 
 def display_state_compact(job: pb.JobInfo) -> str:
-    """The compact state printed for *job* (``CG`` while completing)."""
-    return compact_state(display_state(job))
+    """The compact state printed for *job* (``CG`` while completing); squeue prints one per line,
+    so a known name is looked up directly."""
+    if job.completing:
+        return _COMPLETING_CODE
+    return STATE_CODES.get(job.state) or compact_state(job.state or "PENDING")
+
+
+_COMPLETING_CODE = compact_state("COMPLETING")
 
 
 def state_number(long_name: str) -> int:
     """Base state number (PENDING=0 ...); unknown names sort after all known ones."""
-    return BASE_STATE_NUMBERS.get(long_name.upper(), len(BASE_STATE_NUMBERS))
+    number = BASE_STATE_NUMBERS.get(long_name)   # as the controller sends it: upper case
+    return BASE_STATE_NUMBERS.get(long_name.upper(), len(BASE_STATE_NUMBERS)) if number is None else number
 
 
 def normalize_state(name: str) -> str:
@@ -85,7 +92,7 @@ def valid_states_text() -> str:
 
 def is_shown_by_default(job: pb.JobInfo) -> bool:
     """True if squeue without ``-t`` lists *job* (active, or finished but still completing)."""
-    return display_state(job) in DEFAULT_SQUEUE_STATES
+    return job.completing or (job.state or "PENDING") in DEFAULT_SQUEUE_STATES
 
 
 def matches_states(job: pb.JobInfo, states: Iterable[str]) -> bool:

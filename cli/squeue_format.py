@@ -198,8 +198,11 @@ def start_or_expected(job: JobInfo) -> int:
     return job.start_time if job.state != "PENDING" else job.expected_start
 
 
-def _duration(seconds: int) -> str:
+def _time_used_text(job: JobInfo, now: int) -> str:
     """``%M``: most listed jobs have not started (0:00), so that one needs no arithmetic."""
+    if not job.start_time:
+        return _NO_TIME
+    seconds = time_used(job, now)
     return units.format_duration_squeue(seconds) if seconds else _NO_TIME
 
 
@@ -218,8 +221,9 @@ def _reason(job: JobInfo) -> str:
     return job.reason or "None"
 
 
-def _reasonlist(job: JobInfo) -> str:
-    return f"({_reason(job)})" if job_states.shows_reason(job) else job.nodes
+def _reasonlist(job: JobInfo, width: int | None = None) -> str:
+    """``%R``: ``(Reason)``, cut to *width*, or the node list, which is never cut."""
+    return f"({_reason(job)})"[:width] if job_states.shows_reason(job) else job.nodes
 
 
 def job_id_text(job: JobInfo) -> str:
@@ -264,7 +268,7 @@ JOB_FIELDS: dict[str, JobField] = {
     ),
     "time_left": JobField("TIME_LEFT", _time_left, "time"),
     "min_memory": JobField("MIN_MEMORY", lambda j, n: _memory(j)),
-    "time_used": JobField("TIME", lambda j, n: _duration(time_used(j, n)), "time"),
+    "time_used": JobField("TIME", _time_used_text, "time"),
     "req_nodes": JobField("REQ_NODES", lambda j, n: j.req_nodes),
     "nodelist": JobField("NODELIST", lambda j, n: j.nodes, "nodes"),
     "command": JobField("COMMAND", lambda j, n: j.command or "(null)"),
@@ -379,13 +383,15 @@ def header_line(fmt: LineFormat, fields: Mapping[str, JobField] | None = None) -
 def job_line(fmt: LineFormat, job: JobInfo, now: int, fields: Mapping[str, JobField] | None = None) -> str:
     """One line for *job* (or a step, with STEP_FIELDS); time values and node lists are padded
     but never cut."""
-    return line_renderer(fmt, fields)(job, now)
+    return lines_of(fmt, [job], now, fields)[0]
 
 
-def line_renderer(fmt: LineFormat, fields: Mapping[str, JobField] | None = None) -> Getter:
-    """`job_line` for many jobs: the format is turned once into one ``%`` template (``%-9.9s`` pads
-    and cuts a text value in one step, ``%10s`` pads a time that is never cut), so each line is a
-    single formatting of its values (5,000 lines: about 4x faster than padding cell by cell)."""
+def lines_of(fmt: LineFormat, jobs: Sequence[JobInfo], now: int,
+             fields: Mapping[str, JobField] | None = None) -> list[str]:
+    """`job_line` of each of *jobs*. The format is turned once into one ``%`` template (``%-9.9s``
+    pads and cuts a text value in one step, ``%10s`` pads a time that is never cut), its values
+    are taken a column at a time (one comprehension per column, not one per line), and each line
+    is a single formatting of its row (5,000 lines: about 4x faster than padding cell by cell)."""
     table = JOB_FIELDS if fields is None else fields
     pieces = [fmt.prefix.replace("%", "%%")]
     getters: list[Getter] = []
@@ -393,15 +399,14 @@ def line_renderer(fmt: LineFormat, fields: Mapping[str, JobField] | None = None)
         if col.key:   # else an -O name Slurm does not know: empty, suffix kept
             field = table[col.key]
             pieces.append(_conversion(col, field.kind))
-            getters.append(_reason_cut(field.get, col.width) if field.kind == "reasonlist" and col.width is not None
+            getters.append(_reason_cut(col.width) if field.kind == "reasonlist" and col.width is not None
                            else field.get)
         pieces.append(col.suffix.replace("%", "%%"))
     template = "".join(pieces)
-
-    def line(job: JobInfo, now: int) -> str:
-        return template % tuple([get(job, now) for get in getters])
-
-    return line
+    if not getters:
+        return [template % ()] * len(jobs)
+    columns = [[get(job, now) for job in jobs] for get in getters]
+    return [template % row for row in zip(*columns)]
 
 
 def _conversion(col: Column, kind: str) -> str:
@@ -412,13 +417,9 @@ def _conversion(col: Column, kind: str) -> str:
     return f"%{'' if col.right else '-'}{col.width}{cut}s"
 
 
-def _reason_cut(get: Getter, width: int) -> Getter:
+def _reason_cut(width: int) -> Getter:
     """``%R`` is cut to its width only while it shows a reason, never while it lists nodes."""
-    def cut(job: JobInfo, now: int) -> str:
-        value = get(job, now)
-        return value[:width] if job_states.shows_reason(job) else value
-
-    return cut
+    return lambda job, now: _reasonlist(job, width)
 
 
 def render_jobs(
@@ -436,8 +437,7 @@ def render_jobs(
         if with_date:
             lines.append(date_line(now))
         lines.append(header_line(fmt, fields))
-    line = line_renderer(fmt, fields)
-    lines.extend(line(job, now) for job in jobs)
+    lines.extend(lines_of(fmt, list(jobs), now, fields))
     return lines
 
 
@@ -481,7 +481,8 @@ def parse_sort(spec: str) -> list[tuple[str, bool]]:
 
 
 def _controller_order(job: JobInfo) -> int:
-    return -job.job_id if job_states.display_state(job) == "PENDING" else job.job_id
+    # display_state(job) == "PENDING", spelt out: this runs once per listed job
+    return -job.job_id if not job.completing and job.state in ("PENDING", "") else job.job_id
 
 
 def sort_jobs(jobs: Iterable[JobInfo], spec: str = DEFAULT_SORT) -> list[JobInfo]:
@@ -557,6 +558,5 @@ def running_steps(jobs: Iterable[JobInfo]) -> list[StepInfo]:
 
 def render_steps(fmt: LineFormat, steps: Iterable[StepInfo], now: int, *, header: bool = True) -> list[str]:
     lines = [header_line(fmt, STEP_FIELDS)] if header else []
-    line = line_renderer(fmt, STEP_FIELDS)
-    lines.extend(line(step, now) for step in steps)
+    lines.extend(lines_of(fmt, list(steps), now, STEP_FIELDS))
     return lines

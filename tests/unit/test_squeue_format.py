@@ -80,6 +80,13 @@ def test_noheader_and_empty_queue() -> None:
     assert sq.render_jobs(fmt, [_running()], NOW, header=False) == [VERIFIED_DEFAULT[3]]
 
 
+def test_format_without_fields_prints_its_text_once_per_job() -> None:
+    """Lines are formatted a column at a time; a format of literal text alone has no columns."""
+    for fmt in (sq.parse_format("100%%"), sq.parse_long_format("nosuchfield:5|")):
+        assert sq.render_jobs(fmt, [_running(), _running()], NOW, header=False) == [sq.job_line(fmt, _running(), NOW)] * 2
+    assert sq.render_jobs(sq.parse_format("at"), [_running()] * 3, NOW, header=False) == ["at"] * 3
+
+
 def test_start_header() -> None:
     assert sq.header_line(sq.parse_format(sq.START_FORMAT)) == (
         "             JOBID PARTITION     NAME     USER ST           START_TIME  NODES "
