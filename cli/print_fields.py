@@ -18,7 +18,9 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import Any, NamedTuple, Protocol, TypeVar
+from typing import Any, Protocol, TypeVar
+
+from pyslurm_common.typed_tuple import NamedTuple
 
 Value = str | int | None  # None = unset (printed blank)
 # Widths beyond this are refused: `%999999999` would print a gigabyte of padding per cell.

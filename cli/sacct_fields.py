@@ -14,13 +14,14 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterable, Sequence
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any
 
 from cli import job_states, sacct_usage
 from cli.print_fields import (Column, FormatError, Value, help_columns, parse_field_list, record_values,
                               render_records)
 from pyslurm_common import hostlist, units
 from pyslurm_common.rpc import messages as pb
+from pyslurm_common.typed_tuple import NamedTuple
 
 __all__ = ["DEFAULT_FIELDS", "BRIEF_FIELDS", "LONG_FIELDS", "FormatError", "SacctRow", "parse_fields",
            "rows", "row_values", "render_sacct"]

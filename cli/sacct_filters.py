@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Iterable, Mapping
-from typing import NamedTuple
 
 from pyslurm_common import units
 from pyslurm_common.rpc import messages as pb
+from pyslurm_common.typed_tuple import NamedTuple
 
 from .app import die
 

@@ -22,7 +22,9 @@ import socket
 import sys
 import time
 from collections.abc import Callable, Sequence
-from typing import IO, TYPE_CHECKING, NamedTuple, NoReturn
+from typing import IO, TYPE_CHECKING, NoReturn
+
+from pyslurm_common.typed_tuple import NamedTuple
 
 from . import client
 from .app import die, error_exit_code, run

@@ -14,7 +14,7 @@ after ``squeue: error: ``.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING
 
 from cli import job_states
 from cli.print_fields import MAX_FIELD_WIDTH
@@ -22,6 +22,7 @@ from cli.scontrol_show import job_tres
 from cli.slurm_time import slurm_ctime
 from pyslurm_common import units
 from pyslurm_common.rpc import messages as pb
+from pyslurm_common.typed_tuple import NamedTuple
 
 # Names for annotations only: building a message class at import would load protobuf's
 # well_known_types before cli/app.run_as_process can spare a command it (rpc/messages.py).

@@ -13,7 +13,9 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping, Sequence
-from typing import Any, NamedTuple
+from typing import Any
+
+from pyslurm_common.typed_tuple import NamedTuple
 
 from .app import die
 

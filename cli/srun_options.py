@@ -11,10 +11,11 @@ import re
 import socket
 import sys
 from collections.abc import Mapping, Sequence
-from typing import Any, NamedTuple
+from typing import Any
 
 from pyslurm_common.bounds import TASK_RANK
 from pyslurm_common.rpc import messages as pb
+from pyslurm_common.typed_tuple import NamedTuple
 
 from . import job_options
 from .app import die

@@ -5,7 +5,7 @@ Pure: the step's node names and tasks-per-node counts (StepReply) and its distri
 """
 from __future__ import annotations
 
-from typing import NamedTuple
+from pyslurm_common.typed_tuple import NamedTuple
 
 
 # StepRequest.input_task besides a rank: stdin to every task, or to none (/dev/null).

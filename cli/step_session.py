@@ -16,9 +16,10 @@ import socket
 import sys
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING
 
 from pyslurm_common import step_io
+from pyslurm_common.typed_tuple import NamedTuple
 
 from .step_layout import INPUT_ALL, INPUT_NONE, StepLayout
 from .step_stream import StreamConsumer

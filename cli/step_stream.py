@@ -8,9 +8,9 @@ done. The socket loop that reads the frames lives in cli/step_session.py.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import NamedTuple
 
 from pyslurm_common import step_io
+from pyslurm_common.typed_tuple import NamedTuple
 
 from .step_layout import StepLayout
 from .task_report import TaskOutcome

@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import signal as _signal
 from collections.abc import Iterable, Mapping
-from typing import NamedTuple
 
 from pyslurm_common.hostlist import compress, compress_numbers
+from pyslurm_common.typed_tuple import NamedTuple
 
 from .step_layout import StepLayout
 

@@ -19,9 +19,10 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING
 
 from .bounds import UINT32_MAX, OutOfRange
+from .typed_tuple import NamedTuple
 
 if TYPE_CHECKING:
     from os import PathLike

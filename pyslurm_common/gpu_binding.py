@@ -15,7 +15,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from typing import NamedTuple
+
+from .typed_tuple import NamedTuple
 
 MAX_LIST = 4096
 _TYPE = re.compile(r"(closest|none|single:\d+|per_task:\d+|map_gpu:[0-9x*,]+|mask_gpu:[0-9a-fA-Fx*,]+)$",

@@ -20,7 +20,8 @@ from __future__ import annotations
 import itertools
 import re
 from collections.abc import Iterable, Iterator
-from typing import NamedTuple
+
+from .typed_tuple import NamedTuple
 
 __all__ = ["HostlistError", "MAX_HOSTS", "compress", "expand"]
 

@@ -22,7 +22,8 @@ from __future__ import annotations
 import json
 import socket
 import struct
-from typing import NamedTuple
+
+from .typed_tuple import NamedTuple
 
 HEADER = struct.Struct("!BII")
 MAX_PAYLOAD = 1 << 20

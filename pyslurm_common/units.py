@@ -24,9 +24,9 @@ import math
 import os
 import re
 import time
-from typing import NamedTuple
 
 from .bounds import EPOCH, MEMORY_MB, TIME_LIMIT_MIN
+from .typed_tuple import NamedTuple
 
 __all__ = [
     "SIZE_UNITS",
