@@ -11,7 +11,6 @@ import socket
 import sys
 import time
 from collections.abc import Callable, Iterator, Mapping
-from typing import Any, NoReturn
 from contextlib import contextmanager
 
 from pyslurm_common.errors import SlurmError
@@ -19,6 +18,10 @@ from pyslurm_common.rpc import messages as pb
 
 from . import client
 from .app import die
+
+TYPE_CHECKING = False   # typing's constant without importing typing: CLI start-up (issue 18)
+if TYPE_CHECKING:
+    from typing import Any, NoReturn
 
 FIRST_WAIT_MS = 1000
 LATER_WAIT_MS = 10000

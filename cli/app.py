@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import Callable, NoReturn, Sequence
 
 from pyslurm_common.conf_syntax import ConfigError
 from pyslurm_common.errors import SlurmError, Strerror
 
 from .client import ConnectError
+
+TYPE_CHECKING = False   # typing's constant without importing typing: CLI start-up (issue 18)
+if TYPE_CHECKING:
+    from typing import Callable, NoReturn, Sequence
 
 
 class CliError(Exception):

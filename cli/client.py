@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import os
 from functools import lru_cache
-from typing import TYPE_CHECKING, TypeVar
 
 from google.protobuf.message import Message
 
@@ -15,10 +14,13 @@ from pyslurm_common.agent import client as agent_client
 from pyslurm_common.agent import protocol as agent_protocol
 from pyslurm_common.client_settings import auth_socket
 
+TYPE_CHECKING = False   # typing's constant without importing typing: CLI start-up (issue 18)
 if TYPE_CHECKING:
+    from typing import TypeVar
+
     from pyslurm_common.config import SlurmConfig
 
-Reply = TypeVar("Reply", bound=Message)
+    Reply = TypeVar("Reply", bound=Message)
 CONTROLLER = "/pyslurm.Controller/"
 ACCOUNTING = "/pyslurm.Accounting/"
 ConnectError = agent_client.ConnectError

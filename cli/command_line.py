@@ -10,9 +10,12 @@ from __future__ import annotations
 import sys
 from collections.abc import Iterable, Mapping, Sequence
 from types import ModuleType
-from typing import Any, NoReturn
 
 from .getopt_long import GetoptError, Parsed, Row, Value, getopt
+
+TYPE_CHECKING = False   # typing's constant without importing typing: CLI start-up (issue 18)
+if TYPE_CHECKING:
+    from typing import Any, NoReturn
 
 VERSION_LINE = "slurm 22.05.8"
 GETOPT_EXIT = 255           # Slurm exits -1 on a word getopt refuses, whatever SLURM_EXIT_ERROR says
@@ -23,7 +26,7 @@ MERGED = frozenset({"mail_type"})  # each occurrence adds to the ones before (Sl
 EARLY = ("help", "usage", "version")
 
 
-class OptionValues(dict[str, Any]):
+class OptionValues(dict[str, "Any"]):   # quoted: Any is imported for type checkers only
     """dest -> value (True for a flag, "" for an optional argument left out, else the text),
     with where each value came from."""
 

@@ -14,14 +14,13 @@ no imports on the CLI start-up path.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Union
 
 NONE, REQUIRED, OPTIONAL = 0, 1, 2
 # One table row: (long name, short letter or "", argument kind, destination, input env vars, help)
 Row = tuple[str, str, int, str, tuple[str, ...], str]
 # A parsed option: (destination, value): True for an option without argument, "" for an
 # optional argument left out, else the argument text.
-Value = Union[str, bool]
+Value = str | bool
 
 
 class GetoptError(Exception):

@@ -12,11 +12,14 @@ as Slurm without a GPU gathering plugin. Pure.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Literal
 
 from pyslurm_common.rpc import messages as pb
 
-Kind = Literal["ave", "max", "min", "tot"]
+TYPE_CHECKING = False   # typing's constant without importing typing: CLI start-up (issue 18)
+if TYPE_CHECKING:
+    from typing import Literal
+
+    Kind = Literal["ave", "max", "min", "tot"]
 
 
 def sampled(gpus: Sequence[pb.GpuUsage]) -> list[pb.GpuUsage]:

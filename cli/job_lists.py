@@ -5,11 +5,14 @@ Pure. `parse_job_list` raises ValueError(<item>) for an id that does not parse.
 from __future__ import annotations
 
 import re
-from typing import Iterable
 
 from pyslurm_common.array_spec import JobSpec, format_ranges, parse_indices, parse_job_spec
 from pyslurm_common.bounds import STEP_ID
 from pyslurm_common.rpc import messages as pb
+
+TYPE_CHECKING = False   # typing's constant without importing typing: CLI start-up (issue 18)
+if TYPE_CHECKING:
+    from typing import Iterable
 
 NAMED_STEPS = ("interactive", "batch", "extern")   # in the order sstat lists them
 _ITEM = re.compile(r"[^,\[]+(?:\[[^\]]*\])?")   # commas inside brackets belong to the item

@@ -9,7 +9,6 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
 
 from pyslurm_common import bounds, units
 from pyslurm_common.rpc import messages as pb
@@ -21,7 +20,10 @@ from .option_support import run_as
 from .scheduling_options import implicit_tasks, output_environment, scheduling_fields
 from .submit_inputs import node_file
 
+TYPE_CHECKING = False   # typing's constant without importing typing: CLI start-up (issue 18)
 if TYPE_CHECKING:   # imported where used: dataclasses would slow every command's start
+    from typing import Any
+
     from pyslurm_common.mem_binding import MemBind
 
 BARE_NICE = 100   # `--nice` without a value

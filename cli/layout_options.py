@@ -10,12 +10,15 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from typing import Any
 
 from pyslurm_common import gpu_binding
 
 from .app import die
 from .command_line import OPTION_EXIT
+
+TYPE_CHECKING = False   # typing's constant without importing typing: CLI start-up (issue 18)
+if TYPE_CHECKING:
+    from typing import Any
 
 HINTS = ("compute_bound", "memory_bound", "multithread", "nomultithread")
 HINT_HELP = """Application hint options:

@@ -18,9 +18,12 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import Any, Protocol, TypeVar
 
 from pyslurm_common.typed_tuple import NamedTuple
+
+TYPE_CHECKING = False   # typing's constant without importing typing: CLI start-up (issue 18)
+if TYPE_CHECKING:
+    from typing import Any, Protocol, TypeVar
 
 Value = str | int | None  # None = unset (printed blank)
 # Widths beyond this are refused: `%999999999` would print a gigabyte of padding per cell.
@@ -139,14 +142,14 @@ def format_row(
     return _join(cells, parsable, delimiter)
 
 
-R = TypeVar("R", contravariant=True)
+if TYPE_CHECKING:
+    R = TypeVar("R", contravariant=True)
 
+    class FieldGetter(Protocol[R]):
+        """A field table entry: how to get a cell's value from one record."""
 
-class FieldGetter(Protocol[R]):
-    """A field table entry: how to get a cell's value from one record."""
-
-    @property
-    def get(self) -> Callable[[R], Value]: ...
+        @property
+        def get(self) -> Callable[[R], Value]: ...
 
 
 def render_records(

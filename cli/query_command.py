@@ -13,10 +13,13 @@ import os
 import sys
 from collections.abc import Iterable, Mapping, Sequence
 from types import ModuleType
-from typing import NoReturn
 
 from .command_line import COMMAND_LINE, ENVIRONMENT, OptionValues, environment_options, handle_early
 from .getopt_long import GetoptError, Parsed, Value, getopt_permuted
+
+TYPE_CHECKING = False   # typing's constant without importing typing: CLI start-up (issue 18)
+if TYPE_CHECKING:
+    from typing import NoReturn
 
 REFUSED_EXIT = 1
 

@@ -7,14 +7,17 @@ controller problem. ``PYSLURM_DEBUG`` adds the underlying reason.
 from __future__ import annotations
 
 import os
-from typing import TypeVar
 
 from google.protobuf.message import Message
 
 from . import client
 from .app import die
 
-Reply = TypeVar("Reply", bound=Message)
+TYPE_CHECKING = False   # typing's constant without importing typing: CLI start-up (issue 18)
+if TYPE_CHECKING:
+    from typing import TypeVar
+
+    Reply = TypeVar("Reply", bound=Message)
 
 
 def call(method: str, request: Message, reply_type: type[Reply]) -> Reply:

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterable, Sequence
-from typing import TYPE_CHECKING, Any
 
 from cli import job_states, sacct_usage
 from cli.print_fields import (Column, FormatError, Value, help_columns, parse_field_list, record_values,
@@ -28,7 +27,9 @@ __all__ = ["DEFAULT_FIELDS", "BRIEF_FIELDS", "LONG_FIELDS", "FormatError", "Sacc
 
 # Names for annotations only: building a message class at import would load protobuf's
 # well_known_types before cli/app.run_as_process can spare a command it (rpc/messages.py).
+TYPE_CHECKING = False   # typing's constant without importing typing: CLI start-up (issue 18)
 if TYPE_CHECKING:
+    from typing import Any
     JobRecord = pb.JobRecord
     StepInfo = pb.StepInfo
 

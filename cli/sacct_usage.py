@@ -22,26 +22,28 @@ figures yet. Pure.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Protocol
 
 from cli import gpu_figures
 from pyslurm_common import hostlist, units
 from pyslurm_common.rpc import messages as pb
 
+TYPE_CHECKING = False   # typing's constant without importing typing: CLI start-up (issue 18)
+if TYPE_CHECKING:
+    from typing import Protocol
+
+    class UsageRow(Protocol):
+        """What the usage fields read of a sacct row (``cli.sacct_fields.SacctRow``)."""
+
+        @property
+        def record(self) -> pb.JobRecord: ...
+
+        @property
+        def step(self) -> pb.StepInfo | None: ...
+
+        @property
+        def sizes(self) -> units.SizeFormat: ...
+
 Value = str | int | None
-
-
-class UsageRow(Protocol):
-    """What the usage fields read of a sacct row (``cli.sacct_fields.SacctRow``)."""
-
-    @property
-    def record(self) -> pb.JobRecord: ...
-
-    @property
-    def step(self) -> pb.StepInfo | None: ...
-
-    @property
-    def sizes(self) -> units.SizeFormat: ...
 
 
 def format_kb(kb: int) -> str:

@@ -12,7 +12,6 @@ import signal
 import subprocess
 import sys
 from collections.abc import Mapping, Sequence
-from typing import Any
 
 from pyslurm_common.errors import SlurmError
 from pyslurm_common.rpc import messages as pb
@@ -24,6 +23,10 @@ from .command_line import collect, command_line
 from .option_support import refuse_unsupported
 from .submit_inputs import add_submission_inputs
 from .option_tables import salloc as spec
+
+TYPE_CHECKING = False   # typing's constant without importing typing: CLI start-up (issue 18)
+if TYPE_CHECKING:
+    from typing import Any
 
 PROG = "salloc"
 # Beyond the shared allocation options (option_support.JOB_DESC)

@@ -10,9 +10,12 @@ import pwd
 import re
 import subprocess
 from collections.abc import Mapping
-from typing import Any
 
 from .app import die
+
+TYPE_CHECKING = False   # typing's constant without importing typing: CLI start-up (issue 18)
+if TYPE_CHECKING:
+    from typing import Any
 
 RUNUSER = "/usr/sbin/runuser"
 MAX_BYTES = 1 << 20          # a login environment larger than this is not believed

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import Any
 
 from collections.abc import Sequence
 
@@ -23,6 +22,10 @@ from .option_support import refuse_unsupported
 from .submit_inputs import add_submission_inputs
 from .option_tables import sbatch as spec
 from .sbatch_script import LEGACY_WARNING, ScriptError, directive_words, legacy_directives, validate, wrap
+
+TYPE_CHECKING = False   # typing's constant without importing typing: CLI start-up (issue 18)
+if TYPE_CHECKING:
+    from typing import Any
 
 PROG = "sbatch"
 # Beyond the shared allocation options (option_support.JOB_DESC)

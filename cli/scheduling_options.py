@@ -15,11 +15,14 @@ nothing, as Slurm on partitions with OverSubscribe=NO.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any
 
 from .app import die
 from .command_line import OPTION_EXIT
 from .layout_options import count_option
+
+TYPE_CHECKING = False   # typing's constant without importing typing: CLI start-up (issue 18)
+if TYPE_CHECKING:
+    from typing import Any
 
 PRIORITY_TOP = 2 ** 32 - 3          # --priority=TOP: the highest priority there is (Slurm's INFINITE-2)
 PRIORITY_LIMIT = 2 ** 32 - 2        # Slurm refuses this and above

@@ -16,7 +16,6 @@ No errors are raised.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from typing import TYPE_CHECKING
 
 from cli import job_states
 from pyslurm_common import hostlist, units
@@ -25,6 +24,7 @@ from pyslurm_common.users import user_name as user_name_of_uid
 
 # Names for annotations only: building a message class at import would load protobuf's
 # well_known_types before cli/app.run_as_process can spare a command it (rpc/messages.py).
+TYPE_CHECKING = False   # typing's constant without importing typing: CLI start-up (issue 18)
 if TYPE_CHECKING:
     JobInfo = pb.JobInfo
     StepInfo = pb.StepInfo

@@ -14,7 +14,6 @@ after ``squeue: error: ``.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING
 
 from cli import job_states
 from cli.print_fields import MAX_FIELD_WIDTH
@@ -26,6 +25,7 @@ from pyslurm_common.typed_tuple import NamedTuple
 
 # Names for annotations only: building a message class at import would load protobuf's
 # well_known_types before cli/app.run_as_process can spare a command it (rpc/messages.py).
+TYPE_CHECKING = False   # typing's constant without importing typing: CLI start-up (issue 18)
 if TYPE_CHECKING:
     JobInfo = pb.JobInfo
     StepInfo = pb.StepInfo

@@ -13,7 +13,6 @@ import socket
 import sys
 import time
 from collections.abc import Iterator, Sequence
-from typing import IO, Any
 
 from pyslurm_common.bounds import JOB_ID
 from pyslurm_common.errors import SlurmError
@@ -31,6 +30,10 @@ from .srun_options import (StreamSpec, allocation_desc, binding_environment, che
                            multi_prog_config, step_sizes, stream_spec, wait_seconds)
 from .step_layout import INPUT_NONE, StepLayout
 from .terminal import terminal_size
+
+TYPE_CHECKING = False   # typing's constant without importing typing: CLI start-up (issue 18)
+if TYPE_CHECKING:
+    from typing import IO, Any
 
 PROG = "srun"
 # Beyond the shared allocation options (option_support.JOB_DESC)

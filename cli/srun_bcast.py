@@ -13,11 +13,14 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping, Sequence
-from typing import Any
 
 from pyslurm_common.typed_tuple import NamedTuple
 
 from .app import die
+
+TYPE_CHECKING = False   # typing's constant without importing typing: CLI start-up (issue 18)
+if TYPE_CHECKING:
+    from typing import Any
 
 
 class BcastPlan(NamedTuple):   # a NamedTuple: dataclasses would import inspect into srun

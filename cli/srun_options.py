@@ -11,7 +11,6 @@ import re
 import socket
 import sys
 from collections.abc import Mapping, Sequence
-from typing import Any
 
 from pyslurm_common.bounds import TASK_RANK
 from pyslurm_common.rpc import messages as pb
@@ -23,6 +22,10 @@ from .command_line import COMMAND_LINE, ENVIRONMENT, OptionValues
 from .srun_step_options import accel_bind
 from .step_layout import INPUT_ALL, INPUT_NONE
 from .submit_inputs import rlimits
+
+TYPE_CHECKING = False   # typing's constant without importing typing: CLI start-up (issue 18)
+if TYPE_CHECKING:
+    from typing import Any
 
 class StreamSpec(NamedTuple):   # a NamedTuple: dataclasses would import inspect into srun
     """One of -o/-e/-i: `all` (stream everything), `none`, one task rank, or a file pattern."""

@@ -13,7 +13,10 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Mapping, Sequence
-from typing import Any
+
+TYPE_CHECKING = False   # typing's constant without importing typing: CLI start-up (issue 18)
+if TYPE_CHECKING:
+    from typing import Any
 
 
 def script_path(values: Mapping[str, Any], dest: str, conf_key: str) -> str | None:

@@ -10,9 +10,12 @@ import os
 import re
 import sys
 from collections.abc import Mapping
-from typing import Any
 
 from .app import die
+
+TYPE_CHECKING = False   # typing's constant without importing typing: CLI start-up (issue 18)
+if TYPE_CHECKING:
+    from typing import Any
 
 SRUN_MAX_THREADS = 60           # Slurm warns above it ("exceeds recommended limit")
 MAX_HET_JOB_COMPONENTS = 128    # the --het-group values Slurm takes: 0 to 127

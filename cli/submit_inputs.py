@@ -10,9 +10,12 @@ import os
 import resource
 import sys
 from collections.abc import Mapping
-from typing import Any
 
 from .app import die
+
+TYPE_CHECKING = False   # typing's constant without importing typing: CLI start-up (issue 18)
+if TYPE_CHECKING:
+    from typing import Any
 
 # Limits a job inherits from the submitting shell, as Slurm's PropagateResourceLimits=ALL.
 RLIMITS = ("CPU", "FSIZE", "DATA", "STACK", "CORE", "RSS", "NPROC", "NOFILE", "MEMLOCK", "AS")

@@ -6,7 +6,10 @@ from __future__ import annotations
 import sys
 from collections.abc import Mapping, Sequence
 from types import ModuleType
-from typing import Any
+
+TYPE_CHECKING = False   # typing's constant without importing typing: CLI start-up (issue 18)
+if TYPE_CHECKING:
+    from typing import Any
 
 
 def say(prog: str, lines: Sequence[str]) -> None:

@@ -12,10 +12,13 @@ before any range is built: `0-99999999999` must not fill the memory.
 from __future__ import annotations
 
 import re
-from typing import Iterable
 
 from .bounds import ARRAY_INDEX, ARRAY_THROTTLE, JOB_ID
 from .typed_tuple import NamedTuple
+
+TYPE_CHECKING = False   # typing's constant without importing typing: CLI start-up (issue 18)
+if TYPE_CHECKING:
+    from typing import Iterable
 
 _ITEM = re.compile(r"^(\d+)(?:-(\d+)(?::(\d+))?)?$")
 _JOB_SPEC = re.compile(r"^(\d+)(?:_(\*|\d+|\[[0-9,:\-]+\]))?$")

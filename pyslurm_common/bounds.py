@@ -14,10 +14,13 @@ the caller words the message for its command, or uses `strerror` (what the contr
 """
 from __future__ import annotations
 
-from typing import Any, Mapping
 
 from .errors import SlurmError, Strerror
 from .typed_tuple import NamedTuple
+
+TYPE_CHECKING = False   # typing's constant without importing typing: CLI start-up (issue 18)
+if TYPE_CHECKING:
+    from typing import Any, Mapping
 
 UINT16_MAX = 0xFFFF - 2          # below NO_VAL16 (0xfffe) and INFINITE16 (0xffff)
 UINT32_MAX = 0xFFFFFFFF - 2      # below NO_VAL and INFINITE

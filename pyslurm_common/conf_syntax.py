@@ -19,11 +19,11 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Iterator
-from typing import TYPE_CHECKING
 
 from .bounds import UINT32_MAX, OutOfRange
 from .typed_tuple import NamedTuple
 
+TYPE_CHECKING = False   # typing's constant without importing typing: CLI start-up (issue 18)
 if TYPE_CHECKING:
     from os import PathLike
 

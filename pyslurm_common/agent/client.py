@@ -8,14 +8,17 @@ into an enum at import, which costs a CLI call more than the call itself.
 from __future__ import annotations
 
 import _socket
-from typing import TypeVar
 
 from google.protobuf.message import Message
 
 from ..errors import SlurmError
 from . import protocol
 
-Reply = TypeVar("Reply", bound=Message)
+TYPE_CHECKING = False   # typing's constant without importing typing: CLI start-up (issue 18)
+if TYPE_CHECKING:
+    from typing import TypeVar
+
+    Reply = TypeVar("Reply", bound=Message)
 
 # gRPC status numbers the CLIs distinguish.
 UNAVAILABLE = 14

@@ -12,8 +12,8 @@ goes to the i-th SlurmctldHost only (0 = primary), for scontrol ping and takeove
 from __future__ import annotations
 
 import struct
-from typing import TYPE_CHECKING
 
+TYPE_CHECKING = False   # typing's constant without importing typing: CLI start-up (issue 18)
 if TYPE_CHECKING:
     from _socket import socket
 

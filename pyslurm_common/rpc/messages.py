@@ -15,9 +15,12 @@ Use as `from pyslurm_common.rpc import messages as pb; pb.JobQuery(...)`.
 from __future__ import annotations
 
 import sys
-from typing import Any
 
 from .descriptors import FILES
+
+TYPE_CHECKING = False   # typing's constant without importing typing: CLI start-up (issue 18)
+if TYPE_CHECKING:
+    from typing import Any
 
 PACKAGE = "pyslurm."
 WELL_KNOWN_TYPES = "google.protobuf.internal.well_known_types"
