@@ -43,9 +43,9 @@ def _path(work_dir: str) -> Callable[[str], str]:
 def _begin(text: str) -> str:
     import time
 
-    from pyslurm_common import units
+    from pyslurm_common.dates import parse_datetime
 
-    return time.strftime("%Y-%m-%dT%H:%M:%S", time.localtime(units.parse_datetime(text, time.time())))
+    return time.strftime("%Y-%m-%dT%H:%M:%S", time.localtime(parse_datetime(text, time.time())))
 
 
 def _signal(text: str) -> str:

@@ -310,8 +310,10 @@ def _scheduling_fields(values: Mapping[str, Any]) -> dict[str, Any]:
     if values.get("begin") is not None:
         import time
 
+        from pyslurm_common.dates import parse_datetime
+
         try:
-            begin = units.parse_datetime(str(values["begin"]), time.time())
+            begin = parse_datetime(str(values["begin"]), time.time())
         except ValueError:
             die("Invalid --begin specification")
     kill_on_invalid_dep = str(values.get("kill_on_invalid_dep") or "no").lower()

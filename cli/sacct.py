@@ -198,8 +198,10 @@ def _size_unit(text: str) -> str:
 
 
 def _time_arg(text: str, now: float, flag: str) -> int:
+    from pyslurm_common.dates import parse_datetime   # datetime only for the calls that give a date
+
     try:
-        return units.parse_datetime(text, now, past=True)
+        return parse_datetime(text, now, past=True)
     except ValueError:
         die(f"Invalid time specification for {flag}: {text}")
 

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from pyslurm_common import units
+from pyslurm_common.dates import parse_datetime
 from pyslurm_common.rpc import messages as pb
 
 from .print_fields import Column, Value, parse_field_list
@@ -177,7 +178,7 @@ def _uid(name: str) -> int:
 
 def parse_time(text: str, now: float) -> int:
     try:
-        return units.parse_datetime(text, now, past=True)
+        return parse_datetime(text, now, past=True)
     except ValueError:
         raise EventArgumentError(f" Invalid time specification: {text}") from None
 

@@ -88,10 +88,10 @@ def _deadline(values: Mapping[str, Any], begin: int) -> int:
     import sys
     import time
 
-    from pyslurm_common import units
+    from pyslurm_common.dates import parse_datetime
 
     try:
-        deadline = units.parse_datetime(str(raw), time.time())
+        deadline = parse_datetime(str(raw), time.time())
     except ValueError:
         print(f"Invalid time specification (pos=0): {raw}", file=sys.stderr)
         die("Invalid --deadline specification")

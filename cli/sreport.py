@@ -13,7 +13,7 @@ import sys
 import time
 from collections.abc import Sequence
 
-from pyslurm_common import units
+from pyslurm_common.dates import parse_datetime
 from pyslurm_common.rpc import messages as pb
 
 from . import client, sacct_database, sreport_format
@@ -154,7 +154,7 @@ def _names(value: str) -> list[str]:
 
 def _time(text: str, now: float) -> int:
     try:
-        return units.parse_datetime(text, now, past=True)
+        return parse_datetime(text, now, past=True)
     except ValueError:
         die(f"Invalid time specification: {text}")
 

@@ -19,7 +19,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from .bounds import NODE_COUNT, OutOfRange, Bound
-from .units import UNLIMITED, parse_datetime, parse_time_limit
+from .dates import parse_datetime
+from .units import UNLIMITED, parse_time_limit
 
 # Flag spellings as Slurm's parse_resv_flags matches them: (name, shortest prefix).
 SUPPORTED_FLAGS = (("MAINT", "maintenance", 3), ("OVERLAP", "overlap", 1), ("FLEX", "flex", 1),

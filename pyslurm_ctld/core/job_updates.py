@@ -8,10 +8,10 @@ import dataclasses
 from typing import Iterable
 
 from pyslurm_common.bounds import ARRAY_THROTTLE, CPUS_PER_TASK, CPU_COUNT, OutOfRange
+from pyslurm_common.dates import parse_datetime
 from pyslurm_common.errors import SlurmError, Strerror
 from pyslurm_common.job_update_keys import JOB_UPDATE_KEYS
 from pyslurm_common.licenses import request_valid
-from pyslurm_common.units import parse_datetime
 
 from ..sched import features
 from . import job_control, reservations

@@ -8,8 +8,9 @@ import pytest
 from pyslurm_common import bounds
 from pyslurm_common.array_spec import parse_array_spec, parse_job_spec
 from pyslurm_common.conf_syntax import ConfigError, Token
+from pyslurm_common.dates import parse_datetime
 from pyslurm_common.errors import SlurmError, Strerror
-from pyslurm_common.units import parse_datetime, parse_memory_mb, parse_time_limit
+from pyslurm_common.units import parse_memory_mb, parse_time_limit
 
 HUGE = "99999999999999999999"
 

@@ -3,7 +3,7 @@
 so they must not pull in dataclasses (which imports inspect, ast and dis: a sixth of sbatch's
 start-up in instructions) nor grpc (the agent protocol is plain protobuf over a unix socket), nor
 typing (with the contextlib it brings, 11.5 M instructions of sbatch's 98 M: annotations name its
-types under `if TYPE_CHECKING:`)."""
+types under `if TYPE_CHECKING:`), nor datetime (3.4 M: only pyslurm_common.dates needs it)."""
 from __future__ import annotations
 
 import subprocess
@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-HEAVY = ("dataclasses", "inspect", "grpc", "click", "typing")
+HEAVY = ("dataclasses", "inspect", "grpc", "click", "typing", "datetime")
 
 
 @pytest.mark.parametrize("command", ["sbatch", "srun", "salloc", "scancel", "squeue", "sacct"])

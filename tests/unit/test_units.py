@@ -9,6 +9,7 @@ import time
 import pytest
 
 from pyslurm_common import units
+from pyslurm_common.dates import parse_datetime
 from pyslurm_common.units import (
     UNLIMITED,
     format_duration_hms,
@@ -18,7 +19,6 @@ from pyslurm_common.units import (
     format_time_limit_sinfo,
     format_time_limit_squeue,
     format_timestamp,
-    parse_datetime,
     parse_memory_mb,
     parse_time_limit,
 )
