@@ -28,8 +28,9 @@ HINT_HELP = """Application hint options:
         [no]multithread [don't] use extra threads with in-core multi-threading
         help            show this help message"""
 _LEVEL = r"(?:block|cyclic|fcyclic|\*)"
-_DISTRIBUTION = re.compile(rf"^(?:(?:block|cyclic|arbitrary|\*)(?::{_LEVEL}(?::{_LEVEL})?)?|plane=\d+)"
-                           r"(?:,(?:Pack|NoPack))?$", re.IGNORECASE)
+# Compiled (and cached by re) on the first -m, not on every import of sbatch, srun and salloc
+_DISTRIBUTION = (rf"(?i)^(?:(?:block|cyclic|arbitrary|\*)(?::{_LEVEL}(?::{_LEVEL})?)?|plane=\d+)"
+                 r"(?:,(?:Pack|NoPack))?$")
 GRES_FLAGS = ("enforce-binding", "disable-binding")
 
 
@@ -80,7 +81,7 @@ def layout_fields(values: Mapping[str, Any]) -> dict[str, Any]:
 
     _checked_no_effect(values)
     distribution = str(values.get("distribution") or "")
-    if distribution and not _DISTRIBUTION.match(distribution):
+    if distribution and not re.match(_DISTRIBUTION, distribution):
         die("Invalid --distribution specification", exit_code=OPTION_EXIT)
     if sum(values.get(name) is not None for name in ("mem", "mem_per_cpu", "mem_per_gpu")) > 1:
         die("--mem, --mem-per-cpu, and --mem-per-gpu are mutually exclusive.", severity="fatal")
