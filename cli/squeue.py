@@ -119,13 +119,17 @@ class Query:
         self.filtering = any(wanted is not None for wanted in (   # else matches() keeps every job
             self.users, self.nodes, self.partitions, self.licenses, self.reservation, self.names, self.accounts,
             self.qos))
+        # The jobs' brief form carries what the format prints, every sort key and the other filters.
+        self.brief = (not self.steps_wanted and self.licenses is None and self.reservation is None
+                      and squeue_format.brief_enough(self.line_format))
 
     def print_once(self, header_date: bool) -> int:
         # One job id is asked for by itself (slurm_load_job: an unknown one is an error, a hidden
         # partition's job is shown); a list loads every job, as Slurm's squeue, and is picked here.
         ids = [self.specs[0].job_id] if len(self.specs) == 1 else []
         try:
-            reply = client.controller("GetJobs", pb.JobQuery(job_ids=ids, show_all=self.show_all), pb.JobList)
+            reply = client.controller("GetJobs", pb.JobQuery(job_ids=ids, show_all=self.show_all, brief=self.brief),
+                                      pb.JobList)
         except SlurmError as exc:
             print(f"slurm_load_jobs error: {exc.strerror}", file=sys.stderr)
             return 1

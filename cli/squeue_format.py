@@ -310,6 +310,22 @@ JOB_FIELDS: dict[str, JobField] = {
     "gpu_idle": JobField("GPU_IDLE", lambda j, n: units.format_duration_squeue(j.gpu_idle_seconds), "time"),
 }
 
+# The fields whose values come from JobInfo's brief form alone (pyslurm_common/job_brief.py):
+# a listing of only these is asked for briefly (tests/unit/test_squeue_format.py checks each).
+BRIEF_KEYS: frozenset[str] = frozenset({
+    "account", "jobid_plain", "cpus", "min_tmp_disk", "num_nodes", "end_time", "array_job_id",
+    "oversubscribe", "sockets", "cores", "threads", "jobid", "name", "array_task_id", "time_limit",
+    "time_left", "time_used", "nodelist", "contiguous", "priority_float", "partition", "qos", "priority",
+    "reason", "reasonlist", "start_time", "state_compact", "state", "user", "uid", "submit_time", "wckey",
+    "core_spec", "nice", "sct",
+})
+
+
+def brief_enough(fmt: LineFormat) -> bool:
+    """Whether every field of *fmt* can be printed from the jobs' brief form (every -S key can)."""
+    return all(not col.key or col.key in BRIEF_KEYS for col in fmt.columns)
+
+
 # ``--noconvert``: sizes stay in the unit they are counted in (2048M, not 2G).
 NOCONVERT_FIELDS: dict[str, JobField] = {
     **JOB_FIELDS, "min_memory": JobField("MIN_MEMORY", lambda j, n: _memory(j, convert=False)),

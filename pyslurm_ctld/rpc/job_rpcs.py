@@ -89,7 +89,7 @@ class JobRpcs(ServicerBase):
         self.job_infos.forget_gone(self.state.jobs)
         return b"".join([*(self.job_infos.listed(j, now, expected.get(j.job_id), tuple(
             n for n in j.request.required_nodes if n in nodes and not nodes[n].usable),
-            self.ctl.gpu_idle.idle_seconds(j.job_id, now)) for j in selected),
+            self.ctl.gpu_idle.idle_seconds(j.job_id, now), request.brief) for j in selected),
             ctld_pb2.JobList(now=now).SerializeToString()])
 
     @translate_errors

@@ -52,3 +52,22 @@ def test_purged_jobs_are_forgotten_once_they_outnumber_the_known_ones(tmp_path: 
     cache.forget_gone({jobs[0].job_id})
     assert cache.info(jobs[0], 100, None, (), 0) is messages[0]
     assert cache.info(jobs[1], 100, None, (), 0) is not messages[1]
+
+
+def test_the_brief_form_is_kept_and_made_again_with_the_full_one(tmp_path: Path) -> None:
+    from pyslurm_common.job_brief import BRIEF_FIELDS
+    from pyslurm_common.rpc import ctld_pb2
+
+    mgr = make_manager(tmp_path)
+    job = submit(mgr, hold=True)
+    cache = JobInfoCache()
+    brief = cache.listed(job, 100, None, (), 0, brief=True)
+    assert cache.listed(job, 200, None, (), 0, brief=True) is brief
+    full = ctld_pb2.JobList.FromString(cache.listed(job, 100, None, (), 0)).jobs[0]
+    shown = ctld_pb2.JobList.FromString(brief).jobs[0]
+    assert {field.name for field, _ in shown.ListFields()} == {field.name for field, _ in full.ListFields()} & BRIEF_FIELDS
+    assert len(brief) < len(cache.listed(job, 100, None, (), 0)) / 2
+    assert shown.job_id == job.job_id and shown.reason == "JobHeldUser" and not shown.work_dir
+    changed = dataclasses.replace(job, reason=Reason.REQ_NODE_NOT_AVAIL)
+    assert ctld_pb2.JobList.FromString(cache.listed(changed, 100, None, (), 0, brief=True)).jobs[0].reason == \
+        "ReqNodeNotAvail"

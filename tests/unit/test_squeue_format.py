@@ -260,3 +260,72 @@ def test_noconvert_keeps_memory_in_megabytes() -> None:
     fmt = sq.parse_format("%m")
     assert sq.render_jobs(fmt, [job], NOW, header=False) == ["2G"]
     assert sq.render_jobs(fmt, [job], NOW, header=False, fields=sq.NOCONVERT_FIELDS) == ["2048M"]
+
+
+# ----------------------------------------------------------------------------- brief form
+
+
+def _every_field_set(**states: object) -> JobInfo:
+    """A job with every scalar field set (so a field printed from outside the brief form shows),
+    then *states*."""
+    job = JobInfo()
+    for field in JobInfo.DESCRIPTOR.fields:
+        if field.is_repeated or field.message_type is not None:
+            continue
+        if field.type == field.TYPE_STRING:
+            setattr(job, field.name, f"{field.name}-text")
+        elif field.type == field.TYPE_BOOL:
+            setattr(job, field.name, True)
+        elif field.type == field.TYPE_ENUM:
+            setattr(job, field.name, 1)
+        else:
+            setattr(job, field.name, NOW - 500 - field.number)   # an epoch for times, a number for the rest
+    for name, value in states.items():
+        setattr(job, name, value)
+    return job
+
+
+def _brief_variety() -> list[JobInfo]:
+    return [
+        _every_field_set(state="PENDING", completing=False, array_job_id=0, start_time=0),
+        _every_field_set(state="RUNNING", completing=False, array_job_id=0, time_limit_min=30),
+        _every_field_set(state="COMPLETED", completing=True, array_remainder=False, array_task_str="7"),
+        _every_field_set(state="PENDING", completing=False, array_remainder=True, array_task_str="1-9"),
+        _every_field_set(state="TIMEOUT", completing=False, time_limit_min=-1),
+        _running(), *_verified_queue(),
+    ]
+
+
+def test_every_brief_key_prints_the_same_from_the_brief_form() -> None:
+    """squeue asks for the brief form when every printed field is in BRIEF_KEYS: each must print
+    from pyslurm_common/job_brief.BRIEF_FIELDS alone exactly what it prints from the whole job."""
+    from pyslurm_common.job_brief import brief_copy
+
+    for key in sorted(sq.BRIEF_KEYS):
+        fmt = sq.LineFormat("", (sq.Column(key),))
+        for job in _brief_variety():
+            assert sq.job_line(fmt, brief_copy(job), NOW) == sq.job_line(fmt, job, NOW), key
+
+
+def test_fields_outside_the_brief_form_are_asked_for_in_full() -> None:
+    from pyslurm_common.job_brief import brief_copy
+
+    job = _every_field_set(state="RUNNING", completing=False)
+    outside = [key for key in sq.JOB_FIELDS if key not in sq.BRIEF_KEYS]
+    assert outside and all(
+        sq.job_line(sq.LineFormat("", (sq.Column(key),)), brief_copy(job), NOW)
+        != sq.job_line(sq.LineFormat("", (sq.Column(key),)), job, NOW) for key in outside)
+    assert sq.brief_enough(sq.parse_format(sq.DEFAULT_FORMAT)) and sq.brief_enough(sq.parse_format(sq.LONG_FORMAT))
+    assert not sq.brief_enough(sq.parse_format("%i %Z")) and not sq.brief_enough(sq.parse_format(sq.START_FORMAT))
+
+
+@pytest.mark.parametrize("letter", sorted(sq._SORT_KEYS))
+def test_every_sort_key_orders_the_brief_form_alike(letter: str) -> None:
+    from pyslurm_common.job_brief import brief_copy
+
+    jobs = _brief_variety()
+    for i, job in enumerate(jobs):
+        job.job_id = 100 + i
+    for spec in (letter, f"-{letter}"):
+        assert [j.job_id for j in sq.sort_jobs([brief_copy(j) for j in jobs], spec)] == \
+            [j.job_id for j in sq.sort_jobs(jobs, spec)]
