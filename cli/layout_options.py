@@ -8,7 +8,6 @@ and echoed as SLURM_GPU_BIND (the steps' srun binds by it). --reservation and --
 """
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 
 from pyslurm_common import gpu_binding
@@ -81,8 +80,11 @@ def layout_fields(values: Mapping[str, Any]) -> dict[str, Any]:
 
     _checked_no_effect(values)
     distribution = str(values.get("distribution") or "")
-    if distribution and not re.match(_DISTRIBUTION, distribution):
-        die("Invalid --distribution specification", exit_code=OPTION_EXIT)
+    if distribution:
+        import re   # here, not at the top: only -m needs it, and sbatch, srun and salloc import this
+
+        if not re.match(_DISTRIBUTION, distribution):
+            die("Invalid --distribution specification", exit_code=OPTION_EXIT)
     if sum(values.get(name) is not None for name in ("mem", "mem_per_cpu", "mem_per_gpu")) > 1:
         die("--mem, --mem-per-cpu, and --mem-per-gpu are mutually exclusive.", severity="fatal")
     return {

@@ -17,7 +17,6 @@ unsupported ``+=``/``-=``, missing Include files and Include loops.
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Iterator
 
 from .bounds import UINT32_MAX, OutOfRange
@@ -32,7 +31,10 @@ if TYPE_CHECKING:
 __all__ = ["ConfigError", "Token", "read_conf"]
 # logging, glob, hostlist and units are imported where used: CLIs read slurm.conf on every call
 # (start-up is hot) and type no values. Paths are plain os.path strings for the same reason: pathlib
-# would cost every CLI call more than reading the file; callers may pass a Path all the same.
+# would cost every CLI call more than reading the file; callers may pass a Path all the same. No re
+# either: importing it (and the enum it imports) and compiling the token pattern cost sbatch more
+# instructions than the rest of reading slurm.conf, so the lines are scanned by hand, exactly as
+# the patterns in tests/unit/test_conf_syntax_scan.py would.
 
 _MAX_INCLUDE_DEPTH = 16  # an Include loop fails with a clear message, not a RecursionError
 
@@ -151,10 +153,76 @@ class Token(NamedTuple):   # a NamedTuple: CLIs import it, and dataclasses would
 # --------------------------------------------------------------------------------------------
 # physical lines → logical lines → tokens
 
-_TOKEN = re.compile(r'([A-Za-z0-9_.]+)[ \t]*([+-]?=)[ \t]*(?:"([^"]*)"|([^\s"]*))(?=\s|$)')
-_INCLUDE = re.compile(r"include\s+(.+)", re.IGNORECASE)
-_GLOB_CHARS = re.compile(r"[*?\[]")
-_ESCAPE = re.compile(r"\\(.)")
+_KEY_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.")
+_GLOB_CHARS = "*?["
+
+
+def _unescape(text: str) -> str:
+    """``\\x`` -> ``x`` for any character but a newline (a lone trailing backslash stays)."""
+    if "\\" not in text:
+        return text
+    out: list[str] = []
+    i, end = 0, len(text)
+    while i < end:
+        if text[i] == "\\" and i + 1 < end and text[i + 1] != "\n":
+            out.append(text[i + 1])
+            i += 2
+        else:
+            out.append(text[i])
+            i += 1
+    return "".join(out)
+
+
+def _include_argument(text: str) -> str | None:
+    """What an ``Include <path>`` line names (the keyword in any case, as Slurm reads it), else None.
+    The first letter also takes the Turkish dotted and dotless I, as a case-blind regex would."""
+    if not (text[:1] in "iI\u0130\u0131" and text[1:7].lower() == "nclude"
+            and text[7:8].isspace()):
+        return None
+    argument = text[7:].lstrip()
+    return argument if argument and "\n" not in argument else None
+
+
+def _token_at(text: str, pos: int) -> tuple[str, str, str, int] | None:
+    """The ``Key=Value`` starting at ``pos`` as (key, operator, value, end), or None.
+
+    A key is ``[A-Za-z0-9_.]+``; spaces or tabs may surround the operator (``=``, ``+=``, ``-=``);
+    a value is ``"anything but quotes"`` or a run of characters that are neither whitespace nor
+    quotes, and must end the line or be followed by whitespace. A value that runs into a quote
+    after spaces is an empty value ending before the last space (the quoted rest is then the next
+    token, and refused), as the pattern-matching reader this replaces did.
+    """
+    end = len(text)
+    i = pos
+    while i < end and text[i] in _KEY_CHARS:
+        i += 1
+    if i == pos:
+        return None
+    key = text[pos:i]
+    while i < end and text[i] in " \t":
+        i += 1
+    if text.startswith("=", i):
+        op = "="
+    elif text.startswith(("+=", "-="), i):
+        op = text[i:i + 2]
+    else:
+        return None
+    after_op = i + len(op)
+    start = after_op
+    while start < end and text[start] in " \t":
+        start += 1
+    if start < end and text[start] == '"':
+        close = text.find('"', start + 1)
+        if close != -1 and (close + 1 == end or text[close + 1].isspace()):
+            return key, op, text[start + 1:close], close + 1
+    stop = start
+    while stop < end and not text[stop].isspace() and text[stop] != '"':
+        stop += 1
+    if stop == end or text[stop].isspace():
+        return key, op, text[start:stop], stop
+    if start > after_op:
+        return key, op, "", start - 1
+    return None
 
 
 def _strip_comment(raw: str) -> str:
@@ -187,10 +255,10 @@ def _logical_lines(path: PathName) -> Iterator[tuple[int, str]]:
             # The joined text keeps whatever spacing the next line starts with.
             pending += stripped[:-1]
             continue
-        yield start, _ESCAPE.sub(r"\1", pending + line)
+        yield start, _unescape(pending + line)
         pending = ""
     if pending:
-        yield start, _ESCAPE.sub(r"\1", pending)
+        yield start, _unescape(pending)
 
 
 def tokenize(text: str, path: PathName, line: int) -> list[Token]:
@@ -201,14 +269,13 @@ def tokenize(text: str, path: PathName, line: int) -> list[Token]:
             pos += 1
         if pos >= end:
             return tokens
-        m = _TOKEN.match(text, pos)
-        if m is None:
+        found = _token_at(text, pos)
+        if found is None:
             raise ConfigError(path, line, f"parsing error at: {text[pos:].strip()}")
-        if m.group(2) != "=":
-            raise ConfigError(path, line, f"{m.group(1)}{m.group(2)} is not supported; use {m.group(1)}=")
-        value = m.group(3) if m.group(3) is not None else m.group(4)
-        tokens.append(Token(m.group(1), value, path, line))
-        pos = m.end()
+        key, op, value, pos = found
+        if op != "=":
+            raise ConfigError(path, line, f"{key}{op} is not supported; use {key}=")
+        tokens.append(Token(key, value, path, line))
 
 
 class _Reader:
@@ -223,9 +290,9 @@ class _Reader:
             stripped = text.strip()
             if not stripped:
                 continue
-            include = _INCLUDE.fullmatch(stripped)
+            include = _include_argument(stripped)
             if include is not None:
-                yield from self._include(include.group(1), path, number, depth)
+                yield from self._include(include, path, number, depth)
                 continue
             tokens = tokenize(stripped, path, number)
             for tok in tokens:
@@ -242,7 +309,7 @@ class _Reader:
                 raise ConfigError(path, number, "Include uses %c before ClusterName is set")
             target = target.replace("%c", self.cluster_name)
         full = os.path.join(self.conf_dir, target)   # an absolute target stays as it is
-        if _GLOB_CHARS.search(target):
+        if any(char in target for char in _GLOB_CHARS):
             import glob
 
             matches = sorted(glob.glob(full))

@@ -13,7 +13,6 @@ step's environment; the stepd removes that variable and sets each task's. Pure; 
 """
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 
 from .typed_tuple import NamedTuple
@@ -53,6 +52,8 @@ def parse(text: str) -> GpuBind:
     """--gpu-bind=[verbose,]<type>; raises GpuBindError with Slurm's message."""
     verbose = text.lower().startswith("verbose,")
     kind = text[len("verbose,"):] if verbose else text
+    import re   # here, not at the top: sbatch and srun import this module for every call
+
     if not re.match(_TYPE, kind):
         raise GpuBindError(f"Invalid --gpu-bind argument: gpu:{text}")
     mode, _, listed = kind.lower().partition(":")

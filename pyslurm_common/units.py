@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import math
 import os
-import re
 import time
 
 from .bounds import EPOCH, MEMORY_MB, TIME_LIMIT_MIN
@@ -56,9 +55,9 @@ _YEAR = 365 * DAY
 # time limits
 
 
-# Patterns here are strings, compiled on first use through re's own cache: CLIs import this
-# module on every call and most parse none of these forms.
-_DIGITS = r"\d+"
+# No re at import: CLIs import this module on every call and most parse none of these forms.
+# Digit runs are str.isdecimal() (what the pattern \d+ matches); the size pattern is a string,
+# compiled on first use through re's own cache.
 
 
 def parse_time_limit(text: str) -> int:
@@ -85,12 +84,12 @@ def parse_time_seconds(text: str) -> int:
     days = 0
     if "-" in s:
         day_text, _, s = s.partition("-")
-        if not re.fullmatch(_DIGITS, day_text):
+        if not day_text.isdecimal():   # what the pattern \d+ matches
             raise ValueError(f"invalid time limit: {text!r}")
         days = int(day_text)
         s = s or "0"   # `2-` is two days, as Slurm reads it
     fields = s.split(":")
-    if len(fields) > 3 or not all(re.fullmatch(_DIGITS, f) for f in fields):
+    if len(fields) > 3 or not all(field.isdecimal() for field in fields):
         raise ValueError(f"invalid time limit: {text!r}")
     values = [int(f) for f in fields]
     if "-" in text:
@@ -120,6 +119,8 @@ def parse_memory_mb(text: str) -> int:
     No unit means megabytes; units are binary (G = 1024 MB); K rounds up to a whole MB.  A
     ``B`` is accepted only after a unit. At most bounds.MEMORY_MB.
     """
+    import re   # here, not at the top: most commands that import units parse no size
+
     m = re.fullmatch(_MEMORY, text.strip())
     if m is None:
         raise ValueError(f"invalid memory size: {text!r}")
