@@ -94,14 +94,17 @@ def combine_pending_tasks(jobs: Iterable[pb.JobInfo]) -> list[pb.JobInfo]:
     tasks: dict[tuple[int, str, str], list[int]] = {}
     out: list[pb.JobInfo] = []
     for job in listed:
-        key = (job.array_job_id, job.name, job.partition)
-        if job.array_job_id and not job.array_remainder and job.state == "PENDING" and key in remainders:
-            tasks.setdefault(key, []).append(int(job.array_task_str))
-            record = merged.setdefault(key, _copy(remainders[key]))
-            if job.reason != record.reason and job.reason not in record.reason.split(","):
-                record.reason = f"{record.reason},{job.reason}"
-            continue
+        if job.array_job_id and not job.array_remainder and job.state == "PENDING":   # the key only then
+            key = (job.array_job_id, job.name, job.partition)
+            if key in remainders:
+                tasks.setdefault(key, []).append(int(job.array_task_str))
+                record = merged.setdefault(key, _copy(remainders[key]))
+                if job.reason != record.reason and job.reason not in record.reason.split(","):
+                    record.reason = f"{record.reason},{job.reason}"
+                continue
         out.append(job)
+    if not merged:   # no task was held apart: every record stands as it came
+        return out
     for key, indices in tasks.items():
         record = merged[key]
         record.array_task_str = format_ranges(sorted({*parse_indices(record.array_task_str), *indices}))

@@ -14,6 +14,8 @@ after ``squeue: error: ``.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from functools import partial
+from operator import attrgetter
 
 from cli import job_states
 from cli.print_fields import MAX_FIELD_WIDTH
@@ -222,9 +224,12 @@ def _reason(job: JobInfo) -> str:
     return job.reason or "None"
 
 
-def _reasonlist(job: JobInfo, width: int | None = None) -> str:
-    """``%R``: ``(Reason)``, cut to *width*, or the node list, which is never cut."""
-    return f"({_reason(job)})"[:width] if job_states.shows_reason(job) else job.nodes
+def _reasonlist(job: JobInfo, now: int = 0, width: int | None = None) -> str:
+    """``%R``: ``(Reason)``, cut to *width*, or the node list, which is never cut. A getter itself,
+    job_states.shows_reason and _reason spelt out: one call per listed job, not four."""
+    if job.completing or (job.state or "PENDING") not in job_states.REASON_STATES:
+        return job.nodes
+    return f"({job.reason or 'None'})"[:width]
 
 
 def job_id_text(job: JobInfo) -> str:
@@ -279,7 +284,7 @@ JOB_FIELDS: dict[str, JobField] = {
     "qos": JobField("QOS", lambda j, n: j.qos),
     "priority": JobField("PRIORITY", lambda j, n: str(j.priority)),
     "reason": JobField("REASON", lambda j, n: _reason(j)),
-    "reasonlist": JobField(REASONLIST_HEADER, lambda j, n: _reasonlist(j), "reasonlist"),
+    "reasonlist": JobField(REASONLIST_HEADER, _reasonlist, "reasonlist"),
     "start_time": JobField("START_TIME", lambda j, n: _ts(start_or_expected(j))),
     "state_compact": JobField("ST", lambda j, n: job_states.display_state_compact(j)),
     "state": JobField("STATE", lambda j, n: job_states.display_state(j)),
@@ -436,7 +441,7 @@ def _conversion(col: Column, kind: str) -> str:
 
 def _reason_cut(width: int) -> Getter:
     """``%R`` is cut to its width only while it shows a reason, never while it lists nodes."""
-    return lambda job, now: _reasonlist(job, width)
+    return partial(_reasonlist, width=width)
 
 
 def render_jobs(
@@ -460,25 +465,26 @@ def render_jobs(
 
 # --------------------------------------------------------------------------- sorting
 
+# A field itself is taken by attrgetter, which calls no Python function per job.
 _SORT_KEYS: dict[str, Callable[[JobInfo], int | str]] = {
-    "i": lambda j: j.job_id,
-    "A": lambda j: j.job_id,
-    "P": lambda j: j.partition,
+    "i": attrgetter("job_id"),
+    "A": attrgetter("job_id"),
+    "P": attrgetter("partition"),
     "t": lambda j: job_states.state_number(j.state),
     "T": lambda j: job_states.state_number(j.state),
-    "p": lambda j: j.priority,
-    "Q": lambda j: j.priority,
-    "u": lambda j: j.user_name,
-    "U": lambda j: j.user_id,
-    "j": lambda j: j.name,
-    "a": lambda j: j.account,
-    "q": lambda j: j.qos,
-    "S": lambda j: start_or_expected(j),
-    "V": lambda j: j.submit_time,
-    "e": lambda j: j.end_time,
-    "D": lambda j: j.num_nodes,
-    "C": lambda j: j.num_cpus,
-    "y": lambda j: j.nice,
+    "p": attrgetter("priority"),
+    "Q": attrgetter("priority"),
+    "u": attrgetter("user_name"),
+    "U": attrgetter("user_id"),
+    "j": attrgetter("name"),
+    "a": attrgetter("account"),
+    "q": attrgetter("qos"),
+    "S": start_or_expected,
+    "V": attrgetter("submit_time"),
+    "e": attrgetter("end_time"),
+    "D": attrgetter("num_nodes"),
+    "C": attrgetter("num_cpus"),
+    "y": attrgetter("nice"),
 }
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import time
-from typing import Awaitable, Callable, Iterable
+from typing import Awaitable, Callable, Iterable, Mapping
 
 import grpc
 
@@ -29,6 +29,7 @@ from ..core.steps import step_signalling, step_termination
 from ..core.will_run import ids_spent, will_run
 from ..model.events import JobSubmitted
 from ..model.job import JobRequest, JobState
+from ..model.nodes import NodeRecord
 from ..core.job_priorities import check_nice
 from .servicer_base import ServicerBase, peer_host
 
@@ -87,10 +88,10 @@ class JobRpcs(ServicerBase):
         now = int(time.time())
         expected, nodes = self.state.expected, self.state.nodes
         self.job_infos.forget_gone(self.state.jobs)
-        return b"".join([*(self.job_infos.listed(j, now, expected.get(j.job_id), tuple(
-            n for n in j.request.required_nodes if n in nodes and not nodes[n].usable),
-            self.ctl.gpu_idle.idle_seconds(j.job_id, now), request.brief) for j in selected),
-            ctld_pb2.JobList(now=now).SerializeToString()])
+        listed, idle_seconds, brief = self.job_infos.listed, self.ctl.gpu_idle.idle_seconds, request.brief
+        return b"".join([*(listed(j, now, expected.get(j.job_id), _unavailable(j.request.required_nodes, nodes),
+                                  idle_seconds(j.job_id, now), brief) for j in selected),
+                         ctld_pb2.JobList(now=now).SerializeToString()])
 
     @translate_errors
     async def SignalJobs(self, request: ctld_pb2.SignalRequest, context: grpc.aio.ServicerContext) -> ctld_pb2.SignalReply:
@@ -203,6 +204,11 @@ async def _per_job(job_ids: Iterable[int], action: Callable[[int], Awaitable[Non
         except SlurmError as exc:
             results.append(ctld_pb2.SignalResult(job_id=job_id, error=exc.strerror))
     return results
+
+
+def _unavailable(required: tuple[str, ...], nodes: Mapping[str, NodeRecord]) -> tuple[str, ...]:
+    """The nodes of -w that cannot be used now (shown in the reason); most jobs name none."""
+    return tuple(n for n in required if n in nodes and not nodes[n].usable) if required else ()
 
 
 def _step_number(text: str) -> int:

@@ -71,3 +71,13 @@ def test_the_brief_form_is_kept_and_made_again_with_the_full_one(tmp_path: Path)
     changed = dataclasses.replace(job, reason=Reason.REQ_NODE_NOT_AVAIL)
     assert ctld_pb2.JobList.FromString(cache.listed(changed, 100, None, (), 0, brief=True)).jobs[0].reason == \
         "ReqNodeNotAvail"
+
+
+def test_getjobs_names_the_unusable_nodes_of_w_only() -> None:
+    from types import SimpleNamespace
+
+    from pyslurm_ctld.rpc.job_rpcs import _unavailable
+
+    nodes = {"n1": SimpleNamespace(usable=False), "n2": SimpleNamespace(usable=True)}
+    assert _unavailable((), nodes) == ()
+    assert _unavailable(("n1", "n2", "gone"), nodes) == ("n1",)   # type: ignore[arg-type]

@@ -499,6 +499,8 @@ def test_pending_tasks_with_records_of_their_own_are_shown_in_the_array_record()
         (11, "2", ""), (13, "4", "Priority"), (20, "3,7-10", "Priority,JobHeldUser")]
     assert rest.array_task_str == "7-10"   # the reply's record is left as it was
     assert job_lists.combine_pending_tasks([held]) == [held]   # no pending remainder: nothing to join
+    # a remainder whose tasks have no records apart (other runs in another partition): all as they came
+    assert job_lists.combine_pending_tasks([running, other, rest]) == [running, other, rest]
 
 
 def test_scontrol_options_among_the_words(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
