@@ -8,7 +8,7 @@ Stdlib only: CLIs import this.
 """
 from __future__ import annotations
 
-from enum import StrEnum
+from .str_enum import StrEnum
 
 
 class Strerror(StrEnum):
