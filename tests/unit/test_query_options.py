@@ -99,6 +99,11 @@ def test_each_filter_as_slurms_filter_job(argv: list[str], shown: bool) -> None:
     assert _query(argv).matches(job) is shown
 
 
+def test_only_the_filters_given_are_run() -> None:
+    assert _query([]).filters == [] and len(_query(["-u", "alice", "-n", "run"]).filters) == 2
+    assert _query(["-u", "alice", "-n", "walk"]).matches(_job()) is False
+
+
 def test_all_hide_and_partitions_the_last_one_wins() -> None:
     assert _query([]).show_all is False
     assert _query(["-a"]).show_all is True
