@@ -32,7 +32,7 @@ from pyslurm_common.cgroup_conf import CgroupConfig, memory_limits
 from pyslurm_common.rpc import slurmd_pb2
 
 from . import cgroup_sweep, gpu_usage, user_login_env
-from .cgroup import CgroupError
+from .cgroup import CgroupError, warm_migration
 from .launch import Launch
 from .prolog import run_script, script_environment
 from .step_messages import StepdPlace, StepResult, encode
@@ -293,6 +293,9 @@ class StepManager:
         """Fork the step's stepd and wait for it to say how the start went: "" or why it failed
         (the stepd then still writes a result, which is reported as for any other end)."""
         self.cgroup_root.mkdir(parents=True, exist_ok=True)
+        # The stepd's first cgroup move would wait for the kernel (cgroup.warm_migration): that
+        # wait starts now, in a thread, and passes while the stepd is forked and set up.
+        asyncio.get_running_loop().run_in_executor(None, warm_migration)
         reader, writer = await self.launcher.launch(self.job_dir(*key), self.cgroup_root, launch)
         self._watched.add(key)   # from here on the stepd exists: its end is how the step ends
         try:

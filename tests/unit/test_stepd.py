@@ -1,6 +1,7 @@
 """stepd's end-of-step decisions, with the cgroup replaced by a recording fake."""
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -124,3 +125,19 @@ def test_the_stepd_joins_its_cgroup_after_its_set_up_right_before_the_tasks_fork
 class _NoBinding:
     def apply(self, env: dict[str, str]) -> None:
         pass
+
+
+def test_warm_migration_moves_the_process_into_the_v2_cgroup_it_is_in(tmp_path: Path) -> None:
+    """pyslurmd's head start on the kernel's wait before a stepd's first cgroup move: a move that
+    changes nothing, into this process's own v2 cgroup (from /proc/self), errors ignored."""
+    from pyslurm_d.cgroup import warm_migration
+
+    proc, own = tmp_path / "proc", tmp_path / "mnt" / "system.slice" / "pyslurmd_n1"
+    proc.mkdir()
+    own.mkdir(parents=True)
+    (proc / "mountinfo").write_text(f"30 25 0:26 / {tmp_path / 'mnt'} rw,relatime - cgroup2 cgroup2 rw\n")
+    (proc / "cgroup").write_text("1:memory:/elsewhere\n0::/system.slice/pyslurmd_n1\n")
+    warm_migration(proc)
+    assert (own / "cgroup.procs").read_text() == str(os.getpid())
+    (proc / "cgroup").write_text("0::/gone\n")
+    warm_migration(proc)   # a cgroup that is not there (any OSError) is no error
