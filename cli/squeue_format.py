@@ -475,13 +475,23 @@ def render_jobs(
 
 # --------------------------------------------------------------------------- sorting
 
+class _StateNumbers(dict[str, int]):
+    """job_states.state_number of each name, worked out once per name (one lookup per job)."""
+
+    def __missing__(self, name: str) -> int:
+        number = self[name] = job_states.state_number(name)
+        return number
+
+
+_STATE_NUMBERS = _StateNumbers()
+
 # A field itself is taken by attrgetter, which calls no Python function per job.
 _SORT_KEYS: dict[str, Callable[[JobInfo], int | str]] = {
     "i": attrgetter("job_id"),
     "A": attrgetter("job_id"),
     "P": attrgetter("partition"),
-    "t": lambda j: job_states.state_number(j.state),
-    "T": lambda j: job_states.state_number(j.state),
+    "t": lambda j: _STATE_NUMBERS[j.state],
+    "T": lambda j: _STATE_NUMBERS[j.state],
     "p": attrgetter("priority"),
     "Q": attrgetter("priority"),
     "u": attrgetter("user_name"),

@@ -329,3 +329,9 @@ def test_every_sort_key_orders_the_brief_form_alike(letter: str) -> None:
     for spec in (letter, f"-{letter}"):
         assert [j.job_id for j in sq.sort_jobs([brief_copy(j) for j in jobs], spec)] == \
             [j.job_id for j in sq.sort_jobs(jobs, spec)]
+
+
+def test_state_sort_takes_any_spelling_and_puts_unknown_names_last() -> None:
+    jobs = [JobInfo(job_id=1, state="WEIRD"), JobInfo(job_id=2, state="running"), JobInfo(job_id=3, state="PENDING")]
+    assert [j.job_id for j in sq.sort_jobs(jobs, "t")] == [3, 2, 1]
+    assert [j.job_id for j in sq.sort_jobs(jobs, "-T")] == [1, 2, 3]
