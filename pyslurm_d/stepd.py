@@ -110,25 +110,27 @@ class Stepd:
         libc = ctypes.CDLL(None, use_errno=True)
         libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)  # orphans of the task come back to us to reap
         launch = self.launch
-        self.cg.create(len(self.state.tasks))
-        try:
-            self.limits = create_step_limits(launch.cgroup_backend, launch.node_tag, launch.job_id,
-                                             launch.step, step_limits(launch), v2_step_dir=self.cg.step_dir)
-        except CgroupLimitError as exc:
-            raise OSError(exc.errno or 0, f"cgroup limits: {exc}") from exc
         self.groups = groups = user_groups(launch)
         if launch.io_port:
             self.relay = StreamRelay.connect(self.selector, launch.io_host, launch.io_port, launch.io_key,
                                              launch.node_index)
         bindings = plan_bindings(launch, list(self.state.tasks.values()))
         task_fds = self._task_fds(groups)
+        # The cgroup work comes last, in one stretch, the stepd's join just before the tasks join
+        # theirs: the first move into a cgroup after a quiet spell waits for an RCU grace period
+        # (8-16 ms here, cgroup_threadgroup_rwsem) and one made within about 10 ms of another
+        # does not. pyslurmd starts that wait as it hands over the launch (cgroup.warm_migration);
+        # the kernel holds cgroup_mutex meanwhile, so a mkdir of the step's cgroups would queue
+        # behind it, and the set-up above (no cgroup work) runs while it passes instead.
+        self.cg.create(len(self.state.tasks))
+        try:
+            self.limits = create_step_limits(launch.cgroup_backend, launch.node_tag, launch.job_id,
+                                             launch.step, step_limits(launch), v2_step_dir=self.cg.step_dir)
+        except CgroupLimitError as exc:
+            raise OSError(exc.errno or 0, f"cgroup limits: {exc}") from exc
+        join(self.cg.slurm_dir)
         self.state.start_time = int(time.time())
         node_ranks = ",".join(str(r) for r in launch.task_ids)
-        # Joined only now, just before the tasks join theirs: the first move into a cgroup after a
-        # quiet spell waits for an RCU grace period (8-16 ms here, cgroup_threadgroup_rwsem),
-        # and one made within about 10 ms of another does not. Joined at the start, as before,
-        # the stepd's set-up came between the two moves and each task often paid that wait again.
-        join(self.cg.slurm_dir)
         for task in self.state.tasks.values():
             fds = task_fds[task.rank]
             env = task_environment(launch, task, node_ranks)

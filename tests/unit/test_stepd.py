@@ -96,10 +96,11 @@ def test_the_step_cgroup_freezes_its_user_part(tmp_path: Path) -> None:
     assert (cg.user_dir / "cgroup.freeze").read_text() == "0"
 
 
-def test_the_stepd_joins_its_cgroup_after_its_set_up_right_before_the_tasks_fork(
+def test_the_stepd_does_its_cgroup_work_after_its_other_set_up_right_before_the_tasks_fork(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The first cgroup move after a quiet spell waits for an RCU grace period (8-16 ms), one soon
-    after another does not: nothing of the set-up may come between the stepd's move and the tasks'."""
+    after another does not, and cgroup mkdirs queue behind that wait: the set-up without cgroup
+    work first, then the cgroups, the limits and the stepd's move, right before the tasks'."""
     events: list[str] = []
 
     class Libc:
@@ -118,7 +119,7 @@ def test_the_stepd_joins_its_cgroup_after_its_set_up_right_before_the_tasks_fork
     monkeypatch.setattr(stepd_mod, "join", lambda path, pid=0: events.append(f"join {path.name}"))
     monkeypatch.setattr(stepd_mod.os, "fork", lambda: events.append("fork") or 4242)
     step.start()
-    assert events == ["create", "limits", "groups", "bindings", "fds", "join slurm", "fork"]
+    assert events == ["groups", "bindings", "fds", "create", "limits", "join slurm", "fork"]
     assert step.state.tasks[0].pid == 4242
 
 
