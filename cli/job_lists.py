@@ -63,7 +63,7 @@ def expand_array_tasks(jobs: Iterable[pb.JobInfo]) -> list[pb.JobInfo]:
             out.append(job)
             continue
         for index in parse_indices(job.array_task_str):
-            task = pb.JobInfo()
+            task = type(job)()   # a JobInfo or, listed briefly, a JobBrief
             task.CopyFrom(job)
             task.array_task_str, task.array_remainder = str(index), False
             out.append(task)
@@ -113,6 +113,6 @@ def combine_pending_tasks(jobs: Iterable[pb.JobInfo]) -> list[pb.JobInfo]:
 
 
 def _copy(job: pb.JobInfo) -> pb.JobInfo:
-    copy = pb.JobInfo()
+    copy = type(job)()
     copy.CopyFrom(job)
     return copy

@@ -128,7 +128,7 @@ class Query:
         ids = [self.specs[0].job_id] if len(self.specs) == 1 else []
         try:
             reply = client.controller("GetJobs", pb.JobQuery(job_ids=ids, show_all=self.show_all, brief=self.brief),
-                                      pb.JobList)
+                                      pb.JobBriefList if self.brief else pb.JobList)
         except SlurmError as exc:
             print(f"slurm_load_jobs error: {exc.strerror}", file=sys.stderr)
             return 1
@@ -234,7 +234,7 @@ def _one_per_partition(jobs: list[pb.JobInfo], wanted: list[str] | None) -> list
             if name == job.partition:
                 listed.append(job)
             else:
-                copy = pb.JobInfo()
+                copy = type(job)()   # a JobInfo or, listed briefly, a JobBrief
                 copy.CopyFrom(job)
                 copy.partition = name
                 listed.append(copy)

@@ -546,3 +546,17 @@ def test_sacct_minus_one_means_every_user(monkeypatch: pytest.MonkeyPatch, capsy
     monkeypatch.setattr("cli.sacct_database.call", call)
     sacct.sacct(["-u", "-1", "-M", "-1", "-n"])
     assert asked[0].all_users and not list(asked[0].users)
+
+
+def test_brief_records_are_copied_as_brief_ones() -> None:
+    """squeue's brief listing decodes JobBrief records: -r, the pending-array merge and -P copy them as such."""
+    from cli import job_lists
+
+    rest = pb.JobBrief(job_id=20, array_job_id=5, array_task_str="7-8", array_remainder=True, state="PENDING",
+                       reason="Priority")
+    held = pb.JobBrief(job_id=12, array_job_id=5, array_task_str="3", state="PENDING", reason="JobHeldUser")
+    assert [(type(t).__name__, t.array_task_str) for t in job_lists.expand_array_tasks([rest])] == [
+        ("JobBrief", "7"), ("JobBrief", "8")]
+    assert [(j.array_task_str, j.reason) for j in job_lists.combine_pending_tasks([held, rest])] == [
+        ("3,7-8", "Priority,JobHeldUser")]
+    assert [j.partition for j in squeue._one_per_partition([pb.JobBrief(partition="a,b")], None)] == ["a", "b"]

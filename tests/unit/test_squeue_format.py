@@ -8,7 +8,7 @@ import pytest
 
 from cli import job_states
 from cli import squeue_format as sq
-from pyslurm_common.rpc.types_pb2 import JobInfo
+from pyslurm_common.rpc.types_pb2 import JobBrief, JobInfo
 
 NOW = calendar.timegm((2026, 12, 2, 11, 40, 33))  # Wed Dec 02 11:40:33 2026 UTC
 
@@ -296,38 +296,50 @@ def _brief_variety() -> list[JobInfo]:
     ]
 
 
-def test_every_brief_key_prints_the_same_from_the_brief_form() -> None:
-    """squeue asks for the brief form when every printed field is in BRIEF_KEYS: each must print
-    from pyslurm_common/job_brief.BRIEF_FIELDS alone exactly what it prints from the whole job."""
+def _as_brief(job: JobInfo) -> JobBrief:
+    """*job* as squeue decodes it from a brief listing (reading any other field raises)."""
     from pyslurm_common.job_brief import brief_copy
 
+    return JobBrief.FromString(brief_copy(job).SerializeToString())
+
+
+def _line(key: str, job: JobInfo | JobBrief) -> str | None:
+    try:
+        return sq.job_line(sq.LineFormat("", (sq.Column(key),)), job, NOW)
+    except AttributeError:   # a field the brief form does not have
+        return None
+
+
+def test_every_brief_key_prints_the_same_from_the_brief_form() -> None:
+    """squeue asks for the brief form when every printed field is in BRIEF_KEYS: each must print
+    from types.JobBrief alone exactly what it prints from the whole job."""
     for key in sorted(sq.BRIEF_KEYS):
-        fmt = sq.LineFormat("", (sq.Column(key),))
         for job in _brief_variety():
-            assert sq.job_line(fmt, brief_copy(job), NOW) == sq.job_line(fmt, job, NOW), key
+            assert _line(key, _as_brief(job)) == _line(key, job), key
 
 
 def test_fields_outside_the_brief_form_are_asked_for_in_full() -> None:
-    from pyslurm_common.job_brief import brief_copy
-
     job = _every_field_set(state="RUNNING", completing=False)
     outside = [key for key in sq.JOB_FIELDS if key not in sq.BRIEF_KEYS]
-    assert outside and all(
-        sq.job_line(sq.LineFormat("", (sq.Column(key),)), brief_copy(job), NOW)
-        != sq.job_line(sq.LineFormat("", (sq.Column(key),)), job, NOW) for key in outside)
+    assert outside and all(_line(key, _as_brief(job)) != _line(key, job) for key in outside)
     assert sq.brief_enough(sq.parse_format(sq.DEFAULT_FORMAT)) and sq.brief_enough(sq.parse_format(sq.LONG_FORMAT))
     assert not sq.brief_enough(sq.parse_format("%i %Z")) and not sq.brief_enough(sq.parse_format(sq.START_FORMAT))
 
 
+def test_the_brief_message_has_jobinfos_numbers_and_types() -> None:
+    """The controller sends JobInfo bytes that squeue decodes as JobBrief."""
+    full = JobInfo.DESCRIPTOR.fields_by_name
+    for field in JobBrief.DESCRIPTOR.fields:
+        assert (field.number, field.type) == (full[field.name].number, full[field.name].type), field.name
+
+
 @pytest.mark.parametrize("letter", sorted(sq._SORT_KEYS))
 def test_every_sort_key_orders_the_brief_form_alike(letter: str) -> None:
-    from pyslurm_common.job_brief import brief_copy
-
     jobs = _brief_variety()
     for i, job in enumerate(jobs):
         job.job_id = 100 + i
     for spec in (letter, f"-{letter}"):
-        assert [j.job_id for j in sq.sort_jobs([brief_copy(j) for j in jobs], spec)] == \
+        assert [j.job_id for j in sq.sort_jobs([_as_brief(j) for j in jobs], spec)] == \
             [j.job_id for j in sq.sort_jobs(jobs, spec)]
 
 
