@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import re
 import socket
 import sys
 import time
@@ -16,7 +15,6 @@ from collections.abc import Iterator, Sequence
 
 from pyslurm_common.bounds import JOB_ID
 from pyslurm_common.errors import SlurmError
-from pyslurm_common.hostlist import compress_counts
 from pyslurm_common.rpc import messages as pb
 
 from . import allocation, client, job_options, srun_bcast, srun_scripts, srun_step_options, verbose_lines
@@ -120,6 +118,8 @@ def srun(args: Sequence[str]) -> None:
         request.job_id = job_id
         job_nodes = (job.nodes, len(job.node_names))
         if verbose:
+            from pyslurm_common.hostlist import compress_counts   # it imports re: only for -v
+
             verbose_lines.say(PROG, [verbose_lines.allocation_line(
                 job_id, job.nodes, len(job.node_names), compress_counts(list(job.cpus_per_node)))])
     else:
@@ -184,14 +184,17 @@ def _background_terminal() -> bool:
         return False
 
 
-# The controller's word for a node that refused its part of the step (controller.start_step).
-_LAUNCH_FAILED = re.compile(r"launch of step (\d+\.\d+) on (\S+) failed: (.+)")
+# The controller's word for a node that refused its part of the step (controller.start_step),
+# matched only when a step failed: re is not imported by every srun (issue 18).
+_LAUNCH_FAILED = r"launch of step (\d+\.\d+) on (\S+) failed: (.+)"
 
 
 def _launch_failed(detail: str) -> None:
     """A node refused to start the step's tasks (a CPU binding it cannot meet, a stepd that
     could not start): Slurm's two lines, with the node's reason."""
-    failed = _LAUNCH_FAILED.match(detail)
+    import re
+
+    failed = re.match(_LAUNCH_FAILED, detail)
     if failed:
         step, node, why = failed.groups()
         print(f"srun: error: Task launch for StepId={step} failed on node {node}: {why}", file=sys.stderr)

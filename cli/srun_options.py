@@ -7,7 +7,6 @@ SRUN_CPUS_PER_TASK read as input variables of -n, -N and -c); command-line optio
 from __future__ import annotations
 
 import os
-import re
 import socket
 import sys
 from collections.abc import Mapping, Sequence
@@ -36,7 +35,11 @@ class StreamSpec(NamedTuple):   # a NamedTuple: dataclasses would import inspect
     @property
     def on_node(self) -> bool:
         """Per-task or per-node files are opened by the stepd; the others by srun."""
-        return self.mode == "file" and bool(re.search(r"%\d*[tnN]", self.pattern)) and "\\" not in self.pattern
+        if self.mode != "file":
+            return False
+        import re   # only for -o/-e/-i file patterns: not imported by every srun
+
+        return bool(re.search(r"%\d*[tnN]", self.pattern)) and "\\" not in self.pattern
 
 
 def stream_spec(value: str | None) -> StreamSpec:

@@ -7,7 +7,6 @@ sends each node its launch itself, so the value is checked and has nothing else 
 from __future__ import annotations
 
 import os
-import re
 import sys
 from collections.abc import Mapping
 
@@ -20,13 +19,15 @@ if TYPE_CHECKING:
 SRUN_MAX_THREADS = 60           # Slurm warns above it ("exceeds recommended limit")
 MAX_HET_JOB_COMPONENTS = 128    # the --het-group values Slurm takes: 0 to 127
 LONG_MAX = 2 ** 63 - 1
-_C_INT = re.compile(r"[ \t\n\v\f\r]*([+-]?\d+)")
+_C_INT = r"[ \t\n\v\f\r]*([+-]?\d+)"   # matched where an option is given: re is not imported by every srun
 X11_FLAGS = ("all", "batch", "first", "last")
 
 
 def parse_int(text: str, flag: str, positive: bool) -> int:
     """Slurm's parse_int: a C int (strtol, so leading blanks and a sign), else its error."""
-    found = _C_INT.fullmatch(text)
+    import re
+
+    found = re.fullmatch(_C_INT, text)
     value = int(found.group(1)) if found else -1
     if not found or value < 0 or (positive and value == 0):
         die(f'Invalid numeric value "{text}" for {flag}.')
@@ -53,11 +54,13 @@ def check_whole(values: Mapping[str, Any]) -> None:
 
 def het_groups(values: Mapping[str, Any]) -> list[int]:
     """--het-group's components (a hostlist-style range such as 0 or [0-2]), checked as Slurm's srun."""
-    from pyslurm_common.hostlist import HostlistError, expand
-
     raw = values.get("het_group")
     if raw is None:
         return [0]
+    import re   # both only when --het-group is given: not imported by every srun
+
+    from pyslurm_common.hostlist import HostlistError, expand
+
     text = str(raw)
     try:
         words = expand(text if text.startswith("[") else f"[{text}]")
