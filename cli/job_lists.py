@@ -4,8 +4,6 @@ Pure. `parse_job_list` raises ValueError(<item>) for an id that does not parse.
 """
 from __future__ import annotations
 
-import re
-
 from pyslurm_common.array_spec import JobSpec, format_ranges, parse_indices, parse_job_spec
 from pyslurm_common.bounds import STEP_ID
 from pyslurm_common.rpc import messages as pb
@@ -15,7 +13,8 @@ if TYPE_CHECKING:
     from typing import Iterable
 
 NAMED_STEPS = ("interactive", "batch", "extern")   # in the order sstat lists them
-_ITEM = re.compile(r"[^,\[]+(?:\[[^\]]*\])?")   # commas inside brackets belong to the item
+_ITEM = r"[^,\[]+(?:\[[^\]]*\])?"   # commas inside brackets belong to the item
+_PLAIN_LIST = frozenset("0123456789,")   # job ids alone: the items are the pieces between commas
 
 
 def parse_job_list(text: str) -> list[JobSpec]:
@@ -26,7 +25,13 @@ def parse_job_list(text: str) -> list[JobSpec]:
 def parse_step_list(text: str) -> list[tuple[JobSpec, str]]:
     """`12,13.1,14_2.batch` -> (spec, step) pairs, step "" where the item names no step."""
     specs = []
-    for item in _ITEM.findall(text):
+    if _PLAIN_LIST.issuperset(text):   # what the pattern finds there, without importing re
+        items = [piece for piece in text.split(",") if piece]
+    else:
+        import re
+
+        items = re.findall(_ITEM, text)
+    for item in items:
         job, dot, step = item.partition(".")
         try:
             if dot and not (step in NAMED_STEPS or STEP_ID.accepts(step)):

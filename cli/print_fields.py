@@ -16,9 +16,9 @@ Pure. Errors: :class:`FormatError` (``Invalid field requested: "<name>"``) from
 
 from __future__ import annotations
 
-import enum
 from collections.abc import Callable, Iterable, Mapping, Sequence
 
+from pyslurm_common.str_enum import StrEnum
 from pyslurm_common.typed_tuple import NamedTuple
 
 TYPE_CHECKING = False   # typing's constant without importing typing: CLI start-up (issue 18)
@@ -34,12 +34,12 @@ class FormatError(ValueError):
     """Invalid field list; ``str()`` is the text printed after ``<prog>: error: ``."""
 
 
-class Parsable(enum.IntEnum):
+class Parsable(StrEnum):   # a str_enum, so that squeue, which imports this module, imports no enum
     """Output layout: padded table, ``-p`` (trailing delimiter) or ``-P`` (none)."""
 
-    NONE = 0
-    TRAILING = 1  # -p / --parsable
-    NO_TRAILING = 2  # -P / --parsable2
+    NONE = "none"
+    TRAILING = "trailing"  # -p / --parsable
+    NO_TRAILING = "no_trailing"  # -P / --parsable2
 
 
 class Column(NamedTuple):   # a NamedTuple: CLIs import it, and dataclasses would import inspect

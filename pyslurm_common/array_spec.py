@@ -11,8 +11,6 @@ before any range is built: `0-99999999999` must not fill the memory.
 """
 from __future__ import annotations
 
-import re
-
 from .bounds import ARRAY_INDEX, ARRAY_THROTTLE, JOB_ID
 from .typed_tuple import NamedTuple
 
@@ -20,8 +18,10 @@ TYPE_CHECKING = False   # typing's constant without importing typing: CLI start-
 if TYPE_CHECKING:
     from typing import Iterable
 
-_ITEM = re.compile(r"^(\d+)(?:-(\d+)(?::(\d+))?)?$")
-_JOB_SPEC = re.compile(r"^(\d+)(?:_(\*|\d+|\[[0-9,:\-]+\]))?$")
+# Patterns are strings, compiled on first use through re's own cache, and re itself is imported
+# where one is matched: squeue and scancel import this module, and a plain job id needs neither.
+_ITEM = r"^(\d+)(?:-(\d+)(?::(\d+))?)?$"
+_JOB_SPEC = r"^(\d+)(?:_(\*|\d+|\[[0-9,:\-]+\]))?$"
 
 
 class ArraySpec(NamedTuple):   # a NamedTuple: CLIs import it, and dataclasses would import inspect
@@ -45,9 +45,11 @@ def parse_array_spec(text: str) -> ArraySpec:
 
 def parse_indices(text: str) -> tuple[int, ...]:
     """`0,6,16-32:4` -> the indices, ascending; ValueError for empty or malformed lists."""
+    import re
+
     found: set[int] = set()
     for item in text.split(","):
-        match = _ITEM.match(item.strip())
+        match = re.match(_ITEM, item.strip())
         if not match:
             raise ValueError(text)
         first = ARRAY_INDEX.parse(match.group(1))
@@ -103,7 +105,12 @@ class JobSpec(NamedTuple):   # a NamedTuple: CLIs import it, and dataclasses wou
 
 def parse_job_spec(text: str) -> JobSpec:
     """`123`, `123_5`, `123_[1,3-5]`, `123_*` -> JobSpec; ValueError otherwise."""
-    match = _JOB_SPEC.match(text.strip())
+    stripped = text.strip()
+    if stripped.isascii() and stripped.isdigit():   # a job id alone, what the pattern gives it
+        return JobSpec(JOB_ID.parse(stripped))
+    import re
+
+    match = re.match(_JOB_SPEC, stripped)
     if not match:
         raise ValueError(text)
     job_id, tasks = JOB_ID.parse(match.group(1)), match.group(2)

@@ -18,7 +18,6 @@ Errors: every malformed expression raises :class:`HostlistError` with the exact 
 from __future__ import annotations
 
 import itertools
-import re
 from collections.abc import Iterable, Iterator
 
 from .typed_tuple import NamedTuple
@@ -96,6 +95,8 @@ def _expand_item(item: str, expr: str) -> Iterator[str]:
     """Expand one comma-free item such as ``rack[0-1]_blade[0-2]``."""
     if any(ch.isspace() for ch in item):
         raise HostlistError(expr)
+    import re   # where a name is parsed: squeue and scancel import this module, most calls parse none
+
     # re.split with a capturing group alternates literal text and bracket contents:
     # [text0, group0, text1, group1, ..., textN].
     parts = re.split(r"\[([^\]]*)\]", item)
@@ -125,6 +126,8 @@ def _interleave(literals: list[str], numbers: tuple[str, ...]) -> str:
 
 def _expand_ranges(body: str, expr: str) -> list[str]:
     """``01-03,12`` → ['01', '02', '03', '12'] (width taken from each lower bound)."""
+    import re
+
     values: list[str] = []
     for part in body.split(","):
         m = re.fullmatch(_RANGE_ITEM, part)
@@ -193,6 +196,8 @@ class _Run:
 
 
 def _split_name(name: str) -> _Name:
+    import re
+
     if not name or re.search(_FORBIDDEN_IN_NAME, name):
         raise HostlistError(name)
     m = re.match(_NUMERIC_SUFFIX, name)

@@ -10,7 +10,7 @@ Pure: no I/O, no errors.
 """
 from __future__ import annotations
 
-from enum import StrEnum
+from .str_enum import StrEnum   # enum's, without importing enum (CLI start-up, issue 18)
 
 
 class JobState(StrEnum):
