@@ -39,6 +39,8 @@ def test_install_upgrade_and_uninstall(tmp_path: Path) -> None:
     rest = pwd.getpwnam("slurmrestd")  # pyslurmrestd's own account: never root or SlurmUser
     assert rest.pw_uid < 1000 and rest.pw_uid != slurm.pw_uid and rest.pw_shell == "/usr/sbin/nologin"
     assert "User=slurmrestd" in (units / "pyslurmrestd.service").read_text()
+    # no setuptools distutils shim run by every command's interpreter (issue 18)
+    assert not list(prefix.glob("lib/python3*/site-packages/distutils-precedence.pth"))
     version = subprocess.run([str(bin_dir / "scontrol"), "version"], capture_output=True, text=True)
     assert version.stdout == "slurm 22.05.8\n"
 
