@@ -22,6 +22,8 @@ import typing
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
+from pyslurm_common.record_fields import record_fields
+
 from .launch import Launch
 
 __all__ = ["Launch", "MessageError", "StepResult", "StepdPlace", "decode", "encode"]
@@ -68,12 +70,7 @@ Message = TypeVar("Message", Launch, StepResult, StepdPlace)
 def encode(message: Launch | StepResult | StepdPlace) -> str:
     """One line of JSON (no newline in it). The fields as they are: their values are JSON's own
     types already, and dataclasses.asdict deep-copies each of them (a Launch's environment)."""
-    return json.dumps({name: getattr(message, name) for name in _field_names(type(message))})
-
-
-@functools.cache
-def _field_names(kind: type) -> tuple[str, ...]:
-    return tuple(each.name for each in dataclasses.fields(kind))
+    return json.dumps(record_fields(message))
 
 
 def decode(kind: type[Message], text: str | bytes) -> Message:

@@ -39,7 +39,7 @@ from ..model.associations import AssociationSnapshot
 from ..core import topology
 from ..model.events import (Account, AllocationReleased, Effect, Event, JobRequeued, Launch, RecordReservation, SignalTasks,
                             StepFinished, StepStarted, SuspendTasks, TellAllocatingClient, Terminate,
-                            event_from_dict, event_to_dict)
+                            event_from_dict, event_record)
 from ..model.job import Hold, Job, JobId, JobState, Step
 from .gpu_idle_actions import GpuIdleWatch
 from .job_notices import JobNotices
@@ -108,7 +108,7 @@ class Controller:
         self.associations.load()
         replayed = journal_replay.replay(self.journal, lambda data: apply(self.state, event_from_dict(data)),
                                          int(time.time()))
-        self.journal.rewrite(event_to_dict(e) for e in self.state.snapshot_events())
+        self.journal.rewrite(event_record(e) for e in self.state.snapshot_events())
         self.notices.baseline(self.state.jobs.values())
         self.state.stats = ControllerStats(since=int(time.time()))
         recalculate_priorities(self.state, int(time.time()))
@@ -162,7 +162,7 @@ class Controller:
         if it does not apply); awaiting the result waits for the line's fsync and performs the
         effects. Events staged one after another and awaited together share one fsync: a
         scancel of 500 ids is one disk flush, not 500 in a row. Always await the result."""
-        record = event_to_dict(event)
+        record = event_record(event)
         effects = apply(self.state, event)
         return self._journaled(event, self.journal.enqueue(record), effects)
 

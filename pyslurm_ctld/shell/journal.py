@@ -16,6 +16,8 @@ import os
 from pathlib import Path
 from typing import Any, Iterable, Iterator
 
+from pyslurm_common.record_fields import record_fields
+
 log = logging.getLogger(__name__)
 
 FORMAT_VERSION = 1
@@ -111,4 +113,6 @@ class Journal:
 
 
 def _encode(event: Event) -> bytes:
-    return (json.dumps({"v": FORMAT_VERSION, **event}, separators=(",", ":")) + "\n").encode()
+    """One line; nested records (events.event_record leaves them) are written as their fields."""
+    return (json.dumps({"v": FORMAT_VERSION, **event}, separators=(",", ":"), default=record_fields)
+            + "\n").encode()

@@ -33,10 +33,10 @@ from pyslurm_ctld.core.usage import NodeUsage, node_usage
 from pyslurm_ctld.model.events import (Account, ArrayTaskStarted, BatchFinished, Event, JobCancelled, JobRequeued, JobsPurged,
                                        JobStarted,
                                        JobSubmitted, JobTimedOut, Launch, NodeAdminChanged, NodeFailed, SignalTasks,
-                                       Terminate, event_from_dict, event_to_dict)
+                                       Terminate, event_from_dict, event_record, event_to_dict)
 from pyslurm_ctld.model.job import Allocation, Hold, Job, JobId, JobState, Reason
 from pyslurm_ctld.sched.priority import BASIC_PRIORITY_CEILING
-from pyslurm_ctld.shell.journal import Journal, JournalError
+from pyslurm_ctld.shell.journal import Journal, JournalError, _encode
 from tests.builders import (ALICE, BOB, CONF, RAW, ROOT, SLURM_UID, USERS, error_of, finish, make_manager,
                             register_node, run_job, schedule, submit)
 
@@ -742,7 +742,7 @@ def test_a_held_job_does_not_block_the_jobs_behind_it(tmp_path: Path) -> None:
 
 
 def append(journal: Journal, event: Event) -> None:
-    asyncio.run(journal.append(event_to_dict(event)))
+    asyncio.run(journal.append(event_record(event)))   # as the controller journals it
 
 
 def open_journal(directory: Path) -> Journal:
@@ -775,6 +775,26 @@ def test_journal_round_trips_every_event_kind(tmp_path: Path) -> None:
         append(journal, event)
     journal.close()
     assert [event_from_dict(d) for d in Journal(tmp_path / "state").replay()] == events
+
+
+def test_journal_lines_of_event_records_are_those_of_the_events_as_plain_data(tmp_path: Path) -> None:
+    # event_record leaves nested records (a Job, its request, its allocation) for the encoder;
+    # the line must be byte for byte the one dataclasses.asdict's deep copy gave.
+    mgr = gpu_manager(tmp_path)
+    job = run_job(mgr, partition="gpu", gpus=2, gpu_type="a100", num_tasks=2, ntasks_given=True,
+                  environment=("HOME=/home/alice", "PATH=/bin"))
+    apply(mgr, submission(mgr, RAW, ALICE, ALICE, USERS[ALICE], USERS[ALICE], False, 100, array="0-9%2"))
+    events = [*mgr.snapshot_events(), JobStarted(job.job_id, job.allocation, 200),
+              BatchFinished(job.job_id, 1, 9, True, False, 9), JobsPurged((job.job_id, JobId(5)))]
+    assert {type(e) for e in events} >= {JobSubmitted, JobStarted, BatchFinished, JobsPurged}
+    for event in events:
+        assert _encode(event_record(event)) == _encode(event_to_dict(event)), event
+
+
+def test_journal_refuses_what_is_not_a_record(tmp_path: Path) -> None:
+    journal = open_journal(tmp_path / "state")
+    with pytest.raises(TypeError, match="Object of type object is not JSON serializable"):
+        asyncio.run(journal.append({"kind": "x", "thing": object()}))
 
 
 def test_journal_group_commit_keeps_order(tmp_path: Path) -> None:
@@ -1054,7 +1074,7 @@ def test_replaying_the_journal_rebuilds_the_live_state(tmp_path: Path, seed: int
 
     # Compaction: the snapshot alone rebuilds the same jobs (next_job_id: see the xfail below).
     journal = Journal(tmp_path / "state")
-    journal.rewrite(event_to_dict(e) for e in live.snapshot_events())
+    journal.rewrite(event_record(e) for e in live.snapshot_events())
     journal.close()
     compacted = make_manager(tmp_path, "ReturnToService=2\n", register=False)
     replay_into(compacted, Journal(tmp_path / "state"))
