@@ -10,13 +10,16 @@ CreateStep that failed.
 """
 from __future__ import annotations
 
+import asyncio
+
 import grpc
 
 from pyslurm_common.errors import SlurmError
 from pyslurm_common.rpc import ctld_pb2
 from pyslurm_common.rpc_auth import caller, translate_errors
 
-from ..model.job import JobState
+from ..core.steps import allocation_of
+from ..model.job import Job, JobState
 from ..translate import convert
 from .job_rpcs import JobRpcs
 from .step_rpcs import StepRpcs
@@ -30,15 +33,27 @@ class AllocationRpcs(JobRpcs, StepRpcs):
                                context: grpc.aio.ServicerContext) -> ctld_pb2.StepAllocationReply:
         before = self.ctl.passes_begun   # read before the job exists: a later pass is one that saw it
         event = self._submission(request.job, context)
-        await self.ctl.commit(event)
-        job_id = event.job.job_id
-        job = await self.ctl.wait_allocation(job_id, caller().uid, min(request.wait_ms, MAX_WAIT_MS) / 1000,
-                                             after_pass=before)
-        reply = ctld_pb2.StepAllocationReply(job_id=job_id, job=convert.job_info(job))
+        submitted = asyncio.ensure_future(self.ctl.staged(event))
+        job_id, uid = event.job.job_id, caller().uid
+        passed = self.ctl.pass_now()
+        if passed is None:   # a pass under way or held back: the loop's next pass decides
+            await submitted
+            job = await self.ctl.wait_allocation(job_id, uid, min(request.wait_ms, MAX_WAIT_MS) / 1000,
+                                                 after_pass=before)
+            return await self._with_step(job, request.step, context)
+        try:   # the submission, the start and the step share one journal fsync (_with_step awaits it)
+            return await self._with_step(allocation_of(self.state, job_id, uid), request.step, context)
+        finally:
+            await asyncio.gather(submitted, passed)
+
+    async def _with_step(self, job: Job, request: ctld_pb2.StepRequest,
+                         context: grpc.aio.ServicerContext) -> ctld_pb2.StepAllocationReply:
+        """The reply for `job`: when it runs, with its first step created (or the step's error)."""
+        reply = ctld_pb2.StepAllocationReply(job_id=job.job_id, job=convert.job_info(job))
         if job.state is JobState.RUNNING:
             step = ctld_pb2.StepRequest()
-            step.CopyFrom(request.step)
-            step.job_id = job_id
+            step.CopyFrom(request)
+            step.job_id = job.job_id
             try:
                 reply.step.CopyFrom(await self._create_step(step, context))
             except SlurmError as exc:

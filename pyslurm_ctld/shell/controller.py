@@ -90,6 +90,8 @@ class Controller:
         self._changed = asyncio.Event()     # set (and replaced) after every commit and pass: srun/salloc wait on it
         self.passes_begun = 0               # scheduling passes begun, and the last whose starts are
         self._passes_done = 0               # committed (wait_allocation's after_pass)
+        self._pass_gap = 0.0                # PASS_GAP_FACTOR times the last pass, and the loop time
+        self._next_pass_at = 0.0            # it ran out (pass_now runs no pass before)
         self._tasks: set[asyncio.Task[None]] = set()
         self.started_at = int(time.time())
         self.config_read_at = self.started_at
@@ -449,28 +451,51 @@ class Controller:
         self._sched_wake.set()
 
     async def run_scheduler(self, stop: asyncio.Event) -> None:
-        gap = 0.0
         while not stop.is_set():
             try:
                 await asyncio.wait_for(self._sched_wake.wait(), timeout=PERIODIC)
             except TimeoutError:
                 pass
-            await asyncio.sleep(max(SCHED_DEBOUNCE, gap))
+            await asyncio.sleep(max(SCHED_DEBOUNCE, self._pass_gap))
             self._sched_wake.clear()
-            now = int(time.time())
-            pending = sum(1 for job in self.state.jobs.in_play() if job.state is JobState.PENDING)
-            began = time.perf_counter_ns()
-            self.passes_begun += 1
-            number = self.passes_begun
-            starts = schedule_pass(self.state, now)
-            usec = (time.perf_counter_ns() - began) // 1000
-            gap = PASS_GAP_FACTOR * usec / 1e6
-            self.state.stats.schedule_cycle(usec, pending, now)
-            log.debug("sched: %d pending job(s) examined, %d started, %d usec", pending, len(starts), usec)
+            number, starts = self._scheduling_pass()
             if starts:
                 await asyncio.gather(*(self.commit(e) for e in starts))
-            self._passes_done = number
-            self._announce_change()
+            self._pass_committed(number)
+
+    def pass_now(self) -> asyncio.Future[None] | None:
+        """A scheduling pass at once, for srun's one call (Slurm's immediate start of an srun job):
+        the same pass the loop runs, so priorities and fairness decide as they would a few ms later,
+        and its starts are staged now, to share the caller's journal fsync. Await the result (the
+        starts committed). None while a pass is under way or PASS_GAP_FACTOR holds passes back:
+        the caller waits for the loop's pass."""
+        if self.passes_begun != self._passes_done or asyncio.get_running_loop().time() < self._next_pass_at:
+            return None
+        number, starts = self._scheduling_pass()
+        staged = [asyncio.ensure_future(self.staged(e)) for e in starts]   # effects in commit order
+
+        async def committed() -> None:
+            await asyncio.gather(*staged)
+            self._pass_committed(number)
+        return asyncio.ensure_future(committed())
+
+    def _scheduling_pass(self) -> tuple[int, list[Event]]:
+        """(the pass's number, its events to commit), its statistics kept and the next pass's gap set."""
+        now = int(time.time())
+        pending = sum(1 for job in self.state.jobs.in_play() if job.state is JobState.PENDING)
+        began = time.perf_counter_ns()
+        self.passes_begun += 1
+        starts = schedule_pass(self.state, now)
+        usec = (time.perf_counter_ns() - began) // 1000
+        self._pass_gap = PASS_GAP_FACTOR * usec / 1e6
+        self._next_pass_at = asyncio.get_running_loop().time() + self._pass_gap
+        self.state.stats.schedule_cycle(usec, pending, now)
+        log.debug("sched: %d pending job(s) examined, %d started, %d usec", pending, len(starts), usec)
+        return self.passes_begun, starts
+
+    def _pass_committed(self, number: int) -> None:
+        self._passes_done = max(self._passes_done, number)
+        self._announce_change()
 
     def _idle_gpu_actions(self, now: int) -> list[Event]:
         """The idle-GPU policy's warnings (a line in the job's output, a notice) now; its

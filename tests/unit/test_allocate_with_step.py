@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import time
 from pathlib import Path
+from typing import Any
 
 from pyslurm_common.auth import Identity
 from pyslurm_common.errors import SlurmError, Strerror
@@ -15,9 +16,11 @@ from pyslurm_common.rpc import ctld_pb2, types_pb2
 from pyslurm_common.rpc_auth import Serving, _caller
 from pyslurm_ctld.model.job import JobState
 from pyslurm_ctld.rpc.servicer import ControllerServicer
+from pyslurm_ctld.shell.controller import Controller
+from pyslurm_ctld.shell.journal import Journal
 
 from tests.builders import ALICE, BOB
-from test_controller_shell import settled, shell
+from test_controller_shell import RecordingJournal, settled, shell
 from test_node_reconcile import NoContext
 
 
@@ -96,3 +99,72 @@ def test_the_submission_is_checked_as_sbatch_s(tmp_path: Path) -> None:
             _caller.reset(token)
         return "", journal.kinds()
     assert asyncio.run(main()) == (Strerror.ACCESS_DENIED, [])   # a negative --nice is an operator's
+
+
+def _call(ctl: Controller, desc: types_pb2.JobDesc) -> asyncio.Task[ctld_pb2.StepAllocationReply]:
+    """AllocateWithStep as alice, under way as a task (no scheduling loop runs: only the call's own pass)."""
+    token = _caller.set(Identity(uid=ALICE, gid=ALICE, host="login"))
+    try:
+        return asyncio.ensure_future(ControllerServicer(ctl, Serving()).AllocateWithStep(  # type: ignore[arg-type]
+            ctld_pb2.StepAllocationRequest(job=desc, step=_step(), wait_ms=10_000), Context()))
+    finally:
+        _caller.reset(token)
+
+
+def test_a_job_that_can_start_at_once_is_submitted_started_and_given_its_step_in_one_journal_flush(
+        tmp_path: Path) -> None:
+    async def main() -> None:
+        ctl, journal, _, links = shell(tmp_path, RecordingJournal(tmp_path / "journal.jsonl", hold=True))
+        call = _call(ctl, _desc())
+        for _ in range(5):
+            await asyncio.sleep(0)
+        # All three lines queued without a scheduler timer or an fsync between them; nothing
+        # launched and no answer before they are on disk.
+        assert journal.kinds() == ["submitted", "started", "step_started"]
+        assert not call.done() and links.calls == []
+        journal.flush()
+        reply = await call
+        assert reply.job.state == "RUNNING" and reply.step.step_id == 0
+        await settled(ctl)
+        assert [c[0] for c in links.calls] == ["launch_tasks"]
+    asyncio.run(main())
+
+
+def test_the_one_flush_survives_a_restart_with_the_job_running_and_its_step(tmp_path: Path,
+                                                                             monkeypatch: Any) -> None:
+    flushes: list[bytes] = []
+    write = Journal._write
+    monkeypatch.setattr(Journal, "_write", lambda self, data: (flushes.append(data), write(self, data))[1])
+
+    async def main() -> int:
+        ctl, _, _, _ = shell(tmp_path)
+        ctl.journal = Journal(ctl.cfg.state_save_location)
+        ctl.journal.rewrite([])
+        reply = await _call(ctl, _desc())
+        await settled(ctl)
+        ctl.close()
+        return reply.job_id
+    job_id = asyncio.run(main())
+    assert len(flushes) == 1 and flushes[0].count(b"\n") == 3
+    again, _, _, _ = shell(tmp_path)    # as after kill -9 once srun had its answer
+    again.journal = Journal(again.cfg.state_save_location)
+    again.recover()
+    job = again.state.jobs[job_id]
+    assert job.state is JobState.RUNNING and [s.step_id for s in job.steps] == [0]
+
+
+def test_while_passes_are_held_back_the_call_waits_for_the_loop_s_pass(tmp_path: Path) -> None:
+    async def main() -> tuple[ctld_pb2.StepAllocationReply, int, list[str]]:
+        ctl, journal, _, _ = shell(tmp_path)
+        ctl._next_pass_at = asyncio.get_running_loop().time() + 3600   # as after a long pass (PASS_GAP_FACTOR)
+        assert ctl.pass_now() is None and ctl.passes_begun == 0
+        stop = asyncio.Event()
+        scheduler = asyncio.ensure_future(ctl.run_scheduler(stop))
+        reply = await _call(ctl, _desc())
+        stop.set()
+        await scheduler
+        await settled(ctl)
+        return reply, ctl.passes_begun, journal.kinds()
+    reply, passes, kinds = asyncio.run(main())
+    assert reply.job.state == "RUNNING" and reply.step.step_id == 0
+    assert passes >= 1 and kinds == ["submitted", "started", "step_started"]
