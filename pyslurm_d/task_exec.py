@@ -125,6 +125,16 @@ def bcast_copy(launch: Launch, directory: str) -> str:
     return path
 
 
+def join_task_cgroups(cg: StepCgroup, limits: StepLimitSet, local_id: int) -> None:
+    """Move the calling (forked) task into its leaf of the step's tracking tree and, on v1, into
+    the step of every limit hierarchy. v2 limits sit on <step>/user, above that leaf, so the one
+    move puts the task under them: a second (V2StepLimits.join, into user/task_0) would take the
+    kernel's cgroup move lock again for nothing, and put tasks 1.. into task 0's leaf."""
+    join(cg.task_dir(local_id))
+    if limits.backend != "v2":
+        limits.join(os.getpid())
+
+
 def exec_task(launch: Launch, task: Task, cg: StepCgroup, limits: StepLimitSet, groups: list[int],
               fds: tuple[int, int, int], env: dict[str, str], binding: TaskBinding, controlling_tty: bool,
               pmi_fd: int | None = None) -> None:
@@ -135,8 +145,7 @@ def exec_task(launch: Launch, task: Task, cg: StepCgroup, limits: StepLimitSet, 
         if launch.multi_prog:   # srun --multi-prog: this rank's line of the configuration
             argv = task_argv(launch.multi_prog, task.rank, launch.argv[1:])
             program = argv[0] if argv else ""
-        join(cg.task_dir(task.local_id))
-        limits.join(os.getpid())
+        join_task_cgroups(cg, limits, task.local_id)
         if binding.cpus:
             os.sched_setaffinity(0, binding.cpus)
         os.setsid()
