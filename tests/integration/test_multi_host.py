@@ -97,7 +97,11 @@ def test_sbcast_copies_a_file_to_every_node_of_the_job_as_its_user(lab: Cluster)
     os.chmod(source, 0o750)
     os.utime(source, (1_600_000_000, 1_600_000_000))
     dest = f"/tmp/pyslurm-sbcast-{os.getpid()}"
-    script = (f"sbcast -f -p -C -F 4 tool.sh {dest} || exit 9; sacct -n -P -j $SLURM_JOB_ID.0 -o JobName,NodeList; "
+    # Accounting is asynchronous (slurmdbd too is fed by slurmctld's agent queue): the step's record
+    # reaches it a moment after sbcast returns, so the script polls sacct for it.
+    script = (f"sbcast -f -p -C -F 4 tool.sh {dest} || exit 9; "
+              "for _ in $(seq 50); do s=$(sacct -n -P -j $SLURM_JOB_ID.0 -o JobName,NodeList); "
+              "[ -n \"$s\" ] && break; sleep 0.1; done; echo \"$s\"; "
               f"srun -N2 --ntasks-per-node=1 sh -c 'echo $SLURMD_NODENAME $(stat -c \"%U %a %Y\" {dest}) $({dest})'")
     try:
         result = lab.run("salloc", "-Q", "-p", "grow", "-w", "node1,remote1", "-N2", "sh", "-c", script,
