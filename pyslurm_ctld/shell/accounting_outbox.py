@@ -1,20 +1,21 @@
 """Durable outbox of job records, node events and reservation changes for the accounting daemon.
 
-Job records queued within WRITE_LINGER seconds (or while the previous write was running) go to
-disk together as one bundle, `<ns>.batch`: a serialized `JobRecordBatch`, written to a temporary
-name, fsync'd and renamed, so a stream of records costs one fsync and one file per WRITE_LINGER,
-not one per record or per loop turn (a 500-task array queues about two records per task, in
-loop turns of their own as the tasks start and end). A job record may wait in memory that long
-because the journal holds the job it describes: a controller that restarts re-queues every job
-it knows (Controller.resend_accounting), and `flush` puts the queue on disk before jobs are
-purged. Node events and reservation changes, which nothing re-queues, are written at once. Bundles are named by the time they were written, so they sort in
-the order they happened. A sender task reads the oldest bundles, merges them (a job's later
-snapshot replaces its earlier one: records are full snapshots; node events and reservation
-changes are not, each is kept, in the order of its time) and ships them in batches of at most
-BATCH records; a bundle is deleted only once everything in it was acknowledged. Records survive
-a controller crash while the accounting daemon is down; nothing is dropped, only retried (the
-daemon takes every record idempotently). Outside a burst the sender waits LINGER seconds before
-it reads, so that the accounting daemon gets a few tasks' records per transaction instead of one.
+Job records queued within WRITE_LINGER seconds (or while the previous write was running) go to disk
+together as one bundle, `<ns>.batch`: a serialized `JobRecordBatch`, written to a temporary name,
+fsync'd and renamed, so a stream of records costs one fsync and one file per WRITE_LINGER, not one
+per record or per loop turn (a 500-task array queues about two records per task, in loop turns of
+their own as the tasks start and end). A job record may wait in memory that long because the
+journal holds the job it describes: a controller that restarts re-queues every job it knows
+(Controller.resend_accounting), and `flush` puts the queue on disk before jobs are purged. Node
+events and reservation changes, which nothing re-queues, are written at once. Bundles are named by
+the time they were written, so they sort in the order they happened. A sender task reads the oldest
+bundles, merges them (a job's later snapshot replaces its earlier one: records are full snapshots;
+node events and reservation changes are not, each is kept, in the order of its time) and ships them
+in batches of at most BATCH records; a bundle is deleted only once everything in it was
+acknowledged. Records survive a controller crash while the accounting daemon is down; nothing is
+dropped, only retried (the daemon takes every record idempotently). Outside a burst the sender
+waits LINGER seconds before it reads, so that the accounting daemon gets a few tasks' records per
+transaction instead of one.
 """
 from __future__ import annotations
 
