@@ -83,6 +83,8 @@ def show(words: list[str], oneliner: bool, show_all: bool = False, details: bool
         sys.stdout.write(scontrol_show.show_config(
             [(e.key, e.value) for e in dump.entries], dump.read_time,
             [(s.title, [(e.key, e.value) for e in s.entries]) for s in dump.sections]))
+        # As Slurm, the controllers' state after a blank line.
+        sys.stdout.write("\n" + "\n".join(_ping_lines()[0]) + "\n")
     elif entity == "hostnames":
         import os
 
@@ -356,22 +358,29 @@ def delete(words: list[str]) -> None:
         _refuse(f"delete_node {words[0]}: {exc.strerror}")
 
 
-def ping(words: list[str]) -> None:
-    """Slurm's line for each SlurmctldHost; exit 1 when one does not answer (root also gets
-    the banner). A backup standing by answers, so it is UP."""
-    import os
-
+def _ping_lines() -> tuple[list[str], bool]:
+    """`Slurmctld(primary) at NAME is UP` for each SlurmctldHost, and whether one is down."""
     from pyslurm_common.client_settings import controller_names, controller_role
 
     controllers = controller_names()
-    down = False
+    lines, down = [], False
     for index, name in enumerate(controllers):
         try:
             client.controller_at(index, "Ping", pb.Empty(), pb.PingReply, timeout=5)
             state = "UP"
         except client.ConnectError:
             state, down = "DOWN", True
-        print(f"Slurmctld({controller_role(index, len(controllers))}) at {name} is {state}")
+        lines.append(f"Slurmctld({controller_role(index, len(controllers))}) at {name} is {state}")
+    return lines, down
+
+
+def ping(words: list[str]) -> None:
+    """Slurm's line for each SlurmctldHost; exit 1 when one does not answer (root also gets
+    the banner). A backup standing by answers, so it is UP."""
+    import os
+
+    lines, down = _ping_lines()
+    print("\n".join(lines))
     if down:
         if os.getuid() == 0:
             print("*****************************************\n"

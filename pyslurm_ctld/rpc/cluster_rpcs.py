@@ -8,6 +8,7 @@ import time
 
 import grpc
 
+from pyslurm_common import units
 from pyslurm_common.errors import SlurmError, Strerror
 from pyslurm_common.rpc import ctld_pb2, types_pb2
 from pyslurm_common.rpc_auth import caller, translate_errors
@@ -99,10 +100,21 @@ class ClusterRpcs(ServicerBase):
 
         backends = {name: rec.cgroup_backend for name, rec in self.state.nodes.items()}
         return ctld_pb2.ConfigDump(
-            entries=entries(config_report.slurm_conf_entries(self.ctl.cfg, self.state.slurm_uid)),
+            entries=entries(config_report.slurm_conf_entries(self.ctl.cfg, config_report.Running(
+                self.state.slurm_uid, self.state.priorities.settings, units.format_timestamp(self.ctl.started_at),
+                self.state.next_job_id, len(self.state.nodes), _user_and_uid(self.ctl.cfg.value("SlurmdUser"))))),
             sections=[ctld_pb2.ConfigSection(title=config_report.CGROUP_TITLE,
                                              entries=entries(config_report.cgroup_entries(self.ctl.cgroup, backends)))],
             read_time=self.ctl.config_read_at)
+
+
+def _user_and_uid(name: str | None) -> str:
+    """SlurmdUser as Slurm prints it: `root(0)`."""
+    name = name or "root"
+    try:
+        return f"{name}({pwd.getpwnam(name).pw_uid})"
+    except KeyError:
+        return name
 
 
 def _check_user_names(settings: list[str]) -> None:

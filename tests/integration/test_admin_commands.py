@@ -40,6 +40,10 @@ def test_show_config_shows_the_spec_keys_and_the_cgroup_backend_in_use(cluster: 
     assert values["SlurmctldLogFile"] == str(cluster.spec.log_dir / "pyslurmctld.log")
     assert values["SlurmctldDebug"] == "info" and values["ProctrackType"] == "proctrack/cgroup"
     assert values["AccountingStorageType"] == "accounting_storage/slurmdbd"
+    # Keys SchedMD's testsuite reads, with what this controller runs (Slurm prints them all).
+    assert values["PriorityType"] == "priority/basic" and values["SwitchType"] == "switch/none"
+    assert values["PreemptType"] == "preempt/none" and values["MaxNodeCount"] == "2"
+    assert out.endswith("\n\nSlurmctld(primary) at localhost is UP\n")
     backend = re.search(r"^CgroupPlugin\s+= autodetect \((cgroup/v[12])\)$", cgroup, re.M)
     assert backend is not None, cgroup
     agent_log = (cluster.spec.log_dir / "pyslurmd-node1.log").read_text()

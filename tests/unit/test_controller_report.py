@@ -8,12 +8,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from cli import scontrol_show
 from cli.sdiag import render
 from pyslurm_common.cgroup_conf import CgroupConfig
 from pyslurm_common.config import load_config
 from pyslurm_common.rpc import ctld_pb2
 from pyslurm_ctld.rpc import config_report
+from pyslurm_ctld.settings.priority_settings import priority_settings
 from pyslurm_ctld.core.apply import apply
 from pyslurm_ctld.model.events import JobCancelled
 from pyslurm_ctld.model.job import JobState
@@ -22,19 +25,45 @@ from pyslurm_ctld.model.statistics import ControllerStats
 from tests.builders import CONF, finish, make_manager, run_job, submit
 
 
+def _entries(path: Path, slurm_uid: int = 0) -> list[tuple[str, str]]:
+    cfg = load_config(path)
+    return config_report.slurm_conf_entries(cfg, config_report.Running(slurm_uid, priority_settings(cfg), "X", 1, len(cfg.nodes)))
+
+
 def test_show_config_has_effective_values_with_slurms_units(tmp_path: Path) -> None:
     (tmp_path / "slurm.conf").write_text(CONF + "ReturnToService=2\nSlurmctldTimeout=60\nSchedulerType=sched/backfill\n"
-                                         "SlurmctldDebug=debug2\nFooBar=1\n")
-    entries = dict(config_report.slurm_conf_entries(load_config(tmp_path / "slurm.conf"), 450))
+                                         "SlurmctldDebug=debug2\nFooBar=1\nTrackWCKey=yes\nCompleteWait=7\n")
+    entries = dict(_entries(tmp_path / "slurm.conf", 450))
     assert entries["MinJobAge"] == "300 sec" and entries["KillWait"] == "30 sec"
     assert entries["SlurmctldTimeout"] == "60 sec" and entries["MessageTimeout"] == "10 sec"
     assert entries["ReturnToService"] == "2" and entries["SlurmctldDebug"] == "debug2"
     assert entries["SlurmUser"] == "root(450)" and entries["DefMemPerNode"] == "UNLIMITED"
-    assert entries["SchedulerType"] == "sched/backfill"
+    assert entries["SchedulerType"] == "sched/backfill" and entries["TrackWCKey"] == "Yes"
+    assert entries["CompleteWait"] == "7 sec" and entries["MaxNodeCount"] == "2"
     assert entries["FooBar"] == "1" and entries["SLURM_VERSION"] == "22.05.8"
     assert entries["MailProg"] in ("/bin/mail", "/usr/bin/mail")   # Slurm's default, as this host has it
-    keys = list(dict(config_report.slurm_conf_entries(load_config(tmp_path / "slurm.conf"), 0)))
-    assert keys == sorted(keys, key=str.lower)
+    assert entries["PriorityType"] == "priority/basic" and "PriorityWeightAge" not in entries
+    assert entries["PreemptType"] == "preempt/none" and entries["PreemptMode"] == "OFF"
+    assert entries["SwitchType"] == "switch/none"
+
+
+# What real Slurm 22.05.8 printed for these slurm.conf files (tests/data/slurm_show_config/*.conf, the
+# node and paths of a private slurmctld; *.txt is its `scontrol show config`).
+SHOW_CONFIG = Path(__file__).parents[1] / "data" / "slurm_show_config"
+# Where pyslurm differs by design: what it runs whatever slurm.conf names (its own auth and
+# credentials, cgroup tracking and accounting, no plugin directory), and the moment and file.
+_BY_DESIGN = {"AuthType", "CredType", "ProctrackType", "JobAcctGatherType", "PluginDir", "BOOT_TIME",
+              "NEXT_JOB_ID", "SLURM_CONF", "SlurmctldHost[0]"}
+
+
+@pytest.mark.parametrize("case", ["plain", "cfg1", "cfg2"])
+def test_show_config_prints_slurms_keys_in_its_order_with_its_values(case: str) -> None:
+    printed = (SHOW_CONFIG / f"{case}.txt").read_text().split("\n\n")[0].splitlines()[1:]
+    slurm = [(key.rstrip(), value) for key, value in (line.split(" = ", 1) for line in printed)]
+    ours = _entries(SHOW_CONFIG / f"{case}.conf", 999)
+    assert [key for key, _ in ours] == [key for key, _ in slurm]
+    differ = {key: (mine, theirs) for (key, mine), (_, theirs) in zip(ours, slurm) if mine != theirs}
+    assert set(differ) <= _BY_DESIGN, {k: v for k, v in differ.items() if k not in _BY_DESIGN}
 
 
 def test_cgroup_section_names_the_backend_the_nodes_detected() -> None:
