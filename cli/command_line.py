@@ -3,7 +3,9 @@
 
 Precedence is Slurm's: what an earlier source set, a later one overrides, in the order
 batch script directives (sbatch only, see sbatch_script.py), environment, command line.
-`OptionValues.source(dest)` tells which one a value came from.
+`OptionValues.source(dest)` tells which one a value came from. Of an option given more than once
+the last occurrence wins, unless its table row declares it LIST (cli/getopt_long.py): then the
+occurrences add up, across the sources too, as Slurm appends to one list whoever sets it.
 """
 from __future__ import annotations
 
@@ -11,7 +13,7 @@ import sys
 from collections.abc import Iterable, Mapping, Sequence
 from types import ModuleType
 
-from .getopt_long import GetoptError, Parsed, Row, Value, getopt
+from .getopt_long import LIST, GetoptError, Parsed, Row, Value, getopt
 
 TYPE_CHECKING = False   # typing's constant without importing typing: CLI start-up (issue 18)
 if TYPE_CHECKING:
@@ -22,24 +24,28 @@ GETOPT_EXIT = 255           # Slurm exits -1 on a word getopt refuses, whatever 
 OPTION_EXIT = 255           # ... and on a value most of its option parsers refuse
 COMMAND_LINE, ENVIRONMENT, SCRIPT = "command line", "environment", "script"
 COUNTED = frozenset({"verbose"})   # -vv: each occurrence counts
-MERGED = frozenset({"mail_type"})  # each occurrence adds to the ones before (Slurm ORs the flags)
 EARLY = ("help", "usage", "version")
 
 
 class OptionValues(dict[str, "Any"]):   # quoted: Any is imported for type checkers only
-    """dest -> value (True for a flag, "" for an optional argument left out, else the text),
-    with where each value came from."""
+    """dest -> value (True for a flag, "" for an optional argument left out, else the text; a
+    LIST option's occurrences joined by commas, which is how each reader splits it), with where
+    each value came from and every occurrence of a LIST option."""
 
-    def __init__(self) -> None:
+    def __init__(self, table: Sequence[Row] = ()) -> None:
         super().__init__()
         self.sources: dict[str, str] = {}
+        self.lists = list_dests(table)
+        self.occurrences: dict[str, list[str]] = {}
 
     def set_from(self, source: str, options: Iterable[tuple[str, Value]]) -> None:
         for dest, value in options:
             if dest in COUNTED:
                 value = (self.get(dest) or 0) + 1
-            elif dest in MERGED and dest in self:
-                value = f"{self[dest]},{value}"
+            elif dest in self.lists:
+                given = self.occurrences.setdefault(dest, [])
+                given.append(str(value))
+                value = ",".join(given)
             self[dest] = value
             self.sources[dest] = source
 
@@ -48,6 +54,26 @@ class OptionValues(dict[str, "Any"]):   # quoted: Any is imported for type check
 
     def given(self, dest: str) -> bool:
         return dest in self
+
+
+def occurrences(values: Mapping[str, Any], dest: str) -> list[str]:
+    """Each occurrence of `dest` in order (a LIST option's every one, another option's last), for
+    readers that judge each on its own: Slurm refuses `--mail-type=FOO --mail-type=END` at the
+    first, and sacct's `-u -1` is a word of its own; [] when not given."""
+    if isinstance(values, OptionValues) and dest in values.lists:
+        return values.occurrences.get(dest, [])
+    return [str(values[dest])] if dest in values else []
+
+
+_LISTS: dict[int, frozenset[str]] = {}
+
+
+def list_dests(table: Sequence[Row]) -> frozenset[str]:
+    """The destinations of `table`'s LIST rows (worked out once per table)."""
+    key = id(table)
+    if key not in _LISTS:
+        _LISTS[key] = frozenset(row[3] for row in table if row[2] == LIST)
+    return _LISTS[key]
 
 
 def usage_error(prog: str, message: str) -> NoReturn:
@@ -102,7 +128,7 @@ def command_line(spec: ModuleType, args: Sequence[str]) -> Parsed:
 def collect(spec: ModuleType, cli: Parsed, environ: Mapping[str, str],
             script: Iterable[tuple[str, Value]] = ()) -> OptionValues:
     """Directives, then the environment, then the command line: each overrides the ones before."""
-    values = OptionValues()
+    values = OptionValues(spec.OPTIONS)
     values.set_from(SCRIPT, script)
     values.set_from(ENVIRONMENT, environment_options(spec.OPTIONS, environ))
     values.set_from(COMMAND_LINE, cli.options)

@@ -10,6 +10,7 @@ import os
 from collections.abc import Mapping, Sequence
 from typing import Any, Callable
 
+from .command_line import occurrences
 from .getopt_long import NONE, Row
 
 RULE = "-------------------- --------------------"
@@ -77,10 +78,11 @@ def _node_count(text: str) -> str:
     return low if dash and low == high else text
 
 
-def _mail_type(text: str) -> str:
-    from pyslurm_common.mail_types import normalise_mail_type
+def _mail_type(given: list[str]) -> str:
+    """Every --mail-type given, ORed as Slurm does (cli/job_options.py refused a bad one)."""
+    from pyslurm_common.mail_types import combined_mail_kinds, shown_mail_type
 
-    return normalise_mail_type(text)
+    return shown_mail_type(combined_mail_kinds(given))
 
 
 def _extra_node_info(text: str) -> str:
@@ -140,7 +142,7 @@ def _shown(dest: str, kind: int, value: Any, work_dir: str | None) -> str:
     if dest == "overlap":
         return "set"
     shapes: dict[str, Callable[[str], str]] = {
-        "time": _time, "time_min": _time, "begin": _begin, "signal": _signal, "mail_type": _mail_type,
+        "time": _time, "time_min": _time, "begin": _begin, "signal": _signal,
         "chdir": _path(os.getcwd()), "open_mode": lambda t: t[:1],
         "nodes": _node_count, "mem": _megabytes, "mem_per_cpu": _megabytes, "mem_per_gpu": _megabytes, "tmp": _megabytes,
         "gres": lambda t: t if t.startswith("gres:") or t == "none" else f"gres:{t}",
@@ -163,5 +165,7 @@ def defined_options(table: Sequence[Row], values: Mapping[str, Any], work_dir: s
         if dest in done or dest not in values or dest in NOT_SHOWN:
             continue
         done.add(dest)
-        lines.append(f"{name:<20}: {_shown(dest, kind, values[dest], work_dir)}")
+        shown = (_mail_type(occurrences(values, dest)) if dest == "mail_type"
+                 else _shown(dest, kind, values[dest], work_dir))
+        lines.append(f"{name:<20}: {shown}")
     return lines + [RULE, "end of defined options"]

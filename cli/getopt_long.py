@@ -16,6 +16,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 NONE, REQUIRED, OPTIONAL = 0, 1, 2
+# A required argument whose occurrences add up: Slurm appends each to a list (sacct -j 1 -j 2 is
+# -j 1,2) or ORs its flags (--mail-type). getopt reads it as REQUIRED; cli/command_line's
+# OptionValues keeps every occurrence. Of any other option given twice the last one wins.
+LIST = 3
 # One table row: (long name, short letter or "", argument kind, destination, input env vars, help)
 Row = tuple[str, str, int, str, tuple[str, ...], str]
 # A parsed option: (destination, value): True for an option without argument, "" for an

@@ -14,7 +14,7 @@ from pyslurm_common import bounds, units
 from pyslurm_common.rpc import messages as pb
 
 from .app import die
-from .command_line import OPTION_EXIT
+from .command_line import OPTION_EXIT, occurrences
 from .layout_options import layout_fields
 from .option_support import run_as
 from .scheduling_options import implicit_tasks, output_environment, scheduling_fields
@@ -288,13 +288,14 @@ def _mail_fields(values: Mapping[str, Any]) -> dict[str, str]:
     """--mail-type (normalised; NONE is no mail) and --mail-user."""
     mail_type = ""
     if values.get("mail_type") is not None:
-        from pyslurm_common.mail_types import normalise_mail_type
+        from pyslurm_common.mail_types import combined_mail_kinds, shown_mail_type
 
         try:
-            mail_type = normalise_mail_type(str(values["mail_type"]))
+            kinds = combined_mail_kinds(occurrences(values, "mail_type"))
         except ValueError:
             die("Invalid --mail-type specification", exit_code=255)
-    return {"mail_type": "" if mail_type == "NONE" else mail_type, "mail_user": values.get("mail_user") or ""}
+        mail_type = shown_mail_type(kinds) if kinds else ""
+    return {"mail_type": mail_type, "mail_user": values.get("mail_user") or ""}
 
 
 def submit_line(argv: Sequence[str]) -> str:

@@ -15,7 +15,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from types import ModuleType
 
 from .command_line import COMMAND_LINE, ENVIRONMENT, OptionValues, environment_options, handle_early
-from .getopt_long import GetoptError, Parsed, Value, getopt_permuted
+from .getopt_long import GetoptError, Parsed, Row, Value, getopt_permuted
 
 TYPE_CHECKING = False   # typing's constant without importing typing: CLI start-up (issue 18)
 if TYPE_CHECKING:
@@ -28,8 +28,8 @@ class QueryValues(OptionValues):
     """The options by destination, and every (destination, value) in the order given
     (environment first): Slurm acts on each in turn, so for `-a ... --hide` the last wins."""
 
-    def __init__(self) -> None:
-        super().__init__()
+    def __init__(self, table: Sequence[Row] = ()) -> None:
+        super().__init__(table)
         self.sequence: list[tuple[str, object]] = []
 
     def set_from(self, source: str, options: Iterable[tuple[str, Value]]) -> None:
@@ -53,7 +53,7 @@ def parse(spec: ModuleType, args: Sequence[str],
         handle_early(spec, _options_before_error(args, spec))
         refuse(spec, str(exc))
     handle_early(spec, parsed)
-    values = QueryValues()
+    values = QueryValues(spec.OPTIONS)
     values.set_from(ENVIRONMENT, environment_options(spec.OPTIONS, os.environ if environ is None else environ))
     values.set_from(COMMAND_LINE, parsed.options)
     return values, operands
@@ -111,6 +111,25 @@ def last_says(values: QueryValues, on: tuple[str, ...], off: tuple[str, ...]) ->
         elif dest in off:
             setting = False
     return setting
+
+
+def all_or_listed(values: QueryValues, dest: str, all_words: tuple[str, ...], on: tuple[str, ...],
+                  off: tuple[str, ...] = ()) -> tuple[bool, list[str]]:
+    """sacct's and sshare's -u (and sacct's -M): each occurrence adds its names and turns "all"
+    off, one of `all_words` alone (`-u -1`, `-M all`) turns it on, as do the `on` options (-a)
+    and the `off` ones off; the last says. Returns (all, the names given); Slurm drops the names
+    when all is on."""
+    every, names = False, []
+    for given, value in values.sequence:
+        if given == dest:
+            if str(value).lower() in all_words:
+                every = True
+            else:
+                every = False
+                names += [item for item in str(value).split(",") if item]
+        elif given in on or given in off:
+            every = given in on
+    return every, [] if every else names
 
 
 def show_all(values: QueryValues, partition_dest: str) -> bool:

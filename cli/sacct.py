@@ -15,7 +15,7 @@ from .app import die, run_as_process
 from .job_states import parse_state_list
 from .option_tables import sacct as spec
 from .print_fields import FormatError, Parsable
-from .query_command import QueryValues, data_output, parse, print_document
+from .query_command import QueryValues, all_or_listed, data_output, parse, print_document
 
 PROG = "sacct"
 
@@ -35,10 +35,12 @@ def sacct(args: Sequence[str]) -> None:
         sys.stdout.write("\n".join(sacct_fields.help_format()) + "\n")
         return
     _check_combinations(values)
-    if values.get("clusters") is not None and not values.get("allclusters") and values["clusters"] != "-1":
+    _every, clusters = all_or_listed(values, "clusters", ("all", "-1"), on=("allclusters",),
+                                     off=("federation", "local"))
+    if clusters:
         from .cluster_option import check_clusters, this_cluster
 
-        check_clusters(PROG, values["clusters"], this_cluster())
+        check_clusters(PROG, ",".join(clusters), this_cluster())
     if values.get("completion"):
         print("Slurm job completion is disabled")   # JobCompType=jobcomp/none: nothing to read
         raise SystemExit(1)
@@ -70,9 +72,8 @@ def sacct(args: Sequence[str]) -> None:
     start, end = _window(values.get("starttime"), values.get("endtime"), bool(job_ids), bool(wanted_states), now)
     if values.get("verbose"):
         _say_window(wanted_states, start, end or int(now))
-    users, allusers = values.get("users"), bool(values.get("allusers"))
-    if users == "-1":   # Slurm's vestigial spelling of every user
-        users, allusers = None, True
+    allusers, listed_users = all_or_listed(values, "users", ("-1",), on=("allusers",))   # -u -1: Slurm's old "all"
+    users = ",".join(listed_users) or None
     name, partition, accounts, qos = (values.get(k) for k in ("name", "partition", "accounts", "qos"))
     allocations = bool(values.get("allocations"))
     document_kind = data_output(values)

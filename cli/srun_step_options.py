@@ -11,6 +11,7 @@ import sys
 from collections.abc import Mapping
 
 from .app import die
+from .command_line import occurrences
 
 TYPE_CHECKING = False   # typing's constant without importing typing: CLI start-up (issue 18)
 if TYPE_CHECKING:
@@ -164,9 +165,9 @@ def accel_bind(values: Mapping[str, Any]) -> str:
     """--accel-bind: the letters Slurm reads, in its order: v (verbose), g (GPUs closest to the
     task's CPUs), n (NICs closest). No NICs are generic resources here, so n binds nothing, as in
     Slurm on a node without NIC gres."""
-    if values.get("accel_bind") is None:
+    given = occurrences(values, "accel_bind")
+    if not given:
         return ""
-    letters = "".join(c for c in "vgn" if c in str(values["accel_bind"]))
-    if not letters:
+    if not any(c in given[0] for c in "vgn"):   # Slurm ORs each into the ones before: only the first can leave none
         die("Invalid --accel-bind specification", exit_code=255)
-    return letters
+    return "".join(c for c in "vgn" if any(c in text for text in given))

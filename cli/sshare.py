@@ -11,7 +11,7 @@ from pyslurm_common.rpc import messages as pb
 from . import client, print_fields, sshare_fields
 from .app import die, run
 from .option_tables import sshare as spec
-from .query_command import last_says, parse
+from .query_command import all_or_listed, parse
 
 PROG = "sshare"
 
@@ -30,8 +30,7 @@ def sshare(args: Sequence[str]) -> None:
         from .cluster_option import check_clusters, this_cluster
 
         check_clusters(PROG, values["clusters"], this_cluster())
-    all_users = last_says(values, ("all",), ("users",))   # a later -u undoes -a, as in Slurm
-    users = [u for u in (values.get("users") or "").split(",") if u] if not all_users else []
+    all_users, users = all_or_listed(values, "users", ("-1",), on=("all",))   # a later -u undoes -a, as in Slurm
     names = users or ([] if all_users else [getpass.getuser()])
     accounts = [a for a in (values.get("accounts") or "").split(",") if a]
     if values.get("verbose"):

@@ -5,7 +5,7 @@ A command's table (sbatch.py, srun.py, salloc.py) names the shared options it ha
 order (getopt_long's prefix matching and `-v` follow that order), and spells out its own rows
 where its letter, variables or help differ. Plain data: importing it costs the CLIs nothing.
 """
-from ..getopt_long import NONE, OPTIONAL, REQUIRED, Row
+from ..getopt_long import LIST, NONE, OPTIONAL, REQUIRED, Row
 
 # long name -> (short letter, argument kind, destination, variable names after the prefix, help block)
 DEFINITIONS: dict[str, tuple[str, int, str, tuple[str, ...], str]] = {
@@ -81,7 +81,7 @@ DEFINITIONS: dict[str, tuple[str, int, str, tuple[str, ...], str]] = {
         '  -J, --job-name=jobname      name of job'),
     'licenses': ('L', REQUIRED, 'licenses', (),
         '  -L, --licenses=names        required license, comma separated'),
-    'mail-type': ('', REQUIRED, 'mail_type', (),
+    'mail-type': ('', LIST, 'mail_type', (),
         '      --mail-type=type        notify on state change: BEGIN, END, FAIL or ALL'),
     'mail-user': ('', REQUIRED, 'mail_user', (),
         '      --mail-user=user        who to send email notification for job state\n                              changes'),

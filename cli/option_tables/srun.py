@@ -5,13 +5,13 @@ variables, help block). Rows without a help block are aliases or options Slurm's
 --help does not list. HELP_LAYOUT is `srun --help` in order: section lines, and
 "--name" entries that stand for that option's help block.
 """
-from ..getopt_long import NONE, OPTIONAL, REQUIRED
+from ..getopt_long import LIST, NONE, OPTIONAL, REQUIRED
 from .shared import shared_rows
 
 PROG = "srun"
 PREFIX = "SLURM_"   # of the input environment variables
 OPTIONS = (
-    ('accel-bind', '', REQUIRED, 'accel_bind', (),
+    ('accel-bind', '', LIST, 'accel_bind', (),
      ''),
     *shared_rows(PREFIX, 'account'),
     ('acctg-freq', '', REQUIRED, 'acctg_freq', ('SLURM_ACCTG_FREQ',),

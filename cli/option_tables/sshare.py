@@ -3,11 +3,11 @@
 Rows as in sbatch.py, in the order of Slurm's long_options. --help and --usage print the same
 text; -h is a second spelling of -n; -q and -t are in Slurm's optstring without an action, so
 they end the command with its "getopt error" line (cli/sshare.py)."""
-from ..getopt_long import NONE, REQUIRED
+from ..getopt_long import LIST, NONE, REQUIRED
 
 PROG = 'sshare'
 OPTIONS = (
-    ('accounts', 'A', REQUIRED, 'accounts', (),
+    ('accounts', 'A', LIST, 'accounts', (),
      '    -A or --accounts=      display specific accounts (comma separated list)'),
     ('all', 'a', NONE, 'all', (),
      '    -a or --all            list all users                                  '),
@@ -23,13 +23,13 @@ OPTIONS = (
      ''),
     ('noheader', 'n', NONE, 'noheader', (),
      '    -n or --noheader       omit header from output                         '),
-    ('format', 'o', REQUIRED, 'format', (),
+    ('format', 'o', LIST, 'format', (),
      '    -o or --format=        Comma separated list of fields (use             \n                           "--helpformat" for a list of available fields).'),
     ('parsable', 'p', NONE, 'parsable', (),
      "    -p or --parsable       '|' delimited output with a trailing '|'        "),
     ('parsable2', 'P', NONE, 'parsable2', (),
      "    -P or --parsable2      '|' delimited output without a trailing '|'     "),
-    ('users', 'u', REQUIRED, 'users', (),
+    ('users', 'u', LIST, 'users', (),
      '    -u or --users=         display specific users (comma separated list)   '),
     ('Users', 'U', NONE, 'users_only', (),
      '    -U or --Users          display only user information                   '),

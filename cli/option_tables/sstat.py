@@ -1,7 +1,7 @@
 """sstat's command line: every option of Slurm 22.05's sstat(1), as plain data.
 
 Rows as in sbatch.py, in the order of Slurm's long_options."""
-from ..getopt_long import NONE, REQUIRED
+from ..getopt_long import LIST, NONE, REQUIRED
 
 PROG = 'sstat'
 TRY_LINE = False   # sstat prints no 'Try ... --help' line after a refused word
@@ -12,13 +12,13 @@ OPTIONS = (
      "      -e, --helpformat:                                                     \n\t           Print a list of fields that can be specified with the    \n\t           '--format' option                                        "),
     ('help', 'h', NONE, 'help', (),
      '     -h, --help:   Print this description of use.                           '),
-    ('jobs', 'j', REQUIRED, 'jobs', (),
+    ('jobs', 'j', LIST, 'jobs', (),
      "     -j, --jobs:                                                            \n\t           Format is <job(.step)>. Stat this job step               \n                   or comma-separated list of job steps. This option is     \n                   required.  The step portion will default to the lowest   \n                   numbered (not batch, extern, etc) step running if not    \n                   specified, unless the --allsteps flag is set where not   \n                   specifying a step will result in all running steps       \n                   to be displayed. A step id of 'batch' will display the   \n                   information about the batch step. A step id of 'extern'  \n                   will display the information about the extern step       \n                   when using PrologFlags=contain.                          "),
     ('noheader', 'n', NONE, 'noheader', (),
      '     -n, --noheader:                                                        \n\t           No header will be added to the beginning of output.      \n                   The default is to print a header.                        '),
-    ('fields', 'o', REQUIRED, 'format', (),
+    ('fields', 'o', LIST, 'format', (),
      ''),
-    ('format', 'o', REQUIRED, 'format', (),
+    ('format', 'o', LIST, 'format', (),
      '     -o, --format:                                                          \n\t           Comma separated list of fields. (use "--helpformat"    \n                   for a list of available fields).                         '),
     ('noconvert', '', NONE, 'noconvert', (),
      "     --noconvert:  Don't convert units from their original type             \n\t\t   (e.g. 2048M won't be converted to 2G).                   "),

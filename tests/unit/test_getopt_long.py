@@ -6,7 +6,7 @@ import pytest
 
 from cli.command_line import (COMMAND_LINE, ENVIRONMENT, SCRIPT, collect, command_line, environment_options,
                               render_help)
-from cli.getopt_long import NONE, OPTIONAL, GetoptError, getopt
+from cli.getopt_long import LIST, NONE, OPTIONAL, REQUIRED, GetoptError, getopt
 from cli.option_tables import salloc, sbatch, srun
 
 
@@ -94,9 +94,9 @@ def test_help_layout_is_slurms() -> None:
 def test_every_option_of_the_table_parses_in_every_spelling(spec) -> None:  # type: ignore[no-untyped-def]
     for name, short, kind, dest, _env, _help in spec.OPTIONS:
         value = True if kind == NONE else "" if kind == OPTIONAL else "v"
-        assert getopt([f"--{name}"] + ([] if kind != 1 else ["v"]), spec.OPTIONS).options == [(dest, value)]
+        assert getopt([f"--{name}"] + (["v"] if kind in (REQUIRED, LIST) else []), spec.OPTIONS).options == [(dest, value)]
         if short:
-            assert getopt([f"-{short}"] + ([] if kind != 1 else ["v"]), spec.OPTIONS).options[0][0] in (
+            assert getopt([f"-{short}"] + (["v"] if kind in (REQUIRED, LIST) else []), spec.OPTIONS).options[0][0] in (
                 dest, next(r[3] for r in spec.OPTIONS if r[1] == short))
 
 

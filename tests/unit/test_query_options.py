@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from cli import sacct, sacct_filters, scancel, sdiag, sreport, sshare, sstat, sstat_fields, sinfo, sinfo_filters, sinfo_format, sprio, sprio_format, squeue
-from cli.getopt_long import NONE, OPTIONAL, GetoptError, getopt_permuted
+from cli.getopt_long import LIST, NONE, OPTIONAL, REQUIRED, GetoptError, getopt_permuted
 from cli.option_tables import squeue as squeue_spec
 from cli.query_command import atoi, iterate_seconds, parse
 from pyslurm_common.rpc import messages as pb
@@ -39,10 +39,10 @@ def test_every_option_of_the_table_parses_in_every_spelling(prog: str) -> None:
             continue
         value = True if kind == NONE else "" if kind == OPTIONAL else "v"
         if name:
-            words = [f"--{name}"] + (["v"] if kind == 1 else [])
+            words = [f"--{name}"] + (["v"] if kind in (REQUIRED, LIST) else [])
             assert getopt_permuted(words, spec.OPTIONS)[0].options == [(dest, value)]
         if short:
-            words = [f"-{short}"] + (["v"] if kind == 1 else [])
+            words = [f"-{short}"] + (["v"] if kind in (REQUIRED, LIST) else [])
             assert getopt_permuted(words, spec.OPTIONS)[0].options[0][0] == next(
                 row[3] for row in spec.OPTIONS if row[1] == short)
 
