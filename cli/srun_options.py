@@ -150,10 +150,12 @@ def binding_environment(values: Mapping[str, Any]) -> dict[str, str]:
     return env
 
 
-# The MPI plugins this build has (what `srun --mpi=list` prints): pmi2 is served by every stepd
-# (pyslurm_common/pmi2.py). Slurm's other names (pmix, pmix_vN, cray_shasta) get its words for a
-# plugin that is not installed, as from a Slurm built without them.
+# The MPI plugins this build has: pmi2 is served by every stepd (pyslurm_common/pmi2.py). Debian's
+# Slurm 22.05 also ships mpi/pmix (pmix_v4) without the PMIx library it loads, and so does
+# pyslurm, which has no PMIx server: `--mpi=list` names them and they are refused as that srun
+# refuses them. Other names (cray_shasta, pmix_v3, ...) are plugins this build lacks.
 MPI_TYPES = ("none", "pmi2")
+PMIX_TYPES = ("pmix", "pmix_v4")   # pmix is the newest version's other name
 
 
 def mpi_type(values: Mapping[str, Any]) -> str:
@@ -164,15 +166,21 @@ def mpi_type(values: Mapping[str, Any]) -> str:
         from pyslurm_common.client_settings import conf_value
         name = conf_value("MpiDefault") or "none"
     if name == "list":
-        print("MPI plugin types are...", *(f"\t{t}" for t in MPI_TYPES), sep="\n")
+        print("MPI plugin types are...", *(f"\t{t}" for t in (PMIX_TYPES[0], *MPI_TYPES)), sep="\n")
+        print(f"specific pmix plugin versions available: {','.join(PMIX_TYPES[1:])}")
         raise SystemExit(0)
-    if name not in MPI_TYPES:
-        for line in (f"Couldn't find the specified plugin name for mpi/{name} looking at all files",
-                     f"cannot find mpi plugin for mpi/{name}", f"MPI: Cannot create context for mpi/{name}",
-                     "MPI: Unable to load any plugin"):
-            print(f"srun: error: {line}", file=sys.stderr)
-        die(f"Invalid MPI type '{name}', --mpi=list for acceptable types")
-    return str(name)
+    if name in PMIX_TYPES:
+        lines: tuple[str, ...] = (
+            f" mpi/{PMIX_TYPES[-1]}: init: (null) [0]: mpi_pmix.c:195: pmi/pmix: can not load PMIx library",
+            f"Couldn't load specified plugin name for mpi/{name}: Plugin init() callback failed")
+    elif name not in MPI_TYPES:
+        lines = (f"Couldn't find the specified plugin name for mpi/{name} looking at all files",
+                 f"cannot find mpi plugin for mpi/{name}")
+    else:
+        return str(name)
+    for line in (*lines, f"MPI: Cannot create context for mpi/{name}", "MPI: Unable to load any plugin"):
+        print(f"srun: error: {line}", file=sys.stderr)
+    die(f"Invalid MPI type '{name}', --mpi=list for acceptable types")
 
 
 def check_step_gres(values: Mapping[str, Any]) -> None:

@@ -221,3 +221,27 @@ def test_distribution_lays_ranks_out_on_the_nodes() -> None:
     layout = StepLayout(("a", "b"), (2, 2), "cyclic")
     assert (layout.ranks_of(1), layout.host_of(2)) == ((1, 3), "a")
     assert request(["-m", "cyclic", "true"]).distribution == "cyclic"
+
+
+@pytest.mark.parametrize(("name", "first_lines"), [   # real srun 22.05.8 (Debian: pmix plugins, no PMIx library)
+    ("pmix", ["srun: error:  mpi/pmix_v4: init: (null) [0]: mpi_pmix.c:195: pmi/pmix: can not load PMIx library",
+              "srun: error: Couldn't load specified plugin name for mpi/pmix: Plugin init() callback failed"]),
+    ("pmix_v4", ["srun: error:  mpi/pmix_v4: init: (null) [0]: mpi_pmix.c:195: pmi/pmix: can not load PMIx library",
+                 "srun: error: Couldn't load specified plugin name for mpi/pmix_v4: Plugin init() callback failed"]),
+    ("pmix_v3", ["srun: error: Couldn't find the specified plugin name for mpi/pmix_v3 looking at all files",
+                 "srun: error: cannot find mpi plugin for mpi/pmix_v3"]),
+])
+def test_mpi_types_without_a_plugin_here_are_refused_as_debians_srun(
+        name: str, first_lines: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    from cli.srun_options import mpi_type
+
+    with pytest.raises(CliError) as refused:
+        mpi_type({"mpi": name})
+    assert refused.value.lines == (f"Invalid MPI type '{name}', --mpi=list for acceptable types",)
+    assert capsys.readouterr().err.splitlines() == [*first_lines, f"srun: error: MPI: Cannot create context for mpi/{name}",
+                                                    "srun: error: MPI: Unable to load any plugin"]
+    assert mpi_type({"mpi": "pmi2"}) == "pmi2"
+    with pytest.raises(SystemExit):
+        mpi_type({"mpi": "list"})
+    assert capsys.readouterr().out == ("MPI plugin types are...\n\tpmix\n\tnone\n\tpmi2\n"
+                                       "specific pmix plugin versions available: pmix_v4\n")
