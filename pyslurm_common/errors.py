@@ -36,6 +36,7 @@ class Strerror(StrEnum):
     RESERVATION_OVERLAP = "Requested reservation overlaps with another reservation"
     RESERVATION_NAME_DUP = "Duplicate reservation name"
     INVALID_LICENSES = "Invalid license specification"
+    PATHNAME_TOO_LONG = "Pathname of a file, directory or other parameter too long"
     NOT_PENDING = "Job is no longer pending execution"
     JOB_HELD = "Job is in held state, pending scheduler release"
     PART_CONFIG_UNAVAILABLE = "Requested partition configuration not available now"
@@ -90,6 +91,7 @@ DEFAULT_GRPC_CODE = "INVALID_ARGUMENT"
 ERRNO: dict[str, int] = {
     Strerror.INVALID_PARTITION: 2000, Strerror.NO_DEFAULT_PARTITION: 2001, Strerror.ACCESS_DENIED: 2002,
     Strerror.TOO_MANY_CPUS: 2005, Strerror.NODE_COUNT_INVALID: 2006, Strerror.INVALID_USER_ID: 2010,
+    Strerror.PATHNAME_TOO_LONG: 2012,
     Strerror.BAD_NODE_CONFIG: 2014, Strerror.STEP_NODES_BUSY: 2016, Strerror.INVALID_JOB_ID: 2017,
     Strerror.INVALID_NODE_NAME: 2018, Strerror.TRANSITION_STATE_NO_UPDATE: 2020, Strerror.ALREADY_DONE: 2021, Strerror.JOB_PENDING: 2024,
     Strerror.INVALID_CREDENTIAL: 2026, Strerror.INVALID_FEATURE: 2029, Strerror.DISABLED: 2037,

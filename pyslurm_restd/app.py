@@ -10,8 +10,9 @@ from typing import Awaitable, Callable
 
 from aiohttp import web
 
-from . import openapi_doc, slurm_routes, slurmdb_routes
+from . import json_body, openapi_doc, slurm_routes, slurmdb_routes
 from .endpoints import Call, Endpoint
+from .json_body import BodyError
 from .envelope import AUTH_DOES_NOT_APPLY, UNKNOWN_URL, VERSIONS, Context, RestError, text_response
 from .request_auth import AuthModes, authenticate
 from .upstream import Upstream
@@ -56,10 +57,15 @@ def _handler(endpoint: Endpoint, version: str, settings: Settings,
         call = Call(request=request, ctx=ctx, caller=caller, upstream=upstream, controllers=settings.controllers)
         try:
             body = await endpoint.handler(call)
+        except BodyError:
+            log.info("%s %s: %s", request.method, request.path, json_body.FAILURE)
+            answer = text_response(400, json_body.FAILURE)
+            answer.headers["Connection"] = "Close"      # as slurmrestd closes after a rejected request
+            return answer
         except RestError as exc:
             log.info("%s %s: %s (%d)", request.method, request.path, exc.error, exc.error_number)
-            return ctx.respond(endpoint.empty, [exc])
-        return ctx.respond(body)
+            return ctx.respond(endpoint.empty, [*call.errors, exc], call.warnings)
+        return ctx.respond(body, call.errors, call.warnings)
 
     return handle
 

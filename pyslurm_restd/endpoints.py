@@ -2,7 +2,9 @@
 
 A handler gets a `Call` and returns the body of a successful answer; it raises `RestError` to
 fail, and the answer is then the endpoint's `empty` body (the fields its response schema
-requires) with that error, as slurmrestd answers failures.
+requires) with that error, as slurmrestd answers failures. Entries that do not end the request
+(slurmrestd's resp_error with error number 0, resp_warn) go in `Call.errors` and
+`Call.warnings`.
 """
 from __future__ import annotations
 
@@ -14,7 +16,8 @@ from google.protobuf.message import Message
 
 from pyslurm_common.errors import ERRNO, Strerror
 
-from .envelope import AUTH_ERROR, CONNECTION_ERROR, UNEXPECTED, Context, RestError
+from .envelope import AUTH_ERROR, CONNECTION_ERROR, UNEXPECTED, Context, RestError, RestWarning
+from .json_body import parse_object
 from .upstream import ACCOUNTING, CONTROLLER, Caller, Upstream, UpstreamError
 
 Reply = TypeVar("Reply", bound=Message)
@@ -38,6 +41,8 @@ class Call:
     caller: Caller
     upstream: Upstream
     controllers: tuple[str, ...]
+    errors: list[RestError] = field(default_factory=list)
+    warnings: list[RestWarning] = field(default_factory=list)
 
     @property
     def version(self) -> str:
@@ -50,11 +55,9 @@ class Call:
         return self.request.query.get(name, default)
 
     async def json_body(self) -> dict[str, Any]:
-        try:
-            body = await self.request.json()
-        except ValueError:
-            raise RestError("Unable to parse request body", 9001, "parse_http()") from None
-        if not isinstance(body, dict):
+        """The request's JSON object; BodyError (slurmrestd's plain-text 400) if it does not parse."""
+        body = parse_object(await self.request.text())
+        if body is None:
             raise RestError("Request body is not an object", 9001, "parse_http()")
         return body
 

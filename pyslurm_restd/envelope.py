@@ -28,12 +28,19 @@ INVALID_JOB_DESC = 9002
 INVALID_JOB_ID = 2017
 UNEXPECTED = 1000
 
-STRERROR = {INVALID_QUERY: "Rest invalid query", FAIL_PARSING: "Rest failed to parse query",
+NO_ERROR = 0            # an entry in ``errors`` that leaves the answer 200 (slurmrestd's resp_error(ctxt, 0, ...))
+
+# slurm_strerror() of the numbers slurmrestd's own checks use (slurm_errno.c).
+STRERROR = {NO_ERROR: "No error", INVALID_QUERY: "Query empty or not RFC7320 compliant",
+            FAIL_PARSING: "Failure during parsing",
+            INVALID_JOB_DESC: "Jobs description entry not found, empty or not dictionary or list",
             CONNECTION_ERROR: "Unable to contact slurm controller (connect failure)", UNEXPECTED: "Unexpected error"}
 
 
 def http_status(errno: int) -> int:
     """slurmrestd's http_status_from_error() (2000-2999: the controller's refusals)."""
+    if errno == NO_ERROR:
+        return 200
     if errno == INVALID_JOB_ID:
         return 404
     if errno == AUTH_ERROR:
@@ -59,6 +66,17 @@ class RestError(Exception):
     def as_json(self) -> dict[str, Any]:
         return {"description": self.description, "error_number": self.error_number,
                 "error": self.error or STRERROR.get(self.error_number, self.description), "source": self.source}
+
+
+@dataclass(frozen=True, slots=True)
+class RestWarning:
+    """One entry of ``warnings`` (slurmrestd's resp_warn): the answer stays 200."""
+
+    description: str
+    source: str
+
+    def as_json(self) -> dict[str, Any]:
+        return {"description": self.description, "source": self.source}
 
 
 def no_val(number: int | float | None, infinite: bool = False) -> dict[str, Any]:
@@ -90,9 +108,12 @@ class Context:
                       "release": ".".join(RELEASE), "cluster": self.cluster},
         }
 
-    def respond(self, body: dict[str, Any], errors: tuple[RestError, ...] | list[RestError] = ()) -> web.Response:
-        document = {**body, "meta": self.meta(), "errors": [e.as_json() for e in errors], "warnings": []}
-        code = http_status(errors[0].error_number) if errors else 200
+    def respond(self, body: dict[str, Any], errors: tuple[RestError, ...] | list[RestError] = (),
+                warnings: tuple[RestWarning, ...] | list[RestWarning] = ()) -> web.Response:
+        document = {**body, "meta": self.meta(), "errors": [e.as_json() for e in errors],
+                    "warnings": [w.as_json() for w in warnings]}
+        # The first error that carries a number decides, as ctxt->rc does (resp_error sets it once).
+        code = next((http_status(e.error_number) for e in errors if e.error_number), 200)
         return web.Response(status=code, text=json.dumps(document, indent=2), content_type="application/json")
 
 

@@ -16,6 +16,7 @@ from .envelope import INVALID_JOB_DESC, RestError
 U32_MAX = 2**32 - 2
 U64_MAX = 2**63 - 1
 _SOURCE = "job_desc_msg"
+MAX_SCRIPT = 2**31 - 1
 
 # Accepted and acted on at submission; anything else is refused by name.
 SUBMIT_FIELDS = frozenset({
@@ -88,7 +89,8 @@ def _job(body: dict[str, Any]) -> dict[str, Any]:
 def submission(body: dict[str, Any]) -> types_pb2.JobDesc:
     """POST job/submit: ``{"job": {...}, "script": "..."}`` (script may sit in the job)."""
     job = _job(body)
-    script = _text(body.get("script", job.get("script", "")), "script", 4 * 1024 * 1024)
+    # Any length the body limit lets through: the controller applies max_script_size, as slurmctld.
+    script = _text(body.get("script", job.get("script", "")), "script", MAX_SCRIPT)
     if not script.startswith("#!"):
         raise RestError("batch job script must start with #!", INVALID_JOB_DESC, _SOURCE,
                         "Rest invalid jobs description")

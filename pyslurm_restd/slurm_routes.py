@@ -13,7 +13,7 @@ from pyslurm_common.rpc import ctld_pb2, types_pb2
 from . import job_desc
 from .endpoints import Call, Endpoint
 from .upstream import UpstreamError
-from .envelope import INVALID_JOB_ID, RestError, no_val
+from .envelope import INVALID_JOB_ID, INVALID_QUERY, NO_ERROR, RestError, no_val
 from .job_fields import job_record
 from .resource_fields import node_record, partition_record, reservation_record, share_record, statistics
 
@@ -32,12 +32,13 @@ def _job_id(text: str) -> tuple[int, str | None]:
 
 
 def _signal_number(text: str) -> int:
+    """A number or a name with or without SIG, in any case (Slurm's sig_name2num)."""
     name = text.upper().strip()
     if name.isdigit() and 0 < int(name) < 65:
         return int(name)
     try:
-        return int(signals.Signals(name if name.startswith("SIG") else "SIG" + name))
-    except (KeyError, ValueError):
+        return int(signals.Signals[name if name.startswith("SIG") else "SIG" + name])
+    except KeyError:
         raise RestError(f"Unknown signal {text}", 9000, "_op_handler_job()") from None
 
 
@@ -191,10 +192,12 @@ async def get_nodes(call: Call) -> dict[str, Any]:
 
 
 async def get_node(call: Call) -> dict[str, Any]:
+    """An unknown node is not a failure to slurmrestd: 200, no nodes, an entry numbered 0 (No error)."""
     name = call.param("node_name")
     nodes = [n for n in await _nodes(call) if n.name == name]
     if not nodes:
-        raise RestError(f"Unable to query node {name}", 2018, "_op_handler_node()", "Invalid node name specified")
+        call.errors.append(RestError(f"Failure to query node {name}", NO_ERROR, "_dump_nodes"))
+        return {}
     return {"nodes": [node_record(n, call.ctx.cluster) for n in nodes], "last_update": no_val(int(time.time()))}
 
 
@@ -272,10 +275,14 @@ async def get_licenses(call: Call) -> dict[str, Any]:
 async def _reservations(call: Call, name: str | None) -> dict[str, Any]:
     found = (await call.controller("GetReservations", types_pb2.Empty(), ctld_pb2.ReservationList,
                                    "slurm_load_reservations()", "Unable to query reservations")).reservations
-    selected = [r for r in found if name is None or r.name == name]
+    if name is not None and not found:
+        # slurmrestd's _get_single_reservation: no reservation at all is "nothing loaded", number 0, 200
+        call.errors.append(RestError("Unable to query reservations", NO_ERROR, "slurm_load_reservations()"))
+        return {}
+    # and one name among others that matches none (names compared ignoring case) a refused query
+    selected = [r for r in found if name is None or r.name.lower() == name.lower()][:1 if name else None]
     if name is not None and not selected:
-        raise RestError(f"Unable to query reservation {name}", 2053, "_op_handler_reservation()",
-                        "Invalid reservation name specified")
+        raise RestError(f"Unable to find reservation {name}", INVALID_QUERY, "_get_single_reservation")
     return {"reservations": [reservation_record(r) for r in selected], "last_update": no_val(int(time.time()))}
 
 

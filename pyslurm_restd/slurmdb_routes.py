@@ -11,7 +11,7 @@ from typing import Any
 from pyslurm_common.rpc import dbd_pb2, types_pb2
 
 from .endpoints import Call, Endpoint
-from .envelope import INVALID_JOB_ID, RestError, no_val
+from .envelope import INVALID_JOB_ID, RestError, RestWarning, no_val
 from .job_fields import exit_code, job_state, time_limit
 
 # A QOS's PreemptMode as the data parser names it; "cluster" (use the cluster's) shows as DISABLED.
@@ -119,6 +119,13 @@ async def get_jobs(call: Call) -> dict[str, Any]:
         all_users=not call.query("users"))
     reply = await call.accounting("QueryJobs", query, dbd_pb2.JobRecordBatch, "slurmdb_jobs_get()",
                                   "Unable to query jobs")
+    return _jobs(call, reply)
+
+
+def _jobs(call: Call, reply: dbd_pb2.JobRecordBatch) -> dict[str, Any]:
+    """slurmrestd's _dump_jobs: nothing found is a warning, not an error (200, no jobs)."""
+    if not reply.records:
+        call.warnings.append(RestWarning("slurmdb_jobs_get() found nothing", "_dump_jobs"))
     return {"jobs": [accounting_job(r) for r in reply.records]}
 
 
@@ -128,10 +135,7 @@ async def get_job(call: Call) -> dict[str, Any]:
         raise RestError("Invalid job id specified", INVALID_JOB_ID, "_op_handler_job()", "Invalid job id specified")
     reply = await call.accounting("QueryJobs", dbd_pb2.AccountingQuery(job_ids=[int(text)], all_users=True),
                                   dbd_pb2.JobRecordBatch, "slurmdb_jobs_get()", "Unable to query jobs")
-    if not reply.records:
-        raise RestError(f"Unable to query JobId={text}", INVALID_JOB_ID, "_op_handler_job()",
-                        "Invalid job id specified")
-    return {"jobs": [accounting_job(r) for r in reply.records]}
+    return _jobs(call, reply)
 
 
 async def _show(call: Call, entity: str, where: list[dbd_pb2.Setting] | None = None,

@@ -31,6 +31,7 @@ UNLIMITED = -1
 def submission(state: ClusterState, raw: JobRequest, uid: int, gid: int, user_name: str, group_name: str,
                hold: bool, now: int, array: str = "", dependency: str = "") -> JobSubmitted:
     """The JobSubmitted event of a new job (or job array, for a non-empty `--array` spec)."""
+    check_script_size(state, raw.script)
     array_spec = _array_spec(state, array) if array else None
     if raw.licenses and not request_valid(raw.licenses, dict(state.cfg.licenses)):
         raise SlurmError(Strerror.INVALID_LICENSES)
@@ -108,6 +109,13 @@ def check_some_node_holds(need: Need, nodes: Iterable[NodeRecord]) -> None:
     if not any(n.config.cpus >= need.cpus_per_node and n.config.real_memory_mb >= need.memory_mb_per_node
                and features.satisfied(need.constraint, frozenset(n.config.features)) for n in nodes):
         raise SlurmError(Strerror.BAD_NODE_CONFIG)
+
+
+def check_script_size(state: ClusterState, script: str) -> None:
+    """SchedulerParameters=max_script_size (4 MB by default), in bytes as slurmctld's strlen()."""
+    limit = state.options.max_script_size
+    if len(script) > limit or (len(script) * 4 > limit and len(script.encode()) > limit):
+        raise SlurmError(Strerror.PATHNAME_TOO_LONG)
 
 
 def check_scheduling_options(state: ClusterState, req: JobRequest, part: PartitionConfig) -> None:

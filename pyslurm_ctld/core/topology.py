@@ -142,9 +142,12 @@ def node_names(expressions: Iterable[str]) -> list[str]:
 
 def node_admin_change(state: ClusterState, new_state: str, reason: str, expressions: Iterable[str], uid: int,
                       now: int) -> NodeAdminChanged:
-    """`scontrol update nodename=... state=DRAIN|DOWN|RESUME|UNDRAIN reason=...` (the caller is
-    privileged): DRAIN and DOWN need a reason, every node named must exist."""
+    """`scontrol update nodename=... state=DRAIN|DOWN|RESUME|UNDRAIN|IDLE reason=...` (the caller is
+    privileged): DRAIN and DOWN need a reason, every node named must exist. IDLE is Slurm's
+    "clear DRAIN and FAIL, bring a DOWN node up", what RESUME does here."""
     word = new_state.upper()
+    if word == "IDLE":
+        word = "RESUME"
     if word not in ("DRAIN", "DOWN", "RESUME", "UNDRAIN"):
         raise SlurmError(Strerror.INVALID_ARGUMENT, f"Invalid node state specified: {new_state}")
     if word in ("DRAIN", "DOWN") and not reason:

@@ -14,6 +14,8 @@ from pyslurm_common.bounds import UINT32_MAX, Bound
 from pyslurm_common.config import SlurmConfig
 
 SCHEDULER_TYPES = ("sched/backfill", "sched/builtin")
+DEFAULT_MAX_SCRIPT_SIZE = 4 * 1024 * 1024      # Slurm's DEFAULT_BATCH_SCRIPT_LIMIT
+MAX_SCRIPT_SIZE = 512 * 1024 * 1024            # and MAX_BATCH_SCRIPT_SIZE, the most max_script_size may say
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,6 +33,7 @@ class SchedulingOptions:
     kill_invalid_depend: bool     # cancel jobs whose dependency can never be satisfied
     backfill: BackfillPolicy | None = None   # None: sched/builtin (strict priority per partition only)
     user_top: bool = False        # enable_user_top: users may `scontrol top` their own jobs
+    max_script_size: int = DEFAULT_MAX_SCRIPT_SIZE   # max_script_size: the longest batch script taken, bytes
 
 
 def _items(text: str | None) -> dict[str, str]:
@@ -66,4 +69,12 @@ def scheduling_options(cfg: SlurmConfig) -> SchedulingOptions:
     # kill_invalid_depend moved from SchedulerParameters to DependencyParameters; both count.
     return SchedulingOptions(max_array_tasks=number("max_array_tasks", cfg.max_array_size),
                              kill_invalid_depend="kill_invalid_depend" in sched or "kill_invalid_depend" in depend,
-                             backfill=backfill, user_top="enable_user_top" in sched)
+                             backfill=backfill, user_top="enable_user_top" in sched,
+                             max_script_size=_script_limit(cfg, number("max_script_size", DEFAULT_MAX_SCRIPT_SIZE)))
+
+
+def _script_limit(cfg: SlurmConfig, size: int) -> int:
+    if size > MAX_SCRIPT_SIZE:      # fatal in Slurm's read_config too
+        raise cfg.config_error("SchedulerParameters",
+                               f"SchedulerParameters option max_script_size cannot exceed {MAX_SCRIPT_SIZE}")
+    return size

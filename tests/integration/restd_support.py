@@ -94,13 +94,15 @@ class RestClient:
         names = {"token": "X-SLURM-USER-TOKEN", "user": "X-SLURM-USER-NAME"}
         return RestClient(self.port, self.unix_path, tuple((names.get(k, k), v) for k, v in headers.items()))
 
-    def request(self, method: str, path: str, body: Any = None) -> Answer:
+    def request(self, method: str, path: str, body: Any = None, raw: bytes | None = None) -> Answer:
+        """`body` sent as JSON, or `raw` bytes as they are (labelled JSON all the same)."""
         conn = (_UnixConnection(self.unix_path) if self.unix_path
                 else http.client.HTTPConnection("127.0.0.1", self.port, timeout=30))
         headers = dict(self.headers)
-        data = None
+        data = raw
         if body is not None:
             data = json.dumps(body).encode()
+        if data is not None:
             headers["Content-Type"] = "application/json"
         try:
             conn.request(method, path, body=data, headers=headers)

@@ -92,8 +92,6 @@ def test_every_read_endpoint_matches_the_contract(cluster: Cluster, local: tuple
         answer = checked(unix.get(path), name)
         assert answer.status == 200, answer
         assert answer.json["errors"] == [], answer
-    missing = checked(unix.get(f"/slurm/{version}/reservation/maint"), None)
-    assert (missing.status, missing.json["errors"][0]["error_number"]) == (422, 2053)
     job = unix.get(f"/slurm/{version}/job/{job_id}").json["jobs"][0]
     assert (job["job_id"], job["user_name"], job["job_state"]) == (job_id, "alice", ["RUNNING"])
     assert job["job_resources"]["nodes"]["count"] == 1
@@ -103,11 +101,76 @@ def test_every_read_endpoint_matches_the_contract(cluster: Cluster, local: tuple
 @pytest.mark.parametrize("version", VERSIONS)
 def test_unknown_job_is_404_with_error_2017(local: tuple[RestClient, RestClient], version: str) -> None:
     unix, _ = local
-    for path, recorded in ((f"/slurm/{version}/job/4000000", "slurm-job-unfound"),
-                           (f"/slurmdb/{version}/job/4000000", "slurmdb-job-unfound")):
-        answer = checked(unix.get(path), recorded)
-        assert answer.status == 404
-        assert [(e["error_number"], e["error"]) for e in answer.json["errors"]] == [(2017, "Invalid job id specified")]
+    answer = checked(unix.get(f"/slurm/{version}/job/4000000"), "slurm-job-unfound")
+    assert answer.status == 404
+    assert [(e["error_number"], e["error"]) for e in answer.json["errors"]] == [(2017, "Invalid job id specified")]
+
+
+def _without_meta(answer: dict[str, object]) -> dict[str, object]:
+    return {k: v for k, v in answer.items() if k != "meta"}
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_unknown_node_and_accounting_job_are_200_as_recorded(local: tuple[RestClient, RestClient],
+                                                             version: str) -> None:
+    """What Slinky's operator reads as "not found": 200, an error entry numbered 0 (node) or a
+    warning (slurmdb job), the rest of the answer as real slurmrestd's, field by field."""
+    unix, _ = local
+    node = unix.get(f"/slurm/{version}/node/unexisting-node")
+    # slurmrestd leaves out `nodes` and `last_update` here, though its document requires them
+    assert (node.status, node.content_type) == (200, "application/json")
+    assert _without_meta(node.json) == _without_meta(contract.recorded(version, "slurm-node-unfound"))
+    job = checked(unix.get(f"/slurmdb/{version}/job/4000000"), "slurmdb-job-unfound")
+    assert job.status == 200
+    assert _without_meta(job.json) == _without_meta(contract.recorded(version, "slurmdb-job-unfound"))
+
+
+def test_unknown_reservation_as_slurmrestd_answers_it(cluster: Cluster, local: tuple[RestClient, RestClient]) -> None:
+    """With no reservation at all, slurmrestd's load finds nothing (200, an entry numbered 0);
+    with others, a name matching none (case aside) is a refused query (422)."""
+    unix, _ = local
+    none = unix.get("/slurm/v0.0.44/reservation/maint")    # without the keys, as the unknown node's
+    assert none.status == 200 and "reservations" not in none.json
+    assert none.json["errors"] == [{"description": "Unable to query reservations", "error_number": 0,
+                                    "error": "No error", "source": "slurm_load_reservations()"}]
+    cluster.run("scontrol", "create", "reservation", "ReservationName=Other", "StartTime=2030-01-02T10:00:00",
+                "Duration=60", "Users=alice", "Nodes=node1", check=True)
+    try:
+        missing = checked(unix.get("/slurm/v0.0.44/reservation/maint"))
+        same_but_case = checked(unix.get("/slurm/v0.0.44/reservation/other"))
+    finally:
+        cluster.run("scontrol", "delete", "ReservationName=Other", check=True)
+    assert missing.status == 422
+    assert missing.json["errors"] == [{"description": "Unable to find reservation maint", "error_number": 9000,
+                                       "error": "Query empty or not RFC7320 compliant",
+                                       "source": "_get_single_reservation"}]
+    assert [r["name"] for r in same_but_case.json["reservations"]] == ["Other"]
+
+
+def test_bodies_json_c_would_not_parse_are_slurmrestds_plain_400(local: tuple[RestClient, RestClient]) -> None:
+    unix, _ = local
+    for raw in (b'{"job":' * 100_000 + b"{}" + b"}" * 100_000, b"{not json", b'{"a":' * 32 + b"{}" + b"}" * 32):
+        answer = unix.request("POST", "/slurm/v0.0.44/job/submit", raw=raw)
+        assert (answer.status, answer.content_type, answer.text) == (400, "text/plain", "Failure during parsing")
+    assert unix.up()                     # and the daemon serves on
+
+
+def test_a_script_over_max_script_size_is_refused_as_slurmctld_refuses_it(cluster: Cluster,
+                                                                            local: tuple[RestClient, RestClient]) -> None:
+    """4.5 MB: over the 4 MB default. Real sbatch 22.05 printed for the same script:
+    `sbatch: error: Batch job submission failed: Pathname of a file, directory or other parameter too long`."""
+    unix, _ = local
+    script = "#!/bin/bash\ntrue\n" + ("# " + "x" * 98 + "\n") * 46_000
+    answer = checked(unix.request("POST", "/slurm/v0.0.44/job/submit", {
+        "script": script, "job": {"current_working_directory": "/tmp", "environment": ["PATH=/bin"]}}))
+    assert answer.status == 422
+    assert [(e["error_number"], e["error"]) for e in answer.json["errors"]] == [
+        (2012, "Pathname of a file, directory or other parameter too long")]
+    path = cluster.work_dir("alice") / "big.sh"
+    path.write_text(script)
+    sbatch = cluster.run("sbatch", "--hold", str(path), user="alice")
+    assert (sbatch.returncode, sbatch.stderr.strip()) == (
+        1, "sbatch: error: Batch job submission failed: Pathname of a file, directory or other parameter too long")
 
 
 def test_submit_update_cancel_own_job_and_refusals_for_another_users(cluster: Cluster,
@@ -142,6 +205,27 @@ def test_submit_update_cancel_own_job_and_refusals_for_another_users(cluster: Cl
     assert (refused_update.status, refused_update.json["errors"][0]["error_number"]) == (422, 2010)
     assert cluster.job_field(bobs, "T") == "PENDING"
     cluster.run("scancel", str(bobs), user="bob", check=True)
+
+
+def test_signals_by_name_reach_the_job(cluster: Cluster, local: tuple[RestClient, RestClient]) -> None:
+    unix, _ = local
+    work = cluster.work_dir("alice")
+    script = ("#!/bin/bash\ntrap 'echo USR1 >> caught' USR1\n"
+              "for i in $(seq 300); do sleep 0.1; done\n")
+    job_id = checked(unix.request("POST", "/slurm/v0.0.44/job/submit", {"script": script, "job": {
+        "current_working_directory": str(work), "environment": ["PATH=/usr/bin:/bin"]}})).json["job_id"]
+    cluster.wait_state(job_id, "RUNNING")
+    caught = work / "caught"
+    wait_for(lambda: (work / f"slurm-{job_id}.out").exists(), 20)     # the script has started
+    for name, expected in (("USR1", "USR1\n"), ("sigusr1", "USR1\nUSR1\n"), ("SIGUSR1", "USR1\n" * 3),
+                           ("10", "USR1\n" * 4)):
+        sent = checked(unix.request("DELETE", f"/slurm/v0.0.44/job/{job_id}?signal={name}&flags=BATCH_JOB"))
+        assert sent.status == 200, sent
+        wait_for(lambda: caught.exists() and caught.read_text() == expected, 20)
+    unknown = checked(unix.request("DELETE", f"/slurm/v0.0.44/job/{job_id}?signal=SIGNOPE"))
+    assert unknown.status == 422 and cluster.job_field(job_id, "T") == "RUNNING"
+    assert checked(unix.request("DELETE", f"/slurm/v0.0.44/job/{job_id}")).status == 200
+    wait_for(lambda: cluster.job_field(job_id, "T") in ("CANCELLED", ""), 20)
 
 
 def test_bad_job_description_is_refused_not_ignored(cluster: Cluster, local: tuple[RestClient, RestClient]) -> None:

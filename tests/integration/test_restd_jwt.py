@@ -119,6 +119,10 @@ def test_writes_as_operator_and_as_user_match_the_contract(cluster: Cluster, por
     assert "DRAIN" in node["state"] and node["reason"] == "disk"
     assert checked(root.request("POST", f"/slurm/{version}/node/node2", {"state": "RESUME"})).status == 200
     wait_for(lambda: "DRAIN" not in root.get(f"/slurm/{version}/node/node2").json["nodes"][0]["state"], 20)
+    # IDLE (what Slinky's operator sends to undrain): Slurm clears DRAIN and FAIL, as RESUME does
+    checked(root.request("POST", f"/slurm/{version}/node/node2", {"state": ["DRAIN"], "reason": "again"}))
+    assert checked(root.request("POST", f"/slurm/{version}/node/node2", {"state": ["IDLE"]})).status == 200
+    wait_for(lambda: "DRAIN" not in root.get(f"/slurm/{version}/node/node2").json["nodes"][0]["state"], 20)
     submitted = checked(alice.request("POST", f"/slurm/{version}/job/submit", {
         "script": "#!/bin/bash\nsleep 30\n",
         "job": {"current_working_directory": "/tmp", "environment": ["PATH=/bin"], "hold": True}}))
