@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from pyslurm_common.errors import Strerror
+from pyslurm_common.config import ConfigError
+from pyslurm_common.errors import SlurmError, Strerror
 from pyslurm_ctld.core.admission import submission
 from pyslurm_ctld.core.apply import apply
 from pyslurm_ctld.core.deadlines import deadlines_missed
@@ -228,3 +229,19 @@ def test_spread_job_takes_a_node_per_task_as_far_as_the_partition_goes(tmp_path:
     assert spread.allocation is not None and len(spread.allocation.nodes) == 3
     wide = submit(mgr, num_tasks=40, spread_job=True)
     assert wide.request.min_nodes == 5
+
+
+def test_max_script_size_bounds_the_batch_script_in_bytes(tmp_path: Path) -> None:
+    """slurmctld's _test_job_desc_fields: strlen(script) > max_script_size (4 MB unless
+    SchedulerParameters says) is ESLURM_PATHNAME_TOO_LONG; Slurm's read_config refuses a limit
+    over 512 MB."""
+    mgr = make_manager(tmp_path, "SchedulerParameters=max_script_size=100\n")
+    assert submit(mgr, script="#!/bin/sh\n" + "x" * 90)
+    with pytest.raises(SlurmError) as refused:
+        submit(mgr, script="#!/bin/sh\n" + "é" * 46)          # 46 characters, 92 bytes
+    assert refused.value.strerror == Strerror.PATHNAME_TOO_LONG
+    for name in ("default", "big"):
+        (tmp_path / name).mkdir()
+    assert make_manager(tmp_path / "default").options.max_script_size == 4 * 1024 * 1024
+    with pytest.raises(ConfigError, match="max_script_size cannot exceed 536870912"):
+        make_manager(tmp_path / "big", "SchedulerParameters=max_script_size=536870913\n")
