@@ -109,13 +109,25 @@ def shows_reason(job: pb.JobInfo) -> bool:
 
 
 def run_seconds(job: pb.JobInfo, now: int) -> int:
-    """Seconds *job* has run: 0 before it starts, ``now - start`` while RUNNING/SUSPENDED
-    (or completing without an end time), ``end - start`` once it has ended."""
+    """Seconds *job* has run, time suspended not counted (Slurm stops the clock): 0 before it
+    starts, to ``now`` while RUNNING (or completing without an end time), to its suspension while
+    SUSPENDED, to its end once it has ended."""
     if not job.start_time or (job.state or "PENDING") == "PENDING":
         return 0
+    if job.state == JobState.SUSPENDED and job.suspend_time:
+        return pre_suspend_seconds(job)
     active = job.state in (JobState.RUNNING, JobState.SUSPENDED)
     end = job.end_time if job.end_time and not active else now
-    return max(0, end - job.start_time)
+    return max(0, end - job.start_time - job.suspended_secs)
+
+
+def pre_suspend_seconds(job: pb.JobInfo) -> int:
+    """Slurm's SecsPreSuspend: what the job had run when it was last suspended (0: never was).
+    Whether suspended now or resumed since, that is `suspend_time` (the suspension, or the resume
+    that also ended the suspensions counted in `suspended_secs`) less the start and those."""
+    if not job.suspend_time or not job.start_time:
+        return 0
+    return max(0, job.suspend_time - job.start_time - job.suspended_secs)
 
 
 def worst_step(steps: Iterable[pb.StepInfo]) -> pb.StepInfo | None:

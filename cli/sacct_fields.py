@@ -253,7 +253,8 @@ def _reserved_seconds(r: SacctRow) -> int:
 def _suspended_seconds(r: SacctRow) -> int:
     """Time the job spent suspended, the current suspension counted to now."""
     job = r.job
-    return job.suspended_secs + (max(0, r.now - job.suspend_time) if job.suspend_time else 0)
+    current = max(0, r.now - job.suspend_time) if job.state == "SUSPENDED" and job.suspend_time else 0
+    return job.suspended_secs + current
 
 
 def _layout(r: SacctRow) -> Value:

@@ -84,7 +84,7 @@ def _job_end(job: JobInfo) -> int:
         return job.expected_start + job.time_limit_min * 60 if job.expected_start and job.time_limit_min > 0 else 0
     active = job.state in ("RUNNING", "SUSPENDED") and not job.completing
     if active and job.time_limit_min > 0 and job.start_time:
-        return job.start_time + job.time_limit_min * 60
+        return job.start_time + job.suspended_secs + job.time_limit_min * 60   # moved on by each resume
     if active:
         return 0
     return job.end_time
@@ -104,13 +104,6 @@ def _array_ids(job: JobInfo) -> str:
     if job.array_remainder and job.array_throttle:
         text += f"ArrayTaskThrottle={job.array_throttle} "
     return text
-
-
-def _secs_pre_suspend(job: JobInfo) -> int:
-    """Seconds the job ran before its current suspension (0 when it is not suspended)."""
-    if not job.suspend_time or not job.start_time:
-        return 0
-    return max(0, job.suspend_time - job.start_time - job.suspended_secs)
 
 
 def _cpu_freq_line(text: str) -> list[str]:
@@ -166,7 +159,7 @@ def job_lines(job: JobInfo, now: int, details: bool = False) -> list[str]:
         f"SubmitTime={_ts(job.submit_time)} EligibleTime={_ts(job.eligible_time)}",
         f"AccrueTime={_ts(job.eligible_time)}",
         f"StartTime={_ts(_job_start(job))} EndTime={_ts(_job_end(job))} Deadline={_ts(job.deadline, 'N/A')}",
-        f"SuspendTime={_ts(job.suspend_time, 'None')} SecsPreSuspend={_secs_pre_suspend(job)} "
+        f"SuspendTime={_ts(job.suspend_time, 'None')} SecsPreSuspend={job_states.pre_suspend_seconds(job)} "
         f"LastSchedEval={_ts(last_eval)} Scheduler=Main",
         f"Partition={job.partition} AllocNode:Sid={job.submit_host or 'localhost'}:0",
         f"ReqNodeList={job.req_nodes or '(null)'} ExcNodeList={job.exc_nodes or '(null)'}",

@@ -199,7 +199,7 @@ def _end_time(job: JobInfo, now: int) -> str:
         if job.time_limit_min == units.UNLIMITED:
             return "NONE"
         if job.time_limit_min > 0 and job.start_time:
-            return _ts(job.start_time + job.time_limit_min * 60)
+            return _ts(job.start_time + job.suspended_secs + job.time_limit_min * 60)
     return _ts(job.end_time)
 
 

@@ -102,7 +102,7 @@ def job_record(job: pb.JobInfo, cluster: str, nodes: Mapping[str, pb.NodeInfo]) 
         "memory_per_node": _or_null(job.mem_per_node_mb), "memory_per_cpu": _or_null(job.mem_per_cpu_mb),
         "minimum_cpus_per_node": max(job.cpus_per_task or 1, job.min_cpus_per_node),
         "minimum_tmp_disk_per_node": job.tmp_disk_mb, "preempt_time": 0,
-        "pre_sus_time": max(0, job.suspend_time - job.start_time - job.suspended_secs) if job.suspend_time else 0,
+        "pre_sus_time": job_states.pre_suspend_seconds(job),
         "priority": 0 if job.held else job.priority, "profile": None, "qos": job.qos, "reboot": False,
         "required_nodes": job.req_nodes, "requeue": job.requeue, "resize_time": 0, "restart_cnt": job.restarts,
         "resv_name": job.reservation, "shared": None, "show_flags": list(SHOW_FLAGS), "sockets_per_board": 0,

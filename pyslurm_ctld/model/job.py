@@ -437,8 +437,8 @@ class Job:
     array: ArrayInfo | None = None
     dependency: Dependency | None = None
     preemption: Preemption | None = None   # chosen as a victim (in grace, being requeued, or suspended)
-    suspend_time: int = 0                  # when it was last suspended (0: never)
-    suspended_secs: int = 0                # time spent suspended in this run (not counted to its limit)
+    suspend_time: int = 0                  # when it was last suspended or resumed (0: never), as Slurm's
+    suspended_secs: int = 0                # time spent in suspensions that ended (not counted to its limit)
     admin_priority: int = 0          # set by `scontrol update priority=` (fixed); 0: computed
 
     @property

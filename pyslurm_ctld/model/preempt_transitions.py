@@ -57,7 +57,8 @@ def suspended(job: Job, time: int) -> tuple[Job, list[Effect]]:
 
 def resumed(job: Job, event: JobResumed) -> tuple[Job, list[Effect]]:
     assert job.allocation is not None
-    job = transition(job, JobState.RUNNING, preemption=None,
+    # As Slurm's job record, suspend_time is now the resume: SecsPreSuspend and RunTime count from it.
+    job = transition(job, JobState.RUNNING, preemption=None, suspend_time=event.time,
                      suspended_secs=job.suspended_secs + max(0, event.time - job.suspend_time))
     return job, [SuspendTasks(job.job_id, job.allocation.nodes, False), Account(job)]
 

@@ -448,6 +448,8 @@ def test_scontrol_suspend_and_resume_are_for_operators(tmp_path: Path) -> None:
     apply(mgr, BatchFinished(other.job_id, 0, 0, False, False, 120))
     apply(mgr, suspension(mgr, job.job_id, ROOT, operator=True, suspend=False, now=130))
     assert (mgr.jobs[job.job_id].state, mgr.jobs[job.job_id].suspended_secs) == (JobState.RUNNING, 20)
+    # As Slurm's record, SuspendTime is now the resume (scontrol show job: SuspendTime=<resume>).
+    assert mgr.jobs[job.job_id].suspend_time == 130
 
 
 def test_a_suspended_job_fails_with_its_node(tmp_path: Path) -> None:

@@ -108,6 +108,17 @@ def test_suspended_time_counts_the_current_suspension_to_now() -> None:
     assert _values("Suspended", record, now=T0 + 100)[0] == ["00:00:50"]
 
 
+def test_elapsed_stops_while_suspended() -> None:
+    """Real Slurm 22.05.8: suspended 4 s after the start, sacct 5 s later: Elapsed 00:00:04,
+    Suspended 00:00:06 a second later; resumed, 3 s on: RUNNING 00:00:08 (the 6 s not counted)."""
+    record = _record()
+    start = record.job.start_time
+    record.job.state, record.job.end_time, record.job.suspend_time = "SUSPENDED", 0, start + 4
+    assert _values("Elapsed,Suspended", record, now=start + 10)[0] == ["00:00:04", "00:00:06"]
+    record.job.state, record.job.suspend_time, record.job.suspended_secs = "RUNNING", start + 10, 6
+    assert _values("Elapsed,Suspended", record, now=start + 14)[0] == ["00:00:08", "00:00:06"]
+
+
 def test_pending_job_waits_until_now() -> None:
     record = JobRecord(cluster="lab", job=JobInfo(job_id=5, state="PENDING", submit_time=T0, eligible_time=T0,
                                                   num_cpus=2))

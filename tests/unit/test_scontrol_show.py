@@ -114,6 +114,27 @@ def test_running_job_runtime_and_expected_end() -> None:
     assert sc.job_lines(job, _t(13, 40, 33))[3].startswith("JobState=COMPLETING ")
 
 
+def test_suspension_stops_the_clock_as_slurm_shows_it() -> None:
+    """Real Slurm 22.05.8, `sbatch -t 1 --wrap 'sleep 300'`, `scontrol suspend` 4 s after the start,
+    shown 5 s later (RunTime=00:00:04 SuspendTime=<suspend> SecsPreSuspend=4, EndTime start+1:00),
+    `scontrol resume` 6 s after the suspend and shown 3 s later (RunTime=00:00:07, SuspendTime=<resume>,
+    SecsPreSuspend=4, EndTime start+1:06; squeue TIME 0:07 TIME_LEFT 0:53)."""
+    job = _finished()
+    start = job.start_time
+    job.state, job.end_time, job.time_limit_min, job.suspend_time = "SUSPENDED", 0, 1, start + 4
+    lines = sc.job_lines(job, start + 9)
+    assert lines[5].startswith("RunTime=00:00:04 ")
+    assert lines[8].startswith(f"StartTime={sc._ts(start)} EndTime={sc._ts(start + 60)} ")
+    assert lines[9].startswith(f"SuspendTime={sc._ts(start + 4)} SecsPreSuspend=4 ")
+    job.state, job.suspend_time, job.suspended_secs = "RUNNING", start + 10, 6
+    lines = sc.job_lines(job, start + 13)
+    assert lines[5].startswith("RunTime=00:00:07 ")
+    assert lines[8].startswith(f"StartTime={sc._ts(start)} EndTime={sc._ts(start + 66)} ")
+    assert lines[9].startswith(f"SuspendTime={sc._ts(start + 10)} SecsPreSuspend=4 ")
+    job.state, job.end_time = "CANCELLED", start + 20
+    assert sc.job_lines(job, start + 30)[5].startswith("RunTime=00:00:14 ")
+
+
 def test_multiple_jobs_are_separated_by_blank_line() -> None:
     text = sc.show_jobs([_held(), _finished()], _t(12, 0, 0))
     assert "Power=\n   \n\nJobId=662 JobName=wrap\n" in text
