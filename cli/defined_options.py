@@ -73,9 +73,11 @@ def _megabytes(text: str) -> str:
 
 
 def _node_count(text: str) -> str:
-    """`1-1` is shown as `1`; a real range as given."""
-    low, dash, high = text.partition("-")
-    return low if dash and low == high else text
+    """As Slurm prints -N back: `1-1` as `1`, `-3` as `1-3`, `1k` as `1024`."""
+    from .job_options import node_range
+
+    low, high = node_range(text)
+    return str(low) if low == high else f"{low}-{high}"
 
 
 def _mail_type(given: list[str]) -> str:

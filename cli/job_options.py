@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping, MutableMapping, Sequence
 
 from pyslurm_common import bounds, units
 from pyslurm_common.rpc import messages as pb
@@ -54,15 +54,71 @@ def positive_int(values: Mapping[str, Any], name: str, flag: str) -> int:
 
 
 def _node_count(text: str) -> int:
-    low, dash, high = text.partition("-")
-    try:
-        minimum = 0 if low.strip() == "0" else bounds.NODE_COUNT.parse(low)   # Slurm takes -N 0
-        maximum = bounds.NODE_COUNT.parse(high) if dash and high else minimum
-    except ValueError:
+    minimum, _maximum = node_range(text)
+    if minimum and not bounds.NODE_COUNT.accepts(str(minimum)):   # Slurm takes -N 0
         die(f'"{text}" is not a valid node count', exit_code=OPTION_EXIT)
-    if maximum < minimum:
-        die(f"Maximum node count {maximum} is less than minimum node count {minimum}", exit_code=OPTION_EXIT)
     return minimum
+
+
+def node_range(text: str) -> tuple[int, int]:
+    """-N `min[-max]` as Slurm's verify_node_count reads it: each side a C integer, `k` and `m`
+    multiplying it by 1024 and 1024²; a range's missing minimum is 1 (`-N-3` is 1-3); a maximum
+    of 0 is none. Refused in Slurm's words, exit 255."""
+    low, dash, high = text.partition("-")
+    minimum = _c_node_count(low if dash else text)
+    if minimum is None or (minimum < 0 and not dash):
+        die(f'"{low if dash else text}" is not a valid node count', exit_code=OPTION_EXIT)
+    if not dash:
+        return minimum, minimum
+    maximum = _c_node_count(high)
+    if maximum is None:
+        die(f'"{high}" is not a valid node count', exit_code=OPTION_EXIT)
+    minimum = max(minimum, 1) if minimum < 0 else minimum   # "-3": no digits before the dash
+    if maximum and maximum < minimum:
+        die(f"Maximum node count {maximum} is less than minimum node count {minimum}", exit_code=OPTION_EXIT)
+    return minimum, maximum
+
+
+def _c_node_count(text: str) -> int | None:
+    """Slurm's _str_to_nodes: strtol, then an optional k and an optional m; -1 where no digit
+    starts `text`; None where something other than blanks is left over."""
+    body = text.lstrip(" \t\n\v\f\r")
+    sign = body[:1] if body[:1] in ("+", "-") else ""
+    digits = body[len(sign):]
+    end = len(digits) - len(digits.lstrip("0123456789"))
+    if not end:
+        return -1 if not text.strip() else None
+    number, rest = int(sign + digits[:end]), digits[end:]
+    for suffix, factor in (("k", 1024), ("m", 1024 * 1024)):
+        if rest[:1].lower() == suffix:
+            number, rest = number * factor, rest[1:]
+    return number if not rest.strip() else None
+
+
+def nodes_and_nodelist(prog: str, values: MutableMapping[str, Any]) -> None:
+    """-N against -w, as Slurm's option checks leave them before -v shows them: the job needs at
+    least every node the list names (`-N2-5 -w n[1-3]` is 3-5). srun first drops names from the
+    end of a list longer than the -N maximum, with Slurm's error line; sbatch and salloc refuse a
+    list with more distinct names than the maximum (`invalid number of nodes (-N 2-1)`)."""
+    raw, listed = values.get("nodes"), values.get("nodelist")
+    if raw is None or not listed or "/" in str(listed):   # a file of names: read with the list
+        return
+    from pyslurm_common.hostlist import HostlistError, compress, expand
+
+    minimum, maximum = node_range(str(raw))
+    try:
+        names = expand(str(listed))
+    except HostlistError:
+        return   # refused, in Slurm's words, where the list is read
+    if prog == "srun" and maximum and len(names) > maximum:
+        print(f"srun: error: Required nodelist includes more nodes than permitted by max-node count "
+              f"({len(names)} > {maximum}). Eliminating nodes from the nodelist.", file=sys.stderr)
+        names = names[:maximum]
+        values["nodelist"] = compress(names, sort=False)
+    minimum = max(len(set(names)), minimum)
+    if maximum and minimum > maximum:
+        die(f"invalid number of nodes (-N {minimum}-{maximum})")
+    values["nodes"] = str(minimum) if minimum == maximum else f"{minimum}-{maximum}"
 
 
 def task_count(values: Mapping[str, Any]) -> int:

@@ -48,6 +48,7 @@ def salloc(args: Sequence[str]) -> None:
     cli = command_line(spec, args)
     values = collect(spec, cli, os.environ)
     refuse_unsupported(PROG, spec.OPTIONS, values, ACTED_ON)
+    job_options.nodes_and_nodelist(PROG, values)
     kill_signal = kill_command_signal(values)
     if values.get("clusters") is not None:
         check_clusters(PROG, str(values["clusters"]), this_cluster())

@@ -139,3 +139,20 @@ def test_cyclic_distribution_places_ranks_in_turn(cluster: Cluster) -> None:
                         user="alice", check=True)
     assert sorted(line.split(": ", 1)[1] for line in block.stdout.splitlines()) == [
         "node1 0", "node1 1", "node2 2", "node2 3"]
+
+
+def test_node_counts_against_the_node_list_reach_the_controller(cluster: Cluster) -> None:
+    """-N as Slurm's option checks leave it (real Slurm 22.05's answers in tests/unit/test_job_options.py):
+    `-N-3` is 1-3; a list longer than the srun's -N is cut, with Slurm's error line; -N under
+    the list's count grows to it; sbatch refuses a list longer than its -N maximum."""
+    ran = cluster.run("srun", "-N-3", "hostname", user="alice")
+    assert (ran.returncode, len(ran.stdout.split())) == (0, 1), ran.stderr
+    cut = cluster.run("srun", "-N1", "-w", "node1,node2", "printenv", "SLURMD_NODENAME", user="alice")
+    assert (cut.returncode, cut.stdout.split()) == (0, ["node1"]), cut.stderr
+    assert cut.stderr.startswith("srun: error: Required nodelist includes more nodes than permitted by max-node "
+                                 "count (2 > 1). Eliminating nodes from the nodelist.\n")
+    grown = cluster.sbatch("--hold", "-N1-2", "-w", "node[1-2]", "--wrap", "true", user="alice")
+    assert cluster.job_field(grown, "D") == "2"
+    refused = cluster.run("sbatch", "-N1", "-w", "node[1-2]", "--wrap", "true", user="alice")
+    assert (refused.returncode, refused.stderr) == (1, "sbatch: error: invalid number of nodes (-N 2-1)\n")
+    cluster.run("scancel", str(grown), check=True)
