@@ -95,6 +95,16 @@ def _c_node_count(text: str) -> int | None:
     return number if not rest.strip() else None
 
 
+def settle_options(prog: str, values: MutableMapping[str, Any]) -> None:
+    """What Slurm's option checks rewrite before -v shows the options and the job is made of them:
+    -N against -w (below), -m in the form Slurm prints it back (layout_options.task_distribution)."""
+    from .layout_options import task_distribution
+
+    if values.get("distribution"):
+        values["distribution"] = task_distribution(values)
+    nodes_and_nodelist(prog, values)
+
+
 def nodes_and_nodelist(prog: str, values: MutableMapping[str, Any]) -> None:
     """-N against -w, as Slurm's option checks leave them before -v shows them: the job needs at
     least every node the list names (`-N2-5 -w n[1-3]` is 3-5). srun first drops names from the

@@ -26,11 +26,41 @@ HINT_HELP = """Application hint options:
         memory_bound    use only one core in each socket
         [no]multithread [don't] use extra threads with in-core multi-threading
         help            show this help message"""
-_LEVEL = r"(?:block|cyclic|fcyclic|\*)"
-# Compiled (and cached by re) on the first -m, not on every import of sbatch, srun and salloc
-_DISTRIBUTION = (rf"(?i)^(?:(?:block|cyclic|arbitrary|\*)(?::{_LEVEL}(?::{_LEVEL})?)?|plane=\d+)"
-                 r"(?:,(?:Pack|NoPack))?$")
+# -m's node and socket (and core) levels that Slurm's _parse_dist_base knows: block or cyclic,
+# then block, cyclic or fcyclic; arbitrary (hostfile) stands alone; pack or nopack follows a comma
+# or stands alone.
+_NODE_LEVELS, _INNER_LEVELS, _FLAGS = ("block", "cyclic"), ("block", "cyclic", "fcyclic"), ("pack", "nopack")
 GRES_FLAGS = ("enforce-binding", "disable-binding")
+
+
+def task_distribution(values: Mapping[str, Any]) -> str:
+    """-m as Slurm's verify_dist_type reads it and set_distribution prints it back: names in any
+    case, `*` standing for the level's default (block, then cyclic, then the level above's), a
+    flag after a comma (`block:fcyclic,Pack` is block:fcyclic,pack; `nopack` alone is nopack);
+    plane=N apart. "" when not given; refused in Slurm's words."""
+    text = str(values.get("distribution") or "")
+    if not text:
+        return ""
+    if text[:5].lower() == "plane":
+        size = text.partition("=")[2]
+        if not (size.isascii() and size.isdigit() and 0 < int(size) <= 2**31 - 1):
+            die("Invalid plane size or size not specified", "Invalid --distribution specification",
+                exit_code=OPTION_EXIT)
+        return f"plane={int(size)}"
+    base, _comma, flag = text.partition(",")
+    levels = [level for level in base.split(":") if level]   # strtok passes over empty fields
+    shown: list[str] = []
+    for depth, level in enumerate(levels[:3]):
+        shown.append(level if level != "*" else ("block", "cyclic", shown[1] if depth == 2 else "")[depth])
+    shown = [level.lower() for level in shown]
+    known = len(levels) <= 3 and (
+        (len(shown) == 1 and shown[0] in (*_NODE_LEVELS, "arbitrary", "hostfile", *_FLAGS))
+        or (len(shown) > 1 and shown[0] in _NODE_LEVELS and all(level in _INNER_LEVELS for level in shown[1:])))
+    if not known or text.startswith(",") or (flag and flag.lower() not in _FLAGS) or (
+            shown and shown[0] in _FLAGS and flag and flag.lower() != shown[0]):   # pack,nopack: both flags
+        die("Invalid --distribution specification", exit_code=OPTION_EXIT)
+    name = ":".join(shown).replace("hostfile", "arbitrary")
+    return name if not flag or name in _FLAGS else f"{name},{flag.lower()}"
 
 
 def count_option(values: Mapping[str, Any], name: str, flag: str) -> int:
@@ -79,12 +109,7 @@ def layout_fields(values: Mapping[str, Any]) -> dict[str, Any]:
     from .job_options import memory_mb
 
     _checked_no_effect(values)
-    distribution = str(values.get("distribution") or "")
-    if distribution:
-        import re   # here, not at the top: only -m needs it, and sbatch, srun and salloc import this
-
-        if not re.match(_DISTRIBUTION, distribution):
-            die("Invalid --distribution specification", exit_code=OPTION_EXIT)
+    distribution = task_distribution(values)
     if sum(values.get(name) is not None for name in ("mem", "mem_per_cpu", "mem_per_gpu")) > 1:
         die("--mem, --mem-per-cpu, and --mem-per-gpu are mutually exclusive.", severity="fatal")
     return {

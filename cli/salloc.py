@@ -48,7 +48,7 @@ def salloc(args: Sequence[str]) -> None:
     cli = command_line(spec, args)
     values = collect(spec, cli, os.environ)
     refuse_unsupported(PROG, spec.OPTIONS, values, ACTED_ON)
-    job_options.nodes_and_nodelist(PROG, values)
+    job_options.settle_options(PROG, values)
     kill_signal = kill_command_signal(values)
     if values.get("clusters") is not None:
         check_clusters(PROG, str(values["clusters"]), this_cluster())

@@ -135,7 +135,7 @@ def _resolve_script(script: str, chdir: str | None) -> str:
 
 def _job_desc(values: OptionValues, text: str, command: str, default_name: str,
               script_args: list[str]) -> pb.JobDesc:
-    job_options.nodes_and_nodelist(PROG, values)
+    job_options.settle_options(PROG, values)
     open_mode = job_options.open_mode(values)
     desc = job_options.job_desc(
         values, default_name, os.environ,

@@ -50,7 +50,7 @@ def srun(args: Sequence[str]) -> None:
     cli = command_line(spec, args)
     values = collect(spec, cli, os.environ)
     refuse_unsupported(PROG, spec.OPTIONS, values, ACTED_ON)
-    job_options.nodes_and_nodelist(PROG, values)
+    job_options.settle_options(PROG, values)
     if values.get("clusters") is not None:
         check_clusters(PROG, str(values["clusters"]), this_cluster())
     if (mpi := mpi_type(values)) != "none":

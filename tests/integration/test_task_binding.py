@@ -109,7 +109,8 @@ def test_distribution_places_ranks_over_nodes(cluster: Cluster) -> None:
     probe = ["sh", "-c", "echo $SLURM_PROCID $SLURM_NODEID $SLURM_LOCALID"]
     for flag, expected in (("block", {(0, 0, 0), (1, 0, 1), (2, 1, 0), (3, 1, 1)}),
                            ("cyclic", {(0, 0, 0), (1, 1, 0), (2, 0, 1), (3, 1, 1)}),
-                           ("plane=2", {(0, 0, 0), (1, 0, 1), (2, 1, 0), (3, 1, 1)})):
+                           ("plane=2", {(0, 0, 0), (1, 0, 1), (2, 1, 0), (3, 1, 1)}),
+                           ("NoPack", {(0, 0, 0), (1, 0, 1), (2, 1, 0), (3, 1, 1)})):   # alone: the default, block
         result = cluster.run("srun", "-N2", "-n4", f"--distribution={flag}", *probe, user="alice")
         assert result.returncode == 0, result.stderr
         assert {tuple(int(x) for x in line.split()) for line in result.stdout.splitlines()} == expected, flag

@@ -28,7 +28,7 @@ def test_fields_reach_the_job_description() -> None:
                    "--ntasks-per-node=2", "--gpu-bind=closest")
     assert (desc.mem_per_gpu_mb, desc.cpus_per_gpu, desc.tmp_disk_mb, desc.overcommit, desc.ntasks_per_core,
             desc.ntasks_per_socket, desc.threads_per_core, desc.distribution, desc.ntasks_per_node) == (
-        2048, 3, 10240, True, 1, 2, 1, "cyclic:block,Pack", 2)
+        2048, 3, 10240, True, 1, 2, 1, "cyclic:block,pack", 2)   # -m as Slurm prints it back
     assert desc_of("--hint=multithread").threads_per_core == 0
     assert desc_of("--threads-per-core=2").threads_per_core == 2
 
@@ -44,6 +44,32 @@ def test_fields_reach_the_job_description() -> None:
 ])
 def test_slurms_refusals(args: tuple[str, ...], message: str) -> None:
     assert refused(*args) == (message,)
+
+
+@pytest.mark.parametrize(("given", "shown"), [   # real sbatch 22.05.8 -v's "distribution" line
+    ("nopack", "nopack"), ("NOPACK", "nopack"), ("pack", "pack"), ("pack,pack", "pack"), ("hostfile", "arbitrary"),
+    ("block:fcyclic,Pack", "block:fcyclic,pack"), ("*:*:*", "block:cyclic:cyclic"), ("cyclic:*", "cyclic:cyclic"),
+    ("block:fcyclic:*", "block:fcyclic:fcyclic"), ("Cyclic:Block:FCyclic", "cyclic:block:fcyclic"),
+    ("plane=02", "plane=2"), ("PLANE=3", "plane=3"), ("block::cyclic", "block:cyclic"), ("block,", "block"),
+    ("*", "block"),
+])
+def test_distribution_read_and_shown_as_slurm(given: str, shown: str) -> None:
+    from cli.defined_options import defined_options
+
+    values = collect(sbatch, command_line(sbatch, ["-m", given, "--wrap", "true"]), {})
+    job_options.settle_options("sbatch", values)
+    assert f"{'distribution':<20}: {shown}" in defined_options(sbatch.OPTIONS, values, "/w")
+    assert desc_of("-m", given).distribution == shown
+
+
+@pytest.mark.parametrize(("given", "lines"), [   # real sbatch 22.05.8
+    ("arbitrary:cyclic", ("Invalid --distribution specification",)),
+    ("block:block:block:block", ("Invalid --distribution specification",)),
+    ("block,pack,nopack", ("Invalid --distribution specification",)), (",pack", ("Invalid --distribution specification",)),
+    ("plane=2,pack", ("Invalid plane size or size not specified", "Invalid --distribution specification")),
+])
+def test_distribution_refused_as_slurm(given: str, lines: tuple[str, ...]) -> None:
+    assert refused("-m", given) == lines
 
 
 def test_hint_help_prints_the_hints_and_exits_1(capsys: pytest.CaptureFixture[str]) -> None:
