@@ -150,7 +150,7 @@ def check_node_lists(state: ClusterState, req: JobRequest, partitions: tuple[str
 
 
 def dependency_checks(state: ClusterState) -> DependencyChecks:
-    return DependencyChecks(state.jobs, state.array_tasks, state.slurm_uid, state.options.kill_invalid_depend)
+    return DependencyChecks(state.jobs, state.array_tasks, state.options.kill_invalid_depend)
 
 
 def _array_spec(state: ClusterState, text: str) -> ArraySpec:

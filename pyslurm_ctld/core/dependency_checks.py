@@ -1,6 +1,7 @@
 """Read-only questions about job dependencies, over the controller's jobs.
 
-Whether a `--dependency` is valid (every job it names known, no cycle back to the job), and,
+Whether a `--dependency` is valid (parses, no cycle back to the job; a job it names that is not
+known is already satisfied, as Slurm accepts `afterok:<unknown id>`), and,
 once per scheduling pass, which pending jobs their begin times and dependencies let start:
 the events that settle dependency parts or cancel a job whose dependency can never be met,
 the pending reasons, and the array indices an aftercorr dependency lets start. Changes
@@ -24,15 +25,16 @@ _DEPENDENCY = operator.attrgetter("dependency")
 
 class DependencyChecks:
     def __init__(self, jobs: Mapping[JobId, Job], array_tasks: Mapping[JobId, Mapping[int, JobId]],
-                 slurm_uid: int, kill_invalid_depend: bool) -> None:
+                 kill_invalid_depend: bool) -> None:
         self.jobs = jobs
         self.array_tasks = array_tasks
-        self.slurm_uid = slurm_uid
         self.kill_invalid_depend = kill_invalid_depend
 
     def parsed(self, text: str, job_id: int | None = None) -> deps.Dependency:
-        """`--dependency` parsed, every job it names known (Job dependency problem otherwise), and
-        no cycle back to `job_id` (Circular job dependency)."""
+        """`--dependency` parsed (Job dependency problem otherwise) and no cycle back to `job_id`
+        (Circular job dependency). A part naming a job the controller does not know (never was, or
+        purged), or a task it does not have, is fulfilled from the start: Slurm 22.05 accepts
+        `afterok:99999`, `afterok:<job>_3` and `afterok:<array>_99` and shows no dependency."""
         try:
             parsed = deps.parse(text)
         except ValueError:
@@ -44,7 +46,8 @@ class DependencyChecks:
                 continue
             target = self.jobs.get(JobId(part.job_id))
             if target is None or (part.task_id is not None and not self._has_task(target, part.task_id)):
-                raise SlurmError(Strerror.INVALID_DEPENDENCY)
+                parts.append(dataclasses.replace(part, state=deps.PartState.FULFILLED))
+                continue
             whole = part.task_id is None and target.array is not None and target.array.array_job_id == target.job_id
             parts.append(dataclasses.replace(part, whole_array=whole))
         if job_id is not None and self._reaches(parsed.targets(), job_id):
@@ -127,22 +130,28 @@ class DependencyChecks:
             depends = job.dependency
             if depends is not None:
                 settled = depends.resolve(lambda part: self._part_outcome(job, part, views))
-                if settled != depends:
-                    events.append(DependencyChanged(job.job_id, settled, settled=True))
                 key = (job.uid, job.request.name)
                 free = key not in active_names and first_pending.get(key, job.job_id) == job.job_id
                 rest, corr = settled.split_corr()
                 if corr and job.array is not None and job.array.is_remainder and not settled.any_of:
-                    eligible_tasks[job.job_id] = self._corr_tasks(job.array.pending, corr, views)
+                    states = self._corr_states(job.array.pending, corr, views)
+                    eligible_tasks[job.job_id] = tuple(i for i, s in states.items() if s is deps.PartState.FULFILLED)
                     outcome = rest.outcome(now, singleton_free=free) if rest else deps.PartState.FULFILLED
                     if outcome is deps.PartState.FULFILLED and not eligible_tasks[job.job_id]:
                         outcome = deps.PartState.UNFULFILLED
+                    if states and all(s is deps.PartState.FAILED for s in states.values()):
+                        # Every index left waits on a counterpart that failed: never satisfied,
+                        # shown `aftercorr:<id>_*(failed)` as Slurm does.
+                        settled, outcome = settled.corr_failed(), deps.PartState.FAILED
                 else:
                     outcome = settled.outcome(now, singleton_free=free)
+                if settled != depends:
+                    events.append(DependencyChanged(job.job_id, settled, settled=True))
                 if outcome is deps.PartState.FAILED:
                     ineligible[job.job_id] = Reason.DEPENDENCY_NEVER_SATISFIED
                     if job.request.kill_on_invalid_dep or self.kill_invalid_depend:
-                        events.append(JobCancelled(job.job_id, self.slurm_uid, now,
+                        # The controller's own cancel: Slurm records no requester (sacct CANCELLED).
+                        events.append(JobCancelled(job.job_id, None, now,
                                                    reason=Reason.DEPENDENCY_NEVER_SATISFIED))
                 elif outcome is deps.PartState.UNFULFILLED:
                     ineligible[job.job_id] = Reason.DEPENDENCY
@@ -164,11 +173,13 @@ class DependencyChecks:
             part = dataclasses.replace(part, task_id=job.array.task_id, whole_array=False)
         return deps.part_outcome(part, self._view(part, views))
 
-    def _corr_tasks(self, pending: tuple[int, ...], corr: tuple[deps.DepPart, ...],
-                    views: dict[tuple[int, int | None], deps.TargetView]) -> tuple[int, ...]:
-        """The pending indices whose counterparts (same index of each aftercorr array) completed OK."""
-        def ready(index: int, part: deps.DepPart) -> bool:
+    def _corr_states(self, pending: tuple[int, ...], corr: tuple[deps.DepPart, ...],
+                     views: dict[tuple[int, int | None], deps.TargetView]) -> dict[int, deps.PartState]:
+        """Each pending index by its counterparts (the same index of each aftercorr array):
+        fulfilled when all completed OK, failed when one did not, else unfulfilled."""
+        def state(index: int, part: deps.DepPart) -> deps.PartState:
             paired = dataclasses.replace(part, task_id=index, whole_array=False)
-            return deps.part_outcome(paired, self._view(paired, views))[0] is deps.PartState.FULFILLED
+            return deps.part_outcome(paired, self._view(paired, views))[0]
 
-        return tuple(i for i in pending if all(ready(i, part) for part in corr))
+        return {i: deps.Dependency(tuple(dataclasses.replace(p, state=state(i, p)) for p in corr)).outcome(0, True)
+                for i in pending}

@@ -72,7 +72,10 @@ class Dependency:
         return PartState.FULFILLED if all(s is PartState.FULFILLED for s in states) else PartState.UNFULFILLED
 
     def remaining_text(self, now: int, singleton_free: bool) -> str:
-        """squeue %E / scontrol `Dependency=`: the parts not fulfilled, with their state; "" if none."""
+        """squeue %E / scontrol `Dependency=`: the parts not fulfilled, with their state; "" if none
+        (or, joined by `?`, once one is: Slurm clears the whole dependency then)."""
+        if self.any_of and self.outcome(now, singleton_free) is PartState.FULFILLED:
+            return ""
         sep = "?" if self.any_of else ","
         return sep.join(f"{part.text()}({state})" for part in self.parts
                         if (state := _state_at(part, now, singleton_free)) is not PartState.FULFILLED)
@@ -89,6 +92,11 @@ class Dependency:
         corr = tuple(p for p in self.parts if p.kind is DepType.AFTERCORR)
         rest = tuple(p for p in self.parts if p.kind is not DepType.AFTERCORR)
         return (replace(self, parts=rest) if rest else None), corr
+
+    def corr_failed(self) -> "Dependency":
+        """The aftercorr parts failed (every index left waits on a counterpart that failed)."""
+        return replace(self, parts=tuple(replace(p, state=PartState.FAILED) if p.kind is DepType.AFTERCORR else p
+                                         for p in self.parts))
 
     def same_parts(self, other: "Dependency") -> bool:
         """Whether `other` names the same parts (whatever their states)."""

@@ -164,7 +164,7 @@ class JobHoldChanged:
 class JobCancelled:
     kind: ClassVar[str] = "cancelled"
     job_id: JobId
-    by_uid: int
+    by_uid: int | None  # None: the controller's own policy (kill_invalid_depend): Slurm names no requester
     time: int
     reason: str = ""   # a pending job keeps the reason it waited for, a policy names its own (sacct Reason)
 

@@ -66,9 +66,10 @@ def scheduling_options(cfg: SlurmConfig) -> SchedulingOptions:
         window_s=number("bf_window", default.window_s // 60, 1) * 60,
         resolution_s=number("bf_resolution", default.resolution_s, 1),
         max_job_test=number("bf_max_job_test", default.max_job_test, 1))
-    # kill_invalid_depend moved from SchedulerParameters to DependencyParameters; both count.
+    # kill_invalid_depend moved from SchedulerParameters to DependencyParameters: Slurm 22.05.8
+    # acts on the latter only (a job under SchedulerParameters=kill_invalid_depend stays pending).
     return SchedulingOptions(max_array_tasks=number("max_array_tasks", cfg.max_array_size),
-                             kill_invalid_depend="kill_invalid_depend" in sched or "kill_invalid_depend" in depend,
+                             kill_invalid_depend="kill_invalid_depend" in depend,
                              backfill=backfill, user_top="enable_user_top" in sched,
                              max_script_size=_script_limit(cfg, number("max_script_size", DEFAULT_MAX_SCRIPT_SIZE)))
 

@@ -187,7 +187,8 @@ def job_info(job: Job, now: int = 0, expected: Reservation | None = None,
         requeue=req.requeue, restarts=job.restarts, submit_host=req.submit_host,
         held=job.hold is not Hold.NONE, ntasks_given=req.ntasks_given,
         cpus_per_task_given=req.cpus_per_task_given,
-        cancelled=job.state is JobState.CANCELLED, cancelled_by=job.cancelled_by or 0,
+        cancelled=job.state is JobState.CANCELLED and job.cancelled_by is not None,
+        cancelled_by=job.cancelled_by or 0,
         tres_per_node=req.gres_request, gpus=_job_gpus(job),
         gpu_indices=",".join(str(i) for i in alloc.gpus_on(0)) if alloc else "",
         node_names=alloc.nodes if alloc else (), cpus_per_node=alloc.cpus_per_node if alloc else (),
@@ -276,8 +277,9 @@ def step_info(job: Job, step: Step) -> types_pb2.StepInfo:
 
 
 def _dependency_text(job: Job, now: int) -> str:
-    """The parts still standing (only while pending): squeue %E, scontrol `Dependency=`."""
-    if job.dependency is None or job.state is not JobState.PENDING:
+    """The parts still standing while pending, and as they stood when it ended if it never ran
+    (cancelled while pending, as Slurm keeps them): squeue %E, scontrol `Dependency=`."""
+    if job.dependency is None or (job.state is not JobState.PENDING and job.allocation is not None):
         return ""
     # Whether a singleton part is free is the scheduler's finding, which the reason records.
     return job.dependency.remaining_text(now, singleton_free=job.reason is not Reason.DEPENDENCY)

@@ -33,6 +33,10 @@ def test_kill_on_invalid_dep_cancels(cluster: Cluster) -> None:
     doomed = cluster.sbatch(f"--dependency=afterok:{first}", "--kill-on-invalid-dep=yes", "--wrap", "true", user="bob")
     cluster.wait_state(doomed, "CANCELLED")
     assert cluster.job_field(doomed, "r") == "DependencyNeverSatisfied"
+    # As real Slurm 22.05.8: the dependency is still shown, and sacct names no requester.
+    assert cluster.job_field(doomed, "E") == f"afterok:{first}(failed)"
+    wait_for(lambda: cluster.run("sacct", "-n", "-X", "-j", str(doomed), "-o", "state%20",
+                                 user="bob").stdout.split() == ["CANCELLED"])
 
 
 def test_array_dependency_and_singleton(cluster: Cluster) -> None:
@@ -50,9 +54,12 @@ def test_array_dependency_and_singleton(cluster: Cluster) -> None:
 
 
 def test_bad_dependencies_and_begin_times(cluster: Cluster) -> None:
-    unknown = cluster.run("sbatch", "--dependency=afterok:999999", "--wrap", "true", user="alice")
-    assert (unknown.returncode, unknown.stderr) == (
-        1, "sbatch: error: Batch job submission failed: Job dependency problem\n")
+    # Real Slurm 22.05.8 takes a job it does not know as done: accepted, Dependency=(null), runs.
+    unknown = cluster.sbatch("--dependency=afterok:999999", "--wrap", "true", user="alice")
+    assert cluster.job_field(unknown, "E") == "(null)"
+    cluster.wait_state(unknown, "COMPLETED")
+    bad = cluster.run("sbatch", "--dependency=singleton:99", "--wrap", "true", user="alice")
+    assert (bad.returncode, bad.stderr) == (1, "sbatch: error: Batch job submission failed: Job dependency problem\n")
     bad_begin = cluster.run("sbatch", "--begin=someday", "--wrap", "true", user="alice")
     assert (bad_begin.returncode, bad_begin.stderr) == (1, "sbatch: error: Invalid --begin specification\n")
     later = cluster.sbatch("--begin=now+3", "--wrap", "true", user="alice")
@@ -73,5 +80,6 @@ def test_aftercorr_pairs_array_tasks(cluster: Cluster) -> None:
         return {line.split()[0]: " ".join(line.split()[1:]) for line in out.splitlines()}
 
     wait_for(lambda: states().get(f"{paired}_1") == "COMPLETED None", timeout=30)
-    wait_for(lambda: states().get(f"{paired}_2") == "PENDING Dependency")
+    # Its pair failed: never satisfied (real Slurm 22.05.8: DependencyNeverSatisfied).
+    wait_for(lambda: states().get(f"{paired}_2") == "PENDING DependencyNeverSatisfied")
     cluster.run("scancel", str(paired), user="bob", check=True)

@@ -78,10 +78,30 @@ def test_outcome_and_remaining_text() -> None:
 # ---- the core -----------------------------------------------------------------------------
 
 
-def test_unknown_jobs_and_bad_syntax_are_a_dependency_problem(tmp_path: Path) -> None:
+def test_bad_syntax_is_a_dependency_problem(tmp_path: Path) -> None:
     mgr = make_manager(tmp_path)
-    for text in ("afterok:999", "afterok:x", f"afterok:{submit(mgr).job_id}_3"):
+    for text in ("afterok:x", "singleton:99", "afterok:1,afterok:2?afterok:3"):
         assert error_of(submit, mgr, text).strerror == Strerror.INVALID_DEPENDENCY == "Job dependency problem"
+
+
+def test_a_job_not_known_is_a_dependency_already_met(tmp_path: Path) -> None:
+    """Real Slurm 22.05.8 accepts these: `afterok:99999`, `afterany:99999`, `afterok:99999_3`, a task a
+    job does not have (`afterok:<job>_3`, `afterok:<array 0-2>_99`) show Dependency=(null) and the job
+    runs; `afterok:<held>:99999` shows `afterok:<held>(unfulfilled)`; `afterok:99999?afterany:<held>`
+    is met."""
+    mgr = make_manager(tmp_path)
+    held = submit(mgr)
+    apply(mgr, hold_change(mgr, held.job_id, "hold", ALICE, 101))
+    array = submit_array(mgr, "0-2")
+    free = [submit(mgr, text) for text in ("afterok:99999", "afterany:99999", "afterok:99999_3",
+                                           f"afterok:{held.job_id}_3", f"afterok:{array.job_id}_99",
+                                           f"afterok:99999?afterany:{held.job_id}")]
+    waiting = submit(mgr, f"afterok:{held.job_id}:99999")
+    assert [convert.job_info(mgr.jobs[job.job_id]).dependency for job in free] == [""] * 6
+    assert convert.job_info(mgr.jobs[waiting.job_id]).dependency == f"afterok:{held.job_id}(unfulfilled)"
+    schedule(mgr)
+    assert [state(mgr, job)[0] for job in free] == [JobState.RUNNING] * 6
+    assert state(mgr, waiting) == (JobState.PENDING, Reason.DEPENDENCY)
 
 
 def test_afterok_waits_then_runs(tmp_path: Path) -> None:
@@ -136,8 +156,7 @@ def test_a_purged_job_lifts_an_unsettled_dependency(tmp_path: Path) -> None:
     assert state(mgr, second)[0] is JobState.RUNNING
 
 
-@pytest.mark.parametrize(("extra", "flag"), [("DependencyParameters=kill_invalid_depend\n", False),
-                                             ("SchedulerParameters=kill_invalid_depend\n", False), ("", True)])
+@pytest.mark.parametrize(("extra", "flag"), [("DependencyParameters=kill_invalid_depend\n", False), ("", True)])
 def test_kill_invalid_depend_cancels(tmp_path: Path, extra: str, flag: bool) -> None:
     mgr = make_manager(tmp_path, extra)
     first = submit(mgr)
@@ -145,7 +164,24 @@ def test_kill_invalid_depend_cancels(tmp_path: Path, extra: str, flag: bool) -> 
     schedule(mgr)
     finish(mgr, first.job_id, now=300, exit_code=1)
     schedule(mgr, now=301)
+    # As real Slurm 22.05.8 (--kill-on-invalid-dep=yes, afterok on a job that exited 1): scontrol
+    # JobState=CANCELLED Reason=DependencyNeverSatisfied Dependency=afterok:<id>(failed); sacct
+    # CANCELLED, no requester ("CANCELLED by 0" is a user's scancel).
     assert state(mgr, second) == (JobState.CANCELLED, Reason.DEPENDENCY_NEVER_SATISFIED)
+    info = convert.job_info(mgr.jobs[second.job_id])
+    assert (info.dependency, info.cancelled) == (f"afterok:{first.job_id}(failed)", False)
+
+
+def test_kill_invalid_depend_under_scheduler_parameters_is_not_acted_on(tmp_path: Path) -> None:
+    """Real Slurm 22.05.8 with SchedulerParameters=kill_invalid_depend (its old place): the job stays
+    PENDING, DependencyNeverSatisfied."""
+    mgr = make_manager(tmp_path, "SchedulerParameters=kill_invalid_depend\n")
+    first = submit(mgr)
+    second = submit(mgr, f"afterok:{first.job_id}")
+    schedule(mgr)
+    finish(mgr, first.job_id, now=300, exit_code=1)
+    schedule(mgr, now=301)
+    assert state(mgr, second) == (JobState.PENDING, Reason.DEPENDENCY_NEVER_SATISFIED)
 
 
 def test_or_needs_one_part(tmp_path: Path) -> None:
@@ -226,7 +262,7 @@ def test_update_replaces_or_clears_a_dependency(tmp_path: Path) -> None:
     assert error_of(dependency_change, mgr, second.job_id, "", BOB).strerror == Strerror.ACCESS_DENIED
     assert error_of(dependency_change, mgr, first.job_id, f"afterok:{second.job_id}", ALICE).strerror == \
         Strerror.CIRCULAR_DEPENDENCY
-    assert error_of(dependency_change, mgr, second.job_id, "afterok:999", ALICE).strerror == Strerror.INVALID_DEPENDENCY
+    assert error_of(dependency_change, mgr, second.job_id, "afterok:x", ALICE).strerror == Strerror.INVALID_DEPENDENCY
     event = dependency_change(mgr, second.job_id, "", ROOT)
     assert event == DependencyChanged(second.job_id, None)
     apply(mgr, event)
@@ -288,8 +324,13 @@ def test_aftercorr_pairs_task_indices(tmp_path: Path) -> None:
     finish(mgr, firsts[3].job_id, now=310)
     schedule(mgr, now=311)
     assert sorted(tasks_of(mgr, paired.job_id)) == [2, 3, 4]
-    assert state(mgr, paired) == (JobState.PENDING, Reason.DEPENDENCY)   # task 1's pair failed
+    assert state(mgr, paired) == (JobState.PENDING, Reason.DEPENDENCY)   # until the pass after task 3's start
+    schedule(mgr, now=312)
+    # Task 1's pair failed, the only index left: never satisfied, as real Slurm 22.05.8 shows it
+    # (DependencyNeverSatisfied, aftercorr:<first>_*(failed)).
+    assert state(mgr, paired) == (JobState.PENDING, Reason.DEPENDENCY_NEVER_SATISFIED)
     assert mgr.jobs[paired.job_id].array.pending == (1,)                   # type: ignore[union-attr]
+    assert convert.job_info(mgr.jobs[paired.job_id]).dependency == f"aftercorr:{first.job_id}_*(failed)"
 
 
 def test_start_time_update_moves_the_begin_time(tmp_path: Path) -> None:
