@@ -195,6 +195,11 @@ def export_environment(export: str | None, environ: Mapping[str, str], *, none_k
     return [f"{k}={v}" for k, v in chosen.items()]
 
 
+def gpu_count(values: Mapping[str, Any], name: str) -> int:
+    """The count of one of the --gpus* options (0 when not given); refused as _gpu_count refuses."""
+    return _gpu_count(values, name, "--" + name.replace("_", "-"))[1]
+
+
 def _gpu_count(values: Mapping[str, Any], name: str, flag: str) -> tuple[str, int]:
     """`[type:]N` of the --gpus* options -> (type, N); N may be 0."""
     raw = values.get(name)
@@ -206,23 +211,45 @@ def _gpu_count(values: Mapping[str, Any], name: str, flag: str) -> tuple[str, in
     return (kind, int(count)) if int(count) else ("", 0)   # --gpus=0: no GPUs, as Slurm takes it
 
 
-def _ntasks_per_gpu(values: Mapping[str, Any], gpu_counts: Mapping[str, int], num_tasks: int,
-                    gres: bool) -> int:
-    """--ntasks-per-gpu (or --ntasks-per-tres, which in 22.05 counts GPUs too): needs a task
-    count; GPUs are derived from it unless asked for."""
+def _ntasks_per_gpu(values: Mapping[str, Any], gpu_counts: Mapping[str, int], num_tasks: int) -> tuple[int, int, int]:
+    """--ntasks-per-gpu (or --ntasks-per-tres, which in 22.05 counts GPUs too) as Slurm's
+    gres_job_state_validate reads it: (tasks per GPU, the job's task count, GPUs to ask for).
+    Without -n a fixed -N counts that many tasks per node; GPUs asked for set the count (GPUs
+    times tasks per GPU); else the tasks set the GPUs (tasks / tasks per GPU); else refused."""
     name = "ntasks_per_gpu" if values.get("ntasks_per_gpu") is not None else "ntasks_per_tres"
     raw = values.get(name)
     if raw is None:
-        return 0
+        return 0, num_tasks, 0
     if not str(raw).isdigit() or int(raw) < 1:
         die(f'Invalid numeric value "{raw}" for --{name.replace("_", "-")}.')
     if gpu_counts["gpus_per_task"]:
         die("--gpus-per-task is mutually exclusive with --ntasks-per-gpu and SLURM_NTASKS_PER_GPU",
             severity="fatal")
+    per_gpu = int(raw)
+    nodes = node_range(str(values["nodes"])) if values.get("nodes") is not None else None
+    if not num_tasks and nodes is not None and nodes[0] == nodes[1]:
+        num_tasks = nodes[0] * per_gpu
+    gpus = gpus_asked(values, gpu_counts, nodes[0] if nodes else 0)
+    if gpus:
+        return per_gpu, gpus * per_gpu, 0
     if not num_tasks:
         die("gres_job_state_validate: --ntasks-per-tres needs either a GRES GPU specification or a "
             "node/ntask specification", "Invalid generic resource (gres) specification")
-    return int(raw)
+    return per_gpu, num_tasks, max(1, num_tasks // per_gpu)
+
+
+def gpus_asked(values: Mapping[str, Any], gpu_counts: Mapping[str, int], nodes: int) -> int:
+    """A job's or step's GPUs as Slurm totals them for --ntasks-per-gpu: --gpus, or the per-node ones
+    (--gpus-per-node, --gres=gpu) times -N's minimum; the largest when several are given."""
+    per_node = gpu_counts["gpus_per_node"]
+    if values.get("gres"):
+        from pyslurm_common.gres import GPU, GresError, parse_gres_request
+
+        try:
+            per_node = max(per_node, sum(s.count for s in parse_gres_request(str(values["gres"])) if s.name == GPU))
+        except GresError:
+            pass   # refused in Slurm's words where --gres is read
+    return max(gpu_counts["gpus"], per_node * max(nodes, 1))
 
 
 def _signal(values: Mapping[str, Any]) -> tuple[int, int, bool]:
@@ -281,9 +308,9 @@ def job_desc(values: Mapping[str, Any], default_name: str, environ: Mapping[str,
     if len(gpu_types) > 1:
         die("Invalid GPU type specification: use one type")
     num_tasks = task_count(values) or implicit_tasks(values, positive_int(values, "nodes", "--nodes"))
-    ntasks_per_gpu = _ntasks_per_gpu(values, gpu_counts, num_tasks, bool(values.get("gres")))
-    if ntasks_per_gpu and not any(gpu_counts.values()) and not values.get("gres"):
-        gpu_counts["gpus"] = -(-num_tasks // ntasks_per_gpu)   # the GPUs Slurm generates for it
+    ntasks_per_gpu, num_tasks, generated_gpus = _ntasks_per_gpu(values, gpu_counts, num_tasks)
+    if generated_gpus:
+        gpu_counts["gpus"] = generated_gpus
     signal_number, signal_seconds, signal_batch_only = _signal(values)
     desc = pb.JobDesc(
         name=values.get("job_name") or default_name,

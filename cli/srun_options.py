@@ -76,6 +76,10 @@ def step_sizes(values: OptionValues) -> tuple[int, int, int]:
                                            nodes)
     if tasks and nodes > tasks and source("nodes") == ENVIRONMENT and source("ntasks") == COMMAND_LINE:
         nodes = tasks
+    per_gpu = values.get("ntasks_per_gpu") or values.get("ntasks_per_tres")
+    if per_gpu is not None and str(per_gpu).isdigit():   # the step's GPUs times it, when more (Slurm's step_mgr)
+        counts = {name: job_options.gpu_count(values, name) for name in ("gpus", "gpus_per_node")}
+        tasks = max(tasks, job_options.gpus_asked(values, counts, nodes) * int(per_gpu))
     return tasks, nodes, cpus
 
 

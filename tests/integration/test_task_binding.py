@@ -137,6 +137,7 @@ def test_gpu_binding_per_task(gpu_cluster: Cluster) -> None:
     assert _visible(gpu_cluster, "-n2", "--gres=gpu:4", "--gpu-bind=mask_gpu:0x3,0xc") == {0: "0,1", 1: "2,3"}
     assert _visible(gpu_cluster, "-n2", "--gres=gpu:2", "--gpu-bind=single:1") == {0: "0", 1: "1"}
     assert _visible(gpu_cluster, "-n2", "--ntasks-per-gpu=1") == {0: "0", 1: "1"}          # single:1
+    assert _visible(gpu_cluster, "--gpus=2", "--ntasks-per-gpu=1") == {0: "0", 1: "1"}     # no -n: GPUs x 1 tasks
     assert _visible(gpu_cluster, "-n2", "--gres=gpu:4", "--gpu-bind=none") == {0: "0,1,2,3", 1: "0,1,2,3"}
     first, second = _step_gpus(gpu_cluster)
     verbose = gpu_cluster.run("srun", "-N1", "-n2", "--gres=gpu:2", "--gpu-bind=verbose,single:1", "true",

@@ -103,6 +103,17 @@ def test_ntasks_per_gpu_derives_the_gpus_as_slurm_generates_them() -> None:
     assert refused("--ntasks-per-gpu=2") == (
         "gres_job_state_validate: --ntasks-per-tres needs either a GRES GPU specification or a node/ntask "
         "specification", "Invalid generic resource (gres) specification")
+    # Without -n (Slurm's gres_job_state_validate): the GPUs asked for times --ntasks-per-gpu, even
+    # over -n; else a fixed -N's tasks per node, which set the GPUs (tasks / tasks per GPU, rounded down).
+    assert (desc_of("--ntasks-per-gpu=2", "--gpus=2").num_tasks, desc_of("--ntasks-per-gpu=2", "--gpus=2").gpus) == (4, 2)
+    assert desc_of("-n8", "--ntasks-per-gpu=2", "--gpus=1").num_tasks == 2
+    assert desc_of("--ntasks-per-gpu=2", "-N2", "--gpus-per-node=2").num_tasks == 8
+    assert desc_of("--ntasks-per-gpu=2", "--gres=gpu:3").num_tasks == 6
+    one_node = desc_of("--ntasks-per-gpu=2", "-N1")
+    assert (one_node.num_tasks, one_node.gpus) == (2, 1)
+    assert (desc_of("--ntasks-per-gpu=2", "-n5").gpus, desc_of("--ntasks-per-gpu=2", "-n5").num_tasks) == (2, 5)
+    assert refused("--ntasks-per-gpu=2", "-N1-2")[0].endswith("needs either a GRES GPU specification or a "
+                                                             "node/ntask specification")
     assert refused("-n2", "--ntasks-per-gpu=2", "--gpus-per-task=1") == (
         "--gpus-per-task is mutually exclusive with --ntasks-per-gpu and SLURM_NTASKS_PER_GPU",)
 
