@@ -91,6 +91,16 @@ def conf_value(key: str, path: str | None = None) -> str:
     return found
 
 
+def failover_wait() -> float:
+    """The longest the auth agent may look for a controller in charge before it sends a request
+    on (controller_channel.Patience: MessageTimeout rounds, 1.5 x SlurmctldTimeout while a backup
+    stands by), so that a command waits through a failover for the agent's answer."""
+    def seconds(key: str, default: int) -> int:
+        value = conf_value(key)
+        return int(value) if value.isdigit() else default
+    return seconds("MessageTimeout", 10) + 1.5 * seconds("SlurmctldTimeout", 120)
+
+
 def auth_socket(path: str | None = None) -> str:
     """The auth agent's socket named by slurm.conf (last AuthInfo wins, as for any key)."""
     found: Token | None = None

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import quote
 
-from pyslurm_common.bounds import ARRAY_INDEX_MAX, UINT32_MAX
+from pyslurm_common.bounds import ARRAY_INDEX_MAX, UINT16_MAX, UINT32_MAX
 from pyslurm_common.client_settings import DEFAULT_AUTH_SOCKET, DEFAULT_KEY_NAME, auth_info, config_path
 from pyslurm_common.conf_records import (DOWN_KEYS, NODE_KEYS, NODE_KEYS_IGNORED, PARTITION_KEYS,
                                          PARTITION_KEYS_IGNORED, NodeConfig, PartitionConfig, Record, add_record,
@@ -70,6 +70,7 @@ class SlurmConfig:
     controller_addr: str
     backup_controllers: tuple[ControllerHost, ...] = ()   # further SlurmctldHost lines, in order
     slurmctld_timeout: int = 120    # seconds without the controller before a backup takes over
+    message_timeout: int = 10       # MessageTimeout: also how many seconds clients retry a lost controller
     ctld_port: int = 6817
     slurmd_port: int = 6818
     slurm_user: str = "root"
@@ -359,6 +360,7 @@ def load_config(path: Path | None = None) -> SlurmConfig:
         controller_addr=addr,
         backup_controllers=backup_hosts,
         slurmctld_timeout=integer("slurmctldtimeout", 120),
+        message_timeout=integer("messagetimeout", 10, minimum=1, maximum=UINT16_MAX),
         ctld_port=port("slurmctldport", 6817),
         slurmd_port=port("slurmdport", 6818),
         slurm_user=_text(store, "slurmuser") or "root",

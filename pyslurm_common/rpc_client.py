@@ -33,8 +33,16 @@ log = logging.getLogger(__name__)
 HELLO_TIMEOUT = 10.0
 
 
-def _failure(code: grpc.StatusCode, details: str) -> grpc.aio.AioRpcError:
-    return grpc.aio.AioRpcError(code, grpc.aio.Metadata(), grpc.aio.Metadata(), details)
+class NotDelivered(grpc.aio.AioRpcError):
+    """UNAVAILABLE, and the request reached no daemon that could act on it: the daemon could not be
+    reached or did not prove that it holds the key (its Hello failed, or a reply came without the
+    proof: a squatter's), so the request may go to another controller, or again later."""
+
+
+def _not_delivered(exc: grpc.aio.AioRpcError) -> grpc.aio.AioRpcError:
+    if exc.code() != grpc.StatusCode.UNAVAILABLE:
+        return exc      # a Hello that timed out (a hung daemon) is not retried: Slurm's send timeout
+    return NotDelivered(exc.code(), grpc.aio.Metadata(), grpc.aio.Metadata(), exc.details())
 
 
 def _other_instance(exc: grpc.aio.AioRpcError) -> bool:
@@ -73,7 +81,8 @@ class Peer:
 
     def _impostor(self, what: str) -> grpc.aio.AioRpcError:
         log.error("%s at %s %s", self.role, self.address or "its address", what)
-        return _failure(grpc.StatusCode.UNAVAILABLE, f"{self.role} at {self.address} {what}")
+        return NotDelivered(grpc.StatusCode.UNAVAILABLE, grpc.aio.Metadata(), grpc.aio.Metadata(),
+                       f"{self.role} at {self.address} {what}")
 
     def forget(self, audience: str) -> None:
         if self._audience == audience:
@@ -84,7 +93,12 @@ class Peer:
         """Send `body` to `method` signed for `identity` (default: the signer's); the reply's bytes."""
         multicallable = self.channel.unary_unary(method)
         for attempt in (1, 2):
-            audience = await self.audience(timeout, **call_options)
+            try:
+                audience = await self.audience(timeout, **call_options)
+            except NotDelivered:
+                raise
+            except grpc.aio.AioRpcError as exc:
+                raise _not_delivered(exc) from exc
             metadata = self._signer.metadata(audience, method, body, identity)
             call = multicallable(body, timeout=timeout, **call_options, metadata=metadata)
             try:

@@ -33,6 +33,7 @@ from pyslurm_common.daemon_runtime import wait_first
 from pyslurm_common.errors import SlurmError, Strerror
 from pyslurm_common.rpc import ctld_pb2, ctld_pb2_grpc, types_pb2
 from pyslurm_common.auth import CONTROLLER
+from pyslurm_common.controller_channel import STANDBY_DETAIL
 from pyslurm_common.rpc_client import signed_channel
 from pyslurm_common.rpc_auth import ServerAuth, Serving, Signer, caller, insecure_channel, make_server, translate_errors
 
@@ -43,7 +44,6 @@ from .rpc.servicer import ControllerServicer
 log = logging.getLogger(__name__)
 
 LOCK_NAME = "controller.lock"
-STANDBY_DETAIL = "slurmctld is in standby mode (backup controller)"
 HAND_OVER_TIMEOUT = 5.0
 
 

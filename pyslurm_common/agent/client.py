@@ -31,8 +31,8 @@ class ConnectError(Exception):
 
 
 def call(socket_path: str, method: str, request: Message, reply_type: type[Reply],
-         timeout: float = 30.0) -> Reply:
-    return start(socket_path, method, request, timeout).reply(reply_type)
+         timeout: float = 30.0, failover_wait: float = 0.0) -> Reply:
+    return start(socket_path, method, request, timeout, failover_wait).reply(reply_type)
 
 
 class Call:
@@ -59,10 +59,12 @@ class Call:
         return reply
 
 
-def start(socket_path: str, method: str, request: Message, timeout: float = 30.0) -> Call:
-    """Send one request; its `reply()` waits for the answer."""
+def start(socket_path: str, method: str, request: Message, timeout: float = 30.0,
+          failover_wait: float = 0.0) -> Call:
+    """Send one request; its `reply()` waits for the answer: `timeout` is the daemon's, to which
+    the agent may add up to `failover_wait` seconds finding a controller in charge."""
     sock = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
-    sock.settimeout(timeout + 5)
+    sock.settimeout(timeout + failover_wait + 5)
     try:
         sock.connect(socket_path)
     except OSError as exc:

@@ -160,7 +160,7 @@ def main() -> None:
     async def serve(stop: asyncio.Event) -> None:
         # grpc.aio channels belong to the loop they are made on: build the agent inside it.
         signer = Signer(key, host=host)
-        agent = Agent(signer, to_controllers(cfg, signer), dbd, host,
+        agent = Agent(signer, to_controllers(cfg, signer, patient=True), dbd, host,
                       lambda token, user: jwt_tokens.token_identity(cfg, token, user, host))
         try:
             sock = listen_socket(cfg.auth_socket)

@@ -23,7 +23,11 @@ from pyslurm_common.cluster_files import NodeSpec
 from .conftest import BIN, Cluster, running_cluster, two_node_spec, wait_for
 from .netns import SeparateHost, separate_host
 
-SLURMCTLD_TIMEOUT = 3
+# A command waits up to 1.5 x SlurmctldTimeout for a backup standing by to take over (Slurm's
+# rule), so the backup has half of SlurmctldTimeout to replay the journal and serve once it has;
+# SlurmdTimeout is longer than a primary's hang, or its nodes would be down when it resumes.
+SLURMCTLD_TIMEOUT = 6
+SLURMD_TIMEOUT = 3 * SLURMCTLD_TIMEOUT
 MARGIN = 15        # start-up of the backup's controller and a node agent's next heartbeat
 
 
@@ -40,7 +44,7 @@ def lab(primary_host: SeparateHost) -> Iterator[Cluster]:
     def spec(root: Path, name: str):  # type: ignore[no-untyped-def]
         base = two_node_spec(root, name)
         return dataclasses.replace(
-            base, controller_host="ctla", controller_addr=primary_host.address,
+            base, controller_host="ctla", controller_addr=primary_host.address, slurmd_timeout=SLURMD_TIMEOUT,
             nodes=tuple(NodeSpec(n.name, n.cpus, n.real_memory_mb, address=here, port=n.port) for n in base.nodes),
             extra=(f"SlurmctldHost=ctlb({here})", f"SlurmctldTimeout={SLURMCTLD_TIMEOUT}",
                    f"AccountingStorageHost={here}"))
@@ -104,6 +108,13 @@ def test_the_backup_takes_over_when_the_primary_dies(lab: Cluster) -> None:
     lab.wait_state(running, "RUNNING")
     held = lab.sbatch("--hold", "-o", "/dev/null", "--wrap", "true", user="bob")
     lab.stop("ctla", signal.SIGKILL)
+    # In the failover itself (no controller in charge until SlurmctldTimeout has passed), commands
+    # wait for the backup and succeed, as Slurm's do: no "Unable to contact slurm controller".
+    during = lab.run("sbatch", "--parsable", "-o", "/dev/null", "--wrap", "true", user="alice")
+    assert (during.returncode, during.stderr) == (0, "")
+    assert int(during.stdout) > held
+    listed = lab.run("squeue", "-h", "-j", str(held), "-o", "%i %T", user="bob")
+    assert (listed.returncode, listed.stdout, listed.stderr) == (0, f"{held} PENDING\n", "")
     wait_for(lambda: ping(lab) == PRIMARY_DOWN and lab.job_field(held, "T") == "PENDING",
              timeout=SLURMCTLD_TIMEOUT + MARGIN)
     log = (lab.spec.log_dir / "pyslurmctld.log").read_text()   # both controllers write it (shared)
@@ -137,6 +148,11 @@ def test_takeover_hands_control_to_the_backup_and_stops_the_primary(lab: Cluster
     wait_for(lambda: state_lock_holder(lab) == "ctla", timeout=MARGIN)
     waiting = lab.sbatch("--hold", "-o", "/dev/null", "--wrap", "true", user="bob")
     lab.run("scontrol", "takeover", check=True)
+    # right after the takeover (the primary stopping, the backup not yet serving) commands wait
+    after = lab.run("squeue", "-h", "-j", str(waiting), "-o", "%i %T", user="bob")
+    assert (after.returncode, after.stdout, after.stderr) == (0, f"{waiting} PENDING\n", "")
+    submitted = lab.run("sbatch", "--parsable", "-o", "/dev/null", "--wrap", "true", user="alice")
+    assert (submitted.returncode, submitted.stderr) == (0, "")
     primary = lab.procs["ctla"]
     wait_for(lambda: primary.poll() is not None, timeout=MARGIN)
     assert primary.returncode == 0

@@ -12,7 +12,8 @@ import pytest
 from pyslurm_common.agent.protocol import controller_target, to_controller
 from pyslurm_common.client_settings import controller_names, controller_role
 from pyslurm_common.config import ControllerHost
-from pyslurm_common.controller_channel import FailoverChannel, attempt_order
+from pyslurm_common.controller_channel import STANDBY_DETAIL, FailoverChannel, Patience, attempt_order
+from pyslurm_common.rpc_client import NotDelivered
 from pyslurm_ctld.failover import StateLock, my_index, poll_interval, takeover_due
 
 HOSTS = (ControllerHost("head1", "10.0.0.1"), ControllerHost("head2", "10.0.0.2"))
@@ -70,12 +71,26 @@ def test_attempt_order_starts_with_the_controller_that_answered_last() -> None:
     assert attempt_order(3, 2) == [2, 0, 1]
 
 
+GONE = "gone"          # unreachable: the request reached no controller
+STANDBY = "standby"    # a backup not in charge (yet)
+
+
 def _error(code: grpc.StatusCode) -> grpc.aio.AioRpcError:
     return grpc.aio.AioRpcError(code, grpc.aio.Metadata(), grpc.aio.Metadata(), details=code.name)
 
 
+def _outcome_error(outcome: Any) -> grpc.aio.AioRpcError | None:
+    if outcome == GONE:
+        return NotDelivered(grpc.StatusCode.UNAVAILABLE, grpc.aio.Metadata(), grpc.aio.Metadata(), "connect failure")
+    if outcome == STANDBY:
+        return grpc.aio.AioRpcError(grpc.StatusCode.UNAVAILABLE, grpc.aio.Metadata(), grpc.aio.Metadata(),
+                                    STANDBY_DETAIL)
+    return _error(outcome) if isinstance(outcome, grpc.StatusCode) else None
+
+
 class FakeChannel:
-    """A controller that is in charge (answers), standing by or gone (UNAVAILABLE), or failing."""
+    """A controller that is in charge (answers), standing by, gone, or failing (a status code);
+    `outcomes[address]` may be a list, one outcome per call."""
 
     def __init__(self, address: str, outcomes: dict[str, Any]) -> None:
         self.address = address
@@ -86,14 +101,17 @@ class FakeChannel:
         async def call(request: Any, **kwargs: Any) -> Any:
             self.calls.append(method)
             outcome = self.outcomes[self.address]
-            if isinstance(outcome, grpc.StatusCode):
-                raise _error(outcome)
+            if isinstance(outcome, list):
+                outcome = outcome.pop(0)
+            error = _outcome_error(outcome)
+            if error is not None:
+                raise error
             return f"{outcome}:{request}"
         return call
 
 
 def test_calls_fail_over_to_the_controller_in_charge_and_stay_there() -> None:
-    outcomes: dict[str, Any] = {"a": grpc.StatusCode.UNAVAILABLE, "b": "from-b"}
+    outcomes: dict[str, Any] = {"a": GONE, "b": "from-b"}
     made: dict[str, FakeChannel] = {}
 
     def make(address: str) -> Any:
@@ -106,7 +124,7 @@ def test_calls_fail_over_to_the_controller_in_charge_and_stay_there() -> None:
     assert channel.preferred == 1
     assert asyncio.run(ping("y")) == "from-b:y"
     assert (len(made["a"].calls), len(made["b"].calls)) == (1, 2)   # b is tried first now
-    outcomes.update(a="from-a", b=grpc.StatusCode.UNAVAILABLE)          # the primary took control back
+    outcomes.update(a="from-a", b=STANDBY)          # the primary took control back
     assert asyncio.run(ping("z")) == "from-a:z"
     assert channel.preferred == 0
 
@@ -120,11 +138,80 @@ def test_an_answer_that_is_an_error_is_not_sent_elsewhere() -> None:
 
 
 def test_every_controller_unavailable_reports_the_first_refusal() -> None:
-    outcomes: dict[str, Any] = {"a": grpc.StatusCode.UNAVAILABLE, "b": grpc.StatusCode.UNAVAILABLE}
+    outcomes: dict[str, Any] = {"a": GONE, "b": STANDBY}
     channel = FailoverChannel(["a", "b"], make_channel=lambda address: FakeChannel(address, outcomes))
     with pytest.raises(grpc.aio.AioRpcError) as caught:
         asyncio.run(channel.unary_unary("/pyslurm.Controller/GetJobs")("q"))
-    assert caught.value.code() == grpc.StatusCode.UNAVAILABLE
+    assert (caught.value.code(), caught.value.details()) == (grpc.StatusCode.UNAVAILABLE, "connect failure")
+
+
+def test_a_connection_lost_once_the_request_went_out_is_not_sent_elsewhere() -> None:
+    """UNAVAILABLE after the controller proved itself: it may have acted (sbatch must not submit twice)."""
+    outcomes: dict[str, Any] = {"a": grpc.StatusCode.UNAVAILABLE, "b": "from-b"}
+    made: dict[str, FakeChannel] = {}
+
+    def make(address: str) -> Any:
+        made[address] = FakeChannel(address, outcomes)
+        return made[address]
+
+    channel = FailoverChannel(["a", "b"], make_channel=make, patience=Patience())
+    with pytest.raises(grpc.aio.AioRpcError):
+        asyncio.run(channel.unary_unary("/pyslurm.Controller/SubmitBatchJob")("job"))
+    assert made["b"].calls == []
+
+
+class FakeTime:
+    def __init__(self) -> None:
+        self.now = 0.0
+        self.slept: list[float] = []
+
+    async def sleep(self, seconds: float) -> None:
+        self.slept.append(seconds)
+        self.now += seconds
+
+    def clock(self) -> float:
+        return self.now
+
+
+def _patient(outcomes: dict[str, Any], message_timeout: int = 10, slurmctld_timeout: int = 120
+             ) -> tuple[FailoverChannel, FakeTime]:
+    fake = FakeTime()
+    patience = Patience(message_timeout, slurmctld_timeout, sleep=fake.sleep, clock=fake.clock)
+    return FailoverChannel(["a", "b"], lambda address: FakeChannel(address, outcomes), patience), fake
+
+
+def test_no_controller_reachable_is_tried_message_timeout_times_a_second_apart() -> None:
+    """Slurm 22.05's client: MessageTimeout rounds over every controller, 1 s apart (sinfo against
+    a dead port gave up after 9.0 s with MessageTimeout=10, 2.0 s with MessageTimeout=3)."""
+    channel, fake = _patient({"a": GONE, "b": GONE}, message_timeout=3)
+    with pytest.raises(NotDelivered):
+        asyncio.run(channel.unary_unary("/pyslurm.Controller/GetJobs")("q"))
+    assert fake.slept == [1.0, 1.0]
+
+
+def test_a_call_waits_while_the_backup_stands_by_and_reaches_it_once_in_charge() -> None:
+    """The primary is gone and the backup has not taken over yet (SlurmctldTimeout): the call goes
+    on past MessageTimeout rounds and is answered by the backup once it is in charge."""
+    outcomes: dict[str, Any] = {"a": GONE, "b": [STANDBY] * 5 + ["from-b"]}
+    channel, fake = _patient(outcomes, message_timeout=2, slurmctld_timeout=4)
+    assert asyncio.run(channel.unary_unary("/pyslurm.Controller/SubmitBatchJob")("job")) == "from-b:job"
+    assert (fake.slept, channel.preferred) == ([1.0] * 5, 1)
+
+
+def test_a_backup_that_stops_standing_by_is_given_message_timeout_rounds_to_serve() -> None:
+    """After `scontrol takeover` the backup leaves its standby server and starts serving: for a
+    moment nothing listens on either controller."""
+    outcomes: dict[str, Any] = {"a": GONE, "b": [STANDBY] * 2 + [GONE] * 4 + ["from-b"]}
+    channel, fake = _patient(outcomes, message_timeout=5, slurmctld_timeout=2)
+    assert asyncio.run(channel.unary_unary("/pyslurm.Controller/GetJobs")("q")) == "from-b:q"
+    assert fake.slept == [1.0] * 6
+
+
+def test_a_backup_standing_by_is_waited_for_up_to_one_and_a_half_slurmctld_timeouts() -> None:
+    channel, fake = _patient({"a": GONE, "b": STANDBY}, message_timeout=2, slurmctld_timeout=4)
+    with pytest.raises(NotDelivered):
+        asyncio.run(channel.unary_unary("/pyslurm.Controller/GetJobs")("q"))
+    assert fake.now == 5.0      # the next round would begin at 6 s = 1.5 x SlurmctldTimeout
 
 
 def test_the_agent_routes_a_method_to_one_controller() -> None:
