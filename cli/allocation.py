@@ -116,7 +116,8 @@ def wait_until_started(prog: str, job_id: int, quiet: bool = False, pending_line
                 _cancel(job_id)
                 die("Unable to allocate resources: Requested nodes are busy")
             waited = job.state == "PENDING"
-            if waited and job.reason == "PartitionConfig":   # Slurm's answer to the submission itself
+            # Slurm's answer to the submission itself (a shape or node count the partition cannot hold)
+            if waited and job.reason in ("PartitionConfig", "PartitionNodeLimit"):
                 say("Requested partition configuration not available now")
             if waited:
                 if pending_line:

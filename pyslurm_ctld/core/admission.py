@@ -46,7 +46,9 @@ def submission(state: ClusterState, raw: JobRequest, uid: int, gid: int, user_na
     if raw.spread_job:   # --spread-job: the tasks over as many of the partition's usable nodes as there are
         usable = sum(1 for name in part.nodes if name in state.nodes and state.nodes[name].usable)
         raw = dataclasses.replace(raw, min_nodes=max(1, min(raw.num_tasks, usable)))
-    if raw.min_nodes > nodes_in_cluster:
+    # More nodes than the cluster has: Slurm (EnforcePartLimits=NO, its default) accepts it to pend
+    # with PartitionNodeLimit; with the limits enforced it is refused.
+    if raw.min_nodes > nodes_in_cluster and state.options.enforce_part_limits:
         raise SlurmError(Strerror.NODE_COUNT_INVALID)
     others = tuple(resolve_partition(state, name).name for name in raw.partitions)
     check_node_lists(state, raw, (part.name, *others))

@@ -34,6 +34,7 @@ class SchedulingOptions:
     backfill: BackfillPolicy | None = None   # None: sched/builtin (strict priority per partition only)
     user_top: bool = False        # enable_user_top: users may `scontrol top` their own jobs
     max_script_size: int = DEFAULT_MAX_SCRIPT_SIZE   # max_script_size: the longest batch script taken, bytes
+    enforce_part_limits: bool = False   # EnforcePartLimits=ALL|ANY|YES: refuse what the partition can never hold
 
 
 def _items(text: str | None) -> dict[str, str]:
@@ -71,7 +72,8 @@ def scheduling_options(cfg: SlurmConfig) -> SchedulingOptions:
     return SchedulingOptions(max_array_tasks=number("max_array_tasks", cfg.max_array_size),
                              kill_invalid_depend="kill_invalid_depend" in depend,
                              backfill=backfill, user_top="enable_user_top" in sched,
-                             max_script_size=_script_limit(cfg, number("max_script_size", DEFAULT_MAX_SCRIPT_SIZE)))
+                             max_script_size=_script_limit(cfg, number("max_script_size", DEFAULT_MAX_SCRIPT_SIZE)),
+                             enforce_part_limits=(cfg.value("EnforcePartLimits") or "NO").strip().upper() != "NO")
 
 
 def _script_limit(cfg: SlurmConfig, size: int) -> int:

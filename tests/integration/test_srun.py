@@ -14,6 +14,8 @@ import signal
 import subprocess
 import time
 
+import pytest
+
 from .conftest import BIN, KILL_WAIT, Cluster, wait_for
 
 
@@ -80,11 +82,13 @@ def test_tasks_without_a_node_count_spread_over_the_fewest_nodes(cluster: Cluste
         "node1 2 2,1 2,1", "node1 2 2,1 2,1", "node2 2 2,1 2,1"]
 
 
-def test_more_tasks_than_the_partition_has_cpus_pend_as_in_slurm(cluster: Cluster) -> None:
-    """-n5 on 2x2 CPUs: Slurm 22.05 (EnforcePartLimits=NO) accepts it and it pends with
-    PartitionConfig; srun says so in Slurm's words before it waits (checked against real srun)."""
+@pytest.mark.parametrize(("size", "reason"), [("-n5", "PartitionConfig"), ("-N3", "PartitionNodeLimit")])
+def test_more_than_the_partition_has_pends_as_in_slurm(cluster: Cluster, size: str, reason: str) -> None:
+    """-n5 on 2x2 CPUs, -N3 on 2 nodes: Slurm 22.05 (EnforcePartLimits=NO) accepts them and they pend
+    with PartitionConfig, PartitionNodeLimit; srun says so in Slurm's words before it waits (checked
+    against real srun and sbatch: -N2 on one node)."""
     alice = pwd.getpwnam("alice")
-    proc = subprocess.Popen([str(BIN / "srun"), "-n5", "true"], env=dict(cluster.env, USER="alice"),
+    proc = subprocess.Popen([str(BIN / "srun"), size, "true"], env=dict(cluster.env, USER="alice"),
                             cwd=str(cluster.work_dir("alice")), user=alice.pw_uid, group=alice.pw_gid,
                             stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
@@ -99,10 +103,10 @@ def test_more_tasks_than_the_partition_has_cpus_pend_as_in_slurm(cluster: Cluste
     match = re.fullmatch(r"srun: job (\d+) queued and waiting for resources\n", queued)
     assert match, queued
     cluster.wait_state(int(match.group(1)), "CANCELLED")
-    batch = cluster.run("sbatch", "--parsable", "-n5", "--wrap", "true", user="alice")
+    batch = cluster.run("sbatch", "--parsable", size, "--wrap", "true", user="alice")
     assert batch.returncode == 0, batch.stderr
     job_id = int(batch.stdout)
-    assert cluster.run("squeue", "-h", "-j", str(job_id), "-o", "%T %r").stdout == "PENDING PartitionConfig\n"
+    wait_for(lambda: cluster.run("squeue", "-h", "-j", str(job_id), "-o", "%T %r").stdout == f"PENDING {reason}\n")
     cluster.run("scancel", str(job_id), user="alice", check=True)
     cluster.wait_state(job_id, "CANCELLED")
 

@@ -130,13 +130,26 @@ def test_request_over_the_partition_but_not_the_cluster_pends_with_partition_con
 
 def test_node_counts(tmp_path: Path) -> None:
     mgr = make_manager(tmp_path)
-    assert error_of(submit, mgr, min_nodes=3).strerror == Strerror.NODE_COUNT_INVALID
     two = submit(mgr, min_nodes=2, num_tasks=4)
     too_many_for_long = submit(mgr, partition="long", min_nodes=2)
+    # More nodes than the cluster has: real Slurm 22.05.8 (EnforcePartLimits=NO) takes `sbatch -N 2` on
+    # one node and it pends, PartitionNodeLimit (srun and salloc: "Requested partition configuration
+    # not available now", then queued and waiting).
+    too_many = submit(mgr, min_nodes=3)
     schedule(mgr)
     alloc = mgr.jobs[two.job_id].allocation
     assert alloc is not None and sorted(alloc.nodes) == ["n1", "n2"] and alloc.cpus_per_node == (2, 2)
     assert mgr.jobs[too_many_for_long.job_id].reason is Reason.PARTITION_NODE_LIMIT
+    assert (mgr.jobs[too_many.job_id].state, mgr.jobs[too_many.job_id].reason) == \
+        (JobState.PENDING, Reason.PARTITION_NODE_LIMIT)
+
+
+@pytest.mark.parametrize("words", ["ALL", "ANY", "yes"])
+def test_enforced_partition_limits_refuse_more_nodes_than_there_are(tmp_path: Path, words: str) -> None:
+    """Real Slurm 22.05.8, EnforcePartLimits=ALL: sbatch -N 2 on one node, `Batch job submission
+    failed: Node count specification invalid`."""
+    mgr = make_manager(tmp_path, f"EnforcePartLimits={words}\n")
+    assert error_of(submit, mgr, min_nodes=3).strerror == Strerror.NODE_COUNT_INVALID
 
 
 def test_max_job_count_counts_only_active_jobs(tmp_path: Path) -> None:
