@@ -13,8 +13,10 @@ from aiohttp import web
 from . import json_body, openapi_doc, slurm_routes, slurmdb_routes
 from .endpoints import Call, Endpoint
 from .json_body import BodyError
-from .envelope import AUTH_DOES_NOT_APPLY, UNKNOWN_URL, VERSIONS, Context, RestError, text_response
+from .envelope import (AUTH_DOES_NOT_APPLY, UNKNOWN_URL, VERSIONS, Context, Outcome, RestError, accepts_gzip,
+                       text_response)
 from .request_auth import AuthModes, authenticate
+from .shared_reads import SharedReads
 from .upstream import Upstream
 
 log = logging.getLogger(__name__)
@@ -45,8 +47,8 @@ def _source(request: web.Request) -> str:
     return f"unix:{request.transport.get_extra_info('sockname') if request.transport else ''}"
 
 
-def _handler(endpoint: Endpoint, version: str, settings: Settings,
-             upstream: Upstream) -> Callable[[web.Request], Awaitable[web.StreamResponse]]:
+def _handler(endpoint: Endpoint, version: str, settings: Settings, upstream: Upstream,
+             reads: SharedReads) -> Callable[[web.Request], Awaitable[web.StreamResponse]]:
     async def handle(request: web.Request) -> web.StreamResponse:
         caller = authenticate(request, settings.auth)
         if caller is None:
@@ -56,18 +58,28 @@ def _handler(endpoint: Endpoint, version: str, settings: Settings,
                       accounting_host=settings.accounting_host)
         call = Call(request=request, ctx=ctx, caller=caller, upstream=upstream, controllers=settings.controllers)
         try:
-            body = await endpoint.handler(call)
+            if endpoint.method == "GET":
+                outcome = await reads.answer((caller, request.path_qs), lambda: _run(endpoint, call))
+            else:
+                outcome = await _run(endpoint, call)
         except BodyError:
             log.info("%s %s: %s", request.method, request.path, json_body.FAILURE)
             answer = text_response(400, json_body.FAILURE)
             answer.headers["Connection"] = "Close"      # as slurmrestd closes after a rejected request
             return answer
-        except RestError as exc:
-            log.info("%s %s: %s (%d)", request.method, request.path, exc.error, exc.error_number)
-            return ctx.respond(endpoint.empty, [*call.errors, exc], call.warnings)
-        return ctx.respond(body, call.errors, call.warnings)
+        return ctx.respond_encoded(outcome, accepts_gzip(request.headers.get("Accept-Encoding", "")))
 
     return handle
+
+
+async def _run(endpoint: Endpoint, call: Call) -> Outcome:
+    request = call.request
+    try:
+        body = await endpoint.handler(call)
+    except RestError as exc:
+        log.info("%s %s: %s (%d)", request.method, request.path, exc.error, exc.error_number)
+        return Outcome.of(endpoint.empty, [*call.errors, exc], call.warnings)
+    return Outcome.of(body, call.errors, call.warnings)
 
 
 def paths(endpoint: Endpoint, version: str) -> list[str]:
@@ -88,9 +100,10 @@ async def slurm_errors(request: web.Request, handler: Callable[[web.Request], Aw
 def build_app(settings: Settings, upstream: Upstream,
               extra_routes: Callable[[web.Application], None] | None = None) -> web.Application:
     app = web.Application(middlewares=[slurm_errors], client_max_size=MAX_BODY)
+    reads = SharedReads()
     for version in VERSIONS:
         for endpoint in ENDPOINTS:
-            handle = _handler(endpoint, version, settings, upstream)
+            handle = _handler(endpoint, version, settings, upstream, reads)
             for path in paths(endpoint, version):
                 app.router.add_route(endpoint.method, path, handle)
 

@@ -1,6 +1,13 @@
 """Slurm's OpenMetrics endpoints (MetricsType=metrics/openmetrics): ``/metrics`` (the index) and
-``/metrics/{jobs,jobs-users-accts,nodes,partitions,scheduler}``, in Prometheus' text format as
-slurmctld prints them (``# HELP``, ``# TYPE ... gauge``, one line per sample, text/plain).
+``/metrics/{jobs,jobs-users-accts,nodes,partitions,scheduler}``.
+
+Metric names and types are those slurmctld 25.11's metrics/openmetrics plugin writes: every family
+a gauge, the cycle counts among them (``slurm_schedule_cycle_cnt``: the plugin's names, where its
+metrics.shtml page says ``slurm_sched_cycle_cnt``). A gauge is valid OpenMetrics, and a counter
+would have to be renamed ``*_total``, which no Slurm dashboard or Slinky query reads. slurmctld
+answers in Prometheus' text format (text/plain, no ``# EOF``); a scraper whose Accept asks for
+``application/openmetrics-text`` (Prometheus does) gets the same samples as OpenMetrics 1.0.0,
+which strict parsers take: its content type, escaped HELP text and the closing ``# EOF``.
 
 Slurm serves these from slurmctld's own port; pyslurmrestd serves them on its port (6820), where
 Slinky's ServiceMonitor points. Each scrape is one aggregated controller call (GetMetrics), made
@@ -66,18 +73,48 @@ def _escape(value: str) -> str:
     return value.replace("\\", "\\\\").replace("\n", "\\n").replace('"', '\\"')
 
 
-def render(gauges: list[ctld_pb2.Gauge]) -> str:
-    """Families in first-seen order, each with its HELP and TYPE lines once."""
+OPENMETRICS = "application/openmetrics-text"
+OPENMETRICS_TYPE = f"{OPENMETRICS}; version=1.0.0; charset=utf-8"
+
+
+def wants_openmetrics(accept: str) -> bool:
+    """Whether an Accept header prefers OpenMetrics to the text format (q values weighed)."""
+    best: dict[str, float] = {}
+    for item in accept.split(","):
+        kind, *params = [part.strip() for part in item.split(";")]
+        weight = 1.0
+        for param in params:
+            name, _, value = param.partition("=")
+            if name.strip() == "q":
+                try:
+                    weight = float(value)
+                except ValueError:
+                    weight = 0.0
+        best[kind.lower()] = max(best.get(kind.lower(), 0.0), weight)
+    ours = best.get(OPENMETRICS, 0.0)
+    return ours > 0 and ours >= max(best.get("text/plain", 0.0), best.get("*/*", 0.0))
+
+
+def _help_text(text: str, openmetrics: bool) -> str:
+    escaped = text.replace("\\", "\\\\").replace("\n", "\\n")
+    return escaped.replace('"', '\\"') if openmetrics else escaped
+
+
+def render(gauges: list[ctld_pb2.Gauge], openmetrics: bool = False) -> str:
+    """Families in first-seen order, each with its HELP and TYPE lines once; OpenMetrics ends
+    with ``# EOF``."""
     families: dict[str, list[ctld_pb2.Gauge]] = {}
     for gauge in gauges:
         families.setdefault(gauge.name, []).append(gauge)
     lines = []
     for name, samples in families.items():
         full = f"slurm_{name}"
-        lines += [f"# HELP {full} {_help(name)}", f"# TYPE {full} gauge"]
+        lines += [f"# HELP {full} {_help_text(_help(name), openmetrics)}", f"# TYPE {full} gauge"]
         for g in samples:
             labels = f'{{{g.label}="{_escape(g.label_value)}"}}' if g.label else ""
             lines.append(f"{full}{labels} {_number(g.value)}")
+    if openmetrics:
+        lines.append("# EOF")
     return "\n".join(lines) + "\n"
 
 
@@ -94,7 +131,10 @@ def add_routes(app: web.Application, upstream: Upstream, own_user: str, modes: A
             except UpstreamError as exc:
                 status = 403 if exc.strerror == "Access/permission denied" else 503
                 return text_response(status, f"{exc.strerror}\n")
-            return text_response(200, render(list(reply.gauges)))
+            if wants_openmetrics(request.headers.get("Accept", "")):
+                return web.Response(status=200, body=render(list(reply.gauges), True).encode(),
+                                    headers={"Content-Type": OPENMETRICS_TYPE})
+            return text_response(200, render(list(reply.gauges)))      # slurmctld's text/plain
         return handle
 
     app.router.add_get("/metrics", index)

@@ -187,3 +187,35 @@ def test_slurmdb_diag_is_the_accounting_daemons_statistics_for_administrators(cl
     assert "alice" in {u["user"] for u in statistics["users"]}
     assert statistics["rollups"]["hourly"]["count"] >= 1      # the daemon rolls up at start
     assert 0 < statistics["time_start"] <= time.time()
+
+
+def test_concurrent_readers_share_one_answer_each_with_its_own_meta(cluster: Cluster, port: int) -> None:
+    """20 readers of alice's at once (bench/bench_rest_readers.py times 100 on 1,000 jobs): every
+    answer lists the same jobs, gzip-compressed for the readers that take gzip, plain for the
+    others, and names its own connection in meta."""
+    import gzip
+    import http.client
+    import json
+    from concurrent.futures import ThreadPoolExecutor
+
+    alice = token(cluster, "alice")
+    held = [cluster.sbatch("--hold", "--wrap", "true", user="alice") for _ in range(3)]
+
+    def read(index: int) -> tuple[str, list[int], str]:
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+        encoding = "gzip, deflate" if index % 2 else "identity"
+        conn.request("GET", "/slurm/v0.0.44/jobs/", headers={"X-SLURM-USER-TOKEN": alice, "Accept-Encoding": encoding})
+        response = conn.getresponse()
+        body, coding = response.read(), response.getheader("Content-Encoding") or ""
+        conn.close()
+        contract.validate("GET", "/slurm/v0.0.44/jobs/", response.status, (gzip.decompress(body) if coding else body).decode())
+        document = json.loads(gzip.decompress(body) if coding else body)
+        return coding, sorted(j["job_id"] for j in document["jobs"]), document["meta"]["client"]["source"]
+
+    with ThreadPoolExecutor(20) as pool:
+        answers = list(pool.map(read, range(20)))
+    assert [coding for coding, _, _ in answers] == ["", "gzip"] * 10
+    assert len({tuple(ids) for _, ids, _ in answers}) == 1 and set(held) <= set(answers[0][1])
+    assert len({source for _, _, source in answers}) == 20
+    for job_id in held:
+        cluster.run("scancel", str(job_id), user="alice", check=True)

@@ -55,6 +55,29 @@ def test_every_endpoint_passes_promtool(cluster: Cluster, scrape_port: int) -> N
     cluster.run("scancel", str(held), user="alice", check=True)
 
 
+# What Prometheus 2.42 sends (scrape.go's scrapeAcceptHeader)
+PROMETHEUS_ACCEPT = ("application/openmetrics-text;version=1.0.0,application/openmetrics-text;version=0.0.1;q=0.75,"
+                     "text/plain;version=0.0.4;q=0.5,*/*;q=0.1")
+
+
+def test_every_endpoint_is_strict_openmetrics_when_asked(cluster: Cluster, scrape_port: int) -> None:
+    """prometheus_client's OpenMetrics parser (strict: content, escapes, `# EOF`) takes every set;
+    families are gauges with slurmctld 25.11's names (its plugin writes slurm_schedule_cycle_cnt)."""
+    from prometheus_client.openmetrics.parser import text_string_to_metric_families
+
+    client = RestClient(port=scrape_port).with_headers(Accept=PROMETHEUS_ACCEPT)
+    families = {}
+    for name in SETS:
+        answer = client.get(f"/metrics/{name}")
+        assert answer.status == 200, answer
+        assert answer.content_type == "application/openmetrics-text"
+        assert answer.text.endswith("\n# EOF\n")
+        families.update({f.name: f for f in text_string_to_metric_families(answer.text)})
+    assert {f.type for f in families.values()} == {"gauge"}
+    assert "slurm_schedule_cycle_cnt" in families and "slurm_sched_cycle_cnt" not in families
+    assert families["slurm_node_cpus"].samples[0].labels.keys() == {"node"}
+
+
 def _query(port: int, expr: str) -> list[dict[str, object]]:
     url = f"http://127.0.0.1:{port}/api/v1/query?" + urllib.parse.urlencode({"query": expr})
     with urllib.request.urlopen(url, timeout=10) as response:
