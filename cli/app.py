@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import sys
 
+from pyslurm_common.client_settings import UnusableConfig, check_own_config
 from pyslurm_common.conf_syntax import ConfigError
 from pyslurm_common.errors import SlurmError, Strerror
 
@@ -38,6 +39,7 @@ def run(prog: str, command: Callable[[list[str]], None], args: Sequence[str] | N
     argv = list(args) if args is not None else sys.argv[1:]
     code = 0
     try:
+        check_own_config()
         _check_text(argv)
         command(argv)
     except CliError as exc:
@@ -54,6 +56,9 @@ def run(prog: str, command: Callable[[list[str]], None], args: Sequence[str] | N
             _print_error(prog, exc.detail)
         _print_error(prog, exc.strerror)
         code = error_exit_code()
+    except UnusableConfig as exc:
+        print(exc.report(prog), file=sys.stderr)
+        code = 1        # Slurm's fatal(): not SLURM_EXIT_ERROR
     except ConfigError as exc:
         _print_error(prog, str(exc))
         code = error_exit_code()

@@ -9,7 +9,7 @@ import would cost every CLI call more than the rest of this.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 
 from .conf_syntax import ConfigError, Token, read_conf
 
@@ -49,6 +49,42 @@ def controller_role(index: int, count: int) -> str:
     return "backup" if count == 2 else f"backup{index}"
 
 
+UNUSABLE = "Unable to process configuration file"   # Slurm's fatal line for a file it refuses whole
+
+
+class UnusableConfig(ConfigError):
+    """A slurm.conf without ClusterName (an empty file, another program's configuration): Slurm's
+    commands and daemons refuse it whole rather than reach some other cluster. `notes` are the
+    lines Slurm prints before its `fatal: Unable to process configuration file`, each as
+    (severity, text), severity "" for a line without one."""
+
+    def __init__(self, path: str, notes: tuple[tuple[str, str], ...]) -> None:
+        super().__init__(path, None, "ClusterName needs to be specified")
+        self.notes = notes
+
+    def report(self, prog: str) -> str:
+        """The lines as Slurm 22.05 prints them (`sinfo` with an empty SLURM_CONF)."""
+        lines = [f"{prog}: {severity + ': ' if severity else ''}{text}" for severity, text in self.notes]
+        return "\n".join([*lines, f"{prog}: fatal: {UNUSABLE}"])
+
+
+def check_usable(path: str, lines: "Iterable[list[Token]]") -> None:
+    """Raise UnusableConfig unless `lines` (all of slurm.conf at `path`) set ClusterName."""
+    lines = list(lines)
+    if any(tok.lower == "clustername" for tokens in lines for tok in tokens):
+        return
+    from .config import known_global_key    # only a broken file pays for the key table
+
+    notes: list[tuple[str, str]] = []
+    if not lines and os.path.isfile(path) and os.path.getsize(path) == 0:
+        notes.append(("", f's_p_parse_file: file "{path}" is empty'))
+    notes += [("error", f"_parse_next_key: Parsing error at unrecognized key: {tok.key}")
+              for tokens in lines if not known_global_key(tokens[0].lower, record=True)
+              for tok in tokens if not known_global_key(tok.lower)]
+    notes.append(("error", "ClusterName needs to be specified"))
+    raise UnusableConfig(path, tuple(notes))
+
+
 _OWN_LINES: dict[str, tuple[list[Token], ...]] = {}
 
 
@@ -60,8 +96,18 @@ def _lines(path: str | None) -> tuple[list[Token], ...] | Iterator[list[Token]]:
         return read_conf(path)
     own = config_path()
     if own not in _OWN_LINES:
-        _OWN_LINES[own] = tuple(read_conf(own))
+        lines = tuple(read_conf(own))
+        check_usable(own, lines)
+        _OWN_LINES[own] = lines
     return _OWN_LINES[own]
+
+
+def check_own_config() -> None:
+    """Slurm's commands read slurm.conf before anything else, --help and --version included, and
+    stop at a file they refuse whole (UnusableConfig); so do ours. A file that is not there is
+    left to the first part of the command that needs it to report."""
+    if os.path.isfile(config_path()):
+        _lines(None)
 
 
 def controller_names(path: str | None = None) -> list[str]:
@@ -102,10 +148,31 @@ def failover_wait() -> float:
 
 
 def auth_socket(path: str | None = None) -> str:
-    """The auth agent's socket named by slurm.conf (last AuthInfo wins, as for any key)."""
+    """The auth agent's socket named by slurm.conf (last AuthInfo wins, as for any key).
+
+    The default socket is the agent of the cluster configured in /etc/pyslurm/slurm.conf: a file
+    elsewhere that names another cluster (a copy of a real Slurm's slurm.conf, say) and no socket
+    is refused, as the daemons refuse it (shared_defaults.py), rather than answered by that cluster."""
     found: Token | None = None
+    cluster = ""
     for tokens in _lines(path):
         for tok in tokens:
             if tok.lower == "authinfo":
                 found = tok
-    return auth_info(found, os.path.dirname(path or config_path())).get("socket", DEFAULT_AUTH_SOCKET)
+            elif tok.lower == "clustername":
+                cluster = tok.value.lower()
+    conf = path or config_path()
+    socket = auth_info(found, os.path.dirname(conf)).get("socket")
+    if socket is None and _elsewhere(conf) and cluster != _host_cluster():
+        raise ConfigError(conf, None, "AuthInfo=socket=<path> must be set: the default socket belongs to the "
+                                      f"cluster configured in {DEFAULT_CONF}")
+    return socket or DEFAULT_AUTH_SOCKET
+
+
+def _elsewhere(conf: str) -> bool:
+    return os.path.realpath(conf) != os.path.realpath(DEFAULT_CONF)
+
+
+def _host_cluster() -> str:
+    """The ClusterName of /etc/pyslurm/slurm.conf ("" when it cannot be read)."""
+    return conf_value("ClusterName", DEFAULT_CONF).lower() if os.path.isfile(DEFAULT_CONF) else ""

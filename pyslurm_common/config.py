@@ -23,7 +23,7 @@ from pathlib import Path
 from urllib.parse import quote
 
 from pyslurm_common.bounds import ARRAY_INDEX_MAX, UINT16_MAX, UINT32_MAX
-from pyslurm_common.client_settings import DEFAULT_AUTH_SOCKET, DEFAULT_KEY_NAME, auth_info, config_path
+from pyslurm_common.client_settings import DEFAULT_AUTH_SOCKET, DEFAULT_KEY_NAME, auth_info, check_usable, config_path
 from pyslurm_common.conf_records import (DOWN_KEYS, NODE_KEYS, NODE_KEYS_IGNORED, PARTITION_KEYS,
                                          PARTITION_KEYS_IGNORED, NodeConfig, PartitionConfig, Record, add_record,
                                          apply_down_nodes, build_nodes, build_partitions, key_table,
@@ -243,6 +243,11 @@ _RECORD_KEYS = frozenset({"nodename", "partitionname", "downnodes"}) | _UNSUPPOR
 _DEBUG_LEVELS = LEVEL_NAMES
 
 
+def known_global_key(lower: str, record: bool = False) -> bool:
+    """Whether slurm.conf knows `lower` as a global key (`record`: or as a record's first key)."""
+    return lower in _GLOBAL or (record and lower in _RECORD_KEYS)
+
+
 def _store_globals(tokens: Iterable[Token], table: Mapping[str, str], store: Record) -> None:
     """Global keys: the last occurrence wins (as in Slurm); unknown ones are warned and kept."""
     for tok in tokens:
@@ -317,7 +322,9 @@ def load_config(path: Path | None = None) -> SlurmConfig:
     part_records: list[Record] = []
     down_records: list[Record] = []
 
-    for tokens in read_conf(path):
+    lines = list(read_conf(path))
+    check_usable(str(path), lines)
+    for tokens in lines:
         head = tokens[0]
         if head.lower == "nodename":
             warn_keys(tokens, NODE_KEYS, NODE_KEYS_IGNORED, f"NodeName={head.value}")
@@ -334,8 +341,8 @@ def load_config(path: Path | None = None) -> SlurmConfig:
             _global_line(tokens, store, backups)
 
     cluster = _text(store, "clustername")
-    if cluster is None:
-        raise ConfigError(path, None, "ClusterName is required")
+    if cluster is None:     # ClusterName= with no value
+        raise ConfigError(path, None, "ClusterName needs to be specified")
     host, addr = _controller(path, store)
     backup_hosts = _backup_controllers(store, backups)
     def_mem = optional_memory(store.get("defmempercpu"))

@@ -157,7 +157,7 @@ def load_cluster_identity(prog: str, conf: Path | None) -> ClusterIdentity:
         cfg = load_config(conf)
         key = load_key(cfg.key_file)
     except (ConfigError, AuthError) as exc:
-        fatal(prog, str(exc))
+        fatal(prog, exc)
     problem = refusal(cfg)    # before anything uses the defaults it names
     if problem:
         fatal(prog, problem)
@@ -218,6 +218,10 @@ def listen(prog: str, server: "grpc.aio.Server", port: int) -> str:
     return address
 
 
-def fatal(prog: str, message: str) -> NoReturn:
-    print(f"{prog}: fatal: {message}", file=sys.stderr)
+def fatal(prog: str, message: str | Exception) -> NoReturn:
+    """`<prog>: fatal: <message>` and exit 1; a slurm.conf refused whole is reported in Slurm's lines."""
+    from .client_settings import UnusableConfig
+
+    print(message.report(prog) if isinstance(message, UnusableConfig) else f"{prog}: fatal: {message}",
+          file=sys.stderr)
     raise SystemExit(1)

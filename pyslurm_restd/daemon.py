@@ -103,7 +103,7 @@ def main() -> None:
         cfg = config_mod.load_config(opts.conf)
         addresses = [parse_listen(text) for text in opts.listen]
     except (config_mod.ConfigError, ValueError) as exc:
-        fatal(PROG, str(exc))
+        fatal(PROG, exc)
     modes = _auth_modes(opts.auth)
     setup_logging(cfg.slurmctld_debug, None, opts.verbose, opts.log_file)
     user = opts.user or (DEFAULT_USER if os.getuid() == 0 else None)

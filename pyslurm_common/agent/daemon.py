@@ -150,7 +150,7 @@ def main() -> None:
         cfg = config_mod.load_config(opts.conf)
         key = load_key(cfg.key_file)
     except (config_mod.ConfigError, AuthError) as exc:
-        fatal(PROG, str(exc))
+        fatal(PROG, exc)
     setup_logging(cfg.slurmctld_debug, None, opts.verbose, opts.log_file)
     host = socket.gethostname()
     dbd = f"{cfg.accounting_storage_host}:{cfg.accounting_storage_port}" if cfg.accounting_enabled and cfg.accounting_storage_host else None

@@ -91,3 +91,24 @@ def test_a_bad_controller_setting_stops_the_controller_at_its_line(tmp_path: Pat
     assert result.stderr.startswith(f"pyslurmctld: fatal: {conf}:3: "), result.stderr
     assert line.split("=", 1)[0] in result.stderr and "Traceback" not in result.stderr
     assert not (state / "journal").exists()   # refused before it recovered or wrote any state
+
+
+EMPTY_CONF_REPORT = ('{prog}: s_p_parse_file: file "{conf}" is empty\n'
+                     "{prog}: error: ClusterName needs to be specified\n"
+                     "{prog}: fatal: Unable to process configuration file\n")
+
+
+@pytest.mark.parametrize("argv", [("sinfo",), ("squeue",), ("sbatch", "--wrap", "true"), ("scontrol", "ping"),
+                                  ("sacct",), ("sbatch", "--help"), ("sinfo", "--version"),
+                                  ("pyslurmctld",), ("pyslurmd",), ("pyslurmsackd",), ("pyslurmdbd",)])
+def test_an_empty_slurm_conf_is_fatal_for_every_command_and_daemon(tmp_path: Path, argv: tuple[str, ...]) -> None:
+    """Slurm 22.05 (SLURM_CONF=<empty file> sinfo, slurmctld -D -f <empty file>, ...) prints these three
+    lines and exits 1; before, ours used the installed cluster's auth agent."""
+    conf = tmp_path / "empty.conf"
+    conf.write_text("")
+    daemon = argv[0].startswith("pyslurm")
+    command = [str(BIN / argv[0]), *(["-f", str(conf)] if daemon else argv[1:])]
+    result = subprocess.run(command, capture_output=True, text=True, timeout=30,
+                            env={"PYSLURM_CONF": str(conf), "PATH": "/usr/bin:/bin"})
+    assert (result.returncode, result.stdout, result.stderr) == (
+        1, "", EMPTY_CONF_REPORT.format(prog=argv[0], conf=conf))

@@ -344,7 +344,7 @@ def test_unsupported_record_types_warn(tmp_path: Path, caplog: pytest.LogCapture
 
 def test_missing_cluster_name(tmp_path: Path) -> None:
     message = error_of(tmp_path, "", base="SlurmctldHost=head\n")
-    assert message == f"{tmp_path / 'slurm.conf'}: ClusterName is required"
+    assert message == f"{tmp_path / 'slurm.conf'}: ClusterName needs to be specified"
 
 
 def test_missing_slurmctld_host(tmp_path: Path) -> None:
