@@ -342,11 +342,13 @@ def _window_condition(q: AccountingQuery, now: int, row: Any) -> ColumnElement[b
     """Eligible at or before the window end and not ended before its start.
 
     A job that was never eligible (eligible_time 0, e.g. held) is only listed when the query
-    names job ids; then it passes the eligibility half of the test.
+    names job ids; then it passes the eligibility half of the test, and without an end time so
+    does one eligible later (pending on --begin), as real `sacct -j` lists it.
     """
-    window_end = q.end_time or now
     not_ended_before = or_(row.end_time == 0, row.end_time >= q.start_time)
-    eligible_by_end = row.eligible_time <= window_end
+    if q.job_ids and not q.end_time:
+        return not_ended_before
+    eligible_by_end = row.eligible_time <= (q.end_time or now)
     if not q.job_ids:
         eligible_by_end = and_(row.eligible_time > 0, eligible_by_end)
     return and_(eligible_by_end, not_ended_before)

@@ -8,6 +8,7 @@ import time
 from collections.abc import Iterable
 from typing import Any
 
+from pyslurm_common.hostlist import HostlistError, expand
 from pyslurm_common.rpc import dbd_pb2, types_pb2
 
 from .endpoints import Call, Endpoint
@@ -98,25 +99,57 @@ def _ints(text: str, field: str) -> list[int]:
     return [int(v) for v in values]
 
 
-# The slurmdb jobs/ filters pyslurm applies; any other is refused by name, not ignored.
-JOB_FILTERS = frozenset({"users", "account", "partition", "state", "start_time", "end_time", "jobs",
-                         "job_name_ids"})
+# The slurmdb jobs/ query parameters pyslurm acts on, as sacct's options do. Accepted without
+# effect: `format` (Slurm's document: "Ignored"), and the hetjob and result-waiting switches,
+# which change nothing where there are no heterogeneous jobs and the answer is always awaited.
+# Any other (association, exit_code, reason, reservation, wckey, step, show_batch_script, the
+# scheduled_* bits ...) is refused by name, not ignored: ignoring a filter would list more jobs
+# than asked.
+_LISTS = {"users": "users", "account": "accounts", "partition": "partitions", "state": "states",
+          "job_name": "names", "qos": "qos", "groups": "groups"}
+_SWITCHES = {"show_duplicates": "duplicates", "skip_steps": "without_steps"}
+_NO_EFFECT = frozenset({"format", "whole_hetjob", "disable_whole_hetjob", "disable_wait_for_result"})
+JOB_FILTERS = frozenset({*_LISTS, *_SWITCHES, *_NO_EFFECT, "start_time", "end_time", "jobs", "job_name_ids",
+                         "node", "cluster"})
+_TRUE, _FALSE = frozenset({"", "true", "yes", "1"}), frozenset({"false", "no", "0"})
+
+
+def _switch(text: str, name: str) -> bool:
+    word = text.strip().lower()
+    if word in _TRUE or word in _FALSE:
+        return word in _TRUE
+    raise RestError(f"Invalid {name}: expected true or false", 9000, "_op_handler_jobs()")
+
+
+def _csv(call: Call, name: str) -> list[str]:
+    return [v for v in call.query(name).split(",") if v]
+
+
+def _node_names(text: str) -> list[str]:
+    """`node`: a ranged node string (n[1-3],gpu1), as sacct's -N."""
+    try:
+        return expand(text) if text else []
+    except HostlistError:
+        raise RestError(f"Invalid node: {text}", 9000, "_op_handler_jobs()") from None
 
 
 async def get_jobs(call: Call) -> dict[str, Any]:
-    unknown = sorted(set(call.request.query) - JOB_FILTERS)
+    given = call.request.query
+    unknown = sorted(set(given) - JOB_FILTERS)
     if unknown:
         raise RestError(f"Query parameters not supported by pyslurm: {', '.join(unknown)}", 9000,
                         "_op_handler_jobs()")
+    clusters = _csv(call, "cluster")
+    if clusters and call.ctx.cluster not in clusters:     # another cluster's jobs: none here
+        call.warnings.append(RestWarning("slurmdb_jobs_get() found nothing", "_dump_jobs"))
+        return {"jobs": []}
     query = dbd_pb2.AccountingQuery(
         job_ids=_ints(call.query("job_name_ids") or call.query("jobs"), "jobs"),
-        users=[u for u in call.query("users").split(",") if u],
-        accounts=[a for a in call.query("account").split(",") if a],
-        partitions=[p for p in call.query("partition").split(",") if p],
-        states=[s for s in call.query("state").split(",") if s],
         start_time=_ints(call.query("start_time"), "start_time")[0] if call.query("start_time") else 0,
         end_time=_ints(call.query("end_time"), "end_time")[0] if call.query("end_time") else 0,
-        all_users=not call.query("users"))
+        nodes=_node_names(call.query("node")), all_users=not call.query("users"),
+        **{field: _csv(call, name) for name, field in _LISTS.items()},
+        **{field: _switch(given[name], name) for name, field in _SWITCHES.items() if name in given})
     reply = await call.accounting("QueryJobs", query, dbd_pb2.JobRecordBatch, "slurmdb_jobs_get()",
                                   "Unable to query jobs")
     return _jobs(call, reply)

@@ -392,6 +392,15 @@ def test_window_applies_to_job_id_queries_too(timeline: AccountingStore) -> None
     assert _ids(timeline.query(q, NOW)) == [4]
 
 
+def test_a_job_eligible_later_is_listed_by_id_without_an_end_time(timeline: AccountingStore) -> None:
+    """Pending on --begin: real `sacct -j` lists it (Slurm 22.05.8: PENDING, its Eligible an hour
+    ahead); a window that ends before it is eligible still leaves it out, as without -j."""
+    assert _ids(timeline.query(_query(job_ids=[6]), now=1000)) == [6]
+    assert _ids(timeline.query(_query(job_ids=[6], start_time=500), now=1000)) == [6]
+    assert _ids(timeline.query(_query(job_ids=[6], end_time=1000), now=1000)) == []
+    assert _ids(timeline.query(_query(), now=1000)) == [1, 2, 3, 4, 5]
+
+
 def test_held_job_is_listed_only_by_id(store: AccountingStore) -> None:
     store.record([_record(9, eligible=0, state="PENDING"), _record(10, eligible=100)])
     assert _ids(store.query(_query(), NOW)) == [10]
