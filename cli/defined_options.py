@@ -116,6 +116,12 @@ def parse_int(text: str, flag: str, positive: bool) -> int:
     return c_parse_int(text, flag, positive)
 
 
+def _umask(text: str) -> str:
+    from .sbatch_xlate import pbs_umask
+
+    return f"0{pbs_umask(text):o}"
+
+
 def _x11(text: str) -> str:
     from .srun_step_options import X11_FLAGS
 
@@ -152,6 +158,7 @@ def _shown(dest: str, kind: int, value: Any, work_dir: str | None) -> str:
         "deadline": _begin, "threads": _c_int("--threads"), "x11": _x11,
         "accel_bind": lambda t: "".join(c for c in "vgn" if c in t),
         "resv_ports": lambda t: str(parse_int(t or "0", "--resv-port", positive=False)),
+        "umask": _umask,
     }
     if work_dir is not None:   # sbatch shows its file names made absolute; srun as given
         shapes.update({"output": _path(work_dir), "error": _path(work_dir), "input": _path(work_dir)})
@@ -169,5 +176,5 @@ def defined_options(table: Sequence[Row], values: Mapping[str, Any], work_dir: s
         done.add(dest)
         shown = (_mail_type(occurrences(values, dest)) if dest == "mail_type"
                  else _shown(dest, kind, values[dest], work_dir))
-        lines.append(f"{name:<20}: {shown}")
+        lines.append(f"{name or '(null)':<20}: {shown}")   # Slurm's name for an option without one
     return lines + [RULE, "end of defined options"]

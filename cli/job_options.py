@@ -155,7 +155,7 @@ def memory_mb(values: Mapping[str, Any], name: str, flag: str) -> int:
     try:
         return units.parse_memory_mb(str(raw))
     except ValueError:
-        die(f"Invalid {flag} specification")
+        die(f"Invalid {flag} specification", exit_code=OPTION_EXIT)
 
 
 def time_limit(values: Mapping[str, Any]) -> int:

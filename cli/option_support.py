@@ -24,7 +24,6 @@ IGNORED = frozenset({
     "cluster_constraint",   # federations only: Slurm outside one ignores it
     "delay_boot",           # only nodes a node_features plugin reboots are waited for; none here
     "use_min_nodes",        # pyslurm always allocates the minimum of a -N range already
-    "ignore_pbs",           # pyslurm's sbatch reads no #PBS/#BSUB lines: what --ignore-pbs asks for
     "bb", "bbf",            # no burst buffer plugin
     "mcs_label",            # MCSPlugin=mcs/none
     "context",              # no SELinux support

@@ -31,7 +31,7 @@ PROG = "sbatch"
 # Beyond the shared allocation options (option_support.JOB_DESC)
 ACTED_ON = frozenset({"output", "error", "input", "open_mode", "wrap", "parsable", "requeue", "no_requeue",
                       "array", "exclusive", "verbose", "clusters", "wait", "get_user_env", "test_only",
-                      "batch"})
+                      "batch", "umask", "ignore_pbs"})
 
 
 def sbatch(args: Sequence[str]) -> None:
@@ -52,6 +52,11 @@ def sbatch(args: Sequence[str]) -> None:
         if legacy_directives(text):
             print(f"{PROG}: error: {LEGACY_WARNING}", file=sys.stderr)
         directives = _directive_options(directive_words(text, script or "stdin"))
+        if ("#PBS" in text or "#BSUB" in text) and not _ignore_pbs(cli_values, directives):
+            from .sbatch_xlate import translated_directives
+
+            directives += translated_directives(text, script or "stdin", {
+                **dict(directives), "verbose": cli_values.get("verbose") or dict(directives).get("verbose")})
     except ScriptError as exc:
         die(*exc.lines, exit_code=exc.exit_code, severity=exc.severity)
     values = collect(spec, cli, os.environ, directives)
@@ -93,6 +98,12 @@ def _say_submitted(values: OptionValues, reply: pb.SubmitReply) -> None:
         print(f"{reply.job_id};{reply.cluster}" if on_cluster else reply.job_id)
     else:
         print(f"Submitted batch job {reply.job_id}" + (f" on cluster {reply.cluster}" if on_cluster else ""))
+
+
+def _ignore_pbs(cli_values: OptionValues, directives: list[tuple[str, Any]]) -> bool:
+    """--ignore-pbs on the command line, in SBATCH_IGNORE_PBS or in an #SBATCH line."""
+    return bool(cli_values.get("ignore_pbs")) or "SBATCH_IGNORE_PBS" in os.environ or any(
+        dest == "ignore_pbs" for dest, _value in directives)
 
 
 def _directive_options(components: list[list[str]]) -> list[tuple[str, Any]]:
@@ -146,6 +157,10 @@ def _job_desc(values: OptionValues, text: str, command: str, default_name: str,
         requeue=not values.get("no_requeue"), exclusive=values.given("exclusive"), **_array_field(values),
         batch_features=str(values.get("batch") or ""),   # checked against -C by the controller, as Slurm's
     )
+    if values.get("umask") is not None:   # PBS -W umask= (cli/sbatch_xlate.py)
+        from .sbatch_xlate import pbs_umask
+
+        desc.umask = pbs_umask(str(values["umask"]))
     export_head = str(values.get("export") or "ALL").split(",", 1)[0].upper()
     if values.given("get_user_env") or export_head != "ALL":
         # The node starts the script from the user's login environment (pyslurm_d/user_login_env.py),

@@ -76,7 +76,7 @@ def _separator(text: str) -> str | None:
     return None
 
 
-def _words(rest: str, source: str, number: int) -> list[str]:
+def line_words(rest: str, source: str, number: int) -> list[str]:
     """The arguments of one directive line, by Slurm's rules: blanks separate words; quotes
     (' or ") group and are removed; a backslash takes the next character as it is (one at the
     end of the line vanishes); an unquoted `#` starts a comment; a separator word is a blank;
@@ -136,5 +136,5 @@ def directive_words(text: str, source: str) -> list[list[str]]:
             continue
         if _separator(rest.lstrip()):
             components.append([])
-        components[-1].extend(_words(rest, source, number))
+        components[-1].extend(line_words(rest, source, number))
     return components

@@ -75,6 +75,9 @@ OPTIONS = (
     *shared_rows(PREFIX, 'sockets-per-node', 'spread-job', 'switches', 'tasks-per-node', 'test-only',
                  'thread-spec', 'threads-per-core', 'time', 'time-min', 'tmp', 'uid', 'use-min-nodes',
                  'verbose', 'version', 'usage'),
+    # PBS `-W umask=` (cli/sbatch_xlate.py): Slurm's option has no name, so no word reaches it
+    # and -v shows it as "(null)"
+    ('', '', REQUIRED, 'umask', (), ''),
     ('wait', 'W', NONE, 'wait', ('SBATCH_WAIT',),
      '  -W, --wait                  wait for completion of submitted job'),
     *shared_rows(PREFIX, 'wait-all-nodes', 'wckey'),

@@ -156,3 +156,22 @@ def test_node_counts_against_the_node_list_reach_the_controller(cluster: Cluster
     refused = cluster.run("sbatch", "-N1", "-w", "node[1-2]", "--wrap", "true", user="alice")
     assert (refused.returncode, refused.stderr) == (1, "sbatch: error: invalid number of nodes (-N 2-1)\n")
     cluster.run("scancel", str(grown), check=True)
+
+
+def test_pbs_directives_are_applied_as_slurms_sbatch_translates_them(cluster: Cluster) -> None:
+    """#PBS lines act after the #SBATCH ones and under the command line; --ignore-pbs leaves them
+    (the translation itself against real sbatch: tests/unit/test_sbatch_xlate.py)."""
+    script = ("#!/bin/sh\n#SBATCH -J from_sbatch\n#PBS -N from_pbs\n#PBS -l nodes=2:ppn=1,walltime=00:05:00\n"
+              "#PBS -W umask=027\ntrue\n")
+    job = int(cluster.run("sbatch", "--parsable", "--hold", user="alice", input=script, check=True).stdout)
+    assert [cluster.job_field(job, letter) for letter in "jlDC"] == ["from_pbs", "5:00", "2", "2"]
+    over = int(cluster.run("sbatch", "--parsable", "--hold", "-t", "7", user="alice", input=script, check=True).stdout)
+    assert cluster.job_field(over, "l") == "7:00"                     # the command line wins
+    ignored = int(cluster.run("sbatch", "--parsable", "--hold", "--ignore-pbs", user="alice", input=script,
+                              check=True).stdout)
+    assert [cluster.job_field(ignored, letter) for letter in "jD"] == ["from_sbatch", "1"]
+    cluster.run("scancel", str(job), str(over), str(ignored), check=True)
+    ran = int(cluster.run("sbatch", "--parsable", "-o", "umask.out", user="alice", check=True,
+                          input="#!/bin/sh\n#PBS -W umask=077\numask\n").stdout)
+    cluster.wait_state(ran, "COMPLETED")
+    assert (cluster.work_dir("alice") / "umask.out").read_text() == "0077\n"
