@@ -34,10 +34,19 @@ from . import protocol
 log = logging.getLogger(__name__)
 PROG = "pyslurmsackd"
 _UCRED = struct.Struct("3i")
-# What one local user can make the agent hold: requests of at most protocol.MAX_REQUEST bytes, this
-# many at once, each read within READ_TIMEOUT (a connection that sends nothing holds no slot for long).
+# What one local user can make the agent (root) hold: this many connections at once, each read within
+# READ_TIMEOUT (a connection that sends nothing holds no slot for long), and requests of at most
+# protocol.MAX_REQUEST bytes, BYTES_PER_USER of them at once: a request is refused before its body is
+# read when the user's requests being read and forwarded would exceed that (32 connections of 16 MiB
+# each made the agent hold half a gigabyte). Two of the largest requests fit: a user's sbatch of the
+# largest script and a squeue beside it never meet the bound.
 CONNECTIONS_PER_USER = 32
+BYTES_PER_USER = 2 * protocol.MAX_REQUEST
 READ_TIMEOUT = 30.0
+
+
+class OverBudget(Exception):
+    """The user's requests in hand would exceed BYTES_PER_USER."""
 
 
 def peer_identity(sock: socket.socket, host: str) -> Identity:
@@ -52,6 +61,7 @@ class Agent:
         self._host = host
         self._tokens = tokens                # (token, user name) -> whom a token request speaks for
         self._open: dict[int, int] = {}      # uid -> connections being served
+        self._held: dict[int, int] = {}      # uid -> bytes of its requests being read or forwarded
         self._controllers = controllers
         self._channels: dict[str, FailoverChannel | SignedChannel] = {protocol.CONTROLLER_PREFIX: controllers}
         if dbd_address:
@@ -66,17 +76,25 @@ class Agent:
                 log.warning("uid %d has %d requests open already: connection refused", uid, CONNECTIONS_PER_USER)
                 return
             self._open[uid] = self._open.get(uid, 0) + 1
+            held = [0]      # what this connection has reserved of the user's budget
             try:
-                bearer, (method, timeout_ms, body) = await asyncio.wait_for(self._read_request(reader), READ_TIMEOUT)
+                bearer, (method, timeout_ms, body) = await asyncio.wait_for(self._read_request(reader, uid, held),
+                                                                            READ_TIMEOUT)
                 caller = identity if bearer is None else self._token_identity(uid, *bearer)
-                writer.write(await self._forward(caller, method, timeout_ms, body) if caller is not None else
-                             protocol.encode_reply(grpc.StatusCode.UNAUTHENTICATED.value[0],
-                                                   "Authentication failure: invalid token", b""))
+                reply = (await self._forward(caller, method, timeout_ms, body) if caller is not None else
+                         protocol.encode_reply(grpc.StatusCode.UNAUTHENTICATED.value[0],
+                                               "Authentication failure: invalid token", b""))
+                del body
+                self._release(uid, held)
+                writer.write(reply)
                 await writer.drain()
             finally:
+                self._release(uid, held)
                 self._open[uid] -= 1
                 if not self._open[uid]:
                     del self._open[uid]
+        except OverBudget:
+            log.warning("uid %d has %d bytes of requests in hand already: request refused", uid, BYTES_PER_USER)
         except protocol.ProtocolError as exc:
             log.warning("request from uid %d refused: %s", uid, exc)
         except TimeoutError:
@@ -86,11 +104,23 @@ class Agent:
         finally:
             writer.close()
 
-    @staticmethod
-    async def _read_request(reader: asyncio.StreamReader) -> tuple[tuple[str, str] | None, tuple[str, int, bytes]]:
+    async def _read_request(self, reader: asyncio.StreamReader, uid: int, held: list[int]
+                            ) -> tuple[tuple[str, str] | None, tuple[str, int, bytes]]:
         head = await reader.readexactly(protocol.LENGTH_SIZE)
-        bearer, payload = protocol.split_token(await reader.readexactly(protocol.frame_length(head, protocol.MAX_REQUEST)))
+        length = protocol.frame_length(head, protocol.MAX_REQUEST)
+        if self._held.get(uid, 0) + length > BYTES_PER_USER:
+            raise OverBudget()
+        self._held[uid] = self._held.get(uid, 0) + length     # before the body arrives: a slow sender counts
+        held[0] = length
+        bearer, payload = protocol.split_token(await reader.readexactly(length))
         return bearer, protocol.decode_request(payload)
+
+    def _release(self, uid: int, held: list[int]) -> None:
+        if held[0]:
+            self._held[uid] -= held[0]
+            held[0] = 0
+            if not self._held[uid]:
+                del self._held[uid]
 
     def _token_identity(self, uid: int, token: str, user: str) -> Identity | None:
         try:

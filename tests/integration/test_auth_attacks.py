@@ -294,6 +294,51 @@ def test_crafted_connections_cannot_make_the_auth_agent_hold_much(cluster: Clust
     assert cluster.run("squeue", user="alice").returncode == 0               # still serving
 
 
+AGENT_FLOOD = textwrap.dedent('''\
+    """One user's 32 connections, each declaring the largest request the agent takes (16 MiB) and
+    sending all of it but the last byte, held open while the agent's memory is read."""
+    import socket, struct, sys, time
+
+    path, size = sys.argv[1], 16 * 1024 * 1024
+    conns, refused = [], 0
+    for _ in range(32):
+        s = socket.socket(socket.AF_UNIX); s.connect(path); s.settimeout(10)
+        try:
+            s.sendall(struct.pack("!I", size) + b"\\0" * (size - 1))
+        except OSError:         # refused before its body was read
+            refused += 1
+        conns.append(s)
+    print(refused, flush=True)
+    sys.stdin.read()            # hold them until told
+''')
+
+
+def test_one_users_many_large_requests_cannot_make_the_auth_agent_hold_much(cluster: Cluster) -> None:
+    """The agent runs as root for every local user: one user's connections may make it hold at most
+    agent.daemon.BYTES_PER_USER (32 MiB) of requests, not 32 x 16 MiB; other users are served meanwhile."""
+    agent = cluster.procs["agent"].pid
+    before = _rss_kb(agent)
+    script = cluster.work_dir("alice") / "agent_flood.py"
+    script.write_text(AGENT_FLOOD)
+    alice = pwd.getpwnam("alice")
+    flood = subprocess.Popen([str(BIN / "python"), str(script), str(cluster.spec.auth_socket)], user=alice.pw_uid,
+                             group=alice.pw_gid, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        assert flood.stdout is not None and flood.stdin is not None
+        refused = int(flood.stdout.readline())
+        grown_mb = (_rss_kb(agent) - before) / 1024
+        served = cluster.run("squeue", "-h", "-u", "bob", user="bob")
+        flood.stdin.close()
+    finally:
+        flood.wait(timeout=60)
+    assert refused >= 30        # two fit the budget; the rest are closed without their bodies read
+    assert grown_mb < 80, f"the agent grew by {grown_mb:.0f} MB"   # was ~520 MB
+    assert (served.returncode, served.stderr) == (0, "")
+    log = (cluster.spec.log_dir / "agent.stderr").read_text()
+    assert f"uid {alice.pw_uid} has 33554432 bytes of requests in hand already: request refused" in log
+    assert cluster.run("squeue", user="alice").returncode == 0      # her budget is back once they closed
+
+
 def test_a_second_auth_agent_does_not_take_over_a_live_agents_socket(cluster: Cluster) -> None:
     second = subprocess.run([str(BIN / "pyslurmsackd")], env=cluster.env, capture_output=True, text=True,
                             timeout=60, stdin=subprocess.DEVNULL)
