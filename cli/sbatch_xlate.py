@@ -184,52 +184,42 @@ def _no_unit_b(size: str) -> str:
     return size[:-1] if size[-1:].upper() == "B" else size
 
 
+# -l keywords that become one sbatch option: keyword -> (case matters, value ends at, option,
+# PBS Pro's bit: select 1, ncpus 2, mpiprocs 4)
+_RESOURCES: dict[str, tuple[bool, str, str, int]] = {
+    "cput=": (True, ",", "time", 0), "pcput=": (True, ",", "time", 0), "walltime=": (True, ",", "time", 0),
+    "file=": (True, ",", "tmp", 0), "mem=": (True, ",", "mem", 0), "nice=": (True, ",", "nice", 0),
+    "select=": (False, ":", "nodes", 1), "ncpus=": (False, ":", "mincpus", 2),
+    "mpiprocs=": (False, ":", "ntasks_per_node", 4),
+}
+_PASSED_OVER = ("arch=", "host=", "opsys=", "other=", "pmem=", "pvmem=", "software=", "vmem=")   # to the next comma
+
+
 def _resource_list(text: str, state: Mapping[str, Any], emit: Callable[[str, Any], None]) -> None:
     """-l, read as Slurm reads it: a keyword is looked for at every position (after the known
     ones' values are taken), so `proc=` also skips the option after it, as in Slurm."""
-    i, gpus, pro = 0, 0, 0   # pro: PBS Pro's select (1), ncpus (2) and mpiprocs (4) seen
+    i, gpus, pro = 0, 0, 0
     while i < len(text):
         rest = text[i:]
         lower = rest.lower()
-        if lower.startswith("accelerator="):
+        keyword = next((k for k, (exact, *_more) in _RESOURCES.items()
+                        if (rest if exact else lower).startswith(k)), None)
+        if keyword is not None:
+            _exact, stop, dest, bit = _RESOURCES[keyword]
+            value, i = _value(text, i + len(keyword), stop)
+            pro |= bit
+            emit(dest, _no_unit_b(value) if dest in ("tmp", "mem") else value)
+        elif rest.startswith(_PASSED_OVER):
+            i = _skip(text, i + rest.index("=") + 1)
+        elif lower.startswith("accelerator="):
             i += 12
             if text[i:i + 4].lower() == "true" and gpus < 1:
                 gpus = 1
-        elif rest.startswith(("arch=", "host=")):
-            i = _skip(text, i + 5)
-        elif rest.startswith(("opsys=", "other=")):
-            i = _skip(text, i + 6)
-        elif rest.startswith(("pmem=", "vmem=")):
-            i = _skip(text, i + 5)
-        elif rest.startswith("pvmem="):
-            i = _skip(text, i + 6)
-        elif rest.startswith("software="):
-            i = _skip(text, i + 9)
-        elif rest.startswith(("cput=", "pcput=", "walltime=")):
-            value, i = _value(text, i + rest.index("=") + 1, ",")
-            emit("time", value)
-        elif rest.startswith("file="):
-            value, i = _value(text, i + 5, ",")
-            emit("tmp", _no_unit_b(value))
-        elif rest.startswith("mem="):
-            value, i = _value(text, i + 4, ",")
-            emit("mem", _no_unit_b(value))
-        elif lower.startswith("mpiprocs="):
-            value, i = _value(text, i + 9, ":")
-            pro |= 4
-            emit("ntasks_per_node", value)
         elif lower.startswith("naccelerators="):
             value, i = _value(text, i + 14, ",")
             from .srun_step_options import parse_int
 
             gpus = parse_int(value, "naccelerators", positive=True)
-        elif lower.startswith("ncpus="):
-            value, i = _value(text, i + 6, ":")
-            pro |= 2
-            emit("mincpus", value)
-        elif rest.startswith("nice="):
-            value, i = _value(text, i + 5, ",")
-            emit("nice", value)
         elif rest.startswith("nodes="):
             value, i = _value(text, i + 6, ",")
             _nodes(value, emit)
@@ -237,10 +227,6 @@ def _resource_list(text: str, state: Mapping[str, Any], emit: Callable[[str, Any
             value, i = _value(text, i + 5, ",")
             emit("constraint", f"{value},{state['constraint']}" if state.get("constraint") else value)
             i = _skip(text, i)
-        elif lower.startswith("select="):
-            value, i = _value(text, i + 7, ":")
-            pro |= 1
-            emit("nodes", value)
         else:
             i += 1
     cpus, per_node = _c_int(str(state.get("mincpus") or "")), _c_int(str(state.get("ntasks_per_node") or ""))
