@@ -13,7 +13,7 @@ from pyslurm_common.rpc import ctld_pb2, types_pb2
 from . import job_desc
 from .endpoints import Call, Endpoint
 from .upstream import UpstreamError
-from .envelope import INVALID_JOB_ID, INVALID_QUERY, NO_ERROR, RestError, no_val
+from .envelope import INVALID_JOB_ID, INVALID_QUERY, NO_ERROR, RestError, RestWarning, no_val
 from .job_fields import job_record
 from .resource_fields import node_record, partition_record, reservation_record, share_record, statistics
 
@@ -201,21 +201,53 @@ async def get_node(call: Call) -> dict[str, Any]:
     return {"nodes": [node_record(n, call.ctx.cluster) for n in nodes], "last_update": no_val(int(time.time()))}
 
 
-async def update_node(call: Call) -> dict[str, Any]:
-    body = await call.json_body()
-    unknown = sorted(set(body) - {"state", "reason"})
+# update_node_msg fields pyslurm acts on; the others (features, gres, weight, topology_str ...)
+# are refused by name rather than ignored.
+NODE_FIELDS = frozenset({"state", "reason", "comment", "extra"})
+
+
+def _node_text(body: dict[str, Any], field: str) -> str | None:
+    value = body.get(field)
+    if value is not None and (not isinstance(value, str) or len(value) > 1024 * 1024):
+        raise RestError(f"Invalid {field}", 9000, "_op_handler_node()")
+    return value
+
+
+async def _update_nodes(call: Call, names: list[str], body: dict[str, Any], source: str) -> None:
+    unknown = sorted(set(body) - NODE_FIELDS - {"name"})
     if unknown:
-        raise RestError(f"Node fields not supported by pyslurm: {', '.join(unknown)}", 9000, "_op_handler_node()")
+        raise RestError(f"Node fields not supported by pyslurm: {', '.join(unknown)}", 9000, source)
     states = body.get("state", [])
     states = [states] if isinstance(states, str) else states
-    if not isinstance(states, list) or len(states) != 1 or not isinstance(states[0], str):
-        raise RestError("Give one state: DRAIN, RESUME, DOWN or UNDRAIN", 9000, "_op_handler_node()")
-    reason = body.get("reason", "")
-    if not isinstance(reason, str) or len(reason) > 1024:
-        raise RestError("Invalid reason", 9000, "_op_handler_node()")
-    await call.controller("UpdateNodes", ctld_pb2.NodeUpdateRequest(names=[call.param("node_name")],
-                                                                    state=states[0].upper(), reason=reason),
-                          types_pb2.Empty, "slurm_update_node()", "Failure to update node")
+    if not isinstance(states, list) or len(states) > 1 or not all(isinstance(s, str) for s in states):
+        raise RestError("Give one state: DRAIN, RESUME, DOWN, UNDRAIN or IDLE", 9000, source)
+    request = ctld_pb2.NodeUpdateRequest(names=names, state=states[0].upper() if states else "",
+                                         reason=_node_text(body, "reason") or "")
+    for field in ("comment", "extra"):
+        value = _node_text(body, field)
+        if value is not None:
+            setattr(request, field, value)
+    await call.controller("UpdateNodes", request, types_pb2.Empty, "slurm_update_node()",
+                          f"Failure to update node {','.join(names)}")
+
+
+async def update_node(call: Call) -> dict[str, Any]:
+    body = await call.json_body()
+    if "name" in body:      # slurmrestd warns and ignores a name in the body of node/{name}
+        call.warnings.append(RestWarning(f"node_names field {body['name']} ignored for singular node update",
+                                         "_update_node"))
+    await _update_nodes(call, [call.param("node_name")], body, "_update_node")
+    return {}
+
+
+async def update_nodes(call: Call) -> dict[str, Any]:
+    """POST nodes/: the nodes the body's `name` (a hostlist) names, all with one update."""
+    body = await call.json_body()
+    names = body.get("name", [])
+    names = [names] if isinstance(names, str) else names
+    if not isinstance(names, list) or not names or not all(isinstance(n, str) and n for n in names):
+        raise RestError("No node names given (name)", 9000, "_update_nodes")
+    await _update_nodes(call, names, body, "_update_nodes")
     return {}
 
 
@@ -307,6 +339,7 @@ ENDPOINTS = (
     Endpoint("slurmctld", "POST", "job/submit", "post_job_submit", submit_job),
     Endpoint("slurmctld", "POST", "job/allocate", "post_job_allocate", allocate_job),
     Endpoint("slurmctld", "GET", "nodes/", "get_nodes", get_nodes, _NODES_EMPTY),
+    Endpoint("slurmctld", "POST", "nodes/", "post_nodes", update_nodes),
     Endpoint("slurmctld", "GET", "node/{node_name}", "get_node", get_node, _NODES_EMPTY),
     Endpoint("slurmctld", "POST", "node/{node_name}", "post_node", update_node),
     Endpoint("slurmctld", "DELETE", "node/{node_name}", "delete_node", delete_node),

@@ -19,7 +19,8 @@ from ..model.events import (Account, AllocationReleased, ArrayTasksCancelled, Ar
                             JobChargeChanged, JobCpusChanged, JobDeadlineMissed, JobHoldChanged, JobIdsUsed, JobLost, JobPartitionChanged,
                             JobPreempted, JobPriorityChanged, JobRequeued, JobRequeueRequested, JobResumed, JobsPurged,
                             JobStarted, JobSubmitted, JobSuspended, JobTimedOut, JobTimeLimitChanged, Launch,
-                            NodeAdminChanged, NodeCreated, NodeFailed, NodesDeleted, PartitionEdited, ReservationDeleted,
+                            NodeAdminChanged, NodeCreated, NodeNotesChanged, NodeFailed, NodesDeleted, PartitionEdited,
+                            ReservationDeleted,
                             ReservationSaved, RecordReservation, JobReservationChanged, JobLicensesChanged,
                             StepFinished,
                             StepStarted, TellAllocatingClient, Terminate, UsageRecorded)
@@ -401,6 +402,18 @@ def _apply_node_admin(state: ClusterState, event: NodeAdminChanged) -> list[Effe
     return effects
 
 
+def _apply_node_notes(state: ClusterState, event: NodeNotesChanged) -> list[Effect]:
+    for name in event.nodes:
+        rec = state.nodes.get(name)
+        if rec is None:
+            continue
+        if event.comment is not None:
+            rec.comment = event.comment
+        if event.extra is not None:
+            rec.extra = event.extra
+    return []
+
+
 def _apply_node_created(state: ClusterState, event: NodeCreated) -> list[Effect]:
     if any(n.name == event.node.name for n in state.cfg.nodes):
         # Replayed after the node was added to slurm.conf: the configured definition wins.
@@ -558,6 +571,7 @@ _APPLY = {
     JobLost: _apply_lost,
     NodeFailed: _apply_node_failed,
     NodeAdminChanged: _apply_node_admin,
+    NodeNotesChanged: _apply_node_notes,
     NodeCreated: _apply_node_created,
     NodesDeleted: _apply_nodes_deleted,
     PartitionEdited: _apply_partition_edited,

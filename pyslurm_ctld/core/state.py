@@ -19,8 +19,8 @@ from . import partition_admin
 from ..sched import preemption
 from ..model.associations import EMPTY, AssociationSnapshot
 from ..sched.backfill import Reservation
-from ..model.events import (Event, JobIdsUsed, JobSubmitted, NodeAdminChanged, NodeCreated, PartitionEdited,
-                            ReservationSaved, UsageRecorded)
+from ..model.events import (Event, JobIdsUsed, JobSubmitted, NodeAdminChanged, NodeCreated, NodeNotesChanged,
+                            PartitionEdited, ReservationSaved, UsageRecorded)
 from ..model.job import Job, JobId, JobState
 from .job_priorities import JobPriorities
 from ..model.job_table import JobTable
@@ -148,6 +148,8 @@ class ClusterState:
                 yield NodeAdminChanged((rec.name,), "DRAIN", rec.reason, rec.reason_uid, rec.reason_time)
             if rec.down and rec.reason != "Not responding":
                 yield NodeAdminChanged((rec.name,), "DOWN", rec.reason, rec.reason_uid, rec.reason_time)
+            if rec.comment or rec.extra:
+                yield NodeNotesChanged((rec.name,), rec.comment, rec.extra)
 
 
 def _apply_configured_state(rec: NodeRecord) -> None:

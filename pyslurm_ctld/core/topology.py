@@ -14,8 +14,8 @@ from pyslurm_common.errors import SlurmError, Strerror
 from pyslurm_common.hostlist import HostlistError, expand
 
 from . import partition_admin, reconfigure as reconfiguration
-from ..model.events import (BatchFinished, Event, NodeAdminChanged, NodeCreated, NodesDeleted, PartitionEdited,
-                            StepFinished)
+from ..model.events import (BatchFinished, Event, NodeAdminChanged, NodeCreated, NodeNotesChanged, NodesDeleted,
+                            PartitionEdited, StepFinished)
 from ..model.nodes import NodeRecord
 from ..settings.policy_settings import PolicySettings, policy_settings
 from .access import is_privileged
@@ -158,6 +158,16 @@ def node_admin_change(state: ClusterState, new_state: str, reason: str, expressi
     if unknown:
         raise SlurmError(Strerror.INVALID_NODE_NAME, f"Invalid node name specified: {unknown[0]}")
     return NodeAdminChanged(tuple(names), word, reason, uid, now)
+
+
+def node_notes_change(state: ClusterState, expressions: Iterable[str], comment: str | None,
+                      extra: str | None) -> NodeNotesChanged:
+    """`scontrol update nodename=... comment=... extra=...` (the caller is privileged)."""
+    names = node_names(expressions)
+    unknown = [n for n in names if n not in state.nodes]
+    if unknown:
+        raise SlurmError(Strerror.INVALID_NODE_NAME, f"Invalid node name specified: {unknown[0]}")
+    return NodeNotesChanged(tuple(names), comment, extra)
 
 
 def reported_end(event: BatchFinished | StepFinished) -> list[Event]:

@@ -294,6 +294,16 @@ class NodeAdminChanged:
 
 
 @dataclass(frozen=True, slots=True)
+class NodeNotesChanged:
+    """A node's comment or extra set (None: that one left as it is)."""
+
+    kind: ClassVar[str] = "node_notes"
+    nodes: tuple[str, ...]
+    comment: str | None
+    extra: str | None
+
+
+@dataclass(frozen=True, slots=True)
 class NodeCreated:
     """A dynamic node (`pyslurmd -Z`) joined: it is not in slurm.conf, so it lives in the journal."""
 
@@ -408,8 +418,8 @@ class AllocationReleased:
 
 
 Event = (JobSubmitted | JobStarted | JobHoldChanged | JobCancelled | JobTimedOut | JobDeadlineMissed | BatchFinished
-         | JobRequeued | JobLost | NodeFailed | NodeAdminChanged | NodeCreated | NodesDeleted | PartitionEdited
-         | JobIdsUsed
+         | JobRequeued | JobLost | NodeFailed | NodeAdminChanged | NodeNotesChanged | NodeCreated | NodesDeleted
+         | PartitionEdited | JobIdsUsed
          | JobsPurged | StepStarted | StepFinished | AllocationReleased
          | ArrayTaskStarted | ArrayTasksCancelled | DependencyChanged | ArrayThrottleChanged | BeginTimeChanged
          | JobChargeChanged | JobPreempted | JobRequeueRequested | JobSuspended | JobResumed | JobPriorityChanged
@@ -418,7 +428,8 @@ Event = (JobSubmitted | JobStarted | JobHoldChanged | JobCancelled | JobTimedOut
          | JobLicensesChanged)
 _KINDS: dict[str, type] = {cls.kind: cls for cls in (
     JobSubmitted, JobStarted, JobHoldChanged, JobCancelled, JobTimedOut, JobDeadlineMissed, BatchFinished,
-    JobRequeued, JobLost, NodeFailed, NodeAdminChanged, NodeCreated, NodesDeleted, PartitionEdited, JobIdsUsed,
+    JobRequeued, JobLost, NodeFailed, NodeAdminChanged, NodeNotesChanged, NodeCreated, NodesDeleted, PartitionEdited,
+    JobIdsUsed,
     JobsPurged,
     StepStarted, StepFinished, AllocationReleased, ArrayTaskStarted, ArrayTasksCancelled, DependencyChanged,
     ArrayThrottleChanged, BeginTimeChanged, JobChargeChanged, JobPreempted, JobRequeueRequested, JobSuspended,
@@ -453,7 +464,7 @@ def event_from_dict(data: dict[str, Any]) -> Event:
         values["step"] = Step.from_dict(values["step"])
     if cls in (BatchFinished, StepFinished) and values.get("usage") is not None:
         values["usage"] = StepUsage.from_dict(values["usage"])
-    if cls in (NodeAdminChanged, NodesDeleted):
+    if cls in (NodeAdminChanged, NodeNotesChanged, NodesDeleted):
         values["nodes"] = tuple(values["nodes"])
     if cls is ReservationSaved:
         values["record"] = ReservationRecord.from_dict(values["record"])

@@ -32,6 +32,8 @@ class NodeRecord:
     os: str = ""
     cgroup_backend: str = ""
     dynamic: bool = False            # joined with `pyslurmd -Z`, not in slurm.conf
+    comment: str = ""                # an administrator's note (scontrol update ... comment=)
+    extra: str = ""                  # free text for scripts and external schedulers (extra=)
     partitions: list[str] = field(default_factory=list)
 
     @property

@@ -18,9 +18,9 @@ from pyslurm_common.rpc_auth import caller, translate_errors
 from ..translate import convert
 from ..core import node_reconcile
 from ..core.topology import (node_admin_change, node_creation, node_deletion, node_heartbeat, node_names,
-                             node_registered, reported_end)
+                             node_notes_change, node_registered, reported_end)
 from ..core.usage import node_usage
-from ..model.events import BatchFinished, StepFinished
+from ..model.events import BatchFinished, Event, StepFinished
 from ..model.reservations import node_flags
 from .servicer_base import ServicerBase, peer_host
 
@@ -38,8 +38,17 @@ class NodeRpcs(ServicerBase):
     @translate_errors
     async def UpdateNodes(self, request: ctld_pb2.NodeUpdateRequest, context: grpc.aio.ServicerContext) -> types_pb2.Empty:
         self._require_privileged()
-        await self.ctl.commit(node_admin_change(self.state, request.state, request.reason, request.names,
-                                                caller().uid, int(time.time())))
+        notes = request.HasField("comment") or request.HasField("extra")
+        events: list[Event] = []
+        if request.state or not notes:      # nothing but a state, or nothing: the state decider says why
+            events.append(node_admin_change(self.state, request.state, request.reason, request.names,
+                                            caller().uid, int(time.time())))
+        if notes:
+            events.append(node_notes_change(self.state, request.names,
+                                            request.comment if request.HasField("comment") else None,
+                                            request.extra if request.HasField("extra") else None))
+        for event in events:
+            await self.ctl.commit(event)
         return types_pb2.Empty()
 
     @translate_errors

@@ -367,7 +367,7 @@ def node_info(rec: NodeRecord, usage: NodeUsage, reserved: tuple[str, ...] = ())
         sockets=cfg.sockets, cores_per_socket=cfg.cores_per_socket,
         threads_per_core=cfg.threads_per_core, weight=cfg.weight, features=",".join(cfg.features),
         tmp_disk_mb=cfg.tmp_disk_mb, gres_used=format_gres_used(parse_gres(cfg.gres), usage.gpu_ids),
-        owner_uid=usage.owner,
+        owner_uid=usage.owner, comment=rec.comment, extra=rec.extra,
     )
 
 

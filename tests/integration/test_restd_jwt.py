@@ -170,6 +170,32 @@ def test_unsupported_node_fields_and_accounting_filters_are_refused(cluster: Clu
     assert checked(root.get("/slurmdb/v0.0.44/jobs/?users=alice")).status == 200
 
 
+@pytest.mark.parametrize("version", ("v0.0.44", "v0.0.43"))
+def test_node_comment_and_extra_one_node_or_many(cluster: Cluster, port: int, version: str) -> None:
+    """What Slinky's operator writes on nodes: comment and extra, alone or with a state, through
+    node/{name} and through nodes/ (a hostlist in `name`); read back on every node named."""
+    root = RestClient(port=port).with_headers(token=token(cluster, None))
+    alice = RestClient(port=port).with_headers(token=token(cluster, "alice"))
+    one = checked(root.request("POST", f"/slurm/{version}/node/node1", {"comment": "new disk", "extra": '{"rack": 4}'}))
+    assert one.status == 200, one
+    node = checked(root.get(f"/slurm/{version}/node/node1")).json["nodes"][0]
+    assert (node["comment"], node["extra"]) == ("new disk", '{"rack": 4}')
+    many = checked(root.request("POST", f"/slurm/{version}/nodes/", {"name": ["node[1-2]"], "comment": "checked",
+                                                                     "state": ["DRAIN"], "reason": "audit"}))
+    assert many.status == 200, many
+    nodes = {n["name"]: n for n in checked(root.get(f"/slurm/{version}/nodes/")).json["nodes"]}
+    assert [(nodes[n]["comment"], nodes[n]["extra"], "DRAIN" in nodes[n]["state"]) for n in ("node1", "node2")] == [
+        ("checked", '{"rack": 4}', True), ("checked", "", True)]
+    refused = checked(alice.request("POST", f"/slurm/{version}/nodes/", {"name": ["node1"], "comment": "mine"}))
+    assert refused.status == 422
+    features = checked(root.request("POST", f"/slurm/{version}/node/node1", {"features": ["ssd"]}))
+    assert features.status == 422 and "features" in features.json["errors"][0]["description"]
+    for name in ("node1", "node2"):
+        checked(root.request("POST", f"/slurm/{version}/node/{name}", {"state": ["IDLE"], "comment": "", "extra": ""}))
+    wait_for(lambda: all("DRAIN" not in n["state"] and not n["comment"]
+                         for n in root.get(f"/slurm/{version}/nodes/").json["nodes"]), 20)
+
+
 def test_slurmdb_job_filters_as_sacct_applies_them(cluster: Cluster, port: int) -> None:
     root = RestClient(port=port).with_headers(token=token(cluster, None))
     named = cluster.sbatch("-J", "restfilter", "-w", "node2", "--wrap", "true", user="alice")

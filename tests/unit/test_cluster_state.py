@@ -28,11 +28,12 @@ from pyslurm_ctld.core.job_updates import (begin_change, dependency_change, hold
 from pyslurm_ctld.core.scheduling import schedule_pass
 from pyslurm_ctld.core.state import ClusterState
 from pyslurm_ctld.core.timers import purgeable, signals_due, timeouts, unresponsive_nodes
-from pyslurm_ctld.core.topology import node_heartbeat
+from pyslurm_ctld.core.topology import node_heartbeat, node_notes_change
 from pyslurm_ctld.core.usage import NodeUsage, node_usage
 from pyslurm_ctld.model.events import (Account, ArrayTaskStarted, BatchFinished, Event, JobCancelled, JobRequeued, JobsPurged,
                                        JobStarted,
-                                       JobSubmitted, JobTimedOut, Launch, NodeAdminChanged, NodeFailed, SignalTasks,
+                                       JobSubmitted, JobTimedOut, Launch, NodeAdminChanged, NodeFailed, NodeNotesChanged,
+                                       SignalTasks,
                                        Terminate, event_from_dict, event_record, event_to_dict)
 from pyslurm_ctld.model.job import Allocation, Hold, Job, JobId, JobState, Reason
 from pyslurm_ctld.sched.priority import BASIC_PRIORITY_CEILING
@@ -1096,6 +1097,28 @@ def test_replaying_the_journal_rebuilds_the_live_state(tmp_path: Path, seed: int
     assert {n: (r.drain, r.down) for n, r in compacted.nodes.items()} == admin
     assert {n: r.reason for n, r in compacted.nodes.items() if r.drain or r.down} == {
         n: live.nodes[n].reason for n, (drain, down) in admin.items() if drain or down}
+
+
+def test_node_comment_and_extra_are_kept_through_the_journal_and_its_compaction(tmp_path: Path) -> None:
+    """scontrol update nodename=... comment=/extra= (and POST node/{name}): one set leaves the other."""
+    live = make_manager(tmp_path)
+    event = node_notes_change(live, ["n[1-2]"], "new disk", None)
+    assert event == NodeNotesChanged(("n1", "n2"), "new disk", None)
+    for change in (event, node_notes_change(live, ["n2"], None, '{"rack": 4}')):
+        apply(live, change)
+        assert event_from_dict(json.loads(json.dumps(event_record(change)))) == change
+    assert [(r.comment, r.extra) for r in (live.nodes["n1"], live.nodes["n2"])] == [
+        ("new disk", ""), ("new disk", '{"rack": 4}')]
+    compacted = make_manager(tmp_path)
+    for snap in live.snapshot_events():
+        if isinstance(snap, NodeNotesChanged):
+            apply(compacted, snap)
+    assert [(compacted.nodes[n].comment, compacted.nodes[n].extra) for n in ("n1", "n2")] == [
+        ("new disk", ""), ("new disk", '{"rack": 4}')]
+    with pytest.raises(SlurmError) as refused:
+        node_notes_change(live, ["nosuch"], "x", None)
+    assert (refused.value.strerror, refused.value.detail) == (Strerror.INVALID_NODE_NAME,
+                                                              "Invalid node name specified: nosuch")
 
 
 def test_snapshot_keeps_admin_node_states_but_not_liveness(tmp_path: Path) -> None:
