@@ -116,6 +116,12 @@ def parse_int(text: str, flag: str, positive: bool) -> int:
     return c_parse_int(text, flag, positive)
 
 
+def _log_level(text: str) -> str:
+    from .srun_step_options import LOG_LEVELS
+
+    return LOG_LEVELS[int(text)] if text.isdigit() and int(text) < len(LOG_LEVELS) else "unknown"
+
+
 def _umask(text: str) -> str:
     from .sbatch_xlate import pbs_umask
 
@@ -158,7 +164,7 @@ def _shown(dest: str, kind: int, value: Any, work_dir: str | None) -> str:
         "deadline": _begin, "threads": _c_int("--threads"), "x11": _x11,
         "accel_bind": lambda t: "".join(c for c in "vgn" if c in t),
         "resv_ports": lambda t: str(parse_int(t or "0", "--resv-port", positive=False)),
-        "umask": _umask,
+        "umask": _umask, "slurmd_debug": _log_level,
     }
     if work_dir is not None:   # sbatch shows its file names made absolute; srun as given
         shapes.update({"output": _path(work_dir), "error": _path(work_dir), "input": _path(work_dir)})

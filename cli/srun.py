@@ -40,7 +40,7 @@ ACTED_ON = frozenset({"jobid", "output", "error", "input", "label", "unbuffered"
                       "verbose", "exclusive", "immediate", "cpu_bind", "mem_bind", "multi_prog",
                       "threads", "whole", "het_group", "x11", "no_allocate", "prolog", "epilog",
                       "preserve_env", "bcast", "relative", "resv_ports", "accel_bind",
-                      "task_prolog", "task_epilog", "test_only"})
+                      "task_prolog", "task_epilog", "test_only", "slurmd_debug"})
 DEFAULT_KILL_WAIT = 30
 MAX_RETRY_DELAY = 5.0
 
@@ -76,6 +76,7 @@ def srun(args: Sequence[str]) -> None:
     relative = srun_step_options.check_relative(values)
     resv_ports = srun_step_options.resv_port_count(values)
     srun_step_options.check_no_allocate(values)
+    srun_step_options.slurmd_debug(values)
     srun_step_options.check_x11(values, os.environ, made_job)
     srun_step_options.check_het_group(values, made_job)
     if multi_prog and "bcast" in values:

@@ -151,6 +151,8 @@ def binding_environment(values: Mapping[str, Any]) -> dict[str, str]:
         env["SLURM_GPU_BIND"] = gpu_bind
     if values.get("distribution"):
         env["SLURM_DISTRIBUTION"] = str(values["distribution"])
+    if str(values.get("slurmd_debug") or "0") != "0":   # settled by srun_step_options.slurmd_debug
+        env["SLURMD_DEBUG"] = str(values["slurmd_debug"])
     return env
 
 

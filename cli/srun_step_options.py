@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Mapping
+from collections.abc import Mapping, MutableMapping
 
 from .app import die
 from .command_line import occurrences
@@ -116,6 +116,30 @@ def check_x11(values: Mapping[str, Any], environ: Mapping[str, str], made_job: b
         die("Unable to allocate resources: X11 forwarding not available")
     print("srun: error: Ignoring --x11 option for a job step within an existing job. "
           "Set x11 options at job allocation time.", file=sys.stderr)
+
+
+LOG_LEVELS = ("quiet", "fatal", "error", "info", "verbose", "debug", "debug2", "debug3", "debug4", "debug5")
+MAX_SLURMD_DEBUG = 4   # Slurm caps the stepd's stderr at error + 4 (debug2)
+
+
+def slurmd_debug(values: MutableMapping[str, Any]) -> int:
+    """--slurmd-debug (or SLURMD_DEBUG): how many levels above error the step's stepd reports on
+    the tasks' stderr, read as Slurm's log_string2num (a number, atoi-style, or a level name),
+    capped with Slurm's line; the level is left in `values` for -v and the tasks get it as
+    SLURMD_DEBUG (srun_options.step_environment). 0 when not given."""
+    raw = values.get("slurmd_debug")
+    if raw is None:
+        return 0
+    text = str(raw)
+    if text[:1].isdigit():
+        level = int(text[:len(text) - len(text.lstrip("0123456789"))]) % 2 ** 16
+    else:
+        level = LOG_LEVELS.index(text.lower()) if text.lower() in LOG_LEVELS else 2 ** 16 - 1   # NO_VAL16
+    if level > MAX_SLURMD_DEBUG:
+        print(f"srun: Using srun's max debug increment of {MAX_SLURMD_DEBUG}", file=sys.stderr)
+        level = MAX_SLURMD_DEBUG
+    values["slurmd_debug"] = str(level)
+    return level
 
 
 def check_no_allocate(values: Mapping[str, Any]) -> None:

@@ -175,3 +175,11 @@ def test_pbs_directives_are_applied_as_slurms_sbatch_translates_them(cluster: Cl
                           input="#!/bin/sh\n#PBS -W umask=077\numask\n").stdout)
     cluster.wait_state(ran, "COMPLETED")
     assert (cluster.work_dir("alice") / "umask.out").read_text() == "0077\n"
+
+def test_slurmd_debug_reaches_the_tasks_as_slurms_srun_passes_it(cluster: Cluster) -> None:
+    """--slurmd-debug (accepted as Slurm 22.05's srun reads it: tests/unit/test_srun_options.py): the
+    tasks see the level in SLURMD_DEBUG; above 4 it is cut to 4 with Slurm's line."""
+    shown = cluster.run("srun", "--slurmd-debug=debug", "printenv", "SLURMD_DEBUG", user="alice")
+    assert (shown.returncode, shown.stdout, shown.stderr) == (0, "4\n", "srun: Using srun's max debug increment of 4\n")
+    quiet = cluster.run("srun", "--slurmd-debug=quiet", "sh", "-c", "echo ${SLURMD_DEBUG-unset}", user="alice")
+    assert (quiet.returncode, quiet.stdout) == (0, "unset\n")

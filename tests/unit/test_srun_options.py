@@ -245,3 +245,21 @@ def test_mpi_types_without_a_plugin_here_are_refused_as_debians_srun(
         mpi_type({"mpi": "list"})
     assert capsys.readouterr().out == ("MPI plugin types are...\n\tpmix\n\tnone\n\tpmi2\n"
                                        "specific pmix plugin versions available: pmix_v4\n")
+
+
+@pytest.mark.parametrize(("given", "shown", "capped"), [   # real srun 22.05.8 -v
+    ("9", "verbose", True), ("debug5", "verbose", True), ("x", "verbose", True), ("0", "quiet", False),
+    ("quiet", "quiet", False), ("2x", "error", False), ("verbose", "verbose", False), ("INFO", "info", False),
+])
+def test_slurmd_debug_read_capped_and_shown_as_slurm(given: str, shown: str, capped: bool,
+                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    from cli.defined_options import defined_options
+    from cli.srun_options import step_environment
+    from cli.srun_step_options import slurmd_debug
+
+    values = collect(spec, command_line(spec, [f"--slurmd-debug={given}", "true"]), {})
+    level = slurmd_debug(values)
+    assert capsys.readouterr().err == ("srun: Using srun's max debug increment of 4\n" if capped else "")
+    assert f"{'slurmd-debug':<20}: {shown}" in defined_options(spec.OPTIONS, values, None)
+    environment = dict(item.split("=", 1) for item in step_environment(values, {}, "/w", 0o22))
+    assert environment.get("SLURMD_DEBUG") == (str(level) if level else None)
