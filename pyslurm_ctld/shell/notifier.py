@@ -65,7 +65,8 @@ class Notice:
 
 def recipient_ok(recipient: str) -> bool:
     """A recipient MailProg can take as its last argument (never as an option)."""
-    return 0 < len(recipient) <= MAX_RECIPIENT and not recipient.startswith("-") and "\n" not in recipient
+    return (0 < len(recipient) <= MAX_RECIPIENT and not recipient.startswith("-")
+            and all(char.isprintable() for char in recipient))
 
 
 async def send_mail(mail_prog: str, notice: Notice) -> None:

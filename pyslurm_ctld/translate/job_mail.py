@@ -15,6 +15,12 @@ agent.c:
   burst buffers here, as Slurm without a burst buffer plugin);
 * an array without ARRAY_TASKS: END/FAIL once, when its last task ended, as a summary.
 
+A job name or an -o/-e path may hold a newline or any other control character: Slurm takes them
+(sbatch -J $'a\nb' and -o $'/tmp/x\nSubject: evil' are accepted and listed as given) and puts them
+in MailProg's subject as they are. Here every such character in a subject or a body line becomes a
+space (`one_line`), so a user's text cannot add lines to MailProg's arguments or standard input: no
+header, no second subject line, no mailx tilde escape at the start of a line.
+
 Subjects, as agent.c writes them: `Slurm Job_id=12 Name=x Began, Queued time 00:00:01`, `... Ended,
 Run time 00:01:05, COMPLETED, ExitCode 0`, `... Failed, Run time ..., FAILED, ExitCode 3`,
 `Slurm Array Task Job_id=7_2 (9) Name=x ...`, `Slurm Array Summary Job_id=7_* (7) Name=x Failed,
@@ -39,6 +45,15 @@ TIME_SHARES = (("TIME_LIMIT", 1.0), ("TIME_LIMIT_90", 0.9), ("TIME_LIMIT_80", 0.
 _FAIL_STATES = frozenset({JobState.FAILED, JobState.TIMEOUT, JobState.NODE_FAIL, JobState.PREEMPTED,
                           JobState.BOOT_FAIL, JobState.DEADLINE, JobState.OUT_OF_MEMORY})
 _END_STATES = frozenset({JobState.COMPLETED, JobState.CANCELLED})
+
+
+# C0 and C1 controls, DEL, and Unicode's line and paragraph separators
+_ONE_LINE = {code: " " for code in (*range(0x20), *range(0x7F, 0xA0), 0x2028, 0x2029)}
+
+
+def one_line(text: str) -> str:
+    """`text` with every control character (newline, carriage return, tab, ...) made a space."""
+    return text.translate(_ONE_LINE)
 
 
 def wanted(job: Job) -> frozenset[str]:
@@ -122,8 +137,9 @@ def summary_kind(summary: ArraySummary, asked: frozenset[str]) -> str | None:
 
 def summary_subject(summary: ArraySummary, kind: str) -> str:
     state = "Mixed" if summary.min_exit == 0 < summary.max_exit else str(summary.state)
-    return (f"Slurm Array Summary Job_id={summary.array_job_id}_* ({summary.array_job_id}) Name={summary.name} "
-            f"{SUBJECT_WORDS[kind]}, {state}, ExitCode [{summary.min_exit}-{summary.max_exit}]")
+    return one_line(f"Slurm Array Summary Job_id={summary.array_job_id}_* ({summary.array_job_id}) "
+                    f"Name={summary.name} {SUBJECT_WORDS[kind]}, {state}, "
+                    f"ExitCode [{summary.min_exit}-{summary.max_exit}]")
 
 
 def subject(job: Job, kind: str, now: int) -> str:
@@ -136,9 +152,9 @@ def subject(job: Job, kind: str, now: int) -> str:
     term = f", {job.state}, ExitCode {job.exit_code}" if kind in ("END", "FAIL") else ""
     array = job.array
     if array is not None and array.task_id is not None:
-        return (f"Slurm Array Task Job_id={array.array_job_id}_{array.task_id} ({job.job_id}) "
-                f"Name={job.request.name} {SUBJECT_WORDS[kind]}{timing}{term}")
-    return f"Slurm Job_id={job.job_id} Name={job.request.name} {SUBJECT_WORDS[kind]}{timing}{term}"
+        return one_line(f"Slurm Array Task Job_id={array.array_job_id}_{array.task_id} ({job.job_id}) "
+                        f"Name={job.request.name} {SUBJECT_WORDS[kind]}{timing}{term}")
+    return one_line(f"Slurm Job_id={job.job_id} Name={job.request.name} {SUBJECT_WORDS[kind]}{timing}{term}")
 
 
 def environment(job: Job, kind: str, now: int) -> dict[str, str]:
@@ -157,12 +173,13 @@ def environment(job: Job, kind: str, now: int) -> dict[str, str]:
 
 
 def body(job: Job, report: Sequence[str], std_out: str, std_err: str) -> str:
-    """The mail's text: the efficiency report, the exit code, where the output went."""
-    lines = list(report)
+    """The mail's text: the efficiency report, the exit code, where the output went; each of its
+    lines one line whatever the job's name and paths hold."""
+    lines = [one_line(line) for line in report]
     if job.state.is_finished:
         lines.append(f"Exit code: {job.exit_code}:{job.exit_signal}")
     if not job.request.interactive:
-        lines.append(f"Output: {std_out}")
+        lines.append(f"Output: {one_line(std_out)}")
         if std_err and std_err != std_out:
-            lines.append(f"Errors: {std_err}")
+            lines.append(f"Errors: {one_line(std_err)}")
     return "\n".join(lines) + "\n"

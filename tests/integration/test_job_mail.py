@@ -77,3 +77,24 @@ def test_end_mail_goes_to_the_owner_by_default_and_none_without_mail_type(mail_c
     assert mail[2] == "bob" and mail[1].endswith("Ended, Run time 00:00:00, COMPLETED, ExitCode 0")
     time.sleep(1)
     assert not [m for m in _mails(c) if f"Slurm Job_id={quiet} " in m[1]]
+
+
+def test_a_name_and_path_with_newlines_add_no_line_to_mailprogs_arguments_or_input(mail_cluster: Cluster) -> None:
+    """Slurm 22.05 takes `sbatch -J $'a\\nb'` and `-o $'/tmp/x\\nSubject: evil'` as given (squeue %j
+    prints the two lines); the user's text must still not become a header, a second subject line
+    or a mailx tilde escape (`~!` runs a command) in what MailProg gets from the controller."""
+    c = mail_cluster
+    out = f"{c.work_dir('alice')}/out\n~! touch pwned-by-mail\nSubject: evil"     # a file name: no "/" after
+    job_id = c.sbatch("-J", "evil\nCc: victim@example.org\nBcc: x@example.org", "--mail-type=END",
+                      "-o", out, "--wrap", "true", user="alice")
+    c.wait_state(job_id, "COMPLETED")
+    listed = c.run("squeue", "-h", "-j", str(job_id), "-t", "all", "-o", "%j", user="alice").stdout
+    assert listed in ("", "evil\nCc: victim@example.org\nBcc: x@example.org\n")   # kept as given, as Slurm
+    found = wait_for(lambda: [m for m in _mails(c) if f"Slurm Job_id={job_id} " in m[1]])
+    [mail] = found  # type: ignore[misc]
+    assert mail[0] == "-s" and mail[2] == "alice" and mail[3].startswith("TYPE=Ended")   # three arguments
+    assert mail[1] == (f"Slurm Job_id={job_id} Name=evil Cc: victim@example.org Bcc: x@example.org Ended, "
+                       "Run time 00:00:00, COMPLETED, ExitCode 0")
+    body = mail[mail.index("---") + 1:]
+    assert not [line for line in body if line.startswith(("~", "Subject:", "Cc:", "Bcc:"))]
+    assert f"Output: {c.work_dir('alice')}/out ~! touch pwned-by-mail Subject: evil" in body

@@ -155,3 +155,10 @@ def test_a_dependency_that_can_never_be_satisfied_mails_invalid_dependency_once(
     [notice] = watcher.periodic(mgr.jobs, 270)
     assert notice.subject == f"Slurm Job_id={event.job.job_id} Name=after Invalid dependency"
     assert watcher.periodic(mgr.jobs, 280) == []
+
+
+def test_one_line_makes_every_control_character_a_space() -> None:
+    from pyslurm_ctld.translate.job_mail import one_line
+
+    assert one_line("a\nb\r\nc\td\x00e\x7ff\x85g\u2028h\u2029i") == "a b  c d e f g h i"
+    assert one_line("plain ü text") == "plain ü text"
