@@ -258,8 +258,8 @@ def step_request(values: OptionValues, argv: Sequence[str], environ: Mapping[str
         job_id=job_id, name=step_name(values, argv),
         num_tasks=tasks, min_nodes=nodes, cpus_per_task=cpus,
         exact=bool(values.get("exact")) or values.given("exclusive") or cpus > 0,   # --exclusive: --exact for a step
-        overlap=values.given("overlap"), nodelist=values.get("nodelist") or "",
-        argv=list(argv), environment=step_environment(values, environ, work_dir, umask),
+        overlap=values.given("overlap"), overcommit=bool(values.get("overcommit")),
+        nodelist=values.get("nodelist") or "", argv=list(argv), environment=step_environment(values, environ, work_dir, umask),
         work_dir=work_dir, io_port=io_port, io_key=io_key, pty=pty,
         std_out=out.pattern if out.on_node else "", std_err=err.pattern if err.on_node else "",
         std_in=inp.pattern if inp.on_node else "", input_task=input_task(inp, pty),

@@ -181,6 +181,8 @@ class StepSession:
                     return
                 if frame.kind == step_io.PMI_FENCE:
                     self._fence(node, frame.payload)
+                elif frame.kind == step_io.ABORTED:
+                    self._aborted()
                 elif frame.kind != step_io.HELLO:
                     self.consumer.feed(node.index, frame)
 
@@ -313,6 +315,13 @@ class StepSession:
             for line in status_lines(self.options.step, self.consumer.outcomes, started, self.layout):
                 print(line, file=sys.stderr)
 
+    def _aborted(self) -> None:
+        """The step is being ended from outside (scancel, time limit): said once, as Slurm's srun
+        does when the controller tells it the step completed (step_launch.c)."""
+        if not self.aborting:
+            self.aborting = True
+            self._say_waiting()
+
     def abort(self, send_ctrl_c: bool) -> None:
         """Slurm's second Ctrl-C: SIGINT to the tasks, then the step's terminate sequence."""
         self.aborting = True
@@ -321,5 +330,8 @@ class StepSession:
             self.send_all(step_io.encode(step_io.SIGNAL, 0, str(int(signal.SIGINT)).encode()))
         print("srun: forcing job termination", file=sys.stderr)
         self.send_all(step_io.encode(step_io.KILL, 0))
+        self._say_waiting()
+
+    def _say_waiting(self) -> None:
         print(f"srun: Job step aborted: Waiting up to {self.kill_wait() + 2} seconds for job step to finish.",
               file=sys.stderr)

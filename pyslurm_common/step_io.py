@@ -9,7 +9,9 @@ srun drops a connection whose first frame is anything else. Then:
                  TASK_EXIT (task = rank, payload = JSON {"code", "signal", "oom"}),
                  NODE_DONE (every task of the node ended; the stepd closes the stream next),
                  PMI_FENCE (--mpi=pmi2: every local task entered a fence; payload = the node's
-                 puts since the last one, see pyslurm_common/pmi2.py)
+                 puts since the last one, see pyslurm_common/pmi2.py),
+                 ABORTED (the step is being ended from outside srun: scancel, its time limit;
+                 srun says it waits for it, as Slurm's srun does on the controller's notice)
   srun -> stepd: STDIN (task = rank, or ALL_TASKS), STDIN_EOF (same addressing),
                  SIGNAL (payload = signal number, ASCII), WINSIZE (payload = "rows cols"),
                  KILL (end the step now: Slurm's terminate sequence),
@@ -41,6 +43,7 @@ NODE_DONE = 9
 KILL = 10
 PMI_FENCE = 11
 PMI_KVS = 12
+ABORTED = 13
 
 
 class StreamError(Exception):

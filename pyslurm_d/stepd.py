@@ -413,6 +413,8 @@ class Stepd:
         if not words:
             return "error empty command"
         if words[0] == "terminate":
+            if self.relay.streaming and not self.state.cancelled:
+                self.relay.send(step_io.encode(step_io.ABORTED, self.launch.task_ids[0]))
             self.terminate(" ".join(words[1:]) or "CANCELLED")
             return "ok"
         if words[0] == "signal" and len(words) == 3 and words[1].isdigit():

@@ -106,11 +106,23 @@ def partition_cpus(state: ClusterState, part: PartitionConfig) -> int:
 
 
 def check_some_node_holds(need: Need, nodes: Iterable[NodeRecord]) -> None:
-    """BAD_NODE_CONFIG unless one of `nodes`, as configured, has the CPUs, memory and features
-    one node of the request needs."""
-    if not any(n.config.cpus >= need.cpus_per_node and n.config.real_memory_mb >= need.memory_mb_per_node
-               and features.satisfied(need.constraint, frozenset(n.config.features)) for n in nodes):
-        raise SlurmError(Strerror.BAD_NODE_CONFIG)
+    """BAD_NODE_CONFIG unless one of `nodes`, as configured, has the CPUs, memory, temporary disk
+    and features one node of the request needs; with the first of them that the last node
+    lacks, in Slurm's words (node_scheduler.c's _set_err_msg, which sbatch and srun print)."""
+    shortfall = ""
+    for n in nodes:
+        cfg = n.config
+        if cfg.cpus < need.cpus_per_node:
+            shortfall = "CPU count per node can not be satisfied"
+        elif cfg.real_memory_mb < need.memory_mb_per_node:
+            shortfall = "Memory specification can not be satisfied"
+        elif cfg.tmp_disk_mb < need.tmp_disk_mb:
+            shortfall = "Temporary disk specification can not be satisfied"
+        elif not features.satisfied(need.constraint, frozenset(cfg.features)):
+            shortfall = ""
+        else:
+            return
+    raise SlurmError(Strerror.BAD_NODE_CONFIG, shortfall)
 
 
 def check_script_size(state: ClusterState, script: str) -> None:

@@ -12,6 +12,12 @@ from ..model.job import Job, JobId, JobState, Reason
 from .access import owned_job
 from .state import ClusterState
 
+# Slurm's controller starts a job about a second after its submission: a signal sent right after
+# sbatch finds it pending and scancel retries five seconds later, when the job's srun steps run.
+# pyslurm starts it within milliseconds, so a job's first seconds with no step yet count as that
+# window: a signal for its steps is retried rather than lost on processes that do not exist yet.
+STEPLESS_START_S = 2
+
 
 def cancellation(state: ClusterState, job_id: int, uid: int, now: int,
                  coordinated: frozenset[str] = frozenset(), operator: bool = False) -> JobCancelled:
@@ -65,12 +71,16 @@ def cancellations(state: ClusterState, spec: JobSpec, uid: int, now: int,
 
 
 def signalling(state: ClusterState, job_id: int, uid: int, signal: int, batch_only: bool, full: bool,
-               coordinated: frozenset[str] = frozenset(), operator: bool = False) -> list[Effect]:
+               now: int, coordinated: frozenset[str] = frozenset(), operator: bool = False) -> list[Effect]:
     """A signal for a running job's processes. Pending or suspended, a job has nothing to take
-    it: slurmctld answers "try again later" there (scancel retries), never drops it."""
+    it: slurmctld answers "try again later" there (scancel retries), never drops it; so too for
+    its steps' signal in a just-started job none of whose steps has begun (STEPLESS_START_S)."""
     job = owned_job(state, job_id, uid, coordinated, operator)
     if job.state.is_finished:
         raise SlurmError(Strerror.ALREADY_DONE)
     if job.state is not JobState.RUNNING or job.allocation is None:
+        raise SlurmError(Strerror.TRANSITION_STATE_NO_UPDATE)
+    if (not batch_only and not full and job.next_step_id == 0
+            and now - job.start_time < STEPLESS_START_S):
         raise SlurmError(Strerror.TRANSITION_STATE_NO_UPDATE)
     return [SignalTasks(job.job_id, job.allocation.nodes, signal, batch_only, full)]

@@ -1,9 +1,13 @@
 """Where a job step (srun) runs inside its job's allocation: nodes, tasks, CPUs.
 
 Pure: the allocation, the steps running now and the request in, a placement out.
-Tasks are laid out in blocks (ranks 0..k-1 on the first node, and so on). As in
-Slurm 22.05, steps do not share CPUs: a step holds every job CPU of its nodes,
-or with --exact (implied by -c) just tasks x cpus-per-task of them; a step that
+Tasks are laid out in blocks (ranks 0..k-1 on the first node, and so on), each
+node's count as Slurm's block layout deals them: one per node in turn while the
+node has a CPU (per task) left, so uneven nodes take uneven shares (-n3 over a
+1- and a 2-CPU node: 1, 2); with -O/--overcommit, the tasks left when every CPU
+has one go round the nodes again. As in Slurm 22.05, steps do not share CPUs: a
+step holds every job CPU of its nodes, or with --exact (implied by -c) just
+tasks x cpus-per-task of them (all of the node's, overcommitted); a step that
 cannot get them now is busy and retried by srun. An --overlap step holds
 nothing and never waits.
 """
@@ -26,6 +30,7 @@ class StepShape:
     cpus_per_task: int = 0
     exact: bool = False
     overlap: bool = False
+    overcommit: bool = False   # -O: more tasks than CPUs
     nodelist: tuple[str, ...] = ()
     distribution: str = ""   # -m as given: which node runs which rank (task_distribution.py)
 
@@ -59,7 +64,7 @@ def place_step(alloc: Allocation, running: Iterable[Step], shape: StepShape) -> 
         return Placement(nodes, tasks, ())
     cpu_ids = []
     for node, count in zip(nodes, tasks):
-        wanted = count * per_task if exact else len(job_cpus[node])
+        wanted = min(count * per_task, len(job_cpus[node])) if exact else len(job_cpus[node])
         if len(free[node]) < wanted:
             raise StepBusy(node)
         cpu_ids.append(tuple(free[node][:wanted]))
@@ -77,28 +82,51 @@ def _candidate_nodes(alloc: Allocation, shape: StepShape) -> list[str]:
 
 def _layout(candidates: list[str], capacity: dict[str, int], room: dict[str, int],
             shape: StepShape) -> tuple[tuple[str, ...], tuple[int, ...]]:
-    """Nodes and tasks per node: -N nodes (the -w ones first), -n tasks balanced over them (ranks
-    in blocks); without -N as few nodes as hold the tasks, preferring those with `room` now;
-    without -n one task per node."""
+    """Nodes and tasks per node: -N nodes (the -w ones first), -n tasks dealt over them in
+    blocks; without -N as few nodes as hold the tasks, preferring those with `room` now (with
+    -O, every node when even all of them are short); without -n one task per node."""
     if shape.min_nodes > len(candidates) or (shape.nodelist and shape.min_nodes and
                                              shape.min_nodes < len(candidates)):
         raise SlurmError(Strerror.BAD_NODE_CONFIG)
     if shape.min_nodes:
         nodes = candidates[:shape.min_nodes]
     elif shape.num_tasks and not shape.nodelist:
-        _fewest_nodes(candidates, capacity, shape.num_tasks)          # can it ever fit?
-        free_first = sorted(candidates, key=lambda n: room[n] == 0)   # stable: allocation order
-        nodes = _fewest_nodes(free_first, room, shape.num_tasks, busy_if_short=True)
+        if sum(capacity[n] for n in candidates) < shape.num_tasks and shape.overcommit:
+            nodes = candidates[:shape.num_tasks]
+        else:
+            _fewest_nodes(candidates, capacity, shape.num_tasks)          # can it ever fit?
+            free_first = sorted(candidates, key=lambda n: room[n] == 0)   # stable: allocation order
+            nodes = _fewest_nodes(free_first, room, shape.num_tasks, busy_if_short=True)
     else:
         nodes = candidates
     tasks_total = shape.num_tasks or len(nodes)
     if tasks_total < len(nodes):
         raise SlurmError(Strerror.BAD_NODE_CONFIG, "fewer tasks than nodes requested")
-    base, extra = divmod(tasks_total, len(nodes))
-    tasks = tuple(base + (1 if i < extra else 0) for i in range(len(nodes)))
-    if any(count > capacity[node] for node, count in zip(nodes, tasks)):
+    if not shape.overcommit and (tasks_total > sum(capacity[node] for node in nodes)
+                                 or any(capacity[node] == 0 for node in nodes)):
         raise SlurmError(Strerror.TOO_MANY_CPUS)
-    return tuple(nodes), tasks
+    return tuple(nodes), block_counts([capacity[node] for node in nodes], tasks_total)
+
+
+def block_counts(capacities: list[int], tasks: int) -> tuple[int, ...]:
+    """How many of `tasks` each node takes in Slurm's block layout (slurm_step_layout.c, without
+    CR_Pack_Nodes): a task per node in turn, each round only to nodes with a CPU left for it; when
+    no node has one, every node in turn (overcommit). Equal nodes share evenly, the first ones
+    taking the remainder."""
+    counts = [0] * len(capacities)
+    dealt, round_, oversubscribe = 0, 0, False
+    while dealt < tasks:
+        room_left = False
+        for i, capacity in enumerate(capacities):
+            if dealt == tasks:
+                break
+            if round_ < capacity or oversubscribe:
+                counts[i] += 1
+                dealt += 1
+                room_left = room_left or round_ + 1 < capacity
+        oversubscribe = oversubscribe or not room_left
+        round_ += 1
+    return tuple(counts)
 
 
 def _fewest_nodes(candidates: list[str], capacity: dict[str, int], tasks: int,

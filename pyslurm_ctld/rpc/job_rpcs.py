@@ -109,7 +109,7 @@ class JobRpcs(ServicerBase):
                 await self.ctl.commit(cancellation(self.state, job_id, uid, now, coordinated, operator))
             else:
                 await self.ctl.signal_now(signalling(self.state, job_id, uid, request.signal,
-                                                     request.batch_only, request.full, coordinated, operator))
+                                                     request.batch_only, request.full, now, coordinated, operator))
 
         results = await _per_job(request.job_ids, one)
         staged: list[Awaitable[None]] = []
@@ -138,7 +138,8 @@ class JobRpcs(ServicerBase):
                 running = [r for r in records if r.state is JobState.RUNNING] or records[:1]
                 for record in running:
                     await self.ctl.signal_now(signalling(self.state, record.job_id, uid, request.signal,
-                                                         request.batch_only, request.full, coordinated, operator))
+                                                         request.batch_only, request.full, now, coordinated,
+                                                         operator))
         except SlurmError as exc:
             return ctld_pb2.SignalResult(job_id=spec.job_id, job_spec=text, error=exc.strerror)
         return ctld_pb2.SignalResult(job_id=spec.job_id, job_spec=text)

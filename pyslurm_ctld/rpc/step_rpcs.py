@@ -48,6 +48,7 @@ class StepRpcs(ServicerBase):
             raise SlurmError(Strerror.INVALID_NODE_NAME, str(exc)) from exc
         shape = StepShape(num_tasks=request.num_tasks, min_nodes=request.min_nodes,
                           cpus_per_task=request.cpus_per_task, exact=request.exact, overlap=request.overlap,
+                          overcommit=request.overcommit,
                           nodelist=nodelist, distribution=request.distribution)
         name = request.name or os.path.basename(request.argv[0])
         try:

@@ -22,7 +22,7 @@ from pyslurm_common.array_spec import JobSpec
 from pyslurm_common.errors import SlurmError, Strerror
 from pyslurm_ctld.core.admission import submission
 from pyslurm_ctld.core.apply import MAX_BATCH_REQUEUE, apply
-from pyslurm_ctld.core.cancel import cancellation, cancellations, signalling
+from pyslurm_ctld.core.cancel import STEPLESS_START_S, cancellation, cancellations, signalling
 from pyslurm_ctld.core.job_updates import (begin_change, dependency_change, hold_change, requeue_request,
                                           throttle_change)
 from pyslurm_ctld.core.scheduling import schedule_pass
@@ -609,16 +609,35 @@ def test_nodes_marked_down_or_drained_in_slurm_conf_start_that_way(tmp_path: Pat
 
 def test_signalling(tmp_path: Path) -> None:
     mgr = make_manager(tmp_path)
-    job = run_job(mgr)
-    assert signalling(mgr, job.job_id, ALICE, 10, batch_only=True, full=False) == [
+    job = run_job(mgr)   # started at 200
+    assert signalling(mgr, job.job_id, ALICE, 10, batch_only=True, full=False, now=300) == [
         SignalTasks(job.job_id, ("n1",), 10, True, False)]
-    assert error_of(signalling, mgr, job.job_id, BOB, 10, False, False).strerror == Strerror.ACCESS_DENIED
+    assert error_of(signalling, mgr, job.job_id, BOB, 10, False, False, 300).strerror == Strerror.ACCESS_DENIED
     pending = submit(mgr, cpus_per_task=8, partition="long")
     # slurmctld 22.05: "Job can not be altered now, try again later" (scancel retries)
-    assert error_of(signalling, mgr, pending.job_id, ALICE, 10, False, False).strerror \
+    assert error_of(signalling, mgr, pending.job_id, ALICE, 10, False, False, 300).strerror \
         == Strerror.TRANSITION_STATE_NO_UPDATE
     finish(mgr, job.job_id)
-    assert error_of(signalling, mgr, job.job_id, ALICE, 10, False, False).strerror == Strerror.ALREADY_DONE
+    assert error_of(signalling, mgr, job.job_id, ALICE, 10, False, False, 300).strerror == Strerror.ALREADY_DONE
+
+
+def test_a_signal_for_the_steps_of_a_job_just_started_without_one_is_retried(tmp_path: Path) -> None:
+    # Real Slurm 22.05.8: `j=$(sbatch --parsable --wrap "srun sleep 20"); scancel -v --signal=USR1 $j`
+    # printed "scancel: Job is in transitional state, retrying" and took 5.01 s (the job was still
+    # pending); pyslurm has started it by then, but its srun step has not begun: retried too.
+    mgr = make_manager(tmp_path)
+    job = run_job(mgr)   # started at 200, no step yet
+    started = job.start_time
+    assert error_of(signalling, mgr, job.job_id, ALICE, 10, False, False, started + 1).strerror \
+        == Strerror.TRANSITION_STATE_NO_UPDATE
+    # the batch shell itself, or everything, is there to take it at once
+    assert signalling(mgr, job.job_id, ALICE, 10, True, False, started + 1) == [
+        SignalTasks(job.job_id, ("n1",), 10, True, False)]
+    assert signalling(mgr, job.job_id, ALICE, 10, False, True, started + 1) == [
+        SignalTasks(job.job_id, ("n1",), 10, False, True)]
+    # later, as in Slurm, a job with no step takes it (no process of a step gets it)
+    assert signalling(mgr, job.job_id, ALICE, 10, False, False, started + STEPLESS_START_S) == [
+        SignalTasks(job.job_id, ("n1",), 10, False, False)]
 
 
 # ---- purge -----------------------------------------------------------------------------------------

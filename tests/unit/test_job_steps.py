@@ -19,7 +19,7 @@ from pyslurm_ctld.core.steps import release, step_creation, step_termination
 from pyslurm_ctld.model.events import (AllocationReleased, BatchFinished, JobCancelled, Launch, NodeFailed,
                                        StepFinished, Terminate, event_from_dict, event_to_dict)
 from pyslurm_ctld.model.job import Allocation, GpuUsage, Job, JobId, JobState, Reason, Step, StepUsage
-from pyslurm_ctld.core.step_layout import StepBusy, StepShape, place_step
+from pyslurm_ctld.core.step_layout import StepBusy, StepShape, block_counts, place_step
 
 from tests.builders import ALICE, BOB, ROOT, make_manager, schedule, submit
 
@@ -73,6 +73,46 @@ def test_cpus_per_task_sizes_an_exact_step() -> None:
     with pytest.raises(SlurmError) as info:
         place_step(TWO_NODES, (), StepShape(num_tasks=3, min_nodes=1, cpus_per_task=2))
     assert info.value.strerror == Strerror.TOO_MANY_CPUS
+
+
+UNEVEN = Allocation(nodes=("n1", "n2"), cpus_per_node=(1, 2), memory_mb_per_node=(100, 100),
+                   cpu_ids=((0,), (0, 1)))
+
+
+def test_uneven_nodes_take_the_tasks_their_cpus_hold() -> None:
+    # Slurm's block layout deals a task per node in turn while a node has a CPU left:
+    # -N2 -n3 over a 1-CPU and a 2-CPU node is 1 + 2 (ranks 0 | 1, 2), not an even 2 + 1.
+    placed = place_step(UNEVEN, (), StepShape(num_tasks=3, min_nodes=2))
+    assert placed.tasks_per_node == (1, 2)
+    with pytest.raises(SlurmError) as info:
+        place_step(UNEVEN, (), StepShape(num_tasks=4, min_nodes=2))
+    assert info.value.strerror == Strerror.TOO_MANY_CPUS
+
+
+@pytest.mark.parametrize(("capacities", "tasks", "counts"), [
+    ([4, 4], 5, (3, 2)), ([1, 2], 3, (1, 2)), ([4, 2, 4, 2], 12, (4, 2, 4, 2)),
+    ([1, 1], 5, (3, 2)), ([2], 5, (5,)), ([4, 2], 8, (5, 3)),
+])
+def test_block_counts_as_slurm_deals_them(capacities: list[int], tasks: int, counts: tuple[int, ...]) -> None:
+    assert block_counts(capacities, tasks) == counts
+
+
+def test_overcommit_lays_more_tasks_than_cpus() -> None:
+    # srun -N1 -n5 -O on a 1-CPU allocation (Slurm gives an -O job one CPU per task's -c):
+    one_cpu = Allocation(nodes=("n1",), cpus_per_node=(1,), memory_mb_per_node=(100,), cpu_ids=((0,),))
+    with pytest.raises(SlurmError) as info:
+        place_step(one_cpu, (), StepShape(num_tasks=5, min_nodes=1))
+    assert info.value.strerror == Strerror.TOO_MANY_CPUS
+    placed = place_step(one_cpu, (), StepShape(num_tasks=5, min_nodes=1, overcommit=True))
+    assert placed.tasks_per_node == (5,) and placed.cpu_ids == ((0,),)
+    # --exact (-c) holds what the node has, not tasks x cpus of it
+    exact = place_step(TWO_NODES, (), StepShape(num_tasks=6, min_nodes=1, cpus_per_task=1, overcommit=True))
+    assert exact.tasks_per_node == (6,) and exact.cpu_ids == ((0, 1, 2, 3),)
+    # without -N, when even every node is short the tasks go round all of them
+    spread = place_step(TWO_NODES, (), StepShape(num_tasks=10, overcommit=True))
+    assert spread.nodes == ("n1", "n2") and spread.tasks_per_node == (5, 5)
+    # and when some nodes hold them, as few as do (as without -O)
+    assert place_step(TWO_NODES, (), StepShape(num_tasks=3, overcommit=True)).nodes == ("n1",)
 
 
 @pytest.mark.parametrize("shape", [StepShape(min_nodes=3), StepShape(nodelist=("n3",)),

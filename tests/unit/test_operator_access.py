@@ -22,10 +22,10 @@ def test_an_operator_cancels_and_signals_another_users_job(tmp_path: Path) -> No
     mgr = make_manager(tmp_path)
     pending, running = submit(mgr, account="lab"), run_job(mgr, account="lab")
     assert error_of(cancellation, mgr, pending.job_id, BOB, 300).strerror == Strerror.ACCESS_DENIED
-    assert error_of(signalling, mgr, running.job_id, BOB, 10, False, False).strerror == Strerror.ACCESS_DENIED
+    assert error_of(signalling, mgr, running.job_id, BOB, 10, False, False, 300).strerror == Strerror.ACCESS_DENIED
     assert cancellation(mgr, pending.job_id, BOB, 300, operator=True) == JobCancelled(pending.job_id, BOB, 300)
     assert [type(e) for e in cancellations(mgr, JobSpec(pending.job_id), BOB, 300, operator=True)] == [JobCancelled]
-    [signal] = signalling(mgr, running.job_id, BOB, 10, False, False, operator=True)
+    [signal] = signalling(mgr, running.job_id, BOB, 10, False, False, 300, operator=True)
     assert isinstance(signal, SignalTasks) and signal.job_id == running.job_id
 
 
