@@ -73,6 +73,12 @@ def job_resources(job: types_pb2.JobInfo) -> dict[str, Any]:
             "cpus": sum(job.cpus_per_node), "threads_per_core": _NOT_SET}
 
 
+def tres_per_node(text: str) -> str:
+    """``gres:gpu:1`` (the controller's, as Slurm 22.05's squeue %b prints it) as Slurm 25.11
+    writes a TRES name: ``gres/gpu:1``."""
+    return ",".join("gres/" + item[5:] if item.startswith("gres:") else item for item in text.split(",")) if text else ""
+
+
 # Members v0.0.44 added to job_info (v0.0.43 does not have them).
 V0044_ONLY = ("step_id", "submit_line")
 
@@ -130,7 +136,7 @@ def job_record(job: types_pb2.JobInfo, cluster: str, version: str = "v0.0.44") -
         "stderr_expanded": job.std_err, "submit_time": no_val(job.submit_time), "submit_line": job.submit_line,
         "suspend_time": no_val(job.suspend_time), "system_comment": "", "time_limit": time_limit(job.time_limit_min),
         "time_minimum": no_val(0), "threads_per_core": _NOT_SET, "tres_bind": "", "tres_freq": "",
-        "tres_per_job": f"gres/gpu:{job.gpus}" if job.gpus and not job.tres_per_node else "", "tres_per_node": job.tres_per_node,
+        "tres_per_job": f"gres/gpu:{job.gpus}" if job.gpus and not job.tres_per_node else "", "tres_per_node": tres_per_node(job.tres_per_node),
         "tres_per_socket": "", "tres_per_task": "", "tres_req_str": tres,
         "tres_alloc_str": tres if running_or_done else "", "user_id": job.user_id, "user_name": job.user_name,
         "maximum_switch_wait_time": 0, "wckey": "", "current_working_directory": job.work_dir,

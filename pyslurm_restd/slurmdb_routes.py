@@ -309,6 +309,18 @@ async def get_config(call: Call) -> dict[str, Any]:
             "instances": []}
 
 
+async def get_wckeys(call: Call) -> dict[str, Any]:
+    """pyslurm keeps no WCKeys (no TrackWCKey): slurmrestd's answer for none, whatever the filters."""
+    call.warnings.append(RestWarning("slurmdb_wckeys_get() found nothing", "_dump_wckeys"))
+    return {"wckeys": []}
+
+
+async def get_instances(call: Call) -> dict[str, Any]:
+    """Nor cloud instances: slurmrestd then dumps nothing, not even the empty list."""
+    call.warnings.append(RestWarning("slurmdb_instances_get() found nothing", "_dump_instance_cond"))
+    return {}
+
+
 async def ping(call: Call) -> dict[str, Any]:
     started = time.monotonic()
     await call.accounting("Ping", types_pb2.Empty(), types_pb2.Empty, "slurmdb_ping()", "Unable to ping slurmdbd")
@@ -352,6 +364,8 @@ ENDPOINTS = (
     Endpoint("slurmdbd", "GET", "tres/", "get_tres", get_tres, {"TRES": []}),
     Endpoint("slurmdbd", "GET", "clusters/", "get_clusters", get_clusters, {"clusters": []}),
     Endpoint("slurmdbd", "GET", "config", "get_config", get_config),
+    Endpoint("slurmdbd", "GET", "wckeys/", "get_wckeys", get_wckeys, {"wckeys": []}),
+    Endpoint("slurmdbd", "GET", "instances/", "get_instances", get_instances),
     Endpoint("slurmdbd", "GET", "ping/", "get_ping", ping, {"pings": []}),
     Endpoint("slurmdbd", "GET", "diag/", "get_diag", diag, {"statistics": {}}),
 )

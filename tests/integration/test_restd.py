@@ -111,6 +111,17 @@ def _without_meta(answer: dict[str, object]) -> dict[str, object]:
 
 
 @pytest.mark.parametrize("version", VERSIONS)
+def test_wckeys_and_instances_pyslurm_keeps_none_of(local: tuple[RestClient, RestClient], version: str) -> None:
+    unix, _ = local
+    wckeys = checked(unix.get(f"/slurmdb/{version}/wckeys/?user=alice"))
+    assert (wckeys.status, wckeys.json["wckeys"], wckeys.json["warnings"]) == (
+        200, [], [{"description": "slurmdb_wckeys_get() found nothing", "source": "_dump_wckeys"}])
+    instances = unix.get(f"/slurmdb/{version}/instances/")     # nothing dumped: no `instances`, as slurmrestd
+    assert (instances.status, "instances" in instances.json, instances.json["warnings"]) == (
+        200, False, [{"description": "slurmdb_instances_get() found nothing", "source": "_dump_instance_cond"}])
+
+
+@pytest.mark.parametrize("version", VERSIONS)
 def test_unknown_node_and_accounting_job_are_200_as_recorded(local: tuple[RestClient, RestClient],
                                                              version: str) -> None:
     """What Slinky's operator reads as "not found": 200, an error entry numbered 0 (node) or a
