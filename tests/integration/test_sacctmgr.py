@@ -176,3 +176,20 @@ def test_show_stats_counts_calls_by_method_and_user_for_administrators_only(clus
     refused = _mgr(cluster, "show", "stats", user="alice")
     assert (refused.returncode, refused.stdout, refused.stderr) == (
         1, "", "sacctmgr: RC:2002 Your user doesn't have privilege to perform this action\n")
+
+
+def test_a_repeated_condition_adds_to_the_list(cluster: Cluster) -> None:
+    """`user=a user=b` asks for both, as `user=a,b` does (real sacctmgr 22.05 appends each, as it
+    appends each -j of sacct); accounts and names too."""
+    _mgr(cluster, "-i", "add", "account", "rep_acct")
+    for user in ("alice", "bob"):
+        _mgr(cluster, "-i", "add", "user", user, "Account=rep_acct")
+    both = _mgr(cluster, "-n", "-P", "show", "assoc", "account=rep_acct", "format=User,Account", "user=alice,bob").stdout
+    assert both.splitlines() == ["alice|rep_acct", "bob|rep_acct"]
+    for words in (("user=alice", "user=bob"), ("where", "user=alice", "where", "user=bob")):
+        again = _mgr(cluster, "-n", "-P", "show", "assoc", "account=rep_acct", "format=User,Account", *words)
+        assert again.stdout == both, words
+    names = _mgr(cluster, "-n", "-P", "show", "user", "format=User", "names=alice", "names=bob").stdout
+    assert names.splitlines() == ["alice", "bob"]
+    accounts = _mgr(cluster, "-n", "-P", "show", "account", "format=Account", "names=rep_acct", "names=root").stdout
+    assert sorted(accounts.splitlines()) == ["rep_acct", "root"]
