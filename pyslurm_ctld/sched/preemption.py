@@ -11,6 +11,8 @@ Who may preempt whom:
   global one) says what happens to it, its GraceTime how long it is warned first.
 * preempt/qos: a job whose QOS lists the victim's QOS in `Preempt` (the same QOS only with
   WITHIN); the victim's QOS PreemptMode (else the global one), GraceTime, PreemptExemptTime.
+  SUSPEND suspends only victims of other partitions: within one, Slurm time-slices (gang), so
+  the job waits.
 
 A pending job that waits for resources (`Resources`, or `Priority` behind one that does) looks
 first at what is free and what jobs already on their way out will free; only if that is not
@@ -285,6 +287,11 @@ def _victim_mode(job: Job, part: scheduler.PartitionView, victim: Job, policy: P
             return None
         spec = victim_qos.mode or config.mode
         exempt = victim_qos.exempt_time if victim_qos.exempt_time is not None else config.exempt_time
+        if spec.mode is PreemptMode.SUSPEND and victim.request.partition == part.name:
+            # slurm.conf(5): under preempt/qos, SUSPEND within one partition is the gang
+            # scheduler's time slicing, never a suspension; without OverSubscribe (pyslurm has no
+            # gang scheduler) the job waits, as Slurm 22.05.8's does (Resources).
+            return None
     else:
         return None
     mode = spec.mode

@@ -175,6 +175,26 @@ def test_qos_preemption_follows_the_preempt_lists() -> None:
                 policy(preempt_type="preempt/qos", qos=qos), now=100) == []
 
 
+def test_qos_suspend_preempts_only_across_partitions() -> None:
+    """Real Slurm 22.05.8, PreemptType=preempt/qos, PreemptMode=SUSPEND,GANG, QOS high Preempt=normal,
+    one partition: a high job waits (Resources) beside the normal one filling the node, where
+    preempt/partition_prio with one partition also waits. Across partitions it suspends."""
+    qos = {"high": QosPreempt(preempt=frozenset({"normal"})), "normal": QosPreempt()}
+    suspend = policy(PreemptMode.SUSPEND, preempt_type="preempt/qos", qos=qos)
+    held = [running(1, "n1", (0, 1, 2, 3), qos="normal", partition_name="high"),
+            running(2, "n2", (0, 1, 2, 3), qos="normal", partition_name="high")]
+    pending = job(10, partition="high", qos="high", num_tasks=4)
+    assert plan([Pend(pending.job_id, Reason.RESOURCES)], {10: pending}, held, nodes_after(held), VIEWS,
+                suspend, now=100) == []
+    held[1] = running(2, "n2", (0, 1, 2, 3), qos="normal", partition_name="low")
+    assert victims(plan([Pend(pending.job_id, Reason.RESOURCES)], {10: pending}, held, nodes_after(held), VIEWS,
+                        suspend, now=100)) == {2: (10, "SUSPEND")}
+    requeue = policy(PreemptMode.REQUEUE, preempt_type="preempt/qos", qos=qos)
+    held[1] = running(2, "n2", (0, 1, 2, 3), qos="normal", partition_name="high")
+    assert len(plan([Pend(pending.job_id, Reason.RESOURCES)], {10: pending}, held, nodes_after(held), VIEWS,
+                    requeue, now=100)) == 1   # REQUEUE (and CANCEL) do preempt within a partition
+
+
 def test_grace_time_of_the_victims_partition_comes_with_the_decision() -> None:
     held = [running(1, "n1", (0, 1, 2, 3), start=10), running(2, "n2", (0, 1, 2, 3), start=20)]
     pending = job(10, partition="high", num_tasks=4)
