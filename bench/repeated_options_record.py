@@ -40,7 +40,9 @@ def main() -> None:
             break
         time.sleep(1)
     held = {"HA": submit(user_a, "rep_a", "-H"), "HB": submit(user_b, "rep_b", "-H")}
-    names = {**done, **held, "UA": user_a, "UB": user_b}
+    node = subprocess.run(["sacct", "-n", "-X", "-P", "-o", "nodelist", "-j", done["A"]], capture_output=True,
+                          text=True).stdout.strip()
+    names = {**done, **held, "UA": user_a, "UB": user_b, "NODE": node}
     try:
         answers = [answer(step, names, lambda words: subprocess.run(words, capture_output=True, text=True))
                    for step in SCENARIO]

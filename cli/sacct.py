@@ -35,6 +35,9 @@ def sacct(args: Sequence[str]) -> None:
         sys.stdout.write("\n".join(sacct_fields.help_format()) + "\n")
         return
     _check_combinations(values)
+    asked_nodes = [str(value) for dest, value in values.sequence if dest == "nodelist"]
+    for _later in asked_nodes[1:]:   # -N is the one option whose first occurrence wins, as in Slurm's sacct
+        print(f"sacct: error: Already asked for nodes '{asked_nodes[0]}'", file=sys.stderr)
     _every, clusters = all_or_listed(values, "clusters", ("all", "-1"), on=("allclusters",),
                                      off=("federation", "local"))
     if clusters:
@@ -83,7 +86,7 @@ def sacct(args: Sequence[str]) -> None:
         states=wanted_states, names=name.split(",") if name else [],
         partitions=partition.split(",") if partition else [],
         accounts=accounts.lower().split(",") if accounts else [], qos=qos.lower().split(",") if qos else [],
-        nodes=_node_names(values["nodelist"]) if values.get("nodelist") else [],
+        nodes=_node_names(asked_nodes[0]) if asked_nodes and asked_nodes[0] else [],
         all_users=allusers or (os.geteuid() == 0 and not users), duplicates=bool(values.get("duplicates")),
         without_steps=allocations and not document_kind and not sacct_fields.needs_steps(columns))
     if not users and not query.all_users:

@@ -3,8 +3,8 @@ and of pyslurm (test_repeated_options.py) alike. Slurm's own commands differ: sa
 sstat append each occurrence of a list option (sacct -j 1 -j 2 is -j 1,2, which submitit's job
 watcher relies on), squeue, sinfo and scancel keep the last one.
 
-Placeholders: {A} {B} the ids of finished jobs rep_a (user {UA}) and rep_b (user {UB}); {HA} {HB}
-held jobs of the same names and users. Every command runs as root, in order (the scancel lines
+Placeholders: {A} {B} the ids of finished jobs rep_a (user {UA}) and rep_b (user {UB}) on {NODE};
+{HA} {HB} held jobs of the same names and users. Every command runs as root, in order (the scancel lines
 change what the squeue lines after them see)."""
 from __future__ import annotations
 
@@ -29,6 +29,8 @@ SCENARIO: tuple[tuple[str, ...], ...] = (
     (*SACCT, "-j", "{A},{B}", "-s", "F", "-s", "CA"),
     (*SACCT, "-j", "{A},{B}", "-r", "nosuch", "-r", "debug"),  # each -r adds partitions
     ("sacct", "-n", "-X", "-P", "-o", "jobname", "-o", "state", "-j", "{A}"),   # each -o adds fields
+    (*SACCT, "-j", "{A},{B}", "-N", "nosuch", "-N", "{NODE}"),   # -N: the first, and an error for the second
+    (*SACCT, "-j", "{A},{B}", "-N", "{NODE}", "-N", "nosuch"),
     (*SQUEUE, BOTH_HELD),
     (*SQUEUE, "-j{HA}", "-j{HB}"),                             # squeue: the last -j alone
     (*SQUEUE, "--jobs={HA}", "--jobs={HB}"),
@@ -54,4 +56,5 @@ def answer(command: tuple[str, ...], names: Mapping[str, str],
     err = (result.stderr.splitlines() or [""])[0]
     for key in ("HA", "HB", "A", "B"):   # the held ids first: {A} could be a prefix of {HA}
         err = err.replace(f" {names[key]}", f" {{{key}}}")
+    err = err.replace(f"'{names['NODE']}'", "'{NODE}'")
     return {"command": list(command), "rc": result.returncode, "out": result.stdout, "err": err}
