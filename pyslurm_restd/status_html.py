@@ -10,10 +10,12 @@ from pyslurm_common.gres import gpu_count
 from pyslurm_common.units import (format_duration_squeue, format_memory_mb, format_time_limit_sinfo,
                                   format_time_limit_squeue, format_timestamp)
 
-from .status_data import ClusterView, FinishedJob
+from pyslurm_common.rpc import types_pb2
+
+from .status_data import SECTIONS, ClusterView, FinishedJob, job_label
 
 REFRESH = 10
-_STYLE = """
+STYLE = """
 body{font:14px/1.4 system-ui,sans-serif;margin:1.5em;color:#222}
 h1{font-size:1.4em;margin:0} h2{font-size:1.1em;margin:1.4em 0 .4em}
 table{border-collapse:collapse;width:100%} th,td{text-align:left;padding:.25em .6em;border-bottom:1px solid #ddd}
@@ -21,7 +23,8 @@ th{background:#f3f3f3} td.n{text-align:right;font-variant-numeric:tabular-nums}
 .meta{color:#666} .bad{color:#a00} .ok{color:#070} .why{color:#444;font-size:.92em}
 .bar{display:inline-block;width:5em;height:.7em;background:#e5e5e5;vertical-align:middle;margin-right:.4em}
 .bar i{display:block;height:100%;background:#4a7}
-form{display:inline} input{font:inherit}
+form{display:inline} input,select{font:inherit} .scroll{overflow-x:auto;max-width:100%}
+a{color:#14c} td a{white-space:nowrap} .filters{margin:.6em 0}
 """
 
 
@@ -33,7 +36,13 @@ def _table(headers: Sequence[str], rows: Iterable[Sequence[str]], empty: str, nu
     if not body:
         return f'<p class="meta">{escape(empty)}</p>'
     head = "".join(f"<th>{escape(h)}</th>" for h in headers)
-    return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
+    # in its own scrolling box: a narrow window scrolls the table, not the page
+    return f'<div class="scroll"><table><thead><tr>{head}</tr></thead><tbody>{"".join(body)}</tbody></table></div>'
+
+
+def job_link(job: types_pb2.JobInfo) -> str:
+    """The job's id as squeue prints it (397_0 for an array task), linking to its page."""
+    return f'<a href="/job/{job.job_id}">{escape(job_label(job))}</a>'
 
 
 def _bar(used: float, total: float) -> str:
@@ -73,7 +82,7 @@ def _partitions(view: ClusterView) -> str:
 
 
 def _pending(view: ClusterView) -> str:
-    rows = [[str(j.job_id), escape(j.user_name), escape(j.account), escape(j.partition), escape(j.name),
+    rows = [[job_link(j), escape(j.user_name), escape(j.account), escape(j.partition), escape(j.name),
              str(j.num_cpus), escape(format_time_limit_squeue(j.time_limit_min)),
              f'{escape(j.reason)}<div class="why">{escape(view.explanations.get(j.job_id, ""))}</div>']
             for j in view.pending]
@@ -87,12 +96,13 @@ def _running(view: ClusterView) -> str:
         elapsed = max(view.now - j.start_time - j.suspended_secs, 0) if j.start_time else 0
         left = ("UNLIMITED" if j.time_limit_min < 0 else
                 format_duration_squeue(max(j.time_limit_min * 60 - elapsed, 0)))
-        rows.append([str(j.job_id), escape(j.user_name), escape(j.partition), escape(j.name), escape(j.nodes),
-                     str(j.num_cpus), escape(format_duration_squeue(elapsed)), escape(left),
+        rows.append([job_link(j), escape(j.user_name), escape(j.partition), escape(j.name), escape(j.nodes),
+                     str(j.num_cpus), str(j.gpus) if j.gpus else "-", escape(format_duration_squeue(elapsed)),
+                     escape(left),
                      escape(format_duration_squeue(j.gpu_idle_seconds)) if j.gpu_idle_seconds else "-",
                      escape(j.state + (" (completing)" if j.completing else ""))])
-    return _table(("Job", "User", "Partition", "Name", "Nodes", "CPUs", "Elapsed", "Time left", "GPUs idle", "State"),
-                  rows, "No job is running.", frozenset({0, 5}))
+    return _table(("Job", "User", "Partition", "Name", "Nodes", "CPUs", "GPUs", "Elapsed", "Time left", "GPUs idle",
+                   "State"), rows, "No job is running.", frozenset({0, 5, 6}))
 
 
 def efficiency(job: FinishedJob) -> tuple[str, str]:
@@ -112,11 +122,29 @@ def _finished(view: ClusterView) -> str:
         elapsed = max(r.end_time - r.start_time, 0) if r.start_time else 0
         cpu, memory = efficiency(job)
         klass = "ok" if r.state == "COMPLETED" else "bad"
-        rows.append([str(r.job_id), escape(r.user_name), escape(r.name), f'<span class="{klass}">{escape(r.state)}</span>',
+        rows.append([job_link(r), escape(r.user_name), escape(r.name), f'<span class="{klass}">{escape(r.state)}</span>',
                      f"{r.exit_code}:{r.exit_signal}", escape(format_duration_squeue(elapsed)),
                      escape(format_timestamp(r.end_time)), cpu, memory])
-    return _table(("Job", "User", "Name", "State", "Exit", "Elapsed", "Ended", "CPU eff.", "Mem eff."), rows,
-                  "No job finished in the last 24 hours.", frozenset({0, 7, 8}))
+    table = _table(("Job", "User", "Name", "State", "Exit", "Elapsed", "Ended", "CPU eff.", "Mem eff."), rows,
+                   "No job finished in the last 24 hours.", frozenset({0, 7, 8}))
+    more = view.finished_total - len(view.finished)
+    if more > 0:
+        table += (f'<p class="meta">The {len(view.finished)} most recent of {view.finished_total}; '
+                  f"{more} more finished in the last 24 hours (sacct lists them all).</p>")
+    return table
+
+
+def _filters(view: ClusterView) -> str:
+    """A plain GET form: the filters travel in the address, so a filtered page can be bookmarked."""
+    f = view.filters
+    options = "".join(f'<option value="{s}"{" selected" if f.section == s else ""}>{s}</option>'
+                      for s in ("", *SECTIONS))
+    shown = ", ".join(f"{k} {escape(v)}" for k, v in (("user", f.user), ("partition", f.partition),
+                                                      ("only", f.section)) if v)
+    return (f'<form class="filters" method="get" action="/">Jobs of user <input name="user" size="10" '
+            f'value="{escape(f.user)}"> partition <input name="partition" size="10" value="{escape(f.partition)}"> '
+            f'state <select name="state">{options}</select> <input type="submit" value="Filter"></form>'
+            + (f' <span class="meta">Filtered: {shown}. <a href="/">Show all</a></span>' if shown else ""))
 
 
 def _usage(view: ClusterView) -> str:
@@ -138,11 +166,12 @@ def page(view: ClusterView) -> str:
     return f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><meta http-equiv="refresh" content="{REFRESH}">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<title>{escape(view.cluster)} - pyslurm</title><style>{_STYLE}</style></head>
+<title>{escape(view.cluster)} - pyslurm</title><style>{STYLE}</style></head>
 <body>
 <h1>Cluster {escape(view.cluster)}</h1>
 <p class="meta">{escape(format_timestamp(view.now))}, viewing {who}; refreshes every {REFRESH} s. {login}</p>
 {problems}
+{_filters(view)}
 <h2 id="nodes">Nodes</h2>{_nodes(view)}
 <h2 id="partitions">Partitions</h2>{_partitions(view)}
 <h2 id="pending">Waiting</h2>{_pending(view)}

@@ -41,7 +41,7 @@ def sections(url: str) -> dict[str, str]:
 
 
 def _has_job(section: str, job_id: int) -> bool:
-    return f'<tr><td class="n">{job_id}</td>' in section     # the row's first cell: its job id
+    return f'<tr><td class="n"><a href="/job/{job_id}">' in section     # the row's first cell: its job's link
 
 
 def test_page_follows_a_job_from_waiting_to_finished(cluster: Cluster, page_url: str) -> None:
@@ -64,7 +64,7 @@ def test_page_follows_a_job_from_waiting_to_finished(cluster: Cluster, page_url:
     cluster.run("scancel", str(waits), user="bob", check=True)
     wait_for(lambda: _has_job(sections(page_url)["finished"], job_id), 60, 1)
     finished = sections(page_url)["finished"]
-    row = finished[finished.index(f">{job_id}<"):].split("</tr>")[0]
+    row = finished[finished.index(f'href="/job/{job_id}"'):].split("</tr>")[0]
     assert "COMPLETED" in row and "0:0" in row
 
 
@@ -97,3 +97,62 @@ def test_a_token_shows_the_page_as_its_user(cluster: Cluster, page_url: str) -> 
     rest = conn.getresponse()
     assert (rest.status, rest.read().decode()) == (500, "Authentication does not apply to request")  # page only
     conn.close()
+
+
+def _login(port: int, cluster: Cluster, user: str) -> str:
+    import http.client
+    import urllib.parse
+
+    jwt = cluster.run("scontrol", "token", user=user, check=True).stdout.strip()
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+    conn.request("POST", "/login", body=urllib.parse.urlencode({"token": jwt}),
+                 headers={"Content-Type": "application/x-www-form-urlencoded"})
+    answer = conn.getresponse()
+    answer.read()
+    conn.close()
+    return (answer.getheader("Set-Cookie") or "").split(";")[0]
+
+
+def _post(port: int, path: str, cookie: str, origin: str | None = None) -> tuple[int, str]:
+    import http.client
+
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+    headers = {"Cookie": cookie} if cookie else {}
+    if origin is not None:
+        headers["Origin"] = origin
+    conn.request("POST", path, headers=headers)
+    answer = conn.getresponse()
+    answer.read()
+    conn.close()
+    return answer.status, answer.getheader("Location") or ""
+
+
+def test_job_page_filters_and_cancel_by_the_owner(cluster: Cluster, page_url: str) -> None:
+    """An array task is 397_0 with a link to its page; the page (in Chromium) tells the job and why it
+    waits; filters narrow the lists; only the logged-in owner may cancel, and only from this origin."""
+    port = int(page_url.rsplit(":", 1)[1].strip("/"))
+    array = cluster.sbatch("-J", "pagearray", "--array=0-3%1", "--wrap", "sleep 30", user="alice")
+    bobs = cluster.sbatch("--hold", "-J", "bobsjob", "--wrap", "true", user="bob")
+    wait_for(lambda: f">{array}_0<" in sections(page_url)["running"], 60, 1)
+    assert f">{array}_[1-3]<" in sections(page_url)["pending"]
+    page = _browser("--dump-dom", f"{page_url}job/{bobs}")
+    assert page.returncode == 0 and "bobsjob" in page.stdout and "It is held by its user" in page.stdout
+    assert "/cancel" not in page.stdout                         # anonymous: no cancel button
+    only_bob = sections(f"{page_url}?user=bob&state=pending")
+    assert _has_job(only_bob["pending"], bobs) and not _has_job(only_bob["pending"], array)
+    assert "No job is running." in only_bob["running"]
+
+    alice, bob = _login(port, cluster, "alice"), _login(port, cluster, "bob")
+    assert _post(port, f"/job/{bobs}/cancel", "")[0] == 403                         # not logged in
+    assert _post(port, f"/job/{bobs}/cancel", bob, origin="http://elsewhere.example")[0] == 403
+    status, location = _post(port, f"/job/{bobs}/cancel", alice)                   # not alice's job
+    assert status == 303 and "Not+cancelled" in location and cluster.job_field(bobs, "T") == "PENDING"
+    status, location = _post(port, f"/job/{bobs}/cancel", bob, origin=f"http://127.0.0.1:{port}")
+    assert status == 303 and location.startswith(f"/job/{bobs}?notice=Cancel+requested")
+    wait_for(lambda: cluster.job_field(bobs, "T") in ("CANCELLED", ""), 20)
+
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    narrow = ARTIFACTS / "status-page-700px.png"             # tables scroll in their boxes at 700 px
+    taken = _browser(f"--screenshot={narrow}", "--window-size=700,1200", "--hide-scrollbars", page_url)
+    assert taken.returncode == 0 and narrow.stat().st_size > 10_000
+    cluster.run("scancel", str(array), user="alice", check=True)

@@ -81,3 +81,63 @@ def test_running_jobs_show_how_long_their_gpus_have_been_idle() -> None:
     assert "<th>GPUs idle</th>" in page(view) and "<td>12:34</td>" in page(view)
     view.running[0].gpu_idle_seconds = 0
     assert "12:34" not in page(view)
+
+
+def test_array_tasks_are_named_as_squeue_names_them_and_link_to_their_page() -> None:
+    view = _view()
+    view.running = [types_pb2.JobInfo(job_id=398, array_job_id=397, array_task_str="0", state="RUNNING",
+                                      partition="debug", gpus=2)]
+    view.pending = [types_pb2.JobInfo(job_id=397, array_job_id=397, array_task_str="1-9", array_remainder=True,
+                                      state="PENDING", partition="debug")]
+    html = page(view)
+    assert '<a href="/job/398">397_0</a>' in html and '<a href="/job/397">397_[1-9]</a>' in html
+    assert "<th>GPUs</th>" in html and '<td class="n">2</td>' in html     # a running job's GPU count
+
+
+def test_a_cut_finished_list_says_how_many_more_there_are() -> None:
+    view = _view()
+    view.finished = [FinishedJob(types_pb2.JobInfo(job_id=i, state="COMPLETED"), 0, 0) for i in range(50)]
+    view.finished_total = 73
+    assert "The 50 most recent of 73; 23 more finished in the last 24 hours" in page(view)
+    view.finished_total = 50
+    assert "most recent of" not in page(view)
+
+
+def test_every_table_scrolls_in_its_own_box() -> None:
+    html = page(_view())
+    assert html.count('<div class="scroll"><table>') == html.count("<table>") > 0
+
+
+def test_filters_pick_user_partition_and_section() -> None:
+    import asyncio
+
+    from pyslurm_restd.status_data import JobFilter, gather
+    from pyslurm_restd.upstream import Caller
+
+    def seen(query: dict[str, str]) -> tuple[list[int], list[int]]:
+        view = asyncio.run(gather(_Daemons(), Caller("alice"), False, "lab", "", set(),  # type: ignore[arg-type]
+                                  JobFilter.from_query(query)))
+        return [j.job_id for j in view.pending], [j.job_id for j in view.running]
+
+    assert seen({}) == ([1], [2])
+    assert seen({"user": "bob"}) == ([], [2])
+    assert seen({"state": "pending"}) == ([1], [])
+    assert seen({"state": "nonsense"}) == ([1], [2])
+    assert seen({"partition": "gpu"}) == ([], [])
+    html = page(ClusterView(viewer="a", anonymous=True, cluster="c", now=0, filters=JobFilter(user="<b>")))
+    assert 'value="&lt;b&gt;"' in html and "Filtered: user &lt;b&gt;" in html
+
+
+def test_job_page_offers_cancel_to_the_owner_only() -> None:
+    from pyslurm_restd.status_job_page import JobView, job_page
+
+    job = types_pb2.JobInfo(job_id=5, name="<i>x</i>", user_name="alice", state="RUNNING", start_time=100,
+                            time_limit_min=10, gpus=1, partition="debug")
+    owner = JobView(job_id=5, viewer="alice", anonymous=False, job=job, source="controller")
+    html = job_page(owner, "lab", 160)
+    assert 'action="/job/5/cancel"' in html and "&lt;i&gt;x&lt;/i&gt;" in html and "<td>1:00</td>" in html
+    for other in (JobView(5, "bob", False, job, "controller"), JobView(5, "alice", True, job, "controller")):
+        assert "/cancel" not in job_page(other, "lab", 160)
+    done = types_pb2.JobInfo(job_id=5, user_name="alice", state="COMPLETED")
+    assert "/cancel" not in job_page(JobView(5, "alice", False, done, "accounting"), "lab", 160)
+    assert "No job 5 that you may see" in job_page(JobView(5, "alice", False), "lab", 160)
