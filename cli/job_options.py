@@ -161,10 +161,16 @@ def memory_mb(values: Mapping[str, Any], name: str, flag: str) -> int:
 def time_limit(values: Mapping[str, Any]) -> int:
     if values.get("time") is None:
         return 0
+    text = str(values["time"])
     try:
-        return units.parse_time_limit(str(values["time"]))
+        return units.parse_time_limit(text)
     except ValueError:
-        die("Invalid --time specification")
+        # Slurm refuses a malformed limit while it reads it (exit 255); a well-formed one beyond
+        # what the controller keeps is refused as its answer would be (exit 1)
+        digits = text.replace("-", ":", 1).split(":")
+        formed = 1 <= len(digits) <= 4 and all(d.isascii() and d.isdigit() for d in digits) and (
+            len(digits) < 4 or "-" in text)
+        die("Invalid --time specification", exit_code=1 if formed else OPTION_EXIT)
 
 
 def export_environment(export: str | None, environ: Mapping[str, str], *, none_keeps_slurm: bool = True) -> list[str]:

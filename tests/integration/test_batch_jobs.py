@@ -72,7 +72,7 @@ def test_bad_scripts_are_refused_in_slurm_words(cluster: Cluster) -> None:
     assert bad_partition.stderr == ("sbatch: error: invalid partition specified: nosuch\n"
                                     "sbatch: error: Batch job submission failed: Invalid partition name specified\n")
     bad_time = cluster.run("sbatch", "-t", "1:2:3:4", "--wrap", "true", user="alice")
-    assert (bad_time.returncode, bad_time.stderr) == (1, "sbatch: error: Invalid --time specification\n")
+    assert (bad_time.returncode, bad_time.stderr) == (255, "sbatch: error: Invalid --time specification\n")
     # Within the partition's 4 CPUs but on no one node (more than that pends, as in Slurm).
     too_big = cluster.run("sbatch", "-c", "3", "--wrap", "true", user="alice")
     assert too_big.stderr.endswith("Batch job submission failed: Requested node configuration is not available\n")
