@@ -146,3 +146,20 @@ def test_accel_bind_refuses_a_first_occurrence_without_a_letter() -> None:
 def test_scalar_options_keep_the_last_occurrence_in_every_source(spec) -> None:  # type: ignore[no-untyped-def]
     values = collect(spec, command_line(spec, ["-J", "one", "--job-name=two", "-p", "a", "-p", "b", "true"]), {})
     assert (values["job_name"], values["partition"]) == ("two", "b")
+
+
+@pytest.mark.parametrize("name", TABLES)
+def test_every_option_given_twice_keeps_the_last_or_adds_up(name: str) -> None:
+    """The mechanism, for every row of every table: a LIST option's two occurrences are both kept,
+    any other option's second replaces the first (whatever the command does with the value)."""
+    from cli.command_line import OptionValues
+    from cli.getopt_long import NONE, OPTIONAL, getopt
+
+    table = importlib.import_module(f"cli.option_tables.{name}").OPTIONS
+    for long_name, _short, kind, dest, _env, _help in table:
+        if not long_name or kind in (NONE, OPTIONAL) or dest == "verbose":
+            continue
+        values = OptionValues(table)
+        values.set_from("command line", getopt([f"--{long_name}=a", f"--{long_name}", "b"], table).options)
+        assert values[dest] == ("a,b" if kind == LIST else "b"), (name, long_name)
+        assert occurrences(values, dest) == (["a", "b"] if kind == LIST else ["b"])
