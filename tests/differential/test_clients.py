@@ -101,13 +101,13 @@ CASES = [
     )), marks=differs("step environment: Slurm sets SLURM_CPU_BIND* (task/affinity), SLURM_DISTRIBUTION=cyclic, "
                       "SLURM_JOB_CPUS_PER_NODE_PACK_GROUP_0, SLURM_OPEN_MODE=a; pyslurm says block and adds "
                       "SLURM_UNBUFFEREDIO")),
-    pytest.param(Case("submitit: one sacct for several jobs (-j repeated)", (
+    Case("submitit: one sacct for several jobs (-j repeated)", (
         Run("sbatch --parsable --wrap true"),
         Run("sbatch --parsable --wrap true"),
         Wait("J1", ("COMPLETED",), accounting=True),
         Wait("J2", ("COMPLETED",), accounting=True),
         Run("sacct -o JobID,State,NodeList --parsable2 -j {J1} -j {J2}"),
-    )), marks=differs("a repeated -j: pyslurm's sacct keeps only the last (helper opts)")),
+    )),
     Case("submitit: preemption signals by scancel --signal, then a cancel", (
         Run("sbatch --parsable --wrap 'trap \"\" TERM USR2; sleep 300'"),
         Wait("J1", ("RUNNING",)),
