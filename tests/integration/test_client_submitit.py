@@ -80,6 +80,18 @@ def test_functions_and_sacct_states(submitit_cluster: Cluster) -> None:
     assert "failed state FAILED" in out
 
 
+def test_jobs_watched_together_are_all_seen_to_end(submitit_cluster: Cluster) -> None:
+    """submitit's watcher asks about all its jobs in one `sacct -j A -j B ...`: each -j adds jobs,
+    as in Slurm (with only the last one answered, the others would never be seen to end)."""
+    out = drive(submitit_cluster, """
+        jobs = [executor.submit(pow, 2, n) for n in (3, 4, 5)]
+        print("results", [job.result() for job in jobs])
+        print("states", [job.watcher.get_state(job.job_id, mode="force") for job in jobs])
+        """, timeout=90)
+    assert "results [8, 16, 32]" in out
+    assert "states ['COMPLETED', 'COMPLETED', 'COMPLETED']" in out
+
+
 def test_map_array_runs_every_task_with_its_array_variables(submitit_cluster: Cluster) -> None:
     out = drive(submitit_cluster, """
         import os
