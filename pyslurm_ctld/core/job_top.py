@@ -1,8 +1,13 @@
 """`scontrol top <job_list>`: a user's pending jobs go to the top of that user's jobs of the same
 partition, account and QOS, by taking priority from those other jobs (Slurm 22.05, man
-scontrol): the listed jobs, in their order, get the highest priorities the group had, and the
-others give up, through a higher nice value, what the listed ones gained, so the user's share of
-the machine barely changes.
+scontrol): the listed jobs, in their order, get the highest priorities the group had (through a
+lower nice value, negative if need be, for a user too), and the others give up, through a higher
+nice value, what the listed ones gained, shared evenly from the highest down (the remainder to
+the lower ones), so the user's share of the machine does not change. As real Slurm 22.05.8 did
+(root and a user with enable_user_top): group 39, 37, 36, top the 37: 39 (nice -2), 38, 35.
+A listed job whose priority an administrator fixed (`scontrol update priority=`) takes the top
+priority as its fixed one and takes nothing from the others (Slurm moves it there by a nice of
+-2^31 and the others lose 2^31 between them, an overflow not copied).
 
 Operators (root, SlurmUser, AdminLevel Operator) may top anyone's jobs; users only their own, and
 only with SchedulerParameters=enable_user_top. Ids are read as Slurm's controller reads them
@@ -84,30 +89,26 @@ def topping(state: ClusterState, job_specs: list[str], uid: int, operator: bool,
     group = _group(top[0])
     others = [job for job in state.jobs.values()
               if job.job_id not in chosen and _movable(job) and _group(job) == group]
-    # The listed jobs take the group's highest priorities in their order, each below the one before.
-    # As in Slurm a job's nice goes down by its gain but not below 0 (a negative nice is for
-    # operators to give): one at nice 0 keeps its priority, and what is listed after it and the
-    # others go below it.
+    # The listed jobs take the group's highest priorities in their order.
     ranked = sorted((job.priority for job in [*top, *others]), reverse=True)
     events: list[JobPriorityChanged] = []
     taken = 0
-    previous: int | None = None
     for job, target in zip(top, ranked):
-        new = job.priority + max(0, min(job.request.nice, target - job.priority))
-        if previous is not None and new >= previous:
-            new = max(1, previous - 1)
-        change = max(new - job.priority, job.request.nice - NICE_MAX)
+        if job.admin_priority:
+            if target != job.priority:
+                events.append(JobPriorityChanged(job.job_id, target, job.request.nice, now))
+            continue
+        # nice - change stays within ±NICE_MAX
+        change = max(job.request.nice - NICE_MAX, min(target - job.priority, job.request.nice + NICE_MAX))
         taken += change
-        previous = job.priority + change
         if change:
-            events.append(JobPriorityChanged(job.job_id, job.admin_priority, job.request.nice - change, now))
-    floor = previous
-    assert floor is not None   # `top` is never empty here
-    # The others give back what the listed ones took, shared evenly, and each goes below the last
-    # listed job (never below priority 1, which would read as held).
+            events.append(JobPriorityChanged(job.job_id, 0, job.request.nice - change, now))
+    # The others give back what the listed ones took, shared evenly from the highest down (never
+    # below priority 1, which would read as held).
+    others.sort(key=lambda job: (-job.priority, job.job_id))
     for count, job in enumerate(others):
         share = max(0, taken) // (len(others) - count)
-        loss = min(job.priority - 1, NICE_MAX - job.request.nice, max(share, job.priority - floor + 1))
+        loss = min(job.priority - 1, NICE_MAX - job.request.nice, share)
         taken -= loss
         if loss > 0:
             events.append(JobPriorityChanged(job.job_id, job.admin_priority, job.request.nice + loss, now))

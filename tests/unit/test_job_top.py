@@ -10,6 +10,7 @@ from pyslurm_ctld.core.admission import submission
 from pyslurm_ctld.core.apply import apply
 from pyslurm_ctld.core.job_top import topping
 from pyslurm_ctld.core.state import ClusterState
+from pyslurm_ctld.model.events import JobPriorityChanged
 from pyslurm_ctld.model.job import JobId
 from tests.builders import ALICE, BOB, RAW, ROOT, error_of, make_manager, run_job, schedule, submit
 
@@ -30,7 +31,40 @@ def test_the_listed_jobs_go_first_among_the_users_jobs_only(tmp_path: Path) -> N
     after = _priorities(mgr, [first, second, third, bobs, elsewhere])
     assert after[2] > after[1] > after[0] and after[2] >= before[2]   # in the order listed
     assert after[3:] == before[3:]                 # another user's, another account's: untouched
-    assert all(mgr.jobs[JobId(i)].request.nice >= 0 for i in (first, second, third))
+    assert sum(after[:3]) == sum(before[:3])       # what the listed ones gained, the other gave
+
+
+def test_priorities_move_as_slurm_moves_them(tmp_path: Path) -> None:
+    """Real Slurm 22.05.8 (root; benchuser with enable_user_top the same): pending 39, 37, 36 (the
+    last digits), `scontrol top` of the 37: 39 with nice -2, then 38 (nice 1), 35 (nice 1); of 44, 43,
+    41, topping the 41: 44 (nice -3), 43, 41; of 48, 47, 44, `top <44>,<48>`: 48, 47, then 44."""
+    mgr = make_manager(tmp_path)
+    jobs = [submit(mgr).job_id for _ in range(3)]
+    base = mgr.jobs[JobId(jobs[0])].priority
+    for job_id, gap in zip(jobs, (0, 2, 3)):   # 39, 37, 36 as base, base-2, base-3
+        apply(mgr, JobPriorityChanged(JobId(job_id), 0, gap - (base - mgr.jobs[JobId(job_id)].priority), 290))
+    assert _priorities(mgr, jobs) == [base, base - 2, base - 3]
+    nice = [mgr.jobs[JobId(i)].request.nice for i in jobs]
+    for event in topping(mgr, [str(jobs[1])], ROOT, True, False, 300):
+        apply(mgr, event)
+    assert _priorities(mgr, jobs) == [base - 1, base, base - 4]
+    # Its nice went down by its gain (below 0 if need be), the others' up by their losses.
+    assert [mgr.jobs[JobId(i)].request.nice - n for i, n in zip(jobs, nice)] == [1, -2, 1]
+    assert mgr.jobs[JobId(jobs[1])].request.nice < 0
+    for event in topping(mgr, [str(jobs[2]), str(jobs[1])], ROOT, True, False, 310):
+        apply(mgr, event)
+    assert _priorities(mgr, jobs) == [base - 4, base - 1, base]   # in the order listed, the sum kept
+
+
+def test_a_fixed_priority_listed_takes_the_top_and_nothing_from_the_others(tmp_path: Path) -> None:
+    mgr = make_manager(tmp_path)
+    first, second = submit(mgr).job_id, submit(mgr).job_id
+    apply(mgr, JobPriorityChanged(JobId(second), 100, 0, 290))
+    before = mgr.jobs[JobId(first)].priority
+    for event in topping(mgr, [str(second)], ROOT, True, False, 300):
+        apply(mgr, event)
+    assert _priorities(mgr, [first, second]) == [before, before]
+    assert mgr.jobs[JobId(second)].admin_priority == before
 
 
 def test_an_operator_tops_anyones_job_users_only_with_enable_user_top(tmp_path: Path) -> None:
