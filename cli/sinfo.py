@@ -60,14 +60,20 @@ class View:
 
     def __init__(self, values: QueryValues) -> None:
         self.values = values
-        fmt = values.get("format") or (None if values.get("Format") else os.environ.get("SINFO_FORMAT"))
+        # -o and -O set one format, the last given; any -O makes it read by names, as in Slurm's sinfo
+        given = [(dest, str(value)) for dest, value in values.sequence if dest in ("format", "Format")]
+        self.format_text = given[-1][1] if given else os.environ.get("SINFO_FORMAT")
+        by_names = any(dest == "Format" for dest, _value in given)
         try:
-            self.line_format = (sinfo_format.parse_format(fmt) if fmt
-                                else sinfo_format.parse_long_format(values["Format"]) if values.get("Format")
-                                else None)
+            self.line_format = (None if not self.format_text
+                                else sinfo_format.parse_long_format(self.format_text, lenient=True) if by_names
+                                else sinfo_format.parse_format(self.format_text))
         except FormatError as exc:
             die(str(exc))
-        for letter in self.line_format.unknown if self.line_format else ():
+        for name in self.line_format.unknown if self.line_format and by_names else ():
+            # a name Slurm does not know: its error, then a column of nothing but its suffix
+            print(f"{PROG}: error: Invalid job format specification: {name}", file=sys.stderr)
+        for letter in self.line_format.unknown if self.line_format and not by_names else ():
             # Slurm's sinfo writes these without its "sinfo: error: " prefix, the letter by %c
             # (a NUL where the piece ends before one)
             print(f"Invalid node format specification: {letter or chr(0)}", file=sys.stderr)
@@ -122,7 +128,7 @@ class View:
                  "summarize": bool(v.get("summarize")), "list_reasons": bool(v.get("list_reasons"))}
         line_format = self.line_format or sinfo_format.view_format(**views)
         # Slurm marks node and partition fields "to size later" only in its built-in formats
-        own_format = v.get("format") or v.get("Format") or os.environ.get("SINFO_FORMAT")
+        own_format = self.format_text
         keys = {column.key for column in line_format.columns}
         rows = [
             ("dead", flag("dead")), ("exact", "1" if v.get("exact") else "0"), ("filtering", "true" if

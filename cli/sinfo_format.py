@@ -351,9 +351,13 @@ def parse_format(fmt: str) -> LineFormat:
     return parse_percent_format(fmt, LETTERS, "node", invalid="literal")
 
 
-def parse_long_format(fmt: str) -> LineFormat:
-    """Parse ``-O/--Format``."""
-    return parse_name_format(fmt, LONG_NAMES, "node")
+def parse_long_format(fmt: str, lenient: bool = False) -> LineFormat:
+    """Parse ``-O/--Format``; *lenient* (what users give, as Slurm's sinfo reads it): a name it
+    does not know becomes a column of its suffix alone, listed in ``unknown``."""
+    parsed = parse_name_format(fmt, LONG_NAMES, "node", lenient=lenient)
+    if not parsed.unknown:
+        return parsed
+    return parsed._replace(columns=tuple(c._replace(width=None) if not c.key else c for c in parsed.columns))
 
 
 def _computed(fmt: LineFormat, keys: frozenset[str]) -> LineFormat:

@@ -41,6 +41,9 @@ SCENARIO: tuple[tuple[str, ...], ...] = (
     (*SQUEUE, BOTH_HELD, "-t", "PD", "-t", "R"),
     (*SQUEUE, BOTH_HELD, "-p", "nosuch", "-p", "debug"),
     ("sinfo", "-h", "-o", "%R", "-p", "nosuch", "-p", "debug"),
+    ("sinfo", "-h", "-O", "partition", "-o", "%R"),                # -o and -O: one format, the last one,
+    ("sinfo", "-h", "-o", "%R", "-O", "partition:8"),              # read by names once -O was given
+    ("sinfo", "-h", "-O", "partition", "-o", "bogus"),
     ("scancel", "-u", "{UA}", "-u", "{UB}", "-n", "rep_a"),    # scancel: the last -u: {UB} has no rep_a
     (*SQUEUE, BOTH_HELD),
     ("scancel", "-n", "rep_a", "-n", "rep_b"),                 # the last -n: rep_b alone
