@@ -1,57 +1,38 @@
 """Slurm's ``job_desc_msg`` (what POST job/submit and POST job/{id} carry) into the controller's
 terms: a JobDesc for a submission, scontrol-style ``Key=Value`` settings for an update.
 
-Numbers come as plain integers or as ``{set, infinite, number}``; every one is bounded. Fields
-pyslurm cannot act on are refused with a warning-free error rather than silently ignored.
+Numbers come as plain integers or as ``{set, infinite, number}``; every one is bounded. The
+fields beyond the basic request are job_desc_extra's; a field pyslurm cannot act on is refused by
+name unless it is at Slurm's default, never silently ignored.
 """
 from __future__ import annotations
 
 import os
+import socket
 from typing import Any
 
 from pyslurm_common.rpc import types_pb2
 
-from .envelope import INVALID_JOB_DESC, RestError
+from .job_desc_extra import describe_more, invalid, number, text
 
-U32_MAX = 2**32 - 2
 U64_MAX = 2**63 - 1
-_SOURCE = "job_desc_msg"
 MAX_SCRIPT = 2**31 - 1
+PATH_MAX = 4096
 
-# Accepted and acted on at submission; anything else is refused by name.
+# Read here; every other job_desc_msg field through job_desc_extra (or refused there).
 SUBMIT_FIELDS = frozenset({
     "name", "partition", "account", "qos", "script", "environment", "current_working_directory", "tasks",
-    "cpus_per_task", "memory_per_node", "memory_per_cpu", "minimum_nodes", "time_limit", "standard_output",
-    "standard_error", "standard_input", "argv", "hold", "nice", "array", "dependency", "constraints",
-    "required_nodes", "excluded_nodes", "requeue", "begin_time", "tres_per_node", "shared",
+    "cpus_per_task", "memory_per_node", "memory_per_cpu", "minimum_nodes", "maximum_nodes", "nodes", "time_limit",
+    "standard_output", "standard_error", "standard_input", "argv", "hold", "nice", "array", "dependency",
+    "constraints", "required_nodes", "excluded_nodes", "requeue", "begin_time", "tres_per_node", "shared",
 })
 UPDATE_FIELDS = frozenset({"time_limit", "partition", "account", "qos", "nice", "priority", "dependency",
                            "minimum_cpus", "hold", "job_id"})
+_invalid = invalid
 
 
-def _invalid(text: str) -> RestError:
-    return RestError(text, INVALID_JOB_DESC, _SOURCE, "Rest invalid jobs description")
-
-
-def number(value: Any, field: str, maximum: int = U32_MAX) -> int | None:
-    """An integer or ``{set, infinite, number}``; None for unset, -1 for infinite."""
-    if isinstance(value, dict):
-        if value.get("infinite"):
-            return -1
-        if not value.get("set", True):
-            return None
-        value = value.get("number")
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise _invalid(f"{field}: expected an integer")
-    if not 0 <= value <= maximum:
-        raise _invalid(f"{field}: {value} out of range")
-    return value
-
-
-def _text(value: Any, field: str, limit: int = 4096) -> str:
-    if not isinstance(value, str) or len(value) > limit:
-        raise _invalid(f"{field}: expected a string")
-    return value
+def _text(value: Any, field: str, limit: int = PATH_MAX) -> str:
+    return text(value, field, limit)
 
 
 def _strings(value: Any, field: str) -> list[str]:
@@ -78,9 +59,6 @@ def _job(body: dict[str, Any]) -> dict[str, Any]:
     job = body.get("job")
     if not isinstance(job, dict):
         raise _invalid("no job description given (a heterogeneous job is not supported)")
-    unknown = sorted(set(job) - SUBMIT_FIELDS)
-    if unknown:
-        raise _invalid(f"fields not supported by pyslurm: {', '.join(unknown)}")
     if "current_working_directory" not in job:
         raise _invalid("current_working_directory is required")
     return job
@@ -92,8 +70,7 @@ def submission(body: dict[str, Any]) -> types_pb2.JobDesc:
     # Any length the body limit lets through: the controller applies max_script_size, as slurmctld.
     script = _text(body.get("script", job.get("script", "")), "script", MAX_SCRIPT)
     if not script.startswith("#!"):
-        raise RestError("batch job script must start with #!", INVALID_JOB_DESC, _SOURCE,
-                        "Rest invalid jobs description")
+        raise _invalid("batch job script must start with #!")
     return _describe(job, types_pb2.JobDesc(script=script, submit_line="pyslurmrestd job/submit"))
 
 
@@ -108,6 +85,7 @@ def allocation(body: dict[str, Any]) -> types_pb2.JobDesc:
 
 def _describe(job: dict[str, Any], desc: types_pb2.JobDesc) -> types_pb2.JobDesc:
     """The fields both a batch job and an allocation take, into `desc`."""
+    desc.submit_host = socket.gethostname()      # AllocNode: the host the request was made on, as sbatch's
     desc.name = _text(job.get("name", "restd"), "name", 1024)
     desc.work_dir = _text(job["current_working_directory"], "current_working_directory")
     if not os.path.isabs(desc.work_dir):
@@ -132,7 +110,11 @@ def _describe(job: dict[str, Any], desc: types_pb2.JobDesc) -> types_pb2.JobDesc
     if cpus:
         desc.cpus_per_task, desc.cpus_per_task_given = cpus, True
     nodes = number(job.get("minimum_nodes"), "minimum_nodes") if "minimum_nodes" in job else None
-    desc.min_nodes = nodes or 0
+    desc.min_nodes = nodes or (_node_range(job["nodes"]) if job.get("nodes") else 0)
+    if "maximum_nodes" in job:      # sbatch -N min-max keeps the minimum; a maximum under it is refused
+        maximum = number(job["maximum_nodes"], "maximum_nodes")
+        if maximum and maximum < desc.min_nodes:
+            raise _invalid(f"Maximum node count {maximum} is less than minimum node count {desc.min_nodes}")
     for field, attr in (("memory_per_node", "mem_per_node_mb"), ("memory_per_cpu", "mem_per_cpu_mb")):
         if field in job:
             value = number(job[field], field, U64_MAX)
@@ -159,7 +141,17 @@ def _describe(job: dict[str, Any], desc: types_pb2.JobDesc) -> types_pb2.JobDesc
         if set(shared) - {"none"}:
             raise _invalid(f"shared: only none (--exclusive) is supported, not {', '.join(shared)}")
         desc.exclusive = bool(shared)
+    describe_more(job, desc, SUBMIT_FIELDS)
     return desc
+
+
+def _node_range(value: Any) -> int:
+    """`nodes`: ``min[-max][:step]`` as Slurm's node count range; the minimum (as sbatch -N)."""
+    low, _, rest = _text(value, "nodes", 64).partition("-")
+    high = rest.split(":", 1)[0]
+    if not low.isdigit() or (rest and not high.isdigit()) or (high and int(high) < int(low)):
+        raise _invalid(f"nodes: expected min[-max], not {value}")
+    return number(int(low), "nodes") or 0
 
 
 def update(job: dict[str, Any]) -> tuple[list[str], bool | None]:

@@ -1,7 +1,6 @@
 """``/slurm/v0.0.4x/``: the controller's endpoints (slurmrestd's openapi/slurmctld)."""
 from __future__ import annotations
 
-import signal as signals
 import time
 from typing import Any
 
@@ -11,6 +10,7 @@ from pyslurm_common.gres import gpu_count
 from pyslurm_common.rpc import ctld_pb2, types_pb2
 
 from . import job_desc
+from .signal_names import signal_number
 from .endpoints import Call, Endpoint
 from .upstream import UpstreamError
 from .envelope import INVALID_JOB_ID, INVALID_QUERY, NO_ERROR, RestError, RestWarning, no_val
@@ -32,14 +32,7 @@ def _job_id(text: str) -> tuple[int, str | None]:
 
 
 def _signal_number(text: str) -> int:
-    """A number or a name with or without SIG, in any case (Slurm's sig_name2num)."""
-    name = text.upper().strip()
-    if name.isdigit() and 0 < int(name) < 65:
-        return int(name)
-    try:
-        return int(signals.Signals[name if name.startswith("SIG") else "SIG" + name])
-    except KeyError:
-        raise RestError(f"Unknown signal {text}", 9000, "_op_handler_job()") from None
+    return signal_number(text, lambda why: RestError(why, 9000, "_op_handler_job()"))
 
 
 async def ping(call: Call) -> dict[str, Any]:

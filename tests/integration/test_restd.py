@@ -242,9 +242,9 @@ def test_signals_by_name_reach_the_job(cluster: Cluster, local: tuple[RestClient
 def test_bad_job_description_is_refused_not_ignored(cluster: Cluster, local: tuple[RestClient, RestClient]) -> None:
     unix, _ = local
     answer = checked(unix.request("POST", "/slurm/v0.0.44/job/submit", {
-        "script": "#!/bin/bash\ntrue\n", "job": {"current_working_directory": "/tmp", "mail_type": ["END"]}}))
+        "script": "#!/bin/bash\ntrue\n", "job": {"current_working_directory": "/tmp", "burst_buffer": "#DW x"}}))
     assert answer.status == 400
-    assert "mail_type" in answer.json["errors"][0]["description"]
+    assert "burst_buffer" in answer.json["errors"][0]["description"]
     answer = checked(unix.request("POST", "/slurm/v0.0.44/job/submit", {
         "script": "#!/bin/bash\ntrue\n", "job": {"current_working_directory": "/tmp", "tasks": 2**40}}))
     assert answer.status == 400

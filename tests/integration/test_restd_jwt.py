@@ -277,3 +277,45 @@ def test_concurrent_readers_share_one_answer_each_with_its_own_meta(cluster: Clu
     assert len({source for _, _, source in answers}) == 20
     for job_id in held:
         cluster.run("scancel", str(job_id), user="alice", check=True)
+
+
+def _show_job(cluster: Cluster, job_id: int) -> dict[str, str]:
+    out = cluster.run("scontrol", "show", "job", str(job_id), check=True).stdout
+    return dict(word.split("=", 1) for word in out.split() if "=" in word)
+
+
+# What differs between any two submissions: ids, names, times, the command and how it was given.
+_PER_SUBMISSION = {"JobId", "JobName", "SubmitTime", "EligibleTime", "AccrueTime", "StartTime", "EndTime",
+                   "LastSchedEval", "Command", "SubmitLine", "Priority", "BatchFlag"}
+
+
+def test_submit_with_sbatchs_options_makes_the_job_sbatch_makes(cluster: Cluster, port: int) -> None:
+    """The same request through POST job/submit and through sbatch: scontrol shows the same job."""
+    alice = RestClient(port=port).with_headers(token=token(cluster, "alice"))
+    work = str(cluster.work_dir("alice"))
+    submitted = checked(alice.request("POST", "/slurm/v0.0.44/job/submit", {
+        "script": "#!/bin/bash\ntrue\n",
+        "job": {"name": "same", "current_working_directory": work, "environment": ["PATH=/bin"], "hold": True,
+                "nodes": "1", "tasks_per_node": 2, "comment": "calibration run", "open_mode": ["APPEND"],
+                "mail_type": ["END", "FAIL"], "mail_user": "alice@example.org", "time_limit": 10,
+                "time_minimum": {"set": True, "number": 5}, "kill_warning_signal": "USR1",
+                "kill_warning_delay": {"set": True, "number": 30}, "kill_on_node_fail": False,
+                "contiguous": True, "standard_output": "/dev/null", "partition": "debug",
+                "burst_buffer": "", "x11": []}}))
+    assert submitted.status == 200, submitted
+    rest_job = submitted.json["job_id"]
+    script = cluster.work_dir("alice") / "same.sh"
+    script.write_text("#!/bin/bash\ntrue\n")
+    sbatch_job = cluster.sbatch("-J", "same", "-D", work, "--hold", "-N", "1", "--ntasks-per-node=2",
+                                "--comment=calibration run", "--open-mode=append", "--mail-type=END,FAIL",
+                                "--mail-user=alice@example.org", "-t", "10", "--time-min=5", "--signal=USR1@30",
+                                "--no-kill", "--contiguous", "-o", "/dev/null", "-p", "debug", str(script),
+                                user="alice")
+    ours, sbatchs = _show_job(cluster, rest_job), _show_job(cluster, sbatch_job)
+    differing = {k: (ours.get(k), sbatchs.get(k)) for k in ours.keys() | sbatchs.keys()
+                 if k not in _PER_SUBMISSION and ours.get(k) != sbatchs.get(k)}
+    assert differing == {}
+    assert (ours["Comment"], ours["MailType"], ours["TimeMin"], ours["NumTasks"]) == (
+        "calibration", "END,FAIL", "00:05:00", "2")
+    for job_id in (rest_job, sbatch_job):
+        cluster.run("scancel", str(job_id), user="alice", check=True)
