@@ -11,6 +11,9 @@ from .state import ClusterState
 
 
 UNLIMITED = -1
+# slurmctld's PERIODIC_TIMEOUT: its time-limit pass, which sends --signal warnings, runs this often
+# and sends each warning that falls due before its next run, so up to this much early.
+WARNING_PASS_S = 30
 
 
 def timeouts(state: ClusterState, now: int) -> list[JobTimedOut | JobDeadlineMissed]:
@@ -34,17 +37,19 @@ def timeouts(state: ClusterState, now: int) -> list[JobTimedOut | JobDeadlineMis
 
 def signals_due(state: ClusterState, now: int) -> list[SignalTasks]:
     """--signal=[B:]SIG@secs: once per run, `secs` before the job's end (its time limit moved on
-    by the time it was suspended, as in `timeouts`). As Slurm, to the processes there when it
-    falls due: a step that starts later does not get it (at its start it would kill a program
-    that has not yet set its handler). Soft state: a restarted controller may send it again,
-    which a warning signal tolerates."""
+    by the time it was suspended, as in `timeouts`), or up to WARNING_PASS_S earlier, as Slurm's
+    send_job_warn_signal (warn_time + PERIODIC_TIMEOUT + now >= end_time); the controller calls
+    this every WARNING_PASS_S, so a warning due at once reaches the job at the next pass, not at
+    its start (real Slurm 22.05: -t 1 --signal=USR2@90 arrived 8 s after the start). As Slurm,
+    to the processes there when it is sent: a step that starts later does not get it. Soft
+    state: a restarted controller may send it again, which a warning signal tolerates."""
     effects: list[SignalTasks] = []
     for job in state.jobs.values():
         req = job.request
         if (job.state is not JobState.RUNNING or not req.signal_number or req.time_limit_min == UNLIMITED
                 or job.allocation is None or job.job_id in state.signalled):
             continue
-        if now >= job.start_time + job.suspended_secs + req.time_limit_min * 60 - req.signal_seconds:
+        if now + WARNING_PASS_S >= job.start_time + job.suspended_secs + req.time_limit_min * 60 - req.signal_seconds:
             state.signalled.add(job.job_id)
             effects.append(SignalTasks(job.job_id, job.allocation.nodes, req.signal_number,
                                        batch_only=req.signal_batch_only, full=False))

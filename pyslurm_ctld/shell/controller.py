@@ -31,7 +31,7 @@ from ..core.priorities import priority_recalculation, recalculate_priorities, us
 from ..core.scheduling import schedule_pass
 from ..core.state import ClusterState
 from ..core.steps import allocation_of, step_attachment, step_usage_hosts
-from ..core.timers import purgeable, signals_due, timeouts, unresponsive_nodes
+from ..core.timers import WARNING_PASS_S, purgeable, signals_due, timeouts, unresponsive_nodes
 from ..translate.node_events import NODE_STATE_EVENTS, NodeEvent, NodeEventWatcher
 from .association_cache import AssociationCache
 from ..sched.association_checks import orphaned
@@ -534,6 +534,7 @@ class Controller:
 
     async def run_periodic(self, stop: asyncio.Event) -> None:
         next_priority_calc = time.time() + self.state.priorities.settings.calc_period_s
+        next_warning_pass = time.time() + WARNING_PASS_S   # as slurmctld's, timed from its start
         while not stop.is_set():
             await asyncio.sleep(PERIODIC)
             now = time.time()
@@ -554,11 +555,13 @@ class Controller:
             if purge is not None:
                 await self.outbox.flush()   # the purged jobs' last records are not re-queued at a restart
                 events.append(purge)
-            warnings = signals_due(self.state, int(now))
-            for warning in warnings:
-                log.info("job=%d --signal %d due: sent to its %s", warning.job_id, warning.signal,
-                         "batch shell" if warning.batch_only else "steps")
-            self.perform([*warnings])
+            if now >= next_warning_pass:
+                next_warning_pass = now + WARNING_PASS_S
+                warnings = signals_due(self.state, int(now))
+                for warning in warnings:
+                    log.info("job=%d --signal %d due: sent to its %s", warning.job_id, warning.signal,
+                             "batch shell" if warning.batch_only else "steps")
+                self.perform([*warnings])
             self.notifier.submit(self.notices.periodic(self.state.jobs, int(now)))
             events += self._idle_gpu_actions(int(now))
             for event in events:

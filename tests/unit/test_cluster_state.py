@@ -27,7 +27,7 @@ from pyslurm_ctld.core.job_updates import (begin_change, dependency_change, hold
                                           throttle_change)
 from pyslurm_ctld.core.scheduling import schedule_pass
 from pyslurm_ctld.core.state import ClusterState
-from pyslurm_ctld.core.timers import purgeable, signals_due, timeouts, unresponsive_nodes
+from pyslurm_ctld.core.timers import WARNING_PASS_S, purgeable, signals_due, timeouts, unresponsive_nodes
 from pyslurm_ctld.core.topology import node_heartbeat, node_notes_change
 from pyslurm_ctld.core.usage import NodeUsage, node_usage
 from pyslurm_ctld.model.events import (Account, ArrayTaskStarted, BatchFinished, Event, JobCancelled, JobRequeued, JobsPurged,
@@ -1219,10 +1219,11 @@ def test_signal_before_the_limit_is_sent_once(tmp_path: Path) -> None:
     mgr = make_manager(tmp_path)
     job = run_job(mgr, now=200, time_limit_min=10, signal_number=10, signal_seconds=60,
                   signal_batch_only=True)
-    assert signals_due(mgr, 200 + 539) == []
-    due = signals_due(mgr, 200 + 540)
+    # due 60 s before the end, sent by the pass that comes before it (every WARNING_PASS_S), as Slurm's
+    assert signals_due(mgr, 200 + 540 - WARNING_PASS_S - 1) == []
+    due = signals_due(mgr, 200 + 540 - WARNING_PASS_S)
     assert [(e.job_id, e.signal, e.batch_only) for e in due] == [(job.job_id, 10, True)]  # type: ignore[union-attr]
-    assert signals_due(mgr, 200 + 541) == []
+    assert signals_due(mgr, 200 + 540) == []
 
 
 def test_a_warned_job_is_forgotten_when_its_run_ends(tmp_path: Path) -> None:
@@ -1245,8 +1246,8 @@ def test_signal_before_the_limit_waits_for_the_time_the_job_was_suspended(tmp_pa
     mgr = make_manager(tmp_path)
     job = run_job(mgr, now=200, time_limit_min=10, signal_number=10, signal_seconds=60)
     mgr.jobs[job.job_id] = dataclasses.replace(mgr.jobs[job.job_id], suspended_secs=120)
-    assert signals_due(mgr, 200 + 540 + 119) == []
-    assert [e.job_id for e in signals_due(mgr, 200 + 540 + 120)] == [job.job_id]  # type: ignore[union-attr]
+    assert signals_due(mgr, 200 + 540 - WARNING_PASS_S + 119) == []
+    assert [e.job_id for e in signals_due(mgr, 200 + 540 - WARNING_PASS_S + 120)] == [job.job_id]  # type: ignore[union-attr]
     assert [e.job_id for e in timeouts(mgr, 200 + 600 + 120)] == [job.job_id]
 
 
