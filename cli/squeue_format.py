@@ -34,7 +34,7 @@ if TYPE_CHECKING:
 
 DEFAULT_FORMAT = "%.18i %.9P %.8j %.8u %.2t %.10M %.6D %R"
 LONG_FORMAT = "%.18i %.9P %.8j %.8u %.8T %.10M %.9l %.6D %R"
-START_FORMAT = "%.18i %.9P %.8j %.8u %.2t  %.19S %.6D %20Y %R"
+START_FORMAT = "%.18i %.9P %.8j %.8u %.2t %.19S %.6D %20Y %R"
 STEP_FORMAT = "%.15i %.8j %.9P %.8u %.9M %N"
 DEFAULT_SORT = "P,t,-p"
 DEFAULT_LONG_WIDTH = 20  # -O field width when none is given
@@ -499,7 +499,8 @@ _SORT_KEYS: dict[str, Callable[[JobInfo], int | str]] = {
     "j": attrgetter("name"),
     "a": attrgetter("account"),
     "q": attrgetter("qos"),
-    "S": start_or_expected,
+    # No start time yet (N/A) sorts after every time, as Slurm's squeue --start lists it.
+    "S": lambda j: start_or_expected(j) or 1 << 62,
     "V": attrgetter("submit_time"),
     "e": attrgetter("end_time"),
     "D": attrgetter("num_nodes"),

@@ -32,6 +32,7 @@ from ..settings.sched_params import BackfillPolicy
 from .node_fit import Need, NodeCapacity, could_ever_fit, shares_with, user_exclusive
 
 FOREVER = 2**62    # the end of a booking without a time limit
+_NO_JOB = JobId(0)  # what a reservation's booking holds for
 
 
 @dataclass(frozen=True, slots=True)
@@ -266,6 +267,19 @@ class Backfill:
                                   allocation.memory_mb_per_node[index], frozenset(allocation.gpus_on(index)), False))
             self._changed.append(name)
 
+    def hold_for_reservation(self, nodes: Iterable[str], start: int, end: int) -> None:
+        """A reservation to come holds whole nodes over [start, end): jobs it keeps off them (the
+        scheduler fences them) are reserved around it, so squeue --start shows when they may run, as
+        Slurm's backfill does. Booked as no job (JobId 0): nothing waits for it as for a job."""
+        for name in nodes:
+            timeline = self._nodes.get(name)
+            if timeline is None:
+                continue
+            cap = timeline.capacity
+            timeline.add(_Booking(_NO_JOB, start, end, frozenset(range(cap.cpus)), cap.memory_mb,
+                                  frozenset(cap.gpu_types), False))
+            self._changed.append(name)
+
     # ---- placement --------------------------------------------------------------------
 
     def _earliest_on(self, name: str, need: Need, time_limit_min: int,
@@ -371,7 +385,7 @@ class Backfill:
                 if r.end <= start:
                     seen.setdefault(r.job_id, Holder(r.job_id, min(r.end, self._ends[r.job_id]), True))
             for b in timeline.booked:
-                if b.start < start and b.end > self.now:
+                if b.start < start and b.end > self.now and b.job_id != _NO_JOB:
                     seen.setdefault(b.job_id, Holder(b.job_id, b.end, b.start <= self.now))
         return tuple(sorted(seen.values(), key=lambda h: (h.end_time, h.job_id)))
 

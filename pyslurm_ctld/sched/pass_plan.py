@@ -27,7 +27,7 @@ from ..model.job import Job, JobId, JobState, Reason
 from .license_gate import license_gate
 from .limits import limit_gate
 from .node_fit import NodeCapacity
-from .reservation_fence import Fence, fences
+from .reservation_fence import Fence, fences, windows_ahead
 from .standing_memo import StandingMemo
 from ..model.reservations import ReservationRecord
 
@@ -109,6 +109,9 @@ def plan(snapshot: PassSnapshot) -> PassPlan:
                         snapshot.reservations.values(), now)
     backfill = None if snapshot.backfill is None else \
         Backfill(snapshot.backfill, snapshot.capacities, running_jobs(in_play, now), now)
+    if backfill is not None:
+        for nodes, start, end in windows_ahead(snapshot.reservations, now):
+            backfill.hold_for_reservation(nodes, start, end)
     fenced = fences(pending, snapshot.reservations, snapshot.capacities, now)
     decisions = scheduler.schedule(pending, snapshot.capacities, snapshot.partitions, array_running, ineligible,
                                    eligible_tasks, gate, backfill, fenced, _STANDINGS)

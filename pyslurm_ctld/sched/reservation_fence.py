@@ -76,3 +76,14 @@ def _fence(job: Job, reservations: Mapping[str, ReservationRecord], live: list[R
         for node, ids in record.reserved_cpus().items():
             cpus_off[node] = cpus_off.get(node, frozenset()) | ids
     return Fence(frozenset(n for r in holding if not r.cpu_ids for n in r.nodes), reason, cpus_off)
+
+
+def windows_ahead(reservations: Mapping[str, ReservationRecord], now: int) -> list[tuple[tuple[str, ...], int, int]]:
+    """(nodes, start, end) of each whole-node reservation still to begin: what backfill books so
+    that a job it fences off is expected after it (core reservations fence CPU ids instead)."""
+    ahead = []
+    for record in reservations.values():
+        start, end = record.window(now)
+        if start > now and record.nodes and not record.cpu_ids and not record.over(now):
+            ahead.append((record.nodes, start, end))
+    return ahead

@@ -316,7 +316,11 @@ def schedule(pending: Iterable[Job], nodes: Mapping[str, NodeCapacity],
         if limits is not None:
             usable, reason = _within_limits(job, usable, limits, reason)
         if not usable:
-            decisions.append(Pend(job.job_id, reason or Reason.PARTITION_CONFIG))
+            expected = None
+            if fence is not None and reason in _RESERVED and backfill is not None \
+                    and backfill.tested < backfill.policy.max_job_test:
+                expected = _around_reservations(job, partitions, nodes, by_user, static_fit, node_cpus, backfill, free)
+            decisions.append(Pend(job.job_id, reason or Reason.PARTITION_CONFIG, expected))
             continue
         if request.required_nodes and any(not nodes[name].usable for name in request.required_nodes if name in nodes):
             # A -w node that is down or drained: waiting for it blocks nobody else (§2.2).
@@ -462,6 +466,32 @@ def _within_limits(job: Job, usable: list[tuple[PartitionView, Need]], limits: L
         elif reason is None:
             reason = over
     return within, reason
+
+
+_RESERVED = (Reason.RESERVED_MAINT, Reason.RESERVED_OTHER)
+
+
+def _around_reservations(job: Job, partitions: Mapping[str, PartitionView], nodes: Mapping[str, NodeCapacity],
+                         by_user: bool, static_fit: dict[tuple[str, int, int], Reason | None | object],
+                         node_cpus: dict[str, list[int]], backfill: Backfill, free: _Free) -> Reservation | None:
+    """When a job that reservations to come keep off their nodes may start: backfill's earliest
+    place for it around them (they are booked in its map), reserved there so later jobs queue behind
+    it, as Slurm's backfill gives such a job a StartTime (squeue --start) while it pends for the
+    reservation. Nothing is claimed now: it cannot start before the reservation anyway."""
+    usable, _ = _usable(job, partitions, nodes, None, by_user, static_fit, node_cpus)
+    if not usable:
+        return None
+    backfill.tested += 1
+    limit = job.request.time_limit_min
+    placed = backfill.place([(part.name, part.nodes, need) for part, need in usable], limit, free.weights)
+    if placed is None or placed[1] <= backfill.now:
+        return None
+    partition, start, allocation = placed
+    end = backfill.end_of(start, limit)
+    need = next(need for part, need in usable if part.name == partition)
+    reservation = Reservation(start, end, allocation, partition, backfill.holders(allocation, start))
+    backfill.book(job.job_id, allocation, start, end, need)
+    return reservation
 
 
 def _backfill(job: Job, tasks: Sequence[int | None], usable: list[tuple[PartitionView, Need]],

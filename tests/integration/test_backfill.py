@@ -14,7 +14,7 @@ import time
 
 from .conftest import Cluster, wait_for
 
-START_HEADER = ("             JOBID PARTITION     NAME     USER ST           START_TIME  NODES SCHEDNODES"
+START_HEADER = ("             JOBID PARTITION     NAME     USER ST          START_TIME  NODES SCHEDNODES"
                 "           NODELIST(REASON)")
 
 

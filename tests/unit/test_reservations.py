@@ -127,6 +127,25 @@ def test_maintenance_keeps_everyone_else_off_and_backfill_respects_an_upcoming_r
     assert mgr.jobs[short.job_id].state is JobState.RUNNING
 
 
+def test_a_job_kept_off_by_reservations_to_come_is_expected_after_them(tmp_path: Path) -> None:
+    """Real Slurm 22.05.8, one node, reservations r1 (in 2 min, 10 min) and m1 (MAINT, in 10 min,
+    10 min): `sbatch -t 5` pends ReqNodeNotAvail and squeue --start shows m1's end (a 5 minute job
+    fits in neither gap), the next such job after that one; a job of r1 shows N/A (Reservation)."""
+    mgr = make_manager(tmp_path)
+    create(mgr, "Res=r1", "StartTime=now+2minutes", "Duration=10", "Users=alice", "Nodes=n1")
+    create(mgr, "Res=m1", "StartTime=now+10minutes", "Duration=10", "Users=root", "Nodes=n1", "Flags=MAINT")
+    member = submit(mgr, now=NOW, partition="long", time_limit_min=5, reservation="r1")
+    first = submit(mgr, now=NOW, partition="long", time_limit_min=5, cpus_per_task=4)   # `long` has only n1
+    second = submit(mgr, now=NOW, partition="long", time_limit_min=5, cpus_per_task=4)
+    schedule(mgr, NOW + 1)
+    assert [mgr.jobs[j.job_id].reason for j in (member, first, second)] == \
+        [Reason.RESERVATION, Reason.RESERVED_OTHER, Reason.RESERVED_OTHER]   # r1 begins within their 5 minutes
+    m1_end = NOW + 20 * 60
+    assert mgr.expected[first.job_id].start_time == m1_end
+    assert mgr.expected[second.job_id].start_time >= m1_end + 5 * 60
+    assert member.job_id not in mgr.expected
+
+
 def test_daily_reservations_repeat_and_one_offs_end(tmp_path: Path) -> None:
     mgr = make_manager(tmp_path)
     daily = create(mgr, "Res=d", "StartTime=now", "Duration=60", "Users=root", "Nodes=n1", "Flags=DAILY")

@@ -89,7 +89,7 @@ def test_format_without_fields_prints_its_text_once_per_job() -> None:
 
 def test_start_header() -> None:
     assert sq.header_line(sq.parse_format(sq.START_FORMAT)) == (
-        "             JOBID PARTITION     NAME     USER ST           START_TIME  NODES "
+        "             JOBID PARTITION     NAME     USER ST          START_TIME  NODES "  # real Slurm 22.05.8
         "SCHEDNODES           NODELIST(REASON)"
     )
 
@@ -232,7 +232,8 @@ def test_visible_jobs_filters() -> None:
 
 
 def test_start_format_shows_expected_starts_and_sched_nodes_earliest_first() -> None:
-    """squeue --start (§1.1): START_TIME N/A until backfill estimated it, SCHEDNODES (null)."""
+    """squeue --start (§1.1): START_TIME N/A until backfill estimated it, SCHEDNODES (null); the
+    N/A ones last and one space before START_TIME, as real Slurm 22.05.8 printed them."""
     known = JobInfo(job_id=662, name="big", user_name="alice", partition="debug", state="PENDING",
                     reason="Resources", num_nodes=2, expected_start=NOW + 3600, sched_nodes="n[1-2]")
     soon = JobInfo(job_id=663, name="small", user_name="alice", partition="debug", state="PENDING",
@@ -241,10 +242,10 @@ def test_start_format_shows_expected_starts_and_sched_nodes_earliest_first() -> 
                       reason="Priority", num_nodes=1)
     fmt = sq.parse_format(sq.START_FORMAT)
     assert sq.render_jobs(fmt, sq.sort_jobs([known, soon, unknown], "S"), NOW) == [
-        "             JOBID PARTITION     NAME     USER ST           START_TIME  NODES SCHEDNODES           NODELIST(REASON)",
-        "               664     debug      far      bob PD                  N/A      1 (null)               (Priority)",
-        "               663     debug    small    alice PD  2026-12-02T11:41:33      1 n3                   (Priority)",
-        "               662     debug      big    alice PD  2026-12-02T12:40:33      2 n[1-2]               (Resources)",
+        "             JOBID PARTITION     NAME     USER ST          START_TIME  NODES SCHEDNODES           NODELIST(REASON)",
+        "               663     debug    small    alice PD 2026-12-02T11:41:33      1 n3                   (Priority)",
+        "               662     debug      big    alice PD 2026-12-02T12:40:33      2 n[1-2]               (Resources)",
+        "               664     debug      far      bob PD                 N/A      1 (null)               (Priority)",
     ]
 
 
