@@ -56,7 +56,8 @@ def _handler(endpoint: Endpoint, version: str, settings: Settings, upstream: Ups
         ctx = Context(version=version, plugin=endpoint.plugin, user=caller.user_name,
                       group=_group_of(caller.user_name), source=_source(request), cluster=settings.cluster,
                       accounting_host=settings.accounting_host)
-        call = Call(request=request, ctx=ctx, caller=caller, upstream=upstream, controllers=settings.controllers)
+        call = Call(request=request, ctx=ctx, caller=caller, upstream=upstream, controllers=settings.controllers,
+                    declared=endpoint.query)
         try:
             if endpoint.method == "GET":
                 outcome = await reads.answer((caller, request.path_qs), lambda: _run(endpoint, call))

@@ -32,6 +32,8 @@ class Endpoint:
     operation: str                   # Slurm's operationId without the prefix: get_job -> slurm_v0044_get_job
     handler: Handler
     empty: dict[str, Any] = field(default_factory=dict)
+    body: dict[str, Any] | None = None     # the request body's JSON schema (request_schemas), for /openapi/v3
+    query: tuple[str, ...] = ()            # the query parameters the handler reads
 
 
 @dataclass(slots=True)
@@ -41,6 +43,7 @@ class Call:
     caller: Caller
     upstream: Upstream
     controllers: tuple[str, ...]
+    declared: tuple[str, ...] = ()          # the endpoint's query parameters (Endpoint.query)
     errors: list[RestError] = field(default_factory=list)
     warnings: list[RestWarning] = field(default_factory=list)
 
@@ -52,6 +55,9 @@ class Call:
         return self.request.match_info[name]
 
     def query(self, name: str, default: str = "") -> str:
+        """A query parameter the endpoint declares (what /openapi/v3 lists is what is read)."""
+        if name not in self.declared:
+            raise AssertionError(f"query parameter {name} is read but not declared for {self.request.path}")
         return self.request.query.get(name, default)
 
     async def json_body(self) -> dict[str, Any]:

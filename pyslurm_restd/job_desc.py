@@ -14,6 +14,7 @@ from typing import Any
 from pyslurm_common.rpc import types_pb2
 
 from .job_desc_extra import describe_more, invalid, number, text
+from .request_schemas import JOB_UPDATE
 
 U64_MAX = 2**63 - 1
 MAX_SCRIPT = 2**31 - 1
@@ -26,8 +27,7 @@ SUBMIT_FIELDS = frozenset({
     "standard_output", "standard_error", "standard_input", "argv", "hold", "nice", "array", "dependency",
     "constraints", "required_nodes", "excluded_nodes", "requeue", "begin_time", "tres_per_node", "shared",
 })
-UPDATE_FIELDS = frozenset({"time_limit", "partition", "account", "qos", "nice", "priority", "dependency",
-                           "minimum_cpus", "hold", "job_id"})
+UPDATE_FIELDS = frozenset(JOB_UPDATE)
 _invalid = invalid
 
 

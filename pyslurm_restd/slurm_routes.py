@@ -10,6 +10,7 @@ from pyslurm_common.gres import gpu_count
 from pyslurm_common.rpc import ctld_pb2, types_pb2
 
 from . import job_desc
+from . import request_schemas as schemas
 from .signal_names import signal_number
 from .endpoints import Call, Endpoint
 from .upstream import UpstreamError
@@ -85,7 +86,7 @@ async def get_job(call: Call) -> dict[str, Any]:
 # (account, partition, user ...), are refused by name rather than ignored: ignoring a filter
 # would signal more jobs than asked.
 KILL_FLAGS = frozenset({"BATCH_JOB", "FULL_JOB"})
-_BULK_FIELDS = frozenset({"jobs", "signal", "flags"})
+_BULK_FIELDS = frozenset(schemas.JOBS_SIGNAL)
 
 
 def _kill_flags(flags: list[str]) -> list[str]:
@@ -196,7 +197,7 @@ async def get_node(call: Call) -> dict[str, Any]:
 
 # update_node_msg fields pyslurm acts on; the others (features, gres, weight, topology_str ...)
 # are refused by name rather than ignored.
-NODE_FIELDS = frozenset({"state", "reason", "comment", "extra"})
+NODE_FIELDS = frozenset(schemas.NODE_UPDATE) - {"name"}
 
 
 def _node_text(body: dict[str, Any], field: str) -> str | None:
@@ -323,22 +324,24 @@ ENDPOINTS = (
     Endpoint("slurmctld", "GET", "ping/", "get_ping", ping, {"pings": []}),
     Endpoint("slurmctld", "GET", "diag/", "get_diag", diag, {"statistics": {}}),
     Endpoint("slurmctld", "GET", "reconfigure/", "get_reconfigure", reconfigure),
-    Endpoint("slurmctld", "GET", "jobs/", "get_jobs", get_jobs, _JOBS_EMPTY),
-    Endpoint("slurmctld", "DELETE", "jobs/", "delete_jobs", delete_jobs, {"status": []}),
-    Endpoint("slurmctld", "GET", "jobs/state/", "get_jobs_state", get_jobs, _JOBS_EMPTY),
+    Endpoint("slurmctld", "GET", "jobs/", "get_jobs", get_jobs, _JOBS_EMPTY, query=("job_id",)),
+    Endpoint("slurmctld", "DELETE", "jobs/", "delete_jobs", delete_jobs, {"status": []},
+             body=schemas.obj(schemas.JOBS_SIGNAL, ("jobs",))),
+    Endpoint("slurmctld", "GET", "jobs/state/", "get_jobs_state", get_jobs, _JOBS_EMPTY, query=("job_id",)),
     Endpoint("slurmctld", "GET", "job/{job_id}", "get_job", get_job, _JOBS_EMPTY),
-    Endpoint("slurmctld", "POST", "job/{job_id}", "post_job", update_job),
-    Endpoint("slurmctld", "DELETE", "job/{job_id}", "delete_job", delete_job, {"status": []}),
-    Endpoint("slurmctld", "POST", "job/submit", "post_job_submit", submit_job),
-    Endpoint("slurmctld", "POST", "job/allocate", "post_job_allocate", allocate_job),
+    Endpoint("slurmctld", "POST", "job/{job_id}", "post_job", update_job, body=schemas.obj(schemas.JOB_UPDATE)),
+    Endpoint("slurmctld", "DELETE", "job/{job_id}", "delete_job", delete_job, {"status": []},
+             query=("signal", "flags")),
+    Endpoint("slurmctld", "POST", "job/submit", "post_job_submit", submit_job, body=schemas.job_submission()),
+    Endpoint("slurmctld", "POST", "job/allocate", "post_job_allocate", allocate_job, body=schemas.job_submission()),
     Endpoint("slurmctld", "GET", "nodes/", "get_nodes", get_nodes, _NODES_EMPTY),
-    Endpoint("slurmctld", "POST", "nodes/", "post_nodes", update_nodes),
+    Endpoint("slurmctld", "POST", "nodes/", "post_nodes", update_nodes, body=schemas.obj(schemas.NODE_UPDATE)),
     Endpoint("slurmctld", "GET", "node/{node_name}", "get_node", get_node, _NODES_EMPTY),
-    Endpoint("slurmctld", "POST", "node/{node_name}", "post_node", update_node),
+    Endpoint("slurmctld", "POST", "node/{node_name}", "post_node", update_node, body=schemas.obj(schemas.NODE_UPDATE)),
     Endpoint("slurmctld", "DELETE", "node/{node_name}", "delete_node", delete_node),
     Endpoint("slurmctld", "GET", "partitions/", "get_partitions", get_partitions, _PARTS_EMPTY),
     Endpoint("slurmctld", "GET", "partition/{partition_name}", "get_partition", get_partition, _PARTS_EMPTY),
-    Endpoint("slurmctld", "GET", "shares", "get_shares", get_shares, {"shares": {}}),
+    Endpoint("slurmctld", "GET", "shares", "get_shares", get_shares, {"shares": {}}, query=("accounts", "users")),
     Endpoint("slurmctld", "GET", "licenses/", "get_licenses", get_licenses, {"licenses": [], "last_update": no_val(0)}),
     Endpoint("slurmctld", "GET", "reservations/", "get_reservations", get_reservations,
              {"reservations": [], "last_update": no_val(0)}),

@@ -353,7 +353,7 @@ async def diag(call: Call) -> dict[str, Any]:
 
 
 ENDPOINTS = (
-    Endpoint("slurmdbd", "GET", "jobs/", "get_jobs", get_jobs, {"jobs": []}),
+    Endpoint("slurmdbd", "GET", "jobs/", "get_jobs", get_jobs, {"jobs": []}, query=tuple(sorted(JOB_FILTERS))),
     Endpoint("slurmdbd", "GET", "job/{job_id}", "get_job", get_job, {"jobs": []}),
     Endpoint("slurmdbd", "GET", "accounts/", "get_accounts", get_accounts, {"accounts": []}),
     Endpoint("slurmdbd", "GET", "account/{account_name}", "get_account", get_account, {"accounts": []}),
