@@ -163,3 +163,25 @@ def test_every_option_given_twice_keeps_the_last_or_adds_up(name: str) -> None:
         values.set_from("command line", getopt([f"--{long_name}=a", f"--{long_name}", "b"], table).options)
         assert values[dest] == ("a,b" if kind == LIST else "b"), (name, long_name)
         assert occurrences(values, dest) == (["a", "b"] if kind == LIST else ["b"])
+
+
+@pytest.mark.parametrize(("argv", "users", "accounts"), [   # Slurm's sshare: -u and -A append; -u -1 is every user
+    (["-u", "alice", "-u", "bob", "-A", "a", "-A", "b"], ["alice", "bob"], ["a", "b"]),
+    (["-u", "alice", "-a"], [], []),
+    (["-a", "-u", "bob"], ["bob"], []),
+    (["-u", "alice", "-u", "-1"], [], []),
+])
+def test_sshare_users_and_accounts_add_up(argv: list[str], users: list[str], accounts: list[str],
+                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    from cli import sshare
+    from pyslurm_common.rpc import messages as pb
+
+    asked: list[pb.SharesQuery] = []
+
+    def controller(method: str, request: pb.SharesQuery, reply_type: type) -> pb.SharesReply:
+        asked.append(request)
+        return pb.SharesReply()
+
+    monkeypatch.setattr("cli.client.controller", controller)
+    sshare.sshare([*argv, "-n", "-P", "-o", "User"])
+    assert (list(asked[-1].users), list(asked[-1].accounts)) == (users, accounts)
