@@ -58,8 +58,8 @@ class OptionValues(dict[str, "Any"]):   # quoted: Any is imported for type check
 
 def occurrences(values: Mapping[str, Any], dest: str) -> list[str]:
     """Each occurrence of `dest` in order (a LIST option's every one, another option's last), for
-    readers that judge each on its own: Slurm refuses `--mail-type=FOO --mail-type=END` at the
-    first, and sacct's `-u -1` is a word of its own; [] when not given."""
+    readers that judge each on its own: Slurm refuses `--mail-type=FOO --mail-type=END` and
+    `--accel-bind=x --accel-bind=v` at the first occurrence; [] when not given."""
     if isinstance(values, OptionValues) and dest in values.lists:
         return values.occurrences.get(dest, [])
     return [str(values[dest])] if dest in values else []
