@@ -76,7 +76,9 @@ def pair_for(accounting: Accounting, config: Config) -> Iterator[Pair]:
     try:
         real.start()
         work.mkdir(mode=0o755)
-        with running_cluster(lambda root, name: _ours(root, name, config)) as ours:
+        # (Cluster.wait_idle counts sinfo's lines: a node in several partitions has one in each)
+        with running_cluster(lambda root, name: _ours(root, name, config), wait_idle=False) as ours:
+            wait_for(lambda: ours.run("sinfo", "-h", "-N", "-p", "debug", "-o", "%t").stdout.split() == ["idle"], 30)
             _associate(ours)
             yield Pair(
                 real=Side("real Slurm", {**real.env, "PATH": "/usr/bin:/bin:/usr/sbin:/sbin"}, work, real.name,

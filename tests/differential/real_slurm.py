@@ -232,10 +232,11 @@ class RealCluster:
             f"AccountingStoragePort={self.accounting.dbd_port}", f"AccountingStoragePass={sock}",
             "JobCompType=jobcomp/none", "InactiveLimit=0",
             "Waittime=0", "ReturnToService=2", "MpiDefault=none", "MailProg=/bin/true", "SwitchType=switch/none",
-            *self.settings, *self.extra,
+            *self.settings, *(line for line in self.extra if not line.startswith("PartitionName=")),
             f"NodeName={NODE} NodeHostname=localhost NodeAddr=127.0.0.1 CPUs={self.cpus} {hw} "
             f"RealMemory={self.memory_mb} State=UNKNOWN",
             "PartitionName=debug Nodes=ALL Default=YES MaxTime=INFINITE State=UP",
+            *(line for line in self.extra if line.startswith("PartitionName=")),   # after the node they name
         ]) + "\n"
 
     def start(self) -> None:

@@ -143,6 +143,17 @@ def _ensure_users() -> None:
             subprocess.run(["useradd", "--create-home", "--shell", "/bin/bash", user], check=True)
 
 
+def _runnable_by_users() -> None:
+    """alice and bob run the commands, the real clients and their jobs' steps with this
+    interpreter: one they cannot reach (a pyenv build under /root) would fail every such test
+    with 'Permission denied' or, worse, let a real Slurm command of the same name on PATH answer."""
+    real = Path(sys.executable).resolve()
+    for path in (real, *real.parents):
+        if not path.stat().st_mode & stat.S_IXOTH:
+            raise RuntimeError(f"the test users cannot run {sys.executable} ({real}): {path} is closed to others; "
+                               "make the virtual environment with /usr/bin/python3, as install.sh does")
+
+
 def _cgroup_bases() -> list[Path]:
     """Where clusters' cgroup trees are: the v2 tree (tracking) and the v1 hierarchies (limits on
     hybrid hosts) as this process is placed in them."""
@@ -205,6 +216,7 @@ def running_cluster(make_spec: Callable[[Path, str], ClusterSpec],
     """Start every daemon of a fresh cluster (the controllers are the caller's when not
     `start_controller`); on exit stop them and check nothing is left."""
     _ensure_users()
+    _runnable_by_users()
     root = Path(tempfile.mkdtemp(prefix="pyslurm-it-", dir="/tmp"))
     os.chmod(root, 0o755)
     spec = make_spec(root, f"it{os.getpid()}{next(_CLUSTER_NUMBERS)}")
