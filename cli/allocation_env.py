@@ -19,7 +19,8 @@ def job_facts(job: pb.JobInfo) -> JobFacts:
         gid=job.group_id, work_dir=job.work_dir, submit_host=job.submit_host, account=job.account, qos=job.qos,
         nodelist=compress(job.node_names) if job.node_names else job.nodes, num_nodes=num_nodes,
         cpus_per_node=list(job.cpus_per_node),
-        tasks_per_node=block_tasks_per_node(len(job.node_names), job.num_tasks, job.ntasks_given),
+        tasks_per_node=block_tasks_per_node(len(job.node_names), job.num_tasks, job.ntasks_given,
+                                            list(job.cpus_per_node), job.cpus_per_task),
         num_tasks=job.num_tasks if job.ntasks_given else None,
         cpus_per_task=job.cpus_per_task if job.cpus_per_task_given else None,
         mem_per_cpu_mb=job.mem_per_cpu_mb, mem_per_node_mb=job.mem_per_node_mb)

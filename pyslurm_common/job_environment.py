@@ -40,12 +40,39 @@ class JobFacts:
     mem_per_node_mb: int = 0
 
 
-def block_tasks_per_node(num_nodes: int, num_tasks: int, ntasks_given: bool) -> tuple[int, ...]:
-    """Block distribution of a job's tasks over its nodes: one per node unless -n asked for more."""
+def block_tasks_per_node(num_nodes: int, num_tasks: int, ntasks_given: bool, cpus_per_node: Sequence[int] = (),
+                         cpus_per_task: int = 1) -> tuple[int, ...]:
+    """Block distribution of a job's tasks over its nodes: one per node unless -n asked for more;
+    with the allocation's CPUs per node, as many as each holds (block_counts)."""
     nodes = max(num_nodes, 1)
     tasks = max(num_tasks, nodes) if ntasks_given else nodes
+    if ntasks_given and len(cpus_per_node) == nodes:
+        return block_counts([cpus // max(1, cpus_per_task) for cpus in cpus_per_node], tasks)
     base, extra = divmod(tasks, nodes)
     return tuple(base + (1 if i < extra else 0) for i in range(nodes))
+
+
+def block_counts(capacities: Sequence[int], tasks: int) -> tuple[int, ...]:
+    """How many of `tasks` each node takes in Slurm's block layout (slurm_step_layout.c, without
+    CR_Pack_Nodes): a task per node in turn, each round only to nodes with a CPU left for it; when
+    no node has one, every node in turn (overcommit). Equal nodes share evenly, the first ones
+    taking the remainder."""
+    if not capacities:
+        return ()
+    counts = [0] * len(capacities)
+    dealt, round_, oversubscribe = 0, 0, False
+    while dealt < tasks:
+        room_left = False
+        for i, capacity in enumerate(capacities):
+            if dealt == tasks:
+                break
+            if round_ < capacity or oversubscribe:
+                counts[i] += 1
+                dealt += 1
+                room_left = room_left or round_ + 1 < capacity
+        oversubscribe = oversubscribe or not room_left
+        round_ += 1
+    return tuple(counts)
 
 
 def identity_variables(facts: JobFacts, cluster_name: str, conf_path: str) -> dict[str, str]:

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Iterable
 
 from pyslurm_common.errors import SlurmError, Strerror
+from pyslurm_common.job_environment import block_counts
 
 from ..model.job import Allocation, Step
 
@@ -106,27 +107,6 @@ def _layout(candidates: list[str], capacity: dict[str, int], room: dict[str, int
                                  or any(capacity[node] == 0 for node in nodes)):
         raise SlurmError(Strerror.TOO_MANY_CPUS)
     return tuple(nodes), block_counts([capacity[node] for node in nodes], tasks_total)
-
-
-def block_counts(capacities: list[int], tasks: int) -> tuple[int, ...]:
-    """How many of `tasks` each node takes in Slurm's block layout (slurm_step_layout.c, without
-    CR_Pack_Nodes): a task per node in turn, each round only to nodes with a CPU left for it; when
-    no node has one, every node in turn (overcommit). Equal nodes share evenly, the first ones
-    taking the remainder."""
-    counts = [0] * len(capacities)
-    dealt, round_, oversubscribe = 0, 0, False
-    while dealt < tasks:
-        room_left = False
-        for i, capacity in enumerate(capacities):
-            if dealt == tasks:
-                break
-            if round_ < capacity or oversubscribe:
-                counts[i] += 1
-                dealt += 1
-                room_left = room_left or round_ + 1 < capacity
-        oversubscribe = oversubscribe or not room_left
-        round_ += 1
-    return tuple(counts)
 
 
 def _fewest_nodes(candidates: list[str], capacity: dict[str, int], tasks: int,

@@ -82,13 +82,24 @@ class Need:
     # None leaves every node's users out of the fit, and keeps needs shared across users.
     user: int | None = None
     user_exclusive: bool = False   # --exclusive=user: nodes no other user's job holds, and keeps them so
-    # -n without -N over several nodes: the CPUs each node of the allocation takes, in its order,
+    # -n over several nodes, unevenly: the CPUs each node of the allocation takes, in its order,
     # as the tasks spread in blocks (3 tasks on 2 nodes: 2, 1); () every node takes cpus_per_node.
     cpus_by_node: tuple[int, ...] = ()
 
     def cpus_at(self, index: int) -> int:
         """The CPUs the `index`-th node of an allocation for this need takes."""
         return self.cpus_by_node[index] if self.cpus_by_node else self.cpus_per_node
+
+    @property
+    def least_cpus(self) -> int:
+        """The fewest CPUs a node of the allocation takes (its smallest share)."""
+        return min(self.cpus_by_node, default=self.cpus_per_node)
+
+    def shares_fit(self, node_cpus: Iterable[int]) -> bool:
+        """Whether nodes with these CPUs can each take a share: the largest shares on the largest."""
+        largest = sorted(node_cpus, reverse=True)[:self.nodes]
+        shares = sorted(self.cpus_by_node or (self.cpus_per_node,) * self.nodes, reverse=True)
+        return len(largest) == len(shares) and all(cpus >= share for cpus, share in zip(largest, shares))
 
     def candidates(self, nodes: Sequence[str]) -> list[str]:
         return [n for n in nodes if n not in self.excluded]
@@ -127,7 +138,9 @@ def job_need(req: JobRequest, def_mem_per_cpu_mb: int, exclusive: bool = False, 
     nodes = nodes or max(1, req.min_nodes)
     cpus_per_node = max(1, math.ceil(req.total_cpus / nodes))
     cpus_by_node: tuple[int, ...] = ()
-    if nodes > max(1, req.min_nodes) and not req.node_count_given:
+    if nodes > 1 and req.ntasks_given and (nodes > max(1, req.min_nodes) or req.num_tasks % nodes):
+        # -n over several nodes (the spread's, or -N's when the tasks do not divide): each node
+        # takes its tasks' CPUs (-N2 -n3: 2 and 1), not the largest share of each
         cpus_by_node = tuple(tasks * max(1, req.cpus_per_task)
                              for tasks in block_tasks_per_node(nodes, req.num_tasks, req.ntasks_given))
     if req.overcommit:   # -O: as if one task per node
@@ -237,8 +250,9 @@ class NeedMemo:
 
 
 def could_ever_fit(node: NodeCapacity, need: Need) -> bool:
-    """Whether the node, empty, has what one node of the request needs."""
-    if node.cpus < need.cpus_per_node or node.memory_mb < need.memory_mb_per_node \
+    """Whether the node, empty, has what one node of the request needs (its smallest CPU share:
+    Need.shares_fit says whether the nodes together hold them all)."""
+    if node.cpus < need.least_cpus or node.memory_mb < need.memory_mb_per_node \
             or node.tmp_disk_mb < need.tmp_disk_mb or not features.satisfied(need.constraint, node.features) \
             or not has_topology(node, need):
         return False

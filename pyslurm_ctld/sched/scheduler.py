@@ -143,8 +143,11 @@ def _partition_reason(job: Job, part: PartitionView | None, need: Need,
     for name in need.candidates(part.nodes):
         if name in nodes and could_ever_fit(nodes[name], need):
             fitting += 1
-            if fitting == need.nodes:
+            if fitting == need.nodes and not need.cpus_by_node:
                 return None
+    if need.cpus_by_node and fitting >= need.nodes and need.shares_fit(
+            nodes[n].cpus for n in need.candidates(part.nodes) if n in nodes and could_ever_fit(nodes[n], need)):
+        return None
     return Reason.PARTITION_CONFIG
 
 
@@ -565,7 +568,9 @@ def _allocate(candidates: Sequence[str], need: Need, free: _Free) -> Allocation 
     chosen = _select_nodes(candidates, need, free)
     if chosen is None:
         return None
-    taken = [free.take(name, need, need.cpus_at(index)) for index, name in enumerate(chosen)]
+    shares = _shares(chosen, need, free)
+    assert shares is not None   # _select_nodes chose nodes that hold them
+    taken = [free.take(name, need, cpus) for name, cpus in zip(chosen, shares)]
     return Allocation(
         nodes=tuple(chosen),
         cpus_per_node=tuple(len(cpu_ids) for cpu_ids, _ in taken),
@@ -591,14 +596,36 @@ def _select_nodes(candidates: Sequence[str], need: Need, free: _Free) -> list[st
     # of SLURM_NODEID and rank 0 are on the first node of SLURM_JOB_NODELIST (where MPI launchers and
     # torch's MASTER_ADDR recipes put the root).
     chosen = sorted(fitting[:need.nodes], key=allowed.index)
-    # A spread need's first nodes take the most tasks (block layout): each must have its share;
-    # else nodes that each have the largest share, as for an even need.
+    # An uneven need's first nodes take the most tasks (block layout): each must have its share;
+    # else nodes that each have the largest share, as for an even need; else, where too few
+    # nodes have that, the shares by the chosen nodes' room (_shares).
     if need.cpus_by_node and any(len(free.cpus[n]) < need.cpus_at(i) for i, n in enumerate(chosen)):
         roomy = [n for n in fitting if len(free.cpus[n]) >= need.cpus_per_node]
-        if len(roomy) < need.nodes or not set(need.required) <= set(roomy[:need.nodes]):
+        if len(roomy) >= need.nodes and set(need.required) <= set(roomy[:need.nodes]):
+            return sorted(roomy[:need.nodes], key=allowed.index)
+        if _shares(chosen, need, free) is None:
             return None
-        chosen = sorted(roomy[:need.nodes], key=allowed.index)
     return chosen
+
+
+def _shares(chosen: Sequence[str], need: Need, free: _Free) -> list[int] | None:
+    """The CPUs each chosen node takes, in allocation order; None when they cannot. An even need
+    takes its cpus_per_node of each. An uneven one (-n3 over two nodes: shares 2 and 1) gives its
+    shares in block order (the first node the most) where the nodes hold them, else the largest
+    shares to the nodes with the most free CPUs (a 1- and a 2-CPU node take 1 and 2): the tasks
+    then follow each node's CPUs, as Slurm lays them (core/step_layout.block_counts)."""
+    in_order = [need.cpus_at(index) for index in range(len(chosen))]
+    if all(len(free.cpus[name]) >= cpus for name, cpus in zip(chosen, in_order)):
+        return in_order
+    if not need.cpus_by_node:
+        return None
+    roomiest = sorted(range(len(chosen)), key=lambda index: -len(free.cpus[chosen[index]]))
+    shares = [0] * len(chosen)
+    for index, cpus in zip(roomiest, sorted(need.cpus_by_node, reverse=True)):
+        if len(free.cpus[chosen[index]]) < cpus:
+            return None
+        shares[index] = cpus
+    return shares
 
 
 def _contiguous(ordered: Sequence[str], fitting: set[str], need: Need) -> list[str] | None:

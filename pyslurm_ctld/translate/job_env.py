@@ -38,7 +38,8 @@ def job_facts(job: Job) -> JobFacts:
         job_id=job.job_id, name=req.name, partition=req.partition, uid=job.uid, user_name=job.user_name,
         gid=job.gid, work_dir=req.work_dir, submit_host=req.submit_host, account=req.account, qos=req.qos,
         nodelist=compress(alloc.nodes), num_nodes=len(alloc.nodes), cpus_per_node=alloc.cpus_per_node,
-        tasks_per_node=block_tasks_per_node(len(alloc.nodes), req.num_tasks, req.ntasks_given),
+        tasks_per_node=block_tasks_per_node(len(alloc.nodes), req.num_tasks, req.ntasks_given, alloc.cpus_per_node,
+                                            req.cpus_per_task),
         num_tasks=req.num_tasks if req.ntasks_given else None,
         cpus_per_task=req.cpus_per_task if req.cpus_per_task_given else None,
         mem_per_cpu_mb=mem_per_cpu, mem_per_node_mb=req.mem_per_node_mb)

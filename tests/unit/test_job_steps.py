@@ -19,7 +19,8 @@ from pyslurm_ctld.core.steps import release, step_creation, step_termination
 from pyslurm_ctld.model.events import (AllocationReleased, BatchFinished, JobCancelled, Launch, NodeFailed,
                                        StepFinished, Terminate, event_from_dict, event_to_dict)
 from pyslurm_ctld.model.job import Allocation, GpuUsage, Job, JobId, JobState, Reason, Step, StepUsage
-from pyslurm_ctld.core.step_layout import StepBusy, StepShape, block_counts, place_step
+from pyslurm_common.job_environment import block_counts
+from pyslurm_ctld.core.step_layout import StepBusy, StepShape, place_step
 
 from tests.builders import ALICE, BOB, ROOT, make_manager, schedule, submit
 

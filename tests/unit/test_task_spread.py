@@ -11,6 +11,7 @@ from tests.builders import error_of, job_request, make_manager, schedule, submit
 from tests.unit.test_scheduler import by_name, job, node, outcome, partition, parts, started
 
 from pyslurm_common.errors import Strerror
+from pyslurm_common.job_environment import block_tasks_per_node
 from pyslurm_ctld.sched.backfill import Backfill, BackfillPolicy, RunningJob
 from pyslurm_ctld.model.job import Allocation, JobId, JobState, Reason
 from pyslurm_ctld.sched.node_fit import spread_node_count
@@ -131,3 +132,20 @@ def test_spread_node_count(tasks: int, expected: int) -> None:
     assert spread_node_count(req, [2, 2]) == expected
     assert spread_node_count(job_request(num_tasks=tasks, ntasks_given=True), [2, 2]) == 1   # -N given
 
+
+
+def test_a_node_count_with_uneven_tasks_takes_each_nodes_share() -> None:
+    """-N2 -n3: the nodes take 2 and 1 CPUs (not 2 each), so a 2-CPU and a 1-CPU node run it, in
+    either order (the tasks then follow each node's CPUs: 1 and 2 where the first has one)."""
+    n3 = dict(num_tasks=3, ntasks_given=True, min_nodes=2, node_count_given=True)
+    pair = parts(partition("batch", ["n1", "n2"]))
+    big_first = started(schedule_pass([job(1, **n3)], by_name(node("n1", cpus=2), node("n2", cpus=1)), pair))[1]
+    assert big_first.cpus_per_node == (2, 1)
+    small_first = started(schedule_pass([job(1, **n3)], by_name(node("n1", cpus=1), node("n2", cpus=2)), pair))[1]
+    assert small_first.nodes == ("n1", "n2") and small_first.cpus_per_node == (1, 2)
+    # on two 2-CPU nodes the job holds three CPUs, not four
+    assert started(schedule_pass([job(1, **n3)], TWO_BY_TWO, BATCH))[1].cpus_per_node == (2, 1)
+    # and their environment's SLURM_TASKS_PER_NODE follows the CPUs
+    assert block_tasks_per_node(2, 3, True, small_first.cpus_per_node) == (1, 2)
+    assert block_tasks_per_node(2, 3, True, (2, 2)) == (2, 1)
+    assert block_tasks_per_node(1, 5, True, (1,)) == (5,)   # -O: one CPU, five tasks
