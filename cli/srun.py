@@ -329,7 +329,8 @@ def _run_step(values: dict[str, Any], request: pb.StepRequest, reply: pb.StepRep
             listener, layout, consumer,
             SessionOptions(step=step, io_key=io_key, input_task=request.input_task,
                            disable_status=bool(values.get("disable_status")),
-                           quit_on_interrupt=bool(values.get("quit_on_interrupt")), pty=request.pty),
+                           quit_on_interrupt=bool(values.get("quit_on_interrupt")), pty=request.pty,
+                           wait_seconds=wait_seconds(values)),
             step_gone=lambda: _step_gone(job_id, str(reply.step_id)), kill_wait=_kill_wait)
         with raw_terminal() if request.pty else contextlib.nullcontext(False):
             session.run()

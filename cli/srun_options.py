@@ -265,7 +265,7 @@ def step_request(values: OptionValues, argv: Sequence[str], environ: Mapping[str
         std_in=inp.pattern if inp.on_node else "", input_task=input_task(inp, pty),
         kill_on_bad_exit=kill_on_bad_exit(values), umask=umask,
         rlimits=rlimits(values), pty_rows=pty_size[0] if pty else 0, pty_cols=pty_size[1] if pty else 0,
-        wait_seconds=wait_seconds(values), open_mode=job_options.open_mode(values),
+        open_mode=job_options.open_mode(values),
         distribution=str(values.get("distribution") or ""), unbuffered=bool(values.get("unbuffered")) or pty,
         preserve_env=bool(values.get("preserve_env")),
     )

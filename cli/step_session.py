@@ -42,6 +42,7 @@ class SessionOptions(NamedTuple):   # not a dataclass: srun's step path skips th
     disable_status: bool = False          # -X
     quit_on_interrupt: bool = False
     pty: bool = False
+    wait_seconds: int = 0                 # -W: after the first task ends, the others get this long
 
 
 class _Node:
@@ -75,6 +76,7 @@ class StepSession:
         self.last_interrupt = 0.0
         self.aborting = False
         self.gave_up = False
+        self.first_exit: float | None = None   # when the first task's end came (-W counts from it)
         self.never_connected: list[str] = []
         self.fence: FenceRound | None = None   # srun --mpi=pmi2: the step's key-value exchange, on its first fence
 
@@ -107,7 +109,7 @@ class StepSession:
         suspect = False
         while not self.consumer.finished and not self.gave_up:
             self._update_stdin_registration()
-            for key, events in self.selector.select(timeout=1.0):
+            for key, events in self.selector.select(timeout=self._wait_left()):
                 if key.data == "listener":
                     self._accept()
                 elif key.data == "wakeup":
@@ -122,12 +124,39 @@ class StepSession:
                 else:
                     self._service(key.data, events)
             self._handle_signals()
+            self._enforce_wait()
             if time.monotonic() >= next_check:
                 next_check = time.monotonic() + LIVENESS_PERIOD
                 gone = not self.consumer.finished and self.step_gone()
                 if gone and suspect:
                     self._abandon_silent_nodes()
                 suspect = gone
+
+    def _wait_left(self) -> float:
+        """How long the loop may sleep: a second, or what is left of -W's time."""
+        if not self.options.wait_seconds or self.aborting:
+            return 1.0
+        if self.first_exit is None:
+            if not self.consumer.outcomes:
+                return 1.0
+            self.first_exit = time.monotonic()
+        return min(1.0, max(0.0, self.first_exit + self.options.wait_seconds - time.monotonic()))
+
+    def _enforce_wait(self) -> None:
+        """srun -W: once the first task has been over that long, the rest are ended, with Slurm's
+        srun's lines (srun_job.c on its SIGALRM, launch_slurm.c's step terminate)."""
+        if self._wait_left() > 0 or self.first_exit is None or self.aborting or self.consumer.finished:
+            return
+        print(f"srun: First task exited {self.options.wait_seconds}s ago", file=sys.stderr)
+        for line in status_lines(self.options.step, self.consumer.outcomes, self._started(), self.layout):
+            print(line, file=sys.stderr)
+        print(f"srun: launch/slurm: _step_signal: Terminating StepId={self.options.step}", file=sys.stderr)
+        self.aborting = True
+        self.send_all(step_io.encode(step_io.KILL, 0))
+        self._say_waiting()
+
+    def _started(self) -> set[int]:
+        return {r for n in self.nodes.values() if n.index >= 0 for r in self.layout.ranks_of(n.index)}
 
     def _abandon_silent_nodes(self) -> None:
         """The controller says the step is over but some nodes never reported: stop waiting."""
@@ -302,17 +331,16 @@ class StepSession:
         if self.aborting:
             print("srun: job abort in progress", file=sys.stderr)
             self.gave_up = True
-        elif self.options.quit_on_interrupt:
-            self.abort(send_ctrl_c=False)
+        elif self.options.quit_on_interrupt or (self.last_interrupt and now - self.last_interrupt <= INTERRUPT_WINDOW):
+            self.abort(send_ctrl_c=True)   # as srun_job.c's _handle_intr: -X too on a second one within a second
         elif self.options.disable_status:
+            self.last_interrupt = now
+            print(f"srun: sending Ctrl-C to StepId={self.options.step}", file=sys.stderr)
             self.send_all(step_io.encode(step_io.SIGNAL, 0, str(int(signal.SIGINT)).encode()))
-        elif self.last_interrupt and now - self.last_interrupt <= INTERRUPT_WINDOW:
-            self.abort(send_ctrl_c=True)
         else:
             self.last_interrupt = now
             print("srun: interrupt (one more within 1 sec to abort)", file=sys.stderr)
-            started = {r for n in self.nodes.values() if n.index >= 0 for r in self.layout.ranks_of(n.index)}
-            for line in status_lines(self.options.step, self.consumer.outcomes, started, self.layout):
+            for line in status_lines(self.options.step, self.consumer.outcomes, self._started(), self.layout):
                 print(line, file=sys.stderr)
 
     def _aborted(self) -> None:

@@ -49,7 +49,6 @@ class Launch:
     pty_cols: int = 0
     input_task: int = -1                # -1 all tasks, -2 none, else the rank that reads stdin
     kill_on_bad_exit: bool = False
-    wait_seconds: int = 0
     job_name: str = ""
     multi_prog: str = ""                # srun --multi-prog: the configuration text each task's argv comes from
     bcast_staged: str = ""              # srun --bcast into a directory: the copy's name before the step's

@@ -100,7 +100,6 @@ class Stepd:
         self.selector = selectors.DefaultSelector()
         self.limits: StepLimitSet | None = None
         self.relay = StreamRelay(self.selector, None)   # connected to srun for an srun step
-        self.first_exit_at: float | None = None
         self.pmi = PmiService.for_launch(launch)
         self.groups: list[int] = []   # the user's, looked up once (NSS): the tasks' and their epilogs'
 
@@ -233,11 +232,10 @@ class Stepd:
         next_sample = time.monotonic() + self.launch.gather_frequency
         while not self._done():
             self.relay.update_interest(STREAM)
-            busy = self.state.all_exited or self.state.kill_deadline or self.first_exit_at
+            busy = self.state.all_exited or self.state.kill_deadline
             self._serve_ready(control, wake_r, POLL if busy else 1.0)
             self._reap()
             self._enforce_kill_deadline()
-            self._enforce_wait()
             if self.launch.gather_frequency > 0 and time.monotonic() >= next_sample:
                 next_sample = time.monotonic() + self.launch.gather_frequency
                 self._sample()
@@ -286,8 +284,8 @@ class Stepd:
                 if rows.isdigit() and cols.isdigit():
                     set_window_size(self.state.pty_master, int(rows), int(cols))
                     self.cg.signal_all(signal.SIGWINCH)
-            elif frame.kind == step_io.KILL:
-                self.terminate("CANCELLED")
+            elif frame.kind == step_io.KILL:   # srun's forced termination: SIGKILL at once, as Slurm's srun sends
+                self.terminate("CANCELLED", at_once=True)
             elif frame.kind == step_io.PMI_KVS and self.pmi:
                 self.pmi.fence_done(frame.payload)
 
@@ -366,8 +364,6 @@ class Stepd:
         if self.relay.streaming:
             oom = sig == signal.SIGKILL and self.limits is not None and self._oom_seen()
             self.relay.send(step_io.task_exit(task.rank, code, sig, oom))
-        if self.first_exit_at is None:
-            self.first_exit_at = time.monotonic()
         if (code or sig) and self.launch.kill_on_bad_exit:
             self.terminate("CANCELLED")
         if self.state.all_exited:
@@ -387,13 +383,6 @@ class Stepd:
         if deadline is not None and time.monotonic() >= deadline and self.cg.populated():
             self._kill_everything()
             self.state.kill_deadline = None
-
-    def _enforce_wait(self) -> None:
-        """srun -W: once the first task ended, the others get `wait_seconds` to follow."""
-        first = self.first_exit_at
-        if (self.launch.wait_seconds and first is not None and not self.state.all_exited
-                and not self.state.cancelled and time.monotonic() - first >= self.launch.wait_seconds):
-            self.terminate("CANCELLED")
 
     def _handle_control(self, control: socket.socket) -> None:
         conn, _ = control.accept()
@@ -451,9 +440,10 @@ class Stepd:
                            "max_rss_bytes": usage.max_rss_bytes, "current_rss_bytes": current,
                            "user_cpu_usec": usage.user_cpu_usec, "system_cpu_usec": usage.system_cpu_usec})
 
-    def terminate(self, cause: str) -> None:
-        """Slurm's kill sequence: message, SIGCONT + SIGTERM, KillWait, SIGKILL. A step whose
-        processes are all gone already ended on its own: only its stepd's wind-down is cut short."""
+    def terminate(self, cause: str, at_once: bool = False) -> None:
+        """Slurm's kill sequence: message, SIGCONT + SIGTERM, KillWait, SIGKILL (`at_once`: the
+        message and SIGKILL). A step whose processes are all gone already ended on its own: only
+        its stepd's wind-down is cut short."""
         if self.state.end_requested_at is None:
             self.state.end_requested_at = time.monotonic()
         if self.state.cancelled or (self.state.all_exited and not self.cg.populated()):
@@ -464,6 +454,9 @@ class Stepd:
         what = f"JOB {launch.job_id}" if launch.is_batch else f"STEP {launch.job_id}.{launch.step}"
         self._write_stderr(f"{self.launch.stepd_name}: error: *** {what} ON {launch.node_name} "
                            f"CANCELLED AT {stamp}{CAUSE_SUFFIX.get(cause, '')} ***\n")
+        if at_once:
+            self._kill_everything()
+            return
         self.cg.freeze(False)   # a suspended step must run to hear SIGTERM
         self.cg.signal_all(signal.SIGCONT)
         self.cg.signal_all(signal.SIGTERM)

@@ -283,7 +283,7 @@ class StepManager:
             node_index=msg.node_index, num_tasks=msg.num_tasks, io_host=msg.io_host,
             io_port=msg.io_port, io_key=msg.io_key, pty=msg.pty, pty_rows=msg.pty_rows,
             pty_cols=msg.pty_cols, input_task=msg.input_task, kill_on_bad_exit=msg.kill_on_bad_exit,
-            wait_seconds=msg.wait_seconds, job_name=msg.job_name, multi_prog=msg.multi_prog,
+            job_name=msg.job_name, multi_prog=msg.multi_prog,
             bcast_staged=msg.bcast_staged)
         launch = self.policy.confine(launch, msg)
         gpu_usage.write_allocation(job_dir, msg.gpu_indices)

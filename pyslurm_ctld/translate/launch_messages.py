@@ -40,7 +40,7 @@ def step_spec(request: ctld_pb2.StepRequest, step_name: str, io_host: str, reque
         pty=request.pty, pty_rows=request.pty_rows, pty_cols=request.pty_cols, std_out=request.std_out,
         std_err=request.std_err, std_in=request.std_in, input_task=request.input_task,
         rlimits=request.rlimits, umask=request.umask, step_name=step_name,
-        kill_on_bad_exit=request.kill_on_bad_exit, wait_seconds=request.wait_seconds,
+        kill_on_bad_exit=request.kill_on_bad_exit,
         multi_prog=request.multi_prog, preserve_env=request.preserve_env, bcast_staged=request.bcast_staged,
         append=request.open_mode == "append" or (not request.open_mode and requeued))
 

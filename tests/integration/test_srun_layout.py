@@ -5,6 +5,7 @@ quoted with each test (the oracle: one 2-CPU node, KillWait=5)."""
 from __future__ import annotations
 
 import pwd
+import signal
 import subprocess
 
 from .conftest import KILL_WAIT, Cluster, wait_for
@@ -72,3 +73,38 @@ def test_a_signal_right_after_sbatch_reaches_the_step(cluster: Cluster) -> None:
     cluster.wait_state(job_id, "COMPLETED", timeout=60)
     out = work / f"trap-{job_id}.out"
     assert "got USR1\n" in out.read_text()   # after the shell's note that its `sleep` died of it
+
+
+def test_wait_ends_the_other_tasks_as_slurms_srun_does(cluster: Cluster) -> None:
+    # Slurm: `srun -n4 -N1 -O -W2 ./w.sh` (rank 1 exits at once, the others sleep 20), exit 137:
+    #   srun: First task exited 2s ago
+    #   srun: StepId=78.0 tasks 0,2-3: running
+    #   srun: StepId=78.0 task 1: exited
+    #   srun: launch/slurm: _step_signal: Terminating StepId=78.0
+    #   slurmstepd-localhost: error: *** STEP 78.0 ON localhost CANCELLED AT ... ***
+    #   srun: Job step aborted: Waiting up to 7 seconds for job step to finish.
+    #   srun: error: localhost: tasks 0,2-3: Killed
+    result = cluster.run("srun", "-n4", "-N1", "-O", "-W2", "sh", "-c",
+                         '[ "$SLURM_PROCID" = 1 ] && exit; sleep 20', user="alice", timeout=60)
+    lines = [line for line in result.stderr.splitlines() if not line.startswith("slurmstepd-")]
+    step = lines[1].split()[1] if len(lines) > 1 else ""
+    host = lines[-1].split()[2] if lines else ""   # whichever node took the step
+    assert result.returncode == 137 and lines == [
+        "srun: First task exited 2s ago", f"srun: {step} tasks 0,2-3: running", f"srun: {step} task 1: exited",
+        f"srun: launch/slurm: _step_signal: Terminating {step}",
+        f"srun: Job step aborted: Waiting up to {KILL_WAIT + 2} seconds for job step to finish.",
+        f"srun: error: {host} tasks 0,2-3: Killed"], result.stderr
+
+
+def test_quit_on_interrupt_kills_the_tasks_at_once(cluster: Cluster) -> None:
+    # Slurm (`srun -N1 --unbuffered --quit-on-interrupt` of a script ignoring SIGINT, one SIGINT):
+    #   srun: sending Ctrl-C to StepId=79.0 / srun: forcing job termination /
+    #   srun: Job step aborted: Waiting up to 7 seconds ..., and exit 137 (SIGKILL)
+    srun = srun_in_background(cluster, "bob", "-N1", "--unbuffered", "--quit-on-interrupt", "sh", "-c",
+                              "trap '' INT; echo WAITING; sleep 100")
+    assert srun.stdout is not None and srun.stdout.readline() == "WAITING\n"
+    srun.send_signal(signal.SIGINT)
+    _, err = srun.communicate(timeout=30)
+    assert srun.returncode == 137, err
+    assert "srun: forcing job termination\n" in err and ": task 0: Killed\n" in err, err
+    assert err.startswith("srun: sending Ctrl-C to StepId="), err

@@ -17,7 +17,7 @@ from cli.srun import srun
 from cli.command_line import OptionValues, collect, command_line
 from cli.option_tables import srun as spec
 from cli.srun_options import (StreamSpec, allocation_desc, input_task, step_request,
-                              stream_spec)
+                              stream_spec, wait_seconds)
 from pyslurm_common.rpc import messages as pb
 
 ENV = {"HOME": "/home/alice", "PATH": "/usr/bin", "SLURM_JOB_ID": "9", "OTHER": "x"}
@@ -54,7 +54,7 @@ def test_options_map_onto_the_step() -> None:
                    "-W", "10", "-K1", "--", "python", "-u", "train.py"])
     assert (req.num_tasks, req.min_nodes, req.cpus_per_task, req.name, req.nodelist) == (4, 2, 2, "named", "node[1-2]")
     assert req.exact, "-c implies --exact"
-    assert (req.overlap, req.wait_seconds, req.kill_on_bad_exit) == (True, 10, True)
+    assert (req.overlap, req.kill_on_bad_exit) == (True, True)
     assert list(req.argv) == ["python", "-u", "train.py"]
     assert env_of(req)["SLURM_LABELIO"] == "1" and env_of(req)["SLURM_KILL_BAD_EXIT"] == "1"
 
@@ -110,8 +110,9 @@ def test_bad_sizes_are_refused_in_slurms_words() -> None:
         request(["-n", "zero", "true"])
     assert info.value.lines == ('Invalid numeric value "zero" for --ntasks.',)
     with pytest.raises(CliError) as info:
-        request(["-W", "-1", "true"])
+        wait_seconds(parse(["-W", "-1", "true"])[0])
     assert info.value.lines == ('Invalid numeric value "-1" for --wait.',)
+    assert wait_seconds(parse(["-W", "10", "true"])[0]) == 10   # srun's own timer (step_session.py)
 
 
 def test_allocation_desc_is_an_srun_job_named_after_the_program() -> None:
