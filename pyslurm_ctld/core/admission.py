@@ -152,7 +152,8 @@ def check_scheduling_options(state: ClusterState, req: JobRequest, part: Partiti
 
 
 def check_node_lists(state: ClusterState, req: JobRequest, partitions: tuple[str, ...]) -> None:
-    """-w/-x name known nodes; the -w ones must all be in one of the job's partitions."""
+    """-w/-x name known nodes; the -w ones must all be in one of the job's partitions, and -x must
+    leave one some node."""
     for name in (*req.required_nodes, *req.excluded_nodes):
         if name not in state.nodes:
             raise SlurmError(Strerror.INVALID_NODE_NAME)
@@ -160,6 +161,9 @@ def check_node_lists(state: ClusterState, req: JobRequest, partitions: tuple[str
                                       for p in partitions):
         raise SlurmError(Strerror.BAD_NODE_CONFIG)
     if set(req.required_nodes) & set(req.excluded_nodes):
+        raise SlurmError(Strerror.BAD_NODE_CONFIG)
+    # -x of every node the job's partitions have: nowhere to run (Slurm 22.05.8 refuses it so).
+    if req.excluded_nodes and all(set(state.partitions[p].nodes) <= set(req.excluded_nodes) for p in partitions):
         raise SlurmError(Strerror.BAD_NODE_CONFIG)
 
 

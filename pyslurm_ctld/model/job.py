@@ -42,6 +42,8 @@ class Reason(StrEnum):
     DEPENDENCY_NEVER_SATISFIED = "DependencyNeverSatisfied"
     BEGIN_TIME = "BeginTime"
     REQ_NODE_NOT_AVAIL = "ReqNodeNotAvail"   # a -w node is down or drained (squeue names them)
+    # Every node of its partitions is down or drained (Slurm 22.05's words for it, squeue %r).
+    NODES_UNAVAILABLE = "Nodes required for job are DOWN, DRAINED or reserved for jobs in higher priority partitions"
     INVALID_ACCOUNT = "InvalidAccount"
     INVALID_QOS = "InvalidQOS"
     LICENSES = "Licenses"                    # waits for -L licenses to be free (license_gate.py)

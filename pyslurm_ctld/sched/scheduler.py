@@ -374,7 +374,11 @@ def schedule(pending: Iterable[Job], nodes: Mapping[str, NodeCapacity],
                                         fence.cpus_off if fence is not None else {})
         free.unmask(masked)
         if tasks:
-            decisions.append(Pend(job.job_id, waits_for or Reason.RESOURCES, expected))
+            reason = waits_for or Reason.RESOURCES
+            if reason is Reason.RESOURCES and not any(nodes[name].usable for part, _ in usable
+                                                      for name in part.nodes if name in nodes):
+                reason = Reason.NODES_UNAVAILABLE   # not a matter of resources: none of its nodes is up
+            decisions.append(Pend(job.job_id, reason, expected))
         elif rest_reason is not None:
             decisions.append(Pend(job.job_id, rest_reason))
     return decisions

@@ -907,7 +907,8 @@ def durable(jobs: dict[JobId, Job]) -> dict[JobId, Job]:
     """Jobs without the scheduler's pending reasons, which are soft state (rebuilt by the next pass)."""
     soft = {Reason.RESOURCES, Reason.PRIORITY, Reason.PARTITION_CONFIG, Reason.PARTITION_DOWN,
             Reason.PARTITION_INACTIVE, Reason.PARTITION_TIME_LIMIT, Reason.PARTITION_NODE_LIMIT,
-            Reason.ARRAY_TASK_LIMIT, Reason.DEPENDENCY, Reason.DEPENDENCY_NEVER_SATISFIED, Reason.BEGIN_TIME}
+            Reason.ARRAY_TASK_LIMIT, Reason.DEPENDENCY, Reason.DEPENDENCY_NEVER_SATISFIED, Reason.BEGIN_TIME,
+            Reason.NODES_UNAVAILABLE}
     return {jid: dataclasses.replace(j, reason=Reason.NONE) if j.allocation is None and j.reason in soft else j
             for jid, j in jobs.items()}
 

@@ -13,7 +13,8 @@ from pyslurm_ctld.model.job import JobId, JobState, Reason
 from pyslurm_ctld.sched.scheduler import Pend, Start, schedule
 
 from test_explain import lines_of
-from tests.builders import make_manager, submit
+from pyslurm_common.errors import Strerror
+from tests.builders import error_of, make_manager, submit
 from test_scheduler import by_name, job, node, partition
 
 
@@ -40,3 +41,20 @@ def test_squeue_and_explain_name_the_unavailable_nodes(tmp_path: Path) -> None:
     assert info.reason == "ReqNodeNotAvail, UnavailableNodes:n1"
     assert lines_of(mgr, waiting)[2] == (f"It asked for {compress(('n1',))} (-w), and n1 is down or drained: "
                                          "it waits until they are back in service.")
+
+
+def test_a_job_whose_partition_has_no_node_up_says_so_in_slurms_words() -> None:
+    """Real Slurm 22.05.8, its one node drained: `sbatch --wrap true` pends with "Nodes required for
+    job are DOWN, DRAINED or reserved for jobs in higher priority partitions" (`-w` the node:
+    ReqNodeNotAvail, UnavailableNodes:<node>; `-x` the node: refused)."""
+    nodes = by_name(node("n1", usable=False), node("n2", usable=False))
+    parts = {"batch": partition("batch", ["n1", "n2"])}
+    assert schedule([job(1)], nodes, parts) == [Pend(JobId(1), Reason.NODES_UNAVAILABLE)]
+    nodes = by_name(node("n1", usable=False), node("n2", cpus=1))
+    assert schedule([job(1, num_tasks=2)], nodes, parts)[0] == Pend(JobId(1), Reason.RESOURCES)
+
+
+def test_excluding_every_node_is_refused(tmp_path: Path) -> None:
+    mgr = make_manager(tmp_path)
+    assert error_of(submit, mgr, partition="long", excluded_nodes=("n1",)).strerror == Strerror.BAD_NODE_CONFIG
+    assert submit(mgr, excluded_nodes=("n1",)).request.excluded_nodes == ("n1",)   # debug has n2 too

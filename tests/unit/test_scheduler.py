@@ -192,9 +192,12 @@ def test_request_no_node_of_the_partition_could_ever_satisfy_is_partition_config
 
 
 def test_partition_config_counts_nodes_even_when_they_are_unusable_now() -> None:
-    # A node that is down could come back: waiting for it is Resources, not PartitionConfig.
+    # A node that is down could come back: waiting for it is not PartitionConfig, but Slurm's
+    # words for no node up (real Slurm 22.05.8, its one node drained).
     nodes = by_name(node("n1", usable=False))
-    assert outcome(schedule([job(1), job(2)], nodes, BATCH)) == {1: "Resources", 2: "Priority"}
+    assert outcome(schedule([job(1), job(2)], nodes, BATCH)) == {
+        1: "Nodes required for job are DOWN, DRAINED or reserved for jobs in higher priority partitions",
+        2: "Priority"}
 
 
 # ---- node choice ---------------------------------------------------------------------------
