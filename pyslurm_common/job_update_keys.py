@@ -4,4 +4,4 @@ from __future__ import annotations
 
 JOB_UPDATE_KEYS = frozenset({"dependency", "arraytaskthrottle", "starttime", "account", "qos", "priority", "nice",
                              "timelimit", "timelimit+", "timelimit-", "partition", "numcpus", "reservation",
-                             "licenses"})
+                             "licenses", "comment"})

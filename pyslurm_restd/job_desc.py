@@ -164,7 +164,7 @@ def update(job: dict[str, Any]) -> tuple[list[str], bool | None]:
         limit = number(job["time_limit"], "time_limit")
         settings.append("TimeLimit=" + ("UNLIMITED" if limit == -1 else str(limit or 0)))
     for field, key in (("partition", "Partition"), ("account", "Account"), ("qos", "QOS"),
-                       ("dependency", "Dependency")):
+                       ("dependency", "Dependency"), ("comment", "Comment")):
         if field in job:
             settings.append(f"{key}={_text(job[field], field)}")
     if "nice" in job:

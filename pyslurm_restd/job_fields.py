@@ -98,7 +98,7 @@ def job_record(job: types_pb2.JobInfo, cluster: str, version: str = "v0.0.44") -
         "array_task_string": job.array_task_str if job.array_remainder else "",
         "association_id": 0, "batch_features": "", "batch_flag": job.launcher == "", "batch_host": job.batch_host,
         "flags": [], "burst_buffer": "", "burst_buffer_state": "", "cluster": cluster, "cluster_features": "",
-        "command": job.command, "comment": "", "container": "", "container_id": "", "contiguous": False,
+        "command": job.command, "comment": job.comment, "container": "", "container_id": "", "contiguous": False,
         "core_spec": 0, "thread_spec": 32766, "cores_per_socket": _NOT_SET, "billable_tres": no_val(float(job.num_cpus)),
         "cpus_per_task": no_val(job.cpus_per_task or 1), "cpu_frequency_minimum": _NOT_SET,
         "cpu_frequency_maximum": _NOT_SET, "cpu_frequency_governor": _NOT_SET, "cpus_per_tres": "", "cron": "",

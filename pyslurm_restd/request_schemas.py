@@ -37,8 +37,9 @@ def _table(*groups: tuple[tuple[str, ...], dict[str, Any]]) -> dict[str, dict[st
 
 JOB_DESC = _table((_STRING_FIELDS, STRING), (_INTEGER_FIELDS, INTEGER), (_BOOLEAN_FIELDS, BOOLEAN),
                   (_STRINGS_FIELDS, STRINGS), (_NO_VAL_FIELDS, NO_VAL))
-JOB_UPDATE = _table((("partition", "account", "qos", "dependency"), STRING), (("nice", "minimum_cpus", "job_id"), INTEGER),
-                    (("hold",), BOOLEAN), (("time_limit", "priority"), NO_VAL))
+JOB_UPDATE = _table((("partition", "account", "qos", "dependency", "comment"), STRING),
+                    (("nice", "minimum_cpus", "job_id"), INTEGER), (("hold",), BOOLEAN),
+                    (("time_limit", "priority"), NO_VAL))
 NODE_UPDATE = _table((("reason", "comment", "extra"), STRING), (("state", "name"), STRINGS))
 JOBS_SIGNAL = _table((("signal",), STRING), (("jobs", "flags"), STRINGS))
 

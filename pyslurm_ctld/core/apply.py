@@ -21,7 +21,7 @@ from ..model.events import (Account, AllocationReleased, ArrayTasksCancelled, Ar
                             JobStarted, JobSubmitted, JobSuspended, JobTimedOut, JobTimeLimitChanged, Launch,
                             NodeAdminChanged, NodeCreated, NodeNotesChanged, NodeFailed, NodesDeleted, PartitionEdited,
                             ReservationDeleted,
-                            ReservationSaved, RecordReservation, JobReservationChanged, JobLicensesChanged,
+                            ReservationSaved, RecordReservation, JobReservationChanged, JobLicensesChanged, JobCommentChanged,
                             StepFinished,
                             StepStarted, TellAllocatingClient, Terminate, UsageRecorded)
 from ..sched.fairshare import Usage
@@ -191,6 +191,10 @@ def _apply_job_reservation(state: ClusterState, event: JobReservationChanged) ->
 
 def _apply_job_licenses(state: ClusterState, event: JobLicensesChanged) -> list[Effect]:
     return _changed_request(state, event.job_id, licenses=event.licenses)
+
+
+def _apply_job_comment(state: ClusterState, event: JobCommentChanged) -> list[Effect]:
+    return _changed_request(state, event.job_id, pending_only=False, comment=event.comment)
 
 
 def _apply_cpus(state: ClusterState, event: JobCpusChanged) -> list[Effect]:
@@ -578,6 +582,7 @@ _APPLY = {
     ReservationSaved: _apply_reservation_saved,
     JobReservationChanged: _apply_job_reservation,
     JobLicensesChanged: _apply_job_licenses,
+    JobCommentChanged: _apply_job_comment,
     ReservationDeleted: _apply_reservation_deleted,
     JobIdsUsed: _apply_ids_used,
     JobsPurged: _apply_purged,

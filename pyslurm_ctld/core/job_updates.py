@@ -17,8 +17,9 @@ from ..sched import features
 from . import job_control, reservations
 from ..sched.association_checks import charge
 from ..model.events import (ArrayThrottleChanged, BeginTimeChanged, DependencyChanged, Event, JobChargeChanged,
-                            JobCpusChanged, JobHoldChanged, JobLicensesChanged, JobPartitionChanged,
-                            JobPriorityChanged, JobRequeueRequested, JobResumed, JobSuspended, JobTimeLimitChanged)
+                            JobCommentChanged, JobCpusChanged, JobHoldChanged, JobLicensesChanged,
+                            JobPartitionChanged, JobPriorityChanged, JobRequeueRequested, JobResumed, JobSuspended,
+                            JobTimeLimitChanged)
 from ..model.job import Hold, JobId, JobState
 from .job_priorities import priority_update
 from ..sched.node_fit import job_need
@@ -126,6 +127,18 @@ def licenses_change(state: ClusterState, job_id: int, uid: int, operator: bool, 
     return JobLicensesChanged(job.job_id, text)
 
 
+MAX_COMMENT = 1024      # slurmctld's _test_job_desc_fields: strlen(comment) up to 1024
+
+
+def comment_change(state: ClusterState, job_id: int, uid: int, operator: bool, text: str,
+                   coordinated: frozenset[str] = frozenset()) -> JobCommentChanged:
+    """`scontrol update jobid=N Comment=...` of a job not yet ended (owner or operator)."""
+    job = owned_job(state, job_id, uid, coordinated, operator)
+    if len(text) > MAX_COMMENT:
+        raise SlurmError(Strerror.PATHNAME_TOO_LONG)
+    return JobCommentChanged(job.job_id, text)
+
+
 def cpu_count_change(state: ClusterState, job_id: int, uid: int, operator: bool, text: str,
                      coordinated: frozenset[str] = frozenset()) -> JobCpusChanged:
     """`scontrol update jobid=N NumCPUs=N` of a pending job (owner or operator): N CPUs in all,
@@ -201,7 +214,7 @@ def job_update(state: ClusterState, job_id: int, settings: Iterable[str], uid: i
                now: int, coordinated: frozenset[str] = frozenset()) -> list[Event]:
     """`scontrol update jobid=N Key=Value ...`: Dependency=, ArrayTaskThrottle=, StartTime=,
     Account=, QOS=, Priority=, Nice=, TimeLimit= (and TimeLimit+=/-=), Partition=, NumCPUs=,
-    Reservation=, Licenses=. Every setting is checked before any is applied. `operator`: the
+    Reservation=, Licenses=, Comment=. Every setting is checked before any is applied. `operator`: the
     caller is root, SlurmUser or an accounting operator; a coordinator of the job's account
     (``coordinated``) updates it as its owner could (Slurm's assoc_mgr_is_user_acct_coord)."""
     changes = {key.lower(): value for key, _, value in (item.partition("=") for item in settings)}
@@ -232,6 +245,8 @@ def job_update(state: ClusterState, job_id: int, settings: Iterable[str], uid: i
         events.append(cpu_count_change(state, job_id, uid, operator, changes["numcpus"], coordinated))
     if "partition" in changes:
         events.append(partition_change(state, job_id, uid, operator, changes["partition"], coordinated))
+    if "comment" in changes:
+        events.append(comment_change(state, job_id, uid, operator, changes["comment"], coordinated))
     if "licenses" in changes:
         events.append(licenses_change(state, job_id, uid, operator, changes["licenses"], coordinated))
     if "reservation" in changes:

@@ -350,6 +350,15 @@ class JobLicensesChanged:
 
 
 @dataclass(frozen=True, slots=True)
+class JobCommentChanged:
+    """`scontrol update jobid=N Comment=...` (and REST's job update): the job's --comment."""
+
+    kind: ClassVar[str] = "job_comment"
+    job_id: JobId
+    comment: str
+
+
+@dataclass(frozen=True, slots=True)
 class ReservationSaved:
     """scontrol create/update reservation: the whole record, replacing any of its name."""
 
@@ -425,7 +434,7 @@ Event = (JobSubmitted | JobStarted | JobHoldChanged | JobCancelled | JobTimedOut
          | JobChargeChanged | JobPreempted | JobRequeueRequested | JobSuspended | JobResumed | JobPriorityChanged
          | JobTimeLimitChanged | JobPartitionChanged | JobCpusChanged
          | UsageRecorded | ReservationSaved | ReservationDeleted | JobReservationChanged
-         | JobLicensesChanged)
+         | JobLicensesChanged | JobCommentChanged)
 _KINDS: dict[str, type] = {cls.kind: cls for cls in (
     JobSubmitted, JobStarted, JobHoldChanged, JobCancelled, JobTimedOut, JobDeadlineMissed, BatchFinished,
     JobRequeued, JobLost, NodeFailed, NodeAdminChanged, NodeNotesChanged, NodeCreated, NodesDeleted, PartitionEdited,
@@ -434,7 +443,8 @@ _KINDS: dict[str, type] = {cls.kind: cls for cls in (
     StepStarted, StepFinished, AllocationReleased, ArrayTaskStarted, ArrayTasksCancelled, DependencyChanged,
     ArrayThrottleChanged, BeginTimeChanged, JobChargeChanged, JobPreempted, JobRequeueRequested, JobSuspended,
     JobResumed, JobPriorityChanged, JobTimeLimitChanged, JobPartitionChanged, JobCpusChanged, UsageRecorded,
-    ReservationSaved, ReservationDeleted, JobReservationChanged, JobLicensesChanged)}
+    ReservationSaved, ReservationDeleted, JobReservationChanged, JobLicensesChanged,
+    JobCommentChanged)}
 
 
 def event_to_dict(event: Event) -> dict[str, Any]:

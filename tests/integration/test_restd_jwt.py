@@ -319,3 +319,15 @@ def test_submit_with_sbatchs_options_makes_the_job_sbatch_makes(cluster: Cluster
         "calibration", "END,FAIL", "00:05:00", "2")
     for job_id in (rest_job, sbatch_job):
         cluster.run("scancel", str(job_id), user="alice", check=True)
+
+
+def test_job_update_sets_the_comment_as_scontrol_does(cluster: Cluster, port: int) -> None:
+    alice = RestClient(port=port).with_headers(token=token(cluster, "alice"))
+    job_id = cluster.sbatch("--hold", "--comment=first", "--wrap", "true", user="alice")
+    updated = checked(alice.request("POST", f"/slurm/v0.0.44/job/{job_id}", {"comment": "second try"}))
+    assert updated.status == 200, updated
+    assert "Comment=second try" in cluster.run("scontrol", "show", "job", str(job_id), check=True).stdout
+    cluster.run("scontrol", "update", f"jobid={job_id}", "comment=third", user="alice", check=True)
+    job = checked(alice.get(f"/slurm/v0.0.44/job/{job_id}")).json["jobs"][0]
+    assert job["comment"] == "third"
+    cluster.run("scancel", str(job_id), user="alice", check=True)

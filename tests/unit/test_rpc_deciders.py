@@ -11,10 +11,10 @@ from pyslurm_ctld.core.apply import apply
 from pyslurm_ctld.core.job_updates import job_update
 from pyslurm_ctld.core.topology import node_admin_change, reported_end
 from pyslurm_ctld.core.will_run import ids_spent
-from pyslurm_ctld.model.events import (BatchFinished, BeginTimeChanged, DependencyChanged, JobIdsUsed,
-                                       NodeAdminChanged, StepFinished)
+from pyslurm_ctld.model.events import (BatchFinished, BeginTimeChanged, DependencyChanged, JobCommentChanged,
+                                       JobIdsUsed, NodeAdminChanged, StepFinished, event_from_dict, event_to_dict)
 from pyslurm_ctld.model.job import JobId
-from tests.builders import ALICE, RAW, ROOT, error_of, make_manager, submit
+from tests.builders import ALICE, BOB, RAW, ROOT, error_of, make_manager, run_job, submit
 
 
 def test_scontrol_update_job_gives_one_event_per_key_and_refuses_an_unknown_key(tmp_path: Path) -> None:
@@ -30,11 +30,28 @@ def test_scontrol_update_job_gives_one_event_per_key_and_refuses_an_unknown_key(
         == Strerror.INVALID_TIME_VALUE
 
 
+def test_scontrol_update_job_comment_of_a_running_job_by_its_owner(tmp_path: Path) -> None:
+    """Comment= (Slurm's update_job takes it in any state but ended; 1024 characters at most)."""
+    mgr = make_manager(tmp_path)
+    job = run_job(mgr)
+    events = job_update(mgr, job.job_id, ["Comment=checked by alice"], ALICE, False, 1000)
+    assert events == [JobCommentChanged(job.job_id, "checked by alice")]
+    apply(mgr, events[0])
+    assert mgr.jobs[job.job_id].request.comment == "checked by alice"
+    assert event_from_dict(event_to_dict(events[0])) == events[0]
+    assert error_of(job_update, mgr, job.job_id, ["Comment=" + "x" * 1025], ALICE, False, 1000).strerror \
+        == Strerror.PATHNAME_TOO_LONG
+    assert error_of(job_update, mgr, job.job_id, ["Comment=mine"], BOB, False, 1000).strerror \
+        == Strerror.INVALID_USER_ID
+
+
 def test_scontrol_update_node_checks_the_state_the_reason_and_the_names(tmp_path: Path) -> None:
     mgr = make_manager(tmp_path)
     assert node_admin_change(mgr, "drain", "disk", ["n[1-2]"], ROOT, 50) == \
         NodeAdminChanged(("n1", "n2"), "DRAIN", "disk", ROOT, 50)
-    assert error_of(node_admin_change, mgr, "IDLE", "", ["n1"], ROOT, 50).detail == "Invalid node state specified: IDLE"
+    assert error_of(node_admin_change, mgr, "BUSY", "", ["n1"], ROOT, 50).detail == "Invalid node state specified: BUSY"
+    # IDLE: Slurm's update_node clears DRAIN and FAIL and brings a DOWN node up, what RESUME does
+    assert node_admin_change(mgr, "idle", "", ["n1"], ROOT, 50) == NodeAdminChanged(("n1",), "RESUME", "", ROOT, 50)
     assert error_of(node_admin_change, mgr, "DOWN", "", ["n1"], ROOT, 50).detail == \
         "You must specify a reason when DOWNING or DRAINING a node. Request denied"
     unknown = error_of(node_admin_change, mgr, "RESUME", "", ["n1,n9"], ROOT, 50)
