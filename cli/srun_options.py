@@ -83,6 +83,14 @@ def step_sizes(values: OptionValues) -> tuple[int, int, int]:
     return tasks, nodes, cpus
 
 
+def node_maximum(values: OptionValues, minimum: int) -> int:
+    """-N min-max's maximum from the command line (0 for a plain count, or inherited SLURM_NNODES)."""
+    if values.source("nodes") != COMMAND_LINE:
+        return 0
+    _low, high = job_options.node_range(str(values["nodes"]))
+    return high if high > minimum else 0
+
+
 def step_environment(values: Mapping[str, Any], environ: Mapping[str, str], work_dir: str, umask: int) -> list[str]:
     """The tasks' environment before the controller's SLURM_* step variables (§3.3)."""
     env = dict(item.split("=", 1) for item in
@@ -256,7 +264,7 @@ def step_request(values: OptionValues, argv: Sequence[str], environ: Mapping[str
     umask = job_options.current_umask()
     return pb.StepRequest(
         job_id=job_id, name=step_name(values, argv),
-        num_tasks=tasks, min_nodes=nodes, cpus_per_task=cpus,
+        num_tasks=tasks, min_nodes=nodes, max_nodes=node_maximum(values, nodes), cpus_per_task=cpus,
         exact=bool(values.get("exact")) or values.given("exclusive") or cpus > 0,   # --exclusive: --exact for a step
         overlap=values.given("overlap"), overcommit=bool(values.get("overcommit")),
         nodelist=values.get("nodelist") or "", argv=list(argv), environment=step_environment(values, environ, work_dir, umask),

@@ -28,6 +28,7 @@ class StepShape:
 
     num_tasks: int = 0
     min_nodes: int = 0
+    max_nodes: int = 0         # -N min-max: at most this many (0: min_nodes exactly, or no -N)
     cpus_per_task: int = 0
     exact: bool = False
     overlap: bool = False
@@ -84,22 +85,21 @@ def _candidate_nodes(alloc: Allocation, shape: StepShape) -> list[str]:
 def _layout(candidates: list[str], capacity: dict[str, int], room: dict[str, int],
             shape: StepShape) -> tuple[tuple[str, ...], tuple[int, ...]]:
     """Nodes and tasks per node: -N nodes (the -w ones first), -n tasks dealt over them in
-    blocks; without -N as few nodes as hold the tasks, preferring those with `room` now (with
-    -O, every node when even all of them are short); without -n one task per node."""
-    if shape.min_nodes > len(candidates) or (shape.nodelist and shape.min_nodes and
-                                             shape.min_nodes < len(candidates)):
+    blocks; without -N, or within an -N min-max range, as few nodes as hold the tasks (at least
+    the minimum), preferring those with `room` now (with -O, as many as allowed when even all of
+    them are short); without -n one task per node (a range: as many nodes as it allows)."""
+    least = shape.min_nodes
+    most = min(len(candidates), max(shape.max_nodes, least)) if shape.max_nodes else len(candidates)
+    if least > len(candidates) or (shape.nodelist and least and not least <= len(candidates) <= most):
         raise SlurmError(Strerror.BAD_NODE_CONFIG)
-    if shape.min_nodes:
-        nodes = candidates[:shape.min_nodes]
-    elif shape.num_tasks and not shape.nodelist:
-        if sum(capacity[n] for n in candidates) < shape.num_tasks and shape.overcommit:
-            nodes = candidates[:shape.num_tasks]
-        else:
-            _fewest_nodes(candidates, capacity, shape.num_tasks)          # can it ever fit?
-            free_first = sorted(candidates, key=lambda n: room[n] == 0)   # stable: allocation order
-            nodes = _fewest_nodes(free_first, room, shape.num_tasks, busy_if_short=True)
-    else:
+    if shape.nodelist:
         nodes = candidates
+    elif least and (not shape.max_nodes or shape.max_nodes <= least):
+        nodes = candidates[:least]
+    elif shape.num_tasks:
+        nodes = _nodes_for_tasks(candidates, capacity, room, shape, max(1, least), most)
+    else:
+        nodes = candidates[:most]
     tasks_total = shape.num_tasks or len(nodes)
     if tasks_total < len(nodes):
         raise SlurmError(Strerror.BAD_NODE_CONFIG, "fewer tasks than nodes requested")
@@ -107,6 +107,22 @@ def _layout(candidates: list[str], capacity: dict[str, int], room: dict[str, int
                                  or any(capacity[node] == 0 for node in nodes)):
         raise SlurmError(Strerror.TOO_MANY_CPUS)
     return tuple(nodes), block_counts([capacity[node] for node in nodes], tasks_total)
+
+
+def _nodes_for_tasks(candidates: list[str], capacity: dict[str, int], room: dict[str, int], shape: StepShape,
+                     least: int, most: int) -> list[str]:
+    """The fewest of `candidates` (least to most of them) whose CPUs hold the step's tasks."""
+    within = candidates[:most]
+    if sum(capacity[n] for n in within) < shape.num_tasks and shape.overcommit:
+        return within[:max(least, min(most, shape.num_tasks))]
+    ever = _fewest_nodes(candidates, capacity, shape.num_tasks)           # can it ever fit?
+    if len(ever) > most:
+        raise SlurmError(Strerror.TOO_MANY_CPUS)
+    free_first = sorted(candidates, key=lambda n: room[n] == 0)          # stable: allocation order
+    nodes = _fewest_nodes(free_first, room, shape.num_tasks, busy_if_short=True)
+    if len(nodes) > most:
+        raise StepBusy(",".join(candidates))
+    return nodes + [n for n in free_first if n not in nodes][:least - len(nodes)]
 
 
 def _fewest_nodes(candidates: list[str], capacity: dict[str, int], tasks: int,

@@ -46,7 +46,7 @@ class StepRpcs(ServicerBase):
             nodelist = tuple(expand(request.nodelist)) if request.nodelist else ()
         except HostlistError as exc:
             raise SlurmError(Strerror.INVALID_NODE_NAME, str(exc)) from exc
-        shape = StepShape(num_tasks=request.num_tasks, min_nodes=request.min_nodes,
+        shape = StepShape(num_tasks=request.num_tasks, min_nodes=request.min_nodes, max_nodes=request.max_nodes,
                           cpus_per_task=request.cpus_per_task, exact=request.exact, overlap=request.overlap,
                           overcommit=request.overcommit,
                           nodelist=nodelist, distribution=request.distribution)

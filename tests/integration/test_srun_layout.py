@@ -108,3 +108,16 @@ def test_quit_on_interrupt_kills_the_tasks_at_once(cluster: Cluster) -> None:
     assert srun.returncode == 137, err
     assert "srun: forcing job termination\n" in err and ": task 0: Killed\n" in err, err
     assert err.startswith("srun: sending Ctrl-C to StepId="), err
+
+
+def test_a_node_range_lays_the_step_on_as_few_nodes_as_hold_it(cluster: Cluster) -> None:
+    # Slurm: `srun -N-3` is the range 1-3; in a 2x2-CPU job -N1-2 -n3 needs both nodes, -n2 one.
+    both = cluster.run("salloc", "-N2", "-n4", "srun", "-N1-2", "-n3", "-l", "printenv", "SLURMD_NODENAME",
+                       user="alice")
+    assert sorted(both.stdout.splitlines()) == ["0: node1", "1: node1", "2: node2"], both.stderr
+    one = cluster.run("salloc", "-N2", "-n4", "srun", "-N-3", "-n2", "printenv", "SLURMD_NODENAME", user="alice")
+    assert one.stdout == "node1\nnode1\n", one.stderr
+    # SchedMD's test_116_1: four overcommitted tasks each starting a step of four more
+    nested = cluster.run("srun", "-N-3", "-n4", "-O", "-t1", "--overlap", "srun", "-l", "-n4", "-O", "--overlap",
+                         "id", "-u", user="alice", timeout=90)
+    assert nested.returncode == 0 and len(nested.stdout.splitlines()) == 16, nested.stderr

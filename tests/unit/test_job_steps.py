@@ -116,6 +116,25 @@ def test_overcommit_lays_more_tasks_than_cpus() -> None:
     assert place_step(TWO_NODES, (), StepShape(num_tasks=3, overcommit=True)).nodes == ("n1",)
 
 
+def test_a_node_range_takes_as_few_nodes_in_it_as_hold_the_tasks() -> None:
+    # srun -N1-2 -n6 over two 4-CPU nodes: two (one holds only four); -N1-2 -n3: one
+    assert place_step(TWO_NODES, (), StepShape(num_tasks=6, min_nodes=1, max_nodes=2)).tasks_per_node == (3, 3)
+    assert place_step(TWO_NODES, (), StepShape(num_tasks=3, min_nodes=1, max_nodes=2)).nodes == ("n1",)
+    # at least the minimum: -N2-3 -n2 is one task on each node
+    assert place_step(TWO_NODES, (), StepShape(num_tasks=2, min_nodes=2, max_nodes=3)).tasks_per_node == (1, 1)
+    # without -n, as many nodes as the range allows (srun -N-3 in a two-node job: both)
+    assert place_step(TWO_NODES, (), StepShape(min_nodes=1, max_nodes=3)).nodes == ("n1", "n2")
+    # the range's maximum too small for the tasks: never
+    with pytest.raises(SlurmError) as info:
+        place_step(TWO_NODES, (), StepShape(num_tasks=6, min_nodes=1, max_nodes=1))
+    assert info.value.strerror == Strerror.TOO_MANY_CPUS
+    # with -O, within it (srun -N-3 -n8 -O in a one-CPU-per-node job)
+    one_each = Allocation(nodes=("n1", "n2"), cpus_per_node=(1, 1), memory_mb_per_node=(100, 100),
+                          cpu_ids=((0,), (0,)))
+    assert place_step(one_each, (), StepShape(num_tasks=8, min_nodes=1, max_nodes=3,
+                                              overcommit=True)).tasks_per_node == (4, 4)
+
+
 @pytest.mark.parametrize("shape", [StepShape(min_nodes=3), StepShape(nodelist=("n3",)),
                                    StepShape(num_tasks=1, min_nodes=2)])
 def test_steps_the_allocation_can_never_hold(shape: StepShape) -> None:
