@@ -58,7 +58,9 @@ def parse_mode(tok: Token) -> ModeSpec:
     unknown = [w for w in words if w not in _BASE_MODES and w not in _FLAGS]
     if unknown or len(bases) > 1 or not words:
         raise tok.error(f"invalid {tok.key} value {tok.value!r}: expected one of OFF, CANCEL, REQUEUE, "
-                        "SUSPEND, optionally with GANG (and WITHIN)")
+                        "SUSPEND, optionally with GANG or WITHIN")
+    if "GANG" in words and "WITHIN" in words:   # Slurm 22.05.8: "PreemptMode=GANG,WITHIN invalid"
+        raise tok.error(f"{tok.key}={tok.value} invalid: GANG and WITHIN do not go together")
     return ModeSpec(PreemptMode(bases[0]) if bases else PreemptMode.OFF, "GANG" in words, "WITHIN" in words)
 
 

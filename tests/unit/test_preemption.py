@@ -241,6 +241,9 @@ def test_preemption_settings_are_read_and_checked(tmp_path: Path) -> None:
     assert load(tmp_path, CONF + "PreemptMode=SUSPEND,GANG\n").preempt.mode == ModeSpec(PreemptMode.SUSPEND, gang=True)
     for bad, words in (("PreemptMode=SUSPEND", "PreemptMode=SUSPEND requires GANG too"),
                        ("PreemptMode=KILL", "invalid PreemptMode value 'KILL'"),
+                       # real Slurm 22.05.8 refuses these too: "PreemptMode=REQUEUE,GANG,WITHIN invalid"
+                       ("PreemptMode=REQUEUE,GANG,WITHIN", "PreemptMode=REQUEUE,GANG,WITHIN invalid"),
+                       ("PreemptMode=SUSPEND,GANG,WITHIN", "PreemptMode=SUSPEND,GANG,WITHIN invalid"),
                        ("PreemptType=preempt/random", "invalid PreemptType value 'preempt/random'"),
                        ("PreemptExemptTime=soon", "invalid PreemptExemptTime value 'soon'")):
         with pytest.raises(ConfigError, match=words):
