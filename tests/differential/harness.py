@@ -25,6 +25,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable, Sequence
 
+import pytest
+
 FIRST_JOB_ID = 70001          # both sides: job ids stand out from other numbers
 TIMESTAMP = re.compile(r"\b\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\b")
 EPOCH = re.compile(r"\b1[6-9]\d{8}\b")
@@ -232,6 +234,17 @@ def wait_state(side: Side, step: Wait) -> str:
             return ""
         time.sleep(0.2)
     return f"{side.label}: {step.job} ({job}) still {state or 'unknown'} after {step.timeout:.0f} s"
+
+
+def differs(reason: str) -> pytest.MarkDecorator:
+    """The mark of a case where pyslurm differs from Slurm today, saying how: strict, so the
+    case fails once that is fixed and the mark is then removed."""
+    return pytest.mark.xfail(reason=reason, strict=True)
+
+
+def case_ids(cases: Sequence[object]) -> list[str]:
+    """Test ids: the cases' names (a marked case is a pytest.param of one)."""
+    return [getattr(c, "values", [c])[0].name for c in cases]
 
 
 def report(case: Case, problems: Iterable[str]) -> str:

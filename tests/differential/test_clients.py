@@ -15,7 +15,7 @@ from typing import Iterator
 import pytest
 
 from .conftest import Config, pair_for
-from .harness import Case, Pair, Run, Wait, Write, report
+from .harness import Case, Pair, Run, Wait, Write, case_ids, differs, report
 from .real_slurm import Accounting
 
 US = "\x1f"
@@ -78,25 +78,19 @@ OOD_SACCT = (f"sacct -P --delimiter {US} -n --units G --allocations -o User,Grou
              "AllocCPUS,ReqCPUS,Timelimit,State,Partition,ReqTRES -j {J1}")
 SLURM_VARIABLES = r"^SLURM_"
 
-def differs(reason: str) -> pytest.MarkDecorator:
-    """A case where pyslurm differs from Slurm today: it fails (strict) once that is fixed,
-    so the mark is then removed."""
-    return pytest.mark.xfail(reason=reason, strict=True)
-
+# submitit's job run to its end; dask's worker job started (steps both sides play first)
+SUBMITIT_RUN = (Run("mkdir -p logs"), Write("submitit.sh", SUBMITIT_SCRIPT), Run("sbatch submitit.sh"),
+                Wait("J1", ("COMPLETED",), accounting=True))
+DASK_RUN = (Run("mkdir -p dask-logs"), Write("dask-job.sh", DASK_SCRIPT), Run("sbatch dask-job.sh"),
+            Wait("J1", ("RUNNING",)))
 
 CASES = [
     Case("submitit: its script, its sacct watcher", (
-        Run("mkdir -p logs"),
-        Write("submitit.sh", SUBMITIT_SCRIPT),
-        Run("sbatch submitit.sh"),
-        Wait("J1", ("COMPLETED",), accounting=True),
+        *SUBMITIT_RUN,
         Run("sacct -o JobID,State,NodeList --parsable2 -j {J1}"),
     )),
     pytest.param(Case("submitit: the srun step's SLURM_* variables", (
-        Run("mkdir -p logs"),
-        Write("submitit.sh", SUBMITIT_SCRIPT),
-        Run("sbatch submitit.sh"),
-        Wait("J1", ("COMPLETED",), accounting=True),
+        *SUBMITIT_RUN,
         Run("cat env.{J1}.0", lines=SLURM_VARIABLES),
     )), marks=differs("step environment: Slurm sets SLURM_CPU_BIND* (task/affinity), SLURM_DISTRIBUTION=cyclic, "
                       "SLURM_JOB_CPUS_PER_NODE_PACK_GROUP_0, SLURM_OPEN_MODE=a; pyslurm says block and adds "
@@ -120,26 +114,19 @@ CASES = [
         Run("sacct -o JobID,State,NodeList --parsable2 -j {J1}"),
     )),
     Case("dask-jobqueue: its worker script, squeue of it, scale-down scancel", (
-        Run("mkdir -p dask-logs"),
-        Write("dask-job.sh", DASK_SCRIPT),
-        Run("sbatch dask-job.sh"),
-        Wait("J1", ("RUNNING",)),
+        *DASK_RUN,
         Run("squeue -h -j {J1} -o '%u|%j|%P|%C|%m|%l|%T'"),
         Run("scontrol show job {J1}", lines=r"^\s*(JobName|NumNodes|TRES|MinCPUsNode|WorkDir)="),
         Run("scancel {J1}"),
         Wait("J1", ("CANCELLED",), accounting=True),
     )),
     pytest.param(Case("dask-jobqueue: scontrol show job's StdOut/StdErr of -o/-e with %J", (
-        Run("mkdir -p dask-logs"),
-        Write("dask-job.sh", DASK_SCRIPT),
+        *DASK_RUN[:2],
         Run("sbatch -H dask-job.sh"),
         Run("scontrol show job {J1}", lines=r"^\s*(StdErr|StdOut)="),
     )), marks=differs("Slurm 22.05 shows %J unexpanded in StdOut/StdErr; pyslurm expands it")),
     pytest.param(Case("dask-jobqueue: the batch script's SLURM_* variables", (
-        Run("mkdir -p dask-logs"),
-        Write("dask-job.sh", DASK_SCRIPT),
-        Run("sbatch dask-job.sh"),
-        Wait("J1", ("RUNNING",)),
+        *DASK_RUN,
         Run("sh -c 'while ! test -s env.{J1}.batch; do sleep 0.2; done'"),
         Run("cat env.{J1}.batch", lines=SLURM_VARIABLES),
     )), marks=differs("batch environment: pyslurm adds SLURM_UMASK (Slurm sets it in steps only)")),
@@ -201,7 +188,7 @@ def pair(real_accounting: Accounting) -> Iterator[Pair]:
         yield p
 
 
-@pytest.mark.parametrize("case", CASES, ids=[getattr(c, "values", [c])[0].name for c in CASES])
+@pytest.mark.parametrize("case", CASES, ids=case_ids(CASES))
 def test_client_command_lines(pair: Pair, case: Case) -> None:
     problems = pair.play(case)
     assert not problems, report(case, problems)

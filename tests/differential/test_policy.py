@@ -8,18 +8,13 @@ from typing import Iterator
 import pytest
 
 from .conftest import Config, pair_for
-from .harness import Case, Pair, Run, Wait, report
+from .harness import Case, Pair, Run, Wait, case_ids, differs, report
 from .real_slurm import Accounting
 
 SHOW = "squeue -h -t all -o '%i %T %r %E' -j {J1},{J2}"
 # the 4 tasks of array J1 COMPLETED in accounting (Wait follows one job id; records come one by one)
 ALL_COMPLETED = ("timeout 90 sh -c 'until [ \"$(sacct -X -n -P -o State -j {J1} | grep -c COMPLETED)\" = 4 ]; "
                  "do sleep 0.5; done'")
-
-
-def differs(reason: str) -> pytest.MarkDecorator:
-    """A case where pyslurm differs from Slurm today (strict: it fails once fixed)."""
-    return pytest.mark.xfail(reason=reason, strict=True)
 
 
 CASES = [
@@ -102,6 +97,18 @@ CASES = [
         Run("squeue -h -o '%i %l' -j {J1}"),
     )), marks=differs("real Slurm 22.05 lets the owner raise a pending job's TimeLimit within the partition's "
                       "MaxTime (rc 0, 20:00); pyslurm refuses: 'Access/permission denied for job N'")),
+    Case("--qos: one that does not exist is refused", (
+        Run("sbatch --parsable -H --qos=nosuch --wrap true"),
+    )),
+    Case("--qos: one the administrator adds, outside alice's association (enforce=associations only)", (
+        Run("sacctmgr -i add qos dhigh Priority=100", user="root", compare=("rc",)),
+        Run("sh -c 'sleep 2'"),                  # the controllers hear of it from accounting
+        Run("sbatch --parsable -H --qos=dhigh --wrap true"),
+        Run("squeue -h -o '%i %q %r' -j {J1}"),
+        Run("sbatch --parsable -H --wrap true"),
+        Run("scontrol update JobId={J2} QOS=dhigh"),
+        Run("squeue -h -o '%i %q' -j {J2}"),
+    )),
     Case("another user's job: scancel, hold and update are refused", (
         Run("sbatch --parsable -H --wrap true", user="root"),
         Run("scancel {J1}"),
@@ -118,7 +125,7 @@ def pair(real_accounting: Accounting) -> Iterator[Pair]:
         yield p
 
 
-@pytest.mark.parametrize("case", CASES, ids=[getattr(c, "values", [c])[0].name for c in CASES])
+@pytest.mark.parametrize("case", CASES, ids=case_ids(CASES))
 def test_policy_scenario(pair: Pair, case: Case) -> None:
     problems = pair.play(case)
     assert not problems, report(case, problems)
