@@ -216,7 +216,10 @@ def _clipped(r: SacctRow) -> tuple[int, int]:
 
 
 def _start(r: SacctRow) -> str:
-    return _time(_clipped(r)[0])
+    start = _clipped(r)[0]
+    if not start and r.step is None and r.job.state not in ("", "PENDING"):
+        return "None"   # ended without a start (cancelled by kill_invalid_depend): Slurm 22.05.8's word
+    return _time(start)
 
 
 def _end(r: SacctRow) -> str:

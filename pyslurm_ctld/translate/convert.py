@@ -304,6 +304,13 @@ def _job_gpus(job: Job) -> int:
 
 def job_record(job: Job, cluster: str) -> dbd_pb2.JobRecord:
     info = job_info(job)
+    if job.state is JobState.CANCELLED and job.cancelled_by is None and job.allocation is None:
+        # The controller's own cancel of a job that never ran (kill_invalid_depend): Slurm 22.05.8's
+        # accounting has no start for it and the reason it waited with (sacct: Start None, Reason
+        # Dependency), where scontrol shows StartTime= the cancel and DependencyNeverSatisfied.
+        info.start_time = 0
+        if job.reason is Reason.DEPENDENCY_NEVER_SATISFIED:
+            info.reason = str(Reason.DEPENDENCY)
     steps = []
     if (job.start_time and job.state is not JobState.PENDING and job.allocation is not None
             and not job.request.interactive):

@@ -35,8 +35,8 @@ def test_kill_on_invalid_dep_cancels(cluster: Cluster) -> None:
     assert cluster.job_field(doomed, "r") == "DependencyNeverSatisfied"
     # As real Slurm 22.05.8: the dependency is still shown, and sacct names no requester.
     assert cluster.job_field(doomed, "E") == f"afterok:{first}(failed)"
-    wait_for(lambda: cluster.run("sacct", "-n", "-X", "-j", str(doomed), "-o", "state%20",
-                                 user="bob").stdout.split() == ["CANCELLED"])
+    wait_for(lambda: cluster.run("sacct", "-n", "-X", "-j", str(doomed), "-o", "state%20,start,reason%20",
+                                 user="bob").stdout.split() == ["CANCELLED", "None", "Dependency"])
 
 
 def test_array_dependency_and_singleton(cluster: Cluster) -> None:

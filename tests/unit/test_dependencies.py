@@ -170,6 +170,9 @@ def test_kill_invalid_depend_cancels(tmp_path: Path, extra: str, flag: bool) -> 
     assert state(mgr, second) == (JobState.CANCELLED, Reason.DEPENDENCY_NEVER_SATISFIED)
     info = convert.job_info(mgr.jobs[second.job_id])
     assert (info.dependency, info.cancelled) == (f"afterok:{first.job_id}(failed)", False)
+    # sacct (accounting's record): Start None, Reason Dependency, as Slurm records it.
+    record = convert.job_record(mgr.jobs[second.job_id], "lab").job
+    assert (record.start_time, record.reason, record.state) == (0, "Dependency", "CANCELLED")
 
 
 def test_kill_invalid_depend_under_scheduler_parameters_is_not_acted_on(tmp_path: Path) -> None:
