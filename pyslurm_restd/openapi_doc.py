@@ -2,13 +2,14 @@
 operationIds (``slurm_v0044_get_job``) and security schemes, so generated clients find them.
 Its parameters and request bodies come from the endpoint table the routes are made from: the
 query parameters each handler may read (Call.query refuses any other) and the schema of each
-body, built from the field tables the request readers use (request_schemas). Response bodies
-are Slurm's ``v0.0.4x`` shapes, described as objects."""
+body, built from the field tables the request readers use (request_schemas); the answers' schemas
+are those of what the handlers write (response_schemas)."""
 from __future__ import annotations
 
 import re
-from typing import Any, Iterable
+from typing import Any
 
+from . import response_schemas
 from .endpoints import Endpoint
 from .envelope import RELEASE
 
@@ -16,7 +17,7 @@ _PARAM = re.compile(r"\{(\w+)\}")
 _PREFIX = {"slurmctld": "slurm", "slurmdbd": "slurmdb"}
 
 
-def _operation(endpoint: Endpoint, version: str) -> dict[str, Any]:
+def _operation(endpoint: Endpoint, version: str, answer: dict[str, Any]) -> dict[str, Any]:
     tag = _PREFIX[endpoint.plugin]
     operation: dict[str, Any] = {
         "tags": [tag], "operationId": f"{tag}_{version.replace('.', '')}_{endpoint.operation}",
@@ -24,20 +25,22 @@ def _operation(endpoint: Endpoint, version: str) -> dict[str, Any]:
                        for name in _PARAM.findall(endpoint.path)]
                       + [{"in": "query", "name": name, "required": False, "schema": {"type": "string"}}
                          for name in endpoint.query],
-        "responses": {"200": {"description": "success", "content": {"application/json": {"schema": {"type": "object"}}}},
-                      "default": {"description": "error", "content": {"application/json": {"schema": {"type": "object"}}}}},
+        "responses": {"200": {"description": "success", "content": {"application/json": {"schema": answer}}},
+                      "default": {"description": "error", "content": {"application/json": {"schema": answer}}}},
     }
     if endpoint.body is not None:
         operation["requestBody"] = {"required": True, "content": {"application/json": {"schema": endpoint.body}}}
     return operation
 
 
-def document(endpoints: Iterable[Endpoint], versions: Iterable[str]) -> dict[str, Any]:
+async def document(endpoints: tuple[Endpoint, ...], versions: tuple[str, ...]) -> dict[str, Any]:
+    answers = await response_schemas.schemas(endpoints, versions)
     paths: dict[str, dict[str, Any]] = {}
     for version in versions:
         for endpoint in endpoints:
             path = f"/{_PREFIX[endpoint.plugin]}/{version}/{endpoint.path}"
-            paths.setdefault(path, {})[endpoint.method.lower()] = _operation(endpoint, version)
+            paths.setdefault(path, {})[endpoint.method.lower()] = _operation(
+                endpoint, version, answers[(version, endpoint.plugin, endpoint.method, endpoint.path)])
     return {
         "openapi": "3.0.3",
         "info": {"title": "Slurm REST API (pyslurmrestd)", "version": f"Slurm-{'.'.join(RELEASE)}",

@@ -47,13 +47,34 @@ def _openapi() -> Any:
     return OpenAPI.from_dict(_drop_path_requirements(document()))
 
 
+@lru_cache(maxsize=1)
+def ours() -> dict[str, Any]:
+    """The document pyslurmrestd serves at /openapi/v3 (made by the same code, in process)."""
+    import asyncio
+
+    from pyslurm_restd.app import ENDPOINTS
+    from pyslurm_restd.envelope import VERSIONS
+    from pyslurm_restd.openapi_doc import document
+
+    return asyncio.run(document(ENDPOINTS, VERSIONS))
+
+
+@lru_cache(maxsize=1)
+def _our_openapi() -> Any:
+    from openapi_core import OpenAPI
+
+    return OpenAPI.from_dict(ours())
+
+
 def validate(method: str, path: str, status: int, body: str, content_type: str = "application/json") -> None:
-    """Raise when the answer is not one the document allows for that request."""
+    """Raise when the answer is not one Slurm's document allows for that request, or one the
+    document pyslurmrestd serves does not describe."""
     from openapi_core.testing import MockRequest, MockResponse
 
     request = MockRequest("http://localhost", method.lower(), path.split("?")[0])
     response = MockResponse(data=body.encode(), status_code=status, content_type=content_type)
     _openapi().validate_response(request, response)
+    _our_openapi().validate_response(request, response)
 
 
 def recorded(version: str, name: str) -> Any:
