@@ -9,7 +9,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from aiohttp.test_utils import make_mocked_request
 from google.protobuf.message import Message
 
 from pyslurm_common.rpc import ctld_pb2, dbd_pb2, types_pb2
@@ -86,6 +85,8 @@ def _typed(value: Any) -> dict[str, Any]:
 
 
 async def _answer(endpoint: Endpoint, version: str) -> dict[str, Any]:
+    from aiohttp.test_utils import make_mocked_request   # only when the document is first asked for
+
     params = {name: "1" if name == "job_id" else "n1" if name == "node_name" else "x"
               for name in _path_params(endpoint.path)}
     request = make_mocked_request(endpoint.method, "/", match_info=params)
