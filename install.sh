@@ -19,7 +19,7 @@ PREFIX=${PYSLURM_PREFIX:-/opt/pyslurm}
 BIN_DIR=${PYSLURM_BIN_DIR:-/usr/local/bin}
 UNIT_DIR=${PYSLURM_UNIT_DIR:-/etc/systemd/system}
 UNITS="pyslurmdbd pyslurmctld pyslurmd pyslurmsackd pyslurmrestd"
-COMMANDS="sbatch srun salloc squeue scancel sinfo sacct sacctmgr sstat scontrol sdiag sreport sprio sshare seff sbcast sattach
+COMMANDS="sbatch srun salloc squeue scancel sinfo sacct sacctmgr sstat scontrol sdiag sreport sprio sshare seff sbcast sattach strigger
           pyslurm-quickstart
           pyslurmctld pyslurmd pyslurmdbd pyslurmsackd pyslurmrestd"
 ACTION=install

@@ -71,6 +71,9 @@ class Strerror(StrEnum):
     PLUGIN_NOT_LOADED = "Required plugin type not loaded or initialized"
     TOKEN_GENERATION_FAILED = "Token Generation failed."
     UNEXPECTED_MESSAGE = "Unexpected message received"
+    TRIGGER_DUP = "Duplicate event trigger"
+    NO_SUCH_PROCESS = "No such process"       # ESRCH: strigger --clear of no trigger
+    TRY_AGAIN = "Resource temporarily unavailable"   # EAGAIN
 
 
 # gRPC status code names (strings, so this module needs no grpc import).

@@ -175,6 +175,21 @@ class ControllerStub:
                 request_serializer=types__pb2.Empty.SerializeToString,
                 response_deserializer=ctld__pb2.ReservationList.FromString,
                 _registered_method=True)
+        self.SetTrigger = channel.unary_unary(
+                '/pyslurm.Controller/SetTrigger',
+                request_serializer=ctld__pb2.TriggerInfo.SerializeToString,
+                response_deserializer=types__pb2.Empty.FromString,
+                _registered_method=True)
+        self.GetTriggers = channel.unary_unary(
+                '/pyslurm.Controller/GetTriggers',
+                request_serializer=types__pb2.Empty.SerializeToString,
+                response_deserializer=ctld__pb2.TriggerList.FromString,
+                _registered_method=True)
+        self.ClearTriggers = channel.unary_unary(
+                '/pyslurm.Controller/ClearTriggers',
+                request_serializer=ctld__pb2.TriggerClear.SerializeToString,
+                response_deserializer=types__pb2.Empty.FromString,
+                _registered_method=True)
         self.GetDiag = channel.unary_unary(
                 '/pyslurm.Controller/GetDiag',
                 request_serializer=types__pb2.Empty.SerializeToString,
@@ -410,6 +425,27 @@ class ControllerServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def SetTrigger(self, request, context):
+        """strigger --set
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def GetTriggers(self, request, context):
+        """strigger --get
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ClearTriggers(self, request, context):
+        """strigger --clear
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
     def GetDiag(self, request, context):
         """sdiag
         """
@@ -616,6 +652,21 @@ def add_ControllerServicer_to_server(servicer, server):
                     servicer.GetReservations,
                     request_deserializer=types__pb2.Empty.FromString,
                     response_serializer=ctld__pb2.ReservationList.SerializeToString,
+            ),
+            'SetTrigger': grpc.unary_unary_rpc_method_handler(
+                    servicer.SetTrigger,
+                    request_deserializer=ctld__pb2.TriggerInfo.FromString,
+                    response_serializer=types__pb2.Empty.SerializeToString,
+            ),
+            'GetTriggers': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetTriggers,
+                    request_deserializer=types__pb2.Empty.FromString,
+                    response_serializer=ctld__pb2.TriggerList.SerializeToString,
+            ),
+            'ClearTriggers': grpc.unary_unary_rpc_method_handler(
+                    servicer.ClearTriggers,
+                    request_deserializer=ctld__pb2.TriggerClear.FromString,
+                    response_serializer=types__pb2.Empty.SerializeToString,
             ),
             'GetDiag': grpc.unary_unary_rpc_method_handler(
                     servicer.GetDiag,
@@ -1419,6 +1470,87 @@ class Controller:
             '/pyslurm.Controller/GetReservations',
             types__pb2.Empty.SerializeToString,
             ctld__pb2.ReservationList.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def SetTrigger(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/pyslurm.Controller/SetTrigger',
+            ctld__pb2.TriggerInfo.SerializeToString,
+            types__pb2.Empty.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetTriggers(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/pyslurm.Controller/GetTriggers',
+            types__pb2.Empty.SerializeToString,
+            ctld__pb2.TriggerList.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ClearTriggers(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/pyslurm.Controller/ClearTriggers',
+            ctld__pb2.TriggerClear.SerializeToString,
+            types__pb2.Empty.FromString,
             options,
             channel_credentials,
             insecure,

@@ -23,7 +23,8 @@ from ..model.events import (Account, AllocationReleased, ArrayTasksCancelled, Ar
                             ReservationDeleted,
                             ReservationSaved, RecordReservation, JobReservationChanged, JobLicensesChanged, JobCommentChanged,
                             StepFinished,
-                            StepStarted, TellAllocatingClient, Terminate, UsageRecorded)
+                            StepStarted, TellAllocatingClient, Terminate, TriggerFired, TriggersCleared, TriggerSet,
+                            RunTrigger, UsageRecorded)
 from ..sched.fairshare import Usage
 from ..model.job import Allocation, ArrayInfo, Hold, Job, JobId, JobState, Reason
 from ..model.job_steps import node_gone_from_steps, settled, step_part_ended, terminate_steps
@@ -552,6 +553,30 @@ def _apply_reservation_deleted(state: ClusterState, event: ReservationDeleted) -
     return [] if record is None else [RecordReservation(record, True, event.time)]
 
 
+def _apply_trigger_set(state: ClusterState, event: TriggerSet) -> list[Effect]:
+    trigger = event.trigger
+    state.triggers[trigger.trig_id] = trigger
+    state.next_trigger_id = max(state.next_trigger_id, trigger.trig_id + 1)
+    return []
+
+
+def _apply_triggers_cleared(state: ClusterState, event: TriggersCleared) -> list[Effect]:
+    for trig_id in event.trig_ids:
+        state.triggers.pop(trig_id, None)
+    return []
+
+
+def _apply_trigger_fired(state: ClusterState, event: TriggerFired) -> list[Effect]:
+    trigger = state.triggers.get(event.trig_id)
+    if trigger is None:
+        return []
+    if not trigger.perm:
+        del state.triggers[event.trig_id]
+    log.info("trigger %d (%s %s %s) fired for %s", trigger.trig_id, trigger.res_type, trigger.res_id,
+             trigger.type_word, event.argument)
+    return [RunTrigger(trigger, event.argument)]
+
+
 _APPLY = {
     JobSubmitted: _apply_submitted,
     JobStarted: _apply_started,
@@ -593,4 +618,7 @@ _APPLY = {
     JobRequeueRequested: _apply_requeue_requested,
     JobSuspended: _apply_suspended,
     JobResumed: _apply_resumed,
+    TriggerSet: _apply_trigger_set,
+    TriggersCleared: _apply_triggers_cleared,
+    TriggerFired: _apply_trigger_fired,
 }

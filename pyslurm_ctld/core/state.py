@@ -20,13 +20,14 @@ from ..sched import preemption
 from ..model.associations import EMPTY, AssociationSnapshot
 from ..sched.backfill import Reservation
 from ..model.events import (Event, JobIdsUsed, JobSubmitted, NodeAdminChanged, NodeCreated, NodeNotesChanged,
-                            PartitionEdited, ReservationSaved, UsageRecorded)
+                            PartitionEdited, ReservationSaved, TriggerSet, UsageRecorded)
 from ..model.job import Job, JobId, JobState
 from .job_priorities import JobPriorities
 from ..model.job_table import JobTable
 from ..model.nodes import NodeRecord
 from ..sched.priority import PriorityContext
 from ..model.reservations import ReservationRecord
+from ..model.triggers import Trigger
 from ..settings.policy_settings import PolicySettings, policy_settings
 from ..model.statistics import ControllerStats
 
@@ -42,6 +43,8 @@ class ClusterState:
         self.dynamic_nodes: dict[str, NodeConfig] = {}   # joined with `pyslurmd -Z` (journaled)
         self.partition_edits: dict[str, PartitionEdited] = {}   # scontrol create/update/delete partition
         self.reservations: dict[str, ReservationRecord] = {}    # scontrol create reservation (journaled)
+        self.triggers: dict[int, Trigger] = {}                  # strigger --set (journaled), by id
+        self.next_trigger_id = 1
         self.nodes: dict[str, NodeRecord] = {}
         self.partitions: dict[str, PartitionConfig] = {}
         # Type of each GPU by global index, per node (slurm.conf was validated when loaded).
@@ -141,6 +144,7 @@ class ClusterState:
             yield NodeCreated(node)
         yield from self.partition_edits.values()
         yield from (ReservationSaved(record) for record in self.reservations.values())
+        yield from (TriggerSet(trigger) for trigger in self.triggers.values())
         for job in self.jobs.values():
             yield JobSubmitted(job)
         for rec in self.nodes.values():

@@ -15,6 +15,7 @@ from pyslurm_common.record_fields import record_fields
 from .dependency import Dependency
 from .job import Allocation, Hold, Job, JobId, Step, StepUsage
 from .reservations import ReservationRecord
+from .triggers import Trigger
 
 
 @dataclass(frozen=True, slots=True)
@@ -377,6 +378,34 @@ class ReservationDeleted:
 
 
 @dataclass(frozen=True, slots=True)
+class TriggerSet:
+    """strigger --set: a new trigger (its id is the state's next one)."""
+
+    kind: ClassVar[str] = "trigger_set"
+    trigger: Trigger
+    time: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class TriggersCleared:
+    """strigger --clear, or triggers on a job that is gone and can never fire."""
+
+    kind: ClassVar[str] = "triggers_cleared"
+    trig_ids: tuple[int, ...]
+    time: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class TriggerFired:
+    """A trigger's event happened: its program runs with `argument`; it is gone unless PERM."""
+
+    kind: ClassVar[str] = "trigger_fired"
+    trig_id: int
+    argument: str
+    time: int = 0
+
+
+@dataclass(frozen=True, slots=True)
 class JobIdsUsed:
     """Ids below `next_job_id` were handed out (kept by compaction even when their jobs are purged)."""
 
@@ -434,7 +463,7 @@ Event = (JobSubmitted | JobStarted | JobHoldChanged | JobCancelled | JobTimedOut
          | JobChargeChanged | JobPreempted | JobRequeueRequested | JobSuspended | JobResumed | JobPriorityChanged
          | JobTimeLimitChanged | JobPartitionChanged | JobCpusChanged
          | UsageRecorded | ReservationSaved | ReservationDeleted | JobReservationChanged
-         | JobLicensesChanged | JobCommentChanged)
+         | JobLicensesChanged | JobCommentChanged | TriggerSet | TriggersCleared | TriggerFired)
 _KINDS: dict[str, type] = {cls.kind: cls for cls in (
     JobSubmitted, JobStarted, JobHoldChanged, JobCancelled, JobTimedOut, JobDeadlineMissed, BatchFinished,
     JobRequeued, JobLost, NodeFailed, NodeAdminChanged, NodeNotesChanged, NodeCreated, NodesDeleted, PartitionEdited,
@@ -444,7 +473,7 @@ _KINDS: dict[str, type] = {cls.kind: cls for cls in (
     ArrayThrottleChanged, BeginTimeChanged, JobChargeChanged, JobPreempted, JobRequeueRequested, JobSuspended,
     JobResumed, JobPriorityChanged, JobTimeLimitChanged, JobPartitionChanged, JobCpusChanged, UsageRecorded,
     ReservationSaved, ReservationDeleted, JobReservationChanged, JobLicensesChanged,
-    JobCommentChanged)}
+    JobCommentChanged, TriggerSet, TriggersCleared, TriggerFired)}
 
 
 def event_to_dict(event: Event) -> dict[str, Any]:
@@ -478,6 +507,10 @@ def event_from_dict(data: dict[str, Any]) -> Event:
         values["nodes"] = tuple(values["nodes"])
     if cls is ReservationSaved:
         values["record"] = ReservationRecord.from_dict(values["record"])
+    if cls is TriggerSet:
+        values["trigger"] = Trigger.from_dict(values["trigger"])
+    if cls is TriggersCleared:
+        values["trig_ids"] = tuple(values["trig_ids"])
     if cls is PartitionEdited:
         values["settings"] = tuple((key, value) for key, value in values["settings"])
     if cls is NodeCreated:
@@ -559,4 +592,13 @@ class TellAllocatingClient:
     port: int
 
 
-Effect = Launch | Terminate | SignalTasks | SuspendTasks | Account | RecordReservation | TellAllocatingClient
+@dataclass(frozen=True, slots=True)
+class RunTrigger:
+    """Run a fired trigger's program, as the user who set it."""
+
+    trigger: Trigger
+    argument: str
+
+
+Effect = (Launch | Terminate | SignalTasks | SuspendTasks | Account | RecordReservation | TellAllocatingClient
+          | RunTrigger)

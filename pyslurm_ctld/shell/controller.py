@@ -22,8 +22,9 @@ from pyslurm_common.rpc_auth import Signer
 
 from . import allocating_client, journal_replay
 from ..translate import convert, launch_messages
-from ..core import node_reconcile, reconfigure
+from ..core import node_reconcile, reconfigure, triggers
 from .accounting_outbox import AccountingOutbox
+from .trigger_runner import run_trigger
 from ..core.apply import apply
 from ..core.cancel import cancellation
 from ..core.job_notify import JobMessage
@@ -37,7 +38,7 @@ from .association_cache import AssociationCache
 from ..sched.association_checks import orphaned
 from ..model.associations import AssociationSnapshot
 from ..core import topology
-from ..model.events import (Account, AllocationReleased, BatchFinished, Effect, Event, JobRequeued, Launch, RecordReservation, SignalTasks,
+from ..model.events import (Account, AllocationReleased, BatchFinished, Effect, Event, JobRequeued, Launch, RecordReservation, RunTrigger, SignalTasks,
                             StepFinished, StepStarted, SuspendTasks, TellAllocatingClient, Terminate,
                             event_from_dict, event_record)
 from ..model.job import Hold, Job, JobId, JobState, Step
@@ -60,6 +61,7 @@ SCHED_DEBOUNCE = 0.002     # seconds to gather a burst of submissions into one p
 # costs nothing while it is short (a 1 ms pass waits 3 ms).
 PASS_GAP_FACTOR = 3
 PERIODIC = 1.0             # seconds between time-limit / liveness / purge checks
+TRIGGER_INTERVAL = 5.0     # between checks for trigger events (Slurm's: 15 s)
 TERMINATE_RETRY = 2.0
 
 
@@ -99,6 +101,7 @@ class Controller:
         # Called with each configuration swapped in (the daemon re-applies its log settings).
         self.on_reconfigured: list[Callable[[SlurmConfig], None]] = []
         self.notices, self.notifier = JobNotices(cfg.cluster_name), Notifier()   # --mail-type, webhook
+        self.trigger_watch = triggers.NodeWatch()    # strigger: what the last check saw (soft state)
         self.notifier.configure(cfg)
         self.gpu_idle = GpuIdleWatch(self.state)   # GpuIdleParameters
         self.on_reconfigured.append(self.notifier.configure)
@@ -212,6 +215,8 @@ class Controller:
                     self._spawn(self._suspend(effect, node))
             elif isinstance(effect, TellAllocatingClient):
                 self._spawn(self._tell_allocating_client(effect))
+            elif isinstance(effect, RunTrigger):
+                self._spawn(run_trigger(effect.trigger, effect.argument))
 
     @property
     def agent_queue_size(self) -> int:
@@ -434,6 +439,7 @@ class Controller:
             raise
         self.cfg, self.cgroup = files.slurm, files.cgroup
         self.config_read_at = int(time.time())
+        self.trigger_watch = triggers.reconfigured(self.trigger_watch)
         self.report_node_changes()
         for hook in self.on_reconfigured:
             hook(self.cfg)
@@ -535,9 +541,15 @@ class Controller:
     async def run_periodic(self, stop: asyncio.Event) -> None:
         next_priority_calc = time.time() + self.state.priorities.settings.calc_period_s
         next_warning_pass = time.time() + WARNING_PASS_S   # as slurmctld's, timed from its start
+        next_trigger_check = 0.0
         while not stop.is_set():
             await asyncio.sleep(PERIODIC)
             now = time.time()
+            if now >= next_trigger_check:
+                fired, self.trigger_watch = triggers.due(self.state, self.trigger_watch, int(now))
+                for trigger_event in fired:
+                    await self.commit(trigger_event)
+                next_trigger_check = now + TRIGGER_INTERVAL
             events: list[Event] = [*timeouts(self.state, int(now)), *unresponsive_nodes(self.state, now),
                                    *node_reconcile.silent_nodes(self.state.nodes.values(), self.state.jobs.values(),
                                                                 self.started_at, now, self.cfg.slurmd_timeout)]

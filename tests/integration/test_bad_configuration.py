@@ -99,7 +99,7 @@ EMPTY_CONF_REPORT = ('{prog}: s_p_parse_file: file "{conf}" is empty\n'
 
 
 @pytest.mark.parametrize("argv", [("sinfo",), ("squeue",), ("sbatch", "--wrap", "true"), ("scontrol", "ping"),
-                                  ("sacct",), ("sbatch", "--help"), ("sinfo", "--version"),
+                                  ("sacct",), ("sbatch", "--help"), ("sinfo", "--version"), ("strigger", "--get"),
                                   ("pyslurmctld",), ("pyslurmd",), ("pyslurmsackd",), ("pyslurmdbd",)])
 def test_an_empty_slurm_conf_is_fatal_for_every_command_and_daemon(tmp_path: Path, argv: tuple[str, ...]) -> None:
     """Slurm 22.05 (SLURM_CONF=<empty file> sinfo, slurmctld -D -f <empty file>, ...) prints these three

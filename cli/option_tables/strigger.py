@@ -1,0 +1,108 @@
+"""strigger's command line: every option of Slurm 22.05's strigger(1), as plain data.
+
+Rows as in sbatch.py, in the order of Slurm's long_options; the help blocks and their layout as
+Slurm 22.05's `strigger --help` prints them (-h is --primary_database_failure here, not help)."""
+from ..getopt_long import NONE, OPTIONAL, REQUIRED
+
+PROG = 'strigger'
+OPTIONS = (
+    ('primary_slurmctld_failure', 'a', NONE, 'primary_slurmctld_failure', (),
+     '  -a, --primary_slurmctld_failure\n                      trigger event when primary slurmctld fails'),
+    ('primary_slurmctld_resumed_operation', 'A', NONE, 'primary_slurmctld_resumed_operation', (),
+     '  -A, --primary_slurmctld_resumed_operation\n'
+     '                      trigger event on primary slurmctld resumed operation\n                      after failure'),
+    ('primary_slurmctld_resumed_control', 'b', NONE, 'primary_slurmctld_resumed_control', (),
+     '  -b, --primary_slurmctld_resumed_control\n                      trigger event on primary slurmctld resumed control'),
+    ('backup_slurmctld_failure', 'B', NONE, 'backup_slurmctld_failure', (),
+     '  -B, --backup_slurmctld_failure\n                      trigger event when backup slurmctld fails'),
+    ('backup_slurmctld_resumed_operation', 'c', NONE, 'backup_slurmctld_resumed_operation', (),
+     '  -c, --backup_slurmctld_resumed_operation\n'
+     '                      trigger event when backup slurmctld resumed operation\n                      after failure'),
+    ('backup_slurmctld_assumed_control', 'C', NONE, 'backup_slurmctld_assumed_control', (),
+     '  -C, --backup_slurmctld_assumed_control\n                      trigger event when backup slurmctld assumed control'),
+    ('down', 'd', NONE, 'down', (),
+     '  -d, --down          trigger event when node goes DOWN'),
+    ('drained', 'D', NONE, 'drained', (),
+     '  -D, --drained       trigger event when node becomes DRAINED'),
+    ('primary_slurmctld_acct_buffer_full', 'e', NONE, 'primary_slurmctld_acct_buffer_full', (),
+     '  -e, --primary_slurmctld_acct_buffer_full\n                      trigger event when primary slurmctld acct buffer full'),
+    ('fini', 'f', NONE, 'fini', (),
+     '  -f, --fini          trigger event when job finishes'),
+    ('fail', 'F', NONE, 'fail', (),
+     '  -F, --fail          trigger event when node is expected to FAIL'),
+    ('primary_slurmdbd_failure', 'g', NONE, 'primary_slurmdbd_failure', (),
+     '  -g, --primary_slurmdbd_failure\n                      trigger when primary slurmdbd fails'),
+    ('primary_slurmdbd_resumed_operation', 'G', NONE, 'primary_slurmdbd_resumed_operation', (),
+     '  -G, --primary_slurmdbd_resumed_operation\n'
+     '                      trigger when primary slurmdbd resumed operation after\n                      failure'),
+    ('primary_database_failure', 'h', NONE, 'primary_database_failure', (),
+     '  -h, --primary_database_failure\n                      trigger when primary database fails'),
+    ('primary_database_resumed_operation', 'H', NONE, 'primary_database_resumed_operation', (),
+     '  -H, --primary_database_resumed_operation\n'
+     '                      trigger when primary database resumed operation after\n                      failure'),
+    ('id', 'i', REQUIRED, 'id', (),
+     "  -i, --id=#          a trigger's ID number"),
+    ('idle', 'I', NONE, 'idle', (),
+     '  -I, --idle          trigger event when node remains IDLE'),
+    ('jobid', 'j', REQUIRED, 'jobid', (),
+     '  -j, --jobid=#       trigger related to specific jobid'),
+    ('cluster', 'M', REQUIRED, 'clusters', (),
+     '  -M, --cluster=name  cluster to issue commands to.  Default is\n'
+     '                      current cluster.  cluster with no name will\n'
+     '                      reset to default.\n                      NOTE: SlurmDBD must up.'),
+    ('clusters', 'M', REQUIRED, 'clusters', (),
+     ''),
+    ('node', 'n', OPTIONAL, 'node', (),
+     '  -n, --node[=host]   trigger related to specific node, all nodes by default'),
+    ('noheader', 'N', NONE, 'noheader', (),
+     '  -N, --noheader      Do not print the message header'),
+    ('offset', 'o', REQUIRED, 'offset', (),
+     "  -o, --offset=#      trigger's offset time from event, negative to precede"),
+    ('program', 'p', REQUIRED, 'program', (),
+     '  -p, --program=path  pathname of program to execute when triggered'),
+    ('quiet', 'Q', NONE, 'quiet', (),
+     '  -Q, --quiet         quiet mode (suppress informational messages)'),
+    ('reconfig', 'r', NONE, 'reconfig', (),
+     '  -r, --reconfig      trigger event on configuration changes'),
+    ('time', 't', NONE, 'time', (),
+     "  -t, --time          trigger event on job's time limit"),
+    ('up', 'u', NONE, 'up', (),
+     '  -u, --up            trigger event when node returned to service from DOWN \n                      state'),
+    ('verbose', 'v', NONE, 'verbose', (),
+     '  -v, --verbose       print detailed event logging'),
+    ('version', 'V', NONE, 'version', (),
+     '  -V, --version       print version information and exit'),
+    ('burst_buffer', '', NONE, 'burst_buffer', (),
+     '      --burst_buffer  trigger event on burst buffer error'),
+    ('clear', '', NONE, 'clear', (),
+     '      --clear         delete a trigger'),
+    ('flags', '', REQUIRED, 'flags', (),
+     '      --flags=perm    trigger event flag (perm = permanent)'),
+    ('front_end', '', NONE, 'front_end', (),
+     '      --front_end     trigger event on FrontEnd node state changes'),
+    ('get', '', NONE, 'get', (),
+     '      --get           get trigger information'),
+    ('help', '', NONE, 'help', (),
+     '  --help              show this help message'),
+    ('set', '', NONE, 'set', (),
+     '      --set           create a trigger'),
+    ('usage', '', NONE, 'usage', (),
+     '  --usage             display brief usage message'),
+    ('user', '', REQUIRED, 'user', (),
+     '      --user          a user name or ID to filter triggers by'),
+)
+HELP_USAGE = 'Usage: strigger [--set | --get | --clear] [OPTIONS]'
+HELP_LAYOUT = (
+    '--set', '--get', '--clear', '',
+    '--burst_buffer', '--front_end',
+    '--primary_slurmctld_failure', '--primary_slurmctld_resumed_operation', '--primary_slurmctld_resumed_control',
+    '--backup_slurmctld_failure', '--backup_slurmctld_resumed_operation', '--backup_slurmctld_assumed_control',
+    '--down', '--drained', '--primary_slurmctld_acct_buffer_full', '--fail', '--fini', '--flags', '',
+    '--primary_slurmdbd_failure', '--primary_slurmdbd_resumed_operation', '--primary_database_failure',
+    '--primary_database_resumed_operation', '--id', '--idle', '--jobid', '--cluster', '--node', '--noheader',
+    '--offset', '--program', '--quiet', '--reconfig', '--time', '--up', '--user', '--verbose', '--version', '',
+    'Help options:', '--help', '--usage',
+)
+USAGE = (
+    'Usage: strigger [--set | --get | --clear | --version] [-aAbBcCdDefFgGhHiIjnNopQrtuv]',
+)
