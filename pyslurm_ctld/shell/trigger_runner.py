@@ -1,5 +1,5 @@
-"""Running a fired trigger's program: as the user who set the trigger, never as root for
-someone else, in a session of its own, killed with everything it started after MAX_PROG_TIME
+"""Running a fired trigger's program: as the user who set the trigger (through trigger_exec.py),
+never as root for someone else, in a session of its own, killed with everything it started after MAX_PROG_TIME
 (Slurm's five minutes). slurmctld's checks before it runs one (trigger_mgr.c _validate_trigger):
 the program is a regular file that user may execute."""
 from __future__ import annotations
@@ -11,6 +11,7 @@ import os
 import pwd
 import signal
 import stat
+import sys
 
 from ..model.triggers import Trigger
 
@@ -45,11 +46,7 @@ async def run_trigger(trigger: Trigger, argument: str) -> None:
     except KeyError:
         log.error("trigger %d: uid %d has no user: not run", trigger.trig_id, trigger.uid)
         return
-    as_user: dict[str, object] = {}
-    if os.geteuid() == 0:
-        as_user = {"user": trigger.uid, "group": trigger.gid,
-                   "extra_groups": os.getgrouplist(user.pw_name, trigger.gid)}
-    elif os.geteuid() != trigger.uid:
+    if os.geteuid() not in (0, trigger.uid):
         log.error("trigger %d: cannot run as uid %d (the controller runs as uid %d): not run",
                   trigger.trig_id, trigger.uid, os.geteuid())
         return
@@ -59,9 +56,9 @@ async def run_trigger(trigger: Trigger, argument: str) -> None:
            "LOGNAME": user.pw_name}
     try:
         proc = await asyncio.create_subprocess_exec(
-            argv[0], *argv[1:], executable=trigger.path, stdin=asyncio.subprocess.DEVNULL,
-            stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.DEVNULL, cwd=home, env=env,
-            start_new_session=True, **as_user)  # type: ignore[arg-type]
+            sys.executable, "-I", "-m", "pyslurm_ctld.shell.trigger_exec", str(trigger.uid), str(trigger.gid),
+            user.pw_name, trigger.path, *argv, stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.DEVNULL,
+            stderr=asyncio.subprocess.DEVNULL, cwd=home, env=env, start_new_session=True)
     except OSError as exc:
         log.error("trigger %d: cannot run %s: %s", trigger.trig_id, trigger.path, exc)
         return
@@ -76,3 +73,6 @@ async def run_trigger(trigger: Trigger, argument: str) -> None:
         if isinstance(exc, asyncio.CancelledError):
             raise
         log.info("trigger %d: %s killed after %.0f s", trigger.trig_id, trigger.path, MAX_PROG_TIME)
+        return
+    if proc.returncode:
+        log.info("trigger %d: %s exited with status %d", trigger.trig_id, trigger.path, proc.returncode)

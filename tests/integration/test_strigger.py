@@ -4,7 +4,6 @@ program sees), with the job id or the node names as the last argument. Output an
 Slurm 22.05's strigger printed them on the oracle (recorded below)."""
 from __future__ import annotations
 
-import os
 import pwd
 import signal
 from pathlib import Path
@@ -29,13 +28,13 @@ def _program(c: Cluster, name: str) -> tuple[Path, Path]:
     record.mkdir(mode=0o777, exist_ok=True)
     record.chmod(0o777)
     script = c.work / f"{name}.sh"
-    script.write_text(f'#!/bin/sh\nf=$(mktemp {record}/run.XXXXXX)\necho "$(id -u) $(id -g) $0 $*" > "$f"\n')
+    script.write_text(f'#!/bin/sh\necho "$(id -u) $(id -g) $0 $*" > {record}/.run.$$ && mv {record}/.run.$$ {record}/run.$$\n')
     script.chmod(0o755)
     return script, record
 
 
 def _runs(record: Path) -> list[str]:
-    return sorted(p.read_text().strip() for p in record.iterdir())
+    return sorted(p.read_text().strip() for p in record.iterdir() if not p.name.startswith("."))   # whole ones
 
 
 def strigger(c: Cluster, *args: str, user: str | None = None) -> tuple[int, str, str]:
