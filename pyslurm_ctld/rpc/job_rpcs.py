@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import time
+from signal import SIGKILL
 from typing import Awaitable, Callable, Iterable, Mapping
 
 import grpc
@@ -99,13 +100,15 @@ class JobRpcs(ServicerBase):
         now = int(time.time())
         SIGNAL_NUMBER.refuse(request.signal)
         coordinated, operator = self._coordinated(uid), self._operator(uid)
+        # SIGKILL to a whole job (not --batch) ends it, as slurmctld's job_signal does: a cancel
+        cancels = request.signal == 0 or (request.signal == SIGKILL and not request.batch_only)
 
         async def one(job_id: int) -> None:
             if request.step:
                 step_id = _step_number(request.step)
                 self.ctl.perform(step_termination(self.state, job_id, step_id, uid, operator) if request.signal == 0
                                  else step_signalling(self.state, job_id, step_id, uid, request.signal, operator))
-            elif request.signal == 0:
+            elif cancels:
                 await self.ctl.commit(cancellation(self.state, job_id, uid, now, coordinated, operator))
             else:
                 await self.ctl.signal_now(signalling(self.state, job_id, uid, request.signal,
@@ -115,12 +118,12 @@ class JobRpcs(ServicerBase):
         staged: list[Awaitable[None]] = []
         try:
             for text in request.job_specs:
-                results.append(await self._signal_spec(text, request, uid, now, staged, coordinated, operator))
+                results.append(await self._signal_spec(text, request, cancels, uid, now, staged, coordinated, operator))
         finally:
             await asyncio.gather(*staged)      # what was applied goes to disk, one fsync for all
         return ctld_pb2.SignalReply(results=results)
 
-    async def _signal_spec(self, text: str, request: ctld_pb2.SignalRequest, uid: int, now: int,
+    async def _signal_spec(self, text: str, request: ctld_pb2.SignalRequest, cancels: bool, uid: int, now: int,
                            staged: list[Awaitable[None]], coordinated: frozenset[str],
                            operator: bool) -> ctld_pb2.SignalResult:
         """Cancel or signal what one typed id names (`123` of an array, `123_5`, `123_[1-3]`);
@@ -130,7 +133,7 @@ class JobRpcs(ServicerBase):
         except ValueError:
             return ctld_pb2.SignalResult(job_spec=text, error=Strerror.INVALID_JOB_ID)
         try:
-            if request.signal == 0:
+            if cancels:
                 for event in cancellations(self.state, spec, uid, now, coordinated, operator):
                     staged.append(self.ctl.staged(event))
             else:

@@ -235,8 +235,13 @@ def test_signals_by_name_reach_the_job(cluster: Cluster, local: tuple[RestClient
         wait_for(lambda: caught.exists() and caught.read_text() == expected, 20)
     unknown = checked(unix.request("DELETE", f"/slurm/v0.0.44/job/{job_id}?signal=SIGNOPE"))
     assert unknown.status == 422 and cluster.job_field(job_id, "T") == "RUNNING"
-    assert checked(unix.request("DELETE", f"/slurm/v0.0.44/job/{job_id}")).status == 200
+    # SIGKILL to the whole job ends it, as slurmctld's job_signal does (real scancel -s KILL of a
+    # running sleep: sacct CANCELLED), the same for a pending job through scancel
+    assert checked(unix.request("DELETE", f"/slurm/v0.0.44/job/{job_id}?signal=KILL")).status == 200
     wait_for(lambda: cluster.job_field(job_id, "T") in ("CANCELLED", ""), 20)
+    held = cluster.sbatch("--hold", "--wrap", "true", user="alice")
+    cluster.run("scancel", "-s", "KILL", str(held), user="alice", check=True)
+    wait_for(lambda: cluster.job_field(held, "T") in ("CANCELLED", ""), 20)
 
 
 def test_bad_job_description_is_refused_not_ignored(cluster: Cluster, local: tuple[RestClient, RestClient]) -> None:
