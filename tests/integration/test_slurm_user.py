@@ -52,6 +52,28 @@ def test_controller_and_accounting_daemon_run_as_slurm_user() -> None:
         wait_for(lambda: _sacct(c, job) == f"{job}|alice|COMPLETED|0:0", timeout=30)
         # what the controller wrote while running as SlurmUser is its own
         assert {p.stat().st_uid for p in (c.spec.state_dir / "ctld").rglob("*")} == {user.pw_uid}
+        _only_slurm_user_sets_triggers(c, user)
+
+
+def _only_slurm_user_sets_triggers(c: Cluster, user: pwd.struct_passwd) -> None:
+    """SlurmUser is not root: the controller could not run a program as anyone else, so only
+    SlurmUser may set triggers (root too is refused: the oracle, SlurmUser=slurm, printed
+    `slurm_set_trigger: Access/permission denied` for root and for benchuser), and its programs
+    run as SlurmUser."""
+    record = c.work / "trigger-runs"
+    record.mkdir(mode=0o777)
+    record.chmod(0o777)
+    script = c.work / "trigger.sh"
+    script.write_text(f'#!/bin/sh\nid -u > {record}/.run && mv {record}/.run {record}/run\n')
+    script.chmod(0o755)
+    job = c.sbatch("-o", "/dev/null", "--wrap", "sleep 1", user="alice")
+    args = ("strigger", "--set", f"--jobid={job}", "--fini", f"--program={script}")
+    for who in (None, "alice"):
+        refused = c.run(*args, user=who)
+        assert (refused.returncode, refused.stderr) == (1, "slurm_set_trigger: Access/permission denied\n")
+    c.run(*args, user=SLURM_USER, check=True)
+    wait_for(lambda: (record / "run").exists(), timeout=40)
+    assert (record / "run").read_text() == f"{user.pw_uid}\n"
 
 
 def _sacct(c: Cluster, job: int) -> str:
