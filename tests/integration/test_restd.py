@@ -221,7 +221,8 @@ def test_submit_update_cancel_own_job_and_refusals_for_another_users(cluster: Cl
 def test_signals_by_name_reach_the_job(cluster: Cluster, local: tuple[RestClient, RestClient]) -> None:
     unix, _ = local
     work = cluster.work_dir("alice")
-    script = ("#!/bin/bash\ntrap 'echo USR1 >> caught' USR1\ntouch trapped.$SLURM_JOB_ID\n"
+    script = ("#!/bin/bash\ntrap 'echo USR1 >> caught' USR1\ntrap 'echo USR2 >> caught' USR2\n"
+              "touch trapped.$SLURM_JOB_ID\n"
               "for i in $(seq 300); do sleep 0.1; done\n")
     job_id = checked(unix.request("POST", "/slurm/v0.0.44/job/submit", {"script": script, "job": {
         "current_working_directory": str(work), "environment": ["PATH=/usr/bin:/bin"]}})).json["job_id"]
@@ -229,7 +230,7 @@ def test_signals_by_name_reach_the_job(cluster: Cluster, local: tuple[RestClient
     caught = work / "caught"
     wait_for(lambda: (work / f"trapped.{job_id}").exists(), 20)     # the trap is set
     for name, expected in (("USR1", "USR1\n"), ("sigusr1", "USR1\nUSR1\n"), ("SIGUSR1", "USR1\n" * 3),
-                           ("10", "USR1\n" * 4)):
+                           ("10", "USR1\n" * 4), ("sigusr2", "USR1\n" * 4 + "USR2\n")):
         sent = checked(unix.request("DELETE", f"/slurm/v0.0.44/job/{job_id}?signal={name}&flags=BATCH_JOB"))
         assert sent.status == 200, sent
         wait_for(lambda: caught.exists() and caught.read_text() == expected, 20)
