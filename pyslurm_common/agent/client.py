@@ -72,6 +72,8 @@ def start(socket_path: str, method: str, request: Message, timeout: float = 30.0
         raise ConnectError(f"cannot reach the auth agent at {socket_path}: {exc.strerror}") from exc
     try:
         sock.sendall(protocol.encode_request(method, request.SerializeToString(), int(timeout * 1000)))
+    except BrokenPipeError:
+        pass     # the agent answered before taking it all (a request too long): its answer is read next
     except OSError as exc:
         sock.close()
         raise ConnectError(f"lost the auth agent connection: {exc}") from exc

@@ -12,6 +12,7 @@ it carries, once jwt_tokens.token_identity has verified it, instead of for the c
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import os
 import socket
@@ -93,6 +94,11 @@ class Agent:
                 self._open[uid] -= 1
                 if not self._open[uid]:
                     del self._open[uid]
+        except protocol.TooLarge as exc:
+            log.warning("request from uid %d refused: %s", uid, exc)
+            with contextlib.suppress(ConnectionError):
+                writer.write(protocol.encode_reply(protocol.TOO_LARGE_STATUS, protocol.TOO_LARGE_DETAILS, b""))
+                await writer.drain()
         except OverBudget:
             log.warning("uid %d has %d bytes of requests in hand already: request refused", uid, BYTES_PER_USER)
         except protocol.ProtocolError as exc:

@@ -39,6 +39,17 @@ class ProtocolError(Exception):
     pass
 
 
+class TooLarge(ProtocolError):
+    """A request longer than the agent takes: answered (TOO_LARGE_REPLY) without its body being read."""
+
+
+# The answer to a request over MAX_REQUEST: in practice a batch script over slurmctld's own limit
+# (max_script_size), which slurmctld refuses with this error (Slurm 22.05's sbatch of a 20 MB script:
+# "Batch job submission failed: Pathname of a file, directory or other parameter too long").
+TOO_LARGE_STATUS = 3     # INVALID_ARGUMENT
+TOO_LARGE_DETAILS = "Pathname of a file, directory or other parameter too long"
+
+
 def to_controller(index: int, method: str) -> str:
     """The method name that reaches the `index`-th SlurmctldHost only."""
     return f"/pyslurm.Controller@{index}/{method}"
@@ -127,7 +138,7 @@ def _recv_exact(sock: socket, n: int) -> bytes:
 def frame_length(head: bytes, limit: int = MAX_FRAME) -> int:
     (length,) = _LEN.unpack(head)
     if length > limit:
-        raise ProtocolError(f"frame too large ({length} bytes, at most {limit})")
+        raise TooLarge(f"frame too large ({length} bytes, at most {limit})")
     return length
 
 
