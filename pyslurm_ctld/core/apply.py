@@ -506,9 +506,11 @@ def _fail_jobs_on(state: ClusterState, node: str, time: int, reachable: bool) ->
         batch_host_alive = alloc.batch_host in survivors and not job.request.interactive
         if not reachable:
             job = node_gone_from_steps(job, node, time)
-        if job.request.no_kill and job.state is JobState.RUNNING and node != alloc.batch_host:
-            # -k: the job goes on without the node (its first node, the batch host, still lives);
-            # what of it still runs there, if the node is reachable, is ended.
+        if job.request.no_kill and job.state is JobState.RUNNING and len(alloc.nodes) > 1 and (
+                node != alloc.batch_host or job.request.interactive):
+            # -k: the job goes on without the node (a batch job's first node, where its script
+            # runs, still lives; srun's and salloc's jobs have no script there); what of it still
+            # runs there, if the node is reachable, is ended.
             job = state.set_job(dataclasses.replace(job, allocation=alloc.without(node)))
             effects += [*([Terminate(job.job_id, (node,), "NODE FAILURE")] if reachable else []), Account(job)]
             continue

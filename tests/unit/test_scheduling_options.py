@@ -124,6 +124,20 @@ def test_no_kill_keeps_the_job_running_without_a_failed_node(tmp_path: Path) -> 
     assert mgr.jobs[killed.job_id].state is JobState.NODE_FAIL
 
 
+def test_no_kill_an_interactive_job_goes_on_without_its_first_node(tmp_path: Path) -> None:
+    """SchedMD's test_116_26: `srun --no-kill -N2 sleep 300`, its first node set DOWN: the job
+    goes on with the other (no batch script lives on the first node of an srun or salloc job)."""
+    mgr = make_manager(tmp_path)
+    srun_job = run_job(mgr, min_nodes=2, num_tasks=2, no_kill=True, launcher="srun", script="")
+    assert srun_job.allocation is not None
+    first, second = srun_job.allocation.nodes
+    apply(mgr, NodeFailed(first, "test_nokill", 300))
+    assert mgr.jobs[srun_job.job_id].state is JobState.RUNNING
+    assert mgr.jobs[srun_job.job_id].allocation.nodes == (second,)   # type: ignore[union-attr]
+    apply(mgr, NodeFailed(second, "test_nokill", 310))   # its last node: it fails
+    assert mgr.jobs[srun_job.job_id].state is JobState.NODE_FAIL
+
+
 # ---- the command line -------------------------------------------------------------------------
 
 
