@@ -15,6 +15,7 @@ from cli import job_states
 from cli.scontrol_show import job_tres
 from pyslurm_common import units
 from pyslurm_common.array_spec import parse_indices
+from pyslurm_common.cpu_layout import socket_cores
 from pyslurm_common.rpc import messages as pb
 
 META = {
@@ -46,10 +47,8 @@ def _cores(cpu_ids: str, node: pb.NodeInfo | None) -> dict[str, dict[str, dict[s
     """The allocated CPU ids as Slurm's socket -> core map (a thread's core is allocated)."""
     if node is None or not cpu_ids:
         return {}
-    threads, cores = max(node.threads_per_core, 1), max(node.cores_per_socket, 1)
     sockets: dict[str, dict[str, dict[str, str]]] = {}
-    for cpu in parse_indices(cpu_ids):
-        socket, core = divmod(cpu // threads, cores)
+    for socket, core in sorted(socket_cores(parse_indices(cpu_ids), node.threads_per_core, node.cores_per_socket)):
         sockets.setdefault(str(socket), {"cores": {}})["cores"][str(core)] = "allocated"
     return sockets
 

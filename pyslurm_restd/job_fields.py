@@ -6,9 +6,12 @@ empty values, so clients that read them find what a plain Slurm cluster gives.
 from __future__ import annotations
 
 import signal
+from collections.abc import Mapping
 from typing import Any
 
-from pyslurm_common.rpc import types_pb2
+from pyslurm_common.array_spec import parse_indices
+from pyslurm_common.cpu_layout import socket_cores
+from pyslurm_common.rpc import ctld_pb2, types_pb2
 
 from .envelope import no_val
 
@@ -62,12 +65,26 @@ def _memory(job: types_pb2.JobInfo) -> int:
     return job.mem_per_cpu_mb * job.num_cpus
 
 
-def job_resources(job: types_pb2.JobInfo) -> dict[str, Any]:
-    """The allocation, node by node (CPUs and memory; pyslurm does not bind to cores)."""
+def _sockets(cpu_ids: str, node: ctld_pb2.NodeInfo | None) -> list[dict[str, Any]]:
+    """Every core of the node, socket by socket, ALLOCATED where the job holds one of its CPUs
+    (Slurm 25.11's job_resources); [] where the node or the CPU ids are not known."""
+    if node is None or not cpu_ids:
+        return []
+    held = socket_cores(parse_indices(cpu_ids), node.threads_per_core, node.cores_per_socket)
+    return [{"index": s, "cores": [{"index": c, "status": ["ALLOCATED" if (s, c) in held else "UNALLOCATED"]}
+                                   for c in range(max(node.cores_per_socket, 1))]}
+            for s in range(max(node.sockets, 1))]
+
+
+def job_resources(job: types_pb2.JobInfo, nodes: Mapping[str, ctld_pb2.NodeInfo] | None = None) -> dict[str, Any]:
+    """The allocation, node by node: CPUs, memory and, given the nodes' layouts, every core."""
     memory_each = job.mem_per_node_mb or 0
+    known = nodes or {}
+    cpu_ids = list(job.node_cpu_ids)
     allocation = [{"index": i, "name": name, "cpus": {"count": cpus, "used": 0},
                    "memory": {"used": 0, "allocated": memory_each or job.mem_per_cpu_mb * cpus},
-                   "sockets": []} for i, (name, cpus) in enumerate(zip(job.node_names, job.cpus_per_node))]
+                   "sockets": _sockets(cpu_ids[i] if i < len(cpu_ids) else "", known.get(name))}
+                  for i, (name, cpus) in enumerate(zip(job.node_names, job.cpus_per_node))]
     return {"select_type": ["CORE"], "nodes": {"count": len(job.node_names), "select_type": ["ONE_ROW"],
                                                "list": job.nodes, "whole": job.exclusive, "allocation": allocation},
             "cpus": sum(job.cpus_per_node), "threads_per_core": _NOT_SET}
@@ -83,12 +100,13 @@ def tres_per_node(text: str) -> str:
 V0044_ONLY = ("step_id", "submit_line")
 
 
-def job_record(job: types_pb2.JobInfo, cluster: str, version: str = "v0.0.44") -> dict[str, Any]:
+def job_record(job: types_pb2.JobInfo, cluster: str, version: str = "v0.0.44",
+               nodes: Mapping[str, ctld_pb2.NodeInfo] | None = None) -> dict[str, Any]:
     """Every field Slurm's data parser writes for a job, from what the controller knows. A job
     without an allocation has no ``job_resources`` (Slurm writes null, which its document forbids)."""
     running_or_done = job.state not in ("PENDING", "")
     tres = tres_string(job.num_cpus, _memory(job), job.num_nodes, job.gpus)
-    resources = {"job_resources": job_resources(job)} if job.node_names else {}
+    resources = {"job_resources": job_resources(job, nodes)} if job.node_names else {}
     record = {**resources,
         "account": job.account, "accrue_time": no_val(job.eligible_time), "admin_comment": "",
         "allocating_node": job.submit_host, "array_job_id": no_val(job.array_job_id),

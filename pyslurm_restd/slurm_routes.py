@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Iterable
 from typing import Any
 
 from pyslurm_common.agent import protocol
@@ -59,12 +60,21 @@ async def diag(call: Call) -> dict[str, Any]:
     return {"statistics": statistics(reply)}
 
 
+async def _node_layouts(call: Call, jobs: Iterable[types_pb2.JobInfo]) -> dict[str, ctld_pb2.NodeInfo]:
+    """The nodes' sockets and cores, for job_resources; asked only when a job holds nodes."""
+    if not any(j.node_names for j in jobs):
+        return {}
+    return {n.name: n for n in await _nodes(call)}
+
+
 async def get_jobs(call: Call) -> dict[str, Any]:
     """jobs/ (every job), jobs/state/?job_id=1,2 (the jobs named)."""
     ids = [_job_id(text)[0] for text in call.query("job_id").split(",") if text]
     reply = await call.controller("GetJobs", ctld_pb2.JobQuery(job_ids=ids), ctld_pb2.JobList, "slurm_load_jobs()",
                                   "Unable to query jobs")
-    return {"jobs": [job_record(j, call.ctx.cluster, call.version) for j in reply.jobs], "last_backfill": no_val(reply.now),
+    nodes = await _node_layouts(call, reply.jobs)
+    return {"jobs": [job_record(j, call.ctx.cluster, call.version, nodes) for j in reply.jobs],
+            "last_backfill": no_val(reply.now),
             "last_update": no_val(reply.now)}
 
 
@@ -78,7 +88,9 @@ async def get_job(call: Call) -> dict[str, Any]:
     if not jobs:
         raise RestError(f"Unable to query JobId={call.param('job_id')}", INVALID_JOB_ID, "_handle_job_get()",
                         "Invalid job id specified")
-    return {"jobs": [job_record(j, call.ctx.cluster, call.version) for j in jobs], "last_backfill": no_val(reply.now),
+    nodes = await _node_layouts(call, jobs)
+    return {"jobs": [job_record(j, call.ctx.cluster, call.version, nodes) for j in jobs],
+            "last_backfill": no_val(reply.now),
             "last_update": no_val(reply.now)}
 
 

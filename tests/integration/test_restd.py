@@ -95,6 +95,8 @@ def test_every_read_endpoint_matches_the_contract(cluster: Cluster, local: tuple
     job = unix.get(f"/slurm/{version}/job/{job_id}").json["jobs"][0]
     assert (job["job_id"], job["user_name"], job["job_state"]) == (job_id, "alice", ["RUNNING"])
     assert job["job_resources"]["nodes"]["count"] == 1
+    cores = [c["status"] for sk in job["job_resources"]["nodes"]["allocation"][0]["sockets"] for c in sk["cores"]]
+    assert cores.count(["ALLOCATED"]) == 1 and len(cores) == 2        # one of node1's two cores
     cluster.run("scancel", str(job_id), user="alice", check=True)
 
 
