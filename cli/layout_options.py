@@ -122,6 +122,19 @@ def layout_fields(values: Mapping[str, Any]) -> dict[str, Any]:
         "threads_per_core": _threads_per_core(values), "distribution": distribution,
         "gpu_bind": str(values.get("gpu_bind") or ""),
         "ntasks_per_node": count_option(values, "ntasks_per_node", "--ntasks-per-node"),
-        "min_cpus_per_node": count_option(values, "mincpus", "--mincpus"),
+        "min_cpus_per_node": _mincpus(values),
     }
+
+
+def _mincpus(values: Mapping[str, Any]) -> int:
+    """--mincpus: any positive integer, which Slurm 22.05's job description carries in 16 bits
+    (pn_min_cpus): real srun runs --mincpus=65537 as 1, and the controller refuses --mincpus=999999
+    (16959) with "CPU count per node can not be satisfied" (core/admission.py)."""
+    raw = values.get("mincpus")
+    if raw is None:
+        return 0
+    text = str(raw)
+    if not text.isdigit() or int(text) < 1:
+        die(f'Invalid numeric value "{text}" for --mincpus.')
+    return int(text) % 65536
 

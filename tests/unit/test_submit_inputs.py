@@ -52,3 +52,7 @@ def test_nodefile_is_a_node_list(tmp_path: Path) -> None:
 
 def test_mincpus_reaches_the_job() -> None:
     assert desc_of("--mincpus=4").min_cpus_per_node == 4
+    # real srun 22.05.8: --mincpus=999999 reaches the controller (refused there), 65536 and 65537
+    # run (its job description holds the count in 16 bits), 0 and -1 are invalid numeric values
+    assert desc_of("--mincpus=999999").min_cpus_per_node == 999999 % 65536
+    assert [desc_of(f"--mincpus={n}").min_cpus_per_node for n in (65536, 65537)] == [0, 1]
