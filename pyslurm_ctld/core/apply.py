@@ -23,8 +23,8 @@ from ..model.events import (Account, AllocationReleased, ArrayTasksCancelled, Ar
                             ReservationDeleted,
                             ReservationSaved, RecordReservation, JobReservationChanged, JobLicensesChanged, JobCommentChanged,
                             StepFinished,
-                            StepStarted, TellAllocatingClient, Terminate, TriggerFired, TriggersCleared, TriggerSet,
-                            RunTrigger, UsageRecorded)
+                            StepStarted, TellAllocatingClient, Terminate, TriggerFired, TriggerIdsUsed, TriggersCleared,
+                            TriggerSet, RunTrigger, UsageRecorded)
 from ..sched.fairshare import Usage
 from ..model.job import Allocation, ArrayInfo, Hold, Job, JobId, JobState, Reason
 from ..model.job_steps import node_gone_from_steps, settled, step_part_ended, terminate_steps
@@ -568,6 +568,11 @@ def _apply_triggers_cleared(state: ClusterState, event: TriggersCleared) -> list
     return []
 
 
+def _apply_trigger_ids_used(state: ClusterState, event: TriggerIdsUsed) -> list[Effect]:
+    state.next_trigger_id = max(state.next_trigger_id, event.next_trigger_id)
+    return []
+
+
 def _apply_trigger_fired(state: ClusterState, event: TriggerFired) -> list[Effect]:
     trigger = state.triggers.get(event.trig_id)
     if trigger is None:
@@ -623,4 +628,5 @@ _APPLY = {
     TriggerSet: _apply_trigger_set,
     TriggersCleared: _apply_triggers_cleared,
     TriggerFired: _apply_trigger_fired,
+    TriggerIdsUsed: _apply_trigger_ids_used,
 }

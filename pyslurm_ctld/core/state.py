@@ -20,7 +20,7 @@ from ..sched import preemption
 from ..model.associations import EMPTY, AssociationSnapshot
 from ..sched.backfill import Reservation
 from ..model.events import (Event, JobIdsUsed, JobSubmitted, NodeAdminChanged, NodeCreated, NodeNotesChanged,
-                            PartitionEdited, ReservationSaved, TriggerSet, UsageRecorded)
+                            PartitionEdited, ReservationSaved, TriggerIdsUsed, TriggerSet, UsageRecorded)
 from ..model.job import Job, JobId, JobState
 from .job_priorities import JobPriorities
 from ..model.job_table import JobTable
@@ -144,6 +144,8 @@ class ClusterState:
             yield NodeCreated(node)
         yield from self.partition_edits.values()
         yield from (ReservationSaved(record) for record in self.reservations.values())
+        if self.next_trigger_id > 1:
+            yield TriggerIdsUsed(self.next_trigger_id)
         yield from (TriggerSet(trigger) for trigger in self.triggers.values())
         for job in self.jobs.values():
             yield JobSubmitted(job)

@@ -406,6 +406,14 @@ class TriggerFired:
 
 
 @dataclass(frozen=True, slots=True)
+class TriggerIdsUsed:
+    """Trigger ids below `next_trigger_id` were handed out (compaction keeps it with no trigger left)."""
+
+    kind: ClassVar[str] = "trigger_ids_used"
+    next_trigger_id: int
+
+
+@dataclass(frozen=True, slots=True)
 class JobIdsUsed:
     """Ids below `next_job_id` were handed out (kept by compaction even when their jobs are purged)."""
 
@@ -463,7 +471,7 @@ Event = (JobSubmitted | JobStarted | JobHoldChanged | JobCancelled | JobTimedOut
          | JobChargeChanged | JobPreempted | JobRequeueRequested | JobSuspended | JobResumed | JobPriorityChanged
          | JobTimeLimitChanged | JobPartitionChanged | JobCpusChanged
          | UsageRecorded | ReservationSaved | ReservationDeleted | JobReservationChanged
-         | JobLicensesChanged | JobCommentChanged | TriggerSet | TriggersCleared | TriggerFired)
+         | JobLicensesChanged | JobCommentChanged | TriggerSet | TriggersCleared | TriggerFired | TriggerIdsUsed)
 _KINDS: dict[str, type] = {cls.kind: cls for cls in (
     JobSubmitted, JobStarted, JobHoldChanged, JobCancelled, JobTimedOut, JobDeadlineMissed, BatchFinished,
     JobRequeued, JobLost, NodeFailed, NodeAdminChanged, NodeNotesChanged, NodeCreated, NodesDeleted, PartitionEdited,
@@ -473,7 +481,7 @@ _KINDS: dict[str, type] = {cls.kind: cls for cls in (
     ArrayThrottleChanged, BeginTimeChanged, JobChargeChanged, JobPreempted, JobRequeueRequested, JobSuspended,
     JobResumed, JobPriorityChanged, JobTimeLimitChanged, JobPartitionChanged, JobCpusChanged, UsageRecorded,
     ReservationSaved, ReservationDeleted, JobReservationChanged, JobLicensesChanged,
-    JobCommentChanged, TriggerSet, TriggersCleared, TriggerFired)}
+    JobCommentChanged, TriggerSet, TriggersCleared, TriggerFired, TriggerIdsUsed)}
 
 
 def event_to_dict(event: Event) -> dict[str, Any]:

@@ -131,3 +131,17 @@ def test_a_trigger_survives_its_journal_record(tmp_path: Path) -> None:
     trigger = Trigger(7, "node", "n[1-2]", ("up", "down"), -5, ALICE, ALICE, "/bin/x a", True)
     assert event_from_dict(event_to_dict(TriggerSet(trigger, 9))) == TriggerSet(trigger, 9)
     assert dataclasses.replace(trigger, trig_id=8).same_as(trigger) and trigger.type_word == "unknown"
+
+
+def test_trigger_ids_go_on_after_a_compaction_with_no_trigger_left(tmp_path: Path) -> None:
+    from pyslurm_ctld.core.triggers import clearing as clear
+
+    mgr = _root_slurm_user(make_manager(tmp_path))
+    job = submit(mgr, hold=True)
+    first = _set(mgr, _request(res_id=str(job.job_id)))
+    apply(mgr, clear(mgr, first.trig_id, 0, None, ROOT, 100))
+    (tmp_path / "again").mkdir()
+    rebuilt = make_manager(tmp_path / "again")
+    for event in mgr.snapshot_events():
+        apply(rebuilt, event)
+    assert rebuilt.next_trigger_id == first.trig_id + 1 and rebuilt.triggers == {}
