@@ -79,7 +79,7 @@ async def _run(endpoint: Endpoint, call: Call) -> Outcome:
     try:
         body = await endpoint.handler(call)
     except RestError as exc:
-        log.info("%s %s: %s (%d)", request.method, request.path, exc.error, exc.error_number)
+        log.info("%s %s: %s (%d)", request.method, request.path, exc.description, exc.error_number)
         return Outcome.of(endpoint.empty, [*call.errors, exc], call.warnings)
     return Outcome.of(body, call.errors, call.warnings)
 

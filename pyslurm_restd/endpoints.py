@@ -62,7 +62,7 @@ class Call:
 
     async def json_body(self) -> dict[str, Any]:
         """The request's JSON object; BodyError (slurmrestd's plain-text 400) if it does not parse."""
-        body = parse_object(await self.request.text())
+        body = parse_object(await self.request.read())
         if body is None:
             raise RestError("Request body is not an object", 9001, "parse_http()")
         return body

@@ -32,18 +32,19 @@ def _within_depth(value: Any) -> bool:
     return True
 
 
-def parse(text: str) -> Any:
-    """The JSON value of `text`; BodyError where json-c would fail."""
+def parse(text: str | bytes) -> Any:
+    """The JSON value of `text`; BodyError where json-c would fail (bytes that are not UTF-8
+    included: the protocol buffers the request becomes take no other text)."""
     try:
         value = json.loads(text)
-    except (ValueError, RecursionError):
+    except (ValueError, RecursionError):      # UnicodeDecodeError is a ValueError
         raise BodyError() from None
     if not _within_depth(value):
         raise BodyError()
     return value
 
 
-def parse_object(text: str) -> dict[str, Any] | None:
+def parse_object(text: str | bytes) -> dict[str, Any] | None:
     """The body as an object, None when it is valid JSON of another type."""
     value = parse(text)
     return value if isinstance(value, dict) else None

@@ -17,8 +17,8 @@ def test_json_c_depths_that_parse(text: str) -> None:
 
 @pytest.mark.parametrize("text", ["[" * 33 + "]" * 33, "[" * 32 + "1" + "]" * 32, '{"a":' * 32 + "{}" + "}" * 32,
                                   "[" * 100_000 + "]" * 100_000, '{"a":' * 100_000 + "1" + "}" * 100_000,
-                                  "{", "", "not json"])
-def test_too_deep_or_not_json_is_refused(text: str) -> None:
+                                  "{", "", "not json", b"\xff", b'{"a": "\xff"}'])
+def test_too_deep_or_not_json_is_refused(text: str | bytes) -> None:
     with pytest.raises(BodyError):
         parse(text)
 
