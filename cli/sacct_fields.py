@@ -97,11 +97,12 @@ def _with_step(r: SacctRow, base: str) -> str:
 
 
 def _job_id(r: SacctRow) -> str:
-    """`123`; array tasks as `<array id>_<index>`, a never-started remainder `<array id>_[<ranges>]`."""
+    """`123`; array tasks as `<array id>_<index>`, a never-started remainder `<array id>_[<ranges>]`
+    (of one index: that task, `<array id>_<index>`, as Slurm 22.05.8 lists it)."""
     job = r.job
     if not job.array_job_id:
         return _with_step(r, str(job.job_id))
-    if job.array_remainder:
+    if job.array_remainder and not job.array_task_str.isdigit():
         return _with_step(r, f"{job.array_job_id}_[{job.array_task_str}]")
     return _with_step(r, f"{job.array_job_id}_{job.array_task_str}")
 

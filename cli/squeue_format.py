@@ -240,10 +240,11 @@ def _reasonlist(job: JobInfo, width: int | None = None) -> str:
 
 
 def job_id_text(job: JobInfo) -> str:
-    """``%i``: ``123``, ``123_7`` for an array task, ``123_[5-100%4]`` for an array's pending remainder."""
+    """``%i``: ``123``, ``123_7`` for an array task, ``123_[5-100%4]`` for an array's pending remainder;
+    a remainder of one index is that task, ``123_5``, as Slurm 22.05.8 lists it."""
     if not job.array_job_id:
         return str(job.job_id)
-    if job.array_remainder:
+    if job.array_remainder and not job.array_task_str.isdigit():
         throttle = f"%{job.array_throttle}" if job.array_throttle else ""
         return f"{job.array_job_id}_[{job.array_task_str}{throttle}]"
     return f"{job.array_job_id}_{job.array_task_str}"

@@ -348,3 +348,12 @@ def test_state_sort_takes_any_spelling_and_puts_unknown_names_last() -> None:
     jobs = [JobInfo(job_id=1, state="WEIRD"), JobInfo(job_id=2, state="running"), JobInfo(job_id=3, state="PENDING")]
     assert [j.job_id for j in sq.sort_jobs(jobs, "t")] == [3, 2, 1]
     assert [j.job_id for j in sq.sort_jobs(jobs, "-T")] == [1, 2, 3]
+
+
+def test_a_remainder_of_one_index_is_listed_as_that_task() -> None:
+    """Real Slurm 22.05.8, `sbatch --array=0-1 -n 2` on a 2-CPU node: squeue lists `2_0` RUNNING and
+    `2_1` PENDING (not `2_[1]`); two indices or more left keep the brackets."""
+    one = JobInfo(job_id=2, array_job_id=2, array_task_str="1", array_remainder=True, state="PENDING")
+    more = JobInfo(job_id=2, array_job_id=2, array_task_str="1-3", array_remainder=True, array_throttle=2,
+                   state="PENDING")
+    assert (sq.job_id_text(one), sq.job_id_text(more)) == ("2_1", "2_[1-3%2]")
