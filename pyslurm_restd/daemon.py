@@ -22,7 +22,7 @@ from pyslurm_common.daemon_log import setup_logging
 from pyslurm_common.daemon_runtime import (argument_parser, fatal, reload_logging_on_hangup, run_until_signalled,
                                            write_pid_file)
 
-from . import openmetrics, status_page
+from . import bad_requests, openmetrics, status_page
 from .app import Settings, build_app
 from .listen import ListenAddress, parse_listen
 from .request_auth import AuthModes
@@ -106,6 +106,7 @@ def main() -> None:
         fatal(PROG, exc)
     modes = _auth_modes(opts.auth)
     setup_logging(cfg.slurmctld_debug, None, opts.verbose, opts.log_file)
+    bad_requests.install()
     user = opts.user or (DEFAULT_USER if os.getuid() == 0 else None)
     try:
         sockets = [_bind(a, user) for a in addresses]
