@@ -41,6 +41,8 @@ JOB_UPDATE = _table((("partition", "account", "qos", "dependency", "comment"), S
                     (("nice", "minimum_cpus", "job_id"), INTEGER), (("hold",), BOOLEAN),
                     (("time_limit", "priority"), NO_VAL))
 NODE_UPDATE = _table((("reason", "comment", "extra"), STRING), (("state", "name"), STRINGS))
+RESERVATION_DESC = _table((("name", "partition"), STRING), (("node_list", "users", "accounts", "licenses", "flags"), STRINGS),
+                          (("start_time", "end_time", "duration", "node_count", "core_count"), NO_VAL))
 JOBS_SIGNAL = _table((("signal",), STRING), (("jobs", "flags"), STRINGS))
 
 

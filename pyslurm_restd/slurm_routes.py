@@ -10,7 +10,7 @@ from pyslurm_common.errors import ERRNO
 from pyslurm_common.gres import gpu_count
 from pyslurm_common.rpc import ctld_pb2, types_pb2
 
-from . import job_desc
+from . import job_desc, reservation_desc
 from . import request_schemas as schemas
 from .signal_names import signal_number
 from .endpoints import Call, Endpoint
@@ -324,6 +324,49 @@ async def _reservations(call: Call, name: str | None) -> dict[str, Any]:
     return {"reservations": [reservation_record(r) for r in selected], "last_update": no_val(int(time.time()))}
 
 
+async def _save_reservations(call: Call, descs: list[Any], source: str) -> dict[str, Any]:
+    """Each description: an update of the reservation of its name (names compared ignoring
+    case) or a new one, every one checked before any is saved, as slurmrestd's."""
+    found = (await call.controller("GetReservations", types_pb2.Empty(), ctld_pb2.ReservationList,
+                                   "slurm_load_reservations()", "Unable to query reservations")).reservations
+    existing = {r.name.lower(): r.name for r in found}
+    prepared = []
+    for desc in descs:
+        if not isinstance(desc, dict):
+            raise RestError("Rejecting request. Failure parsing parameters", INVALID_QUERY, source)
+        name, settings = reservation_desc.words(desc, source)
+        known = existing.get(name.lower())
+        reservation_desc.checked(known or name, settings, known is not None, source)
+        prepared.append((known or name, settings, known is not None))
+    for name, settings, known in prepared:
+        # as scontrol sends them: an update names its reservation, a creation carries the name in its words
+        edit = (ctld_pb2.ReservationEdit(action="update", name=name, settings=settings) if known else
+                ctld_pb2.ReservationEdit(action="create", settings=[f"ReservationName={name}", *settings]))
+        await call.controller("EditReservation", edit, ctld_pb2.ReservationEditReply, f"slurm_{edit.action}_reservation",
+                              # slurmrestd's wordings, its two spaces after "creating reservation" too
+                              f"Error updating reservation {name}" if known else f"Error creating reservation  {name}")
+    return {"reservations": descs}
+
+
+async def post_reservation(call: Call) -> dict[str, Any]:
+    return await _save_reservations(call, [await call.json_body()], "_mod_reservation")
+
+
+async def post_reservations(call: Call) -> dict[str, Any]:
+    descs = (await call.json_body()).get("reservations")
+    if not isinstance(descs, list) or not descs:
+        raise RestError("No reservation descriptions specified in reservations array", INVALID_QUERY,
+                        "_parse_resv_desc_list")
+    return await _save_reservations(call, descs, "_mod_reservations")
+
+
+async def delete_reservation(call: Call) -> dict[str, Any]:
+    name = call.param("reservation_name")
+    await call.controller("EditReservation", ctld_pb2.ReservationEdit(action="delete", name=name),
+                          ctld_pb2.ReservationEditReply, "slurm_delete_reservation", f"Error deleting reservation {name}")
+    return {}
+
+
 async def get_reservations(call: Call) -> dict[str, Any]:
     return await _reservations(call, None)
 
@@ -359,4 +402,10 @@ ENDPOINTS = (
              {"reservations": [], "last_update": no_val(0)}),
     Endpoint("slurmctld", "GET", "reservation/{reservation_name}", "get_reservation", get_reservation,
              {"reservations": [], "last_update": no_val(0)}),
+    Endpoint("slurmctld", "DELETE", "reservation/{reservation_name}", "delete_reservation", delete_reservation),
+    Endpoint("slurmctld", "POST", "reservation", "post_reservation", post_reservation, {"reservations": []},
+             body=schemas.obj(schemas.RESERVATION_DESC, ("name",))),
+    Endpoint("slurmctld", "POST", "reservations/", "post_reservations", post_reservations, {"reservations": []},
+             body=schemas.obj({"reservations": {"type": "array", "items": schemas.obj(schemas.RESERVATION_DESC)}},
+                              ("reservations",))),
 )

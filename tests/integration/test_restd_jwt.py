@@ -331,3 +331,29 @@ def test_job_update_sets_the_comment_as_scontrol_does(cluster: Cluster, port: in
     job = checked(alice.get(f"/slurm/v0.0.44/job/{job_id}")).json["jobs"][0]
     assert job["comment"] == "third"
     cluster.run("scancel", str(job_id), user="alice", check=True)
+
+
+def test_reservations_created_updated_and_deleted_as_scontrol_would(cluster: Cluster, port: int) -> None:
+    root = RestClient(port=port).with_headers(token=token(cluster, None))
+    alice = RestClient(port=port).with_headers(token=token(cluster, "alice"))
+    start = int(time.time()) + 86400
+    desc = {"name": "restresv", "start_time": {"set": True, "number": start}, "duration": {"set": True, "number": 60},
+            "node_list": ["node1"], "users": ["alice"], "flags": ["MAINT"], "burst_buffer": ""}
+    refused = checked(alice.request("POST", "/slurm/v0.0.44/reservation", desc))
+    assert refused.status == 422
+    created = checked(root.request("POST", "/slurm/v0.0.44/reservation", desc))
+    assert created.status == 200, created
+    shown = cluster.run("scontrol", "show", "reservation", "restresv", check=True).stdout
+    assert "Nodes=node1 " in shown and "Users=alice " in shown and "MAINT" in shown
+    updated = checked(root.request("POST", "/slurm/v0.0.44/reservations/",
+                                   {"reservations": [{"name": "RESTRESV", "users": ["alice", "bob"]}]}))
+    assert updated.status == 200, updated
+    assert "Users=alice,bob " in cluster.run("scontrol", "show", "reservation", "restresv", check=True).stdout
+    bad = checked(root.request("POST", "/slurm/v0.0.44/reservation", {"name": "other", "node_list": ["node1"]}))
+    assert bad.status == 422 and "A start time must be given." in bad.json["errors"][0]["description"]
+    unsupported = checked(root.request("POST", "/slurm/v0.0.44/reservation", {**desc, "features": "ssd"}))
+    assert unsupported.status == 422 and "features" in unsupported.json["errors"][0]["description"]
+    assert checked(root.request("DELETE", "/slurm/v0.0.44/reservation/restresv")).status == 200
+    assert "restresv" not in cluster.run("scontrol", "show", "reservation").stdout
+    gone = checked(root.request("DELETE", "/slurm/v0.0.44/reservation/restresv"))
+    assert gone.status == 422 and gone.json["errors"][0]["description"] == "Error deleting reservation restresv"

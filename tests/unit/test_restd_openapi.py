@@ -69,3 +69,11 @@ def test_the_served_document_is_valid_openapi_and_a_full_submission_validates_ag
 
     spec.validate_request(MockRequest("http://localhost", "post", "/slurm/v0.0.44/job/submit",
                                       data=json.dumps(body), content_type="application/json"))
+
+
+def test_reservation_bodies_are_typed_as_slurm_types_them() -> None:
+    from pyslurm_restd import request_schemas
+
+    slurm = restd_contract.document()["components"]["schemas"]["v0.0.44_reservation_desc_msg"]["properties"]
+    assert {f: (_kind(s), _kind(slurm[f])) for f, s in request_schemas.RESERVATION_DESC.items()
+            if _kind(s) != _kind(slurm[f])} == {}
