@@ -58,11 +58,13 @@ def batch_environment(job: Job, cluster_name: str, conf_path: str, ctld_host: st
         "SLURM_WORKING_CLUSTER": f"{cluster_name}:{ctld_host}:{ctld_port}:9728:109",
         "ENVIRONMENT": "BATCH", "HOSTNAME": alloc.batch_host, "SLURM_NODE_ALIASES": "(null)",
     })
-    if req.export_env:
+    # sbatch sets SLURM_EXPORT_ENV unless it is ALL, the default (opt.c); the submit umask reaches
+    # the batch step by its launch, and slurmstepd drops SLURM_UMASK from the batch script's
+    # environment (ulimits.c set_umask), keeping it for srun steps only
+    if req.export_env and req.export_env.upper() != "ALL":
         env["SLURM_EXPORT_ENV"] = req.export_env
     if job.restarts:
         env["SLURM_RESTART_COUNT"] = str(job.restarts)
-    env["SLURM_UMASK"] = f"{req.umask:04o}"
     env.update(conf_alias(req.export_env, conf_path))
     env.update(request_echoes(req))
     env.update(gpu_environment(job))

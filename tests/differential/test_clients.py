@@ -125,11 +125,11 @@ CASES = [
         Run("sbatch -H dask-job.sh"),
         Run("scontrol show job {J1}", lines=r"^\s*(StdErr|StdOut)="),
     )), marks=differs("Slurm 22.05 shows %J unexpanded in StdOut/StdErr; pyslurm expands it")),
-    pytest.param(Case("dask-jobqueue: the batch script's SLURM_* variables", (
+    Case("dask-jobqueue: the batch script's SLURM_* variables", (
         *DASK_RUN,
         Run("sh -c 'while ! test -s env.{J1}.batch; do sleep 0.2; done'"),
         Run("cat env.{J1}.batch", lines=SLURM_VARIABLES),
-    )), marks=differs("batch environment: pyslurm adds SLURM_UMASK (Slurm sets it in steps only)")),
+    )),
     Case("snakemake slurm plugin: MinJobAge, its sbatch call, both status queries", (
         Run("scontrol show config", lines=r"^MinJobAge "),
         Run("mkdir -p slurm_logs/rule_count"),
@@ -139,11 +139,11 @@ CASES = [
         Run(SNAKEMAKE_SQUEUE),
         Run("sacct -j {J1} -n -X -o nodelist%-256"),
     )),
-    pytest.param(Case("snakemake slurm plugin: the batch variables of --export=ALL", (
+    Case("snakemake slurm plugin: the batch variables of --export=ALL", (
         Run(SNAKEMAKE_SBATCH.replace("--output {WORK}/slurm_logs/rule_count/%j.log", "--output /dev/null")),
         Wait("J1", ("COMPLETED",), accounting=True),
         Run("cat env.{J1}.batch", lines=SLURM_VARIABLES),
-    )), marks=differs("batch environment: pyslurm adds SLURM_EXPORT_ENV=ALL and SLURM_UMASK")),
+    )),
     pytest.param(Case("Open OnDemand: squeue -O with unit separators, sacct --delimiter", (
         Run("sbatch -J ood_app -o ood.out -H -t 00:05:00 -n 1 --export NONE --parsable", stdin="#!/bin/bash\nsleep 60\n"),
         Run(OOD_SQUEUE),

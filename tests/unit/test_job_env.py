@@ -35,10 +35,10 @@ def test_compress_counts(counts: tuple[int, ...], text: str) -> None:
 
 def test_the_verified_22_05_wrap_job_environment() -> None:
     # sbatch --wrap on the anchor: 1 CPU, DefMemPerCPU=1024, no -n (spec §2.7, [V22]).
-    # SLURMD_NODENAME and SLURM_TASK_PID come from the node agent, not from here; SLURM_UMASK (the
-    # submit umask, which stepd applies) is not in the verified listing and is checked separately.
+    # SLURMD_NODENAME and SLURM_TASK_PID come from the node agent, not from here; SLURM_UMASK is
+    # not there either: the batch step gets the submit umask with its launch, and Slurm's stepd
+    # takes the variable out of the batch script's environment.
     env = env_of(running_job())
-    assert env.pop("SLURM_UMASK") == "0022"
     assert env.pop("PYSLURM_CONF") == env["SLURM_CONF"]   # ours: survives tools that strip SLURM_*
     assert env == {
         "SLURM_CLUSTER_NAME": "anchor", "SLURM_CONF": "/etc/pyslurm/slurm.conf", "SLURM_CPUS_ON_NODE": "1",
@@ -99,10 +99,12 @@ def test_optional_variables() -> None:
                              uid=1000, user="alice"))
     assert "SLURM_JOB_ACCOUNT" not in env and "SLURM_JOB_QOS" not in env
     assert (env["SLURM_EXPORT_ENV"], env["SLURM_RESTART_COUNT"]) == ("NONE,FOO=1", "2")
-    assert (env["SLURM_PRIO_PROCESS"], env["SLURM_UMASK"]) == ("5", "0077")
+    assert env["SLURM_PRIO_PROCESS"] == "5" and "SLURM_UMASK" not in env
     assert (env["SLURM_JOB_UID"], env["SLURM_JOB_USER"], env["SLURM_JOB_GID"]) == ("1000", "alice", "1000")
     plain = env_of(running_job())
     assert "SLURM_EXPORT_ENV" not in plain and "SLURM_RESTART_COUNT" not in plain
+    # sbatch --export=ALL (the snakemake plugin's) sets no SLURM_EXPORT_ENV, as real sbatch 22.05
+    assert "SLURM_EXPORT_ENV" not in env_of(running_job(export_env="ALL"))
 
 
 def test_merged_environment_puts_slurm_values_over_the_submit_environment() -> None:
