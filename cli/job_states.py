@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from pyslurm_common.job_states import ACTIVE_STATES, BASE_STATE_NUMBERS, STATE_CODES, JobState
+from pyslurm_common.job_states import ACTIVE_STATES, STATE_CODES, JobState
 from pyslurm_common.rpc import messages as pb
 
 _CODE_TO_LONG: dict[str, str] = {code: long for long, code in STATE_CODES.items()}
@@ -53,10 +53,6 @@ def display_state_compact(job: pb.JobInfo) -> str:
 _COMPLETING_CODE = compact_state("COMPLETING")
 
 
-def state_number(long_name: str) -> int:
-    """Base state number (PENDING=0 ...); unknown names sort after all known ones."""
-    number = BASE_STATE_NUMBERS.get(long_name)   # as the controller sends it: upper case
-    return BASE_STATE_NUMBERS.get(long_name.upper(), len(BASE_STATE_NUMBERS)) if number is None else number
 
 
 def normalize_state(name: str) -> str:

@@ -476,23 +476,14 @@ def render_jobs(
 
 # --------------------------------------------------------------------------- sorting
 
-class _StateNumbers(dict[str, int]):
-    """job_states.state_number of each name, worked out once per name (one lookup per job)."""
-
-    def __missing__(self, name: str) -> int:
-        number = self[name] = job_states.state_number(name)
-        return number
-
-
-_STATE_NUMBERS = _StateNumbers()
-
 # A field itself is taken by attrgetter, which calls no Python function per job.
 _SORT_KEYS: dict[str, Callable[[JobInfo], int | str]] = {
     "i": attrgetter("job_id"),
     "A": attrgetter("job_id"),
     "P": attrgetter("partition"),
-    "t": lambda j: _STATE_NUMBERS[j.state],
-    "T": lambda j: _STATE_NUMBERS[j.state],
+    # by the state's name, compact or long, as squeue's sort.c compares them (CA < CD < CG < PD < R)
+    "t": job_states.display_state_compact,
+    "T": job_states.display_state,
     "p": attrgetter("priority"),
     "Q": attrgetter("priority"),
     "u": attrgetter("user_name"),
@@ -532,7 +523,7 @@ def _controller_order(job: JobInfo) -> int:
 
 def sort_jobs(jobs: Iterable[JobInfo], spec: str = DEFAULT_SORT) -> list[JobInfo]:
     """Sort like ``squeue -S <spec>``; the default ``P,t,-p`` gives partition ascending,
-    state ascending (PD before R), priority descending. Ties keep the order slurmctld
+    compact state name ascending (CD before PD before R), priority descending. Ties keep the order slurmctld
     sends its job list in: pending jobs newest first, started jobs oldest first (checked
     against Slurm 22.05: five equal-priority pending jobs list 98 97 96 95 ..., two running
     ones 92 93)."""

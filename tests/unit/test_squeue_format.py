@@ -344,10 +344,15 @@ def test_every_sort_key_orders_the_brief_form_alike(letter: str) -> None:
             [j.job_id for j in sq.sort_jobs(jobs, spec)]
 
 
-def test_state_sort_takes_any_spelling_and_puts_unknown_names_last() -> None:
-    jobs = [JobInfo(job_id=1, state="WEIRD"), JobInfo(job_id=2, state="running"), JobInfo(job_id=3, state="PENDING")]
-    assert [j.job_id for j in sq.sort_jobs(jobs, "t")] == [3, 2, 1]
-    assert [j.job_id for j in sq.sort_jobs(jobs, "-T")] == [1, 2, 3]
+def test_state_sort_compares_the_state_names_as_squeue_does() -> None:
+    """squeue's sort.c compares the compact (t) or long (T) names as strings: real Slurm 22.05 lists
+    `squeue -t all -o '%i %t'` of a completed, a pending and a cancelled job as CA, CD, PD
+    (tests/differential). A completing job sorts as CG / COMPLETING; a lower-case name as its own."""
+    jobs = [JobInfo(job_id=1, state="RUNNING"), JobInfo(job_id=2, state="PENDING"),
+            JobInfo(job_id=3, state="COMPLETED"), JobInfo(job_id=4, state="CANCELLED"),
+            JobInfo(job_id=5, state="RUNNING", completing=True), JobInfo(job_id=6, state="running")]
+    assert [j.job_id for j in sq.sort_jobs(jobs, "t")] == [4, 3, 5, 2, 1, 6]
+    assert [j.job_id for j in sq.sort_jobs(jobs, "-T")] == [6, 1, 2, 5, 3, 4]
 
 
 def test_a_remainder_of_one_index_is_listed_as_that_task() -> None:
