@@ -136,6 +136,20 @@ def _allocation_detail(job: JobInfo) -> list[str]:
                                       for names, (cpus, mem, gres) in runs)]
 
 
+NO_VAL = 4294967294   # %a of a job that is no array task, as Slurm prints it
+
+
+def shown_io_path(job: pb.JobInfo, given: str) -> str:
+    """-o/-e as scontrol show job prints them: Slurm 22.05's _fname_format (api/job_info.c) puts
+    only %A, %a, %j, %u and %x into the pattern as given (%J, %N, %s ... stay as written, where
+    the job's own files have them expanded); "" for a default, which the controller's path is."""
+    if not given:
+        return ""
+    task = job.array_task_str if job.array_job_id and not job.array_remainder and job.array_task_str.isdigit() else ""
+    path = given.replace("%A", str(job.array_job_id or job.job_id)).replace("%a", task or str(NO_VAL))
+    return path.replace("%j", str(job.job_id)).replace("%u", job.user_name).replace("%x", job.name)
+
+
 def job_lines(job: JobInfo, now: int, details: bool = False) -> list[str]:
     """The ``Key=Value`` lines of one job record (§3.2); `details` (-d) adds DerivedExitCode
     and the allocation node by node."""
@@ -187,9 +201,9 @@ def job_lines(job: JobInfo, now: int, details: bool = False) -> list[str]:
         f"Command={_or(job.command)}",
         f"WorkDir={job.work_dir}",
         *([f"Comment={job.comment} "] if job.comment else []),
-        f"StdErr={job.std_err or default_out}",
+        f"StdErr={shown_io_path(job, job.std_err_given or job.std_out_given) or job.std_err or default_out}",
         f"StdIn={job.std_in or '/dev/null'}",
-        f"StdOut={job.std_out or default_out}",
+        f"StdOut={shown_io_path(job, job.std_out_given) or job.std_out or default_out}",
         *_cpu_freq_line(job.cpu_freq),
         "Power=",
     ]

@@ -120,11 +120,11 @@ CASES = [
         Run("scancel {J1}"),
         Wait("J1", ("CANCELLED",), accounting=True),
     )),
-    pytest.param(Case("dask-jobqueue: scontrol show job's StdOut/StdErr of -o/-e with %J", (
+    Case("dask-jobqueue: scontrol show job's StdOut/StdErr of -o/-e with %J", (
         *DASK_RUN[:2],
         Run("sbatch -H dask-job.sh"),
         Run("scontrol show job {J1}", lines=r"^\s*(StdErr|StdOut)="),
-    )), marks=differs("Slurm 22.05 shows %J unexpanded in StdOut/StdErr; pyslurm expands it")),
+    )),
     Case("dask-jobqueue: the batch script's SLURM_* variables", (
         *DASK_RUN,
         Run("sh -c 'while ! test -s env.{J1}.batch; do sleep 0.2; done'"),

@@ -254,3 +254,15 @@ def test_a_reason_with_details_has_its_spaces_replaced() -> None:
     job.held, job.reason = False, "ReqNodeNotAvail, UnavailableNodes:n1"
     assert sc.job_lines(job, _t(12, 0, 0))[3].startswith(
         "JobState=PENDING Reason=ReqNodeNotAvail,_UnavailableNodes:n1 ")
+
+
+def test_io_paths_get_only_the_substitutions_scontrol_makes() -> None:
+    """Real Slurm 22.05 shows dask-jobqueue's `-e dask-logs/dask-worker-%J.err` with %J as written
+    (tests/differential); %A %a %j %u %x are put in, %a of a job outside an array as NO_VAL."""
+    from cli.scontrol_show import shown_io_path
+    job = JobInfo(job_id=70005, name="nm", user_name="alice", work_dir="/w")
+    assert shown_io_path(job, "/w/dask-worker-%J.err") == "/w/dask-worker-%J.err"
+    assert shown_io_path(job, "/w/o-%j-%x-%u-%A_%a-%N-%5j") == "/w/o-70005-nm-alice-70005_4294967294-%N-%5j"
+    task = JobInfo(job_id=70009, array_job_id=70005, array_task_str="3", name="a", user_name="bob")
+    assert shown_io_path(task, "/w/%A_%a.out") == "/w/70005_3.out"
+    assert shown_io_path(job, "") == ""
