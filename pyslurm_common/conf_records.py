@@ -1,13 +1,15 @@
-"""slurm.conf's records: ``NodeName=``, ``PartitionName=`` and ``DownNodes=`` lines, parsed into
-one :class:`NodeConfig` per node and one :class:`PartitionConfig` per partition, and the same
-lines given outside slurm.conf (a dynamic node's definition, scontrol create/update partition).
+"""slurm.conf's records: ``NodeName=``, ``NodeSet=``, ``PartitionName=`` and ``DownNodes=`` lines,
+parsed into one :class:`NodeConfig` per node, one :class:`NodeSetConfig` per node set and one
+:class:`PartitionConfig` per partition, and the same lines given outside slurm.conf (a dynamic
+node's definition, scontrol create/update partition).
 
 This module owns which record keys exist and what they mean, and what records share with the
 global lines :mod:`pyslurm_common.config` reads (the key tables' spelling, the warning for an
 unknown key, ``DEFAULT`` records, optional memory values). ``NodeName=DEFAULT`` and
 ``PartitionName=DEFAULT`` set defaults for *later* records and accumulate.
 
-Errors: an invalid value, a partition naming an unknown node or a duplicate node raises
+Errors: an invalid value, a partition naming an unknown node, a duplicate node, or a NodeSet
+named as a node raises
 :class:`ConfigError` (``<file>:<line>: <message naming the key>``); unknown keys are warned.
 """
 
@@ -81,6 +83,25 @@ class PartitionConfig:
     deny_qos: tuple[str, ...] = ()
     qos: str = ""                 # the partition QOS, whose limits bind every job here ("" none)
     hidden: bool = False          # Hidden=YES: left out of squeue/sinfo for users, unless -a/--all
+    # Which nodes created later (dynamic ones) join: every node (Nodes=ALL, or a NodeSet of
+    # Nodes=ALL), or those with one of these features (its NodeSets' Feature=), as in Slurm.
+    takes_all: bool = False
+    node_features: tuple[str, ...] = ()
+
+    def takes(self, node: NodeConfig) -> bool:
+        """Whether `node`, created after the partition, is one of its nodes."""
+        return self.takes_all or any(f in self.node_features for f in node.features)
+
+
+@dataclass(frozen=True, slots=True)
+class NodeSetConfig:
+    """One ``NodeSet=<name> [Feature=<f>] [Nodes=<list>]`` record: a name a partition's Nodes=
+    may use for the union of the nodes listed and the nodes that have the feature."""
+
+    name: str
+    nodes: tuple[str, ...]   # Nodes= expanded, and the configured nodes with the feature
+    feature: str | None
+    takes_all: bool          # Nodes=ALL
 
 
 # --------------------------------------------------------------------------------------------
@@ -104,6 +125,7 @@ ReqResv ResumeTimeout RootOnly SelectTypeParameters SuspendTime SuspendTimeout
 TRESBillingWeights
 """
 _DOWN_WORDS = "DownNodes State Reason"
+_NODESET_WORDS = "NodeSet Feature Nodes"
 
 
 def key_table(words: str) -> dict[str, str]:
@@ -113,6 +135,7 @@ def key_table(words: str) -> dict[str, str]:
 NODE_KEYS, NODE_KEYS_IGNORED = key_table(_NODE_WORDS), key_table(_NODE_WORDS_IGNORED)
 PARTITION_KEYS, PARTITION_KEYS_IGNORED = key_table(_PARTITION_WORDS), key_table(_PARTITION_WORDS_IGNORED)
 DOWN_KEYS = key_table(_DOWN_WORDS)
+NODESET_KEYS = key_table(_NODESET_WORDS)
 
 _NODE_STATES = frozenset({"CLOUD", "DOWN", "DRAIN", "FAIL", "FAILING", "FUTURE", "UNKNOWN"})
 _PARTITION_STATES = frozenset({"UP", "DOWN", "DRAIN", "INACTIVE"})
@@ -266,7 +289,8 @@ def parse_partition_line(text: str, origin: Path, cfg: SlurmConfig, node_names: 
     warn_keys(tokens, PARTITION_KEYS, PARTITION_KEYS_IGNORED, f"PartitionName={tokens[0].value}")
     max_mem = cfg.value("MaxMemPerNode")
     return _partition({t.lower: t for t in tokens}, tuple(node_names), cfg.def_mem_per_cpu_mb,
-                      optional_memory(Token("MaxMemPerNode", max_mem, cfg.path, 0)) if max_mem else None)
+                      optional_memory(Token("MaxMemPerNode", max_mem, cfg.path, 0)) if max_mem else None,
+                      cfg.nodesets)
 
 
 def apply_down_nodes(nodes: tuple[NodeConfig, ...], records: list[Record]) -> tuple[NodeConfig, ...]:
@@ -284,14 +308,38 @@ def apply_down_nodes(nodes: tuple[NodeConfig, ...], records: list[Record]) -> tu
 
 
 # --------------------------------------------------------------------------------------------
+# NodeSet
+
+
+def build_nodesets(records: list[Record], nodes: tuple[NodeConfig, ...]) -> tuple[NodeSetConfig, ...]:
+    """One NodeSet per record; its members are resolved here against the configured nodes."""
+    names = {n.name for n in nodes}
+    sets: dict[str, NodeSetConfig] = {}
+    for rec in records:
+        name_tok = rec["nodeset"]
+        if name_tok.value in names:
+            raise name_tok.error(f"NodeSet with name {name_tok.value} overlaps with an existing NodeName")
+        if name_tok.value in sets:
+            raise name_tok.error(f"duplicate NodeSet {name_tok.value!r}")
+        feature = rec["feature"].value if "feature" in rec and rec["feature"].value else None
+        nodes_tok = rec.get("nodes")
+        takes_all = nodes_tok is not None and nodes_tok.value.upper() == "ALL"
+        listed = [n.name for n in nodes] if takes_all else nodes_tok.as_hostlist() if nodes_tok else []
+        featured = [n.name for n in nodes if feature is not None and feature in n.features]
+        sets[name_tok.value] = NodeSetConfig(name_tok.value, tuple(dict.fromkeys(listed + featured)),
+                                             feature, takes_all)
+    return tuple(sets.values())
+
+
+# --------------------------------------------------------------------------------------------
 # PartitionName
 
 
 _OVERSUBSCRIBE = re.compile(r"(NO|EXCLUSIVE|YES|FORCE)(?::(\d+))?")
 
 
-def build_partitions(records: list[Record], nodes: tuple[NodeConfig, ...],
-                     def_mem: int | None, max_mem: int | None) -> tuple[PartitionConfig, ...]:
+def build_partitions(records: list[Record], nodes: tuple[NodeConfig, ...], def_mem: int | None,
+                     max_mem: int | None, nodesets: tuple[NodeSetConfig, ...] = ()) -> tuple[PartitionConfig, ...]:
     all_names = tuple(n.name for n in nodes)
     parts: list[PartitionConfig] = []
     default_at: dict[str, str] = {}
@@ -299,7 +347,7 @@ def build_partitions(records: list[Record], nodes: tuple[NodeConfig, ...],
         name_tok = rec["partitionname"]
         if any(p.name == name_tok.value for p in parts):
             raise name_tok.error(f"duplicate PartitionName {name_tok.value!r}")
-        part = _partition(rec, all_names, def_mem, max_mem)
+        part = _partition(rec, all_names, def_mem, max_mem, nodesets)
         if part.is_default:
             default_at[part.name] = name_tok.where
         parts.append(part)
@@ -311,19 +359,31 @@ def build_partitions(records: list[Record], nodes: tuple[NodeConfig, ...],
     return tuple(parts)
 
 
-def _partition(rec: Record, all_names: tuple[str, ...],
-               def_mem: int | None, max_mem: int | None) -> PartitionConfig:
+def _partition(rec: Record, all_names: tuple[str, ...], def_mem: int | None, max_mem: int | None,
+               nodesets: tuple[NodeSetConfig, ...] = ()) -> PartitionConfig:
     name = rec["partitionname"].value
     node_tok = rec.get("nodes")
     members: tuple[str, ...] = ()
-    if node_tok is not None and node_tok.value.upper() == "ALL":
+    takes_all = node_tok is not None and node_tok.value.upper() == "ALL"
+    used_sets: list[NodeSetConfig] = []
+    if takes_all:
         members = all_names
     elif node_tok is not None:
-        members = tuple(dict.fromkeys(node_tok.as_hostlist()))
+        # Each NodeSet named among the hosts stands for its members (Slurm's nodespec_to_hostlist).
+        by_name = {s.name: s for s in nodesets}
+        expanded: list[str] = []
+        for word in node_tok.as_hostlist():
+            if word in by_name:
+                used_sets.append(by_name[word])
+                expanded.extend(by_name[word].nodes)
+            else:
+                expanded.append(word)
+        members = tuple(dict.fromkeys(expanded))
         known = set(all_names)
         for member in members:
             if member not in known:
                 raise node_tok.error(f"Nodes= of PartitionName={name} names unknown node {member!r}")
+        takes_all = any(s.takes_all for s in used_sets)
 
     def num(key: str, default: int, minimum: int = 0) -> int:
         tok = rec.get(key)
@@ -357,6 +417,8 @@ def _partition(rec: Record, all_names: tuple[str, ...],
         deny_qos=_allow_list(rec.get("denyqos")) or (),
         qos=rec["qos"].value.lower() if "qos" in rec else "",
         hidden=rec["hidden"].as_bool() if "hidden" in rec else False,
+        takes_all=takes_all,
+        node_features=tuple(dict.fromkeys(s.feature for s in used_sets if s.feature is not None)),
     )
 
 

@@ -24,10 +24,10 @@ from urllib.parse import quote
 
 from pyslurm_common.bounds import ARRAY_INDEX_MAX, UINT16_MAX, UINT32_MAX
 from pyslurm_common.client_settings import DEFAULT_AUTH_SOCKET, DEFAULT_KEY_NAME, auth_info, check_usable, config_path
-from pyslurm_common.conf_records import (DOWN_KEYS, NODE_KEYS, NODE_KEYS_IGNORED, PARTITION_KEYS,
-                                         PARTITION_KEYS_IGNORED, NodeConfig, PartitionConfig, Record, add_record,
-                                         apply_down_nodes, build_nodes, build_partitions, key_table,
-                                         optional_memory, warn_keys)
+from pyslurm_common.conf_records import (DOWN_KEYS, NODE_KEYS, NODE_KEYS_IGNORED, NODESET_KEYS, PARTITION_KEYS,
+                                         PARTITION_KEYS_IGNORED, NodeConfig, NodeSetConfig, PartitionConfig, Record,
+                                         add_record, apply_down_nodes, build_nodes, build_nodesets,
+                                         build_partitions, key_table, optional_memory, warn_keys)
 from pyslurm_common.conf_syntax import ConfigError, Token, read_conf
 from pyslurm_common.daemon_log import LEVEL_NAMES
 from pyslurm_common.daemon_settings import (ControllerSettings, NodeAgentSettings, controller_settings,
@@ -98,6 +98,7 @@ class SlurmConfig:
     slurmctld_debug: str = "info"
     slurmd_debug: str = "info"
     nodes: tuple[NodeConfig, ...] = ()
+    nodesets: tuple[NodeSetConfig, ...] = ()
     partitions: tuple[PartitionConfig, ...] = ()
     preempt: PreemptConfig = PreemptConfig()
     licenses: tuple[tuple[str, int], ...] = ()    # Licenses=: (name, total), as written
@@ -236,8 +237,8 @@ _GLOBAL = key_table(_GLOBAL_KEYS)
 _DBD = key_table(_DBD_KEYS)
 
 # Record types of other files or of features we do not model: the line is skipped, warned.
-_UNSUPPORTED_RECORDS = frozenset({"frontendname", "nodeset", "switchname"})
-_RECORD_KEYS = frozenset({"nodename", "partitionname", "downnodes"}) | _UNSUPPORTED_RECORDS
+_UNSUPPORTED_RECORDS = frozenset({"frontendname", "switchname"})
+_RECORD_KEYS = frozenset({"nodename", "nodeset", "partitionname", "downnodes"}) | _UNSUPPORTED_RECORDS
 
 # Index = the numeric spelling (SlurmctldDebug=3 is info).
 _DEBUG_LEVELS = LEVEL_NAMES
@@ -321,6 +322,7 @@ def load_config(path: Path | None = None) -> SlurmConfig:
     node_records: list[Record] = []
     part_records: list[Record] = []
     down_records: list[Record] = []
+    nodeset_records: list[Record] = []
 
     lines = list(read_conf(path))
     check_usable(str(path), lines)
@@ -332,6 +334,9 @@ def load_config(path: Path | None = None) -> SlurmConfig:
         elif head.lower == "partitionname":
             warn_keys(tokens, PARTITION_KEYS, PARTITION_KEYS_IGNORED, f"PartitionName={head.value}")
             add_record(tokens, part_defaults, part_records)
+        elif head.lower == "nodeset":
+            warn_keys(tokens, NODESET_KEYS, {}, f"NodeSet={head.value}")
+            nodeset_records.append({t.lower: t for t in tokens})
         elif head.lower == "downnodes":
             warn_keys(tokens, DOWN_KEYS, {}, f"DownNodes={head.value}")
             down_records.append({t.lower: t for t in tokens})
@@ -347,8 +352,9 @@ def load_config(path: Path | None = None) -> SlurmConfig:
     backup_hosts = _backup_controllers(store, backups)
     def_mem = optional_memory(store.get("defmempercpu"))
     nodes = apply_down_nodes(build_nodes(node_records), down_records)
+    nodesets = build_nodesets(nodeset_records, nodes)
     partitions = build_partitions(part_records, nodes, def_mem,
-                                  optional_memory(store.get("maxmempernode")))
+                                  optional_memory(store.get("maxmempernode")), nodesets)
     auth = auth_info(store.get("authinfo"), str(path.parent))
     acct_type = _text(store, "accountingstoragetype")
 
@@ -393,6 +399,7 @@ def load_config(path: Path | None = None) -> SlurmConfig:
         slurmctld_debug=_debug(store.get("slurmctlddebug")),
         slurmd_debug=_debug(store.get("slurmddebug")),
         nodes=nodes,
+        nodesets=nodesets,
         partitions=partitions,
         preempt=preempt_config(store.get("preempttype"), store.get("preemptmode"), store.get("preemptexempttime")),
         licenses=_licenses(store.get("licenses")),

@@ -30,7 +30,7 @@ ORIGIN = Path("scontrol")
 # PartitionConfig fields it decides). An update changes those fields only, so whatever else
 # slurm.conf says about the partition stays as it is.
 SETTABLE: dict[str, tuple[str, tuple[str, ...]]] = {
-    "nodes": ("Nodes", ("nodes", "node_expr")), "state": ("State", ("state",)),
+    "nodes": ("Nodes", ("nodes", "node_expr", "takes_all", "node_features")), "state": ("State", ("state",)),
     "maxtime": ("MaxTime", ("max_time_min",)), "defaulttime": ("DefaultTime", ("default_time_min",)),
     "default": ("Default", ("is_default",)), "maxnodes": ("MaxNodes", ("max_nodes",)),
     "minnodes": ("MinNodes", ("min_nodes",)), "prioritytier": ("PriorityTier", ("priority_tier",)),

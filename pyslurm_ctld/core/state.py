@@ -78,9 +78,11 @@ class ClusterState:
         self.requeue_delay = cfg.ctld_settings.requeue_delay_s
         dynamic = tuple(self.dynamic_nodes)
         table = partition_admin.partition_table(cfg, self.partition_edits, [*(n.name for n in cfg.nodes), *dynamic])
-        # Dynamic nodes join the partitions that take every node (Nodes=ALL), as in Slurm.
-        self.partitions = {p.name: dataclasses.replace(p, nodes=tuple(dict.fromkeys(p.nodes + dynamic)))
-                           if p.node_expr.upper() == "ALL" else p for p in table.values()}
+        # Dynamic nodes join the partitions that take every node (Nodes=ALL) or a NodeSet's
+        # feature they carry, as in Slurm.
+        self.partitions = {p.name: dataclasses.replace(p, nodes=tuple(dict.fromkeys(
+            p.nodes + tuple(n.name for n in self.dynamic_nodes.values() if p.takes(n)))))
+            for p in table.values()}
         old, self.nodes = self.nodes, {}
         for node in (*cfg.nodes, *self.dynamic_nodes.values()):
             rec = old.get(node.name)

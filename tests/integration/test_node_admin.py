@@ -3,8 +3,8 @@ messages, ReturnToService, and dynamic nodes (`pyslurmd -Z --conf`, `scontrol de
 that survive a controller restart.
 
 Spec: cli-squeue-sinfo-scontrol-scancel.md §3.6 (update NodeName), config-slurm-conf.md §3
-(ReturnToService), Slurm's dynamic nodes (Nodes=ALL partitions take them; only dynamic nodes
-without jobs can be deleted).
+(ReturnToService), Slurm's dynamic nodes (Nodes=ALL partitions and NodeSets of a feature they
+carry take them; only dynamic nodes without jobs can be deleted).
 """
 from __future__ import annotations
 
@@ -22,8 +22,10 @@ from .conftest import BIN, Cluster, free_port, running_cluster, two_node_spec, w
 @pytest.fixture(scope="module")
 def lab() -> Iterator[Cluster]:
     def spec(root: Path, name: str):  # type: ignore[no-untyped-def]
-        # `all` takes every node, dynamic ones included; `debug` only the two configured nodes.
-        return dataclasses.replace(two_node_spec(root, name), extra=("PartitionName=all Nodes=ALL",))
+        # `all` takes every node, dynamic ones included; `debug` only the two configured nodes;
+        # `slinky` the nodes with that feature, as Slinky's slurm-operator writes it.
+        return dataclasses.replace(two_node_spec(root, name), extra=(
+            "PartitionName=all Nodes=ALL", "NodeSet=slinky Feature=slinky", "PartitionName=slinky Nodes=slinky"))
 
     # sinfo -N lists a node once per partition here, which the fixture's idle check does not expect.
     with running_cluster(spec, wait_idle=False) as c:
@@ -170,3 +172,18 @@ def test_a_dynamic_node_joins_runs_jobs_survives_a_controller_restart_and_can_be
     lab.start("ctld")
     wait_all_idle(lab)
     assert lab.run("scontrol", "show", "node", "dyn1").stderr == "scontrol: error: Node dyn1 not found\n"
+
+
+def test_a_dynamic_node_with_a_nodesets_feature_joins_that_partition_and_runs_its_jobs(lab: Cluster) -> None:
+    # Slinky starts each slurmd as `slurmd -Z --conf "... Features=<nodeset>"`.
+    start_dynamic(lab, "dyn2", f"CPUs=1 RealMemory=500 Features=slinky Port={free_port()}")
+    try:
+        wait_for(lambda: node_states(lab).get("dyn2") == "idle")
+        parts = lab.run("sinfo", "-h", "-o", "%P %N").stdout.split("\n")
+        assert "slinky dyn2" in parts and "debug* node[1-2]" in parts
+        job = lab.sbatch("-p", "slinky", "-o", "/dev/null", "--wrap", "true", user="alice")
+        lab.wait_state(job, "COMPLETED")
+        assert lab.job_field(job, "N") == "dyn2"
+    finally:
+        lab.stop("dyn2")
+        lab.run("scontrol", "delete", "nodename=dyn2", check=True)

@@ -334,9 +334,62 @@ def test_unknown_node_and_partition_keys_warn(tmp_path: Path, caplog: pytest.Log
 
 def test_unsupported_record_types_warn(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
     with caplog.at_level(logging.WARNING):
-        cfg = load(tmp_path, "NodeSet=gpus Feature=gpu\n")
+        cfg = load(tmp_path, "SwitchName=s1 Nodes=n1\n")
     assert cfg.entries == (("ClusterName", "Lab"), ("SlurmctldHost", "head"))
-    assert "NodeSet records are not supported" in caplog.text
+    assert "SwitchName records are not supported" in caplog.text
+
+
+# --- NodeSet (slurm.conf(5) NODESET CONFIGURATION; Slinky's NodeSet=<n> Feature=<n>) -----------
+
+NODESET_NODES = "NodeName=n[1-4] CPUs=2\nNodeName=g[1-2] CPUs=2 Feature=gpu,big\n"
+
+
+def test_a_nodeset_by_feature_is_the_nodes_with_it(tmp_path: Path) -> None:
+    cfg = load(tmp_path, NODESET_NODES + "NodeSet=gpus Feature=gpu\nPartitionName=gpu Nodes=gpus\n")
+    part = cfg.partition("gpu")
+    assert part.nodes == ("g1", "g2") and part.node_expr == "gpus"
+    assert part.node_features == ("gpu",) and not part.takes_all
+    assert cfg.nodesets[0].name == "gpus" and cfg.nodesets[0].feature == "gpu"
+
+
+def test_a_nodeset_of_feature_and_nodes_is_their_union_and_mixes_with_hosts(tmp_path: Path) -> None:
+    cfg = load(tmp_path, NODESET_NODES + "NodeSet=mixed Feature=big Nodes=n[1-2]\n"
+                         "PartitionName=p Nodes=n4,mixed,n1\n")
+    assert cfg.partition("p").nodes == ("n4", "n1", "n2", "g1", "g2")
+
+
+def test_a_nodeset_of_all_nodes_takes_later_ones(tmp_path: Path) -> None:
+    cfg = load(tmp_path, NODESET_NODES + "NodeSet=every Nodes=ALL\nPartitionName=p Nodes=every\n")
+    part = cfg.partition("p")
+    assert part.nodes == ("n1", "n2", "n3", "n4", "g1", "g2") and part.takes_all
+    assert part.takes(dataclasses.replace(cfg.node("n1"), name="d1", features=()))
+
+
+def test_a_partition_takes_later_nodes_only_with_its_nodesets_feature(tmp_path: Path) -> None:
+    cfg = load(tmp_path, NODESET_NODES + "NodeSet=gpus Feature=gpu\nPartitionName=p Nodes=gpus\n"
+                         "PartitionName=plain Nodes=n1\n")
+    gpu_node = dataclasses.replace(cfg.node("g1"), name="d1")
+    other = dataclasses.replace(cfg.node("n1"), name="d2")
+    assert cfg.partition("p").takes(gpu_node) and not cfg.partition("p").takes(other)
+    assert not cfg.partition("plain").takes(gpu_node)
+
+
+def test_a_nodeset_named_as_a_node_is_refused_in_slurms_words(tmp_path: Path) -> None:
+    err = error_of(tmp_path, NODESET_NODES + "NodeSet=n2 Feature=gpu\n")
+    assert err.endswith("NodeSet with name n2 overlaps with an existing NodeName")
+    assert f"{tmp_path / 'slurm.conf'}:5:" in err
+
+
+def test_a_nodeset_naming_an_unknown_node_fails_the_partition_using_it(tmp_path: Path) -> None:
+    err = error_of(tmp_path, NODESET_NODES + "NodeSet=s Nodes=zz1\nPartitionName=p Nodes=s\n")
+    assert "Nodes= of PartitionName=p names unknown node 'zz1'" in err
+
+
+def test_unknown_nodeset_keys_warn(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    with caplog.at_level(logging.WARNING):
+        cfg = load(tmp_path, NODESET_NODES + "NodeSet=s Feature=gpu Colour=red\n")
+    assert cfg.nodesets[0].nodes == ("g1", "g2")
+    assert "Parsing error at unrecognized key: Colour" in caplog.text
 
 
 # --- required keys and value errors -----------------------------------------------------------

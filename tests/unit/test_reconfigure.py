@@ -153,6 +153,21 @@ def test_a_dynamic_node_joins_the_partitions_that_take_all_nodes_and_runs_jobs(t
     assert job.allocation is not None and job.allocation.nodes == ("d1",)
 
 
+def test_a_dynamic_node_joins_the_partitions_of_a_nodeset_by_its_feature_and_runs_jobs(tmp_path: Path) -> None:
+    # Slinky's slurm.conf: NodeSet=<n> Feature=<n>, PartitionName=<n> Nodes=<n>, and each slurmd
+    # started with -Z --conf "Features=<n>" (Slurm's dynamic_nodes.html, Partition Assignment).
+    conf = CONF + "NodeSet=slinky Feature=slinky\nPartitionName=slinky Nodes=slinky\n"
+    mgr = make_manager(tmp_path, conf=conf)
+    assert mgr.partitions["slinky"].nodes == ()
+    apply(mgr, node_creation(mgr, dyn("d1", "Features=slinky").node))
+    apply(mgr, node_creation(mgr, dyn("d2", "Features=other").node))
+    assert mgr.partitions["slinky"].nodes == ("d1",) and mgr.nodes["d1"].partitions == ["slinky"]
+    assert mgr.nodes["d2"].partitions == []
+    register_node(mgr, "d1", now=1.0)
+    job = run_job(mgr, partition="slinky")
+    assert job.allocation is not None and job.allocation.nodes == ("d1",)
+
+
 def test_a_slurm_conf_node_cannot_register_as_dynamic(tmp_path: Path) -> None:
     mgr = make_manager(tmp_path)
     err = error_of(node_creation, mgr, dyn("n1").node)
