@@ -4,7 +4,8 @@ Owns: the levels (SlurmctldDebug, SlurmdDebug, slurmdbd's DebugLevel: quiet, fat
 info, verbose, debug, debug2..debug5, or their numbers 0-9), the line format
 (`[2024-01-01T12:00:00.123] error: message`, local time with milliseconds, Slurm's
 `error: `/`debug:  ` prefixes), where lines go (the configured log file, else stderr, which
-systemd hands to journald), reopening the file after logrotate moved it (SIGUSR2), and
+systemd hands to journald; with `-D`, as Slurm's daemons, copied to stderr as well, so a unit
+logs to its journal and to the file), reopening the file after logrotate moved it (SIGUSR2), and
 applying new settings on reconfigure. Command-line `-v` and `-L` keep winning over the
 configuration. Stdlib only.
 """
@@ -46,18 +47,20 @@ class SlurmFormatter(logging.Formatter):
 class _CommandLine:
     verbose: int            # -v count: each one level more than configured
     log_file: str | None    # -L: wins over the configured file
+    foreground: bool = False  # -D: lines written to a file are copied to stderr too
 
 
 _command_line = _CommandLine(0, None)
 _handler: logging.Handler | None = None   # ours: the log file, or stderr
+_stderr_copy: logging.Handler | None = None   # -D with a log file: stderr as well
 
 
 def setup_logging(level_name: str, configured_file: str | None, verbose: int = 0,
-                  command_line_file: str | None = None) -> None:
-    """First configuration at start: the configured level and file, and `-v`/`-L`, which keep
-    winning over the configuration on every later `apply`."""
+                  command_line_file: str | None = None, foreground: bool = False) -> None:
+    """First configuration at start: the configured level and file, and `-v`/`-L`/`-D`, which
+    keep winning over the configuration on every later `apply`."""
     global _command_line
-    _command_line = _CommandLine(verbose, command_line_file)
+    _command_line = _CommandLine(verbose, command_line_file, foreground)
     apply(level_name, configured_file)
 
 
@@ -82,8 +85,15 @@ def apply(level_name: str, configured_file: str | None) -> None:
     if handler is not _handler and _handler is not None:
         _handler.close()
     _handler = handler
+    global _stderr_copy
+    if _command_line.foreground and isinstance(handler, logging.FileHandler):
+        if _stderr_copy is None:
+            _stderr_copy = logging.StreamHandler(sys.stderr)
+            _stderr_copy.setFormatter(SlurmFormatter())
+    else:
+        _stderr_copy = None
     root = logging.getLogger()
-    root.handlers[:] = [handler]
+    root.handlers[:] = [handler] if _stderr_copy is None else [handler, _stderr_copy]
     root.setLevel(LEVELS[names[index]])
 
 

@@ -28,7 +28,8 @@ if TYPE_CHECKING:
 def argument_parser(prog: str, description: str) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog=prog, description=description)
     parser.add_argument("-f", dest="conf", type=Path, help="slurm.conf to read (default: $PYSLURM_CONF, $SLURM_CONF, /etc/pyslurm/slurm.conf)")
-    parser.add_argument("-D", dest="foreground", action="store_true", help="run in the foreground (always true; kept for Slurm compatibility)")
+    parser.add_argument("-D", dest="foreground", action="store_true",
+                        help="run in the foreground (always true); log lines copied to stderr (the journal under systemd)")
     parser.add_argument("-v", dest="verbose", action="count", default=0, help="more logging")
     parser.add_argument("-L", dest="log_file", help="log to this file instead of stderr")
     parser.add_argument("-P", dest="pid_file", help="write the pid here (overrides the configured pid file)")

@@ -41,7 +41,8 @@ def main() -> None:
     write_pid_file(opts.pid_file or cfg.slurmctld_pid_file)
     log_file = opts.log_file or cfg.slurmctld_log_file
     become_slurm_user(PROG, cluster, [cfg.state_save_location, *([Path(log_file)] if log_file else [])])
-    daemon_log.setup_logging(cfg.slurmctld_debug, cfg.slurmctld_log_file, opts.verbose, opts.log_file)
+    daemon_log.setup_logging(cfg.slurmctld_debug, cfg.slurmctld_log_file, opts.verbose, opts.log_file,
+                             opts.foreground)
     try:   # gres.conf and cgroup.conf get the same check at start as on reconfigure
         files = reconfigure.load_checked(cfg.path)
         index = failover.my_index(cfg.controllers, socket.gethostname(), failover.is_local_address)

@@ -44,7 +44,7 @@ def main() -> None:
     database = sqlite_file(dbd)
     # SQLite writes its journal beside the database: the directory must be writable
     become_slurm_user(PROG, cluster, [p for p in (database and database.parent, log_file and Path(log_file)) if p])
-    setup_logging(dbd.debug, dbd.log_file, opts.verbose, opts.log_file)
+    setup_logging(dbd.debug, dbd.log_file, opts.verbose, opts.log_file, opts.foreground)
 
     def read_log_settings() -> tuple[str, str | None]:
         new = config_mod.load_dbd_config(dbd.path)

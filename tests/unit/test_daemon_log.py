@@ -77,6 +77,25 @@ def test_without_a_file_lines_go_to_stderr(capsys: pytest.CaptureFixture[str]) -
     assert len(err) == 1 and LINE.match(err[0]) and err[0].endswith("] error: to journald")
 
 
+def test_with_D_lines_go_to_the_file_and_to_stderr_after_reconfigure_too(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # Slurm's -D: "Error and debug messages will be copied to stderr" (slurmd(8)); the units run
+    # the daemons with -D, so their journal has the lines of the configured log file.
+    daemon_log.setup_logging("info", str(tmp_path / "a.log"), foreground=True)
+    log.error("one")
+    daemon_log.apply("info", str(tmp_path / "b.log"))
+    log.info("two")
+    assert messages(tmp_path / "a.log") == ["error: one"] and messages(tmp_path / "b.log") == ["two"]
+    err = capsys.readouterr().err.splitlines()
+    assert [LINE.match(line).group(1) for line in err] == ["error: one", "two"]  # type: ignore[union-attr]
+
+
+def test_without_D_a_file_takes_every_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    daemon_log.setup_logging("info", str(tmp_path / "a.log"))
+    log.error("only here")
+    assert messages(tmp_path / "a.log") == ["error: only here"] and capsys.readouterr().err == ""
+
+
 def test_reopen_writes_to_a_fresh_file_after_logrotate_moved_it(tmp_path: Path) -> None:
     path = tmp_path / "log" / "pyslurmctld.log"
     daemon_log.setup_logging("info", str(path))
