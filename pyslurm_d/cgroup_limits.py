@@ -579,11 +579,12 @@ def _v2_enable_chain(node_root: Path, step_dir: Path, wanted: list[str], require
     """Make ``wanted`` controllers reach ``<step>/user``: from the node root down to the step."""
     available = _controllers(node_root, "cgroup.controllers")
     lacking = required - available
-    if lacking:
-        # The node root's parent (the node agent's own, delegated cgroup) must pass them down.
+    if set(wanted) - available:
+        # The node root's parent (the node agent's own, delegated cgroup) must pass them down:
+        # the required ones, and the optional ones (cpu, pids) where it can.
         why = ""
         try:
-            _enable(node_root.parent, sorted(lacking), lacking, job_id)
+            _enable(node_root.parent, sorted(set(wanted) - available), lacking, job_id)
         except CgroupLimitError as exc:
             why = f"; enabling them in the parent failed: {exc}"
         available = _controllers(node_root, "cgroup.controllers")

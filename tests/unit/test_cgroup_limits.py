@@ -380,6 +380,20 @@ def test_v2_delegates_required_controllers_from_the_parent(fs: FakeCgroupFs, v2t
     assert (v2tree / "user/memory.max").read_text() == str(64 * MiB)
 
 
+def test_v2_delegates_the_optional_controllers_from_the_parent_too(fs: FakeCgroupFs, v2tree: Path,
+                                                                  caplog: pytest.LogCaptureFixture) -> None:
+    # systemd's Delegate=yes unit (or scope) has every controller; its subtree_control starts
+    # empty, so the node root had memory and cpuset (required, enabled) but not cpu or pids.
+    root = v2tree.parent.parent
+    (root / "cgroup.controllers").write_text("cpuset memory\n")
+    (root.parent / "cgroup.subtree_control").write_text("cpuset memory\n")
+    with caplog.at_level(logging.WARNING):
+        v2(v2tree, StepLimits(memory_bytes=64 * MiB))
+    assert fs.written("cgroup.subtree_control")[0] == (root.parent / "cgroup.subtree_control", "+cpu +pids")
+    assert set((root / "cgroup.controllers").read_text().split()) == {"cpu", "cpuset", "memory", "pids"}
+    assert "not available" not in caplog.text
+
+
 def test_v2_required_controller_not_delegated(fs: FakeCgroupFs, v2tree: Path) -> None:
     root = v2tree.parent.parent
     (root / "cgroup.controllers").write_text("cpu pids\n")
