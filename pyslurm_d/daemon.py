@@ -29,7 +29,7 @@ from pyslurm_common.errors import SlurmError, Strerror
 from pyslurm_common.rpc import ctld_pb2, ctld_pb2_grpc, slurmd_pb2, slurmd_pb2_grpc, types_pb2
 from pyslurm_common.rpc_auth import ServerAuth, Signer, caller, make_server, translate_errors
 
-from . import cgroup, dynamic_node, gpu_usage, hardware
+from . import cgroup, dynamic_node, gpu_usage, hardware, stepd_scope
 from .gpu_job_mapping import JobMappingDir
 from .gpu_sampler import GpuSampler, gpu_probe
 from .nvml_recorded import RecordingError
@@ -371,7 +371,10 @@ def main() -> None:
     dynamic = opts.node_conf if opts.dynamic else None
     try:
         root, backend = cgroup.detect(cfg.cluster_name, node_name)
-        if backend == "v2":
+        scope = stepd_scope.for_agent(cfg.cluster_name, node_name) if backend == "v2" else None
+        if scope is not None:   # a service of systemd's: the job trees go into the stepds' scope
+            root = scope.cgroup / root.name
+        elif backend == "v2":
             cgroup.move_agent_to_leaf(root, node_name)
     except cgroup.CgroupError as exc:
         fatal(PROG, str(exc))
@@ -387,7 +390,8 @@ def main() -> None:
     def per_node(path: str | None) -> str | None:
         return cfg.node_path(path, node_name) if path else None
 
-    daemon_log.setup_logging(cfg.slurmd_debug, per_node(cfg.slurmd_log_file), opts.verbose, opts.log_file)
+    daemon_log.setup_logging(cfg.slurmd_debug, per_node(cfg.slurmd_log_file), opts.verbose, opts.log_file,
+                             opts.foreground)
     write_pid_file(opts.pid_file or per_node(cfg.slurmd_pid_file))
     port = setup.node.port or cfg.slurmd_port
     log.info("cgroup.conf: %s", setup.policy.cgroup)
@@ -399,8 +403,9 @@ def main() -> None:
         privileged = {0, cluster.slurm_uid}
         session = ControllerSession(setup, port, hw, backend, Signer(key))
         spool = cfg.spool_dir_for(node_name)
-        launcher = StepdLauncher(spool / "stepd_server" / "socket")
-        await launcher.start_server()
+        launcher = StepdLauncher(spool / "stepd_server" / "socket", scope)
+        with contextlib.suppress(StepError):   # logged; the first launch tries again
+            await launcher.start_server()
         steps = StepManager(spool, root, node_name, session.report, setup.policy, launcher)
         session.steps = steps
         mapping_dir = cfg.slurmd_settings.gpu_job_mapping_dir

@@ -37,6 +37,7 @@ from .launch import Launch
 from .prolog import run_script, script_environment
 from .step_messages import StepdPlace, StepResult, encode
 from .step_spool import END_FILE, read_end, read_result, write_end
+from .stepd_scope import StepdScope
 
 log = logging.getLogger(__name__)
 STEPD_START_TIMEOUT = 30.0
@@ -96,8 +97,9 @@ class PrologFailed(StepError):
 class StepdLauncher:
     """Starts stepds through the fork server (stepd_server.py), and keeps that server running."""
 
-    def __init__(self, socket_path: Path) -> None:
+    def __init__(self, socket_path: Path, scope: StepdScope | None = None) -> None:
         self.socket_path = socket_path
+        self.scope = scope                      # under systemd: where the stepds live (stepd_scope.py)
         self._server: asyncio.subprocess.Process | None = None
 
     async def start_server(self) -> None:
@@ -105,9 +107,18 @@ class StepdLauncher:
         self.socket_path.unlink(missing_ok=True)
         # Its stdin is our pipe: the server exits when this agent does. -I (isolated): a root
         # process must not import from its working directory or take PYTHON* variables.
-        self._server = await asyncio.create_subprocess_exec(
-            sys.executable, "-I", "-m", "pyslurm_d.stepd_server", str(self.socket_path),
-            stdin=asyncio.subprocess.PIPE)
+        argv, creating = [sys.executable, "-I", "-m", "pyslurm_d.stepd_server", str(self.socket_path)], False
+        if self.scope is not None:
+            argv, creating = self.scope.command(argv)
+        self._server = await asyncio.create_subprocess_exec(*argv, stdin=asyncio.subprocess.PIPE)
+        if self.scope is not None:
+            try:
+                await self.scope.adopt(self._server.pid, creating)
+            except CgroupError as exc:
+                log.error("%s", exc)
+                await self.stop()
+                self._server = None
+                raise StepError(f"cannot start stepd: {exc}") from exc
 
     async def launch(self, step_dir: Path, cgroup_root: Path,
                      launch: Launch) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
