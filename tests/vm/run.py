@@ -4,9 +4,9 @@
 
 Builds (or takes from the cache) the base image and the wheelhouse (image.py), copies this
 checkout's files (tracked and untracked, not ignored) onto an exchange disk with the workload,
-boots the VMs under qemu (KVM where /dev/kvm works, else TCG software emulation) on throw-away
-overlays of the base image, with no network but their private link, and waits while the guest's agent installs with the
-README's command and runs the workload, printing its progress from the serial console. The
+boots the VM under qemu (KVM where a probe boot works, else TCG software emulation) on a
+throw-away overlay of the base image, with no network, and waits while the guest's agent installs
+with the README's command and runs the workload, printing its progress from the serial console. The
 guest's results come back on the exchange disk (read with debugfs, nothing mounted here); on a
 failure the guest's journal and console are printed. Exit status 0 only if every step passed;
 a machine that cannot build or boot the VM is a failure with the reason, never a skip.
