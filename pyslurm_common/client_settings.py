@@ -27,6 +27,12 @@ def config_path() -> str:
     return DEFAULT_CONF
 
 
+# AuthInfo's flag items. use_client_ids (auth/slurm: trust the uid/gid the client's credential
+# carries, without the OS's user database) is how pyslurm always authenticates: the local agent
+# signs the caller's SO_PEERCRED ids.
+_AUTH_INFO_FLAGS = frozenset({"use_client_ids"})
+
+
 def auth_info(tok: Token | None, conf_dir: str) -> dict[str, str]:
     """``AuthInfo=socket=<path>,key=<path>,ttl=N``: the two paths we use (relative → conf dir)."""
     result: dict[str, str] = {}
@@ -35,7 +41,7 @@ def auth_info(tok: Token | None, conf_dir: str) -> dict[str, str]:
     for item in tok.value.split(","):
         name, sep, value = item.partition("=")
         name = name.strip().lower()
-        if name and not sep:
+        if name and not sep and name not in _AUTH_INFO_FLAGS:
             raise tok.error(f"invalid AuthInfo item {item!r}: expected name=value")
         if name in ("socket", "key"):
             result[name] = os.path.join(conf_dir, value.strip())

@@ -33,6 +33,7 @@ from pyslurm_common.daemon_log import LEVEL_NAMES
 from pyslurm_common.daemon_settings import (ControllerSettings, NodeAgentSettings, controller_settings,
                                             node_agent_settings)
 from pyslurm_common.licenses import LicenseError, parse_licenses
+from pyslurm_common.plugin_keys import check_plugins
 from pyslurm_common.preempt_conf import PreemptConfig, preempt_config
 
 __all__ = [
@@ -355,6 +356,7 @@ def load_config(path: Path | None = None) -> SlurmConfig:
     nodesets = build_nodesets(nodeset_records, nodes)
     partitions = build_partitions(part_records, nodes, def_mem,
                                   optional_memory(store.get("maxmempernode")), nodesets)
+    check_plugins(store)
     auth = auth_info(store.get("authinfo"), str(path.parent))
     acct_type = _text(store, "accountingstoragetype")
 

@@ -758,3 +758,49 @@ def test_config_imports_nothing_heavy() -> None:
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
                          cwd=Path(__file__).resolve().parents[2])
     assert out.stdout.strip() == ""
+
+
+# --- Slinky's slurm.conf: auth, cred and metrics plugins (slurm.conf(5) AuthType ... MetricsType) ----
+
+SLINKY_KEYS = """\
+    SlurmctldParameters=enable_configless,reconfig_on_restart
+    AuthType=auth/slurm
+    CredType=cred/slurm
+    AuthAltTypes=auth/jwt
+    AuthAltParameters=jwt_key=/etc/slurm/jwt.key
+    AuthInfo=use_client_ids
+    MetricsType=metrics/openmetrics
+    NodeSet=slinky Feature=slinky
+    PartitionName=slinky Nodes=slinky
+    PartitionName=all Nodes=ALL Default=YES
+    """
+
+
+def test_slinkys_slurm_conf_loads_with_the_key_beside_it(tmp_path: Path) -> None:
+    cfg = load(tmp_path, SLINKY_KEYS)
+    assert cfg.key_file == tmp_path / "slurm.key"      # auth/slurm's slurm.key in the conf dir
+    assert cfg.value("AuthAltParameters") == "jwt_key=/etc/slurm/jwt.key"
+    assert cfg.partition("slinky").node_features == ("slinky",) and cfg.default_partition is not None
+
+
+def test_use_client_ids_goes_with_other_auth_info_items(tmp_path: Path) -> None:
+    cfg = load(tmp_path, "AuthInfo=use_client_ids,socket=agent.sock\n")
+    assert cfg.auth_socket == tmp_path / "agent.sock"
+    assert "expected name=value" in error_of(tmp_path, "AuthInfo=use_client_idz\n")
+
+
+@pytest.mark.parametrize("line", ["AuthType=auth/munge", "CredType=cred/munge", "AuthType=AUTH/SLURM",
+                                  "AuthAltTypes=auth/jwt", "MetricsType=metrics/openmetrics"])
+def test_plugins_pyslurm_serves_are_accepted(tmp_path: Path, line: str) -> None:
+    assert load(tmp_path, line + "\n").value(line.partition("=")[0]) == line.partition("=")[2]
+
+
+@pytest.mark.parametrize(("line", "message"), [
+    ("AuthType=auth/none", "AuthType=auth/none is not supported by pyslurm: expected auth/slurm or auth/munge"),
+    ("CredType=cred/none", "CredType=cred/none is not supported by pyslurm: expected cred/slurm or cred/munge"),
+    ("AuthAltTypes=auth/jwt,auth/x", "AuthAltTypes=auth/x is not supported by pyslurm: expected auth/jwt"),
+    ("MetricsType=metrics/none", "MetricsType=metrics/none is not supported by pyslurm: "
+                                 "expected metrics/openmetrics"),
+])
+def test_plugins_pyslurm_cannot_honour_are_refused_at_their_line(tmp_path: Path, line: str, message: str) -> None:
+    assert error_of(tmp_path, line + "\n") == f"{tmp_path / 'slurm.conf'}:3: {message}"
