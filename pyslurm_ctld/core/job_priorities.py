@@ -166,11 +166,13 @@ def priority_update(job: Job, operator: bool, priority: str | None, nice: str | 
     return JobPriorityChanged(job.job_id, new_priority, new_nice, now)
 
 
-def check_nice(nice: int, operator: bool) -> None:
-    """A nice value (--nice or Nice=) within its bound; below 0 (a raise) for operators only."""
+def check_nice(nice: int, operator: bool, refusal: Strerror = Strerror.ACCESS_DENIED) -> None:
+    """A nice value (--nice or Nice=) within its bound; below 0 (a raise) for operators only,
+    else `refusal`: Slurm refuses a new job's as ESLURM_INVALID_NICE (validate_job_create_req),
+    an update's as ESLURM_ACCESS_DENIED."""
     NICE.refuse(nice)
     if nice < 0 and not operator:
-        raise SlurmError(Strerror.ACCESS_DENIED)
+        raise SlurmError(refusal)
 
 
 class _JobAssociations(Mapping[tuple[str, str, str], AssociationKey]):

@@ -51,7 +51,7 @@ class JobRpcs(ServicerBase):
     def _submission(self, desc: types_pb2.JobDesc, context: grpc.aio.ServicerContext) -> JobSubmitted:
         """The caller's job as admission takes it, or its refusal (SlurmError); nothing committed."""
         who = caller()
-        check_nice(desc.nice, self._operator(who.uid))
+        check_nice(desc.nice, self._operator(who.uid), Strerror.INVALID_NICE)
         uid, gid = access.job_identity(self.state, who.uid, who.gid,   # --uid/--gid: root's
                                 desc.run_as_uid if desc.HasField("run_as_uid") else None,
                                 desc.run_as_gid if desc.HasField("run_as_gid") else None)

@@ -155,6 +155,8 @@ def test_nice_range_and_privilege() -> None:
     check_nice(NICE_LIMIT, False)
     check_nice(-NICE_LIMIT, True)
     assert error_of(check_nice, -1, False).strerror == Strerror.ACCESS_DENIED
+    # a new job's (sbatch --nice=-5 by a user): 'Invalid --nice value', as real Slurm 22.05 answers
+    assert error_of(check_nice, -1, False, Strerror.INVALID_NICE).strerror == Strerror.INVALID_NICE
     assert error_of(check_nice, NICE_LIMIT + 1, True).strerror == Strerror.INVALID_NICE
 
 
