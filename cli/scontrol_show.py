@@ -341,8 +341,9 @@ def _access(what: str, allow: str, deny: str) -> str:
 
 def partition_lines(part: PartitionInfo) -> list[str]:
     """The ``Key=Value`` lines of one partition record (§3.4)."""
-    names = list(part.nodes) or (hostlist.expand(part.node_expr) if part.node_expr else [])
-    nodes = part.node_expr or hostlist.compress(names) or "(null)"
+    # Slurm prints the members, not Nodes= as written: Nodes=ALL or a NodeSet shows its nodes.
+    names = list(part.nodes)
+    nodes = hostlist.compress(names) or "(null)"
     def_mem = (f"DefMemPerCPU={part.def_mem_per_cpu}" if part.def_mem_per_cpu
                else "DefMemPerNode=UNLIMITED")
     tres = [f"cpu={part.total_cpus}"]

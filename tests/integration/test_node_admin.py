@@ -175,12 +175,15 @@ def test_a_dynamic_node_joins_runs_jobs_survives_a_controller_restart_and_can_be
 
 
 def test_a_dynamic_node_with_a_nodesets_feature_joins_that_partition_and_runs_its_jobs(lab: Cluster) -> None:
+    shown = lab.run("scontrol", "show", "partition", "slinky").stdout
+    assert "   Nodes=(null)\n" in shown and " TotalNodes=0 " in shown    # as Slurm 22.05 shows an empty NodeSet
     # Slinky starts each slurmd as `slurmd -Z --conf "... Features=<nodeset>"`.
     start_dynamic(lab, "dyn2", f"CPUs=1 RealMemory=500 Features=slinky Port={free_port()}")
     try:
         wait_for(lambda: node_states(lab).get("dyn2") == "idle")
         parts = lab.run("sinfo", "-h", "-o", "%P %N").stdout.split("\n")
         assert "slinky dyn2" in parts and "debug* node[1-2]" in parts
+        assert "   Nodes=dyn2\n" in lab.run("scontrol", "show", "partition", "slinky").stdout
         job = lab.sbatch("-p", "slinky", "-o", "/dev/null", "--wrap", "true", user="alice")
         lab.wait_state(job, "COMPLETED")
         assert lab.job_field(job, "N") == "dyn2"

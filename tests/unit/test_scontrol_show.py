@@ -216,6 +216,19 @@ PartitionName=debug
 """
 
 
+@pytest.mark.parametrize(("expr", "members", "shown", "count"), [
+    # What real Slurm 22.05 printed for these slurm.conf lines (NodeName=n[1-4],g[1-2], g* with
+    # Feature=gpu,big; NodeSet=mixed Feature=big Nodes=n[1-2]; NodeSet=empty Feature=nothing).
+    ("ALL", ["n1", "n2", "n3", "n4", "g1", "g2"], "Nodes=g[1-2],n[1-4]", 6),
+    ("n4,mixed,n1", ["n4", "n1", "n2", "g1", "g2"], "Nodes=g[1-2],n[1-2,4]", 5),
+    ("empty", [], "Nodes=(null)", 0),
+])
+def test_partition_nodes_are_its_members_as_slurm_prints_them(expr: str, members: list[str], shown: str,
+                                                               count: int) -> None:
+    lines = sc.partition_lines(PartitionInfo(name="p", state="UP", max_time_min=-1, nodes=members, node_expr=expr))
+    assert shown in lines and f"State=UP TotalCPUs=0 TotalNodes={count} SelectTypeParameters=NONE" in lines
+
+
 def test_partition_access_lists_and_qos() -> None:
     part = PartitionInfo(name="gpu", state="UP", max_time_min=-1, nodes=["n1"], allow_accounts="physics,chem",
                          allow_qos="ALL", deny_qos="scavenger", qos="gpuq")
