@@ -1,12 +1,15 @@
 """Run pyslurm where labs run it: a Debian 12 VM with systemd as PID 1 and pure cgroup v2.
 
     sudo python3 tests/vm/run.py            # one VM: guest/single.sh
+    sudo python3 tests/vm/run.py --pair     # two VMs: guest/head.sh (single.sh's workload, then
+                                            # README "Adding a second machine"), guest/box2.sh
 
 Builds (or takes from the cache) the base image and the wheelhouse (image.py), copies this
 checkout's files (tracked and untracked, not ignored) onto an exchange disk with the workload,
-boots the VM under qemu (KVM where a probe boot works, else TCG software emulation) on a
-throw-away overlay of the base image, with no network, and waits while the guest's agent installs
-with the README's command and runs the workload, printing its progress from the serial console. The
+boots the VMs under qemu (KVM where a probe boot works, else TCG software emulation) on
+throw-away overlays of the base image, with no network but the pair's private link, and waits
+while the guest's agent installs with the README's command and runs the workload, printing its
+progress from the serial console. The
 guest's results come back on the exchange disk (read with debugfs, nothing mounted here); on a
 failure the guest's journal and console are printed. Exit status 0 only if every step passed;
 a machine that cannot build or boot the VM is a failure with the reason, never a skip.
@@ -18,6 +21,7 @@ import argparse
 import functools
 import os
 import shutil
+import socket
 import subprocess
 import sys
 import tempfile
@@ -164,14 +168,36 @@ def report(vm: Vm, out: Path, finished: bool) -> bool:
     return passed
 
 
-def machines(run_dir: Path, base: image.Base, wheels: Path) -> list[Vm]:
-    """One VM, without network."""
-    return [Vm(run_dir, "box1", base, exchange_disk(run_dir, "box1", "single.sh", wheels), ["-nic", "none"])]
+def free_udp_ports(count: int) -> list[int]:
+    sockets = [socket.socket(socket.AF_INET, socket.SOCK_DGRAM) for _ in range(count)]
+    for sock in sockets:
+        sock.bind(("127.0.0.1", 0))
+    ports = [sock.getsockname()[1] for sock in sockets]
+    for sock in sockets:
+        sock.close()
+    return ports
+
+
+def machines(run_dir: Path, base: image.Base, wheels: Path, pair: bool) -> list[Vm]:
+    """One VM without network; or the head and box2, linked by a private Ethernet made of two
+    UDP sockets on this host's loopback (nothing else is reachable from either)."""
+    if not pair:
+        return [Vm(run_dir, "box1", base, exchange_disk(run_dir, "box1", "single.sh", wheels), ["-nic", "none"])]
+    head_port, box2_port = free_udp_ports(2)
+    vms = []
+    for name, mine, theirs, mac in (("head", head_port, box2_port, "52:54:00:00:01:10"),
+                                    ("box2", box2_port, head_port, "52:54:00:00:01:11")):
+        link = ["-netdev", f"socket,id=lan,udp=127.0.0.1:{theirs},localaddr=127.0.0.1:{mine}",
+                "-device", f"virtio-net-pci,netdev=lan,mac={mac}"]
+        vms.append(Vm(run_dir, name, base, exchange_disk(run_dir, name, f"{name}.sh", wheels), link))
+    return vms
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--keep", type=Path, help="keep the run's disks, consoles and results in this directory")
+    parser.add_argument("--pair", action="store_true",
+                        help="the head and a GPU box (guest/head.sh, box2.sh) instead of one VM (single.sh)")
     opts = parser.parse_args()
     if os.geteuid() != 0:
         die("must run as root (debootstrap)")
@@ -189,7 +215,7 @@ def main() -> None:
     log(f"image and wheels ready after {time.monotonic() - started:.0f} s")
     run_dir = Path(tempfile.mkdtemp(prefix="pyslurm-vm-", dir="/var/tmp"))
     try:
-        vms = machines(run_dir, base, wheels)
+        vms = machines(run_dir, base, wheels, pair=opts.pair)
         booted = time.monotonic()
         for vm in vms:
             log(f"booting {vm.name} ({' '.join(vm.argv[3:7])}); console in {vm.console}")
