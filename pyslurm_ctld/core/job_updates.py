@@ -12,6 +12,7 @@ from pyslurm_common.dates import parse_datetime
 from pyslurm_common.errors import SlurmError, Strerror
 from pyslurm_common.job_update_keys import JOB_UPDATE_KEYS
 from pyslurm_common.licenses import request_valid
+from pyslurm_common.units import UNLIMITED
 
 from ..sched import features
 from . import job_control, reservations
@@ -92,7 +93,9 @@ def time_limit_change(state: ClusterState, job_id: int, uid: int, operator: bool
     Slurm 22.05 lets one; it may not raise a priority or lower a nice)."""
     job = owned_job(state, job_id, uid, coordinated, operator)
     privileged = operator or is_privileged(state, uid) or job.request.account in coordinated
-    return JobTimeLimitChanged(job.job_id, new_time_limit(job, sign, text, privileged))
+    part = state.partitions.get(job.request.partition)
+    return JobTimeLimitChanged(job.job_id, new_time_limit(job, sign, text, privileged,
+                                                          part.max_time_min if part else UNLIMITED))
 
 
 def partition_change(state: ClusterState, job_id: int, uid: int, operator: bool, names: str,

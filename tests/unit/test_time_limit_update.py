@@ -24,11 +24,14 @@ def change(mgr: ClusterState, job_id: int, uid: int, text: str, sign: str = "", 
     return mgr.jobs[job_id].request.time_limit_min
 
 
-def test_owner_lowers_a_pending_jobs_limit_but_may_not_raise_it(tmp_path: Path) -> None:
+def test_owner_lowers_a_pending_jobs_limit_and_raises_it_within_the_partitions_max_time(tmp_path: Path) -> None:
+    # debug has MaxTime=60; real Slurm 22.05 let the owner raise a pending job 10 -> 20 minutes
     mgr = make_manager(tmp_path)
     job = submit(mgr, time_limit_min=30)
     assert change(mgr, job.job_id, ALICE, "10") == 10
-    assert error_of(time_limit_change, mgr, job.job_id, ALICE, False, "", "20").strerror == Strerror.ACCESS_DENIED
+    assert change(mgr, job.job_id, ALICE, "20") == 20
+    assert change(mgr, job.job_id, ALICE, "60") == 60
+    assert error_of(time_limit_change, mgr, job.job_id, ALICE, False, "", "61").strerror == Strerror.ACCESS_DENIED
     assert error_of(time_limit_change, mgr, job.job_id, ALICE, False, "", "UNLIMITED").strerror \
         == Strerror.ACCESS_DENIED
     assert error_of(time_limit_change, mgr, job.job_id, BOB, False, "", "5").strerror == Strerror.ACCESS_DENIED
@@ -46,11 +49,18 @@ def test_relative_changes(tmp_path: Path) -> None:
     mgr = make_manager(tmp_path)
     job = submit(mgr, time_limit_min=30)
     assert change(mgr, job.job_id, ALICE, "10", sign="-") == 20
-    assert error_of(time_limit_change, mgr, job.job_id, ALICE, False, "+", "5").strerror == Strerror.ACCESS_DENIED
-    assert change(mgr, job.job_id, ROOT, "5", sign="+") == 25
-    assert error_of(time_limit_change, mgr, job.job_id, ROOT, False, "-", "25").strerror == Strerror.INVALID_TIME_LIMIT
+    assert change(mgr, job.job_id, ALICE, "5", sign="+") == 25          # pending, within MaxTime=60
+    assert error_of(time_limit_change, mgr, job.job_id, ALICE, False, "+", "36").strerror == Strerror.ACCESS_DENIED
+    assert change(mgr, job.job_id, ROOT, "5", sign="+") == 30
+    assert error_of(time_limit_change, mgr, job.job_id, ROOT, False, "-", "30").strerror == Strerror.INVALID_TIME_LIMIT
     assert error_of(time_limit_change, mgr, job.job_id, ROOT, False, "", "soon").strerror \
         == Strerror.INVALID_TIME_LIMIT
+
+
+def test_the_owner_may_not_raise_a_running_jobs_limit(tmp_path: Path) -> None:
+    mgr = make_manager(tmp_path)
+    job = run_job(mgr, now=200, time_limit_min=30)
+    assert error_of(time_limit_change, mgr, job.job_id, ALICE, False, "", "40").strerror == Strerror.ACCESS_DENIED
 
 
 def test_a_running_job_times_out_at_its_new_limit(tmp_path: Path) -> None:
