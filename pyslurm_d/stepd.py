@@ -443,7 +443,8 @@ class Stepd:
     def terminate(self, cause: str, at_once: bool = False) -> None:
         """Slurm's kill sequence: message, SIGCONT + SIGTERM, KillWait, SIGKILL (`at_once`: the
         message and SIGKILL). A step whose processes are all gone already ended on its own: only
-        its stepd's wind-down is cut short."""
+        its stepd's wind-down is cut short. As slurmstepd, only the step's first node writes the
+        message (Slurm 22.05: one `*** STEP ... ***` line for a step of two nodes)."""
         if self.state.end_requested_at is None:
             self.state.end_requested_at = time.monotonic()
         if self.state.cancelled or (self.state.all_exited and not self.cg.populated()):
@@ -452,8 +453,9 @@ class Stepd:
         stamp = time.strftime("%Y-%m-%dT%H:%M:%S")
         launch = self.launch
         what = f"JOB {launch.job_id}" if launch.is_batch else f"STEP {launch.job_id}.{launch.step}"
-        self._write_stderr(f"{self.launch.stepd_name}: error: *** {what} ON {launch.node_name} "
-                           f"CANCELLED AT {stamp}{CAUSE_SUFFIX.get(cause, '')} ***\n")
+        if launch.node_index == 0:
+            self._write_stderr(f"{self.launch.stepd_name}: error: *** {what} ON {launch.node_name} "
+                               f"CANCELLED AT {stamp}{CAUSE_SUFFIX.get(cause, '')} ***\n")
         if at_once:
             self._kill_everything()
             return

@@ -26,6 +26,7 @@ from ..model.events import (Account, AllocationReleased, ArrayTasksCancelled, Ar
                             StepStarted, TellAllocatingClient, Terminate, TriggerFired, TriggerIdsUsed, TriggersCleared,
                             TriggerSet, RunTrigger, UsageRecorded)
 from ..sched.fairshare import Usage
+from ..sched.preemption import requeueable
 from ..model.job import Allocation, ArrayInfo, Hold, Job, JobId, JobState, Reason
 from ..model.job_steps import node_gone_from_steps, settled, step_part_ended, terminate_steps
 from ..model.states import transition
@@ -496,6 +497,9 @@ def _fail_jobs_on(state: ClusterState, node: str, time: int, reachable: bool) ->
     A job stays COMPLETING while its batch host can still report the end of the
     batch step: always when the node is only marked DOWN by an admin (it is still
     there to be killed), otherwise when the failed node was not the batch host.
+    A batch job that may be requeued (--requeue, or slurm.conf's JobRequeue=1 without
+    --no-requeue) pends again once nothing of it runs, as Slurm's: accounting keeps the run
+    as a NODE_FAIL record and the job is a new record, pending (BeginTime), one restart more.
     """
     effects: list[Effect] = []
     for job in list(state.jobs.values()):
@@ -518,9 +522,13 @@ def _fail_jobs_on(state: ClusterState, node: str, time: int, reachable: bool) ->
             job = state.set_job(settled(transition(
                 job, JobState.NODE_FAIL, reason=Reason.NODE_DOWN, end_time=time,
                 completing=batch_host_alive or bool(job.running_steps),
-                batch_ended=job.batch_ended or not batch_host_alive)))
+                batch_ended=job.batch_ended or not batch_host_alive, requeue_on_end=requeueable(job))))
             if survivors:
                 effects.append(Terminate(job.job_id, survivors, "NODE FAILURE"))
+            if preempt_transitions.awaiting_requeue(job):   # nothing of it left to wait for
+                effects.append(Account(job))
+                effects += _store_requeued(state, preempt_transitions.requeued(job, time, state.requeue_delay, 0), time)
+                continue
         elif job.completing:
             job = state.set_job(settled(dataclasses.replace(
                 job, batch_ended=job.batch_ended or not batch_host_alive)))

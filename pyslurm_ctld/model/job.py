@@ -439,6 +439,7 @@ class Job:
     array: ArrayInfo | None = None
     dependency: Dependency | None = None
     preemption: Preemption | None = None   # chosen as a victim (in grace, being requeued, or suspended)
+    requeue_on_end: bool = False           # ended NODE_FAIL by a node failure: pends again once its processes are gone
     suspend_time: int = 0                  # when it was last suspended or resumed (0: never), as Slurm's
     suspended_secs: int = 0                # time spent in suspensions that ended (not counted to its limit)
     admin_priority: int = 0          # set by `scontrol update priority=` (fixed); 0: computed

@@ -59,12 +59,14 @@ def step_part_ended(step: Step, event: StepFinished) -> Step:
 
 
 def node_gone_from_steps(job: Job, node: str, time: int) -> Job:
-    """A failed node will never report its part of the job's running steps: they end NODE_FAIL there."""
+    """A failed node will never report its part of the job's running steps: a step with no other
+    node ends NODE_FAIL; one whose other nodes are killed for it ends as they report (CANCELLED,
+    as Slurm's, whose surviving stepds report the kill)."""
     steps = []
     for step in job.steps:
         if step.running and node in step.waiting_on:
             waiting = tuple(n for n in step.waiting_on if n != node)
-            step = dataclasses.replace(step, waiting_on=waiting, end_state=step.end_state or JobState.NODE_FAIL)
+            step = dataclasses.replace(step, waiting_on=waiting)
             if not waiting:
                 step = dataclasses.replace(step, state=step.end_state or JobState.NODE_FAIL, end_time=time)
         steps.append(step)

@@ -43,8 +43,10 @@ def held_nodes(job: Job) -> frozenset[str]:
 
 def in_play(job: Job) -> bool:
     """Whether a scheduling pass looks at `job`: active (pending, running, suspended or
-    completing), or a run ended by requeue or preemption that a pass may put back in the queue."""
-    return job.is_active or job.state is JobState.REQUEUED or job.state is JobState.PREEMPTED
+    completing), or a run ended by requeue, preemption or a node failure that a pass may put
+    back in the queue."""
+    return (job.is_active or job.state is JobState.REQUEUED or job.state is JobState.PREEMPTED
+            or job.requeue_on_end)
 
 
 class JobTable(dict[JobId, Job]):

@@ -78,12 +78,13 @@ def requeue_requested(job: Job, event: JobRequeueRequested, delay: int, priority
 
 
 def awaiting_requeue(job: Job) -> bool:
-    """A run ended by `scontrol requeue` or by REQUEUE preemption whose processes are all gone:
-    the job goes back to the queue."""
+    """A run ended by `scontrol requeue`, by REQUEUE preemption or by the failure of one of its
+    nodes (`requeue_on_end`) whose processes are all gone: the job goes back to the queue."""
     if job.completing:
         return False
-    return job.state is JobState.REQUEUED or (job.state is JobState.PREEMPTED and job.preemption is not None
-                                              and job.preemption.mode is PreemptMode.REQUEUE)
+    return (job.state is JobState.REQUEUED or (job.state is JobState.NODE_FAIL and job.requeue_on_end)
+            or (job.state is JobState.PREEMPTED and job.preemption is not None
+                and job.preemption.mode is PreemptMode.REQUEUE))
 
 
 def requeued(job: Job, time: int, delay: int, priority: int) -> tuple[Job, list[Effect]]:
@@ -104,7 +105,7 @@ def requeued(job: Job, time: int, delay: int, priority: int) -> tuple[Job, list[
         allocation=None, submit_time=submit_time, eligible_time=0 if job.hold is not Hold.NONE else eligible, start_time=0, end_time=0,
         restarts=job.restarts + 1, priority=priority, reason=reason, preemption=None,
         exit_code=0, exit_signal=0, usage=None, steps=(), next_step_id=0, batch_ended=False,
-        suspend_time=0, suspended_secs=0, completing=False)
+        suspend_time=0, suspended_secs=0, completing=False, requeue_on_end=False)
     return job, [Account(job)]
 
 

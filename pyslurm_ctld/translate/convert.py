@@ -327,6 +327,11 @@ def job_record(job: Job, cluster: str) -> dbd_pb2.JobRecord:
             max_rss_node=job.allocation.batch_host if job.usage else "", gpus=gpu_usage_info(job.usage),
         ))
     steps += info.steps
+    if job.state in _LOGGED_AT_END:
+        # Slurm logs such a run's end when the node fails or the requeue is asked, before the batch
+        # script's status comes: sacct shows 0:0 for the job (the batch step, and scontrol show
+        # job, the status).
+        info.exit_code = info.exit_signal = 0
     return dbd_pb2.JobRecord(cluster=cluster, job=info, steps=steps,
                              alloc_cpus=job.allocation.total_cpus if job.allocation else 0)
 
@@ -337,10 +342,17 @@ def node_event_record(event: NodeEvent, cluster: str) -> dbd_pb2.NodeEventRecord
         time=event.time, cpus=event.cpus, cluster_nodes=event.cluster_nodes)
 
 
+_LOGGED_AT_END = frozenset({JobState.NODE_FAIL, JobState.REQUEUED})
+
+
 def _batch_step_state(job: Job) -> str:
-    # A job that timed out has a batch step that was cancelled (sacct shows CANCELLED, 0:15).
+    # A job that timed out has a batch step that was cancelled (sacct shows CANCELLED, 0:15), and
+    # so has one killed for a requeue or a node failure (a script that exited non-zero first:
+    # FAILED; one whose end its failed node never reported: NODE_FAIL).
     if job.state is JobState.TIMEOUT:
         return "CANCELLED"
+    if job.state in _LOGGED_AT_END and (job.exit_signal or job.exit_code or job.state is JobState.REQUEUED):
+        return "CANCELLED" if job.exit_signal or not job.exit_code else "FAILED"
     return str(job.state)
 
 

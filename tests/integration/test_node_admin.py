@@ -82,10 +82,10 @@ def test_draining_a_busy_node_lets_its_job_finish_and_takes_no_new_ones(lab: Clu
 
 
 def test_down_ends_the_jobs_there_and_return_to_service_decides_when_it_comes_back(lab: Cluster) -> None:
-    job = lab.sbatch("-p", "debug", "-N", "2", "-o", "/dev/null", "--wrap", "sleep 300", user="bob")
+    job = lab.sbatch("-p", "debug", "-N", "2", "-o", "/dev/null", "--no-requeue", "--wrap", "sleep 300", user="bob")
     lab.wait_state(job, "RUNNING")
     lab.run("scontrol", "update", "nodename=node2", "state=down", "reason=fan failure", check=True)
-    lab.wait_state(job, "NODE_FAIL")
+    lab.wait_state(job, "NODE_FAIL")     # --no-requeue (test_requeue_on_node_failure: the default)
     assert node_states(lab)["node2"] == "down"
     # ReturnToService=1: a node an admin took down stays down when its agent registers again.
     agent_log = lab.spec.log_dir / "pyslurmd-node2.log"

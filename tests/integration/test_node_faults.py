@@ -202,7 +202,7 @@ def test_jobs_on_a_node_that_never_returns_after_a_controller_restart_end_node_f
     """No node registers with a restarted controller until it is heard from: one whose agent is gone
     is not responding after SlurmdTimeout, and its jobs end instead of staying RUNNING for ever."""
     cluster = faults
-    job_id = cluster.sbatch("-o", "/dev/null", "-w", "node2", "--wrap", "sleep 3093", user="alice")
+    job_id = cluster.sbatch("-o", "/dev/null", "-w", "node2", "--no-requeue", "--wrap", "sleep 3093", user="alice")
     cluster.wait_state(job_id, "RUNNING", timeout=30)
     wait_for(lambda: _sleeping(3093), timeout=30)
     pids = _job_pids(cluster, job_id)

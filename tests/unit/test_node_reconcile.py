@@ -163,7 +163,9 @@ def test_a_busy_node_silent_since_the_controller_took_charge_is_not_responding(t
     assert silent(in_charge + 300) == []                      # SlurmdTimeout not over yet
     assert silent(in_charge + 301) == [NodeFailed("n1", "Not responding", in_charge + 301)]
     apply(mgr, silent(in_charge + 301)[0])
-    assert mgr.jobs[job.job_id].state is JobState.NODE_FAIL and mgr.nodes["n1"].down
+    # A batch job (JobRequeue=1) is requeued, as Slurm's: pending again, one restart more.
+    requeued = mgr.jobs[job.job_id]
+    assert requeued.state is JobState.PENDING and requeued.restarts == 1 and mgr.nodes["n1"].down
     assert silent(in_charge + 302) == []
 
 

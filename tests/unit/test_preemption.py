@@ -475,12 +475,18 @@ def test_scontrol_suspend_and_resume_are_for_operators(tmp_path: Path) -> None:
     assert mgr.jobs[job.job_id].suspend_time == 130
 
 
-def test_a_suspended_job_fails_with_its_node(tmp_path: Path) -> None:
+@pytest.mark.parametrize("requeue", [False, True])
+def test_a_suspended_job_fails_with_its_node(tmp_path: Path, requeue: bool) -> None:
+    """--no-requeue: NODE_FAIL; otherwise requeued, as a running job (Slurm's
+    kill_running_job_by_node_name treats a suspended job as a running one)."""
     mgr = plain_manager(tmp_path)
-    job = submit(mgr, 100, partition="low", num_tasks=2, mem_per_node_mb=500)
+    job = submit(mgr, 100, partition="low", num_tasks=2, mem_per_node_mb=500, requeue=requeue)
     run_pass(mgr, 101, [])
     apply(mgr, suspension(mgr, job.job_id, ROOT, operator=True, suspend=True, now=110))
     apply(mgr, NodeFailed("n1", "Not responding", 120))
     failed = mgr.jobs[job.job_id]
-    assert (failed.state, failed.completing) == (JobState.NODE_FAIL, False)
+    if requeue:
+        assert (failed.state, failed.restarts, failed.suspend_time) == (JobState.PENDING, 1, 0)
+    else:
+        assert (failed.state, failed.completing) == (JobState.NODE_FAIL, False)
     assert node_usage(mgr)["n1"].memory_mb == 0
