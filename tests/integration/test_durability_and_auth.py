@@ -76,7 +76,8 @@ def test_node_that_stops_answering_goes_down_and_its_job_node_fails(cluster: Clu
     cluster.wait_state(blocker, "RUNNING")
     busy = cluster.job_field(blocker, "N")
     other = "node2" if busy == "node1" else "node1"
-    victim = cluster.sbatch("-o", "/dev/null", "--wrap", "sleep 300", user="alice")
+    # --no-requeue: a requeueable batch job would be requeued (JobRequeue=1, as in Slurm)
+    victim = cluster.sbatch("--no-requeue", "-o", "/dev/null", "--wrap", "sleep 300", user="alice")
     cluster.wait_state(victim, "RUNNING")
     assert cluster.job_field(victim, "N") == other
     cluster.stop(other, signal.SIGKILL)
