@@ -98,7 +98,8 @@ def test_the_submission_is_checked_as_sbatch_s(tmp_path: Path) -> None:
         finally:
             _caller.reset(token)
         return "", journal.kinds()
-    assert asyncio.run(main()) == (Strerror.ACCESS_DENIED, [])   # a negative --nice is an operator's
+    # a user's negative --nice on a new job: Slurm's ESLURM_INVALID_NICE, as sbatch gets it (23e8af9)
+    assert asyncio.run(main()) == (Strerror.INVALID_NICE, [])
 
 
 def _call(ctl: Controller, desc: types_pb2.JobDesc) -> asyncio.Task[ctld_pb2.StepAllocationReply]:
